@@ -1,0 +1,1 @@
+export default { testEnvironment: 'node', roots: ['<rootDir>/dist/test'], testMatch: ['**/*.test.js'], transform: {} };

@@ -1,0 +1,5 @@
+import { EventStore1764460800000 } from './1764460800000-event-store.js';
+import { CostLedger1764460800001 } from './1764460800001-cost-ledger.js';
+
+/** Every PostgreSQL migration, in order. TypeORM's runner applies the ones not yet recorded. */
+export const postgresMigrations = [EventStore1764460800000, CostLedger1764460800001];

@@ -1,0 +1,37 @@
+/**
+ * The narrow SQL port shared by the event store, projections and migrations. Two adapters implement it
+ * over the same SQL: a real PostgreSQL server (`pg`) and embedded PGlite.
+ */
+export interface SqlExecutor {
+  query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<Row[]>;
+}
+
+export interface Lease {
+  /** False once the session that held the lease is gone; the holder must stop its work. */
+  readonly held: boolean;
+  release(): Promise<void>;
+}
+
+export interface Database extends SqlExecutor {
+  readonly kind: 'postgres' | 'pglite';
+  /** How many transactions can usefully run at once (PGlite has one session). */
+  readonly maxConcurrentTransactions: number;
+  transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  /** Calls `onNotify` for every NOTIFY on `channel`; resolves to an unsubscribe function. */
+  listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
+  /** Session-level advisory lock: a lease that one process at a time holds. Null when taken. */
+  tryAcquireLease(key: number): Promise<Lease | null>;
+  /** The `driver` object handed to TypeORM's postgres driver (undefined = plain `pg`). */
+  typeormDriver(): unknown;
+  close(): Promise<void>;
+}
+
+/** PostgreSQL error code for unique violations. */
+export const UNIQUE_VIOLATION = '23505';
+
+export function sqlErrorCode(error: unknown): string | undefined {
+  const candidate = error as { code?: unknown; driverError?: { code?: unknown } };
+  if (typeof candidate?.code === 'string') return candidate.code;
+  if (typeof candidate?.driverError?.code === 'string') return candidate.driverError.code;
+  return undefined;
+}

@@ -1,0 +1,146 @@
+import { EventEmitter } from 'node:events';
+import { mkdirSync } from 'node:fs';
+import { PGlite, types } from '@electric-sql/pglite';
+import type { Database, Lease, SqlExecutor } from './database.js';
+import { DataDirLock } from './data-dir-lock.js';
+import { Mutex } from './mutex.js';
+
+interface PgLikeResult {
+  rows: Record<string, unknown>[];
+  rowCount: number;
+  command: string;
+}
+
+/**
+ * Embedded PostgreSQL (PGlite) for the quick start. PGlite has a single session, so this adapter owns
+ * one mutex that every transaction holds from BEGIN to COMMIT — including TypeORM's query runners,
+ * which receive the session through `typeormDriver()`. (typeorm-pglite hands the same session to
+ * concurrent query runners without isolation, which would interleave projection transactions with
+ * event appends; that is why this adapter carries its own pg-compatible pool.)
+ */
+export class PgliteDatabase implements Database {
+  readonly kind = 'pglite' as const;
+  readonly maxConcurrentTransactions = 1;
+  private readonly session = new Mutex();
+
+  private constructor(
+    private readonly pg: PGlite,
+    private readonly lock: DataDirLock | null,
+  ) {}
+
+  static async open(dataDir: string | null): Promise<PgliteDatabase> {
+    let lock: DataDirLock | null = null;
+    if (dataDir) {
+      mkdirSync(dataDir, { recursive: true });
+      lock = DataDirLock.acquire(dataDir);
+    }
+    try {
+      const pg = await PGlite.create({
+        dataDir: dataDir ? `${dataDir}/pgdata` : undefined,
+        // Match node-postgres: int8 and numeric arrive as strings, so money never passes through a float.
+        parsers: { [types.INT8]: (value: string) => value },
+        serializers: {
+          [types.BOOL]: (value: unknown) => (value === true || value === 'true' || value === 1 ? 'TRUE' : 'FALSE'),
+        },
+      });
+      return new PgliteDatabase(pg, lock);
+    } catch (error) {
+      lock?.release();
+      throw error;
+    }
+  }
+
+  query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<Row[]> {
+    return this.session.run(async () => (await this.run(sql, params)).rows as Row[]);
+  }
+
+  transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    return this.session.run(async () => {
+      await this.pg.exec('BEGIN');
+      const tx: SqlExecutor = {
+        query: async <Row>(sql: string, params?: readonly unknown[]) => (await this.run(sql, params)).rows as Row[],
+      };
+      try {
+        const result = await work(tx);
+        await this.pg.exec('COMMIT');
+        return result;
+      } catch (error) {
+        await this.pg.exec('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
+  }
+
+  async listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>> {
+    const unsubscribe = await this.session.run(() => this.pg.listen(channel, onNotify));
+    return async () => {
+      await this.session.run(() => unsubscribe());
+    };
+  }
+
+  async tryAcquireLease(): Promise<Lease> {
+    // The data-dir lock already makes this process the only one; every lease is ours.
+    return { held: true, release: async () => undefined };
+  }
+
+  typeormDriver(): unknown {
+    // TypeORM constructs the pool itself (`new driver.Pool(options)`), so bind the adapter in a closure.
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const database = this;
+    class PglitePool extends EventEmitter {
+      connect(callback: (error: Error | null, client: unknown, release: () => void) => void): void {
+        database.session.acquire().then(
+          (release) => callback(null, database.sessionClient(), release),
+          (error: Error) => callback(error, null, () => undefined),
+        );
+      }
+      end(callback?: (error: Error | null) => void): void {
+        callback?.(null);
+      }
+    }
+    return { Pool: PglitePool };
+  }
+
+  async close(): Promise<void> {
+    await this.session.run(() => this.pg.close());
+    this.lock?.release();
+  }
+
+  /** A pg-client lookalike for a caller that already holds the session mutex. */
+  private sessionClient(): unknown {
+    const client = new EventEmitter() as EventEmitter & { query: unknown };
+    client.query = (sql: string, paramsOrCallback?: unknown, maybeCallback?: unknown) => {
+      const callback = (typeof paramsOrCallback === 'function' ? paramsOrCallback : maybeCallback) as
+        | ((error: Error | null, result?: PgLikeResult) => void)
+        | undefined;
+      const params = Array.isArray(paramsOrCallback) ? paramsOrCallback : undefined;
+      const promise = this.run(sql, params);
+      if (callback) {
+        promise.then((result) => callback(null, result), (error: Error) => callback(error));
+        return undefined;
+      }
+      return promise;
+    };
+    return client;
+  }
+
+  private async run(sql: string, params?: readonly unknown[]): Promise<PgLikeResult> {
+    if (params && params.length > 0) {
+      const result = await this.pg.query<Record<string, unknown>>(sql, params as unknown[]);
+      return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length, command: commandOf(sql) };
+    }
+    // Without parameters TypeORM may send several statements at once; PGlite's simple protocol runs them.
+    const results = await this.pg.exec(sql);
+    const last = results[results.length - 1];
+    return {
+      rows: (last?.rows ?? []) as Record<string, unknown>[],
+      rowCount: last?.affectedRows ?? last?.rows.length ?? 0,
+      command: commandOf(sql),
+    };
+  }
+}
+
+function commandOf(sql: string): string {
+  const match = /^\s*(\w+)/.exec(sql);
+  return match ? match[1].toUpperCase() : '';
+}

@@ -1,0 +1,93 @@
+/** The event-store port (DESIGN §4): kept narrow so another store (e.g. KurrentDB) can implement it. */
+
+export interface EventMetadata {
+  /** Who caused the event: `admin:<tokenId>`, `key:<keyId>`, `config:<file>`, `system`. */
+  actor?: string;
+  correlationId?: string;
+  causationId?: string;
+  traceId?: string;
+  nodeId?: string;
+  [extra: string]: unknown;
+}
+
+export interface NewEvent<Data = unknown> {
+  /** UUIDv7; generated when absent. Re-appending a stored id is a no-op. */
+  eventId?: string;
+  type: string;
+  data: Data;
+  schemaVersion?: number;
+  metadata?: EventMetadata;
+}
+
+export interface RecordedEvent<Data = unknown> {
+  globalPosition: number;
+  transactionId: string;
+  streamId: string;
+  streamVersion: number;
+  eventId: string;
+  type: string;
+  schemaVersion: number;
+  data: Data;
+  metadata: EventMetadata;
+  recordedAt: Date;
+}
+
+/**
+ * `no-stream`: the stream must not exist. `stream-exists`: it must. `any`: no check.
+ * A number: the stream's current version must equal it (0 = empty).
+ */
+export type ExpectedVersion = 'no-stream' | 'stream-exists' | 'any' | number;
+
+export interface AppendRequest {
+  streamId: string;
+  events: readonly NewEvent[];
+  expectedVersion: ExpectedVersion;
+}
+
+export interface AppendResult {
+  /** The stream's version after the append (the version to expect next time). */
+  nextExpectedVersion: number;
+  /** Global positions of the appended (or, on idempotent re-append, already stored) events. */
+  positions: number[];
+}
+
+/**
+ * A position in the global order: everything at or before (transactionId, globalPosition) is read.
+ * `transactionId` is an xid8 rendered as a decimal string.
+ */
+export interface LogPosition {
+  transactionId: string;
+  globalPosition: number;
+}
+
+export const START: LogPosition = Object.freeze({ transactionId: '0', globalPosition: 0 });
+
+export interface ReadAllOptions {
+  limit: number;
+  /** Only these event types (the position still advances past the others). */
+  types?: readonly string[];
+}
+
+export interface ReadAllResult {
+  events: RecordedEvent[];
+  /** Where the next read starts. Past every returned event, and past skipped ones when caught up. */
+  next: LogPosition;
+  /** True when the read reached the current end of the committed, gap-free log. */
+  caughtUp: boolean;
+}
+
+export interface EventStore {
+  append(request: AppendRequest): Promise<AppendResult>;
+  readStream(streamId: string, fromVersion?: number): Promise<RecordedEvent[]>;
+  readAll(from: LogPosition, options: ReadAllOptions): Promise<ReadAllResult>;
+}
+
+export function comparePositions(a: LogPosition, b: LogPosition): number {
+  const ta = BigInt(a.transactionId);
+  const tb = BigInt(b.transactionId);
+  if (ta !== tb) return ta < tb ? -1 : 1;
+  return a.globalPosition - b.globalPosition;
+}
+
+/** NOTIFY channel that wakes subscribers after a commit. */
+export const EVENTS_CHANNEL = 'switchyard_events';

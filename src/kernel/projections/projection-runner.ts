@@ -1,0 +1,254 @@
+import { Logger } from '@nestjs/common';
+import type { DataSource, EntityManager } from 'typeorm';
+import type { Database, Lease } from '../database/database.js';
+import { EVENTS_CHANNEL, type LogPosition, START } from '../event-store/event-store.js';
+import type { SqlEventStore } from '../event-store/sql-event-store.js';
+import type { DurableProjection, InMemoryProjection } from './projection.js';
+
+export interface ProjectionRunnerOptions {
+  /** Poll interval: the fallback when a notification is lost. */
+  pollIntervalMs: number;
+  batchSize: number;
+  /** Run singleton projections in this process (CLI commands that only read turn it off). */
+  runDurable: boolean;
+}
+
+export interface ProjectionStatus {
+  name: string;
+  kind: 'in-memory' | 'durable';
+  position: LogPosition;
+  lastGlobalPosition: number;
+  leaseHeld: boolean;
+  lastError: string | null;
+}
+
+interface Worker {
+  name: string;
+  kind: 'in-memory' | 'durable';
+  eventTypes: readonly string[];
+  position: LogPosition;
+  lastGlobalPosition: number;
+  /** The checkpoint as stored (durable only); a transaction that finds another value there aborts. */
+  persisted: LogPosition | null;
+  lease: Lease | null;
+  nextLeaseAttempt: number;
+  running: Promise<void> | null;
+  again: boolean;
+  lastError: string | null;
+  step: (worker: Worker) => Promise<boolean>;
+}
+
+class StaleCheckpointError extends Error {}
+
+/**
+ * Runs catch-up subscriptions over the global order: every projection has its own position and is woken
+ * by LISTEN/NOTIFY after each commit, with polling as the fallback.
+ */
+export class ProjectionRunner {
+  private readonly logger = new Logger('Projections');
+  private readonly workers = new Map<string, Worker>();
+  private readonly durable = new Map<string, DurableProjection>();
+  private pollTimer: NodeJS.Timeout | null = null;
+  private unlisten: (() => Promise<void>) | null = null;
+  private stopped = false;
+
+  constructor(
+    private readonly store: SqlEventStore,
+    private readonly database: Database,
+    private readonly dataSource: DataSource,
+    private readonly options: ProjectionRunnerOptions,
+  ) {}
+
+  addInMemory(projection: InMemoryProjection): void {
+    this.workers.set(projection.name, this.worker(projection.name, 'in-memory', projection.eventTypes, async (worker) => {
+      const page = await this.store.readAll(worker.position, { limit: this.options.batchSize, types: worker.eventTypes });
+      if (page.events.length > 0) {
+        projection.apply(page.events, page.next);
+        worker.lastGlobalPosition = page.events[page.events.length - 1].globalPosition;
+      }
+      worker.position = page.next;
+      return !page.caughtUp;
+    }));
+  }
+
+  addDurable(projection: DurableProjection): void {
+    this.durable.set(projection.name, projection);
+    this.workers.set(projection.name, this.worker(projection.name, 'durable', projection.eventTypes, (worker) =>
+      this.durableStep(projection, worker),
+    ));
+  }
+
+  /** Catches every in-memory projection up (so the node serves a complete snapshot), then follows the log. */
+  async start(): Promise<void> {
+    this.unlisten = await this.database.listen(EVENTS_CHANNEL, () => this.wake());
+    await Promise.all([...this.workers.values()].filter((w) => w.kind === 'in-memory').map((w) => this.run(w)));
+    this.pollTimer = setInterval(() => this.wake(), this.options.pollIntervalMs);
+    this.pollTimer.unref();
+    this.wake();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.pollTimer) clearInterval(this.pollTimer);
+    await this.unlisten?.().catch(() => undefined);
+    await Promise.all([...this.workers.values()].map((w) => w.running?.catch(() => undefined)));
+    for (const worker of this.workers.values()) await worker.lease?.release().catch(() => undefined);
+  }
+
+  wake(): void {
+    if (this.stopped) return;
+    for (const worker of this.workers.values()) void this.run(worker).catch(() => undefined);
+  }
+
+  /** Resolves when the named projections (default: all) have read everything committed before the call. */
+  async catchUp(names?: readonly string[]): Promise<void> {
+    const selected = [...this.workers.values()].filter((w) => !names || names.includes(w.name));
+    await Promise.all(selected.map((w) => this.run(w)));
+    const failed = selected.find((w) => w.lastError);
+    if (failed) throw new Error(`Projection ${failed.name} failed: ${failed.lastError}`);
+  }
+
+  status(): ProjectionStatus[] {
+    return [...this.workers.values()].map((w) => ({
+      name: w.name,
+      kind: w.kind,
+      position: w.position,
+      lastGlobalPosition: w.lastGlobalPosition,
+      leaseHeld: w.kind === 'in-memory' || Boolean(w.lease?.held),
+      lastError: w.lastError,
+    }));
+  }
+
+  /** Deletes a durable projection's rows and checkpoint, then replays it from position zero. */
+  async rebuild(name: string): Promise<void> {
+    const projection = this.durable.get(name);
+    const worker = this.workers.get(name);
+    if (!projection || !worker) throw new Error(`Unknown durable projection ${name}`);
+    await worker.running?.catch(() => undefined);
+    await this.dataSource.transaction(async (manager) => {
+      await projection.reset(manager);
+      await manager.query(`DELETE FROM projection_checkpoints WHERE name = $1`, [name]);
+    });
+    worker.persisted = null;
+    worker.position = START;
+    await this.run(worker);
+    if (worker.lastError) throw new Error(`Projection ${name} failed during rebuild: ${worker.lastError}`);
+  }
+
+  private worker(
+    name: string,
+    kind: Worker['kind'],
+    eventTypes: readonly string[],
+    step: Worker['step'],
+  ): Worker {
+    return {
+      name, kind, eventTypes, step,
+      position: START, lastGlobalPosition: 0, persisted: null, lease: null, nextLeaseAttempt: 0,
+      running: null, again: false, lastError: null,
+    };
+  }
+
+  /** At most one loop per worker; a wake during a loop makes it go round once more. */
+  private run(worker: Worker): Promise<void> {
+    if (worker.running) {
+      worker.again = true;
+      return worker.running;
+    }
+    worker.running = (async () => {
+      try {
+        do {
+          worker.again = false;
+          if (worker.kind === 'durable' && !(await this.holdsLease(worker))) return;
+          while (!this.stopped && (await worker.step(worker)));
+        } while (worker.again && !this.stopped);
+        worker.lastError = null;
+      } catch (error) {
+        worker.lastError = error instanceof Error ? error.message : String(error);
+        this.logger.warn(`${worker.name}: ${worker.lastError}; retrying on the next wake-up`);
+      } finally {
+        worker.running = null;
+      }
+    })();
+    return worker.running;
+  }
+
+  private async holdsLease(worker: Worker): Promise<boolean> {
+    if (!this.options.runDurable) return false;
+    if (worker.lease?.held) return true;
+    if (Date.now() < worker.nextLeaseAttempt) return false;
+    worker.nextLeaseAttempt = Date.now() + 2000;
+    worker.lease = await this.database.tryAcquireLease(leaseKey(worker.name));
+    if (worker.lease) worker.persisted = null; // another node may have moved the checkpoint meanwhile
+    return Boolean(worker.lease);
+  }
+
+  private async durableStep(projection: DurableProjection, worker: Worker): Promise<boolean> {
+    if (!worker.persisted) {
+      worker.persisted = await this.loadCheckpoint(projection.name);
+      worker.position = worker.persisted;
+    }
+    const page = await this.store.readAll(worker.position, { limit: this.options.batchSize, types: projection.eventTypes });
+    if (page.events.length === 0) {
+      worker.position = page.next;
+      return !page.caughtUp;
+    }
+    const expected = worker.persisted;
+    try {
+      await this.dataSource.transaction(async (manager) => {
+        await this.verifyCheckpoint(manager, projection.name, expected);
+        await projection.handle(manager, page.events);
+        await manager.query(
+          `INSERT INTO projection_checkpoints (name, transaction_id, global_position, updated_at)
+           VALUES ($1, $2, $3, now())
+           ON CONFLICT (name) DO UPDATE SET transaction_id = EXCLUDED.transaction_id,
+             global_position = EXCLUDED.global_position, updated_at = now()`,
+          [projection.name, page.next.transactionId, page.next.globalPosition],
+        );
+      });
+    } catch (error) {
+      if (error instanceof StaleCheckpointError) {
+        worker.persisted = null; // someone else (a rebuild, another node) moved it: start over from theirs
+        return true;
+      }
+      throw error;
+    }
+    worker.persisted = page.next;
+    worker.position = page.next;
+    worker.lastGlobalPosition = page.events[page.events.length - 1].globalPosition;
+    return !page.caughtUp;
+  }
+
+  private async loadCheckpoint(name: string): Promise<LogPosition> {
+    const rows = await this.database.query<{ transaction_id: string; global_position: string }>(
+      `SELECT transaction_id::text AS transaction_id, global_position::text AS global_position
+       FROM projection_checkpoints WHERE name = $1`,
+      [name],
+    );
+    return rows[0] ? { transactionId: rows[0].transaction_id, globalPosition: Number(rows[0].global_position) } : START;
+  }
+
+  private async verifyCheckpoint(manager: EntityManager, name: string, expected: LogPosition): Promise<void> {
+    // Make sure there is a row to lock, so two writers of a brand-new projection also serialize here.
+    await manager.query(
+      `INSERT INTO projection_checkpoints (name, transaction_id, global_position) VALUES ($1, 0, 0)
+       ON CONFLICT (name) DO NOTHING`,
+      [name],
+    );
+    const rows: Array<{ transaction_id: string; global_position: string }> = await manager.query(
+      `SELECT transaction_id::text AS transaction_id, global_position::text AS global_position
+       FROM projection_checkpoints WHERE name = $1 FOR UPDATE`,
+      [name],
+    );
+    const stored = rows[0] ? { transactionId: rows[0].transaction_id, globalPosition: Number(rows[0].global_position) } : START;
+    if (stored.transactionId !== expected.transactionId || stored.globalPosition !== expected.globalPosition) {
+      throw new StaleCheckpointError();
+    }
+  }
+}
+
+/** Advisory-lock key for a projection's lease: a stable 31-bit hash of its name. */
+function leaseKey(name: string): number {
+  let hash = 0x5717;
+  for (const char of `projection:${name}`) hash = (Math.imul(hash, 31) + char.charCodeAt(0)) | 0;
+  return hash & 0x7fffffff;
+}

@@ -1,0 +1,196 @@
+import pg from 'pg';
+import { IdempotencyConflictError, WrongExpectedVersionError } from '../../src/kernel/event-store/errors.js';
+import { type LogPosition, START } from '../../src/kernel/event-store/event-store.js';
+import { GroupCommitter } from '../../src/kernel/event-store/group-committer.js';
+import { uuidv7 } from '../../src/kernel/ids.js';
+import { type StoreFixture, storeTargets } from '../support/event-store-targets.js';
+
+describe.each(storeTargets().map((t) => [t.name, t] as const))('event store on %s', (name, target) => {
+  let fx: StoreFixture;
+  beforeAll(async () => {
+    fx = await target.open();
+  });
+  afterAll(async () => {
+    await fx.close();
+  });
+
+  const event = (type = 'Thing', data: unknown = { n: 1 }) => ({ type, data, metadata: { actor: 'test' } });
+
+  test('appends with expected versions and rejects conflicts with a typed error', async () => {
+    const stream = `thing-${uuidv7()}`;
+    const first = await fx.store.append({ streamId: stream, events: [event(), event()], expectedVersion: 'no-stream' });
+    expect(first.nextExpectedVersion).toBe(2);
+    await expect(fx.store.append({ streamId: stream, events: [event()], expectedVersion: 'no-stream' })).rejects.toBeInstanceOf(
+      WrongExpectedVersionError,
+    );
+    const stale = fx.store.append({ streamId: stream, events: [event()], expectedVersion: 1 });
+    await expect(stale).rejects.toMatchObject({ name: 'WrongExpectedVersionError', actual: 2, expected: 1 });
+    await expect(fx.store.append({ streamId: `${stream}-x`, events: [event()], expectedVersion: 'stream-exists' })).rejects.toBeInstanceOf(
+      WrongExpectedVersionError,
+    );
+    await fx.store.append({ streamId: stream, events: [event()], expectedVersion: 2 });
+    await fx.store.append({ streamId: stream, events: [event()], expectedVersion: 'any' });
+    const read = await fx.store.readStream(stream);
+    expect(read.map((e) => e.streamVersion)).toEqual([1, 2, 3, 4]);
+    expect(read[0].metadata).toEqual({ actor: 'test' });
+  });
+
+  test('re-appending stored event ids is a no-op that returns the stored positions', async () => {
+    const stream = `thing-${uuidv7()}`;
+    const events = [{ ...event(), eventId: uuidv7() }, { ...event(), eventId: uuidv7() }];
+    const first = await fx.store.append({ streamId: stream, events, expectedVersion: 'no-stream' });
+    const again = await fx.store.append({ streamId: stream, events, expectedVersion: 'no-stream' });
+    expect(again.positions).toEqual(first.positions);
+    expect(again.nextExpectedVersion).toBe(2);
+    expect(await fx.store.readStream(stream)).toHaveLength(2);
+    await expect(
+      fx.store.append({ streamId: stream, events: [events[0], { ...event(), eventId: uuidv7() }], expectedVersion: 0 }),
+    ).rejects.toBeInstanceOf(IdempotencyConflictError);
+  });
+
+  test('the events table is append-only', async () => {
+    const stream = `thing-${uuidv7()}`;
+    await fx.store.append({ streamId: stream, events: [event()], expectedVersion: 'no-stream' });
+    await expect(fx.database.query(`UPDATE events SET data = '{}' WHERE stream_id = $1`, [stream])).rejects.toThrow(/append-only/);
+    await expect(fx.database.query(`DELETE FROM events WHERE stream_id = $1`, [stream])).rejects.toThrow(/append-only/);
+    await expect(fx.database.query(`TRUNCATE events`)).rejects.toThrow(/append-only/);
+    expect(await fx.store.readStream(stream)).toHaveLength(1);
+  });
+
+  test('readAll returns the global order, filters by type and resumes from its position', async () => {
+    const stream = `order-${uuidv7()}`;
+    const { positions } = await fx.store.append({
+      streamId: stream,
+      events: [event('Alpha'), event('Beta'), event('Alpha')],
+      expectedVersion: 'no-stream',
+    });
+    const all = await readEverything(fx, START);
+    const mine = all.filter((e) => e.streamId === stream);
+    expect(mine.map((e) => e.globalPosition)).toEqual(positions);
+    const alphas = await fx.store.readAll(START, { limit: 1000, types: ['Alpha'] });
+    expect(alphas.events.filter((e) => e.streamId === stream).map((e) => e.streamVersion)).toEqual([1, 3]);
+    expect(alphas.caughtUp).toBe(true);
+    const after = await fx.store.readAll(alphas.next, { limit: 1000 });
+    expect(after.events).toHaveLength(0);
+  });
+
+  test('group commit batches 500 concurrent appends; a conflicting one fails alone', async () => {
+    const committer = new GroupCommitter(fx.store, { maxBatchEvents: 200, maxBatchBytes: 1 << 20, maxDelayMs: 2, maxInFlight: 4 });
+    const streams = Array.from({ length: 500 }, () => `request-${uuidv7()}`);
+    const appends = streams.map((stream) => committer.append({ streamId: stream, events: [event('Admitted')], expectedVersion: 'no-stream' }));
+    const conflicting = committer.append({ streamId: streams[7], events: [event('Admitted')], expectedVersion: 'no-stream' });
+    const results = await Promise.allSettled([...appends, conflicting]);
+    expect(results.slice(0, 500).every((r) => r.status === 'fulfilled')).toBe(true);
+    expect(results[500]).toMatchObject({ status: 'rejected', reason: expect.any(WrongExpectedVersionError) });
+    const rows = await fx.database.query<{ events: string; transactions: string }>(
+      `SELECT count(*)::text AS events, count(DISTINCT transaction_id)::text AS transactions FROM events WHERE stream_id = ANY($1::text[])`,
+      [streams],
+    );
+    expect(Number(rows[0].events)).toBe(500);
+    expect(Number(rows[0].transactions)).toBeLessThan(100);
+    await committer.drain();
+  });
+
+  test('a subscriber reading in batches sees every event exactly once, in order', async () => {
+    const stream = `paged-${uuidv7()}`;
+    await fx.store.append({ streamId: stream, events: Array.from({ length: 57 }, () => event('Paged')), expectedVersion: 'no-stream' });
+    const seen: number[] = [];
+    let position = START;
+    for (;;) {
+      const page = await fx.store.readAll(position, { limit: 10, types: ['Paged'] });
+      seen.push(...page.events.filter((e) => e.streamId === stream).map((e) => e.streamVersion));
+      position = page.next;
+      if (page.caughtUp) break;
+    }
+    expect(seen).toEqual(Array.from({ length: 57 }, (_, i) => i + 1));
+  });
+
+  if (name === 'postgres') {
+    test('a reader never skips an event whose transaction commits late (lower position committing last)', async () => {
+      const early = new pg.Client({ connectionString: fx.url! });
+      const late = new pg.Client({ connectionString: fx.url! });
+      await early.connect();
+      await late.connect();
+      const before = await readEverything(fx, START);
+      const position = lastPosition(before);
+      const insert = (client: pg.Client, stream: string) =>
+        client.query(
+          `INSERT INTO events (stream_id, stream_version, event_id, event_type, schema_version, data, metadata)
+           VALUES ($1, 1, $2, 'Late', 1, '{}', '{}') RETURNING global_position::int AS position`,
+          [stream, uuidv7()],
+        );
+      try {
+        await early.query('BEGIN');
+        const low = (await insert(early, 'late-a')).rows[0].position as number;
+        await late.query('BEGIN');
+        const high = (await insert(late, 'late-b')).rows[0].position as number;
+        expect(low).toBeLessThan(high);
+        await late.query('COMMIT');
+        // The higher position is committed, but the lower one is still in flight: nothing may be read yet.
+        const during = await fx.store.readAll(position, { limit: 100 });
+        expect(during.events.map((e) => e.streamId)).not.toContain('late-b');
+        await early.query('COMMIT');
+        const after = await fx.store.readAll(during.next, { limit: 100 });
+        expect(after.events.map((e) => e.streamId)).toEqual(['late-a', 'late-b']);
+      } finally {
+        await early.end();
+        await late.end();
+      }
+    });
+
+    test('concurrent writers with random commit delays: a tailing reader sees every event once', async () => {
+      const writers = 8;
+      const perWriter = 15;
+      const expected = new Set<string>();
+      const seen: string[] = [];
+      let position = lastPosition(await readEverything(fx, START));
+      let done = false;
+      const tail = (async () => {
+        while (!done || seen.length < expected.size) {
+          const page = await fx.store.readAll(position, { limit: 50, types: ['Raced'] });
+          seen.push(...page.events.map((e) => e.eventId));
+          position = page.next;
+          if (page.caughtUp) await new Promise((r) => setTimeout(r, 5));
+        }
+      })();
+      await Promise.all(
+        Array.from({ length: writers }, async (_, w) => {
+          const client = new pg.Client({ connectionString: fx.url! });
+          await client.connect();
+          for (let i = 0; i < perWriter; i++) {
+            const id = uuidv7();
+            expected.add(id);
+            await client.query('BEGIN');
+            await client.query(
+              `INSERT INTO events (stream_id, stream_version, event_id, event_type, schema_version, data, metadata)
+               VALUES ($1, 1, $2, 'Raced', 1, '{}', '{}')`,
+              [`raced-${w}-${i}`, id],
+            );
+            await client.query(`SELECT pg_sleep($1)`, [Math.random() * 0.02]);
+            await client.query('COMMIT');
+          }
+          await client.end();
+        }),
+      );
+      done = true;
+      await tail;
+      expect(seen).toHaveLength(expected.size);
+      expect(new Set(seen)).toEqual(expected);
+    });
+  }
+});
+
+async function readEverything(fx: StoreFixture, from: LogPosition) {
+  const out = [];
+  let position = from;
+  for (;;) {
+    const page = await fx.store.readAll(position, { limit: 1000 });
+    out.push(...page.events);
+    position = page.next;
+    if (page.caughtUp) return Object.assign(out, { next: position });
+  }
+}
+
+function lastPosition(events: Awaited<ReturnType<typeof readEverything>>): LogPosition {
+  return events.next;
+}

@@ -1,0 +1,52 @@
+import type { DataSource } from 'typeorm';
+import type { Database } from '../../src/kernel/database/database.js';
+import { migrate, openDataSource } from '../../src/kernel/database/data-source.js';
+import { openDatabase } from '../../src/kernel/database/open-database.js';
+import { SqlEventStore } from '../../src/kernel/event-store/sql-event-store.js';
+import { createScratchDatabase, requireService } from './services.js';
+
+export interface StoreFixture {
+  database: Database;
+  dataSource: DataSource;
+  store: SqlEventStore;
+  url: string | null;
+  close: () => Promise<void>;
+}
+
+export interface StoreTarget {
+  name: string;
+  open: () => Promise<StoreFixture>;
+}
+
+/** PGlite always; real PostgreSQL when DATABASE_URL is set (required under CI=true). */
+export function storeTargets(): StoreTarget[] {
+  const targets: StoreTarget[] = [{ name: 'pglite', open: () => openFixture(null, async () => undefined) }];
+  const baseUrl = requireService('DATABASE_URL');
+  if (baseUrl) {
+    targets.push({
+      name: 'postgres',
+      open: async () => {
+        const scratch = await createScratchDatabase(baseUrl);
+        return openFixture(scratch.url, scratch.drop);
+      },
+    });
+  }
+  return targets;
+}
+
+async function openFixture(url: string | null, drop: () => Promise<void>): Promise<StoreFixture> {
+  const database = await openDatabase({ databaseUrl: url, dataDir: null });
+  const dataSource = await openDataSource(database, url, []);
+  await migrate(database, dataSource);
+  return {
+    database,
+    dataSource,
+    store: new SqlEventStore(database),
+    url,
+    close: async () => {
+      await dataSource.destroy();
+      await database.close();
+      await drop();
+    },
+  };
+}

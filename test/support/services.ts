@@ -1,0 +1,34 @@
+import pg from 'pg';
+import { randomBytes } from 'node:crypto';
+
+/**
+ * Service-backed suites use real servers named by DATABASE_URL, REDIS_URL and CLICKHOUSE_URL. Without
+ * them a suite is skipped (and says so); under CI=true a missing service fails the run instead.
+ */
+export function requireService(name: 'DATABASE_URL' | 'REDIS_URL' | 'CLICKHOUSE_URL'): string | null {
+  const value = process.env[name];
+  if (value) return value;
+  if (process.env.CI === 'true') throw new Error(`${name} is required under CI=true`);
+  process.stderr.write(`[skip] ${name} is not set: skipping the suites that need it\n`);
+  return null;
+}
+
+/** A fresh, empty PostgreSQL database for one suite, dropped afterwards. */
+export async function createScratchDatabase(baseUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `sy_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: baseUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(baseUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: baseUrl });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
