@@ -1,0 +1,36 @@
+import type { DomainEvent } from './event.js';
+
+export const CAPABILITIES = ['chat', 'streaming', 'tools', 'vision', 'json_schema', 'json_object', 'embeddings', 'n'] as const;
+export type Capability = (typeof CAPABILITIES)[number];
+
+export interface DeploymentLimits {
+  rpm: number | null;
+  tpm: number | null;
+  maxConcurrency: number | null;
+}
+
+/** A model at a provider, as the gateway may call it. */
+export interface DeploymentSettings {
+  providerId: string;
+  /** The provider's model id (for Azure: the deployment name). */
+  model: string;
+  region: string | null;
+  capabilities: Capability[];
+  contextWindow: number;
+  maxOutputTokens: number;
+  quotaGroup: string | null;
+  limits: DeploymentLimits;
+}
+
+export type DeploymentRegistered = DomainEvent<'DeploymentRegistered', { deploymentId: string } & DeploymentSettings>;
+export type DeploymentUpdated = DomainEvent<'DeploymentUpdated', { deploymentId: string } & DeploymentSettings>;
+export type DeploymentDisabled = DomainEvent<'DeploymentDisabled', { deploymentId: string; reason: string | null }>;
+export type DeploymentEnabled = DomainEvent<'DeploymentEnabled', { deploymentId: string }>;
+export type DeploymentRetired = DomainEvent<'DeploymentRetired', { deploymentId: string; reason: string | null }>;
+
+export type DeploymentEvent = DeploymentRegistered | DeploymentUpdated | DeploymentDisabled | DeploymentEnabled | DeploymentRetired;
+export const DEPLOYMENT_EVENT_TYPES = [
+  'DeploymentRegistered', 'DeploymentUpdated', 'DeploymentDisabled', 'DeploymentEnabled', 'DeploymentRetired',
+] as const;
+
+export const deploymentStream = (deploymentId: string) => `deployment-${deploymentId}`;

@@ -1,0 +1,22 @@
+export * from './event.js';
+export * from './provider-events.js';
+export * from './deployment-events.js';
+export * from './price-events.js';
+export * from './alias-events.js';
+export * from './tenant-events.js';
+export * from './api-key-events.js';
+export * from './request-events.js';
+export { upcasters, UpcasterRegistry } from './upcasters.js';
+
+import { ALIAS_EVENT_TYPES } from './alias-events.js';
+import { API_KEY_EVENT_TYPES } from './api-key-events.js';
+import { DEPLOYMENT_EVENT_TYPES } from './deployment-events.js';
+import { PRICE_EVENT_TYPES } from './price-events.js';
+import { PROVIDER_EVENT_TYPES } from './provider-events.js';
+import { TENANT_EVENT_TYPES } from './tenant-events.js';
+
+/** Every control-plane event type: what the per-node projections subscribe to. */
+export const CONTROL_PLANE_EVENT_TYPES: readonly string[] = [
+  ...PROVIDER_EVENT_TYPES, ...DEPLOYMENT_EVENT_TYPES, ...PRICE_EVENT_TYPES, ...ALIAS_EVENT_TYPES,
+  ...TENANT_EVENT_TYPES, ...API_KEY_EVENT_TYPES,
+];

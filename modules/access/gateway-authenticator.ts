@@ -1,0 +1,50 @@
+import type { KeyScope } from '../../events/api-key-events.js';
+import type { KeyIndexProjection } from '../../projections/key-index/key-index.projection.js';
+import type { Principal } from '../../projections/key-index/principal.js';
+import { GatewayError } from '../canonical/gateway-error.js';
+import { hashApiKey } from './api-key/key-format.js';
+
+type Headers = Record<string, string | string[] | undefined>;
+
+/**
+ * Gateway keys arrive as `Authorization: Bearer sk-sy-…` (OpenAI clients) or `x-api-key` (Anthropic
+ * clients). The key is hashed and looked up in the per-node key index; it is never logged or stored.
+ */
+export class GatewayAuthenticator {
+  constructor(
+    private readonly keys: KeyIndexProjection,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  authenticate(headers: Headers, scope: KeyScope): Principal {
+    const presented = presentedKey(headers);
+    if (!presented) {
+      throw new GatewayError(401, 'invalid_api_key', 'Missing API key. Send it as "Authorization: Bearer <key>" or "x-api-key: <key>".');
+    }
+    const principal = this.keys.lookup(hashApiKey(presented));
+    if (!principal) throw new GatewayError(401, 'invalid_api_key', 'Incorrect API key provided.');
+    if (principal.expiresAt !== null && principal.expiresAt <= this.now()) {
+      throw new GatewayError(401, 'invalid_api_key', 'This API key has expired.');
+    }
+    if (principal.tenant.status === 'suspended') {
+      throw new GatewayError(403, 'tenant_suspended', 'The tenant this key belongs to is suspended.');
+    }
+    if (!principal.scopes.has(scope)) {
+      throw new GatewayError(403, 'insufficient_scope', `This API key lacks the '${scope}' scope.`);
+    }
+    return principal;
+  }
+}
+
+function presentedKey(headers: Headers): string | null {
+  const authorization = single(headers.authorization);
+  if (authorization) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (match) return match[1];
+  }
+  return single(headers['x-api-key']) ?? null;
+}
+
+function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}

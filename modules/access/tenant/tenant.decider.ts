@@ -1,0 +1,112 @@
+import { Decimal } from 'decimal.js';
+import type { TenantBudget, TenantEvent, TenantLimits } from '../../../events/tenant-events.js';
+import { sameJson } from '../../../src/kernel/canonical-json.js';
+import { type Decider, DomainError, assertNever } from '../../../src/kernel/commands/decider.js';
+
+export type TenantCommand =
+  | { type: 'CreateTenant'; tenantId: string; name: string }
+  | { type: 'SetTenantLimits'; tenantId: string; limits: TenantLimits }
+  | { type: 'SetTenantBudget'; tenantId: string; budget: TenantBudget | null }
+  | { type: 'SuspendTenant'; tenantId: string; reason: string | null }
+  | { type: 'ReinstateTenant'; tenantId: string }
+  | { type: 'RecordBudgetThreshold'; tenantId: string; period: string; pct: number; spentUsd: string; budgetUsd: string };
+
+export type TenantState =
+  | { status: 'absent' }
+  | {
+      status: 'active' | 'suspended';
+      tenantId: string;
+      name: string;
+      limits: TenantLimits;
+      budget: TenantBudget | null;
+      /** `${period}:${pct}` of every threshold already recorded: each is recorded once per period. */
+      thresholdsCrossed: string[];
+    };
+
+export const TENANT_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+export const NO_LIMITS: TenantLimits = { rpm: null, tpm: null, maxConcurrency: null };
+
+export const tenantDecider: Decider<TenantCommand, TenantEvent, TenantState> = {
+  initialState: () => ({ status: 'absent' }),
+
+  decide(command, state) {
+    const id = command.tenantId;
+    switch (command.type) {
+      case 'CreateTenant':
+        if (!TENANT_ID.test(id)) throw new DomainError('invalid_tenant', 'tenant ids use letters, digits, ".", "_" and "-" (at most 64)', 422);
+        if (state.status !== 'absent') {
+          if (state.name === command.name) return [];
+          throw new DomainError('tenant_exists', `Tenant ${id} already exists`);
+        }
+        return [{ type: 'TenantCreated', data: { tenantId: id, name: command.name } }];
+      case 'SetTenantLimits': {
+        const current = requireTenant(state, id);
+        const problem = limitsProblem(command.limits);
+        if (problem) throw new DomainError('invalid_limits', problem, 422);
+        if (sameJson(current.limits, command.limits)) return [];
+        return [{ type: 'TenantLimitsSet', data: { tenantId: id, limits: command.limits } }];
+      }
+      case 'SetTenantBudget': {
+        const current = requireTenant(state, id);
+        const problem = command.budget ? budgetProblem(command.budget) : null;
+        if (problem) throw new DomainError('invalid_budget', problem, 422);
+        if (sameJson(current.budget, command.budget)) return [];
+        return [{ type: 'TenantBudgetSet', data: { tenantId: id, budget: command.budget } }];
+      }
+      case 'SuspendTenant':
+        if (requireTenant(state, id).status === 'suspended') throw new DomainError('tenant_already_suspended', `Tenant ${id} is already suspended`);
+        return [{ type: 'TenantSuspended', data: { tenantId: id, reason: command.reason } }];
+      case 'ReinstateTenant':
+        if (requireTenant(state, id).status === 'active') throw new DomainError('tenant_not_suspended', `Tenant ${id} is not suspended`);
+        return [{ type: 'TenantReinstated', data: { tenantId: id } }];
+      case 'RecordBudgetThreshold': {
+        const current = requireTenant(state, id);
+        if (current.thresholdsCrossed.includes(`${command.period}:${command.pct}`)) return [];
+        const { type: _type, ...data } = command;
+        return [{ type: 'BudgetThresholdCrossed', data }];
+      }
+      default:
+        return assertNever(command);
+    }
+  },
+
+  evolve(state, event) {
+    switch (event.type) {
+      case 'TenantCreated':
+        return { status: 'active', tenantId: event.data.tenantId, name: event.data.name, limits: NO_LIMITS, budget: null, thresholdsCrossed: [] };
+      case 'TenantLimitsSet':
+        return state.status === 'absent' ? state : { ...state, limits: event.data.limits };
+      case 'TenantBudgetSet':
+        return state.status === 'absent' ? state : { ...state, budget: event.data.budget };
+      case 'TenantSuspended':
+        return state.status === 'absent' ? state : { ...state, status: 'suspended' };
+      case 'TenantReinstated':
+        return state.status === 'absent' ? state : { ...state, status: 'active' };
+      case 'BudgetThresholdCrossed':
+        return state.status === 'absent'
+          ? state
+          : { ...state, thresholdsCrossed: [...state.thresholdsCrossed, `${event.data.period}:${event.data.pct}`] };
+      default:
+        return assertNever(event);
+    }
+  },
+};
+
+function requireTenant(state: TenantState, id: string) {
+  if (state.status === 'absent') throw new DomainError('tenant_not_found', `Tenant ${id} does not exist`, 404);
+  return state;
+}
+
+export function limitsProblem(limits: TenantLimits): string | null {
+  for (const [name, value] of Object.entries(limits)) {
+    if (value !== null && (!Number.isInteger(value) || value <= 0)) return `limits.${name} must be a positive integer or null`;
+  }
+  return null;
+}
+
+function budgetProblem(budget: TenantBudget): string | null {
+  if (!/^\d+(\.\d+)?$/.test(budget.monthlyUsd) || new Decimal(budget.monthlyUsd).lte(0)) return 'budget.monthlyUsd must be a positive decimal string';
+  if (!Number.isInteger(budget.softPct) || budget.softPct < 1 || budget.softPct > 100) return 'budget.softPct must be an integer from 1 to 100';
+  if (budget.enforcement !== 'hard' && budget.enforcement !== 'soft') return 'budget.enforcement must be hard or soft';
+  return null;
+}

@@ -1,0 +1,79 @@
+import {
+  type AliasEvent, type AliasPolicy, type AliasRoute, type AliasVisibility, ROUTING_STRATEGIES, type RoutingStrategy,
+} from '../../../events/alias-events.js';
+import { sameJson } from '../../../src/kernel/canonical-json.js';
+import { type Decider, DomainError, assertNever } from '../../../src/kernel/commands/decider.js';
+
+export interface AliasDefinition {
+  strategy: RoutingStrategy;
+  routes: AliasRoute[];
+  policy: AliasPolicy;
+  visibility: AliasVisibility;
+}
+
+export type AliasCommand =
+  | { type: 'PublishAlias'; alias: string; definition: AliasDefinition }
+  | { type: 'RetireAlias'; alias: string; reason: string | null };
+
+export type AliasState =
+  | { status: 'absent' }
+  | { status: 'published' | 'retired'; alias: string; version: number; definition: AliasDefinition };
+
+export const ALIAS_NAME = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+
+export function aliasDefinitionProblem(alias: string, definition: AliasDefinition): string | null {
+  if (!ALIAS_NAME.test(alias)) return 'alias names use letters, digits, ".", "_", ":" and "-" (at most 128)';
+  if (!ROUTING_STRATEGIES.includes(definition.strategy)) return `strategy must be one of ${ROUTING_STRATEGIES.join(', ')}`;
+  if (definition.routes.length === 0) return 'an alias needs at least one route';
+  const seen = new Set<string>();
+  for (const [index, route] of definition.routes.entries()) {
+    if (seen.has(route.deploymentId)) return `routes[${index}]: deployment ${route.deploymentId} appears twice`;
+    seen.add(route.deploymentId);
+    if (!Number.isInteger(route.priority) || route.priority < 0) return `routes[${index}].priority must be a non-negative integer`;
+    if (!Number.isFinite(route.weight) || route.weight < 0) return `routes[${index}].weight must be a non-negative number`;
+  }
+  if (definition.policy.maxAttempts !== null && (!Number.isInteger(definition.policy.maxAttempts) || definition.policy.maxAttempts < 1)) {
+    return 'policy.maxAttempts must be a positive integer';
+  }
+  if (definition.visibility !== 'public' && definition.visibility !== 'private') return 'visibility must be public or private';
+  return null;
+}
+
+export const aliasDecider: Decider<AliasCommand, AliasEvent, AliasState> = {
+  initialState: () => ({ status: 'absent' }),
+
+  decide(command, state) {
+    switch (command.type) {
+      case 'PublishAlias': {
+        const problem = aliasDefinitionProblem(command.alias, command.definition);
+        if (problem) throw new DomainError('invalid_alias', problem, 422);
+        if (state.status === 'published' && sameDefinition(state.definition, command.definition)) return [];
+        const version = state.status === 'absent' ? 1 : state.version + 1;
+        return [{ type: 'AliasPublished', data: { alias: command.alias, version, ...command.definition } }];
+      }
+      case 'RetireAlias':
+        if (state.status === 'absent') throw new DomainError('alias_not_found', `Alias ${command.alias} does not exist`, 404);
+        if (state.status === 'retired') throw new DomainError('alias_already_retired', `Alias ${command.alias} is already retired`);
+        return [{ type: 'AliasRetired', data: { alias: command.alias, reason: command.reason } }];
+      default:
+        return assertNever(command);
+    }
+  },
+
+  evolve(state, event) {
+    switch (event.type) {
+      case 'AliasPublished': {
+        const { alias, version, ...definition } = event.data;
+        return { status: 'published', alias, version, definition };
+      }
+      case 'AliasRetired':
+        return state.status === 'absent' ? state : { ...state, status: 'retired' };
+      default:
+        return assertNever(event);
+    }
+  },
+};
+
+function sameDefinition(a: AliasDefinition, b: AliasDefinition): boolean {
+  return sameJson(a, b);
+}

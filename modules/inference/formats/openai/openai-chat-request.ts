@@ -1,0 +1,254 @@
+import type {
+  ChatMessage, ChatRequest, ContentPart, ResponseFormat, ToolCall, ToolChoice, ToolDefinition,
+} from '../../../canonical/chat-request.js';
+import { invalidRequest, unsupportedParameter } from '../../../canonical/gateway-error.js';
+
+const KNOWN = new Set([
+  'model', 'messages', 'max_tokens', 'max_completion_tokens', 'temperature', 'top_p', 'stop', 'stream', 'stream_options',
+  'tools', 'tool_choice', 'parallel_tool_calls', 'response_format', 'seed', 'user', 'metadata', 'n',
+]);
+/** Accepted with these values only: what SDKs send by default and what changes nothing. */
+const NEUTRAL_VALUES: Record<string, unknown[]> = { service_tier: ['auto', 'default'], store: [false], logprobs: [false] };
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+type Json = Record<string, unknown>;
+
+/** OpenAI Chat Completions body → canonical request. Every problem is a 400 naming the parameter. */
+export function parseOpenAiChatRequest(body: unknown): ChatRequest {
+  if (!isObject(body)) throw invalidRequest('The request body must be a JSON object.');
+  for (const [key, value] of Object.entries(body)) {
+    if (KNOWN.has(key) || isNeutral(key, value)) continue;
+    throw unsupportedParameter(key, 'Switchyard does not support it; remove it or send its default value.');
+  }
+  const model = body.model;
+  if (typeof model !== 'string' || model.length === 0) throw invalidRequest("'model' is required and must be a string.", 'model');
+
+  const stream = optionalBoolean(body, 'stream') ?? false;
+  let includeUsage = false;
+  if (body.stream_options !== undefined && body.stream_options !== null) {
+    if (!stream) throw invalidRequest("'stream_options' is only allowed when 'stream' is true.", 'stream_options');
+    if (!isObject(body.stream_options)) throw invalidRequest("'stream_options' must be an object.", 'stream_options');
+    includeUsage = optionalBoolean(body.stream_options, 'include_usage', 'stream_options.include_usage') ?? false;
+  }
+
+  const maxTokens = optionalInteger(body, 'max_tokens', 1);
+  const maxCompletionTokens = optionalInteger(body, 'max_completion_tokens', 1);
+  if (maxTokens !== null && maxCompletionTokens !== null && maxTokens !== maxCompletionTokens) {
+    throw invalidRequest("'max_tokens' and 'max_completion_tokens' disagree; send only one of them.", 'max_completion_tokens');
+  }
+
+  const tools = parseTools(body.tools);
+  return {
+    model,
+    messages: parseMessages(body.messages),
+    maxOutputTokens: maxCompletionTokens ?? maxTokens,
+    temperature: optionalNumber(body, 'temperature', 0, 2),
+    topP: optionalNumber(body, 'top_p', 0, 1),
+    stop: parseStop(body.stop),
+    stream,
+    includeUsage,
+    tools,
+    toolChoice: parseToolChoice(body.tool_choice, tools),
+    parallelToolCalls: optionalBoolean(body, 'parallel_tool_calls'),
+    responseFormat: parseResponseFormat(body.response_format),
+    seed: optionalInteger(body, 'seed', Number.MIN_SAFE_INTEGER),
+    user: optionalString(body, 'user'),
+    metadata: parseMetadata(body.metadata),
+    n: optionalInteger(body, 'n', 1, 128) ?? 1,
+  };
+}
+
+function parseMessages(value: unknown): ChatMessage[] {
+  if (!Array.isArray(value) || value.length === 0) throw invalidRequest("'messages' must be a non-empty array.", 'messages');
+  return value.map((raw, index): ChatMessage => {
+    const param = `messages[${index}]`;
+    if (!isObject(raw)) throw invalidRequest(`${param} must be an object.`, param);
+    switch (raw.role) {
+      case 'system':
+      case 'developer':
+        return { role: 'system', content: parseContent(raw.content, `${param}.content`, false) };
+      case 'user':
+        return {
+          role: 'user',
+          content: parseContent(raw.content, `${param}.content`, true),
+          ...(typeof raw.name === 'string' ? { name: raw.name } : {}),
+        };
+      case 'assistant': {
+        const toolCalls = parseToolCalls(raw.tool_calls, `${param}.tool_calls`);
+        const content = raw.content === null || raw.content === undefined ? [] : parseContent(raw.content, `${param}.content`, false);
+        if (content.length === 0 && toolCalls.length === 0) throw invalidRequest(`${param} needs content or tool_calls.`, `${param}.content`);
+        return { role: 'assistant', content, toolCalls };
+      }
+      case 'tool':
+        if (typeof raw.tool_call_id !== 'string' || !raw.tool_call_id) {
+          throw invalidRequest(`${param}.tool_call_id is required for tool messages.`, `${param}.tool_call_id`);
+        }
+        return { role: 'tool', toolCallId: raw.tool_call_id, content: parseContent(raw.content, `${param}.content`, false) };
+      default:
+        throw invalidRequest(`${param}.role must be one of system, developer, user, assistant, tool.`, `${param}.role`);
+    }
+  });
+}
+
+function parseContent(value: unknown, param: string, allowImages: boolean): ContentPart[] {
+  if (typeof value === 'string') return [{ type: 'text', text: value }];
+  if (!Array.isArray(value)) throw invalidRequest(`${param} must be a string or an array of content parts.`, param);
+  return value.map((part, index): ContentPart => {
+    const partParam = `${param}[${index}]`;
+    if (!isObject(part)) throw invalidRequest(`${partParam} must be an object.`, partParam);
+    if (part.type === 'text') {
+      if (typeof part.text !== 'string') throw invalidRequest(`${partParam}.text must be a string.`, `${partParam}.text`);
+      return { type: 'text', text: part.text };
+    }
+    if (part.type === 'image_url') {
+      if (!allowImages) throw invalidRequest(`${partParam}: image parts are only allowed in user messages.`, partParam);
+      const image = part.image_url;
+      if (!isObject(image) || typeof image.url !== 'string' || !/^(https?:|data:image\/)/.test(image.url)) {
+        throw invalidRequest(`${partParam}.image_url.url must be an http(s) URL or a data:image/ URL.`, `${partParam}.image_url.url`);
+      }
+      const detail = image.detail ?? null;
+      if (detail !== null && !['auto', 'low', 'high'].includes(detail as string)) {
+        throw invalidRequest(`${partParam}.image_url.detail must be auto, low or high.`, `${partParam}.image_url.detail`);
+      }
+      const mediaType = /^data:(image\/[a-z0-9.+-]+);base64,/i.exec(image.url)?.[1] ?? null;
+      return { type: 'image', url: image.url, detail: detail as 'auto' | 'low' | 'high' | null, mediaType };
+    }
+    throw unsupportedParameter(`${partParam}.type`, `content parts of type '${String(part.type)}' are not supported (use text or image_url).`);
+  });
+}
+
+function parseToolCalls(value: unknown, param: string): ToolCall[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw invalidRequest(`${param} must be an array.`, param);
+  return value.map((call, index) => {
+    const callParam = `${param}[${index}]`;
+    if (!isObject(call) || typeof call.id !== 'string' || !isObject(call.function) || typeof call.function.name !== 'string') {
+      throw invalidRequest(`${callParam} must have an id and a function with a name.`, callParam);
+    }
+    const args = call.function.arguments ?? '';
+    if (typeof args !== 'string') throw invalidRequest(`${callParam}.function.arguments must be a JSON string.`, `${callParam}.function.arguments`);
+    return { id: call.id, name: call.function.name, arguments: args };
+  });
+}
+
+function parseTools(value: unknown): ToolDefinition[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value)) throw invalidRequest("'tools' must be an array.", 'tools');
+  const names = new Set<string>();
+  return value.map((tool, index) => {
+    const param = `tools[${index}]`;
+    if (!isObject(tool) || tool.type !== 'function' || !isObject(tool.function)) {
+      throw invalidRequest(`${param} must be {"type": "function", "function": {...}}.`, param);
+    }
+    const fn = tool.function;
+    if (typeof fn.name !== 'string' || !TOOL_NAME.test(fn.name)) {
+      throw invalidRequest(`${param}.function.name must match ^[a-zA-Z0-9_-]{1,64}$.`, `${param}.function.name`);
+    }
+    if (names.has(fn.name)) throw invalidRequest(`${param}.function.name '${fn.name}' is used twice.`, `${param}.function.name`);
+    names.add(fn.name);
+    if (fn.parameters !== undefined && !isObject(fn.parameters)) {
+      throw invalidRequest(`${param}.function.parameters must be a JSON Schema object.`, `${param}.function.parameters`);
+    }
+    return {
+      name: fn.name,
+      description: typeof fn.description === 'string' ? fn.description : null,
+      parameters: (fn.parameters as Json | undefined) ?? { type: 'object', properties: {} },
+      strict: typeof fn.strict === 'boolean' ? fn.strict : null,
+    };
+  });
+}
+
+function parseToolChoice(value: unknown, tools: ToolDefinition[]): ToolChoice | null {
+  if (value === undefined || value === null) return null;
+  if (value === 'auto' || value === 'none' || value === 'required') {
+    if (value === 'required' && tools.length === 0) throw invalidRequest("tool_choice 'required' needs tools.", 'tool_choice');
+    return { type: value };
+  }
+  if (isObject(value) && value.type === 'function' && isObject(value.function) && typeof value.function.name === 'string') {
+    const name = value.function.name;
+    if (!tools.some((tool) => tool.name === name)) throw invalidRequest(`tool_choice names '${name}', which is not in 'tools'.`, 'tool_choice');
+    return { type: 'tool', name };
+  }
+  throw invalidRequest("'tool_choice' must be 'none', 'auto', 'required' or {\"type\": \"function\", \"function\": {\"name\": ...}}.", 'tool_choice');
+}
+
+function parseResponseFormat(value: unknown): ResponseFormat | null {
+  if (value === undefined || value === null) return null;
+  if (!isObject(value)) throw invalidRequest("'response_format' must be an object.", 'response_format');
+  if (value.type === 'text') return null;
+  if (value.type === 'json_object') return { type: 'json_object' };
+  if (value.type === 'json_schema') {
+    const spec = value.json_schema;
+    if (!isObject(spec) || typeof spec.name !== 'string' || !isObject(spec.schema)) {
+      throw invalidRequest("response_format.json_schema needs a 'name' and a 'schema' object.", 'response_format.json_schema');
+    }
+    return {
+      type: 'json_schema',
+      name: spec.name,
+      schema: spec.schema,
+      strict: typeof spec.strict === 'boolean' ? spec.strict : null,
+      description: typeof spec.description === 'string' ? spec.description : null,
+    };
+  }
+  throw invalidRequest("response_format.type must be text, json_object or json_schema.", 'response_format.type');
+}
+
+function parseStop(value: unknown): string[] {
+  if (value === undefined || value === null) return [];
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value) && value.length <= 4 && value.every((item) => typeof item === 'string')) return value as string[];
+  throw invalidRequest("'stop' must be a string or an array of at most 4 strings.", 'stop');
+}
+
+function parseMetadata(value: unknown): Record<string, string> | null {
+  if (value === undefined || value === null) return null;
+  if (!isObject(value) || Object.keys(value).length > 16) throw invalidRequest("'metadata' must be an object with at most 16 keys.", 'metadata');
+  for (const [key, item] of Object.entries(value)) {
+    if (typeof item !== 'string' || key.length > 64 || item.length > 512) {
+      throw invalidRequest("'metadata' values must be strings (keys ≤ 64, values ≤ 512 characters).", `metadata.${key}`);
+    }
+  }
+  return value as Record<string, string>;
+}
+
+function isNeutral(key: string, value: unknown): boolean {
+  if (value === null || value === undefined) return true;
+  if (NEUTRAL_VALUES[key]?.includes(value)) return true;
+  return false;
+}
+
+function isObject(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function optionalBoolean(source: Json, key: string, param = key): boolean | null {
+  const value = source[key];
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'boolean') throw invalidRequest(`'${param}' must be a boolean.`, param);
+  return value;
+}
+
+function optionalString(source: Json, key: string): string | null {
+  const value = source[key];
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string') throw invalidRequest(`'${key}' must be a string.`, key);
+  return value;
+}
+
+function optionalNumber(source: Json, key: string, min: number, max: number): number | null {
+  const value = source[key];
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
+    throw invalidRequest(`'${key}' must be a number from ${min} to ${max}.`, key);
+  }
+  return value;
+}
+
+function optionalInteger(source: Json, key: string, min: number, max = Number.MAX_SAFE_INTEGER): number | null {
+  const value = source[key];
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw invalidRequest(`'${key}' must be an integer${min > Number.MIN_SAFE_INTEGER ? ` ≥ ${min}` : ''}${max < Number.MAX_SAFE_INTEGER ? ` and ≤ ${max}` : ''}.`, key);
+  }
+  return value;
+}

@@ -1,0 +1,45 @@
+import type { TokenUsage, UsageEvidence } from '../../../events/request-events.js';
+import type { StreamEvent } from '../../canonical/chat-response.js';
+
+/**
+ * Keeps what is needed to bill a stream: the provider's usage when it reports one, otherwise a count
+ * of what was relayed (for a disconnect or a provider that omits usage).
+ */
+export class OutputMeter {
+  private characters = 0;
+  private reported: TokenUsage | null = null;
+  /** Whether any semantic output (text or tool call) was seen. */
+  sawOutput = false;
+  /** Whether the provider said why it stopped (a stream without it was cut short). */
+  sawFinish = false;
+
+  observe(event: StreamEvent): void {
+    switch (event.type) {
+      case 'text':
+        this.characters += event.text.length;
+        this.sawOutput = true;
+        break;
+      case 'tool_call':
+        this.characters += event.arguments.length + (event.name?.length ?? 0);
+        this.sawOutput = true;
+        break;
+      case 'usage':
+        this.reported = event.usage;
+        break;
+      case 'finish':
+        this.sawFinish = true;
+        break;
+      default:
+        break;
+    }
+  }
+
+  usage(estimatedInputTokens: number): { usage: TokenUsage; evidence: UsageEvidence } {
+    if (this.reported) return { usage: this.reported, evidence: 'provider' };
+    const output = Math.ceil(this.characters / 4);
+    return {
+      usage: { input: estimatedInputTokens, cachedInput: 0, cacheWrite: 0, output, reasoning: 0 },
+      evidence: 'counted',
+    };
+  }
+}

@@ -1,0 +1,75 @@
+import { Logger } from '@nestjs/common';
+import type {
+  AttemptFinished, RequestAdmitted, RequestCompleted,
+} from '../../../events/request-events.js';
+import { requestStream } from '../../../events/request-events.js';
+import type { NewEvent } from '../../../src/kernel/event-store/event-store.js';
+import type { GroupCommitter } from '../../../src/kernel/event-store/group-committer.js';
+import type { DurabilityProfile } from './durability.js';
+
+/**
+ * The events of one request, appended through the group committer in stream order: RequestAdmitted as
+ * version 1, then every AttemptFinished and the RequestCompleted together. The terminal append waits
+ * for RequestAdmitted's commit so versions never leave a gap; if that commit failed, both go together.
+ */
+export class RequestJournal {
+  private static readonly logger = new Logger('RequestJournal');
+  private admitted: NewEvent | null = null;
+  private admittedCommit: Promise<boolean> | null = null;
+  private readonly attempts: Array<AttemptFinished['data']> = [];
+  private terminal: Promise<void> | null = null;
+
+  constructor(
+    private readonly committer: GroupCommitter,
+    private readonly profile: DurabilityProfile,
+    readonly requestId: string,
+    private readonly metadata: Record<string, unknown>,
+  ) {}
+
+  /** Appends RequestAdmitted; under the strict profile the caller awaits it before dispatch. */
+  admit(data: RequestAdmitted['data']): Promise<void> {
+    this.admitted = this.event('RequestAdmitted', data);
+    this.admittedCommit = this.committer
+      .append({ streamId: requestStream(this.requestId), events: [this.admitted], expectedVersion: 'no-stream' })
+      .then(() => true, () => false);
+    if (this.profile !== 'strict') return Promise.resolve();
+    return this.admittedCommit.then((ok) => {
+      if (!ok) throw new Error('RequestAdmitted could not be committed');
+    });
+  }
+
+  recordAttempt(data: AttemptFinished['data']): void {
+    this.attempts.push(data);
+  }
+
+  get attemptCount(): number {
+    return this.attempts.length;
+  }
+
+  /**
+   * Appends the attempts and RequestCompleted. Resolves when they are durable (default and strict);
+   * under the async profile it resolves at once and the append completes in the background.
+   */
+  complete(data: RequestCompleted['data']): Promise<void> {
+    if (this.terminal) return this.terminal;
+    const events = [...this.attempts.map((attempt) => this.event('AttemptFinished', attempt)), this.event('RequestCompleted', data)];
+    const commit = (async () => {
+      const admittedOk = await this.admittedCommit;
+      await this.committer.append({
+        streamId: requestStream(this.requestId),
+        events: admittedOk ? events : [this.admitted!, ...events],
+        expectedVersion: admittedOk ? 1 : 'no-stream',
+      });
+    })();
+    this.terminal = commit;
+    if (this.profile === 'async') {
+      commit.catch((error: Error) => RequestJournal.logger.error(`request ${this.requestId}: terminal events lost: ${error.message}`));
+      return Promise.resolve();
+    }
+    return commit;
+  }
+
+  private event(type: string, data: unknown): NewEvent {
+    return { type, data, metadata: this.metadata };
+  }
+}

@@ -1,0 +1,70 @@
+import type { ServerResponse } from 'node:http';
+
+/**
+ * The client side of a streamed answer, written straight to the socket: headers go out with the first
+ * output (so a failure before it can still fall back or become a plain error), writes respect
+ * backpressure, and a client that goes away is noticed at once.
+ */
+export class SseResponse {
+  private opened = false;
+  private gone = false;
+  private readonly closeListeners: Array<() => void> = [];
+
+  constructor(
+    private readonly raw: ServerResponse,
+    private readonly headers: Record<string, string>,
+  ) {
+    raw.on('close', () => {
+      if (!raw.writableFinished) {
+        this.gone = true;
+        for (const listener of this.closeListeners) listener();
+      }
+    });
+  }
+
+  get isOpen(): boolean {
+    return this.opened;
+  }
+
+  /** True once the client disconnected before the response finished. */
+  get clientGone(): boolean {
+    return this.gone;
+  }
+
+  onClientGone(listener: () => void): void {
+    if (this.gone) listener();
+    else this.closeListeners.push(listener);
+  }
+
+  open(contentType: string): void {
+    if (this.opened) return;
+    this.opened = true;
+    this.raw.writeHead(200, {
+      ...this.headers,
+      'content-type': contentType,
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+  }
+
+  /** Resolves when the data is handed to the socket or buffered within its high-water mark. */
+  write(data: string): Promise<void> {
+    if (this.gone || data.length === 0) return Promise.resolve();
+    if (this.raw.write(data)) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        this.raw.off('drain', done);
+        this.raw.off('close', done);
+        resolve();
+      };
+      this.raw.on('drain', done);
+      this.raw.on('close', done);
+    });
+  }
+
+  end(data = ''): void {
+    if (this.gone) return;
+    this.raw.end(data);
+  }
+}

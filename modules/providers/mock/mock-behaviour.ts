@@ -1,0 +1,50 @@
+/** How the mock provider answers: timing, size and injected faults. Tests set it per scenario. */
+export interface MockBehaviour {
+  /** Buffered responses: delay before the answer. Streams: delay before the headers. */
+  latencyMs: number;
+  /** Streams: delay between the headers and the first content chunk. */
+  ttftMs: number;
+  /** Streams: delay between content chunks. */
+  chunkGapMs: number;
+  /** Content pieces (text words or tool-argument fragments); also the reported completion tokens. */
+  chunks: number;
+  /** Answer with this HTTP error status instead (e.g. 500, 503, 429). */
+  status: number | null;
+  /** With a 429/503: the retry-after header, in seconds. */
+  retryAfterSeconds: number | null;
+  /** Hang: before sending headers, after headers but before the first token, or mid-stream. */
+  stall: 'before-headers' | 'before-first-token' | 'mid-stream' | null;
+  /** Streams: destroy the connection after this many content chunks. */
+  dropAfterChunks: number | null;
+  /** Streams: send a frame that is not JSON after this many content chunks. */
+  malformedAfterChunks: number | null;
+  /** Streams: send an error object inside the 200 stream after this many content chunks. */
+  errorAfterChunks: number | null;
+  /** Report cached prompt tokens (prompt_tokens_details.cached_tokens and the like). */
+  cachedTokens: number;
+  /** Report usage at all (false simulates a provider that omits it). */
+  usage: boolean;
+}
+
+export const DEFAULT_BEHAVIOUR: MockBehaviour = Object.freeze({
+  latencyMs: 0,
+  ttftMs: 0,
+  chunkGapMs: 0,
+  chunks: 12,
+  status: null,
+  retryAfterSeconds: null,
+  stall: null,
+  dropAfterChunks: null,
+  malformedAfterChunks: null,
+  errorAfterChunks: null,
+  cachedTokens: 0,
+  usage: true,
+});
+
+export interface MockScenario {
+  /** Applies to requests for this upstream model (any when absent). */
+  model?: string;
+  /** How many requests it applies to before it is used up (unbounded when absent). */
+  times?: number;
+  behaviour: Partial<MockBehaviour>;
+}

@@ -1,0 +1,38 @@
+import type { MockAnswer, MockInput } from './mock-script.js';
+
+export type Frame = string | Buffer;
+
+/** Per-request context a format renders with. */
+export interface MockRenderContext {
+  id: string;
+  created: number;
+  input: MockInput;
+  answer: MockAnswer;
+  /** False simulates a provider that omits usage. */
+  reportUsage: boolean;
+}
+
+/**
+ * One provider wire format the mock speaks. The server decides timing and faults; the format only
+ * parses requests and renders answers, so every format gets the same fault injection.
+ */
+export interface MockFormat {
+  readonly name: string;
+  /** Whether this format serves the request (method + path). */
+  matches(method: string, path: string): boolean;
+  /** Throws MockBadRequest when the body is not a valid request of this format. */
+  parse(body: unknown, path: string): MockInput;
+  buffered(ctx: MockRenderContext): unknown;
+  streamContentType: string;
+  streamStart(ctx: MockRenderContext): Frame[];
+  textPiece(ctx: MockRenderContext, piece: string, index: number): Frame[];
+  toolPiece(ctx: MockRenderContext, piece: string, index: number): Frame[];
+  streamEnd(ctx: MockRenderContext): Frame[];
+  /** Body of an HTTP error answer. */
+  errorBody(status: number, message: string): unknown;
+  /** An error delivered inside a 200 stream. */
+  streamError(message: string): Frame[];
+  malformedFrame(): Frame;
+}
+
+export class MockBadRequest extends Error {}

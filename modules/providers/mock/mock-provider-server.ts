@@ -1,0 +1,250 @@
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DEFAULT_BEHAVIOUR, type MockBehaviour, type MockScenario } from './mock-behaviour.js';
+import { type Frame, MockBadRequest, type MockFormat, type MockRenderContext } from './mock-format.js';
+import { planAnswer } from './mock-script.js';
+import { openAiMockFormat } from './openai-mock-format.js';
+
+/** What the mock saw of one request: tests assert on the calls the upstream received. */
+export interface MockRequestRecord {
+  seq: number;
+  format: string;
+  path: string;
+  model: string | null;
+  stream: boolean;
+  includeUsage: boolean;
+  headers: Record<string, string>;
+  body: unknown;
+  receivedAt: number;
+  endedAt: number | null;
+  outcome: 'in-flight' | 'completed' | 'error-status' | 'fault' | 'aborted';
+}
+
+const MAX_BODY = 8 * 1024 * 1024;
+const MAX_LOG = 10_000;
+
+/**
+ * A provider stand-in: answers in each provider wire format with configurable timing and injected
+ * faults, and records every call. Control endpoints live under /__mock.
+ */
+export class MockProviderServer {
+  private readonly server: Server;
+  private readonly formats: MockFormat[];
+  private scenarios: Array<Required<Pick<MockScenario, 'behaviour'>> & MockScenario & { used: number }> = [];
+  private readonly log: MockRequestRecord[] = [];
+  private sequence = 0;
+
+  constructor(
+    private defaults: MockBehaviour = DEFAULT_BEHAVIOUR,
+    formats: MockFormat[] = [openAiMockFormat],
+  ) {
+    this.formats = formats;
+    this.server = createServer((req, res) => void this.handle(req, res));
+    this.server.keepAliveTimeout = 65_000;
+  }
+
+  async listen(port = 0, host = '127.0.0.1'): Promise<string> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, host, () => resolve());
+    });
+    const address = this.server.address() as AddressInfo;
+    return `http://${host}:${address.port}`;
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  addScenario(scenario: MockScenario): void {
+    this.scenarios.push({ ...scenario, used: 0 });
+  }
+
+  clearScenarios(): void {
+    this.scenarios = [];
+  }
+
+  setDefaults(behaviour: Partial<MockBehaviour>): void {
+    this.defaults = { ...this.defaults, ...behaviour };
+  }
+
+  requests(): readonly MockRequestRecord[] {
+    return this.log;
+  }
+
+  clearRequests(): void {
+    this.log.length = 0;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = (req.url ?? '/').split('?')[0];
+    try {
+      if (path.startsWith('/__mock/')) return await this.control(req, res, path);
+      if (req.method === 'GET' && /\/models$/.test(path)) return json(res, 200, { object: 'list', data: [{ id: 'mock', object: 'model', created: 0, owned_by: 'switchyard-mock' }] });
+      const format = this.formats.find((f) => f.matches(req.method ?? 'GET', path));
+      if (!format) return json(res, 404, { error: { message: `no mock route for ${req.method} ${path}`, type: 'invalid_request_error', param: null, code: null } });
+      await this.serve(format, req, res, path);
+    } catch (error) {
+      if (!res.headersSent) json(res, 500, { error: { message: (error as Error).message, type: 'server_error', param: null, code: null } });
+      else res.destroy();
+    }
+  }
+
+  private async serve(format: MockFormat, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    const record: MockRequestRecord = {
+      seq: ++this.sequence, format: format.name, path, model: null, stream: false, includeUsage: false,
+      headers: pickHeaders(req), body: null, receivedAt: Date.now(), endedAt: null, outcome: 'in-flight',
+    };
+    this.log.push(record);
+    if (this.log.length > MAX_LOG) this.log.shift();
+    res.on('close', () => {
+      record.endedAt ??= Date.now();
+      if (record.outcome === 'in-flight') record.outcome = 'aborted';
+    });
+
+    let body: unknown;
+    try {
+      body = JSON.parse((await readBody(req)).toString('utf8'));
+    } catch {
+      record.outcome = 'error-status';
+      return json(res, 400, format.errorBody(400, 'the body is not valid JSON'));
+    }
+    record.body = body;
+    let input;
+    try {
+      input = format.parse(body, path);
+    } catch (error) {
+      if (!(error instanceof MockBadRequest)) throw error;
+      record.outcome = 'error-status';
+      return json(res, 400, format.errorBody(400, error.message));
+    }
+    record.model = input.model;
+    record.stream = input.stream;
+    record.includeUsage = input.includeUsage;
+    const behaviour = this.behaviourFor(input.model);
+    const ctx: MockRenderContext = {
+      id: `mock-${record.seq}`,
+      created: Math.floor(Date.now() / 1000),
+      input,
+      answer: planAnswer(input, behaviour, record.seq),
+      reportUsage: behaviour.usage,
+    };
+    const closed = () => res.destroyed || record.outcome === 'aborted';
+
+    if (behaviour.stall === 'before-headers') return; // never answer; the client gives up
+    if (behaviour.latencyMs > 0) await sleep(behaviour.latencyMs);
+    if (closed()) return;
+    if (behaviour.status !== null) {
+      const headers: Record<string, string> = {};
+      if (behaviour.retryAfterSeconds !== null) headers['retry-after'] = String(behaviour.retryAfterSeconds);
+      record.outcome = 'error-status';
+      return json(res, behaviour.status, format.errorBody(behaviour.status, `mock failure with status ${behaviour.status}`), headers);
+    }
+    if (!input.stream) {
+      record.outcome = 'completed';
+      return json(res, 200, format.buffered(ctx), { 'x-request-id': ctx.id });
+    }
+
+    res.writeHead(200, { 'content-type': format.streamContentType, 'cache-control': 'no-cache', 'x-request-id': ctx.id });
+    res.flushHeaders();
+    if (behaviour.stall === 'before-first-token') return;
+    if (behaviour.ttftMs > 0) await sleep(behaviour.ttftMs);
+    write(res, format.streamStart(ctx));
+    const pieces = ctx.answer.toolCall ? ctx.answer.toolCall.argumentPieces : ctx.answer.textPieces;
+    for (let i = 0; i < pieces.length; i++) {
+      if (closed()) return;
+      if (i > 0 && behaviour.chunkGapMs > 0) await sleep(behaviour.chunkGapMs);
+      if (closed()) return;
+      if (behaviour.dropAfterChunks !== null && i === behaviour.dropAfterChunks) {
+        record.outcome = 'fault';
+        res.destroy();
+        return;
+      }
+      if (behaviour.malformedAfterChunks !== null && i === behaviour.malformedAfterChunks) {
+        record.outcome = 'fault';
+        write(res, [format.malformedFrame()]);
+        res.end();
+        return;
+      }
+      if (behaviour.errorAfterChunks !== null && i === behaviour.errorAfterChunks) {
+        record.outcome = 'fault';
+        write(res, format.streamError('mock failure inside the stream'));
+        res.end();
+        return;
+      }
+      if (behaviour.stall === 'mid-stream' && i === Math.floor(pieces.length / 2)) return;
+      write(res, ctx.answer.toolCall ? format.toolPiece(ctx, pieces[i], i) : format.textPiece(ctx, pieces[i], i));
+    }
+    if (closed()) return;
+    record.outcome = 'completed';
+    write(res, format.streamEnd(ctx));
+    res.end();
+  }
+
+  private behaviourFor(model: string): MockBehaviour {
+    const scenario = this.scenarios.find((s) => (!s.model || s.model === model) && (s.times === undefined || s.used < s.times));
+    if (!scenario) return this.defaults;
+    scenario.used++;
+    return { ...this.defaults, ...scenario.behaviour };
+  }
+
+  private async control(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    if (path === '/__mock/scenarios' && req.method === 'POST') {
+      const scenario = JSON.parse((await readBody(req)).toString('utf8')) as MockScenario;
+      this.addScenario(scenario);
+      return json(res, 201, { scenarios: this.scenarios.length });
+    }
+    if (path === '/__mock/scenarios' && req.method === 'DELETE') {
+      this.clearScenarios();
+      return json(res, 200, { scenarios: 0 });
+    }
+    if (path === '/__mock/defaults' && req.method === 'POST') {
+      this.setDefaults(JSON.parse((await readBody(req)).toString('utf8')) as Partial<MockBehaviour>);
+      return json(res, 200, this.defaults);
+    }
+    if (path === '/__mock/requests' && req.method === 'GET') return json(res, 200, { requests: this.log });
+    if (path === '/__mock/requests' && req.method === 'DELETE') {
+      this.clearRequests();
+      return json(res, 200, { requests: 0 });
+    }
+    return json(res, 404, { error: 'unknown mock control route' });
+  }
+}
+
+function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const payload = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), ...headers });
+  res.end(payload);
+}
+
+function write(res: ServerResponse, frames: Frame[]): void {
+  for (const frame of frames) res.write(frame);
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY) throw new Error('request body too large for the mock');
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Records which auth and version headers arrived (values of secrets are masked). */
+function pickHeaders(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of ['authorization', 'x-api-key', 'api-key', 'anthropic-version', 'x-goog-api-key', 'content-type', 'accept']) {
+    const value = req.headers[name];
+    if (typeof value === 'string') out[name] = name === 'content-type' || name === 'accept' || name === 'anthropic-version' ? value : mask(value);
+  }
+  return out;
+}
+
+function mask(value: string): string {
+  return value.length <= 8 ? '***' : `${value.slice(0, 4)}***${value.slice(-2)}`;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

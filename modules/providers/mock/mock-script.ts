@@ -1,0 +1,94 @@
+import { estimateTokens } from '../../canonical/token-estimate.js';
+import type { MockBehaviour } from './mock-behaviour.js';
+
+/** What the mock needs to know of a request, whatever wire format it arrived in. */
+export interface MockInput {
+  model: string;
+  stream: boolean;
+  includeUsage: boolean;
+  promptText: string;
+  tools: Array<{ name: string; parameters: Record<string, unknown> }>;
+  /** 'none' disables tools; a name forces that tool. */
+  toolChoice: 'auto' | 'none' | 'required' | { name: string };
+  /** The conversation ends with a tool result: answer in text. */
+  answeringToolResult: boolean;
+  responseFormat: { type: 'json_object' } | { type: 'json_schema'; schema: Record<string, unknown> } | null;
+  maxTokens: number | null;
+}
+
+/** The answer the mock will give, split into the pieces it streams. */
+export interface MockAnswer {
+  textPieces: string[];
+  toolCall: { id: string; name: string; argumentPieces: string[] } | null;
+  finishReason: 'stop' | 'length' | 'tool_calls';
+  usage: { prompt: number; completion: number; cached: number };
+}
+
+const WORDS = ['Switchyard', 'routes', 'this', 'mock', 'answer', 'through', 'one', 'gateway', 'with', 'exact', 'usage', 'and', 'cost'];
+
+/** Deterministic answers, so tests can compute the expected usage and cost by hand. */
+export function planAnswer(input: MockInput, behaviour: MockBehaviour, sequence: number): MockAnswer {
+  const prompt = estimateTokens(input.promptText) + 3;
+  const cached = Math.min(behaviour.cachedTokens, prompt);
+  const tool = chooseTool(input);
+  if (tool) {
+    const args = JSON.stringify(sampleFor(tool.parameters));
+    const pieces = split(args, Math.max(1, behaviour.chunks));
+    return {
+      textPieces: [],
+      toolCall: { id: `call_mock_${sequence}`, name: tool.name, argumentPieces: pieces },
+      finishReason: 'tool_calls',
+      usage: { prompt, completion: pieces.length, cached },
+    };
+  }
+  let pieces: string[];
+  if (input.responseFormat) {
+    const json = JSON.stringify(input.responseFormat.type === 'json_schema' ? sampleFor(input.responseFormat.schema) : { answer: 'mock' });
+    pieces = split(json, Math.max(1, behaviour.chunks));
+  } else {
+    pieces = Array.from({ length: behaviour.chunks }, (_, i) => (i === 0 ? '' : ' ') + WORDS[i % WORDS.length]);
+  }
+  let finishReason: MockAnswer['finishReason'] = 'stop';
+  if (input.maxTokens !== null && pieces.length > input.maxTokens) {
+    pieces = pieces.slice(0, input.maxTokens);
+    finishReason = 'length';
+  }
+  return { textPieces: pieces, toolCall: null, finishReason, usage: { prompt, completion: pieces.length, cached } };
+}
+
+function chooseTool(input: MockInput): MockInput['tools'][number] | null {
+  if (input.tools.length === 0 || input.toolChoice === 'none' || input.answeringToolResult) return null;
+  if (typeof input.toolChoice === 'object') return input.tools.find((t) => t.name === (input.toolChoice as { name: string }).name) ?? null;
+  return input.tools[0];
+}
+
+/** A value that satisfies a (simple) JSON Schema: what a model filling in tool arguments would give. */
+export function sampleFor(schema: Record<string, unknown>): unknown {
+  if (Array.isArray(schema.enum) && schema.enum.length) return schema.enum[0];
+  switch (schema.type) {
+    case 'object': {
+      const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
+      const out: Record<string, unknown> = {};
+      for (const [name, child] of Object.entries(properties)) out[name] = sampleFor(child);
+      return out;
+    }
+    case 'array':
+      return [sampleFor((schema.items ?? { type: 'string' }) as Record<string, unknown>)];
+    case 'integer':
+    case 'number':
+      return 42;
+    case 'boolean':
+      return true;
+    case 'null':
+      return null;
+    default:
+      return typeof schema.properties === 'object' ? sampleFor({ ...schema, type: 'object' }) : 'Paris';
+  }
+}
+
+function split(text: string, parts: number): string[] {
+  const size = Math.max(1, Math.ceil(text.length / parts));
+  const pieces: string[] = [];
+  for (let i = 0; i < text.length; i += size) pieces.push(text.slice(i, i + size));
+  return pieces.length ? pieces : [''];
+}

@@ -1,0 +1,130 @@
+import type { OpenAiMessage } from '../openai/openai-wire.js';
+import { type Frame, MockBadRequest, type MockFormat, type MockRenderContext } from './mock-format.js';
+import type { MockInput } from './mock-script.js';
+
+const sse = (payload: unknown): string => `data: ${JSON.stringify(payload)}\n\n`;
+
+/** The mock's OpenAI Chat Completions dialect (also used for Azure OpenAI paths). */
+export const openAiMockFormat: MockFormat = {
+  name: 'openai',
+  streamContentType: 'text/event-stream',
+
+  matches: (method, path) => method === 'POST' && /\/chat\/completions$/.test(path),
+
+  parse(body, path): MockInput {
+    const request = body as Record<string, unknown>;
+    if (!request || typeof request !== 'object' || !Array.isArray(request.messages)) throw new MockBadRequest("'messages' is required");
+    const azure = /\/openai\/deployments\/([^/]+)\/chat\/completions$/.exec(path);
+    const model = azure ? decodeURIComponent(azure[1]) : request.model;
+    if (typeof model !== 'string' || !model) throw new MockBadRequest("'model' is required");
+    const messages = request.messages as OpenAiMessage[];
+    const tools = Array.isArray(request.tools)
+      ? (request.tools as Array<{ function: { name: string; parameters?: Record<string, unknown> } }>).map((t) => ({
+          name: t.function.name,
+          parameters: t.function.parameters ?? { type: 'object', properties: {} },
+        }))
+      : [];
+    const choice = request.tool_choice as string | { function?: { name: string } } | undefined;
+    const format = request.response_format as { type: string; json_schema?: { schema: Record<string, unknown> } } | undefined;
+    const maxTokens = (request.max_completion_tokens ?? request.max_tokens ?? null) as number | null;
+    return {
+      model,
+      stream: request.stream === true,
+      includeUsage: (request.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true,
+      promptText: messages.map((m) => textOf(m.content)).join('\n'),
+      tools,
+      toolChoice: typeof choice === 'object' && choice?.function ? { name: choice.function.name } : ((choice as MockInput['toolChoice']) ?? 'auto'),
+      answeringToolResult: messages[messages.length - 1]?.role === 'tool',
+      responseFormat:
+        format?.type === 'json_schema' && format.json_schema
+          ? { type: 'json_schema', schema: format.json_schema.schema }
+          : format?.type === 'json_object'
+            ? { type: 'json_object' }
+            : null,
+      maxTokens,
+    };
+  },
+
+  buffered({ id, created, input, answer, reportUsage }) {
+    return {
+      id,
+      object: 'chat.completion',
+      created,
+      model: input.model,
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: answer.toolCall ? null : answer.textPieces.join(''),
+            ...(answer.toolCall
+              ? { tool_calls: [{ id: answer.toolCall.id, type: 'function', function: { name: answer.toolCall.name, arguments: answer.toolCall.argumentPieces.join('') } }] }
+              : {}),
+            refusal: null,
+          },
+          finish_reason: answer.finishReason,
+          logprobs: null,
+        },
+      ],
+      ...(reportUsage ? { usage: usageOf(answer) } : {}),
+      system_fingerprint: 'fp_mock',
+    };
+  },
+
+  streamStart: (ctx) => [chunk(ctx, { role: 'assistant', content: '' }, null)],
+
+  textPiece: (ctx, piece) => [chunk(ctx, { content: piece }, null)],
+
+  toolPiece(ctx, piece, index) {
+    const call = ctx.answer.toolCall!;
+    const delta =
+      index === 0
+        ? { tool_calls: [{ index: 0, id: call.id, type: 'function', function: { name: call.name, arguments: piece } }] }
+        : { tool_calls: [{ index: 0, function: { arguments: piece } }] };
+    return [chunk(ctx, delta, null)];
+  },
+
+  streamEnd(ctx) {
+    const frames: Frame[] = [chunk(ctx, {}, ctx.answer.finishReason)];
+    if (ctx.input.includeUsage && ctx.reportUsage) {
+      frames.push(sse({ id: ctx.id, object: 'chat.completion.chunk', created: ctx.created, model: ctx.input.model, choices: [], usage: usageOf(ctx.answer) }));
+    }
+    frames.push('data: [DONE]\n\n');
+    return frames;
+  },
+
+  errorBody: (status, message) => ({
+    error: { message, type: status === 429 ? 'rate_limit_error' : status >= 500 ? 'server_error' : 'invalid_request_error', param: null, code: null },
+  }),
+
+  streamError: (message) => [sse({ error: { message, type: 'server_error', param: null, code: null } })],
+
+  malformedFrame: () => 'data: {"id": "chatcmpl-broken", "choices": [\n\n',
+};
+
+function chunk(ctx: MockRenderContext, delta: Record<string, unknown>, finishReason: string | null): string {
+  return sse({
+    id: ctx.id,
+    object: 'chat.completion.chunk',
+    created: ctx.created,
+    model: ctx.input.model,
+    system_fingerprint: 'fp_mock',
+    choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }],
+  });
+}
+
+function usageOf(answer: MockRenderContext['answer']) {
+  return {
+    prompt_tokens: answer.usage.prompt,
+    completion_tokens: answer.usage.completion,
+    total_tokens: answer.usage.prompt + answer.usage.completion,
+    prompt_tokens_details: { cached_tokens: answer.usage.cached },
+    completion_tokens_details: { reasoning_tokens: 0 },
+  };
+}
+
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) return content.map((part) => (part?.type === 'text' ? String(part.text) : '')).join('');
+  return '';
+}

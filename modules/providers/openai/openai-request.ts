@@ -1,0 +1,92 @@
+import type { ChatMessage, ChatRequest, ContentPart } from '../../canonical/chat-request.js';
+import type { OpenAiContentPart, OpenAiMessage } from './openai-wire.js';
+
+export interface OpenAiRequestOptions {
+  /** The provider's model id (or, for Azure, omitted because the path names the deployment). */
+  model: string | null;
+  /** `max_completion_tokens` (OpenAI's current name) or `max_tokens` (what self-hosted servers accept). */
+  maxTokensField: 'max_completion_tokens' | 'max_tokens';
+  stream: boolean;
+}
+
+/** Canonical request → OpenAI Chat Completions JSON body. Usage is always requested on streams. */
+export function toOpenAiRequest(request: ChatRequest, options: OpenAiRequestOptions): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  if (options.model) body.model = options.model;
+  body.messages = request.messages.map(toOpenAiMessage);
+  if (request.maxOutputTokens !== null) body[options.maxTokensField] = request.maxOutputTokens;
+  if (request.temperature !== null) body.temperature = request.temperature;
+  if (request.topP !== null) body.top_p = request.topP;
+  if (request.stop.length) body.stop = request.stop;
+  if (request.seed !== null) body.seed = request.seed;
+  if (request.user !== null) body.user = request.user;
+  if (request.n > 1) body.n = request.n;
+  if (request.tools.length) {
+    body.tools = request.tools.map((tool) => ({
+      type: 'function',
+      function: {
+        name: tool.name,
+        ...(tool.description !== null ? { description: tool.description } : {}),
+        parameters: tool.parameters,
+        ...(tool.strict !== null ? { strict: tool.strict } : {}),
+      },
+    }));
+  }
+  if (request.toolChoice) {
+    body.tool_choice = request.toolChoice.type === 'tool' ? { type: 'function', function: { name: request.toolChoice.name } } : request.toolChoice.type;
+  }
+  if (request.parallelToolCalls !== null) body.parallel_tool_calls = request.parallelToolCalls;
+  if (request.responseFormat) {
+    const format = request.responseFormat;
+    body.response_format =
+      format.type === 'json_schema'
+        ? {
+            type: 'json_schema',
+            json_schema: {
+              name: format.name,
+              schema: format.schema,
+              ...(format.strict !== null ? { strict: format.strict } : {}),
+              ...(format.description !== null ? { description: format.description } : {}),
+            },
+          }
+        : { type: format.type };
+  }
+  if (options.stream) {
+    body.stream = true;
+    // Always ask for usage so every stream can be billed; the client format strips it if not requested.
+    body.stream_options = { include_usage: true };
+  }
+  return body;
+}
+
+function toOpenAiMessage(message: ChatMessage): OpenAiMessage {
+  switch (message.role) {
+    case 'system':
+      return { role: 'system', content: joinText(message.content) };
+    case 'user':
+      return { role: 'user', content: toContent(message.content), ...(message.name ? { name: message.name } : {}) };
+    case 'assistant':
+      return {
+        role: 'assistant',
+        content: message.content.length ? joinText(message.content) : null,
+        ...(message.toolCalls.length
+          ? { tool_calls: message.toolCalls.map((call) => ({ id: call.id, type: 'function' as const, function: { name: call.name, arguments: call.arguments } })) }
+          : {}),
+      };
+    case 'tool':
+      return { role: 'tool', tool_call_id: message.toolCallId, content: joinText(message.content) };
+  }
+}
+
+function toContent(parts: ContentPart[]): string | OpenAiContentPart[] {
+  if (parts.every((part) => part.type === 'text')) return joinText(parts);
+  return parts.map((part) =>
+    part.type === 'text'
+      ? { type: 'text' as const, text: part.text }
+      : { type: 'image_url' as const, image_url: { url: part.url, ...(part.detail ? { detail: part.detail } : {}) } },
+  );
+}
+
+function joinText(parts: ContentPart[]): string {
+  return parts.map((part) => (part.type === 'text' ? part.text : '')).join('');
+}

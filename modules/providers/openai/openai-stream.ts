@@ -1,0 +1,56 @@
+import type { StreamEvent } from '../../canonical/chat-response.js';
+import { ProviderError } from '../../canonical/provider-error.js';
+import type { SseEvent } from '../streaming/sse-decoder.js';
+import { sanitizeDetail } from '../upstream-errors.js';
+import { stopReasonFromOpenAi, usageFromOpenAi } from './openai-usage.js';
+import type { OpenAiChunk } from './openai-wire.js';
+
+/**
+ * OpenAI chat.completion.chunk frames → canonical stream events. State: whether `[DONE]` arrived and
+ * the provider's response id. An `error` object inside a 200 stream becomes a ProviderError, never a
+ * clean stop; a frame that is not JSON is a malformed response.
+ */
+export class OpenAiStreamTranslator {
+  providerRequestId: string | null = null;
+  done = false;
+
+  translate(frame: SseEvent): StreamEvent[] {
+    if (frame.data === '[DONE]') {
+      this.done = true;
+      return [];
+    }
+    let chunk: OpenAiChunk & { error?: { message?: string; type?: string; code?: string } };
+    try {
+      chunk = JSON.parse(frame.data);
+    } catch {
+      throw new ProviderError('malformed_response', 'the provider sent a stream frame that is not JSON');
+    }
+    if (chunk.error) {
+      const kind = chunk.error.type ?? chunk.error.code ?? 'error';
+      const errorClass = /rate/i.test(kind) ? 'rate_limited' : /overload/i.test(kind) ? 'overloaded' : 'transient';
+      throw new ProviderError(errorClass, `provider stream error: ${sanitizeDetail(chunk.error.message ?? kind)}`);
+    }
+    if (!Array.isArray(chunk.choices)) throw new ProviderError('malformed_response', 'the provider sent a chunk without choices');
+    if (this.providerRequestId === null && typeof chunk.id === 'string') this.providerRequestId = chunk.id;
+    const events: StreamEvent[] = [];
+    for (const choice of chunk.choices) {
+      const delta = choice.delta ?? {};
+      if (typeof delta.content === 'string' && delta.content.length > 0) {
+        events.push({ type: 'text', choice: choice.index, text: delta.content });
+      }
+      for (const call of delta.tool_calls ?? []) {
+        events.push({
+          type: 'tool_call',
+          choice: choice.index,
+          index: call.index,
+          id: call.id ?? null,
+          name: call.function?.name ?? null,
+          arguments: call.function?.arguments ?? '',
+        });
+      }
+      if (choice.finish_reason) events.push({ type: 'finish', choice: choice.index, stopReason: stopReasonFromOpenAi(choice.finish_reason) });
+    }
+    if (chunk.usage) events.push({ type: 'usage', usage: usageFromOpenAi(chunk.usage) });
+    return events;
+  }
+}

@@ -1,0 +1,64 @@
+/** The OpenAI Chat Completions wire format (the subset Switchyard speaks), shared by client and provider sides. */
+
+export type OpenAiContentPart =
+  | { type: 'text'; text: string }
+  | { type: 'image_url'; image_url: { url: string; detail?: 'auto' | 'low' | 'high' } };
+
+export interface OpenAiToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export type OpenAiMessage =
+  | { role: 'system' | 'developer'; content: string | OpenAiContentPart[]; name?: string }
+  | { role: 'user'; content: string | OpenAiContentPart[]; name?: string }
+  | { role: 'assistant'; content: string | OpenAiContentPart[] | null; tool_calls?: OpenAiToolCall[]; name?: string; refusal?: string | null }
+  | { role: 'tool'; content: string | OpenAiContentPart[]; tool_call_id: string };
+
+export interface OpenAiUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number } | null;
+  completion_tokens_details?: { reasoning_tokens?: number } | null;
+}
+
+export interface OpenAiChatCompletion {
+  id: string;
+  object: 'chat.completion';
+  created: number;
+  model: string;
+  choices: Array<{
+    index: number;
+    message: { role: 'assistant'; content: string | null; tool_calls?: OpenAiToolCall[]; refusal?: string | null };
+    finish_reason: string | null;
+    logprobs?: null;
+  }>;
+  usage?: OpenAiUsage;
+  system_fingerprint?: string | null;
+}
+
+export interface OpenAiChunk {
+  id: string;
+  object: 'chat.completion.chunk';
+  created: number;
+  model: string;
+  choices: Array<{
+    index: number;
+    delta: {
+      role?: 'assistant';
+      content?: string | null;
+      tool_calls?: Array<{ index: number; id?: string; type?: 'function'; function?: { name?: string; arguments?: string } }>;
+      refusal?: string | null;
+    };
+    finish_reason: string | null;
+    logprobs?: null;
+  }>;
+  usage?: OpenAiUsage | null;
+  system_fingerprint?: string | null;
+}
+
+export interface OpenAiErrorBody {
+  error: { message: string; type: string; param: string | null; code: string | null };
+}

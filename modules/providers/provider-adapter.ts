@@ -1,0 +1,35 @@
+import type { Dispatcher } from 'undici';
+import type { ChatRequest } from '../canonical/chat-request.js';
+import type { ChatResponse, StreamEvent } from '../canonical/chat-response.js';
+import type { ResolvedDeployment } from '../../projections/routing-snapshot/routing-snapshot.js';
+
+/** Everything an adapter needs for one upstream call. */
+export interface UpstreamCall {
+  request: ChatRequest;
+  deployment: ResolvedDeployment;
+  /** The deployment's connection pool and the URL (origin + path prefix) it reaches. */
+  dispatcher: Dispatcher;
+  baseUrl: URL;
+  signal: AbortSignal;
+  /** Most time to the response headers (buffered: the whole answer). */
+  headersTimeoutMs: number;
+  /** Most time between two body chunks. */
+  idleTimeoutMs: number;
+}
+
+export interface UpstreamStream {
+  providerRequestId: string | null;
+  events: AsyncIterable<StreamEvent>;
+}
+
+/**
+ * One provider wire format. Adapters translate canonical requests to the provider's format and its
+ * answers (buffered and streamed) back, and classify every failure as a typed ProviderError.
+ */
+export interface ProviderAdapter {
+  /** Names a request parameter this provider cannot honour, or null when it can honour them all. */
+  unsupportedParameter(request: ChatRequest, deployment: ResolvedDeployment): string | null;
+  chat(call: UpstreamCall): Promise<ChatResponse>;
+  /** Resolves once the upstream accepted the request; events then arrive as the provider produces them. */
+  chatStream(call: UpstreamCall): Promise<UpstreamStream>;
+}

@@ -1,0 +1,34 @@
+import { Module, type OnApplicationShutdown } from '@nestjs/common';
+import { RoutingSnapshotProjection } from '../../projections/routing-snapshot/routing-snapshot.projection.js';
+import { MockProviderHost } from './mock/mock-provider-host.js';
+import { ProviderAdapters } from './provider-adapters.js';
+import { UpstreamPools } from './upstream-pools.js';
+
+/** Provider adapters (one per wire format), their connection pools, and the in-process mock provider. */
+@Module({
+  providers: [
+    MockProviderHost,
+    ProviderAdapters,
+    {
+      provide: UpstreamPools,
+      useFactory: (mock: MockProviderHost, routing: RoutingSnapshotProjection) => {
+        const pools = new UpstreamPools(mock, { connectTimeoutMs: 3000, connections: 256 });
+        routing.onSwap((snapshot) => pools.retain(snapshot));
+        return pools;
+      },
+      inject: [MockProviderHost, RoutingSnapshotProjection],
+    },
+  ],
+  exports: [MockProviderHost, ProviderAdapters, UpstreamPools],
+})
+export class ProvidersModule implements OnApplicationShutdown {
+  constructor(
+    private readonly pools: UpstreamPools,
+    private readonly mock: MockProviderHost,
+  ) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.pools.close();
+    await this.mock.close();
+  }
+}

@@ -1,0 +1,79 @@
+import { Pool } from 'undici';
+import type { ResolvedDeployment, RoutingSnapshot } from '../../projections/routing-snapshot/routing-snapshot.js';
+import type { MockProviderHost } from './mock/mock-provider-host.js';
+
+const DEFAULT_BASE_URLS: Partial<Record<string, string>> = {
+  openai: 'https://api.openai.com/v1',
+  anthropic: 'https://api.anthropic.com',
+  gemini: 'https://generativelanguage.googleapis.com',
+};
+
+export interface UpstreamTarget {
+  dispatcher: Pool;
+  baseUrl: URL;
+}
+
+interface Entry extends UpstreamTarget {
+  fingerprint: string;
+}
+
+/**
+ * One undici connection pool per deployment, created on first use and kept across snapshots while the
+ * deployment's fingerprint is unchanged; never built per request.
+ */
+export class UpstreamPools {
+  private readonly pools = new Map<string, Entry>();
+
+  constructor(
+    private readonly mockHost: MockProviderHost,
+    private readonly options: { connectTimeoutMs: number; connections: number },
+  ) {}
+
+  async target(deployment: ResolvedDeployment): Promise<UpstreamTarget> {
+    const existing = this.pools.get(deployment.id);
+    if (existing && existing.fingerprint === deployment.fingerprint) return existing;
+    const baseUrl = new URL(await this.baseUrlOf(deployment));
+    const entry: Entry = {
+      fingerprint: deployment.fingerprint,
+      baseUrl,
+      dispatcher: new Pool(baseUrl.origin, {
+        connections: this.options.connections,
+        pipelining: 1,
+        keepAliveTimeout: 30_000,
+        connect: { timeout: this.options.connectTimeoutMs },
+      }),
+    };
+    const raced = this.pools.get(deployment.id);
+    if (raced && raced.fingerprint === deployment.fingerprint) {
+      void entry.dispatcher.close();
+      return raced;
+    }
+    this.pools.set(deployment.id, entry);
+    if (existing) void existing.dispatcher.close(); // in-flight requests on the old pool finish first
+    return entry;
+  }
+
+  /** Drops pools of deployments that left the snapshot or changed how they are reached. */
+  retain(snapshot: RoutingSnapshot): void {
+    for (const [id, entry] of this.pools) {
+      const deployment = snapshot.deployments.get(id);
+      if (!deployment || deployment.fingerprint !== entry.fingerprint) {
+        this.pools.delete(id);
+        void entry.dispatcher.close();
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.pools.values()].map((entry) => entry.dispatcher.destroy()));
+    this.pools.clear();
+  }
+
+  private async baseUrlOf(deployment: ResolvedDeployment): Promise<string> {
+    const provider = deployment.provider;
+    if (provider.type === 'mock' && !provider.baseUrl) return this.mockHost.url();
+    const url = provider.baseUrl ?? DEFAULT_BASE_URLS[provider.type];
+    if (!url) throw new Error(`provider ${provider.id} has no base URL`);
+    return url;
+  }
+}

@@ -1,0 +1,64 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+/** One row per billable attempt (DESIGN §5: `cost_ledger`). Written only by the cost-ledger projection. */
+@Entity({ name: 'cost_ledger' })
+export class CostLedgerEntry {
+  @PrimaryColumn({ name: 'request_id', type: 'text' })
+  requestId!: string;
+
+  @PrimaryColumn({ type: 'integer' })
+  attempt!: number;
+
+  @Column({ name: 'tenant_id', type: 'text' })
+  tenantId!: string;
+
+  @Column({ name: 'key_id', type: 'text' })
+  keyId!: string;
+
+  @Column({ type: 'text' })
+  alias!: string;
+
+  @Column({ name: 'deployment_id', type: 'text' })
+  deploymentId!: string;
+
+  @Column({ name: 'provider_id', type: 'text' })
+  providerId!: string;
+
+  @Column({ type: 'text' })
+  model!: string;
+
+  @Column({ name: 'input_tokens', type: 'integer' })
+  inputTokens!: number;
+
+  @Column({ name: 'cached_input_tokens', type: 'integer' })
+  cachedInputTokens!: number;
+
+  @Column({ name: 'cache_write_tokens', type: 'integer' })
+  cacheWriteTokens!: number;
+
+  @Column({ name: 'output_tokens', type: 'integer' })
+  outputTokens!: number;
+
+  @Column({ name: 'reasoning_tokens', type: 'integer' })
+  reasoningTokens!: number;
+
+  /** Exact decimal, carried as a string end to end. */
+  @Column({ name: 'cost_usd', type: 'numeric', precision: 24, scale: 12 })
+  costUsd!: string;
+
+  @Column({ name: 'price_version', type: 'integer' })
+  priceVersion!: number;
+
+  @Column({ type: 'text' })
+  outcome!: string;
+
+  @Column({ name: 'usage_evidence', type: 'text' })
+  usageEvidence!: string;
+
+  @Column({ name: 'global_position', type: 'bigint' })
+  globalPosition!: string;
+
+  /** When the AttemptFinished event was recorded, so a rebuild reproduces the row exactly. */
+  @Column({ name: 'recorded_at', type: 'timestamptz' })
+  recordedAt!: Date;
+}

@@ -1,0 +1,55 @@
+import { API_KEY_EVENT_TYPES } from '../../events/api-key-events.js';
+import { TENANT_EVENT_TYPES } from '../../events/tenant-events.js';
+import type { LogPosition, RecordedEvent } from '../../src/kernel/event-store/event-store.js';
+import type { InMemoryProjection } from '../../src/kernel/projections/projection.js';
+import { ControlPlaneState } from '../control-plane/control-plane-state.js';
+import type { Principal } from './principal.js';
+
+export const ACCESS_EVENT_TYPES: readonly string[] = [...TENANT_EVENT_TYPES, ...API_KEY_EVENT_TYPES];
+
+/**
+ * Per node, in memory: sha256(key) → principal. Revoked and expired keys leave the index as soon as
+ * their event is read, which (with LISTEN/NOTIFY) is well within a second on every node.
+ */
+export class KeyIndexProjection implements InMemoryProjection {
+  readonly name = 'key-index';
+  readonly eventTypes = ACCESS_EVENT_TYPES;
+  private access = ControlPlaneState.empty();
+  private index: ReadonlyMap<string, Principal> = new Map();
+  private position = 0;
+
+  get state(): ControlPlaneState {
+    return this.access;
+  }
+
+  get version(): number {
+    return this.position;
+  }
+
+  /** Exact lookup by the key's SHA-256 (hex); callers hash the presented key first. */
+  lookup(hash: string): Principal | undefined {
+    return this.index.get(hash);
+  }
+
+  apply(events: readonly RecordedEvent[], _position: LogPosition): void {
+    this.access = this.access.withAll(events as Array<RecordedEvent & { type: string }>);
+    this.position = events[events.length - 1].globalPosition;
+    const index = new Map<string, Principal>();
+    for (const key of this.access.keys.values()) {
+      if (key.status !== 'active') continue;
+      const tenant = this.access.tenants.get(key.grant.tenantId);
+      if (!tenant || tenant.status === 'absent') continue;
+      index.set(key.hash, {
+        keyId: key.keyId,
+        prefix: key.prefix,
+        tenantId: key.grant.tenantId,
+        scopes: new Set(key.grant.scopes),
+        aliases: key.grant.aliases.length ? new Set(key.grant.aliases) : null,
+        limits: key.grant.limits,
+        expiresAt: key.grant.expiresAt ? Date.parse(key.grant.expiresAt) : null,
+        tenant: { status: tenant.status, limits: tenant.limits, budget: tenant.budget },
+      });
+    }
+    this.index = index;
+  }
+}

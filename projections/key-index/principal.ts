@@ -1,0 +1,24 @@
+import type { KeyLimits, KeyScope } from '../../events/api-key-events.js';
+import type { TenantBudget, TenantLimits } from '../../events/tenant-events.js';
+
+/** Who a gateway key speaks for, as the data plane needs it. Never carries the key itself. */
+export interface Principal {
+  keyId: string;
+  prefix: string;
+  tenantId: string;
+  scopes: ReadonlySet<KeyScope>;
+  /** Aliases the key may call; null = all. */
+  aliases: ReadonlySet<string> | null;
+  limits: KeyLimits;
+  /** Epoch ms; null = never. */
+  expiresAt: number | null;
+  tenant: {
+    status: 'active' | 'suspended';
+    limits: TenantLimits;
+    budget: TenantBudget | null;
+  };
+}
+
+export function mayUseAlias(principal: Principal, alias: string): boolean {
+  return principal.aliases === null || principal.aliases.has(alias);
+}

@@ -1,0 +1,55 @@
+import { Logger } from '@nestjs/common';
+import { ALIAS_EVENT_TYPES } from '../../events/alias-events.js';
+import { DEPLOYMENT_EVENT_TYPES } from '../../events/deployment-events.js';
+import { PRICE_EVENT_TYPES } from '../../events/price-events.js';
+import { PROVIDER_EVENT_TYPES } from '../../events/provider-events.js';
+import type { LogPosition, RecordedEvent } from '../../src/kernel/event-store/event-store.js';
+import type { InMemoryProjection } from '../../src/kernel/projections/projection.js';
+import { ControlPlaneState } from '../control-plane/control-plane-state.js';
+import { buildRoutingSnapshot } from './build-routing-snapshot.js';
+import { EMPTY_SNAPSHOT, type RoutingSnapshot } from './routing-snapshot.js';
+
+export const CATALOG_EVENT_TYPES: readonly string[] = [
+  ...PROVIDER_EVENT_TYPES, ...DEPLOYMENT_EVENT_TYPES, ...PRICE_EVENT_TYPES, ...ALIAS_EVENT_TYPES,
+];
+
+/** Per node, in memory: folds catalog events and swaps in a new immutable routing snapshot. */
+export class RoutingSnapshotProjection implements InMemoryProjection {
+  readonly name = 'routing-snapshot';
+  readonly eventTypes = CATALOG_EVENT_TYPES;
+  private readonly logger = new Logger('RoutingSnapshot');
+  private catalog = ControlPlaneState.empty();
+  private snapshot: RoutingSnapshot = EMPTY_SNAPSHOT;
+  private lastProblems: string[] = [];
+  private readonly listeners = new Set<(snapshot: RoutingSnapshot) => void>();
+
+  /** The snapshot serving traffic now. Capture it once per request. */
+  get current(): RoutingSnapshot {
+    return this.snapshot;
+  }
+
+  /** The folded catalog aggregates (for admin reads, apply diffs and publication checks). */
+  get state(): ControlPlaneState {
+    return this.catalog;
+  }
+
+  get problems(): readonly string[] {
+    return this.lastProblems;
+  }
+
+  onSwap(listener: (snapshot: RoutingSnapshot) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  apply(events: readonly RecordedEvent[], _position: LogPosition): void {
+    this.catalog = this.catalog.withAll(events as Array<RecordedEvent & { type: string }>);
+    const version = events[events.length - 1].globalPosition;
+    const { snapshot, problems } = buildRoutingSnapshot(this.catalog, version, this.snapshot);
+    const fresh = problems.filter((problem) => !this.lastProblems.includes(problem));
+    for (const problem of fresh) this.logger.warn(`kept the previous version: ${problem}`);
+    this.lastProblems = problems;
+    this.snapshot = snapshot;
+    for (const listener of this.listeners) listener(snapshot);
+  }
+}

@@ -1,0 +1,69 @@
+import type { AliasPolicy, AliasVisibility, RoutingStrategy } from '../../events/alias-events.js';
+import type { DeploymentLimits } from '../../events/deployment-events.js';
+import type { ProviderType } from '../../events/provider-events.js';
+import type { ScheduledPrice } from '../../modules/catalog/price/price.decider.js';
+import type { Credential } from './credential.js';
+
+export interface ResolvedProvider {
+  id: string;
+  type: ProviderType;
+  /** Null for the in-process mock provider. */
+  baseUrl: string | null;
+  apiVersion: string | null;
+  region: string | null;
+  credential: Credential | null;
+}
+
+export interface ResolvedDeployment {
+  id: string;
+  provider: ResolvedProvider;
+  model: string;
+  region: string | null;
+  capabilities: ReadonlySet<string>;
+  contextWindow: number;
+  maxOutputTokens: number;
+  quotaGroup: string | null;
+  limits: DeploymentLimits;
+  status: 'active' | 'disabled';
+  /** Every scheduled price, effectiveFrom ascending; the one in effect at admission is used. */
+  prices: readonly ScheduledPrice[];
+  /** Changes whenever anything that affects how the deployment is called changes (pool reuse key). */
+  fingerprint: string;
+}
+
+export interface ResolvedRoute {
+  deployment: ResolvedDeployment;
+  priority: number;
+  weight: number;
+}
+
+export interface ResolvedAlias {
+  name: string;
+  version: number;
+  strategy: RoutingStrategy;
+  policy: AliasPolicy;
+  visibility: AliasVisibility;
+  routes: readonly ResolvedRoute[];
+}
+
+/**
+ * What serves traffic: immutable, swapped atomically, captured once per request so a reload never
+ * changes an in-flight request. `version` is the global position of the last event applied.
+ */
+export interface RoutingSnapshot {
+  readonly version: number;
+  readonly aliases: ReadonlyMap<string, ResolvedAlias>;
+  readonly deployments: ReadonlyMap<string, ResolvedDeployment>;
+}
+
+export const EMPTY_SNAPSHOT: RoutingSnapshot = Object.freeze({ version: 0, aliases: new Map(), deployments: new Map() });
+
+/** The price in effect at `at` (latest effectiveFrom not after it). */
+export function priceInEffect(deployment: ResolvedDeployment, at: Date): ScheduledPrice | null {
+  let found: ScheduledPrice | null = null;
+  for (const price of deployment.prices) {
+    if (price.effectiveFrom.getTime() <= at.getTime()) found = price;
+    else break;
+  }
+  return found;
+}

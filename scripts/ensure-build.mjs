@@ -1,0 +1,27 @@
+// Compiles TypeScript when dist/ is missing or older than any source file, so that `npm start`,
+// `npm test` and the `switchyard` bin work straight from a fresh clone.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const stamp = join(root, 'dist', '.tsbuildinfo');
+const sources = ['src', 'modules', 'events', 'projections', 'migrations', 'test', 'bench'];
+
+function newest(path) {
+  let latest = 0;
+  for (const entry of readdirSync(path, { withFileTypes: true })) {
+    const full = join(path, entry.name);
+    if (entry.isDirectory()) latest = Math.max(latest, newest(full));
+    else if (entry.name.endsWith('.ts')) latest = Math.max(latest, statSync(full).mtimeMs);
+  }
+  return latest;
+}
+
+const built = existsSync(stamp) ? statSync(stamp).mtimeMs : 0;
+const changed = Math.max(statSync(join(root, 'tsconfig.json')).mtimeMs, ...sources.filter((s) => existsSync(join(root, s))).map((s) => newest(join(root, s))));
+if (changed > built) {
+  process.stderr.write('switchyard: compiling TypeScript…\n');
+  execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.json')], { stdio: 'inherit', cwd: root });
+}

@@ -1,0 +1,39 @@
+import { readEnvironment } from '../../config/environment.js';
+import { type LogPosition, START } from '../../kernel/event-store/event-store.js';
+import { openPlatform } from '../../platform.js';
+
+/** Prints the global log as JSON lines from a position; with --follow keeps printing new events. */
+export async function eventsTail(options: { from: number; follow: boolean; types: string[] | null }): Promise<number> {
+  const platform = await openPlatform(readEnvironment(), { runDurable: false });
+  let stop = false;
+  process.on('SIGINT', () => (stop = true));
+  try {
+    let position: LogPosition = START;
+    for (;;) {
+      const page = await platform.store.readAll(position, { limit: 500, types: options.types ?? undefined });
+      for (const event of page.events) if (event.globalPosition >= options.from) process.stdout.write(`${JSON.stringify(event)}\n`);
+      position = page.next;
+      if (page.caughtUp) {
+        if (!options.follow || stop) return 0;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
+  } finally {
+    await platform.close();
+  }
+}
+
+export async function eventsRead(streamId: string): Promise<number> {
+  const platform = await openPlatform(readEnvironment(), { runDurable: false });
+  try {
+    const events = await platform.store.readStream(streamId);
+    if (events.length === 0) {
+      process.stderr.write(`Stream ${streamId} has no events.\n`);
+      return 1;
+    }
+    for (const event of events) process.stdout.write(`${JSON.stringify(event)}\n`);
+    return 0;
+  } finally {
+    await platform.close();
+  }
+}

@@ -1,0 +1,58 @@
+import { readEnvironment } from '../../config/environment.js';
+import { openPlatform } from '../../platform.js';
+
+export async function projectionsStatus(): Promise<number> {
+  const platform = await openPlatform(readEnvironment(), { runDurable: false });
+  try {
+    await platform.runner.start();
+    const head = await platform.store.headPosition();
+    const checkpoints = await platform.database.query<{ name: string; global_position: string; updated_at: Date }>(
+      `SELECT name, global_position::text AS global_position, updated_at FROM projection_checkpoints ORDER BY name`,
+    );
+    process.stdout.write(`event log head: global position ${head}\n`);
+    process.stdout.write(`${'projection'.padEnd(20)} ${'kind'.padEnd(10)} position\n`);
+    for (const status of platform.runner.status()) {
+      if (status.kind === 'in-memory') {
+        process.stdout.write(`${status.name.padEnd(20)} ${'per-node'.padEnd(10)} ${status.lastGlobalPosition} (rebuilt in memory at start)\n`);
+      } else {
+        const stored = checkpoints.find((c) => c.name === status.name);
+        process.stdout.write(
+          `${status.name.padEnd(20)} ${'singleton'.padEnd(10)} ${stored ? `${stored.global_position} (checkpoint ${new Date(stored.updated_at).toISOString()})` : 'not started'}\n`,
+        );
+      }
+    }
+    return 0;
+  } finally {
+    await platform.close();
+  }
+}
+
+export async function projectionsRebuild(name: string): Promise<number> {
+  const platform = await openPlatform(readEnvironment(), { runDurable: true });
+  try {
+    const known = platform.runner.status().filter((s) => s.kind === 'durable').map((s) => s.name);
+    if (!known.includes(name)) {
+      process.stderr.write(`Unknown projection '${name}'. Rebuildable: ${known.join(', ')} (per-node projections rebuild at every start).\n`);
+      return 2;
+    }
+    const head = await platform.store.headPosition();
+    process.stderr.write(`rebuilding ${name} from position 0 (log head ${head})…\n`);
+    await platform.runner.rebuild(name);
+    const status = platform.runner.status().find((s) => s.name === name)!;
+    if (!status.leaseHeld) {
+      // Another node holds the lease: it sees the reset checkpoint and replays; wait for it.
+      process.stderr.write(`a running node holds the ${name} lease; waiting for it to replay…\n`);
+      for (let waited = 0; waited < 120_000; waited += 500) {
+        const rows = await platform.database.query<{ position: string }>(
+          `SELECT global_position::text AS position FROM projection_checkpoints WHERE name = $1`, [name],
+        );
+        if (rows[0] && Number(rows[0].position) >= head) break;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
+    process.stdout.write(`Rebuilt ${name}.\n`);
+    return 0;
+  } finally {
+    await platform.close();
+  }
+}

@@ -1,0 +1,192 @@
+import { Decimal } from 'decimal.js';
+import type { AliasDefinition } from '../../../modules/catalog/alias/alias.decider.js';
+import type { ApiKeyCommand } from '../../../modules/access/api-key/api-key.decider.js';
+import { displayPrefix, hashApiKey } from '../../../modules/access/api-key/key-format.js';
+import type { TenantCommand } from '../../../modules/access/tenant/tenant.decider.js';
+import type { DeploymentCommand } from '../../../modules/catalog/deployment/deployment.decider.js';
+import type { PriceCommand } from '../../../modules/catalog/price/price.decider.js';
+import type { ProviderCommand } from '../../../modules/catalog/provider/provider.decider.js';
+import type { AliasCommand } from '../../../modules/catalog/alias/alias.decider.js';
+import type { ControlPlaneState } from '../../../projections/control-plane/control-plane-state.js';
+import { sameJson } from '../../kernel/canonical-json.js';
+import { resolveSecret } from '../secret-ref.js';
+import type { GatewayConfig } from '../gateway-config.js';
+
+export type PlannedStep =
+  | { family: 'provider'; command: ProviderCommand; summary: string; path: string }
+  | { family: 'deployment'; command: DeploymentCommand; summary: string; path: string }
+  | { family: 'price'; command: PriceCommand; summary: string; path: string }
+  | { family: 'alias'; command: AliasCommand; summary: string; path: string }
+  | { family: 'tenant'; command: TenantCommand; summary: string; path: string }
+  | { family: 'apikey'; command: ApiKeyCommand; summary: string; path: string };
+
+export interface ApplyPlan {
+  steps: PlannedStep[];
+  /** Differences that no command can reconcile; the plan is refused while there are any. */
+  problems: string[];
+}
+
+export interface PlanOptions {
+  now: Date;
+  /** Retire, remove, revoke or suspend what the file no longer declares. */
+  prune: boolean;
+}
+
+/**
+ * The diff of a configuration file against the projections: only the commands whose events would
+ * change something. Order respects references: providers, deployments, prices, tenants, aliases, keys;
+ * pruning runs the other way round.
+ */
+export function planApply(config: GatewayConfig, state: ControlPlaneState, options: PlanOptions): ApplyPlan {
+  const steps: PlannedStep[] = [];
+  const problems: string[] = [];
+
+  config.providers.forEach((p, i) => {
+    const path = `providers[${i}]`;
+    const settings = { type: p.type, baseUrl: p.baseUrl, credentialRef: p.apiKey, apiVersion: p.apiVersion, region: p.region, allowPrivateNetwork: p.allowPrivateNetwork };
+    const current = state.providers.get(p.id);
+    if (!current || current.status === 'absent') {
+      steps.push({ family: 'provider', path, summary: `register provider ${p.id}`, command: { type: 'RegisterProvider', providerId: p.id, settings } });
+    } else if (current.status === 'removed') {
+      problems.push(`${path}: provider ${p.id} was removed; choose a new id`);
+    } else if (!sameJson(current.settings, settings)) {
+      steps.push({ family: 'provider', path, summary: `update provider ${p.id}`, command: { type: 'UpdateProvider', providerId: p.id, settings } });
+    }
+  });
+
+  config.deployments.forEach((d, i) => {
+    const path = `deployments[${i}]`;
+    const settings = {
+      providerId: d.provider, model: d.model, region: d.region, capabilities: d.capabilities, contextWindow: d.contextWindow,
+      maxOutputTokens: d.maxOutputTokens, quotaGroup: d.quotaGroup, limits: d.limits,
+    };
+    const current = state.deployments.get(d.id);
+    if (!current || current.status === 'absent') {
+      steps.push({ family: 'deployment', path, summary: `register deployment ${d.id}`, command: { type: 'RegisterDeployment', deploymentId: d.id, settings } });
+    } else if (current.status === 'retired') {
+      problems.push(`${path}: deployment ${d.id} is retired; choose a new id`);
+      return;
+    } else if (!sameJson({ ...current.settings, capabilities: [...current.settings.capabilities].sort() }, { ...settings, capabilities: [...settings.capabilities].sort() })) {
+      steps.push({ family: 'deployment', path, summary: `update deployment ${d.id}`, command: { type: 'UpdateDeployment', deploymentId: d.id, settings } });
+    }
+    const status = current && current.status !== 'absent' ? current.status : 'active';
+    if (d.disabled === true && status === 'active') {
+      steps.push({ family: 'deployment', path: `${path}.disabled`, summary: `disable deployment ${d.id}`, command: { type: 'DisableDeployment', deploymentId: d.id, reason: 'configuration' } });
+    } else if (d.disabled === false && status === 'disabled') {
+      steps.push({ family: 'deployment', path: `${path}.disabled`, summary: `enable deployment ${d.id}`, command: { type: 'EnableDeployment', deploymentId: d.id } });
+    }
+    const { effectiveFrom, ...table } = d.price;
+    const schedule = state.prices.get(d.id)?.schedule ?? [];
+    const latest = [...schedule].sort((a, b) => a.effectiveFrom.getTime() - b.effectiveFrom.getTime()).at(-1);
+    const wanted = effectiveFrom ? new Date(effectiveFrom) : null;
+    const already = wanted ? schedule.find((s) => s.effectiveFrom.getTime() === wanted.getTime()) : latest;
+    if (!already || !samePrice({ ...already.table }, { ...table })) {
+      steps.push({
+        family: 'price', path: `${path}.price`, summary: `schedule price for ${d.id}${wanted ? ` from ${wanted.toISOString()}` : ''}`,
+        command: { type: 'SchedulePrice', deploymentId: d.id, effectiveFrom: wanted ?? options.now, table },
+      });
+    }
+  });
+
+  config.tenants.forEach((t, i) => {
+    const path = `tenants[${i}]`;
+    const current = state.tenants.get(t.id);
+    const exists = current && current.status !== 'absent';
+    if (!exists) steps.push({ family: 'tenant', path, summary: `create tenant ${t.id}`, command: { type: 'CreateTenant', tenantId: t.id, name: t.name } });
+    const limits = exists ? current.limits : { rpm: null, tpm: null, maxConcurrency: null };
+    if (!sameJson(limits, t.limits)) {
+      steps.push({ family: 'tenant', path: `${path}.limits`, summary: `set limits of tenant ${t.id}`, command: { type: 'SetTenantLimits', tenantId: t.id, limits: t.limits } });
+    }
+    if (!sameJson(exists ? current.budget : null, t.budget)) {
+      steps.push({ family: 'tenant', path: `${path}.budget`, summary: `set budget of tenant ${t.id}`, command: { type: 'SetTenantBudget', tenantId: t.id, budget: t.budget } });
+    }
+  });
+
+  config.aliases.forEach((a, i) => {
+    const path = `aliases[${i}]`;
+    const definition: AliasDefinition = {
+      strategy: a.strategy,
+      routes: a.routes.map((r) => ({ deploymentId: r.deployment, priority: r.priority, weight: r.weight })),
+      policy: a.policy,
+      visibility: a.visibility,
+    };
+    const current = state.aliases.get(a.name);
+    if (!current || current.status !== 'published' || !sameJson(current.definition, definition)) {
+      steps.push({ family: 'alias', path, summary: `publish alias ${a.name}`, command: { type: 'PublishAlias', alias: a.name, definition } });
+    }
+  });
+
+  config.apiKeys.forEach((k, i) => {
+    const path = `apiKeys[${i}]`;
+    let plaintext: string;
+    try {
+      plaintext = resolveSecret(k.key);
+    } catch (error) {
+      problems.push(`${path}.key: ${(error as Error).message}`);
+      return;
+    }
+    if (!/^sk-sy-[0-9A-Za-z]{32}$/.test(plaintext)) {
+      problems.push(`${path}.key: the key behind ${k.key} must look like sk-sy- followed by 32 letters and digits`);
+      return;
+    }
+    const hash = hashApiKey(plaintext);
+    const grant = { tenantId: k.tenant, scopes: k.scopes, aliases: k.aliases, limits: k.limits, expiresAt: k.expiresAt };
+    const current = state.keys.get(k.id);
+    if (!current || current.status === 'absent') {
+      steps.push({ family: 'apikey', path, summary: `issue key ${k.id}`, command: { type: 'IssueApiKey', keyId: k.id, hash, prefix: displayPrefix(plaintext), grant } });
+    } else if (current.status !== 'active') {
+      problems.push(`${path}: key ${k.id} is ${current.status}; issue a new key id`);
+    } else if (current.hash !== hash || !sameJson(current.grant, grant)) {
+      problems.push(`${path}: key ${k.id} was issued with a different secret or grant; keys are immutable, issue a new key id`);
+    }
+  });
+
+  if (options.prune) steps.push(...pruneSteps(config, state));
+  return { steps, problems };
+}
+
+function pruneSteps(config: GatewayConfig, state: ControlPlaneState): PlannedStep[] {
+  const steps: PlannedStep[] = [];
+  const declared = {
+    keys: new Set(config.apiKeys.map((k) => k.id)),
+    aliases: new Set(config.aliases.map((a) => a.name)),
+    deployments: new Set(config.deployments.map((d) => d.id)),
+    providers: new Set(config.providers.map((p) => p.id)),
+    tenants: new Set(config.tenants.map((t) => t.id)),
+  };
+  for (const [id, key] of state.keys) {
+    if (key.status === 'active' && !declared.keys.has(id)) {
+      steps.push({ family: 'apikey', path: 'apiKeys', summary: `revoke key ${id} (not declared)`, command: { type: 'RevokeApiKey', keyId: id, reason: 'pruned by apply' } });
+    }
+  }
+  for (const [name, alias] of state.aliases) {
+    if (alias.status === 'published' && !declared.aliases.has(name)) {
+      steps.push({ family: 'alias', path: 'aliases', summary: `retire alias ${name} (not declared)`, command: { type: 'RetireAlias', alias: name, reason: 'pruned by apply' } });
+    }
+  }
+  for (const [id, deployment] of state.deployments) {
+    if ((deployment.status === 'active' || deployment.status === 'disabled') && !declared.deployments.has(id)) {
+      steps.push({ family: 'deployment', path: 'deployments', summary: `retire deployment ${id} (not declared)`, command: { type: 'RetireDeployment', deploymentId: id, reason: 'pruned by apply' } });
+    }
+  }
+  for (const [id, provider] of state.providers) {
+    if (provider.status === 'active' && !declared.providers.has(id)) {
+      steps.push({ family: 'provider', path: 'providers', summary: `remove provider ${id} (not declared)`, command: { type: 'RemoveProvider', providerId: id, reason: 'pruned by apply' } });
+    }
+  }
+  for (const [id, tenant] of state.tenants) {
+    if (tenant.status === 'active' && !declared.tenants.has(id)) {
+      steps.push({ family: 'tenant', path: 'tenants', summary: `suspend tenant ${id} (not declared)`, command: { type: 'SuspendTenant', tenantId: id, reason: 'pruned by apply' } });
+    }
+  }
+  return steps;
+}
+
+function samePrice(a: Record<string, string | null>, b: Record<string, string | null>): boolean {
+  return Object.keys({ ...a, ...b }).every((key) => {
+    const x = a[key] ?? null;
+    const y = b[key] ?? null;
+    if (x === null || y === null) return x === y;
+    return /^\d/.test(x) && /^\d/.test(y) ? new Decimal(x).eq(y) : x === y;
+  });
+}

@@ -1,0 +1,43 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { generateApiKey } from '../../modules/access/api-key/key-format.js';
+
+/**
+ * The built-in demo for `npm start` without a config file: the in-process mock provider behind the
+ * alias `demo`, a demo tenant, and a demo key kept in the data directory (mode 0600) so that the same
+ * key works after a restart.
+ */
+export function demoConfig(dataDir: string): { yaml: string; key: string } {
+  mkdirSync(dataDir, { recursive: true });
+  const keyPath = join(dataDir, 'demo-key');
+  if (!existsSync(keyPath)) writeFileSync(keyPath, `${generateApiKey()}\n`, { mode: 0o600 });
+  const key = readFileSync(keyPath, 'utf8').trim();
+  const yaml = `
+providers:
+  - id: demo-mock
+    type: mock
+deployments:
+  - id: demo-mock-small
+    provider: demo-mock
+    model: mock-small
+    capabilities: [chat, streaming, tools, json_object, json_schema]
+    contextWindow: 32000
+    maxOutputTokens: 4096
+    price: { inputPer1M: "0.50", outputPer1M: "1.50", cachedInputPer1M: "0.25" }
+aliases:
+  - name: demo
+    strategy: priority
+    routes:
+      - { deployment: demo-mock-small, priority: 0, weight: 1 }
+tenants:
+  - id: demo
+    name: Demo tenant
+apiKeys:
+  - id: demo-key
+    tenant: demo
+    key: ${JSON.stringify(`file:${keyPath}`)}
+    aliases: [demo]
+    scopes: [inference, models:read, usage:read]
+`;
+  return { yaml, key };
+}

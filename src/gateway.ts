@@ -1,0 +1,94 @@
+import { Logger, type LogLevel } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { readFileSync } from 'node:fs';
+import { BODY_LIMIT, GatewayExceptionFilter } from '../modules/inference/http/gateway-exception.filter.js';
+import { MockProviderHost } from '../modules/providers/mock/mock-provider-host.js';
+import { AppModule } from './app.module.js';
+import { ConfigApplier } from './config/apply/config-applier.js';
+import { demoConfig } from './config/demo-config.js';
+import type { Environment } from './config/environment.js';
+import { parseGatewayConfig } from './config/gateway-config.js';
+import { uuidv7 } from './kernel/ids.js';
+import { openPlatform, type Platform } from './platform.js';
+import { installPublicationGuard } from './publication-guard.js';
+
+
+export interface Gateway {
+  app: NestFastifyApplication;
+  platform: Platform;
+  url: string;
+  /** The demo key when serving the built-in demo configuration. */
+  demoKey: string | null;
+  mock: MockProviderHost;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Apply SWITCHYARD_CONFIG (or the demo) at start. */
+  applyConfig?: boolean;
+  /** Listen on this port instead of the environment's (0 = any free port). */
+  port?: number;
+}
+
+/** Opens the platform, wires the NestJS modules, applies the configuration and starts serving. */
+export async function startGateway(environment: Environment, options: StartOptions = {}): Promise<Gateway> {
+  const logger = new Logger('Switchyard');
+  const platform = await openPlatform(environment, { runDurable: true });
+  try {
+    installPublicationGuard(platform);
+    await platform.runner.start();
+    const adapter = new FastifyAdapter({
+      bodyLimit: BODY_LIMIT,
+      genReqId: () => uuidv7(),
+      requestIdHeader: false,
+      logger: false,
+      return503OnClosing: true,
+      connectionTimeout: 0,
+      keepAliveTimeout: 65_000,
+    });
+    const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(platform), adapter, {
+      logger: logLevels(environment.logLevel),
+      bufferLogs: false,
+    });
+    app.useGlobalFilters(new GatewayExceptionFilter());
+    await app.init();
+
+    let demoKey: string | null = null;
+    if (options.applyConfig ?? true) {
+      let yaml: string;
+      let source: string;
+      if (environment.configPath) {
+        yaml = readFileSync(environment.configPath, 'utf8');
+        source = environment.configPath;
+      } else {
+        const demo = demoConfig(environment.dataDir);
+        yaml = demo.yaml;
+        demoKey = demo.key;
+        source = 'built-in demo';
+      }
+      const result = await app.get(ConfigApplier).apply(parseGatewayConfig(yaml, source), {
+        dryRun: false, prune: false, actor: `config:${source}`,
+      });
+      if (result.appended > 0) logger.log(`applied ${source}: ${result.steps.length} change(s), ${result.appended} event(s)`);
+    }
+    await app.listen(options.port ?? environment.port, environment.host);
+    const url = (await app.getUrl()).replace('[::1]', 'localhost');
+    return {
+      app, platform, url, demoKey,
+      mock: app.get(MockProviderHost),
+      async close() {
+        await app.close();
+        await platform.close();
+      },
+    };
+  } catch (error) {
+    await platform.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+function logLevels(level: Environment['logLevel']): LogLevel[] {
+  const order: LogLevel[] = ['error', 'warn', 'log', 'debug'];
+  return order.slice(0, order.indexOf(level) + 1);
+}

@@ -1,0 +1,40 @@
+import { type DynamicModule, Global, Module } from '@nestjs/common';
+import { CqrsModule } from '@nestjs/cqrs';
+import { DataSource } from 'typeorm';
+import { KeyIndexProjection } from '../projections/key-index/key-index.projection.js';
+import { RoutingSnapshotProjection } from '../projections/routing-snapshot/routing-snapshot.projection.js';
+import { CommandExecutor } from './kernel/commands/command-executor.js';
+import { GroupCommitter } from './kernel/event-store/group-committer.js';
+import { SqlEventStore } from './kernel/event-store/sql-event-store.js';
+import { ProjectionRunner } from './kernel/projections/projection-runner.js';
+import type { Platform } from './platform.js';
+
+export const ENVIRONMENT = Symbol('ENVIRONMENT');
+export const DATABASE = Symbol('DATABASE');
+export const PLATFORM = Symbol('PLATFORM');
+
+/** Makes the already-opened platform kernel injectable everywhere. */
+@Global()
+@Module({})
+export class PlatformModule {
+  static forRoot(platform: Platform): DynamicModule {
+    const providers = [
+      { provide: PLATFORM, useValue: platform },
+      { provide: ENVIRONMENT, useValue: platform.environment },
+      { provide: DATABASE, useValue: platform.database },
+      { provide: DataSource, useValue: platform.dataSource },
+      { provide: SqlEventStore, useValue: platform.store },
+      { provide: GroupCommitter, useValue: platform.committer },
+      { provide: CommandExecutor, useValue: platform.executor },
+      { provide: ProjectionRunner, useValue: platform.runner },
+      { provide: RoutingSnapshotProjection, useValue: platform.routing },
+      { provide: KeyIndexProjection, useValue: platform.keys },
+    ];
+    return {
+      module: PlatformModule,
+      imports: [CqrsModule.forRoot()],
+      providers,
+      exports: [...providers.map((p) => p.provide), CqrsModule],
+    };
+  }
+}

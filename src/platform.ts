@@ -1,0 +1,82 @@
+import { Logger } from '@nestjs/common';
+import type { DataSource } from 'typeorm';
+import { upcasters } from '../events/upcasters.js';
+import { CostLedgerEntry } from '../projections/cost-ledger/cost-ledger-entry.entity.js';
+import { CostLedgerProjection } from '../projections/cost-ledger/cost-ledger.projection.js';
+import { KeyIndexProjection } from '../projections/key-index/key-index.projection.js';
+import { RoutingSnapshotProjection } from '../projections/routing-snapshot/routing-snapshot.projection.js';
+import { TenantSpend } from '../projections/tenant-spend/tenant-spend.entity.js';
+import type { Environment } from './config/environment.js';
+import type { Database } from './kernel/database/database.js';
+import { migrate, openDataSource } from './kernel/database/data-source.js';
+import { openDatabase } from './kernel/database/open-database.js';
+import { CommandExecutor } from './kernel/commands/command-executor.js';
+import { GroupCommitter } from './kernel/event-store/group-committer.js';
+import { SqlEventStore } from './kernel/event-store/sql-event-store.js';
+import { ProjectionCheckpoint } from './kernel/projections/projection-checkpoint.entity.js';
+import { ProjectionRunner } from './kernel/projections/projection-runner.js';
+
+export const ENTITIES = [ProjectionCheckpoint, CostLedgerEntry, TenantSpend];
+
+/** The platform kernel, opened before NestJS wires the modules around it. */
+export interface Platform {
+  environment: Environment;
+  database: Database;
+  dataSource: DataSource;
+  store: SqlEventStore;
+  committer: GroupCommitter;
+  executor: CommandExecutor;
+  runner: ProjectionRunner;
+  routing: RoutingSnapshotProjection;
+  keys: KeyIndexProjection;
+  close(): Promise<void>;
+}
+
+export interface PlatformOptions {
+  /** Run singleton projections (ledger, spend) in this process. */
+  runDurable: boolean;
+}
+
+export async function openPlatform(environment: Environment, options: PlatformOptions): Promise<Platform> {
+  const logger = new Logger('Platform');
+  const dataDir = environment.databaseUrl || environment.dataDir === ':memory:' ? null : environment.dataDir;
+  const database = await openDatabase({ databaseUrl: environment.databaseUrl, dataDir });
+  let dataSource: DataSource | null = null;
+  try {
+    dataSource = await openDataSource(database, environment.databaseUrl, ENTITIES);
+    const applied = await migrate(database, dataSource);
+    if (applied.length) logger.log(`applied migrations: ${applied.join(', ')}`);
+  } catch (error) {
+    await dataSource?.destroy().catch(() => undefined);
+    await database.close().catch(() => undefined);
+    throw error;
+  }
+  const store = new SqlEventStore(database, upcasters.upcast);
+  const committer = new GroupCommitter(store, {
+    maxBatchEvents: 500,
+    maxBatchBytes: 2 * 1024 * 1024,
+    maxDelayMs: 1,
+    maxInFlight: Math.max(1, Math.min(4, database.maxConcurrentTransactions - 2)),
+  });
+  const routing = new RoutingSnapshotProjection();
+  const keys = new KeyIndexProjection();
+  const runner = new ProjectionRunner(store, database, dataSource, {
+    pollIntervalMs: environment.pollIntervalMs,
+    batchSize: 500,
+    runDurable: options.runDurable,
+  });
+  runner.addInMemory(routing);
+  runner.addInMemory(keys);
+  runner.addDurable(new CostLedgerProjection());
+  const executor = new CommandExecutor(store);
+  const openedDataSource = dataSource;
+  return {
+    environment, database, dataSource: openedDataSource, store, committer, executor, runner, routing, keys,
+    async close() {
+      await committer.drain();
+      await runner.stop();
+      await openedDataSource.destroy().catch(() => undefined);
+      await database.close();
+    },
+  };
+}
