@@ -33,6 +33,7 @@ export interface StartOptions {
 
 /** Opens the platform, wires the NestJS modules, applies the configuration and starts serving. */
 export async function startGateway(environment: Environment, options: StartOptions = {}): Promise<Gateway> {
+  Logger.overrideLogger(logLevels(environment.logLevel));
   const logger = new Logger('Switchyard');
   const platform = await openPlatform(environment, { runDurable: true });
   try {

@@ -1,0 +1,153 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generateApiKey } from '../../modules/access/api-key/key-format.js';
+import { MockProviderServer } from '../../modules/providers/mock/mock-provider-server.js';
+import type { Environment } from '../../src/config/environment.js';
+import { startGateway, type Gateway } from '../../src/gateway.js';
+import type { RecordedEvent } from '../../src/kernel/event-store/event-store.js';
+
+export interface TestGateway {
+  url: string;
+  key: string;
+  gateway: Gateway;
+  mock: MockProviderServer;
+  mockUrl: string;
+  configPath: string;
+  /** Events of one request stream. */
+  requestEvents(requestId: string): Promise<RecordedEvent[]>;
+  /** Count of all events whose type is in `types`. */
+  countEvents(types: string[]): Promise<number>;
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  databaseUrl?: string | null;
+  /** Configuration YAML; gets the mock's base URL and the env var holding the test key. */
+  yaml?: (mockUrl: string, keyEnv: string) => string;
+  environment?: Partial<Environment>;
+}
+
+let keyCounter = 0;
+
+/** Two deployments on one mock, alias `chat` (primary then backup) and `solo`, one tenant, one key. */
+export function defaultYaml(mockUrl: string, keyEnv: string): string {
+  return `
+providers:
+  - id: mock-upstream
+    type: openai-compatible
+    baseUrl: ${mockUrl}/v1
+    apiKey: env:SWITCHYARD_TEST_UPSTREAM_KEY
+deployments:
+  - id: primary
+    provider: mock-upstream
+    model: model-primary
+    capabilities: [chat, streaming, tools, json_object, json_schema]
+    contextWindow: 64000
+    maxOutputTokens: 4096
+    price: { inputPer1M: "2.50", outputPer1M: "10.00", cachedInputPer1M: "1.25" }
+  - id: backup
+    provider: mock-upstream
+    model: model-backup
+    capabilities: [chat, streaming, tools, json_object, json_schema]
+    contextWindow: 64000
+    maxOutputTokens: 4096
+    price: { inputPer1M: "0.15", outputPer1M: "0.60" }
+aliases:
+  - name: chat
+    routes:
+      - { deployment: primary, priority: 0 }
+      - { deployment: backup, priority: 1 }
+  - name: solo
+    routes:
+      - { deployment: primary, priority: 0 }
+tenants:
+  - id: acme
+apiKeys:
+  - id: acme-app
+    tenant: acme
+    key: env:${keyEnv}
+    scopes: [inference, models:read]
+`;
+}
+
+export async function startTestGateway(options: HarnessOptions = {}): Promise<TestGateway> {
+  const mock = new MockProviderServer();
+  const mockUrl = await mock.listen(0);
+  const key = generateApiKey();
+  const keyEnv = `SWITCHYARD_TEST_KEY_${process.pid}_${++keyCounter}`;
+  process.env[keyEnv] = key;
+  process.env.SWITCHYARD_TEST_UPSTREAM_KEY = 'upstream-secret-value-123456';
+  const dir = mkdtempSync(join(tmpdir(), 'switchyard-test-'));
+  const configPath = join(dir, 'switchyard.yaml');
+  writeFileSync(configPath, (options.yaml ?? defaultYaml)(mockUrl, keyEnv));
+  const environment: Environment = {
+    port: 0,
+    host: '127.0.0.1',
+    configPath,
+    dataDir: ':memory:',
+    databaseUrl: options.databaseUrl ?? null,
+    redisUrl: null,
+    clickhouseUrl: null,
+    adminToken: null,
+    durability: 'default',
+    pollIntervalMs: 200,
+    nodeId: `test-${keyCounter}`,
+    logLevel: 'error',
+    ...options.environment,
+  };
+  let gateway: Gateway;
+  try {
+    gateway = await startGateway(environment, { port: 0 });
+  } catch (error) {
+    await mock.close();
+    throw error;
+  }
+  return {
+    url: gateway.url,
+    key,
+    gateway,
+    mock,
+    mockUrl,
+    configPath,
+    requestEvents: (requestId) => gateway.platform.store.readStream(`request-${requestId}`),
+    countEvents: async (types) => {
+      const rows = await gateway.platform.database.query<{ n: string }>(`SELECT count(*)::text AS n FROM events WHERE event_type = ANY($1::text[])`, [types]);
+      return Number(rows[0].n);
+    },
+    close: async () => {
+      await gateway.close();
+      await mock.close();
+    },
+  };
+}
+
+/** POST a JSON body (or raw string) with the test key; returns status, headers and parsed body. */
+export async function postJson(
+  gw: TestGateway,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Headers; json: any; text: string }> {
+  const response = await fetch(`${gw.url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await response.text();
+  let json: unknown = null;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = null;
+  }
+  return { status: response.status, headers: response.headers, json, text };
+}
+
+/** Splits an SSE body into its `data:` payloads. */
+export function sseData(text: string): string[] {
+  return text
+    .split(/\r?\n\r?\n/)
+    .map((block) => block.split(/\r?\n/).filter((line) => line.startsWith('data:')).map((line) => line.slice(5).trimStart()).join('\n'))
+    .filter((data) => data.length > 0);
+}
