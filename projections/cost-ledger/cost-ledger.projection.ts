@@ -56,7 +56,7 @@ export class CostLedgerProjection implements DurableProjection {
         .into(CostLedgerEntry)
         .values(chunk)
         .orIgnore()
-        .returning(['request_id', 'attempt'])
+        .returning('"request_id", "attempt"')
         .execute();
       const inserted = new Set((result.raw as Array<{ request_id: string; attempt: number }>).map((r) => `${r.request_id}#${r.attempt}`));
       await accrueSpend(

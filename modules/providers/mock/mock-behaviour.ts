@@ -10,6 +10,8 @@ export interface MockBehaviour {
   chunks: number;
   /** Answer with this HTTP error status instead (e.g. 500, 503, 429). */
   status: number | null;
+  /** Fail this share of requests (0..1) with `status` (500 when unset); the rest succeed. */
+  failureRate: number;
   /** With a 429/503: the retry-after header, in seconds. */
   retryAfterSeconds: number | null;
   /** Hang: before sending headers, after headers but before the first token, or mid-stream. */
@@ -32,6 +34,7 @@ export const DEFAULT_BEHAVIOUR: MockBehaviour = Object.freeze({
   chunkGapMs: 0,
   chunks: 12,
   status: null,
+  failureRate: 0,
   retryAfterSeconds: null,
   stall: null,
   dropAfterChunks: null,

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { DEFAULT_BEHAVIOUR, type MockBehaviour, type MockScenario } from './mock-behaviour.js';
 import { type Frame, MockBadRequest, type MockFormat, type MockRenderContext } from './mock-format.js';
 import { planAnswer } from './mock-script.js';
-import { openAiMockFormat } from './openai-mock-format.js';
+import { MOCK_FORMATS } from './mock-formats.js';
 
 /** What the mock saw of one request: tests assert on the calls the upstream received. */
 export interface MockRequestRecord {
@@ -36,7 +36,7 @@ export class MockProviderServer {
 
   constructor(
     private defaults: MockBehaviour = DEFAULT_BEHAVIOUR,
-    formats: MockFormat[] = [openAiMockFormat],
+    formats: MockFormat[] = MOCK_FORMATS,
   ) {
     this.formats = formats;
     this.server = createServer((req, res) => void this.handle(req, res));
@@ -184,9 +184,16 @@ export class MockProviderServer {
 
   private behaviourFor(model: string): MockBehaviour {
     const scenario = this.scenarios.find((s) => (!s.model || s.model === model) && (s.times === undefined || s.used < s.times));
-    if (!scenario) return this.defaults;
-    scenario.used++;
-    return { ...this.defaults, ...scenario.behaviour };
+    let behaviour = this.defaults;
+    if (scenario) {
+      scenario.used++;
+      behaviour = { ...this.defaults, ...scenario.behaviour };
+    }
+    if (behaviour.failureRate > 0) {
+      const fail = Math.random() < behaviour.failureRate;
+      behaviour = { ...behaviour, status: fail ? (behaviour.status ?? 500) : null };
+    }
+    return behaviour;
   }
 
   private async control(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {

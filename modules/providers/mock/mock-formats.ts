@@ -1,0 +1,5 @@
+import type { MockFormat } from './mock-format.js';
+import { openAiMockFormat } from './openai-mock-format.js';
+
+/** Every provider wire format the mock speaks; the server picks one by method and path. */
+export const MOCK_FORMATS: MockFormat[] = [openAiMockFormat];
