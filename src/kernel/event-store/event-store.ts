@@ -89,5 +89,5 @@ export function comparePositions(a: LogPosition, b: LogPosition): number {
   return a.globalPosition - b.globalPosition;
 }
 
-/** NOTIFY channel that wakes subscribers after a commit. */
+/** NOTIFY channel that wakes subscribers after a commit; the payload lists the committed event types ('' = unknown). */
 export const EVENTS_CHANNEL = 'switchyard_events';

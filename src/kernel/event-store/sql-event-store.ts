@@ -54,19 +54,131 @@ export class SqlEventStore implements EventStore {
     return result;
   }
 
-  /** Appends every request in one transaction; each entry of the result is its request's outcome. */
+  /**
+   * Appends every request; each entry of the result is its request's outcome. The common case is one
+   * statement (one round trip, its own transaction): version checks, the multi-row insert and the commit
+   * notification together. Anything unusual — a stream twice in the batch, a version conflict, an
+   * idempotent re-append, a unique violation from a concurrent writer — goes to the careful path, one
+   * transaction per request, so one bad request fails only itself.
+   */
   async appendMany(requests: readonly AppendRequest[]): Promise<Array<AppendResult | Error>> {
     const prepared: PreparedRequest[] = requests.map((request) => ({
       ...request,
       events: request.events.map((event) => ({ ...event, eventId: event.eventId ?? uuidv7() })),
     }));
-    return this.database.transaction(async (tx) => {
-      const results = await this.appendInTransaction(tx, prepared);
-      if (results.some((result) => !(result instanceof Error))) {
-        await tx.query(`SELECT pg_notify($1, '')`, [EVENTS_CHANNEL]);
-      }
-      return results;
+    const results: Array<AppendResult | Error | null> = prepared.map(() => null);
+    // The first request of each stream goes in the single statement; a second one for the same stream
+    // (it must see the first one's versions) waits for the careful path.
+    const seen = new Set<string>();
+    const fast = prepared.filter((request) => {
+      if (seen.has(request.streamId)) return false;
+      seen.add(request.streamId);
+      return request.events.length > 0;
     });
+    // A concurrent writer that took a (stream, version) fails the whole statement; the error names the
+    // stream, so that request moves to the careful path and the rest retry together.
+    let pending = fast;
+    for (let round = 0; pending.length > 0 && round < 4; round++) {
+      try {
+        const outcome = await this.appendInOneStatement(pending);
+        for (const request of pending) results[prepared.indexOf(request)] = outcome.get(request.streamId) ?? null;
+        break;
+      } catch (error) {
+        const taken = sqlErrorCode(error) === UNIQUE_VIOLATION ? conflictingStream(error) : null;
+        if (!taken || !pending.some((request) => request.streamId === taken)) break;
+        pending = pending.filter((request) => request.streamId !== taken);
+      }
+    }
+    for (const [index, request] of prepared.entries()) {
+      if (results[index] !== null) continue;
+      results[index] = await this.database
+        .transaction(async (tx) => {
+          const [result] = await this.appendInTransaction(tx, [request]);
+          if (!(result instanceof Error) && request.events.length > 0) {
+            await tx.query(`SELECT pg_notify($1, $2)`, [EVENTS_CHANNEL, notificationPayload([request])]);
+          }
+          return result;
+        })
+        .catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+    }
+    return results as Array<AppendResult | Error>;
+  }
+
+  /**
+   * Version check, insert and notify in a single statement for requests on distinct streams. Returns the
+   * outcome of each stream whose events were inserted; the others (conflict, re-append) are left out.
+   */
+  private async appendInOneStatement(requests: readonly PreparedRequest[]): Promise<Map<string, AppendResult>> {
+    const reqStreams: string[] = [];
+    const reqExpected: number[] = [];
+    const reqOrder: number[] = [];
+    const evStreams: string[] = [];
+    const evOffsets: number[] = [];
+    const evIds: string[] = [];
+    const evTypes: string[] = [];
+    const evSchemas: number[] = [];
+    const evData: string[] = [];
+    const evMetadata: string[] = [];
+    requests.forEach((request, order) => {
+      reqStreams.push(request.streamId);
+      reqExpected.push(encodeExpected(request.expectedVersion));
+      reqOrder.push(order);
+      request.events.forEach((event, offset) => {
+        evStreams.push(request.streamId);
+        evOffsets.push(offset);
+        evIds.push(event.eventId);
+        evTypes.push(event.type);
+        evSchemas.push(event.schemaVersion ?? 1);
+        evData.push(JSON.stringify(event.data));
+        evMetadata.push(JSON.stringify(event.metadata ?? {}));
+      });
+    });
+    const rows = await this.database.query<{ stream_id: string; stream_version: number; event_id: string; global_position: string | number }>(
+      `WITH req AS (
+         SELECT * FROM unnest($1::text[], $2::int[], $3::int[]) AS r(stream_id, expected, ord)
+       ), cur AS (
+         SELECT req.stream_id, req.expected, req.ord,
+                coalesce((SELECT max(e.stream_version) FROM events e WHERE e.stream_id = req.stream_id), 0) AS actual
+         FROM req
+       ), ok AS (
+         SELECT * FROM cur
+         WHERE expected = -1 OR (expected = -3 AND actual > 0) OR (expected >= 0 AND actual = expected)
+       ), ev AS (
+         SELECT * FROM unnest($4::text[], $5::int[], $6::uuid[], $7::text[], $8::int2[], $9::jsonb[], $10::jsonb[])
+           AS e(stream_id, ofs, event_id, event_type, schema_version, data, metadata)
+       ), ins AS (
+         INSERT INTO events (stream_id, stream_version, event_id, event_type, schema_version, data, metadata)
+         SELECT ev.stream_id, ok.actual + ev.ofs + 1, ev.event_id, ev.event_type, ev.schema_version, ev.data, ev.metadata
+         FROM ev JOIN ok ON ok.stream_id = ev.stream_id
+         ORDER BY ok.ord, ev.ofs
+         ON CONFLICT (event_id) DO NOTHING
+         RETURNING stream_id, stream_version, event_id::text AS event_id, global_position
+       ), notified AS (
+         SELECT pg_notify($11, $12) FROM (SELECT 1 FROM ins LIMIT 1) AS any_inserted
+       )
+       SELECT stream_id, stream_version, event_id, global_position FROM ins
+       UNION ALL SELECT NULL, NULL, NULL, NULL FROM notified`,
+      [reqStreams, reqExpected, reqOrder, evStreams, evOffsets, evIds, evTypes, evSchemas, evData, evMetadata, EVENTS_CHANNEL, notificationPayload(requests)],
+    );
+    const byStream = new Map<string, Array<{ version: number; eventId: string; position: number }>>();
+    for (const row of rows) {
+      if (row.stream_id === null) continue;
+      const list = byStream.get(row.stream_id) ?? [];
+      list.push({ version: Number(row.stream_version), eventId: row.event_id, position: Number(row.global_position) });
+      byStream.set(row.stream_id, list);
+    }
+    const outcome = new Map<string, AppendResult>();
+    for (const request of requests) {
+      const inserted = byStream.get(request.streamId);
+      // A partial insert (some ids already stored) is left to the careful path, which reports it exactly.
+      if (!inserted || inserted.length !== request.events.length) continue;
+      const positions = new Map(inserted.map((row) => [row.eventId, row.position]));
+      outcome.set(request.streamId, {
+        nextExpectedVersion: Math.max(...inserted.map((row) => row.version)),
+        positions: request.events.map((event) => positions.get(event.eventId)!),
+      });
+    }
+    return outcome;
   }
 
   async readStream(streamId: string, fromVersion = 1): Promise<RecordedEvent[]> {
@@ -282,6 +394,27 @@ export class SqlEventStore implements EventStore {
       recordedAt: row.recorded_at instanceof Date ? row.recorded_at : new Date(row.recorded_at),
     };
   }
+}
+
+/** The stream named by a primary-key violation's detail: `Key (stream_id, stream_version)=(s, 3) already exists.` */
+function conflictingStream(error: unknown): string | null {
+  const detail = (error as { detail?: string })?.detail ?? '';
+  const match = /^Key \(stream_id, stream_version\)=\((.*), \d+\) already exists/.exec(detail);
+  return match ? match[1] : null;
+}
+
+/** Expected versions as integers for SQL: -1 any, -3 stream-exists, n ≥ 0 exact (no-stream = 0). */
+function encodeExpected(expected: AppendRequest['expectedVersion']): number {
+  if (expected === 'any') return -1;
+  if (expected === 'stream-exists') return -3;
+  if (expected === 'no-stream') return 0;
+  return expected;
+}
+
+/** The committed event types, so that subscribers following other types stay asleep ('' = wake all). */
+function notificationPayload(requests: readonly PreparedRequest[]): string {
+  const types = [...new Set(requests.flatMap((request) => request.events.map((event) => event.type)))].join(',');
+  return types.length <= 7000 ? types : '';
 }
 
 function versionMatches(expected: AppendRequest['expectedVersion'], actual: number): boolean {

@@ -34,11 +34,14 @@ interface Worker {
   nextLeaseAttempt: number;
   running: Promise<void> | null;
   again: boolean;
+  wakeTimer: NodeJS.Timeout | null;
   lastError: string | null;
   step: (worker: Worker) => Promise<boolean>;
 }
 
 class StaleCheckpointError extends Error {}
+
+const DURABLE_WAKE_DELAY_MS = 100;
 
 /**
  * Runs catch-up subscriptions over the global order: every projection has its own position and is woken
@@ -80,7 +83,7 @@ export class ProjectionRunner {
 
   /** Catches every in-memory projection up (so the node serves a complete snapshot), then follows the log. */
   async start(): Promise<void> {
-    this.unlisten = await this.database.listen(EVENTS_CHANNEL, () => this.wake());
+    this.unlisten = await this.database.listen(EVENTS_CHANNEL, (payload) => this.wakeFor(payload));
     await Promise.all([...this.workers.values()].filter((w) => w.kind === 'in-memory').map((w) => this.run(w)));
     this.pollTimer = setInterval(() => this.wake(), this.options.pollIntervalMs);
     this.pollTimer.unref();
@@ -90,6 +93,7 @@ export class ProjectionRunner {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.pollTimer) clearInterval(this.pollTimer);
+    for (const worker of this.workers.values()) if (worker.wakeTimer) clearTimeout(worker.wakeTimer);
     await this.unlisten?.().catch(() => undefined);
     await Promise.all([...this.workers.values()].map((w) => w.running?.catch(() => undefined)));
     for (const worker of this.workers.values()) await worker.lease?.release().catch(() => undefined);
@@ -98,6 +102,31 @@ export class ProjectionRunner {
   wake(): void {
     if (this.stopped) return;
     for (const worker of this.workers.values()) void this.run(worker).catch(() => undefined);
+  }
+
+  /** A commit notification: wake only the projections that follow one of the committed types. */
+  private wakeFor(payload: string): void {
+    if (this.stopped) return;
+    if (!payload) return this.wake();
+    const types = payload.split(',');
+    for (const worker of this.workers.values()) {
+      if (!types.some((type) => worker.eventTypes.includes(type))) continue;
+      if (worker.kind === 'durable') this.wakeSoon(worker);
+      else void this.run(worker).catch(() => undefined);
+    }
+  }
+
+  /**
+   * Durable projections (billing) need not follow every commit within milliseconds: coalescing wake-ups
+   * lets each catch-up transaction take a larger page and keeps the database free for the data plane.
+   */
+  private wakeSoon(worker: Worker): void {
+    if (worker.wakeTimer) return;
+    worker.wakeTimer = setTimeout(() => {
+      worker.wakeTimer = null;
+      void this.run(worker).catch(() => undefined);
+    }, DURABLE_WAKE_DELAY_MS);
+    worker.wakeTimer.unref();
   }
 
   /** Resolves when the named projections (default: all) have read everything committed before the call. */
@@ -144,7 +173,7 @@ export class ProjectionRunner {
     return {
       name, kind, eventTypes, step,
       position: START, lastGlobalPosition: 0, persisted: null, lease: null, nextLeaseAttempt: 0,
-      running: null, again: false, lastError: null,
+      running: null, again: false, lastError: null, wakeTimer: null,
     };
   }
 
