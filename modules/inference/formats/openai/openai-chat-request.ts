@@ -8,7 +8,9 @@ const KNOWN = new Set([
   'tools', 'tool_choice', 'parallel_tool_calls', 'response_format', 'seed', 'user', 'metadata', 'n',
 ]);
 /** Accepted with these values only: what SDKs send by default and what changes nothing. */
-const NEUTRAL_VALUES: Record<string, unknown[]> = { service_tier: ['auto', 'default'], store: [false], logprobs: [false] };
+const NEUTRAL_VALUES: Record<string, unknown[]> = {
+  service_tier: ['auto', 'default'], store: [false], logprobs: [false], top_logprobs: [0], presence_penalty: [0], frequency_penalty: [0],
+};
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 type Json = Record<string, unknown>;
@@ -214,7 +216,9 @@ function parseMetadata(value: unknown): Record<string, string> | null {
 function isNeutral(key: string, value: unknown): boolean {
   if (value === null || value === undefined) return true;
   if (NEUTRAL_VALUES[key]?.includes(value)) return true;
-  return false;
+  // An empty object or list (e.g. logit_bias: {}) asks for nothing.
+  if (Array.isArray(value)) return value.length === 0;
+  return isObject(value) && Object.keys(value).length === 0;
 }
 
 function isObject(value: unknown): value is Json {
