@@ -5,5 +5,7 @@ export default {
   testMatch: ['**/*.test.js'],
   transform: {},
   testTimeout: 30000,
-  maxWorkers: 2,
+  // One suite at a time: several suites start servers and measure bounds (abort within 100 ms) that
+  // must not depend on a neighbour suite loading the same two cores.
+  maxWorkers: 1,
 };

@@ -65,7 +65,7 @@ export class ConfigApplier {
       }
       appended += outcome.events.length;
       // The next step's checks (and the caller) must see this one.
-      await this.runner.catchUp([this.routing.name, this.keys.name]);
+      if (outcome.position !== null) await this.runner.waitForEvent([this.routing.name, this.keys.name], outcome.position);
       options.onProgress?.(index + 1, plan.steps.length, step);
     }
     return { steps: plan.steps, appended };

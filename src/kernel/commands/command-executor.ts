@@ -7,6 +7,8 @@ export interface CommandOutcome<Event extends DomainEvent> {
   events: Event[];
   /** Stream version after the command; equal to the previous one when nothing changed. */
   version: number;
+  /** Global position of the last event appended (null when nothing changed): wait for it to read your writes. */
+  position: number | null;
 }
 
 export interface ExecuteOptions {
@@ -52,7 +54,7 @@ export class CommandExecutor {
       throw new WrongExpectedVersionError(streamId, options.expectedVersion, version);
     }
     const events = decider.decide(command, state, context);
-    if (events.length === 0) return { events, version };
+    if (events.length === 0) return { events, version, position: null };
     await this.guard?.(streamId, events);
     const result = await this.store.append({
       streamId,
@@ -63,6 +65,6 @@ export class CommandExecutor {
         metadata: { actor: context.actor, correlationId: options.correlationId, recordedBy: 'command' },
       })),
     });
-    return { events, version: result.nextExpectedVersion };
+    return { events, version: result.nextExpectedVersion, position: result.positions.at(-1) ?? null };
   }
 }

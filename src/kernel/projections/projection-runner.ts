@@ -1,13 +1,15 @@
 import { Logger } from '@nestjs/common';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Database, Lease } from '../database/database.js';
-import { EVENTS_CHANNEL, type LogPosition, START } from '../event-store/event-store.js';
+import { EVENTS_CHANNEL, type LogPosition, START, comparePositions } from '../event-store/event-store.js';
 import type { SqlEventStore } from '../event-store/sql-event-store.js';
 import type { DurableProjection, InMemoryProjection } from './projection.js';
 
 export interface ProjectionRunnerOptions {
   /** Poll interval: the fallback when a notification is lost. */
   pollIntervalMs: number;
+  /** LISTEN for commit notifications (default true); without it, polling alone wakes the projections. */
+  listen?: boolean;
   batchSize: number;
   /** Run singleton projections in this process (CLI commands that only read turn it off). */
   runDurable: boolean;
@@ -83,7 +85,7 @@ export class ProjectionRunner {
 
   /** Catches every in-memory projection up (so the node serves a complete snapshot), then follows the log. */
   async start(): Promise<void> {
-    this.unlisten = await this.database.listen(EVENTS_CHANNEL, (payload) => this.wakeFor(payload));
+    if (this.options.listen !== false) this.unlisten = await this.database.listen(EVENTS_CHANNEL, (payload) => this.wakeFor(payload));
     await Promise.all([...this.workers.values()].filter((w) => w.kind === 'in-memory').map((w) => this.run(w)));
     this.pollTimer = setInterval(() => this.wake(), this.options.pollIntervalMs);
     this.pollTimer.unref();
@@ -135,6 +137,28 @@ export class ProjectionRunner {
     await Promise.all(selected.map((w) => this.run(w)));
     const failed = selected.find((w) => w.lastError);
     if (failed) throw new Error(`Projection ${failed.name} failed: ${failed.lastError}`);
+  }
+
+  /**
+   * Read-your-writes: resolves once the named projections have read past the event at `globalPosition`
+   * (for instance one a command just appended). The event becomes readable when every transaction that
+   * started before it has ended, which on a busy server can take a moment.
+   */
+  async waitForEvent(names: readonly string[], globalPosition: number, timeoutMs = 10_000): Promise<void> {
+    const rows = await this.database.query<{ transaction_id: string }>(
+      `SELECT transaction_id::text AS transaction_id FROM events WHERE global_position = $1`,
+      [globalPosition],
+    );
+    if (!rows[0]) throw new Error(`No event at global position ${globalPosition}`);
+    const target: LogPosition = { transactionId: rows[0].transaction_id, globalPosition };
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      await this.catchUp(names);
+      const behind = [...this.workers.values()].filter((w) => names.includes(w.name) && comparePositions(w.position, target) < 0);
+      if (behind.length === 0) return;
+      if (Date.now() > deadline) throw new Error(`Projections ${behind.map((w) => w.name).join(', ')} did not reach position ${globalPosition} in time`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
   }
 
   status(): ProjectionStatus[] {
