@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
 import type { ChatRequest } from '../canonical/chat-request.js';
 import type { ChatResponse, StreamEvent } from '../canonical/chat-response.js';
+import type { EmbeddingsRequest, EmbeddingsResponse } from '../canonical/embeddings.js';
 import type { ResolvedDeployment } from '../../projections/routing-snapshot/routing-snapshot.js';
 
 /** Everything an adapter needs for one upstream call. */
@@ -15,6 +16,11 @@ export interface UpstreamCall {
   headersTimeoutMs: number;
   /** Most time between two body chunks. */
   idleTimeoutMs: number;
+}
+
+/** One upstream embeddings call: the same connection and deadline inputs as a chat call. */
+export interface EmbeddingsCall extends Omit<UpstreamCall, 'request'> {
+  request: EmbeddingsRequest;
 }
 
 export interface UpstreamStream {
@@ -32,4 +38,6 @@ export interface ProviderAdapter {
   chat(call: UpstreamCall): Promise<ChatResponse>;
   /** Resolves once the upstream accepted the request; events then arrive as the provider produces them. */
   chatStream(call: UpstreamCall): Promise<UpstreamStream>;
+  /** Embeddings, for adapters whose provider serves them (routes need the `embeddings` capability too). */
+  embed?(call: EmbeddingsCall): Promise<EmbeddingsResponse>;
 }

@@ -1,5 +1,9 @@
 import type { ProviderType } from '../../events/provider-events.js';
 import type { ResolvedDeployment } from '../../projections/routing-snapshot/routing-snapshot.js';
+import { AnthropicAdapter } from './anthropic/anthropic-adapter.js';
+import { BedrockAdapter } from './bedrock/bedrock-adapter.js';
+import { azureOpenAiDialect } from './azure-openai/azure-openai-dialect.js';
+import { GeminiAdapter } from './gemini/gemini-adapter.js';
 import { OpenAiAdapter } from './openai/openai-adapter.js';
 import type { ProviderAdapter } from './provider-adapter.js';
 
@@ -17,6 +21,10 @@ export class ProviderAdapters {
     const compatible = new OpenAiAdapter({ path: () => '/chat/completions', headers: bearer, maxTokensField: 'max_tokens', modelInBody: true });
     this.adapters.set('openai-compatible', compatible);
     this.adapters.set('mock', compatible);
+    this.adapters.set('azure-openai', new OpenAiAdapter(azureOpenAiDialect));
+    this.adapters.set('gemini', new GeminiAdapter());
+    this.adapters.set('anthropic', new AnthropicAdapter());
+    this.adapters.set('bedrock', new BedrockAdapter());
   }
 
   register(type: ProviderType, adapter: ProviderAdapter): void {

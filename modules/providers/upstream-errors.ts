@@ -1,9 +1,12 @@
 import { ProviderError, retryAfterMs } from '../canonical/provider-error.js';
+import { SseOverflowError } from './streaming/sse-decoder.js';
 
 /** Maps transport failures (undici / Node errors) to typed classes; never echoes URLs or headers. */
 export function transportError(error: unknown, signal: AbortSignal): ProviderError {
   if (error instanceof ProviderError) return error;
   if (signal.aborted) return new ProviderError('cancelled', 'the request was cancelled');
+  // An event past the decoder's bound is a broken (or hostile) upstream, not a transport failure.
+  if (error instanceof SseOverflowError) return new ProviderError('malformed_response', 'the provider sent a stream event over the size limit');
   const code = (error as { code?: string })?.code ?? (error as { cause?: { code?: string } })?.cause?.code;
   switch (code) {
     case 'UND_ERR_CONNECT_TIMEOUT':

@@ -72,8 +72,14 @@ export class UpstreamPools {
   private async baseUrlOf(deployment: ResolvedDeployment): Promise<string> {
     const provider = deployment.provider;
     if (provider.type === 'mock' && !provider.baseUrl) return this.mockHost.url();
-    const url = provider.baseUrl ?? DEFAULT_BASE_URLS[provider.type];
+    const url = provider.baseUrl ?? (provider.type === 'bedrock' && provider.region ? bedrockRuntimeUrl(provider.region) : DEFAULT_BASE_URLS[provider.type]);
     if (!url) throw new Error(`provider ${provider.id} has no base URL`);
     return url;
   }
+}
+
+/** Bedrock Runtime's regional endpoint; the region comes from the provider (required for bedrock). */
+function bedrockRuntimeUrl(region: string): string {
+  if (!/^[a-z]{2}(-[a-z]+)+-\d+$/.test(region)) throw new Error(`bedrock region '${region}' is not an AWS region name`);
+  return `https://bedrock-runtime.${region}.amazonaws.com`;
 }

@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { MockAnswer, MockInput } from './mock-script.js';
 
 export type Frame = string | Buffer;
@@ -20,16 +21,20 @@ export interface MockFormat {
   readonly name: string;
   /** Whether this format serves the request (method + path). */
   matches(method: string, path: string): boolean;
-  /** Throws MockBadRequest when the body is not a valid request of this format. */
-  parse(body: unknown, path: string): MockInput;
+  /** Throws MockBadRequest when the body (or the query string) is not a valid request of this format. */
+  parse(body: unknown, path: string, query: URLSearchParams): MockInput;
+  /** How the provider refuses a request without its credential header, or null when it would pass. */
+  authProblem?(headers: IncomingHttpHeaders, path: string): { status: number; message: string } | null;
   buffered(ctx: MockRenderContext): unknown;
   streamContentType: string;
   streamStart(ctx: MockRenderContext): Frame[];
   textPiece(ctx: MockRenderContext, piece: string, index: number): Frame[];
   toolPiece(ctx: MockRenderContext, piece: string, index: number): Frame[];
   streamEnd(ctx: MockRenderContext): Frame[];
-  /** Body of an HTTP error answer. */
-  errorBody(status: number, message: string): unknown;
+  /** Body of an HTTP error answer (`retryAfterSeconds` for formats that also put it in the body). */
+  errorBody(status: number, message: string, retryAfterSeconds?: number | null): unknown;
+  /** Extra headers of an HTTP error answer (Bedrock names the error type in `x-amzn-errortype`). */
+  errorHeaders?(status: number): Record<string, string>;
   /** An error delivered inside a 200 stream. */
   streamError(message: string): Frame[];
   malformedFrame(): Frame;

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { DEFAULT_BEHAVIOUR, type MockBehaviour, type MockScenario } from './mock-behaviour.js';
 import { type Frame, MockBadRequest, type MockFormat, type MockRenderContext } from './mock-format.js';
 import { planAnswer } from './mock-script.js';
+import { MOCK_EMBEDDINGS_FORMATS, type MockEmbeddingsFormat, mockEmbedding, mockEmbeddingTokens } from './mock-embeddings.js';
 import { MOCK_FORMATS } from './mock-formats.js';
 
 /** What the mock saw of one request: tests assert on the calls the upstream received. */
@@ -10,6 +11,8 @@ export interface MockRequestRecord {
   seq: number;
   format: string;
   path: string;
+  /** The query string's parameters (the path above has none). */
+  query: Record<string, string>;
   model: string | null;
   stream: boolean;
   includeUsage: boolean;
@@ -78,22 +81,24 @@ export class MockProviderServer {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = (req.url ?? '/').split('?')[0];
+    const [path, search = ''] = (req.url ?? '/').split('?');
     try {
       if (path.startsWith('/__mock/')) return await this.control(req, res, path);
       if (req.method === 'GET' && /\/models$/.test(path)) return json(res, 200, { object: 'list', data: [{ id: 'mock', object: 'model', created: 0, owned_by: 'switchyard-mock' }] });
+      const embeddings = MOCK_EMBEDDINGS_FORMATS.find((f) => f.matches(req.method ?? 'GET', path));
+      if (embeddings) return await this.serveEmbeddings(embeddings, req, res, path);
       const format = this.formats.find((f) => f.matches(req.method ?? 'GET', path));
       if (!format) return json(res, 404, { error: { message: `no mock route for ${req.method} ${path}`, type: 'invalid_request_error', param: null, code: null } });
-      await this.serve(format, req, res, path);
+      await this.serve(format, req, res, path, new URLSearchParams(search));
     } catch (error) {
       if (!res.headersSent) json(res, 500, { error: { message: (error as Error).message, type: 'server_error', param: null, code: null } });
       else res.destroy();
     }
   }
 
-  private async serve(format: MockFormat, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+  private async serve(format: MockFormat, req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void> {
     const record: MockRequestRecord = {
-      seq: ++this.sequence, format: format.name, path, model: null, stream: false, includeUsage: false,
+      seq: ++this.sequence, format: format.name, path, query: Object.fromEntries(query), model: null, stream: false, includeUsage: false,
       headers: pickHeaders(req), body: null, receivedAt: Date.now(), endedAt: null, outcome: 'in-flight',
     };
     this.log.push(record);
@@ -108,16 +113,21 @@ export class MockProviderServer {
       body = JSON.parse((await readBody(req)).toString('utf8'));
     } catch {
       record.outcome = 'error-status';
-      return json(res, 400, format.errorBody(400, 'the body is not valid JSON'));
+      return json(res, 400, format.errorBody(400, 'the body is not valid JSON'), format.errorHeaders?.(400));
     }
     record.body = body;
+    const refused = format.authProblem?.(req.headers, path);
+    if (refused) {
+      record.outcome = 'error-status';
+      return json(res, refused.status, format.errorBody(refused.status, refused.message), format.errorHeaders?.(refused.status));
+    }
     let input;
     try {
-      input = format.parse(body, path);
+      input = format.parse(body, path, query);
     } catch (error) {
       if (!(error instanceof MockBadRequest)) throw error;
       record.outcome = 'error-status';
-      return json(res, 400, format.errorBody(400, error.message));
+      return json(res, 400, format.errorBody(400, error.message), format.errorHeaders?.(400));
     }
     record.model = input.model;
     record.stream = input.stream;
@@ -136,10 +146,10 @@ export class MockProviderServer {
     if (behaviour.latencyMs > 0) await sleep(behaviour.latencyMs);
     if (closed()) return;
     if (behaviour.status !== null) {
-      const headers: Record<string, string> = {};
+      const headers: Record<string, string> = { ...format.errorHeaders?.(behaviour.status) };
       if (behaviour.retryAfterSeconds !== null) headers['retry-after'] = String(behaviour.retryAfterSeconds);
       record.outcome = 'error-status';
-      return json(res, behaviour.status, format.errorBody(behaviour.status, `mock failure with status ${behaviour.status}`), headers);
+      return json(res, behaviour.status, format.errorBody(behaviour.status, `mock failure with status ${behaviour.status}`, behaviour.retryAfterSeconds), headers);
     }
     if (!input.stream) {
       record.outcome = 'completed';
@@ -180,6 +190,49 @@ export class MockProviderServer {
     record.outcome = 'completed';
     write(res, format.streamEnd(ctx));
     res.end();
+  }
+
+  /** Embeddings: deterministic vectors, with the same latency and status faults as chat (no streams). */
+  private async serveEmbeddings(format: MockEmbeddingsFormat, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    const record: MockRequestRecord = {
+      seq: ++this.sequence, format: format.name, path, query: {}, model: null, stream: false, includeUsage: false,
+      headers: pickHeaders(req), body: null, receivedAt: Date.now(), endedAt: null, outcome: 'in-flight',
+    };
+    this.log.push(record);
+    if (this.log.length > MAX_LOG) this.log.shift();
+    res.on('close', () => {
+      record.endedAt ??= Date.now();
+      if (record.outcome === 'in-flight') record.outcome = 'aborted';
+    });
+    const fail = (status: number, message: string, headers: Record<string, string> = {}) => {
+      record.outcome = 'error-status';
+      json(res, status, format.errorBody(status, message), { ...format.errorHeaders?.(status), ...headers });
+    };
+    try {
+      record.body = JSON.parse((await readBody(req)).toString('utf8'));
+    } catch {
+      return fail(400, 'the body is not valid JSON');
+    }
+    const refused = format.authProblem?.(req.headers, path);
+    if (refused) return fail(refused.status, refused.message);
+    let input;
+    try {
+      input = format.parse(record.body, path);
+    } catch (error) {
+      if (!(error instanceof MockBadRequest)) throw error;
+      return fail(400, error.message);
+    }
+    record.model = input.model;
+    const behaviour = this.behaviourFor(input.model);
+    if (behaviour.stall === 'before-headers') return;
+    if (behaviour.latencyMs > 0) await sleep(behaviour.latencyMs);
+    if (res.destroyed) return;
+    if (behaviour.status !== null) {
+      return fail(behaviour.status, `mock failure with status ${behaviour.status}`, behaviour.retryAfterSeconds !== null ? { 'retry-after': String(behaviour.retryAfterSeconds) } : {});
+    }
+    const vectors = input.inputs.map((text) => mockEmbedding(text, input.dimensions));
+    record.outcome = 'completed';
+    json(res, 200, format.render(input, vectors, input.inputs.map(mockEmbeddingTokens)), { 'x-request-id': `mock-${record.seq}` });
   }
 
   private behaviourFor(model: string): MockBehaviour {
@@ -241,11 +294,13 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
 }
 
 /** Records which auth and version headers arrived (values of secrets are masked). */
+const PLAIN_HEADERS = new Set(['content-type', 'accept', 'anthropic-version', 'x-amz-date']);
+
 function pickHeaders(req: IncomingMessage): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const name of ['authorization', 'x-api-key', 'api-key', 'anthropic-version', 'x-goog-api-key', 'content-type', 'accept']) {
+  for (const name of ['authorization', 'x-api-key', 'api-key', 'anthropic-version', 'x-goog-api-key', 'content-type', 'accept', 'x-amz-date', 'x-amz-security-token']) {
     const value = req.headers[name];
-    if (typeof value === 'string') out[name] = name === 'content-type' || name === 'accept' || name === 'anthropic-version' ? value : mask(value);
+    if (typeof value === 'string') out[name] = PLAIN_HEADERS.has(name) ? value : mask(value);
   }
   return out;
 }

@@ -3,6 +3,7 @@ import { type Frame, MockBadRequest, type MockFormat, type MockRenderContext } f
 import type { MockInput } from './mock-script.js';
 
 const sse = (payload: unknown): string => `data: ${JSON.stringify(payload)}\n\n`;
+const AZURE_ROUTE = /\/openai\/deployments\/([^/]+)\/chat\/completions$/;
 
 /** The mock's OpenAI Chat Completions dialect (also used for Azure OpenAI paths). */
 export const openAiMockFormat: MockFormat = {
@@ -11,10 +12,17 @@ export const openAiMockFormat: MockFormat = {
 
   matches: (method, path) => method === 'POST' && /\/chat\/completions$/.test(path),
 
-  parse(body, path): MockInput {
+  /** Azure refuses a call without its `api-key` (or an Entra ID bearer token) before reading the body. */
+  authProblem(headers, path) {
+    if (!AZURE_ROUTE.test(path) || headers['api-key'] || headers.authorization) return null;
+    return { status: 401, message: 'Access denied due to invalid subscription key or wrong API endpoint.' };
+  },
+
+  parse(body, path, query): MockInput {
     const request = body as Record<string, unknown>;
     if (!request || typeof request !== 'object' || !Array.isArray(request.messages)) throw new MockBadRequest("'messages' is required");
-    const azure = /\/openai\/deployments\/([^/]+)\/chat\/completions$/.exec(path);
+    const azure = AZURE_ROUTE.exec(path);
+    if (azure && !query?.get('api-version')) throw new MockBadRequest('Missing required query parameter: api-version');
     const model = azure ? decodeURIComponent(azure[1]) : request.model;
     if (typeof model !== 'string' || !model) throw new MockBadRequest("'model' is required");
     const messages = request.messages as OpenAiMessage[];

@@ -2,9 +2,11 @@ import type { ChatRequest } from '../../canonical/chat-request.js';
 import type { ChatResponse, StreamEvent } from '../../canonical/chat-response.js';
 import { ProviderError } from '../../canonical/provider-error.js';
 import type { ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
-import type { ProviderAdapter, UpstreamCall, UpstreamStream } from '../provider-adapter.js';
+import type { EmbeddingsResponse } from '../../canonical/embeddings.js';
+import type { EmbeddingsCall, ProviderAdapter, UpstreamCall, UpstreamStream } from '../provider-adapter.js';
 import { SseDecoder } from '../streaming/sse-decoder.js';
 import { classifyHttpStatus, httpError, readBounded, transportError } from '../upstream-errors.js';
+import { fromOpenAiEmbeddings, toOpenAiEmbeddingsRequest } from './openai-embeddings.js';
 import { toOpenAiRequest } from './openai-request.js';
 import { fromOpenAiCompletion } from './openai-response.js';
 import { OpenAiStreamTranslator } from './openai-stream.js';
@@ -64,6 +66,40 @@ export class OpenAiAdapter implements ProviderAdapter {
       },
       events: events(),
     };
+  }
+
+  /** `POST …/embeddings` beside the dialect's chat path (so Azure keeps its deployment path and api-version). */
+  async embed(call: EmbeddingsCall): Promise<EmbeddingsResponse> {
+    const { deployment } = call;
+    const path = this.dialect.path(deployment).replace(/\/chat\/completions(?=\?|$)/, '/embeddings');
+    let response;
+    try {
+      response = await call.dispatcher.request({
+        origin: call.baseUrl.origin,
+        path: joinPath(call.baseUrl.pathname, path),
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json', ...this.dialect.headers(deployment) },
+        body: JSON.stringify(toOpenAiEmbeddingsRequest(call.request, this.dialect.modelInBody ? deployment.model : null)),
+        signal: call.signal,
+        headersTimeout: call.headersTimeoutMs,
+        bodyTimeout: call.idleTimeoutMs,
+      });
+    } catch (error) {
+      throw transportError(error, call.signal);
+    }
+    if (response.statusCode < 200 || response.statusCode >= 300) {
+      const text = await readBounded(response.body).catch(() => '');
+      throw errorFromBody(response.statusCode, response.headers, text);
+    }
+    let json: unknown;
+    try {
+      json = await response.body.json();
+    } catch (error) {
+      if (call.signal.aborted) throw transportError(error, call.signal);
+      throw new ProviderError('malformed_response', 'the provider returned a body that is not JSON');
+    }
+    const requestId = response.headers['x-request-id'];
+    return { ...fromOpenAiEmbeddings(json, call.request.inputs.length), providerRequestId: (Array.isArray(requestId) ? requestId[0] : requestId) ?? null };
   }
 
   private async send(call: UpstreamCall, stream: boolean) {

@@ -31,7 +31,8 @@ export class OpenAiStreamTranslator {
       throw new ProviderError(errorClass, `provider stream error: ${sanitizeDetail(chunk.error.message ?? kind)}`);
     }
     if (!Array.isArray(chunk.choices)) throw new ProviderError('malformed_response', 'the provider sent a chunk without choices');
-    if (this.providerRequestId === null && typeof chunk.id === 'string') this.providerRequestId = chunk.id;
+    // Azure opens with a prompt_filter_results chunk whose id is empty; the real id comes next.
+    if (this.providerRequestId === null && typeof chunk.id === 'string' && chunk.id) this.providerRequestId = chunk.id;
     const events: StreamEvent[] = [];
     for (const choice of chunk.choices) {
       const delta = choice.delta ?? {};

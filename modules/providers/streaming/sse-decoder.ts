@@ -42,6 +42,9 @@ export class SseDecoder {
 
   private feed(input: string): SseEvent[] {
     const events: SseEvent[] = [];
+    // An empty chunk (or one holding only part of a UTF-8 character) must not clear a pending CR:
+    // the LF that completes that CRLF may still arrive in the next chunk.
+    if (input.length === 0) return events;
     let text = input;
     if (this.pendingCr) {
       this.pendingCr = false;

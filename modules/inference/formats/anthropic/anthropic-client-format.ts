@@ -1,0 +1,15 @@
+import type { ClientFormat } from '../client-format.js';
+import { anthropicErrorBody } from './anthropic-error-envelope.js';
+import { parseAnthropicMessagesRequest } from './anthropic-messages-request.js';
+import { toAnthropicMessage } from './anthropic-messages-response.js';
+import { AnthropicMessagesStreamEncoder } from './anthropic-messages-stream.js';
+
+/** Anthropic Messages (`POST /v1/messages`) over the canonical model. */
+export const anthropicClientFormat: ClientFormat = {
+  name: 'anthropic',
+  parseChat: parseAnthropicMessagesRequest,
+  responseId: (requestId) => `msg_${requestId.replace(/-/g, '')}`,
+  encodeChat: toAnthropicMessage,
+  streamEncoder: (identity) => new AnthropicMessagesStreamEncoder(identity),
+  errorBody: anthropicErrorBody,
+};

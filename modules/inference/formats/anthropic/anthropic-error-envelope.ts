@@ -1,0 +1,33 @@
+import type { GatewayError } from '../../../canonical/gateway-error.js';
+import type { AnthropicErrorBody } from '../../../providers/anthropic/anthropic-wire.js';
+
+/** Anthropic's `error.type` for each status, as the official SDKs and clients expect. */
+export function anthropicErrorType(status: number): string {
+  switch (status) {
+    case 401:
+      return 'authentication_error';
+    case 402:
+      return 'billing_error';
+    case 403:
+      return 'permission_error';
+    case 404:
+      return 'not_found_error';
+    case 408:
+    case 504:
+      return 'timeout_error';
+    case 413:
+      return 'request_too_large';
+    case 429:
+      return 'rate_limit_error';
+    case 503:
+    case 529:
+      return 'overloaded_error';
+    default:
+      return status >= 500 ? 'api_error' : 'invalid_request_error';
+  }
+}
+
+/** `{type: "error", error: {type, message}}` — the message names the field and the fix. */
+export function anthropicErrorBody(error: GatewayError): AnthropicErrorBody {
+  return { type: 'error', error: { type: anthropicErrorType(error.status), message: error.message } };
+}

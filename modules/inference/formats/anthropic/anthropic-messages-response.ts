@@ -1,0 +1,37 @@
+import type { TokenUsage } from '../../../../events/request-events.js';
+import type { ToolCall } from '../../../canonical/chat-request.js';
+import type { ChatResponse } from '../../../canonical/chat-response.js';
+import { stopReasonToAnthropic, usageToAnthropic } from '../../../providers/anthropic/anthropic-usage.js';
+import type { AnthropicContentBlock, AnthropicResponseMessage } from '../../../providers/anthropic/anthropic-wire.js';
+import type { ResponseIdentity } from '../client-format.js';
+
+/** Canonical response → Anthropic `message` (one choice: the Messages API has no `n`). */
+export function toAnthropicMessage(response: ChatResponse, identity: ResponseIdentity, usage: TokenUsage): AnthropicResponseMessage {
+  const choice = response.choices[0];
+  const content: AnthropicContentBlock[] = [];
+  if (choice?.text) content.push({ type: 'text', text: choice.text });
+  for (const call of choice?.toolCalls ?? []) content.push({ type: 'tool_use', id: call.id, name: call.name, input: toolInput(call) });
+  return {
+    id: identity.id,
+    type: 'message',
+    role: 'assistant',
+    model: identity.model,
+    content,
+    stop_reason: stopReasonToAnthropic(choice?.stopReason ?? 'stop'),
+    stop_sequence: null,
+    usage: usageToAnthropic(usage),
+  };
+}
+
+/**
+ * Anthropic clients expect `input` as an object. Arguments another provider produced that are not a
+ * JSON object are passed as the raw text rather than replaced by `{}`: the model's output is never lost.
+ */
+export function toolInput(call: ToolCall): unknown {
+  if (call.arguments.trim() === '') return {};
+  try {
+    return JSON.parse(call.arguments);
+  } catch {
+    return call.arguments;
+  }
+}

@@ -1,0 +1,13 @@
+import { anthropicClientFormat } from '../formats/anthropic/anthropic-client-format.js';
+import type { ClientFormat } from '../formats/client-format.js';
+import { openAiClientFormat } from '../formats/openai/openai-client-format.js';
+
+const ANTHROPIC_PATHS = /^\/v1\/messages(?:[/?]|$)/;
+
+/**
+ * The envelope an error on this path is written in, for errors raised before a controller runs
+ * (malformed JSON, body too large, unknown route): Anthropic clients get Anthropic's envelope.
+ */
+export function clientFormatForPath(path: string): ClientFormat {
+  return ANTHROPIC_PATHS.test(path) ? anthropicClientFormat : openAiClientFormat;
+}

@@ -1,0 +1,33 @@
+import type { ToolCall } from '../../canonical/chat-request.js';
+import type { ChatResponse } from '../../canonical/chat-response.js';
+import { ProviderError } from '../../canonical/provider-error.js';
+import { stopReasonFromAnthropic, usageFromAnthropic } from './anthropic-usage.js';
+import type { AnthropicResponseMessage } from './anthropic-wire.js';
+
+/**
+ * Anthropic `message` JSON → canonical response. Text blocks are concatenated, tool_use blocks become
+ * tool calls (input re-serialised as JSON text); thinking and server-tool blocks have no canonical
+ * place and are not relayed. A body that is not a message is malformed.
+ */
+export function fromAnthropicMessage(body: unknown): ChatResponse {
+  const message = body as AnthropicResponseMessage;
+  if (!message || typeof message !== 'object' || (message.type !== undefined && message.type !== 'message') || !Array.isArray(message.content)) {
+    throw new ProviderError('malformed_response', 'the provider returned a body that is not a message');
+  }
+  let text = '';
+  const toolCalls: ToolCall[] = [];
+  for (const block of message.content) {
+    if (block?.type === 'text' && typeof block.text === 'string') text += block.text;
+    else if (block?.type === 'tool_use') {
+      if (typeof block.id !== 'string' || typeof block.name !== 'string') {
+        throw new ProviderError('malformed_response', 'the provider returned a tool_use block without id or name');
+      }
+      toolCalls.push({ id: block.id, name: block.name, arguments: JSON.stringify(block.input ?? {}) });
+    }
+  }
+  return {
+    providerRequestId: typeof message.id === 'string' ? message.id : null,
+    choices: [{ index: 0, text, toolCalls, stopReason: stopReasonFromAnthropic(message.stop_reason) }],
+    usage: message.usage && typeof message.usage === 'object' ? usageFromAnthropic(message.usage) : null,
+  };
+}

@@ -1,0 +1,62 @@
+import type { TokenUsage } from '../../../events/request-events.js';
+import type { StopReason } from '../../canonical/chat-response.js';
+import type { AnthropicStopReason, AnthropicUsage } from './anthropic-wire.js';
+
+/**
+ * Anthropic counts `input_tokens` *after* the cache: reads and writes are reported beside it. Canonical
+ * `input` is the whole prompt (plain + cache read + cache write), so billing prices each part once.
+ */
+export function usageFromAnthropic(usage: AnthropicUsage): TokenUsage {
+  const cachedInput = count(usage.cache_read_input_tokens);
+  const cacheWrite = count(usage.cache_creation_input_tokens);
+  return {
+    input: count(usage.input_tokens) + cachedInput + cacheWrite,
+    cachedInput,
+    cacheWrite,
+    output: count(usage.output_tokens),
+    reasoning: 0, // Anthropic bills thinking as ordinary output and does not report it apart
+  };
+}
+
+/** The inverse: canonical usage in Anthropic's terms (input_tokens excludes cached and cache-write tokens). */
+export function usageToAnthropic(usage: TokenUsage): Required<AnthropicUsage> {
+  const cached = Math.min(usage.cachedInput, usage.input);
+  const written = Math.min(usage.cacheWrite, usage.input - cached);
+  return {
+    input_tokens: usage.input - cached - written,
+    output_tokens: usage.output,
+    cache_creation_input_tokens: written,
+    cache_read_input_tokens: cached,
+  };
+}
+
+export function stopReasonFromAnthropic(reason: string | null | undefined): StopReason {
+  switch (reason) {
+    case 'max_tokens':
+    case 'model_context_window_exceeded':
+      return 'length';
+    case 'tool_use':
+      return 'tool_calls';
+    case 'refusal':
+      return 'content_filter';
+    default:
+      return 'stop'; // end_turn, stop_sequence, pause_turn
+  }
+}
+
+export function stopReasonToAnthropic(reason: StopReason): AnthropicStopReason {
+  switch (reason) {
+    case 'length':
+      return 'max_tokens';
+    case 'tool_calls':
+      return 'tool_use';
+    case 'content_filter':
+      return 'refusal';
+    case 'stop':
+      return 'end_turn';
+  }
+}
+
+function count(value: number | null | undefined): number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
+}

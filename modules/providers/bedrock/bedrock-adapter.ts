@@ -1,0 +1,152 @@
+import type { Dispatcher } from 'undici';
+import type { ChatRequest } from '../../canonical/chat-request.js';
+import type { ChatResponse, StreamEvent } from '../../canonical/chat-response.js';
+import type { EmbeddingsResponse } from '../../canonical/embeddings.js';
+import { ProviderError } from '../../canonical/provider-error.js';
+import type { EmbeddingsCall, ProviderAdapter, UpstreamCall, UpstreamStream } from '../provider-adapter.js';
+import { readBounded, transportError } from '../upstream-errors.js';
+import { fromTitanEmbeddingResponse, toTitanEmbeddingRequest } from './bedrock-embeddings.js';
+import { bedrockHttpError } from './bedrock-errors.js';
+import { decodeEventStream } from './bedrock-event-stream.js';
+import { converseUnsupportedParameter, toConverseRequest } from './bedrock-request.js';
+import { fromConverseResponse } from './bedrock-response.js';
+import { BedrockSigner } from './bedrock-signer.js';
+import { ConverseStreamTranslator } from './bedrock-stream.js';
+import { EVENT_STREAM_CONTENT_TYPE } from './bedrock-wire.js';
+
+type Operation = 'converse' | 'converse-stream' | 'invoke';
+
+/** Parallel InvokeModel calls per embeddings request (Titan embeds one text per call). */
+const EMBED_CONCURRENCY = 4;
+
+/**
+ * Amazon Bedrock Runtime: Converse (buffered), ConverseStream (binary event-stream) and InvokeModel
+ * for Titan embeddings, every request SigV4-signed with the provider's AWS credentials.
+ * Endpoints: `POST {base}/model/{modelId}/converse | converse-stream | invoke`.
+ */
+export class BedrockAdapter implements ProviderAdapter {
+  constructor(private readonly signer: BedrockSigner = new BedrockSigner()) {}
+
+  unsupportedParameter(request: ChatRequest): string | null {
+    return converseUnsupportedParameter(request);
+  }
+
+  async chat(call: UpstreamCall): Promise<ChatResponse> {
+    const response = await this.send(call, 'converse', toConverseRequest(call.request), call.signal);
+    return fromConverseResponse(await readJson(response.body, call.signal), requestIdOf(response.headers));
+  }
+
+  async chatStream(call: UpstreamCall): Promise<UpstreamStream> {
+    const response = await this.send(call, 'converse-stream', toConverseRequest(call.request), call.signal);
+    const body = response.body;
+    const translator = new ConverseStreamTranslator();
+    const events = async function* (): AsyncGenerator<StreamEvent> {
+      let finished = false;
+      try {
+        // After `metadata` keep reading to the end of the body so the connection returns to the pool.
+        for await (const frame of decodeEventStream(transportGuarded(body, call.signal))) {
+          if (!translator.done) yield* translator.translate(frame);
+        }
+        finished = true;
+      } catch (error) {
+        throw error instanceof ProviderError ? error : transportError(error, call.signal);
+      } finally {
+        if (!finished) body.destroy();
+      }
+    };
+    return { providerRequestId: requestIdOf(response.headers), events: events() };
+  }
+
+  /** One InvokeModel per input (Titan takes one text), a few at a time; the first failure cancels the rest. */
+  async embed(call: EmbeddingsCall): Promise<EmbeddingsResponse> {
+    const { inputs, dimensions } = call.request;
+    const vectors: number[][] = new Array(inputs.length);
+    let inputTokens: number | null = 0;
+    let providerRequestId: string | null = null;
+    const siblings = new AbortController();
+    const onAbort = () => siblings.abort(call.signal.reason);
+    if (call.signal.aborted) onAbort();
+    else call.signal.addEventListener('abort', onAbort, { once: true });
+    let next = 0;
+    const worker = async () => {
+      while (next < inputs.length && !siblings.signal.aborted) {
+        const index = next++;
+        const response = await this.send(call, 'invoke', toTitanEmbeddingRequest(inputs[index], dimensions), siblings.signal);
+        providerRequestId ??= requestIdOf(response.headers);
+        const { vector, inputTokens: tokens } = fromTitanEmbeddingResponse(await readJson(response.body, siblings.signal));
+        vectors[index] = vector;
+        inputTokens = tokens === null || inputTokens === null ? null : inputTokens + tokens;
+      }
+    };
+    try {
+      await Promise.all(
+        Array.from({ length: Math.min(EMBED_CONCURRENCY, inputs.length) }, () =>
+          worker().catch((error: unknown) => {
+            siblings.abort(error);
+            throw error;
+          }),
+        ),
+      );
+    } finally {
+      call.signal.removeEventListener('abort', onAbort);
+    }
+    return { providerRequestId, vectors, inputTokens };
+  }
+
+  private async send(
+    call: Omit<UpstreamCall, 'request'>, operation: Operation, payload: unknown, signal: AbortSignal,
+  ): Promise<Dispatcher.ResponseData> {
+    const path = `${call.baseUrl.pathname.replace(/\/+$/, '')}/model/${encodeURIComponent(call.deployment.model)}/${operation}`;
+    const body = JSON.stringify(payload);
+    const headers = await this.signer.sign(call.deployment, {
+      method: 'POST',
+      url: new URL(path, call.baseUrl.origin),
+      headers: {
+        'content-type': 'application/json',
+        accept: operation === 'converse-stream' ? EVENT_STREAM_CONTENT_TYPE : 'application/json',
+      },
+      body,
+    });
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await call.dispatcher.request({
+        origin: call.baseUrl.origin,
+        path,
+        method: 'POST',
+        headers,
+        body,
+        signal,
+        headersTimeout: call.headersTimeoutMs,
+        bodyTimeout: call.idleTimeoutMs,
+      });
+    } catch (error) {
+      throw transportError(error, signal);
+    }
+    if (response.statusCode >= 200 && response.statusCode < 300) return response;
+    const text = await readBounded(response.body).catch(() => '');
+    throw bedrockHttpError(response.statusCode, response.headers, text);
+  }
+}
+
+async function readJson(body: Dispatcher.ResponseData['body'], signal: AbortSignal): Promise<unknown> {
+  try {
+    return await body.json();
+  } catch (error) {
+    if (signal.aborted) throw transportError(error, signal);
+    throw new ProviderError('malformed_response', 'the provider returned a body that is not JSON');
+  }
+}
+
+/** Transport failures become typed errors before the framer sees them, so framing errors stay distinct. */
+async function* transportGuarded(body: AsyncIterable<unknown>, signal: AbortSignal): AsyncGenerator<Uint8Array> {
+  try {
+    for await (const chunk of body) yield chunk as Uint8Array;
+  } catch (error) {
+    throw transportError(error, signal);
+  }
+}
+
+function requestIdOf(headers: Record<string, string | string[] | undefined>): string | null {
+  const value = headers['x-amzn-requestid'];
+  return (Array.isArray(value) ? value[0] : value) ?? null;
+}

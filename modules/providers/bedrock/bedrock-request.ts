@@ -1,0 +1,168 @@
+import type { ChatMessage, ChatRequest, ContentPart, ToolChoice } from '../../canonical/chat-request.js';
+import type {
+  ConverseContentBlock, ConverseImageFormat, ConverseMessage, ConverseRequest, ConverseToolChoice,
+} from './bedrock-wire.js';
+
+const IMAGE_FORMATS: Record<string, ConverseImageFormat> = {
+  'image/png': 'png', 'image/jpeg': 'jpeg', 'image/jpg': 'jpeg', 'image/gif': 'gif', 'image/webp': 'webp',
+};
+const DATA_URL = /^data:(image\/[a-z0-9.+-]+);base64,([A-Za-z0-9+/=\s]*)$/i;
+/** requestMetadata limits: at most 16 pairs, keys of this alphabet up to 256, values up to 256 characters. */
+const METADATA_KEY = /^[a-zA-Z0-9\s:_@$#=/+,.-]{1,256}$/;
+const MAX_METADATA = 16;
+
+/**
+ * Names the first parameter Converse cannot honour, or null. Converse has no JSON mode, seed, `n`,
+ * strict tool schemas, tool_choice "none" once tools were used, or participant names, and takes images
+ * only as bytes: an http(s) image URL would need the gateway to fetch it, which it never does (SSRF).
+ */
+export function converseUnsupportedParameter(request: ChatRequest): string | null {
+  if (request.n > 1) return 'n';
+  if (request.responseFormat) return 'response_format';
+  if (request.seed !== null) return 'seed';
+  if (request.parallelToolCalls === false) return 'parallel_tool_calls';
+  const strict = request.tools.findIndex((tool) => tool.strict === true);
+  if (strict >= 0) return `tools[${strict}].function.strict`;
+  if (request.toolChoice?.type === 'none' && request.messages.some((m) => m.role === 'tool' || (m.role === 'assistant' && m.toolCalls.length > 0))) {
+    return 'tool_choice';
+  }
+  for (const [i, message] of request.messages.entries()) {
+    if (message.role === 'user' && message.name) return `messages[${i}].name`;
+    for (const [j, part] of message.content.entries()) {
+      if (part.type !== 'image') continue;
+      const param = `messages[${i}].content[${j}].image_url`;
+      const data = DATA_URL.exec(part.url);
+      if (!data || !IMAGE_FORMATS[data[1].toLowerCase()]) return `${param}.url`;
+      if (part.detail === 'low' || part.detail === 'high') return `${param}.detail`;
+    }
+    if (message.role === 'assistant') {
+      for (const [j, call] of message.toolCalls.entries()) {
+        if (toolInput(call.arguments) === undefined) return `messages[${i}].tool_calls[${j}].function.arguments`;
+      }
+    }
+  }
+  return metadataProblem(request);
+}
+
+/** Canonical request → Converse / ConverseStream JSON body (the model is named in the path). */
+export function toConverseRequest(request: ChatRequest): ConverseRequest {
+  const body: ConverseRequest = { messages: toConverseMessages(request.messages) };
+  const system = request.messages
+    .filter((m): m is Extract<ChatMessage, { role: 'system' }> => m.role === 'system')
+    .map((m) => ({ text: joinText(m.content) }))
+    .filter((block) => block.text.length > 0);
+  if (system.length) body.system = system;
+
+  const inference: NonNullable<ConverseRequest['inferenceConfig']> = {};
+  if (request.maxOutputTokens !== null) inference.maxTokens = request.maxOutputTokens;
+  if (request.temperature !== null) inference.temperature = request.temperature;
+  if (request.topP !== null) inference.topP = request.topP;
+  if (request.stop.length) inference.stopSequences = request.stop;
+  if (Object.keys(inference).length) body.inferenceConfig = inference;
+
+  // tool_choice "none" with no tool history: leaving the tools out is exactly "the model may not call one".
+  if (request.tools.length && request.toolChoice?.type !== 'none') {
+    body.toolConfig = {
+      tools: request.tools.map((tool) => ({
+        toolSpec: {
+          name: tool.name,
+          ...(tool.description !== null ? { description: tool.description } : {}),
+          inputSchema: { json: tool.parameters },
+        },
+      })),
+    };
+    const choice = toConverseToolChoice(request.toolChoice);
+    if (choice) body.toolConfig.toolChoice = choice;
+  }
+  const metadata = requestMetadata(request);
+  if (Object.keys(metadata).length) body.requestMetadata = metadata;
+  return body;
+}
+
+/**
+ * System messages go to `system`; tool results become user `toolResult` blocks; consecutive messages of
+ * one role are merged, because Converse wants user and assistant turns to alternate (parallel tool
+ * results arrive as several OpenAI `tool` messages but belong in one user turn).
+ */
+function toConverseMessages(messages: ChatMessage[]): ConverseMessage[] {
+  const out: ConverseMessage[] = [];
+  for (const message of messages) {
+    if (message.role === 'system') continue;
+    const role = message.role === 'assistant' ? 'assistant' : 'user';
+    const blocks = toBlocks(message);
+    const last = out[out.length - 1];
+    if (last && last.role === role) last.content.push(...blocks);
+    else out.push({ role, content: blocks });
+  }
+  return out;
+}
+
+function toBlocks(message: Exclude<ChatMessage, { role: 'system' }>): ConverseContentBlock[] {
+  switch (message.role) {
+    case 'user':
+      return message.content.flatMap(toContentBlock);
+    case 'assistant':
+      return [
+        ...message.content.flatMap(toContentBlock),
+        ...message.toolCalls.map((call) => ({ toolUse: { toolUseId: call.id, name: call.name, input: toolInput(call.arguments) ?? {} } })),
+      ];
+    case 'tool':
+      return [
+        {
+          toolResult: {
+            toolUseId: message.toolCallId,
+            content: [{ text: joinText(message.content) }],
+            ...(message.isError ? { status: 'error' as const } : {}),
+          },
+        },
+      ];
+  }
+}
+
+function toContentBlock(part: ContentPart): ConverseContentBlock[] {
+  if (part.type === 'text') return part.text.length > 0 ? [{ text: part.text }] : []; // Converse rejects blank text blocks
+  const data = DATA_URL.exec(part.url)!; // checked by converseUnsupportedParameter
+  return [{ image: { format: IMAGE_FORMATS[data[1].toLowerCase()], source: { bytes: data[2].replace(/\s+/g, '') } } }];
+}
+
+function toConverseToolChoice(choice: ToolChoice | null): ConverseToolChoice | null {
+  switch (choice?.type) {
+    case 'auto':
+      return { auto: {} };
+    case 'required':
+      return { any: {} };
+    case 'tool':
+      return { tool: { name: choice.name } };
+    default:
+      return null;
+  }
+}
+
+/** Tool-call arguments as Converse's `input` object; undefined when they are not a JSON object. */
+function toolInput(args: string): Record<string, unknown> | undefined {
+  if (args.trim() === '') return {};
+  try {
+    const value: unknown = JSON.parse(args);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** OpenAI `metadata` and `user` (the end-user id) → Converse `requestMetadata`, kept with the invocation. */
+function requestMetadata(request: ChatRequest): Record<string, string> {
+  return { ...(request.metadata ?? {}), ...(request.user !== null ? { user: request.user } : {}) };
+}
+
+function metadataProblem(request: ChatRequest): string | null {
+  const metadata = request.metadata ?? {};
+  if (request.user !== null && (request.user.length > 256 || metadata.user !== undefined)) return 'user';
+  const entries = Object.entries(requestMetadata(request));
+  if (entries.length > MAX_METADATA) return request.user !== null && Object.keys(metadata).length === MAX_METADATA ? 'user' : 'metadata';
+  if (Object.entries(metadata).some(([key, value]) => !METADATA_KEY.test(key) || value.length > 256)) return 'metadata';
+  return null;
+}
+
+function joinText(parts: ContentPart[]): string {
+  return parts.map((part) => (part.type === 'text' ? part.text : '')).join('');
+}

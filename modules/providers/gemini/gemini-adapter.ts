@@ -1,0 +1,111 @@
+import type { ChatRequest } from '../../canonical/chat-request.js';
+import type { ChatResponse } from '../../canonical/chat-response.js';
+import { ProviderError } from '../../canonical/provider-error.js';
+import type { ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
+import type { ProviderAdapter, UpstreamCall, UpstreamStream } from '../provider-adapter.js';
+import { translateSseBody } from '../streaming/sse-translation.js';
+import { readBounded, transportError } from '../upstream-errors.js';
+import { geminiHttpError } from './gemini-errors.js';
+import { GeminiRequestProblem, toGeminiRequest } from './gemini-request.js';
+import { fromGeminiResponse } from './gemini-response.js';
+import { GeminiStreamTranslator } from './gemini-stream.js';
+import type { GeminiRequest } from './gemini-wire.js';
+
+/** Gemini refuses more stop sequences than this. */
+const MAX_STOP_SEQUENCES = 5;
+const DEFAULT_API_VERSION = 'v1beta';
+
+/**
+ * Google's Gemini API (`generateContent` / `streamGenerateContent?alt=sse`), keyed by the
+ * `x-goog-api-key` header so the key never appears in a URL (or in a log line that prints one).
+ */
+export class GeminiAdapter implements ProviderAdapter {
+  /** Built once per request: the check in `unsupportedParameter` and the call reuse the same body. */
+  private readonly built = new WeakMap<ChatRequest, GeminiRequest | GeminiRequestProblem>();
+
+  unsupportedParameter(request: ChatRequest, deployment: ResolvedDeployment): string | null {
+    if (request.n > 1 && !deployment.capabilities.has('n')) return 'n';
+    // Gemini cannot be told to call at most one function per turn.
+    if (request.parallelToolCalls === false) return 'parallel_tool_calls';
+    if (request.stop.length > MAX_STOP_SEQUENCES) return 'stop';
+    const built = this.build(request);
+    return built instanceof GeminiRequestProblem ? built.param : null;
+  }
+
+  async chat(call: UpstreamCall): Promise<ChatResponse> {
+    const body = await this.send(call, false);
+    let json: unknown;
+    try {
+      json = await body.json();
+    } catch (error) {
+      if (call.signal.aborted) throw transportError(error, call.signal);
+      throw new ProviderError('malformed_response', 'the provider returned a body that is not JSON');
+    }
+    return fromGeminiResponse(json);
+  }
+
+  async chatStream(call: UpstreamCall): Promise<UpstreamStream> {
+    const body = await this.send(call, true);
+    const translator = new GeminiStreamTranslator();
+    return {
+      get providerRequestId() {
+        return translator.providerRequestId;
+      },
+      events: translateSseBody(body, translator, call.signal),
+    };
+  }
+
+  private build(request: ChatRequest): GeminiRequest | GeminiRequestProblem {
+    let built = this.built.get(request);
+    if (!built) {
+      try {
+        built = toGeminiRequest(request);
+      } catch (error) {
+        if (!(error instanceof GeminiRequestProblem)) throw error;
+        built = error;
+      }
+      this.built.set(request, built);
+    }
+    return built;
+  }
+
+  private async send(call: UpstreamCall, stream: boolean) {
+    const payload = this.build(call.request);
+    if (payload instanceof GeminiRequestProblem) throw new ProviderError('invalid_request', payload.message);
+    const { deployment } = call;
+    const credential = deployment.provider.credential;
+    let response;
+    try {
+      response = await call.dispatcher.request({
+        origin: call.baseUrl.origin,
+        path: `${call.baseUrl.pathname.replace(/\/+$/, '')}${geminiPath(deployment, stream)}`,
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: stream ? 'text/event-stream' : 'application/json',
+          ...(credential ? { 'x-goog-api-key': credential.reveal() } : {}),
+        },
+        body: JSON.stringify(payload),
+        signal: call.signal,
+        headersTimeout: call.headersTimeoutMs,
+        bodyTimeout: call.idleTimeoutMs,
+      });
+    } catch (error) {
+      throw transportError(error, call.signal);
+    }
+    if (response.statusCode >= 200 && response.statusCode < 300) return response.body;
+    const text = await readBounded(response.body).catch(() => '');
+    throw geminiHttpError(response.statusCode, response.headers, text);
+  }
+}
+
+/**
+ * `/v1beta/models/{model}:generateContent`. The deployment's model is a model id (`gemini-2.5-flash`)
+ * or a full resource name (`models/…`, `tunedModels/…`); the provider's apiVersion picks v1 or v1beta.
+ */
+export function geminiPath(deployment: ResolvedDeployment, stream: boolean): string {
+  const version = deployment.provider.apiVersion ?? DEFAULT_API_VERSION;
+  const resource = deployment.model.includes('/') ? deployment.model : `models/${deployment.model}`;
+  const encoded = resource.split('/').map(encodeURIComponent).join('/');
+  return `/${encodeURIComponent(version)}/${encoded}${stream ? ':streamGenerateContent?alt=sse' : ':generateContent'}`;
+}

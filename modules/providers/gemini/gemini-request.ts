@@ -1,0 +1,180 @@
+import type { ChatMessage, ChatRequest, ContentPart, ToolChoice } from '../../canonical/chat-request.js';
+import { SchemaNotRepresentable, toGeminiParameters, toGeminiSchema } from './gemini-schema.js';
+import type { GeminiContent, GeminiGenerationConfig, GeminiPart, GeminiRequest } from './gemini-wire.js';
+
+/** A request Gemini cannot be sent as is; `param` names the client parameter at fault. */
+export class GeminiRequestProblem extends Error {
+  override readonly name = 'GeminiRequestProblem';
+  constructor(
+    readonly param: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Canonical request → Gemini `GenerateContentRequest`. System messages move to `systemInstruction`;
+ * assistant turns become role `model`; tool results become `functionResponse` parts of a user turn,
+ * named after the call they answer (Gemini matches results by function name, not by call id).
+ * Consecutive turns of one role are merged, because Gemini expects the roles to alternate.
+ */
+export function toGeminiRequest(request: ChatRequest): GeminiRequest {
+  const body: GeminiRequest = { contents: [] };
+  const system = request.messages.filter((m) => m.role === 'system').flatMap((m) => m.content.filter(isText).map((p) => ({ text: p.text })));
+  if (system.length) body.systemInstruction = { parts: system };
+
+  const callNames = new Map<string, string>();
+  for (const message of request.messages) {
+    if (message.role === 'system') continue;
+    if (message.role === 'assistant') for (const call of message.toolCalls) callNames.set(call.id, call.name);
+    append(body.contents, toContent(message, callNames));
+  }
+
+  if (request.tools.length) {
+    body.tools = [
+      {
+        functionDeclarations: request.tools.map((tool) => {
+          const parameters = schemaFor('tools', () => toGeminiParameters(tool.parameters));
+          return {
+            name: tool.name,
+            ...(tool.description !== null ? { description: tool.description } : {}),
+            ...(parameters ? { parameters } : {}),
+          };
+        }),
+      },
+    ];
+  }
+  if (request.toolChoice) body.toolConfig = { functionCallingConfig: functionCalling(request.toolChoice) };
+
+  const config: GeminiGenerationConfig = {};
+  if (request.temperature !== null) config.temperature = request.temperature;
+  if (request.topP !== null) config.topP = request.topP;
+  if (request.maxOutputTokens !== null) config.maxOutputTokens = request.maxOutputTokens;
+  if (request.stop.length) config.stopSequences = request.stop;
+  if (request.n > 1) config.candidateCount = request.n;
+  if (request.seed !== null) config.seed = request.seed;
+  const format = request.responseFormat;
+  if (format?.type === 'json_object') config.responseMimeType = 'application/json';
+  if (format?.type === 'json_schema') {
+    config.responseMimeType = 'application/json';
+    config.responseSchema = schemaFor('response_format', () => toGeminiSchema(format.schema));
+  }
+  if (Object.keys(config).length) body.generationConfig = config;
+  return body;
+}
+
+function toContent(message: Exclude<ChatMessage, { role: 'system' }>, callNames: ReadonlyMap<string, string>): GeminiContent {
+  switch (message.role) {
+    case 'user':
+      return { role: 'user', parts: message.content.map(toPart) };
+    case 'assistant': {
+      const parts: GeminiPart[] = message.content.filter(isText).filter((p) => p.text.length > 0).map((p) => ({ text: p.text }));
+      for (const call of message.toolCalls) parts.push({ functionCall: { name: call.name, args: parseArguments(call.arguments, call.name) } });
+      // Gemini rejects a turn without parts; an empty assistant turn still takes its place in the history.
+      return { role: 'model', parts: parts.length ? parts : [{ text: '' }] };
+    }
+    case 'tool': {
+      const name = callNames.get(message.toolCallId);
+      if (!name) {
+        throw new GeminiRequestProblem('messages', `tool message answers '${message.toolCallId}', which no earlier assistant message called`);
+      }
+      return { role: 'user', parts: [{ functionResponse: { name, response: functionResponse(message.content, message.isError === true) } }] };
+    }
+  }
+}
+
+function append(contents: GeminiContent[], content: GeminiContent): void {
+  const last = contents[contents.length - 1];
+  if (last && last.role === content.role) last.parts.push(...content.parts);
+  else contents.push(content);
+}
+
+function toPart(part: ContentPart): GeminiPart {
+  if (part.type === 'text') return { text: part.text };
+  const inline = /^data:([^;,]+);base64,(.*)$/s.exec(part.url);
+  if (inline) return { inlineData: { mimeType: inline[1], data: inline[2] } };
+  if (part.url.startsWith('data:')) throw new GeminiRequestProblem('messages', 'Gemini accepts inline images only as base64 data: URLs');
+  return { fileData: { mimeType: part.mediaType ?? mimeTypeOf(part.url), fileUri: part.url } };
+}
+
+/** Gemini needs a MIME type for a file URL; guess it from the extension as its own SDKs do. */
+function mimeTypeOf(url: string): string {
+  const extension = /\.([a-z0-9]+)$/i.exec(pathOf(url))?.[1]?.toLowerCase();
+  switch (extension) {
+    case 'png':
+      return 'image/png';
+    case 'webp':
+      return 'image/webp';
+    case 'gif':
+      return 'image/gif';
+    case 'heic':
+      return 'image/heic';
+    case 'heif':
+      return 'image/heif';
+    default:
+      return 'image/jpeg';
+  }
+}
+
+/**
+ * Gemini's `response` is a JSON object: "output" holds the function's result and "error" its failure.
+ * A tool result that is itself a JSON object is passed as is.
+ */
+function functionResponse(content: ContentPart[], isError: boolean): Record<string, unknown> {
+  const text = content.filter(isText).map((p) => p.text).join('');
+  let value: unknown = text;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    value = text;
+  }
+  if (isError) return { error: value };
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
+  return { output: value };
+}
+
+function parseArguments(text: string, name: string): Record<string, unknown> {
+  if (text.trim() === '') return {};
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+  } catch {
+    // fall through: Gemini needs the arguments as an object, and guessing one would change the history
+  }
+  throw new GeminiRequestProblem('messages', `the arguments of the earlier call to '${name}' are not a JSON object`);
+}
+
+function functionCalling(choice: ToolChoice): NonNullable<GeminiRequest['toolConfig']>['functionCallingConfig'] {
+  switch (choice.type) {
+    case 'auto':
+      return { mode: 'AUTO' };
+    case 'none':
+      return { mode: 'NONE' };
+    case 'required':
+      return { mode: 'ANY' };
+    case 'tool':
+      return { mode: 'ANY', allowedFunctionNames: [choice.name] };
+  }
+}
+
+function pathOf(url: string): string {
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return url;
+  }
+}
+
+function schemaFor<T>(param: string, convert: () => T): T {
+  try {
+    return convert();
+  } catch (error) {
+    if (error instanceof SchemaNotRepresentable) throw new GeminiRequestProblem(param, error.message);
+    throw error;
+  }
+}
+
+function isText(part: ContentPart): part is Extract<ContentPart, { type: 'text' }> {
+  return part.type === 'text';
+}

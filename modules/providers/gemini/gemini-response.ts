@@ -1,0 +1,68 @@
+import type { ToolCall } from '../../canonical/chat-request.js';
+import type { ChatChoice, ChatResponse } from '../../canonical/chat-response.js';
+import { ProviderError } from '../../canonical/provider-error.js';
+import { sanitizeDetail } from '../upstream-errors.js';
+import { stopReasonFromGemini, usageFromGemini } from './gemini-usage.js';
+import type { GeminiCandidate, GeminiPart, GeminiResponse } from './gemini-wire.js';
+
+/**
+ * A buffered `generateContent` answer → canonical response. A prompt Gemini refused to answer
+ * (`promptFeedback.blockReason`, no candidates) is a content-policy failure, not an empty answer.
+ */
+export function fromGeminiResponse(body: unknown): ChatResponse {
+  const response = body as GeminiResponse;
+  if (!response || typeof response !== 'object' || Array.isArray(response)) {
+    throw new ProviderError('malformed_response', 'the provider returned a body that is not a generateContent response');
+  }
+  const blocked = promptBlock(response);
+  if (blocked) throw blocked;
+  if (!Array.isArray(response.candidates) || response.candidates.length === 0) {
+    throw new ProviderError('malformed_response', 'the provider returned no candidates');
+  }
+  return {
+    providerRequestId: typeof response.responseId === 'string' && response.responseId ? response.responseId : null,
+    choices: response.candidates.map((candidate, position) => choiceOf(candidate, position)),
+    usage: response.usageMetadata ? usageFromGemini(response.usageMetadata) : null,
+  };
+}
+
+/** The content-policy error for a prompt Gemini blocked, or null. */
+export function promptBlock(response: GeminiResponse): ProviderError | null {
+  const reason = response.promptFeedback?.blockReason;
+  if (!reason || (Array.isArray(response.candidates) && response.candidates.length > 0)) return null;
+  return new ProviderError('content_policy', `the provider blocked the prompt (${sanitizeDetail(reason)})`);
+}
+
+function choiceOf(candidate: GeminiCandidate, position: number): ChatChoice {
+  let text = '';
+  const toolCalls: ToolCall[] = [];
+  for (const part of candidate.content?.parts ?? []) {
+    const visible = visibleText(part);
+    if (visible !== null) text += visible;
+    const call = functionCallOf(part, toolCalls.length);
+    if (call) toolCalls.push(call);
+  }
+  return {
+    index: typeof candidate.index === 'number' ? candidate.index : position,
+    text,
+    toolCalls,
+    stopReason: stopReasonFromGemini(candidate.finishReason, toolCalls.length > 0),
+  };
+}
+
+/** Answer text, or null for parts that are not (thought summaries are the model's notes, not its answer). */
+export function visibleText(part: GeminiPart): string | null {
+  if (!('text' in part) || typeof part.text !== 'string' || part.thought === true) return null;
+  return part.text;
+}
+
+/**
+ * A `functionCall` part → canonical tool call. Gemini's calls carry no id (newer models sometimes do);
+ * the gateway names them `call_<n>` by position in the answer, so the same answer always yields the same
+ * ids and a later tool result can be matched back to the function by name.
+ */
+export function functionCallOf(part: GeminiPart, position: number): ToolCall | null {
+  if (!('functionCall' in part) || !part.functionCall || typeof part.functionCall.name !== 'string') return null;
+  const { name, args, id } = part.functionCall;
+  return { id: typeof id === 'string' && id ? id : `call_${position}`, name, arguments: JSON.stringify(args ?? {}) };
+}

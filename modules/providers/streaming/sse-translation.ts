@@ -1,0 +1,38 @@
+import type { StreamEvent } from '../../canonical/chat-response.js';
+import { transportError } from '../upstream-errors.js';
+import { SseDecoder, type SseEvent } from './sse-decoder.js';
+
+/** One provider's SSE frames → canonical stream events (a small state machine per wire format). */
+export interface SseTranslator {
+  /** The provider's end marker arrived: later frames are not translated. */
+  readonly done: boolean;
+  translate(frame: SseEvent): StreamEvent[];
+  /** At the end of the body: events a translator holds back until the stream is complete. */
+  end?(): StreamEvent[];
+}
+
+export interface SseBody extends AsyncIterable<Uint8Array> {
+  destroy(): unknown;
+}
+
+/**
+ * Decodes an upstream SSE body and translates it frame by frame. After the end marker the rest of the
+ * body is still read, so the connection can return to its pool; if the consumer stops early (client
+ * gone, failure) the body is destroyed. Every failure surfaces as a typed ProviderError.
+ */
+export async function* translateSseBody(body: SseBody, translator: SseTranslator, signal: AbortSignal, decoder = new SseDecoder()): AsyncGenerator<StreamEvent> {
+  let complete = false;
+  try {
+    for await (const chunk of body) {
+      if (translator.done) continue;
+      for (const frame of decoder.push(chunk)) if (!translator.done) yield* translator.translate(frame);
+    }
+    if (!translator.done) for (const frame of decoder.end()) yield* translator.translate(frame);
+    if (translator.end) yield* translator.end();
+    complete = true;
+  } catch (error) {
+    throw transportError(error, signal);
+  } finally {
+    if (!complete) body.destroy();
+  }
+}
