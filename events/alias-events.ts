@@ -1,6 +1,11 @@
 import type { DomainEvent } from './event.js';
 
-export const ROUTING_STRATEGIES = ['priority', 'weighted', 'least-latency', 'least-cost'] as const;
+/**
+ * priority: the lowest healthy priority group, weighted within it. weighted: weighted random over all
+ * routes. least-latency / least-cost: by recent latency (EWMA) / by price × estimated tokens. sticky: like
+ * priority, but a caller's `x-session-id` keeps landing on the same route (rendezvous hashing).
+ */
+export const ROUTING_STRATEGIES = ['priority', 'weighted', 'least-latency', 'least-cost', 'sticky'] as const;
 export type RoutingStrategy = (typeof ROUTING_STRATEGIES)[number];
 
 export interface AliasRoute {
@@ -19,6 +24,21 @@ export interface AliasPolicy {
   ttftTimeoutMs: number | null;
   /** Allowed deployment regions (data boundary); empty = any. */
   regions: string[];
+  /** Sends a stable share of traffic to one route first (absent = no canary). */
+  canary?: AliasCanary;
+}
+
+/**
+ * A canary route: `percent` of sessions (or of requests without a session) try `deploymentId` first;
+ * the rest use the strategy without it and reach it only as the last fallback. Assignment is a stable
+ * hash of the alias, `salt` and the session, so it is reproducible by an auditor and changing `salt`
+ * reshuffles who is in the canary.
+ */
+export interface AliasCanary {
+  deploymentId: string;
+  /** 0..100, up to two decimals. */
+  percent: number;
+  salt: string;
 }
 
 export type AliasVisibility = 'public' | 'private';

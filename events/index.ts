@@ -6,6 +6,7 @@ export * from './alias-events.js';
 export * from './tenant-events.js';
 export * from './api-key-events.js';
 export * from './request-events.js';
+export * from './breaker-events.js';
 export { upcasters, UpcasterRegistry } from './upcasters.js';
 
 import { ALIAS_EVENT_TYPES } from './alias-events.js';

@@ -57,6 +57,8 @@ export type AttemptFinished = DomainEvent<
     model: string;
     outcome: AttemptOutcome;
     errorClass: string | null;
+    /** Which gateway deadline ended the attempt (connect, ttft, idle, stream, request, write_progress), if one did. */
+    deadline?: string | null;
     httpStatus: number | null;
     usage: TokenUsage;
     usageEvidence: UsageEvidence;

@@ -1,5 +1,6 @@
-import { Module } from '@nestjs/common';
+import { Inject, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { GroupCommitter } from '../../src/kernel/event-store/group-committer.js';
+import { SqlEventStore } from '../../src/kernel/event-store/sql-event-store.js';
 import { RoutingSnapshotProjection } from '../../projections/routing-snapshot/routing-snapshot.projection.js';
 import { ENVIRONMENT } from '../../src/platform.module.js';
 import type { Environment } from '../../src/config/environment.js';
@@ -8,30 +9,85 @@ import { GatewayAuthenticator } from '../access/gateway-authenticator.js';
 import { ProviderAdapters } from '../providers/provider-adapters.js';
 import { ProvidersModule } from '../providers/providers.module.js';
 import { UpstreamPools } from '../providers/upstream-pools.js';
+import { AdmissionControl } from '../limits/admission-control.js';
+import { DeploymentConcurrency } from '../limits/deployment-concurrency.js';
+import { LimitsModule } from '../limits/limits.module.js';
 import { ChatCompletionsController } from './http/chat-completions.controller.js';
+import { EmbeddingsController } from './http/embeddings.controller.js';
+import { MessagesController } from './http/messages.controller.js';
 import { ModelsController } from './http/models.controller.js';
 import { ChatPipeline } from './pipeline/chat-pipeline.js';
+import { EmbeddingsPipeline } from './pipeline/embeddings-pipeline.js';
+import { BreakerJournal } from './resilience/breaker-journal.js';
+import { BreakerSignals } from './resilience/breaker-signals.js';
+import { DeploymentHealth } from './resilience/deployment-health.js';
+import { resolveResilience } from './resilience/resilience-settings.js';
 import { LatencyTracker } from './routing/latency-tracker.js';
+import { RouteHealth } from './routing/route-health.js';
 import { RoutePlanner } from './routing/route-planner.js';
+
+/** Cross-node breaker signals (Redis), or nothing to close when REDIS_URL is unset. */
+const BREAKER_SIGNALS = Symbol('BREAKER_SIGNALS');
+type Closeable = { close(): Promise<void> };
 
 /** The data plane: client formats, pipeline, routing and streaming. */
 @Module({
-  imports: [AccessModule, ProvidersModule],
-  controllers: [ChatCompletionsController, ModelsController],
+  imports: [AccessModule, ProvidersModule, LimitsModule],
+  controllers: [ChatCompletionsController, MessagesController, ModelsController, EmbeddingsController],
   providers: [
     { provide: LatencyTracker, useFactory: () => new LatencyTracker() },
-    { provide: RoutePlanner, useFactory: (latency: LatencyTracker) => new RoutePlanner(latency), inject: [LatencyTracker] },
+    {
+      provide: DeploymentHealth,
+      useFactory: (environment: Environment, store: SqlEventStore) => {
+        const health = new DeploymentHealth(resolveResilience(environment.resilience).breaker);
+        const journal = new BreakerJournal(store, environment.nodeId);
+        health.onTransition((deploymentId, transition) => journal.record(deploymentId, transition));
+        return health;
+      },
+      inject: [ENVIRONMENT, SqlEventStore],
+    },
+    {
+      provide: BREAKER_SIGNALS,
+      useFactory: async (environment: Environment, health: DeploymentHealth): Promise<Closeable> => {
+        if (!environment.redisUrl) return { close: async () => undefined };
+        const signals = new BreakerSignals(environment.redisUrl, environment.nodeId, health, resolveResilience(environment.resilience).breakerSyncIntervalMs);
+        // Breakers keep working per node without Redis; sharing them must not stop the gateway from starting.
+        await signals.start().catch((error: Error) => new Logger('InferenceModule').warn(`breaker signals unavailable: ${error.message}`));
+        return signals;
+      },
+      inject: [ENVIRONMENT, DeploymentHealth],
+    },
+    {
+      provide: RoutePlanner,
+      useFactory: (latency: LatencyTracker, health: DeploymentHealth, load: DeploymentConcurrency) => new RoutePlanner(latency, new RouteHealth(health, load)),
+      inject: [LatencyTracker, DeploymentHealth, DeploymentConcurrency],
+    },
     {
       provide: ChatPipeline,
       useFactory: (
         auth: GatewayAuthenticator, routing: RoutingSnapshotProjection, planner: RoutePlanner, adapters: ProviderAdapters,
+        pools: UpstreamPools, committer: GroupCommitter, latency: LatencyTracker, health: DeploymentHealth,
+        admission: AdmissionControl, deploymentLoad: DeploymentConcurrency, environment: Environment,
+      ) =>
+        new ChatPipeline(
+          { auth, routing, planner, adapters, pools, committer, latency, health, admission, deploymentLoad },
+          { durability: environment.durability, nodeId: environment.nodeId, resilience: resolveResilience(environment.resilience) },
+        ),
+      inject: [
+        GatewayAuthenticator, RoutingSnapshotProjection, RoutePlanner, ProviderAdapters, UpstreamPools, GroupCommitter, LatencyTracker,
+        DeploymentHealth, AdmissionControl, DeploymentConcurrency, ENVIRONMENT,
+      ],
+    },
+    {
+      provide: EmbeddingsPipeline,
+      useFactory: (
+        auth: GatewayAuthenticator, routing: RoutingSnapshotProjection, planner: RoutePlanner, adapters: ProviderAdapters,
         pools: UpstreamPools, committer: GroupCommitter, latency: LatencyTracker, environment: Environment,
       ) =>
-        new ChatPipeline(auth, routing, planner, adapters, pools, committer, latency, {
+        new EmbeddingsPipeline(auth, routing, planner, adapters, pools, committer, latency, {
           durability: environment.durability,
           nodeId: environment.nodeId,
-          requestTimeoutMs: 120_000,
-          ttftTimeoutMs: 15_000,
+          requestTimeoutMs: 60_000,
           idleTimeoutMs: 30_000,
           maxAttempts: 3,
         }),
@@ -39,4 +95,10 @@ import { RoutePlanner } from './routing/route-planner.js';
     },
   ],
 })
-export class InferenceModule {}
+export class InferenceModule implements OnApplicationShutdown {
+  constructor(@Inject(BREAKER_SIGNALS) private readonly breakerSignals: Closeable) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.breakerSignals.close();
+  }
+}

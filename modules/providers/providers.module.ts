@@ -1,5 +1,7 @@
 import { Module, type OnApplicationShutdown } from '@nestjs/common';
 import { RoutingSnapshotProjection } from '../../projections/routing-snapshot/routing-snapshot.projection.js';
+import type { Environment } from '../../src/config/environment.js';
+import { ENVIRONMENT } from '../../src/platform.module.js';
 import { MockProviderHost } from './mock/mock-provider-host.js';
 import { ProviderAdapters } from './provider-adapters.js';
 import { UpstreamPools } from './upstream-pools.js';
@@ -11,12 +13,14 @@ import { UpstreamPools } from './upstream-pools.js';
     ProviderAdapters,
     {
       provide: UpstreamPools,
-      useFactory: (mock: MockProviderHost, routing: RoutingSnapshotProjection) => {
-        const pools = new UpstreamPools(mock, { connectTimeoutMs: 3000, connections: 256 });
+      useFactory: (mock: MockProviderHost, routing: RoutingSnapshotProjection, environment: Environment) => {
+        // The connect deadline (issue 5 §5) is the one undici enforces itself.
+        const connectTimeoutMs = environment.resilience?.deadlines?.connectTimeoutMs ?? 3000;
+        const pools = new UpstreamPools(mock, { connectTimeoutMs, connections: 256 });
         routing.onSwap((snapshot) => pools.retain(snapshot));
         return pools;
       },
-      inject: [MockProviderHost, RoutingSnapshotProjection],
+      inject: [MockProviderHost, RoutingSnapshotProjection, ENVIRONMENT],
     },
   ],
   exports: [MockProviderHost, ProviderAdapters, UpstreamPools],

@@ -1,5 +1,5 @@
 import { parse } from 'yaml';
-import { ROUTING_STRATEGIES, type AliasPolicy, type RoutingStrategy } from '../../events/alias-events.js';
+import { ROUTING_STRATEGIES, type AliasCanary, type AliasPolicy, type RoutingStrategy } from '../../events/alias-events.js';
 import { CAPABILITIES, type Capability, type DeploymentLimits } from '../../events/deployment-events.js';
 import { KEY_SCOPES, type KeyScope } from '../../events/api-key-events.js';
 import type { PriceTable } from '../../events/price-events.js';
@@ -54,6 +54,11 @@ export function parseGatewayConfig(text: string, source = 'config'): GatewayConf
     allowPrivateNetwork: reader.optionalBoolean(node, path, 'allowPrivateNetwork') ?? false,
     ...reader.known(node, path, ['id', 'type', 'baseUrl', 'apiKey', 'apiVersion', 'region', 'allowPrivateNetwork']),
   }));
+  providers.forEach((p, i) => {
+    if (p.apiKey && !/^(env|file):.+/.test(p.apiKey)) {
+      reader.problem(`providers[${i}].apiKey`, 'must be a secret reference (env:NAME or file:PATH), never the key itself');
+    }
+  });
   const providerIds = new Set(providers.map((p) => p.id));
 
   const deployments = reader.list(root, 'deployments').map(([node, path]) => {
@@ -102,7 +107,8 @@ export function parseGatewayConfig(text: string, source = 'config'): GatewayConf
     });
     if (routes.length === 0) reader.problem(`${path}.routes`, 'needs at least one route');
     const policyNode = isNode(node.policy) ? node.policy : {};
-    reader.known(policyNode, `${path}.policy`, ['requiredCapabilities', 'maxAttempts', 'ttftTimeoutMs', 'regions']);
+    reader.known(policyNode, `${path}.policy`, ['requiredCapabilities', 'maxAttempts', 'ttftTimeoutMs', 'regions', 'canary']);
+    const canary = reader.canary(policyNode, `${path}.policy`, new Set(routes.map((r) => r.deployment)));
     return {
       name: reader.string(node, path, 'name'),
       strategy: reader.oneOf(node, `${path}.strategy`, 'strategy', ROUTING_STRATEGIES, 'priority') as RoutingStrategy,
@@ -112,6 +118,8 @@ export function parseGatewayConfig(text: string, source = 'config'): GatewayConf
         maxAttempts: reader.optionalInteger(policyNode, `${path}.policy`, 'maxAttempts'),
         ttftTimeoutMs: reader.optionalInteger(policyNode, `${path}.policy`, 'ttftTimeoutMs'),
         regions: reader.stringList(policyNode, `${path}.policy`, 'regions') ?? [],
+        // Left out when absent, so aliases published before canaries existed compare equal.
+        ...(canary ? { canary } : {}),
       },
       visibility: reader.oneOf(node, `${path}.visibility`, 'visibility', ['public', 'private'] as const, 'public') as 'public' | 'private',
     };
@@ -311,6 +319,25 @@ class Reader {
       return (fallback ?? allowed[0]) as T;
     }
     return value as T;
+  }
+
+  /** `canary: { deployment, percent, salt? }`; the deployment must be one of the alias's routes. */
+  canary(node: Node, path: string, routeDeployments: ReadonlySet<string>): AliasCanary | null {
+    const value = node.canary;
+    if (value === undefined || value === null) return null;
+    if (!isNode(value)) {
+      this.problem(`${path}.canary`, 'must be a mapping with deployment and percent');
+      return null;
+    }
+    this.known(value, `${path}.canary`, ['deployment', 'percent', 'salt']);
+    const deploymentId = this.string(value, `${path}.canary`, 'deployment');
+    if (deploymentId && !routeDeployments.has(deploymentId)) this.problem(`${path}.canary.deployment`, `'${deploymentId}' is not one of this alias's routes`);
+    const percent = value.percent;
+    if (typeof percent !== 'number' || !Number.isFinite(percent) || percent < 0 || percent > 100) {
+      this.problem(`${path}.canary.percent`, 'must be a number from 0 to 100');
+      return null;
+    }
+    return { deploymentId, percent, salt: this.optionalString(value, `${path}.canary`, 'salt') ?? '' };
   }
 
   limits(node: Node, path: string): { rpm: number | null; tpm: number | null; maxConcurrency: number | null } {

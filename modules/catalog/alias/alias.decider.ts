@@ -35,6 +35,17 @@ export function aliasDefinitionProblem(alias: string, definition: AliasDefinitio
   if (definition.policy.maxAttempts !== null && (!Number.isInteger(definition.policy.maxAttempts) || definition.policy.maxAttempts < 1)) {
     return 'policy.maxAttempts must be a positive integer';
   }
+  if (definition.policy.ttftTimeoutMs != null && (!Number.isInteger(definition.policy.ttftTimeoutMs) || definition.policy.ttftTimeoutMs < 1)) {
+    return 'policy.ttftTimeoutMs must be a positive integer (milliseconds)';
+  }
+  const canary = definition.policy.canary;
+  if (canary) {
+    if (!seen.has(canary.deploymentId)) return `policy.canary.deploymentId: ${canary.deploymentId} is not one of the alias's routes`;
+    if (typeof canary.percent !== 'number' || !Number.isFinite(canary.percent) || canary.percent < 0 || canary.percent > 100) {
+      return 'policy.canary.percent must be a number from 0 to 100';
+    }
+    if (typeof canary.salt !== 'string' || canary.salt.length > 64) return 'policy.canary.salt must be a string of at most 64 characters';
+  }
   if (definition.visibility !== 'public' && definition.visibility !== 'private') return 'visibility must be public or private';
   return null;
 }

@@ -4,20 +4,52 @@ import {
   type ResolvedAlias, type ResolvedDeployment, priceInEffect,
 } from '../../../projections/routing-snapshot/routing-snapshot.js';
 import type { LatencyTracker } from './latency-tracker.js';
+import { stableBucket, stableUnit } from './stable-hash.js';
 
 export interface RouteCandidate {
   deployment: ResolvedDeployment;
   price: ScheduledPrice;
   priority: number;
   weight: number;
+  /** The route's alias-level name (`alias#position`): what callers see instead of deployment ids. */
+  route: string;
+}
+
+/** The eligibility stages, in the order they apply (after the caller's alias allowlist). */
+export type EligibilityStage = 'region' | 'capabilities' | 'health' | 'budget';
+
+export interface SkippedRoute {
+  deploymentId: string;
+  route: string;
+  stage: EligibilityStage;
+  reason: string;
+  /** Health only: when the deployment should take traffic again (epoch ms), if known. */
+  until: number | null;
 }
 
 export interface RoutePlan {
   candidates: RouteCandidate[];
-  /** Routes left out and why (recorded for the caller's 503 and for audit). */
-  skipped: Array<{ deploymentId: string; reason: string }>;
-  /** How the order was chosen. */
+  /** Routes left out and why (for the caller's error and for audit). */
+  skipped: SkippedRoute[];
+  /** How the order was chosen, for AttemptFinished.routing.reason. */
   reason: string;
+  /** The stage that left no route eligible; null when candidates remain. */
+  emptiedBy: EligibilityStage | null;
+}
+
+/** Live health of a deployment: null when it may take traffic, else why not (and until when). */
+export interface HealthView {
+  unavailable(deployment: ResolvedDeployment): { reason: string; until: number | null } | null;
+}
+
+/** Who is asking, for sticky sessions and canary assignment. */
+export interface Affinity {
+  /** The authenticated principal (tenant and key): sessions are scoped to it, so two callers never collide. */
+  principal: string;
+  /** The caller's `x-session-id`, already bounded. */
+  sessionId: string | null;
+  /** Stands in for the session when there is none (canary share per request). */
+  requestId: string;
 }
 
 export interface PlanInput {
@@ -26,88 +58,158 @@ export interface PlanInput {
   estimatedInputTokens: number;
   reservedOutputTokens: number;
   at: Date;
+  /** Least-latency compares time to first token for streams, total latency otherwise. */
+  stream?: boolean;
+  affinity?: Affinity;
+  /** What the caller may still spend (USD decimal); routes whose estimate exceeds it are skipped. */
+  remainingBudgetUsd?: string | null;
 }
 
+const ALWAYS_HEALTHY: HealthView = { unavailable: () => null };
+const CANARY_BUCKETS = 10_000;
+
 /**
- * Eligibility, then strategy: routes whose deployment is disabled, lacks a capability the request
- * needs, cannot fit the request in its context window, lies outside the alias's regions or has no price
- * in effect are skipped; the rest are ordered by the alias's strategy.
+ * Eligibility, then strategy (issue 5 §1–2; reference 004 "Selection Pipeline"). Routes are filtered
+ * in a fixed order — region / data boundary (a hard rule, never a soft weight), the capabilities the
+ * request needs (including its context window and a price in effect), health (disabled, circuit open,
+ * throttled, saturated), budget — and the survivors are ordered by the alias's strategy, with the
+ * canary share applied last. The whole order is the fallback chain; the first entry is the choice.
+ *
+ * Weighted choices use the exponential race (Efraimidis–Spirakis): each route draws u in (0, 1] and
+ * sorts by -ln(u) / weight, which picks route i first with probability weight_i / Σ weight and orders
+ * the fallbacks by weight as well. With a session, u comes from a hash of (principal, session, route)
+ * instead of the random source: that is weighted rendezvous hashing, so a session stays on its route,
+ * and when a route drops out only the sessions that were on it move.
  */
 export class RoutePlanner {
   constructor(
     private readonly latency: LatencyTracker,
+    private readonly health: HealthView = ALWAYS_HEALTHY,
     private readonly random: () => number = Math.random,
   ) {}
 
   plan(input: PlanInput): RoutePlan {
     const { alias } = input;
-    const skipped: RoutePlan['skipped'] = [];
-    const eligible: RouteCandidate[] = [];
-    for (const route of alias.routes) {
-      const deployment = route.deployment;
-      const reason = this.ineligibility(deployment, input);
-      if (reason) {
-        skipped.push({ deploymentId: deployment.id, reason });
-        continue;
-      }
-      eligible.push({ deployment, price: priceInEffect(deployment, input.at)!, priority: route.priority, weight: route.weight });
+    const skipped: SkippedRoute[] = [];
+    let remaining: Array<{ candidate: Omit<RouteCandidate, 'price'>; price: ScheduledPrice | null }> = alias.routes.map((route, index) => ({
+      candidate: { deployment: route.deployment, priority: route.priority, weight: route.weight, route: `${alias.name}#${index + 1}` },
+      price: priceInEffect(route.deployment, input.at),
+    }));
+    const stage = (name: EligibilityStage, reasonOf: (entry: (typeof remaining)[number]) => { reason: string; until: number | null } | null): boolean => {
+      remaining = remaining.filter((entry) => {
+        const verdict = reasonOf(entry);
+        if (!verdict) return true;
+        skipped.push({ deploymentId: entry.candidate.deployment.id, route: entry.candidate.route, stage: name, reason: verdict.reason, until: verdict.until });
+        return false;
+      });
+      return remaining.length > 0;
+    };
+    const emptied = (name: EligibilityStage): RoutePlan => ({ candidates: [], skipped, reason: `no route passed the ${name} stage`, emptiedBy: name });
+
+    const regions = alias.policy.regions;
+    if (!stage('region', ({ candidate }) => (regions.length && !regions.includes(candidate.deployment.region ?? '') ? { reason: 'outside the allowed regions', until: null } : null))) {
+      return emptied('region');
     }
-    switch (alias.strategy) {
-      case 'weighted':
-        return { candidates: this.weightedOrder(eligible), skipped, reason: 'weighted random over all routes' };
-      case 'least-latency':
-        return {
-          candidates: [...eligible].sort((a, b) => this.latency.estimate(a.deployment.id) - this.latency.estimate(b.deployment.id)),
-          skipped,
-          reason: 'lowest recent latency first',
-        };
-      case 'least-cost':
-        return {
-          candidates: [...eligible].sort((a, b) => estimatedCost(a, input).comparedTo(estimatedCost(b, input))),
-          skipped,
-          reason: 'lowest estimated cost first',
-        };
-      case 'priority':
-      default: {
-        const groups = new Map<number, RouteCandidate[]>();
-        for (const candidate of eligible) groups.set(candidate.priority, [...(groups.get(candidate.priority) ?? []), candidate]);
-        const ordered = [...groups.keys()].sort((a, b) => a - b).flatMap((priority) => this.weightedOrder(groups.get(priority)!));
-        return { candidates: ordered, skipped, reason: 'lowest priority group first, weighted within a group' };
-      }
+    if (!stage('capabilities', ({ candidate, price }) => {
+      const reason = this.incapability(candidate.deployment, input, price);
+      return reason ? { reason, until: null } : null;
+    })) {
+      return emptied('capabilities');
     }
+    if (!stage('health', ({ candidate }) => {
+      if (candidate.deployment.status !== 'active') return { reason: 'disabled', until: null };
+      return this.health.unavailable(candidate.deployment);
+    })) {
+      return emptied('health');
+    }
+    const budget = input.remainingBudgetUsd != null ? new Decimal(input.remainingBudgetUsd) : null;
+    if (budget && !stage('budget', ({ price }) => (estimatedCost(price!, input).greaterThan(budget) ? { reason: 'estimated cost exceeds the remaining budget', until: null } : null))) {
+      return emptied('budget');
+    }
+
+    const eligible: RouteCandidate[] = remaining.map(({ candidate, price }) => ({ ...candidate, price: price! }));
+    const { ordered, reason } = this.order(eligible, input);
+    const canary = this.applyCanary(ordered, input);
+    const skippedNote = skipped.length ? `; skipped ${skipped.map((s) => `${s.deploymentId} (${s.reason})`).join(', ')}` : '';
+    return { candidates: canary.ordered, skipped, reason: `${reason}${canary.note}${skippedNote}`, emptiedBy: null };
   }
 
-  private ineligibility(deployment: ResolvedDeployment, input: PlanInput): string | null {
-    if (deployment.status !== 'active') return 'disabled';
+  private incapability(deployment: ResolvedDeployment, input: PlanInput, price: ScheduledPrice | null): string | null {
     const missing = input.needs.filter((need) => !deployment.capabilities.has(need));
     if (missing.length) return `lacks ${missing.join(', ')}`;
     if (input.estimatedInputTokens + Math.min(input.reservedOutputTokens, deployment.maxOutputTokens) > deployment.contextWindow) {
       return 'context window too small';
     }
-    if (input.alias.policy.regions.length && !input.alias.policy.regions.includes(deployment.region ?? '')) return 'outside the allowed regions';
-    if (!priceInEffect(deployment, input.at)) return 'no price in effect';
+    if (!price) return 'no price in effect';
     return null;
   }
 
-  /** Weighted sampling without replacement: the order of fallbacks also follows the weights. */
-  private weightedOrder(candidates: RouteCandidate[]): RouteCandidate[] {
-    const pool = [...candidates];
-    const ordered: RouteCandidate[] = [];
-    while (pool.length) {
-      const total = pool.reduce((sum, c) => sum + Math.max(c.weight, 0), 0);
-      let index = 0;
-      if (total > 0) {
-        let pick = this.random() * total;
-        index = pool.findIndex((c) => (pick -= Math.max(c.weight, 0)) < 0);
-        if (index < 0) index = pool.length - 1;
+  private order(eligible: RouteCandidate[], input: PlanInput): { ordered: RouteCandidate[]; reason: string } {
+    const { alias } = input;
+    const session = alias.strategy === 'sticky' && input.affinity?.sessionId ? input.affinity : null;
+    const race = new Map(eligible.map((c) => [c, raceKey(c, session ? stableUnit(['sticky', session.principal, session.sessionId!, c.deployment.id]) : 1 - this.random())]));
+    const byRace = (a: RouteCandidate, b: RouteCandidate) => {
+      const difference = race.get(a)! - race.get(b)!;
+      return Number.isNaN(difference) ? 0 : difference; // two standby routes (both infinite)
+    };
+    const weights = (list: RouteCandidate[]) => list.map((c) => `${c.deployment.id}:${c.weight}`).join(' ');
+    switch (alias.strategy) {
+      case 'weighted': {
+        const ordered = [...eligible].sort(byRace);
+        return { ordered, reason: `weighted: picked ${ordered[0].deployment.id} among ${weights(eligible)}` };
       }
-      ordered.push(pool.splice(index, 1)[0]);
+      case 'least-latency': {
+        const kind = input.stream ? 'ttft' : 'latency';
+        const estimate = new Map(eligible.map((c) => [c, this.latency.estimate(c.deployment.id, kind)]));
+        const ordered = [...eligible].sort((a, b) => estimate.get(a)! - estimate.get(b)! || byRace(a, b));
+        const shown = ordered.map((c) => `${c.deployment.id}:${Math.round(estimate.get(c)!)}ms`).join(' ');
+        return { ordered, reason: `least-latency (${kind} EWMA, unmeasured first): ${shown}` };
+      }
+      case 'least-cost': {
+        const cost = new Map(eligible.map((c) => [c, estimatedCost(c.price, input)]));
+        const ordered = [...eligible].sort((a, b) => cost.get(a)!.comparedTo(cost.get(b)!) || byRace(a, b));
+        const shown = ordered.map((c) => `${c.deployment.id}:$${cost.get(c)!.toSignificantDigits(4).toString()}`).join(' ');
+        return { ordered, reason: `least-cost (price × ${input.estimatedInputTokens}+${input.reservedOutputTokens} estimated tokens): ${shown}` };
+      }
+      case 'sticky':
+      case 'priority':
+      default: {
+        const ordered = [...eligible].sort((a, b) => a.priority - b.priority || byRace(a, b));
+        const group = ordered.filter((c) => c.priority === ordered[0].priority);
+        const how =
+          alias.strategy !== 'sticky' ? 'weighted' : session ? 'session hash (rendezvous)' : 'weighted; no x-session-id, so not sticky';
+        return { ordered, reason: `${alias.strategy}: group ${ordered[0].priority}, ${how}: picked ${ordered[0].deployment.id} among ${weights(group)}` };
+      }
     }
-    return ordered;
+  }
+
+  /** Puts the canary first for the canary share and last for everyone else. */
+  private applyCanary(ordered: RouteCandidate[], input: PlanInput): { ordered: RouteCandidate[]; note: string } {
+    const canary = input.alias.policy.canary;
+    if (!canary) return { ordered, note: '' };
+    const index = ordered.findIndex((c) => c.deployment.id === canary.deploymentId);
+    if (index < 0) return { ordered, note: `; canary ${canary.deploymentId} not eligible` };
+    const affinity = input.affinity;
+    const subject = affinity?.sessionId ? ['session', affinity.principal, affinity.sessionId] : ['request', affinity?.requestId ?? String(this.random())];
+    const bucket = stableBucket(['canary', input.alias.name, canary.salt, ...subject], CANARY_BUCKETS);
+    const threshold = Math.round(canary.percent * (CANARY_BUCKETS / 100));
+    const chosen = bucket < threshold;
+    const rest = ordered.filter((_, i) => i !== index);
+    const note = `; canary ${canary.deploymentId} ${canary.percent}%: ${subject[0]} bucket ${bucket}/${CANARY_BUCKETS} ${chosen ? '<' : '>='} ${threshold} → ${chosen ? 'canary first' : 'canary last'}`;
+    return { ordered: chosen ? [ordered[index], ...rest] : [...rest, ordered[index]], note };
   }
 }
 
-function estimatedCost(candidate: RouteCandidate, input: PlanInput): Decimal {
-  const table = candidate.price.table;
-  return new Decimal(table.inputPer1M).times(input.estimatedInputTokens).plus(new Decimal(table.outputPer1M).times(input.reservedOutputTokens));
+/** Exponential-race key: smaller goes first; a zero weight goes last (standby). */
+function raceKey(candidate: RouteCandidate, unit: number): number {
+  return candidate.weight > 0 ? -Math.log(unit) / candidate.weight : Number.POSITIVE_INFINITY;
+}
+
+/** Price × estimated tokens (the reserved output counted in full): what the request may cost on this route. */
+export function estimatedCost(price: ScheduledPrice, input: Pick<PlanInput, 'estimatedInputTokens' | 'reservedOutputTokens'>): Decimal {
+  const table = price.table;
+  return new Decimal(table.inputPer1M)
+    .times(input.estimatedInputTokens)
+    .plus(new Decimal(table.outputPer1M).times(input.reservedOutputTokens))
+    .dividedBy(1_000_000);
 }

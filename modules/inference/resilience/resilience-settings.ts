@@ -1,0 +1,98 @@
+/** How a circuit breaker judges one deployment (DESIGN §6, issue 5 §4). */
+export interface BreakerSettings {
+  /** The rolling window failure rates are measured over. */
+  windowMs: number;
+  /** Fewest outcomes in the window before the failure rate may open the breaker. */
+  minSamples: number;
+  /** Opens when failures / samples exceeds this share (0..1). */
+  failureRateThreshold: number;
+  /** Opens on this many failures in a row, whatever the window says. */
+  consecutiveFailures: number;
+  /** First cool-down; doubles on every failed trial, up to `maxCooldownMs`. */
+  cooldownMs: number;
+  maxCooldownMs: number;
+  /** Consecutive trial successes in half-open that close the breaker. */
+  trialSuccesses: number;
+  /** Trial requests allowed in flight at once while half-open. */
+  maxTrialsInFlight: number;
+}
+
+/** Deadlines of one request, each with its own error. */
+export interface DeadlineSettings {
+  /** Opening the TCP/TLS connection to the provider (enforced by the deployment's undici pool). */
+  connectTimeoutMs: number;
+  /** Streams: attempt start to the first token, unless the alias sets its own `ttftTimeoutMs`. */
+  ttftTimeoutMs: number;
+  /** Streams: most time between two upstream chunks. */
+  idleTimeoutMs: number;
+  /** Streams: absolute lifetime from admission; heartbeats and trickles do not extend it. */
+  streamTimeoutMs: number;
+  /** Everything before the response starts (all attempts, retries and waits), and buffered answers. */
+  requestTimeoutMs: number;
+  /** Streams: most time a write to a slow client may wait for the socket to drain. */
+  writeProgressTimeoutMs: number;
+}
+
+/** The request-scoped attempt budget and the waits between retries of one deployment. */
+export interface RetrySettings {
+  /** Upstream calls per request, retries and fallbacks together, unless the alias sets `maxAttempts`. */
+  maxAttempts: number;
+  /** Full-jitter exponential backoff: a wait drawn from [0, min(max, base × 2^retry)). */
+  baseBackoffMs: number;
+  maxBackoffMs: number;
+  /** A rate-limited deployment is retried once only when its retry-after is at most this long. */
+  maxRetryAfterWaitMs: number;
+}
+
+export interface ResilienceSettings {
+  breaker: BreakerSettings;
+  deadlines: DeadlineSettings;
+  retry: RetrySettings;
+  /** How often breaker state is re-read from Redis (a safety net under publish/subscribe). */
+  breakerSyncIntervalMs: number;
+}
+
+export const DEFAULT_RESILIENCE: ResilienceSettings = Object.freeze({
+  breaker: Object.freeze({
+    windowMs: 60_000,
+    minSamples: 20,
+    failureRateThreshold: 0.5,
+    consecutiveFailures: 5,
+    cooldownMs: 30_000,
+    maxCooldownMs: 300_000,
+    trialSuccesses: 5,
+    maxTrialsInFlight: 1,
+  }),
+  deadlines: Object.freeze({
+    connectTimeoutMs: 3_000,
+    ttftTimeoutMs: 15_000,
+    idleTimeoutMs: 30_000,
+    streamTimeoutMs: 600_000,
+    requestTimeoutMs: 120_000,
+    writeProgressTimeoutMs: 10_000,
+  }),
+  retry: Object.freeze({
+    maxAttempts: 3,
+    baseBackoffMs: 100,
+    maxBackoffMs: 2_000,
+    maxRetryAfterWaitMs: 2_000,
+  }),
+  breakerSyncIntervalMs: 1_000,
+});
+
+/** Overrides (from the environment or a test) on top of the defaults, one level deep. */
+export interface ResilienceOverrides {
+  breaker?: Partial<BreakerSettings>;
+  deadlines?: Partial<DeadlineSettings>;
+  retry?: Partial<RetrySettings>;
+  breakerSyncIntervalMs?: number;
+}
+
+export function resolveResilience(overrides: ResilienceOverrides | undefined): ResilienceSettings {
+  return {
+    breaker: { ...DEFAULT_RESILIENCE.breaker, ...overrides?.breaker },
+    deadlines: { ...DEFAULT_RESILIENCE.deadlines, ...overrides?.deadlines },
+    retry: { ...DEFAULT_RESILIENCE.retry, ...overrides?.retry },
+    breakerSyncIntervalMs: overrides?.breakerSyncIntervalMs ?? DEFAULT_RESILIENCE.breakerSyncIntervalMs,
+  };
+}

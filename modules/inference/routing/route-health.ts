@@ -1,0 +1,19 @@
+import type { ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
+import type { DeploymentConcurrency } from '../../limits/deployment-concurrency.js';
+import type { DeploymentHealth } from '../resilience/deployment-health.js';
+import type { HealthView } from './route-planner.js';
+
+/** The planner's health stage: circuit breakers and retry-after throttles, then deployment saturation. */
+export class RouteHealth implements HealthView {
+  constructor(
+    private readonly health: DeploymentHealth,
+    private readonly concurrency: DeploymentConcurrency,
+  ) {}
+
+  unavailable(deployment: ResolvedDeployment): { reason: string; until: number | null } | null {
+    const blocked = this.health.unavailable(deployment.id);
+    if (blocked) return blocked;
+    if (this.concurrency.saturated(deployment)) return { reason: 'saturated', until: null };
+    return null;
+  }
+}
