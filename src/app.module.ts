@@ -1,10 +1,13 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { AccessModule } from '../modules/access/access.module.js';
+import { AccessAdminModule } from '../modules/access/admin/access-admin.module.js';
+import { CatalogAdminModule } from '../modules/catalog/admin/catalog-admin.module.js';
 import { CatalogModule } from '../modules/catalog/catalog.module.js';
 import { InferenceModule } from '../modules/inference/inference.module.js';
 import { ProvidersModule } from '../modules/providers/providers.module.js';
 import { ConfigApplier } from './config/apply/config-applier.js';
 import { HealthController } from './health.controller.js';
+import { StatusController } from './status.controller.js';
 import type { Platform } from './platform.js';
 import { PlatformModule } from './platform.module.js';
 
@@ -13,8 +16,8 @@ export class AppModule {
   static forRoot(platform: Platform): DynamicModule {
     return {
       module: AppModule,
-      imports: [PlatformModule.forRoot(platform), CatalogModule, AccessModule, ProvidersModule, InferenceModule],
-      controllers: [HealthController],
+      imports: [PlatformModule.forRoot(platform), CatalogModule, AccessModule, ProvidersModule, InferenceModule, AccessAdminModule, CatalogAdminModule],
+      controllers: [HealthController, StatusController],
       providers: [ConfigApplier],
     };
   }

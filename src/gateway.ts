@@ -2,7 +2,9 @@ import { Logger, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { readFileSync } from 'node:fs';
+import { clientFormatForPath } from '../modules/inference/http/client-format-for-path.js';
 import { BODY_LIMIT, GatewayExceptionFilter } from '../modules/inference/http/gateway-exception.filter.js';
+import { AdminTokens } from '../modules/access/admin/admin-tokens.js';
 import { MockProviderHost } from '../modules/providers/mock/mock-provider-host.js';
 import { AppModule } from './app.module.js';
 import { ConfigApplier } from './config/apply/config-applier.js';
@@ -20,6 +22,8 @@ export interface Gateway {
   url: string;
   /** The demo key when serving the built-in demo configuration. */
   demoKey: string | null;
+  /** The admin token generated on this first start, to be printed once; null when ADMIN_TOKEN is set or one exists. */
+  adminToken: string | null;
   mock: MockProviderHost;
   close(): Promise<void>;
 }
@@ -52,8 +56,9 @@ export async function startGateway(environment: Environment, options: StartOptio
       logger: logLevels(environment.logLevel),
       bufferLogs: false,
     });
-    app.useGlobalFilters(new GatewayExceptionFilter());
+    app.useGlobalFilters(new GatewayExceptionFilter(clientFormatForPath));
     await app.init();
+    const adminToken = app.get(AdminTokens).takeGeneratedToken();
 
     let demoKey: string | null = null;
     if (options.applyConfig ?? true) {
@@ -76,7 +81,7 @@ export async function startGateway(environment: Environment, options: StartOptio
     await app.listen(options.port ?? environment.port, environment.host);
     const url = (await app.getUrl()).replace('[::1]', 'localhost');
     return {
-      app, platform, url, demoKey,
+      app, platform, url, demoKey, adminToken,
       mock: app.get(MockProviderHost),
       async close() {
         await app.close();

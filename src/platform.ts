@@ -62,6 +62,7 @@ export async function openPlatform(environment: Environment, options: PlatformOp
   const keys = new KeyIndexProjection();
   const runner = new ProjectionRunner(store, database, dataSource, {
     pollIntervalMs: environment.pollIntervalMs,
+    listen: environment.listen,
     batchSize: 500,
     runDurable: options.runDurable,
   });

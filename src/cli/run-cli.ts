@@ -2,7 +2,10 @@ import { parseArgs } from 'node:util';
 import { ConfigValidationError } from '../config/gateway-config.js';
 import { ApplyRefusedError } from '../config/apply/config-applier.js';
 import { ConfigurationError } from '../config/environment.js';
+import type { KeyScope } from '../../events/api-key-events.js';
+import { DomainError } from '../kernel/commands/decider.js';
 import { apply } from './commands/apply.js';
+import { keysIssue, keysRevoke } from './commands/keys.js';
 import { eventsRead, eventsTail } from './commands/events.js';
 import { mockProvider } from './commands/mock-provider.js';
 import { projectionsRebuild, projectionsStatus } from './commands/projections.js';
@@ -21,6 +24,10 @@ const USAGE = `Usage: switchyard <command>
   events read STREAM                 print one stream (e.g. request-<id>, alias-chat)
   projections status                 positions of every projection
   projections rebuild NAME           rebuild a durable projection (cost-ledger) from position zero
+  keys issue --tenant T [--id ID] [--scope S ...] [--alias A ...] [--expires-at ISO]
+             [--rpm N] [--tpm N] [--max-concurrency N]
+                                     issue a gateway key; prints it once on stdout
+  keys revoke ID [--reason TEXT]     revoke a key (every node refuses it within a second)
 `;
 
 /** Runs one CLI command; resolves to the process exit code. */
@@ -74,6 +81,35 @@ export async function runCli(argv: string[]): Promise<number> {
         if (sub === 'status') return await projectionsStatus();
         if (sub === 'rebuild' && rest[0]) return await projectionsRebuild(rest[0]);
         return usage('projections status|rebuild NAME');
+      case 'keys': {
+        if (sub === 'issue') {
+          const { values } = parseArgs({
+            args: rest,
+            options: {
+              tenant: { type: 'string' }, id: { type: 'string' }, scope: { type: 'string', multiple: true },
+              alias: { type: 'string', multiple: true }, 'expires-at': { type: 'string' },
+              rpm: { type: 'string' }, tpm: { type: 'string' }, 'max-concurrency': { type: 'string' },
+            },
+          });
+          if (!values.tenant) return usage('keys issue needs --tenant T');
+          const limit = (value: string | undefined) => (value === undefined ? null : Number(value));
+          const expiresAt = values['expires-at'] ? new Date(values['expires-at']) : null;
+          if (expiresAt && Number.isNaN(expiresAt.getTime())) return usage('--expires-at must be an ISO-8601 timestamp');
+          return await keysIssue({
+            tenant: values.tenant,
+            id: values.id ?? null,
+            scopes: (values.scope ?? ['inference', 'models:read']) as KeyScope[],
+            aliases: values.alias ?? [],
+            expiresAt: expiresAt ? expiresAt.toISOString() : null,
+            limits: { rpm: limit(values.rpm), tpm: limit(values.tpm), maxConcurrency: limit(values['max-concurrency']) },
+          });
+        }
+        if (sub === 'revoke' && rest[0]) {
+          const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { reason: { type: 'string' } } });
+          return await keysRevoke(positionals[0], values.reason ?? null);
+        }
+        return usage('keys issue --tenant T | keys revoke ID');
+      }
       case 'help':
       case '--help':
       case '-h':
@@ -83,7 +119,7 @@ export async function runCli(argv: string[]): Promise<number> {
         return usage(`unknown command '${command}'`);
     }
   } catch (error) {
-    if (error instanceof ConfigValidationError || error instanceof ApplyRefusedError || error instanceof ConfigurationError) {
+    if (error instanceof ConfigValidationError || error instanceof ApplyRefusedError || error instanceof ConfigurationError || error instanceof DomainError) {
       process.stderr.write(`${error.message}\n`);
       return 1;
     }

@@ -36,7 +36,7 @@ export const apiKeyDecider: Decider<ApiKeyCommand, ApiKeyEvent, ApiKeyState> = {
           return [{ type: 'ApiKeyIssued', data: { keyId: id, hash: command.hash, prefix: command.prefix, ...command.grant } }];
         }
         if (state.status === 'active' && state.hash === command.hash && sameJson(state.grant, command.grant)) return [];
-        throw new DomainError('key_exists', `Key ${id} was already issued; issue a new key id to rotate or change it`);
+        throw new DomainError('key_exists', `Key ${id} was already issued; issue a new key id to rotate or change it`, 422);
       }
       case 'RevokeApiKey':
         if (state.status === 'absent') throw new DomainError('key_not_found', `Key ${id} does not exist`, 404);

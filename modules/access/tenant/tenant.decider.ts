@@ -36,7 +36,7 @@ export const tenantDecider: Decider<TenantCommand, TenantEvent, TenantState> = {
         if (!TENANT_ID.test(id)) throw new DomainError('invalid_tenant', 'tenant ids use letters, digits, ".", "_" and "-" (at most 64)', 422);
         if (state.status !== 'absent') {
           if (state.name === command.name) return [];
-          throw new DomainError('tenant_exists', `Tenant ${id} already exists`);
+          throw new DomainError('tenant_exists', `Tenant ${id} already exists`, 422);
         }
         return [{ type: 'TenantCreated', data: { tenantId: id, name: command.name } }];
       case 'SetTenantLimits': {

@@ -40,7 +40,7 @@ export const deploymentDecider: Decider<DeploymentCommand, DeploymentEvent, Depl
         if (state.status === 'absent') return [{ type: 'DeploymentRegistered', data: { deploymentId: id, ...command.settings } }];
         if (state.status === 'retired') throw new DomainError('deployment_retired', `Deployment ${id} is retired; use a new id`);
         if (same(state.settings, command.settings)) return [];
-        throw new DomainError('deployment_exists', `Deployment ${id} already exists; update it instead`);
+        throw new DomainError('deployment_exists', `Deployment ${id} already exists; update it instead`, 422);
       case 'UpdateDeployment': {
         validate(command.settings);
         const current = requireLive(state, id);

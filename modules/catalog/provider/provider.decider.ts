@@ -41,7 +41,7 @@ export const providerDecider: Decider<ProviderCommand, ProviderEvent, ProviderSt
         if (state.status === 'removed') throw new DomainError('provider_removed', `Provider ${command.providerId} was removed; use a new id`);
         if (state.status === 'active') {
           if (sameSettings(state.settings, command.settings)) return [];
-          throw new DomainError('provider_exists', `Provider ${command.providerId} already exists; update it instead`);
+          throw new DomainError('provider_exists', `Provider ${command.providerId} already exists; update it instead`, 422);
         }
         return [{ type: 'ProviderRegistered', data: { providerId: command.providerId, ...command.settings } }];
       }

@@ -1,5 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isAdminPath, respondWithAdminError } from '../../access/admin/admin-error.js';
 import { GatewayError } from '../../canonical/gateway-error.js';
 import { openAiClientFormat } from '../formats/openai/openai-client-format.js';
 import type { ClientFormat } from '../formats/client-format.js';
@@ -22,8 +23,9 @@ export class GatewayExceptionFilter implements ExceptionFilter {
     const http = host.switchToHttp();
     const request = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply>();
-    const error = this.toGatewayError(exception, request);
     if (!reply.sent) reply.hijack();
+    if (isAdminPath(request.url)) return respondWithAdminError(reply.raw, exception, request.method, request.url, request.id);
+    const error = this.toGatewayError(exception, request);
     respondWithError(reply.raw, this.formatFor(request.url), error, request.id);
   }
 

@@ -9,6 +9,13 @@ export async function serve(): Promise<void> {
   const base = `http://${environment.host === '0.0.0.0' ? '127.0.0.1' : environment.host}:${new URL(gateway.url).port}`;
   const store = environment.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${environment.dataDir}`;
   logger.log(`Switchyard is serving on ${base} (event store: ${store}, durability: ${environment.durability})`);
+  if (gateway.adminToken) {
+    // Printed this once only: the database keeps its SHA-256. Set ADMIN_TOKEN to choose your own.
+    process.stdout.write(
+      `\nAdmin token (shown once, stored hashed): ${gateway.adminToken}\n` +
+        `  curl ${base}/admin/v1/status -H "Authorization: Bearer <admin token>"\n\n`,
+    );
+  }
   if (gateway.demoKey) {
     process.stdout.write(
       `\nDemo configuration (alias "demo" on the built-in mock provider).\n` +

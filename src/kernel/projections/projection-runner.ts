@@ -114,7 +114,22 @@ export class ProjectionRunner {
     for (const worker of this.workers.values()) {
       if (!types.some((type) => worker.eventTypes.includes(type))) continue;
       if (worker.kind === 'durable') this.wakeSoon(worker);
-      else void this.run(worker).catch(() => undefined);
+      else void this.follow(worker).catch(() => undefined);
+    }
+  }
+
+  /**
+   * A notification says an event of this worker's types has committed, but the gap-free read can still
+   * stop short of it: a transaction that began earlier (say, a request batch) and is still open holds the
+   * horizon back, and its own notification may not wake this worker. Re-read with a short backoff until
+   * something new arrives (about 1.3 s at most), rather than leaving it to the next poll.
+   */
+  private async follow(worker: Worker): Promise<void> {
+    const before = worker.lastGlobalPosition;
+    for (let delay = 10; !this.stopped; delay *= 2) {
+      await this.run(worker);
+      if (worker.lastGlobalPosition !== before || delay > 640) return;
+      await new Promise((resolve) => setTimeout(resolve, delay).unref());
     }
   }
 

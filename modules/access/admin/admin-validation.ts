@@ -1,0 +1,39 @@
+import { ValidationPipe } from '@nestjs/common';
+import type { ValidationError } from 'class-validator';
+import { AdminApiError, type FieldProblem } from './admin-error.js';
+
+/**
+ * Request bodies are validated against class-validator DTOs. Unknown fields are refused (a typo must not
+ * silently do nothing), and every problem is reported with its path in the body. Values are never
+ * echoed back: a misplaced secret must not come back in an error.
+ */
+export function adminValidationPipe(): ValidationPipe {
+  return new ValidationPipe({
+    transform: true,
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    validationError: { target: false, value: false },
+    exceptionFactory: (errors: ValidationError[]) => {
+      const fields = fieldProblems(errors);
+      const summary = fields.length === 1 ? `${fields[0].path}: ${fields[0].message}` : `${fields.length} problems in the request body`;
+      return new AdminApiError(400, 'validation_failed', `The request body is invalid: ${summary}.`, fields);
+    },
+  });
+}
+
+export function fieldProblems(errors: readonly ValidationError[], parent = ''): FieldProblem[] {
+  const problems: FieldProblem[] = [];
+  for (const error of errors) {
+    const path = /^\d+$/.test(error.property) ? `${parent}[${error.property}]` : parent ? `${parent}.${error.property}` : error.property;
+    const messages = Object.values(error.constraints ?? {}).map((message) => describe(message, error.property, path));
+    if (messages.length) problems.push({ path, message: messages.join('; ') });
+    if (error.children?.length) problems.push(...fieldProblems(error.children, path));
+  }
+  return problems;
+}
+
+/** class-validator says "property x should not exist" and "each value in x …"; keep its words, name the full path. */
+function describe(message: string, property: string, path: string): string {
+  if (/^property .* should not exist$/.test(message)) return 'unknown field';
+  return message.startsWith(`${property} `) ? message.slice(property.length + 1) : message.replace(property, path);
+}

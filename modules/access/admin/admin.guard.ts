@@ -1,0 +1,64 @@
+import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { GatewayError } from '../../canonical/gateway-error.js';
+import { GatewayAuthenticator } from '../gateway-authenticator.js';
+import { AdminApiError } from './admin-error.js';
+import { AdminTokens } from './admin-tokens.js';
+
+/** Who sent an admin request, as recorded in the metadata of every event it causes. */
+const ACTOR = Symbol('switchyard.admin.actor');
+
+type AdminRequest = FastifyRequest & { [ACTOR]?: string };
+
+/**
+ * The admin API is behind the admin token (`Authorization: Bearer <token>` or `x-admin-token`), or a
+ * gateway key that carries the `admin` scope. The actor is `admin:<token id>` or `key:<key id>`.
+ */
+@Injectable()
+export class AdminGuard implements CanActivate {
+  constructor(
+    private readonly tokens: AdminTokens,
+    private readonly keys: GatewayAuthenticator,
+  ) {}
+
+  canActivate(context: ExecutionContext): boolean {
+    const request = context.switchToHttp().getRequest<AdminRequest>();
+    // Every admin answer carries the request id, which is also the correlation id of the events it causes.
+    context.switchToHttp().getResponse<FastifyReply>().header('x-request-id', request.id);
+    const presented = presentedToken(request);
+    if (!presented) {
+      throw new AdminApiError(401, 'unauthorized', 'Missing admin token. Send it as "Authorization: Bearer <token>" or "x-admin-token: <token>".');
+    }
+    const tokenId = this.tokens.verify(presented);
+    if (tokenId !== null) {
+      request[ACTOR] = `admin:${tokenId}`;
+      return true;
+    }
+    if (presented.startsWith('sk-sy-')) {
+      try {
+        const principal = this.keys.authenticate({ authorization: `Bearer ${presented}` }, 'admin');
+        request[ACTOR] = `key:${principal.keyId}`;
+        return true;
+      } catch (error) {
+        // A valid key without the admin scope (or of a suspended tenant) is refused as such, not as unknown.
+        if (error instanceof GatewayError && error.status === 403) throw new AdminApiError(403, error.code, error.message);
+      }
+    }
+    throw new AdminApiError(401, 'unauthorized', 'The admin token is not valid.');
+  }
+}
+
+export function actorOf(request: FastifyRequest): string {
+  const actor = (request as AdminRequest)[ACTOR];
+  if (!actor) throw new Error('admin route without AdminGuard');
+  return actor;
+}
+
+function presentedToken(request: FastifyRequest): string | null {
+  const header = request.headers['x-admin-token'];
+  const direct = Array.isArray(header) ? header[0] : header;
+  if (direct) return direct.trim();
+  const authorization = request.headers.authorization;
+  const match = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization) : null;
+  return match ? match[1] : null;
+}

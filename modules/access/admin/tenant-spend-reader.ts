@@ -1,0 +1,36 @@
+import { Injectable } from '@nestjs/common';
+import { Decimal } from 'decimal.js';
+import { DataSource } from 'typeorm';
+import { periodStart } from '../../../projections/tenant-spend/accrue-spend.js';
+import { type SpendPeriod, TenantSpend } from '../../../projections/tenant-spend/tenant-spend.entity.js';
+
+export interface PeriodSpend {
+  periodStart: string;
+  spentUsd: string;
+}
+
+export type CurrentSpend = Record<SpendPeriod, PeriodSpend>;
+
+/** Current-day and current-month spend per tenant, from the `tenant_spend` read model. */
+@Injectable()
+export class TenantSpendReader {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async current(tenantIds: readonly string[], now: Date = new Date()): Promise<Map<string, CurrentSpend>> {
+    const day = periodStart('day', now);
+    const month = periodStart('month', now);
+    const result = new Map<string, CurrentSpend>();
+    for (const id of tenantIds) {
+      result.set(id, { day: { periodStart: day.toISOString(), spentUsd: '0' }, month: { periodStart: month.toISOString(), spentUsd: '0' } });
+    }
+    if (tenantIds.length === 0) return result;
+    const rows = await this.dataSource.getRepository(TenantSpend).find({
+      where: [{ period: 'day', periodStart: day }, { period: 'month', periodStart: month }],
+    });
+    for (const row of rows) {
+      const spend = result.get(row.tenantId);
+      if (spend) spend[row.period].spentUsd = new Decimal(row.spentUsd).toFixed();
+    }
+    return result;
+  }
+}

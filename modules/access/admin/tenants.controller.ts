@@ -1,0 +1,108 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Req, Res, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
+import { Decimal } from 'decimal.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { tenantStream } from '../../../events/tenant-events.js';
+import { KeyIndexProjection } from '../../../projections/key-index/key-index.projection.js';
+import { TenantCommand } from '../access.commands.js';
+import type { TenantState } from '../tenant/tenant.decider.js';
+import { AdminCommands, etag } from './admin-commands.js';
+import { AdminApiError } from './admin-error.js';
+import { AdminExceptionFilter } from './admin-exception.filter.js';
+import { adminValidationPipe } from './admin-validation.js';
+import { AdminGuard } from './admin.guard.js';
+import { LimitsDto, limitsOf } from './limits.dto.js';
+import { ReasonDto } from './reason.dto.js';
+import { CreateTenantDto, TenantBudgetDto } from './tenant.dto.js';
+import { type CurrentSpend, TenantSpendReader } from './tenant-spend-reader.js';
+
+/** `/admin/v1/tenants`: create, limits, budget, suspend and reinstate; reads include current spend. */
+@Controller('admin/v1/tenants')
+@UseGuards(AdminGuard)
+@UseFilters(AdminExceptionFilter)
+@UsePipes(adminValidationPipe())
+export class TenantsController {
+  constructor(
+    private readonly commands: AdminCommands,
+    private readonly keys: KeyIndexProjection,
+    private readonly spend: TenantSpendReader,
+  ) {}
+
+  @Get()
+  async list() {
+    await this.commands.fresh();
+    const tenants = [...this.keys.state.tenants.entries()].filter(([, t]) => t.status !== 'absent');
+    const spend = await this.spend.current(tenants.map(([id]) => id));
+    return { data: tenants.map(([id, tenant]) => this.view(id, tenant, spend.get(id)!)) };
+  }
+
+  @Get(':id')
+  async one(@Param('id') id: string, @Res({ passthrough: true }) reply: FastifyReply) {
+    await this.commands.fresh();
+    const tenant = this.keys.state.tenants.get(id);
+    if (!tenant || tenant.status === 'absent') throw new AdminApiError(404, 'tenant_not_found', `Tenant ${id} does not exist.`);
+    const view = this.view(id, tenant, (await this.spend.current([id])).get(id)!);
+    reply.header('etag', etag(view.version));
+    return view;
+  }
+
+  @Post()
+  async create(@Body() body: CreateTenantDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    const outcome = await this.commands.send(TenantCommand, { type: 'CreateTenant', tenantId: body.id, name: body.name ?? body.id }, request, reply);
+    reply.status(outcome.events.length ? 201 : 200);
+    return this.after(body.id, outcome.events.map((e) => e.type));
+  }
+
+  @Put(':id/limits')
+  async setLimits(@Param('id') id: string, @Body() body: LimitsDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    const outcome = await this.commands.send(TenantCommand, { type: 'SetTenantLimits', tenantId: id, limits: limitsOf(body) }, request, reply);
+    return this.after(id, outcome.events.map((e) => e.type));
+  }
+
+  @Put(':id/budget')
+  async setBudget(@Param('id') id: string, @Body() body: TenantBudgetDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    const budget = { monthlyUsd: body.monthlyUsd, softPct: body.softPct ?? 80, enforcement: body.enforcement ?? 'hard' } as const;
+    const outcome = await this.commands.send(TenantCommand, { type: 'SetTenantBudget', tenantId: id, budget }, request, reply);
+    return this.after(id, outcome.events.map((e) => e.type));
+  }
+
+  @Delete(':id/budget')
+  async clearBudget(@Param('id') id: string, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    const outcome = await this.commands.send(TenantCommand, { type: 'SetTenantBudget', tenantId: id, budget: null }, request, reply);
+    return this.after(id, outcome.events.map((e) => e.type));
+  }
+
+  @Post(':id/suspend')
+  @HttpCode(200)
+  async suspend(@Param('id') id: string, @Body() body: ReasonDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    const outcome = await this.commands.send(TenantCommand, { type: 'SuspendTenant', tenantId: id, reason: body.reason ?? null }, request, reply);
+    return this.after(id, outcome.events.map((e) => e.type));
+  }
+
+  @Post(':id/reinstate')
+  @HttpCode(200)
+  async reinstate(@Param('id') id: string, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    const outcome = await this.commands.send(TenantCommand, { type: 'ReinstateTenant', tenantId: id }, request, reply);
+    return this.after(id, outcome.events.map((e) => e.type));
+  }
+
+  private async after(id: string, appended: string[]) {
+    const tenant = this.keys.state.tenants.get(id)!;
+    return { ...this.view(id, tenant, (await this.spend.current([id])).get(id)!), appended };
+  }
+
+  private view(id: string, tenant: TenantState, spend: CurrentSpend) {
+    if (tenant.status === 'absent') throw new AdminApiError(404, 'tenant_not_found', `Tenant ${id} does not exist.`);
+    const budgetUsedPct = tenant.budget
+      ? Number(new Decimal(spend.month.spentUsd).div(tenant.budget.monthlyUsd).times(100).toDecimalPlaces(2).toString())
+      : null;
+    return {
+      id,
+      name: tenant.name,
+      status: tenant.status,
+      limits: tenant.limits,
+      budget: tenant.budget,
+      spend: { ...spend, budgetUsedPct },
+      version: this.keys.state.versions.get(tenantStream(id)) ?? 0,
+    };
+  }
+}

@@ -1,0 +1,79 @@
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize, ArrayNotEmpty, IsArray, IsIn, IsInt, IsNumber, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateNested,
+} from 'class-validator';
+import { ROUTING_STRATEGIES, type RoutingStrategy } from '../../../events/alias-events.js';
+import { CAPABILITIES } from '../../../events/deployment-events.js';
+import type { AliasDefinition } from '../alias/alias.decider.js';
+
+export class AliasRouteDto {
+  @IsString() @Matches(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, { message: 'deployment must be a deployment id' })
+  deployment!: string;
+
+  @IsOptional() @IsInt() @Min(0)
+  priority?: number;
+
+  @IsOptional() @IsNumber({ allowNaN: false, allowInfinity: false }) @Min(0)
+  weight?: number;
+}
+
+/** `percent` of sessions try `deployment` (one of the routes) first; changing `salt` reshuffles who. */
+export class AliasCanaryDto {
+  @IsString()
+  deployment!: string;
+
+  @IsNumber({ allowNaN: false, allowInfinity: false, maxDecimalPlaces: 2 }) @Min(0) @Max(100)
+  percent!: number;
+
+  @IsOptional() @IsString() @MaxLength(64)
+  salt?: string;
+}
+
+export class AliasPolicyDto {
+  @IsOptional() @IsArray() @IsIn(CAPABILITIES, { each: true })
+  requiredCapabilities?: string[];
+
+  @IsOptional() @IsInt() @Min(1)
+  maxAttempts?: number | null;
+
+  @IsOptional() @IsInt() @Min(1)
+  ttftTimeoutMs?: number | null;
+
+  @IsOptional() @IsArray() @IsString({ each: true })
+  regions?: string[];
+
+  @IsOptional() @ValidateNested() @Type(() => AliasCanaryDto)
+  canary?: AliasCanaryDto;
+}
+
+/** A new version of an alias; the names match the YAML configuration. */
+export class PublishAliasDto {
+  @IsOptional() @IsIn(ROUTING_STRATEGIES)
+  strategy?: RoutingStrategy;
+
+  @IsArray() @ArrayNotEmpty() @ArrayMaxSize(64) @ValidateNested({ each: true }) @Type(() => AliasRouteDto)
+  routes!: AliasRouteDto[];
+
+  @IsOptional() @ValidateNested() @Type(() => AliasPolicyDto)
+  policy?: AliasPolicyDto;
+
+  @IsOptional() @IsIn(['public', 'private'])
+  visibility?: 'public' | 'private';
+}
+
+export function aliasDefinitionOf(dto: PublishAliasDto): AliasDefinition {
+  const canary = dto.policy?.canary;
+  return {
+    strategy: dto.strategy ?? 'priority',
+    routes: dto.routes.map((route) => ({ deploymentId: route.deployment, priority: route.priority ?? 0, weight: route.weight ?? 1 })),
+    policy: {
+      requiredCapabilities: dto.policy?.requiredCapabilities ?? [],
+      maxAttempts: dto.policy?.maxAttempts ?? null,
+      ttftTimeoutMs: dto.policy?.ttftTimeoutMs ?? null,
+      regions: dto.policy?.regions ?? [],
+      // Absent rather than null, as the YAML does, so both describe the same definition.
+      ...(canary ? { canary: { deploymentId: canary.deployment, percent: canary.percent, salt: canary.salt ?? '' } } : {}),
+    },
+    visibility: dto.visibility ?? 'public',
+  };
+}

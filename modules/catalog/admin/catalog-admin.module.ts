@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { AccessAdminModule } from '../../access/admin/access-admin.module.js';
+import { CatalogModule } from '../catalog.module.js';
+import { AliasesController } from './aliases.controller.js';
+import { DeploymentsController } from './deployments.controller.js';
+import { PricesController } from './prices.controller.js';
+import { ProvidersController } from './providers.controller.js';
+
+/** The catalog's admin API: providers, deployments, prices and aliases under /admin/v1. */
+@Module({
+  imports: [CatalogModule, AccessAdminModule],
+  controllers: [ProvidersController, DeploymentsController, PricesController, AliasesController],
+})
+export class CatalogAdminModule {}

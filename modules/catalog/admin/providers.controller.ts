@@ -1,0 +1,64 @@
+import { Body, Controller, Delete, Get, Param, Post, Put, Query, Req, Res, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { RoutingSnapshotProjection } from '../../../projections/routing-snapshot/routing-snapshot.projection.js';
+import { AdminCommands, etag } from '../../access/admin/admin-commands.js';
+import { AdminApiError } from '../../access/admin/admin-error.js';
+import { AdminExceptionFilter } from '../../access/admin/admin-exception.filter.js';
+import { adminValidationPipe } from '../../access/admin/admin-validation.js';
+import { AdminGuard } from '../../access/admin/admin.guard.js';
+import { ProviderCommand } from '../catalog.commands.js';
+import { providerView } from './catalog-views.js';
+import { ProviderSettingsDto, RegisterProviderDto, providerSettingsOf } from './provider.dto.js';
+
+/** `/admin/v1/providers`: register, update, remove; reads show credential references, never credentials. */
+@Controller('admin/v1/providers')
+@UseGuards(AdminGuard)
+@UseFilters(AdminExceptionFilter)
+@UsePipes(adminValidationPipe())
+export class ProvidersController {
+  constructor(
+    private readonly commands: AdminCommands,
+    private readonly routing: RoutingSnapshotProjection,
+  ) {}
+
+  @Get()
+  async list() {
+    await this.commands.fresh();
+    return { data: [...this.routing.state.providers.keys()].map((id) => providerView(this.routing.state, id)).filter((v) => v !== null) };
+  }
+
+  @Get(':id')
+  async one(@Param('id') id: string, @Res({ passthrough: true }) reply: FastifyReply) {
+    await this.commands.fresh();
+    const view = this.found(id);
+    reply.header('etag', etag(view.version));
+    return view;
+  }
+
+  @Post()
+  async register(@Body() body: RegisterProviderDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    const outcome = await this.commands.send(
+      ProviderCommand, { type: 'RegisterProvider', providerId: body.id, settings: providerSettingsOf(body) }, request, reply,
+    );
+    reply.status(outcome.events.length ? 201 : 200);
+    return { ...this.found(body.id), appended: outcome.events.map((e) => e.type) };
+  }
+
+  @Put(':id')
+  async update(@Param('id') id: string, @Body() body: ProviderSettingsDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    const outcome = await this.commands.send(ProviderCommand, { type: 'UpdateProvider', providerId: id, settings: providerSettingsOf(body) }, request, reply);
+    return { ...this.found(id), appended: outcome.events.map((e) => e.type) };
+  }
+
+  @Delete(':id')
+  async remove(@Param('id') id: string, @Query('reason') reason: string | undefined, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    const outcome = await this.commands.send(ProviderCommand, { type: 'RemoveProvider', providerId: id, reason: reason ?? null }, request, reply);
+    return { ...this.found(id), appended: outcome.events.map((e) => e.type) };
+  }
+
+  private found(id: string) {
+    const view = providerView(this.routing.state, id);
+    if (!view) throw new AdminApiError(404, 'provider_not_found', `Provider ${id} does not exist.`);
+    return view;
+  }
+}

@@ -1,0 +1,74 @@
+import { CommandBus } from '@nestjs/cqrs';
+import { NestFactory } from '@nestjs/core';
+import { userInfo } from 'node:os';
+import type { KeyScope } from '../../../events/api-key-events.js';
+import { ApiKeyCommand } from '../../../modules/access/access.commands.js';
+import { displayPrefix, generateApiKey, hashApiKey } from '../../../modules/access/api-key/key-format.js';
+import { readEnvironment } from '../../config/environment.js';
+import type { CommandOutcome } from '../../kernel/commands/command-executor.js';
+import { randomBase62 } from '../../kernel/ids.js';
+import type { DomainEvent } from '../../../events/event.js';
+import { openPlatform, type Platform } from '../../platform.js';
+import { installPublicationGuard } from '../../publication-guard.js';
+import { CliModule } from '../cli.module.js';
+
+export interface IssueOptions {
+  tenant: string;
+  id: string | null;
+  scopes: KeyScope[];
+  aliases: string[];
+  expiresAt: string | null;
+  limits: { rpm: number | null; tpm: number | null; maxConcurrency: number | null };
+}
+
+/**
+ * `keys issue`: prints the new key on stdout, alone, exactly once (so `KEY=$(switchyard keys issue …)`
+ * works); what was issued goes to stderr. Only the key's hash and display prefix are stored.
+ */
+export async function keysIssue(options: IssueOptions): Promise<number> {
+  const keyId = options.id ?? `key-${randomBase62(12)}`;
+  const key = generateApiKey();
+  const grant = { tenantId: options.tenant, scopes: options.scopes, aliases: options.aliases, limits: options.limits, expiresAt: options.expiresAt };
+  await send(new ApiKeyCommand.Message({ type: 'IssueApiKey', keyId, hash: hashApiKey(key), prefix: displayPrefix(key), grant }, context()));
+  process.stderr.write(
+    `Issued key ${keyId} (${displayPrefix(key)}) for tenant ${options.tenant}, scopes ${options.scopes.join(', ')}` +
+      `${options.aliases.length ? `, aliases ${options.aliases.join(', ')}` : ''}${options.expiresAt ? `, expires ${options.expiresAt}` : ''}.\n` +
+      `This is the only time the key is shown; Switchyard keeps only its hash.\n`,
+  );
+  process.stdout.write(`${key}\n`);
+  return 0;
+}
+
+export async function keysRevoke(keyId: string, reason: string | null): Promise<number> {
+  await send(new ApiKeyCommand.Message({ type: 'RevokeApiKey', keyId, reason }, context()));
+  process.stdout.write(`Revoked key ${keyId}; every node refuses it within a second.\n`);
+  return 0;
+}
+
+function context() {
+  return { now: new Date(), actor: `cli:${safeUser()}` };
+}
+
+function safeUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'unknown';
+  }
+}
+
+async function send(message: object): Promise<CommandOutcome<DomainEvent>> {
+  const platform: Platform = await openPlatform(readEnvironment(), { runDurable: false });
+  try {
+    installPublicationGuard(platform);
+    await platform.runner.start();
+    const app = await NestFactory.createApplicationContext(CliModule.forRoot(platform), { logger: ['error', 'warn'] });
+    try {
+      return await app.get(CommandBus).execute(message);
+    } finally {
+      await app.close();
+    }
+  } finally {
+    await platform.close();
+  }
+}

@@ -1,0 +1,36 @@
+import { Controller, Get, Inject, UseFilters, UseGuards } from '@nestjs/common';
+import { AdminExceptionFilter } from '../modules/access/admin/admin-exception.filter.js';
+import { AdminGuard } from '../modules/access/admin/admin.guard.js';
+import { PLATFORM } from './platform.module.js';
+import type { Platform } from './platform.js';
+
+/**
+ * `GET /admin/v1/status`: what this node serves. Comparing `snapshot.version` across nodes shows whether
+ * a change has reached all of them (the version is the global position of the last catalog event applied).
+ */
+@Controller('admin/v1/status')
+@UseGuards(AdminGuard)
+@UseFilters(AdminExceptionFilter)
+export class StatusController {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  @Get()
+  async status() {
+    const { routing, keys, runner, store, environment } = this.platform;
+    const snapshot = routing.current;
+    return {
+      nodeId: environment.nodeId,
+      snapshot: {
+        version: snapshot.version,
+        aliases: snapshot.aliases.size,
+        deployments: snapshot.deployments.size,
+        problems: routing.problems,
+      },
+      keyIndex: { version: keys.version },
+      eventLog: { head: await store.headPosition() },
+      projections: runner.status().map(({ name, kind, lastGlobalPosition, leaseHeld, lastError }) => ({
+        name, kind, position: lastGlobalPosition, leaseHeld, lastError,
+      })),
+    };
+  }
+}
