@@ -82,16 +82,22 @@ type Closeable = { close(): Promise<void> };
       provide: EmbeddingsPipeline,
       useFactory: (
         auth: GatewayAuthenticator, routing: RoutingSnapshotProjection, planner: RoutePlanner, adapters: ProviderAdapters,
-        pools: UpstreamPools, committer: GroupCommitter, latency: LatencyTracker, environment: Environment,
-      ) =>
-        new EmbeddingsPipeline(auth, routing, planner, adapters, pools, committer, latency, {
+        pools: UpstreamPools, committer: GroupCommitter, latency: LatencyTracker, admission: AdmissionControl, health: DeploymentHealth,
+        environment: Environment,
+      ) => {
+        const resilience = resolveResilience(environment.resilience);
+        return new EmbeddingsPipeline(auth, routing, planner, adapters, pools, committer, latency, admission, health, {
           durability: environment.durability,
           nodeId: environment.nodeId,
-          requestTimeoutMs: 60_000,
-          idleTimeoutMs: 30_000,
-          maxAttempts: 3,
-        }),
-      inject: [GatewayAuthenticator, RoutingSnapshotProjection, RoutePlanner, ProviderAdapters, UpstreamPools, GroupCommitter, LatencyTracker, ENVIRONMENT],
+          requestTimeoutMs: resilience.deadlines.requestTimeoutMs,
+          idleTimeoutMs: resilience.deadlines.idleTimeoutMs,
+          maxAttempts: resilience.retry.maxAttempts,
+        });
+      },
+      inject: [
+        GatewayAuthenticator, RoutingSnapshotProjection, RoutePlanner, ProviderAdapters, UpstreamPools, GroupCommitter, LatencyTracker,
+        AdmissionControl, DeploymentHealth, ENVIRONMENT,
+      ],
     },
   ],
 })

@@ -1,6 +1,8 @@
 import OpenAI from 'openai';
 import type { AttemptFinished, RequestAdmitted, RequestCompleted } from '../../events/request-events.js';
 import { mockEmbedding } from '../../modules/providers/mock/mock-embeddings.js';
+import { AdmissionControl } from '../../modules/limits/admission-control.js';
+import { DeploymentHealth } from '../../modules/inference/resilience/deployment-health.js';
 import { type TestGateway, postJson, startTestGateway } from '../support/gateway-harness.js';
 
 const CREDENTIALS_ENV = 'SWITCHYARD_TEST_BEDROCK_CREDENTIALS';
@@ -170,6 +172,19 @@ describe('POST /v1/embeddings', () => {
     ]);
     expect(attempts[0].cost.total).toBe('0.000000000000');
     expect(completed).toMatchObject({ status: 'success', fallbackDepth: 1, totals: { attempts: 2, costUsd: attempts[1].cost.total } });
+  });
+
+  test('embeddings feed the circuit breaker: after repeated failures the open deployment is skipped, and every permit is released', async () => {
+    gw.mock.addScenario({ model: 'text-embedding-3-small', times: 5, behaviour: { status: 500 } });
+    for (let i = 0; i < 5; i++) await client.embeddings.create({ model: 'embed', input: `failing ${i}`, encoding_format: 'float' });
+    const health = gw.gateway.app.get(DeploymentHealth);
+    expect(health.unavailable('openai-embed')).toMatchObject({ reason: 'circuit_open' });
+    gw.mock.clearRequests();
+    const { response } = await client.embeddings.create({ model: 'embed', input: 'skip the open breaker', encoding_format: 'float' }).withResponse();
+    expect(gw.mock.requests().filter((r) => r.model === 'text-embedding-3-small')).toHaveLength(0);
+    const { attempts } = await eventsOf(response.headers.get('x-request-id')!);
+    expect(attempts.map((a) => a.deploymentId)).toEqual(['titan-embed']);
+    expect(gw.gateway.app.get(AdmissionControl).load().requests).toBe(0);
   });
 
   test('a provider validation error is not retried elsewhere; the client gets 400 in the OpenAI envelope', async () => {

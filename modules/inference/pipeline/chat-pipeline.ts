@@ -31,6 +31,8 @@ import type { DurabilityProfile } from './durability.js';
 import { OutputMeter } from './output-meter.js';
 import { RequestJournal } from './request-journal.js';
 import { SseResponse } from './sse-response.js';
+import { asProviderError, headerValue, linkedAbort } from './attempt-abort.js';
+import { healthSignal } from '../resilience/health-signal.js';
 
 export interface PipelineSettings {
   durability: DurabilityProfile;
@@ -176,7 +178,7 @@ export class ChatPipeline {
         stream: request.stream,
         estimatedInputTokens,
         reservedOutputTokens: request.maxOutputTokens ?? 0,
-        idempotencyKey: single(exchange.headers['idempotency-key']) ?? null,
+        idempotencyKey: headerValue(exchange.headers['idempotency-key']) ?? null,
       });
 
       const deadlines = this.settings.resilience.deadlines;
@@ -653,55 +655,15 @@ function classOf(error: ProviderError): string {
   return deadline ? DEADLINE_CODES[deadline] : error.errorClass;
 }
 
-/**
- * What an attempt says about the deployment's health. Failures the caller caused (a bad request, a
- * content policy, a disconnect, a slow reader), rate limits (handled by the retry-after throttle) and
- * the request's own overall deadlines say nothing about the provider and leave the breaker alone.
- */
-function healthSignal(outcome: AttemptOutcome, error: ProviderError | null): HealthSignal {
-  if (outcome === 'success') return 'success';
-  if (!error) return 'neutral';
-  const deadline = deadlineOf(error);
-  if (deadline === 'request' || deadline === 'stream' || deadline === 'write_progress') return 'neutral';
-  switch (error.errorClass) {
-    case 'transient':
-    case 'timeout':
-    case 'connection':
-    case 'malformed_response':
-    case 'overloaded':
-    case 'unknown':
-    case 'auth':
-      return 'failure';
-    default:
-      return 'neutral';
-  }
-}
-
 function latest(a: number | null, b: number | null): number | null {
   if (a === null) return b;
   if (b === null) return a;
   return Math.max(a, b);
 }
 
-function asProviderError(error: unknown, signal: AbortSignal): ProviderError {
-  if (signal.aborted && signal.reason instanceof ProviderError) return signal.reason;
-  if (error instanceof ProviderError) return error;
-  return new ProviderError('unknown', 'the provider call failed unexpectedly');
-}
-
-/** An AbortController that also aborts when `parent` does (with the parent's reason). */
-function linkedAbort(parent: AbortSignal): AbortController & { dispose: () => void } {
-  const controller = new AbortController() as AbortController & { dispose: () => void };
-  const onAbort = () => controller.abort(parent.reason);
-  if (parent.aborted) onAbort();
-  else parent.addEventListener('abort', onAbort, { once: true });
-  controller.dispose = () => parent.removeEventListener('abort', onAbort);
-  return controller;
-}
-
 /** The caller's `x-session-id`: untrusted, so bounded (printable ASCII, at most 256 characters). */
 function sessionOf(headers: ChatExchange['headers']): string | null {
-  const value = single(headers['x-session-id']);
+  const value = headerValue(headers['x-session-id']);
   if (value === undefined || value === '') return null;
   if (!SESSION_ID.test(value)) {
     throw new GatewayError(400, 'invalid_request', "The 'x-session-id' header must be 1 to 256 printable ASCII characters.", 'x-session-id');
@@ -709,6 +671,3 @@ function sessionOf(headers: ChatExchange['headers']): string | null {
   return value;
 }
 
-function single(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
-}

@@ -20,6 +20,10 @@ import type { LatencyTracker } from '../routing/latency-tracker.js';
 import type { RouteCandidate, RoutePlanner } from '../routing/route-planner.js';
 import type { DurabilityProfile } from './durability.js';
 import { RequestJournal } from './request-journal.js';
+import { asProviderError, headerValue, linkedAbort } from './attempt-abort.js';
+import type { AdmissionControl } from '../../limits/admission-control.js';
+import type { DeploymentHealth } from '../resilience/deployment-health.js';
+import { healthSignal } from '../resilience/health-signal.js';
 
 export interface EmbeddingsSettings {
   durability: DurabilityProfile;
@@ -74,6 +78,8 @@ export class EmbeddingsPipeline {
     private readonly pools: UpstreamPools,
     private readonly committer: GroupCommitter,
     private readonly latency: LatencyTracker,
+    private readonly admission: AdmissionControl,
+    private readonly health: DeploymentHealth,
     private readonly settings: EmbeddingsSettings,
   ) {}
 
@@ -101,6 +107,24 @@ export class EmbeddingsPipeline {
     const candidates = plan.candidates.filter((candidate) => this.adapters.for(candidate.deployment.provider.type)?.embed !== undefined);
     if (candidates.length === 0) throw noRoute(alias, plan.skipped, plan.candidates.length > 0);
 
+    const abort = new AbortController();
+    exchange.raw.on('close', () => {
+      if (!exchange.raw.writableFinished) abort.abort(new ProviderError('cancelled', 'the client disconnected'));
+    });
+    // The same concurrency permits as chat: node-wide, per key and per tenant; released on every path.
+    const permit = await this.admission.admit(principal, false, abort.signal);
+    try {
+      await this.admitted(exchange, principal, request, alias, snapshot.version, candidates, plan.reason, estimatedInputTokens, encoding, abort);
+    } finally {
+      permit.release();
+    }
+  }
+
+  private async admitted(
+    exchange: EmbeddingsExchange, principal: Principal, request: EmbeddingsRequest, alias: ResolvedAlias, snapshotVersion: number,
+    candidates: RouteCandidate[], strategyReason: string, estimatedInputTokens: number, encoding: EmbeddingEncoding, abort: AbortController,
+  ): Promise<void> {
+
     const journal = new RequestJournal(this.committer, this.settings.durability, exchange.requestId, {
       actor: `key:${principal.keyId}`,
       correlationId: exchange.requestId,
@@ -112,26 +136,23 @@ export class EmbeddingsPipeline {
       keyId: principal.keyId,
       alias: alias.name,
       aliasVersion: alias.version,
-      snapshotPosition: snapshot.version,
+      snapshotPosition: snapshotVersion,
       clientFormat: 'openai',
       operation: 'embeddings',
       stream: false,
       estimatedInputTokens,
       reservedOutputTokens: 0,
-      idempotencyKey: single(exchange.headers['idempotency-key']) ?? null,
+      idempotencyKey: headerValue(exchange.headers['idempotency-key']) ?? null,
     });
     const ctx: RequestContext = {
       exchange, principal, request, alias, journal, estimatedInputTokens,
       started: Date.now(),
-      abort: new AbortController(),
-      strategyReason: plan.reason,
+      abort,
+      strategyReason,
       candidateIds: candidates.map((c) => c.deployment.id),
       settled: [],
     };
     const deadline = setTimeout(() => ctx.abort.abort(new ProviderError('timeout', 'the request deadline passed')), this.settings.requestTimeoutMs);
-    exchange.raw.on('close', () => {
-      if (!exchange.raw.writableFinished) ctx.abort.abort(new ProviderError('cancelled', 'the client disconnected'));
-    });
     try {
       await this.run(ctx, candidates, encoding);
     } finally {
@@ -143,11 +164,24 @@ export class EmbeddingsPipeline {
     const maxAttempts = ctx.alias.policy.maxAttempts ?? this.settings.maxAttempts;
     const tried: Array<{ deployment: string; errorClass: string }> = [];
     let lastError: ProviderError | null = null;
-    for (const candidate of candidates.slice(0, maxAttempts)) {
-      if (ctx.abort.signal.aborted) break;
+    let attempts = 0;
+    for (const candidate of candidates) {
+      if (ctx.abort.signal.aborted || attempts >= maxAttempts) break;
+      // Breakers and retry-after throttles apply to embeddings too, and its outcomes feed them.
+      const pass = this.health.tryPass(candidate.deployment.id);
+      if (!('trial' in pass)) {
+        tried.push({ deployment: candidate.deployment.id, errorClass: pass.reason });
+        continue;
+      }
+      attempts++;
       const started = Date.now();
       const result = await this.attempt(ctx, candidate);
       const latencyMs = Date.now() - started;
+      const error = result.kind === 'failed' ? result.error : null;
+      this.health.finish(pass, healthSignal(error ? (error.errorClass === 'cancelled' ? 'cancelled' : 'failed') : 'success', error));
+      if (error?.retryAfterMs != null && (error.errorClass === 'rate_limited' || error.errorClass === 'overloaded')) {
+        this.health.throttle(candidate.deployment.id, error.retryAfterMs);
+      }
       if (result.kind === 'answered') {
         this.recordAttempt(ctx, candidate, 'success', null, result.usage, result.evidence, latencyMs, result.response.providerRequestId);
         this.latency.observe(candidate.deployment.id, latencyMs);
@@ -310,22 +344,3 @@ function clientError(ctx: RequestContext, error: ProviderError | null, tried: Ar
   );
 }
 
-function asProviderError(error: unknown, signal: AbortSignal): ProviderError {
-  if (signal.aborted && signal.reason instanceof ProviderError) return signal.reason;
-  if (error instanceof ProviderError) return error;
-  return new ProviderError('unknown', 'the provider call failed unexpectedly');
-}
-
-/** An AbortController that also aborts when `parent` does (with the parent's reason). */
-function linkedAbort(parent: AbortSignal): AbortController & { dispose: () => void } {
-  const controller = new AbortController() as AbortController & { dispose: () => void };
-  const onAbort = () => controller.abort(parent.reason);
-  if (parent.aborted) onAbort();
-  else parent.addEventListener('abort', onAbort, { once: true });
-  controller.dispose = () => parent.removeEventListener('abort', onAbort);
-  return controller;
-}
-
-function single(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
-}

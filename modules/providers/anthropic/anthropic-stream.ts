@@ -80,8 +80,9 @@ export class AnthropicStreamTranslator {
   }
 
   /** The body ended: without message_stop the answer was cut short. */
-  end(): void {
+  end(): StreamEvent[] {
     if (!this.done) throw new ProviderError('malformed_response', 'the provider stream ended before message_stop');
+    return [];
   }
 
   private messageStart(data: Frame): StreamEvent[] {

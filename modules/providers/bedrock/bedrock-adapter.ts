@@ -4,7 +4,7 @@ import type { ChatResponse, StreamEvent } from '../../canonical/chat-response.js
 import type { EmbeddingsResponse } from '../../canonical/embeddings.js';
 import { ProviderError } from '../../canonical/provider-error.js';
 import type { EmbeddingsCall, ProviderAdapter, UpstreamCall, UpstreamStream } from '../provider-adapter.js';
-import { readBounded, transportError } from '../upstream-errors.js';
+import { transportError } from '../upstream-errors.js';
 import { fromTitanEmbeddingResponse, toTitanEmbeddingRequest } from './bedrock-embeddings.js';
 import { bedrockHttpError } from './bedrock-errors.js';
 import { decodeEventStream } from './bedrock-event-stream.js';
@@ -13,6 +13,7 @@ import { fromConverseResponse } from './bedrock-response.js';
 import { BedrockSigner } from './bedrock-signer.js';
 import { ConverseStreamTranslator } from './bedrock-stream.js';
 import { EVENT_STREAM_CONTENT_TYPE } from './bedrock-wire.js';
+import { postUpstream, readJsonBody } from '../upstream-post.js';
 
 type Operation = 'converse' | 'converse-stream' | 'invoke';
 
@@ -33,7 +34,7 @@ export class BedrockAdapter implements ProviderAdapter {
 
   async chat(call: UpstreamCall): Promise<ChatResponse> {
     const response = await this.send(call, 'converse', toConverseRequest(call.request), call.signal);
-    return fromConverseResponse(await readJson(response.body, call.signal), requestIdOf(response.headers));
+    return fromConverseResponse(await readJsonBody(response.body, call.signal), requestIdOf(response.headers));
   }
 
   async chatStream(call: UpstreamCall): Promise<UpstreamStream> {
@@ -73,7 +74,7 @@ export class BedrockAdapter implements ProviderAdapter {
         const index = next++;
         const response = await this.send(call, 'invoke', toTitanEmbeddingRequest(inputs[index], dimensions), siblings.signal);
         providerRequestId ??= requestIdOf(response.headers);
-        const { vector, inputTokens: tokens } = fromTitanEmbeddingResponse(await readJson(response.body, siblings.signal));
+        const { vector, inputTokens: tokens } = fromTitanEmbeddingResponse(await readJsonBody(response.body, siblings.signal));
         vectors[index] = vector;
         inputTokens = tokens === null || inputTokens === null ? null : inputTokens + tokens;
       }
@@ -107,33 +108,7 @@ export class BedrockAdapter implements ProviderAdapter {
       },
       body,
     });
-    let response: Dispatcher.ResponseData;
-    try {
-      response = await call.dispatcher.request({
-        origin: call.baseUrl.origin,
-        path,
-        method: 'POST',
-        headers,
-        body,
-        signal,
-        headersTimeout: call.headersTimeoutMs,
-        bodyTimeout: call.idleTimeoutMs,
-      });
-    } catch (error) {
-      throw transportError(error, signal);
-    }
-    if (response.statusCode >= 200 && response.statusCode < 300) return response;
-    const text = await readBounded(response.body).catch(() => '');
-    throw bedrockHttpError(response.statusCode, response.headers, text);
-  }
-}
-
-async function readJson(body: Dispatcher.ResponseData['body'], signal: AbortSignal): Promise<unknown> {
-  try {
-    return await body.json();
-  } catch (error) {
-    if (signal.aborted) throw transportError(error, signal);
-    throw new ProviderError('malformed_response', 'the provider returned a body that is not JSON');
+    return postUpstream({ ...call, signal }, path, headers, body, bedrockHttpError);
   }
 }
 

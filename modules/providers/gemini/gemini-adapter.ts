@@ -4,12 +4,12 @@ import { ProviderError } from '../../canonical/provider-error.js';
 import type { ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
 import type { ProviderAdapter, UpstreamCall, UpstreamStream } from '../provider-adapter.js';
 import { translateSseBody } from '../streaming/sse-translation.js';
-import { readBounded, transportError } from '../upstream-errors.js';
 import { geminiHttpError } from './gemini-errors.js';
 import { GeminiRequestProblem, toGeminiRequest } from './gemini-request.js';
 import { fromGeminiResponse } from './gemini-response.js';
 import { GeminiStreamTranslator } from './gemini-stream.js';
 import type { GeminiRequest } from './gemini-wire.js';
+import { joinPath, postUpstream, readJsonBody } from '../upstream-post.js';
 
 /** Gemini refuses more stop sequences than this. */
 const MAX_STOP_SEQUENCES = 5;
@@ -33,15 +33,7 @@ export class GeminiAdapter implements ProviderAdapter {
   }
 
   async chat(call: UpstreamCall): Promise<ChatResponse> {
-    const body = await this.send(call, false);
-    let json: unknown;
-    try {
-      json = await body.json();
-    } catch (error) {
-      if (call.signal.aborted) throw transportError(error, call.signal);
-      throw new ProviderError('malformed_response', 'the provider returned a body that is not JSON');
-    }
-    return fromGeminiResponse(json);
+    return fromGeminiResponse(await readJsonBody(await this.send(call, false), call.signal));
   }
 
   async chatStream(call: UpstreamCall): Promise<UpstreamStream> {
@@ -74,28 +66,13 @@ export class GeminiAdapter implements ProviderAdapter {
     if (payload instanceof GeminiRequestProblem) throw new ProviderError('invalid_request', payload.message);
     const { deployment } = call;
     const credential = deployment.provider.credential;
-    let response;
-    try {
-      response = await call.dispatcher.request({
-        origin: call.baseUrl.origin,
-        path: `${call.baseUrl.pathname.replace(/\/+$/, '')}${geminiPath(deployment, stream)}`,
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: stream ? 'text/event-stream' : 'application/json',
-          ...(credential ? { 'x-goog-api-key': credential.reveal() } : {}),
-        },
-        body: JSON.stringify(payload),
-        signal: call.signal,
-        headersTimeout: call.headersTimeoutMs,
-        bodyTimeout: call.idleTimeoutMs,
-      });
-    } catch (error) {
-      throw transportError(error, call.signal);
-    }
-    if (response.statusCode >= 200 && response.statusCode < 300) return response.body;
-    const text = await readBounded(response.body).catch(() => '');
-    throw geminiHttpError(response.statusCode, response.headers, text);
+    const headers = {
+      'content-type': 'application/json',
+      accept: stream ? 'text/event-stream' : 'application/json',
+      ...(credential ? { 'x-goog-api-key': credential.reveal() } : {}),
+    };
+    const path = joinPath(call.baseUrl.pathname, geminiPath(deployment, stream));
+    return (await postUpstream(call, path, headers, JSON.stringify(payload), geminiHttpError)).body;
   }
 }
 

@@ -1,11 +1,12 @@
 import type { ChatRequest } from '../../canonical/chat-request.js';
-import type { ChatResponse, StreamEvent } from '../../canonical/chat-response.js';
-import { ProviderError } from '../../canonical/provider-error.js';
+import type { ChatResponse } from '../../canonical/chat-response.js';
+import type { ProviderError } from '../../canonical/provider-error.js';
 import type { ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
 import type { EmbeddingsResponse } from '../../canonical/embeddings.js';
 import type { EmbeddingsCall, ProviderAdapter, UpstreamCall, UpstreamStream } from '../provider-adapter.js';
-import { SseDecoder } from '../streaming/sse-decoder.js';
-import { classifyHttpStatus, httpError, readBounded, transportError } from '../upstream-errors.js';
+import { translateSseBody } from '../streaming/sse-translation.js';
+import { classifyHttpStatus, httpError } from '../upstream-errors.js';
+import { joinPath, postUpstream, readJsonBody } from '../upstream-post.js';
 import { fromOpenAiEmbeddings, toOpenAiEmbeddingsRequest } from './openai-embeddings.js';
 import { toOpenAiRequest } from './openai-request.js';
 import { fromOpenAiCompletion } from './openai-response.js';
@@ -31,73 +32,28 @@ export class OpenAiAdapter implements ProviderAdapter {
   }
 
   async chat(call: UpstreamCall): Promise<ChatResponse> {
-    const body = await this.send(call, false);
-    let json: unknown;
-    try {
-      json = await body.json();
-    } catch (error) {
-      if (call.signal.aborted) throw transportError(error, call.signal);
-      throw new ProviderError('malformed_response', 'the provider returned a body that is not JSON');
-    }
-    return fromOpenAiCompletion(json);
+    return fromOpenAiCompletion(await readJsonBody(await this.send(call, false), call.signal));
   }
 
   async chatStream(call: UpstreamCall): Promise<UpstreamStream> {
     const body = await this.send(call, true);
     const translator = new OpenAiStreamTranslator();
-    const events = async function* (): AsyncGenerator<StreamEvent> {
-      const decoder = new SseDecoder();
-      try {
-        // After [DONE] keep reading to the end of the body so the connection returns to the pool.
-        for await (const chunk of body) {
-          if (translator.done) continue;
-          for (const frame of decoder.push(chunk as Uint8Array)) if (!translator.done) yield* translator.translate(frame);
-        }
-        if (!translator.done) for (const frame of decoder.end()) yield* translator.translate(frame);
-      } catch (error) {
-        throw error instanceof ProviderError ? error : transportError(error, call.signal);
-      } finally {
-        if (!translator.done) body.destroy();
-      }
-    };
     return {
       get providerRequestId() {
         return translator.providerRequestId;
       },
-      events: events(),
+      events: translateSseBody(body, translator, call.signal),
     };
   }
 
   /** `POST …/embeddings` beside the dialect's chat path (so Azure keeps its deployment path and api-version). */
   async embed(call: EmbeddingsCall): Promise<EmbeddingsResponse> {
     const { deployment } = call;
-    const path = this.dialect.path(deployment).replace(/\/chat\/completions(?=\?|$)/, '/embeddings');
-    let response;
-    try {
-      response = await call.dispatcher.request({
-        origin: call.baseUrl.origin,
-        path: joinPath(call.baseUrl.pathname, path),
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json', ...this.dialect.headers(deployment) },
-        body: JSON.stringify(toOpenAiEmbeddingsRequest(call.request, this.dialect.modelInBody ? deployment.model : null)),
-        signal: call.signal,
-        headersTimeout: call.headersTimeoutMs,
-        bodyTimeout: call.idleTimeoutMs,
-      });
-    } catch (error) {
-      throw transportError(error, call.signal);
-    }
-    if (response.statusCode < 200 || response.statusCode >= 300) {
-      const text = await readBounded(response.body).catch(() => '');
-      throw errorFromBody(response.statusCode, response.headers, text);
-    }
-    let json: unknown;
-    try {
-      json = await response.body.json();
-    } catch (error) {
-      if (call.signal.aborted) throw transportError(error, call.signal);
-      throw new ProviderError('malformed_response', 'the provider returned a body that is not JSON');
-    }
+    const path = joinPath(call.baseUrl.pathname, this.dialect.path(deployment).replace(/\/chat\/completions(?=\?|$)/, '/embeddings'));
+    const headers = { 'content-type': 'application/json', accept: 'application/json', ...this.dialect.headers(deployment) };
+    const body = JSON.stringify(toOpenAiEmbeddingsRequest(call.request, this.dialect.modelInBody ? deployment.model : null));
+    const response = await postUpstream(call, path, headers, body, errorFromBody);
+    const json = await readJsonBody(response.body, call.signal);
     const requestId = response.headers['x-request-id'];
     return { ...fromOpenAiEmbeddings(json, call.request.inputs.length), providerRequestId: (Array.isArray(requestId) ? requestId[0] : requestId) ?? null };
   }
@@ -109,28 +65,9 @@ export class OpenAiAdapter implements ProviderAdapter {
       maxTokensField: this.dialect.maxTokensField,
       stream,
     });
-    let response;
-    try {
-      response = await call.dispatcher.request({
-        origin: call.baseUrl.origin,
-        path: joinPath(call.baseUrl.pathname, this.dialect.path(deployment)),
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: stream ? 'text/event-stream' : 'application/json',
-          ...this.dialect.headers(deployment),
-        },
-        body: JSON.stringify(payload),
-        signal: call.signal,
-        headersTimeout: call.headersTimeoutMs,
-        bodyTimeout: call.idleTimeoutMs,
-      });
-    } catch (error) {
-      throw transportError(error, call.signal);
-    }
-    if (response.statusCode >= 200 && response.statusCode < 300) return response.body;
-    const text = await readBounded(response.body).catch(() => '');
-    throw errorFromBody(response.statusCode, response.headers, text);
+    const headers = { 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json', ...this.dialect.headers(deployment) };
+    const path = joinPath(call.baseUrl.pathname, this.dialect.path(deployment));
+    return (await postUpstream(call, path, headers, JSON.stringify(payload), errorFromBody)).body;
   }
 }
 
@@ -148,8 +85,4 @@ function errorFromBody(status: number, headers: Record<string, string | string[]
   if (/context_length|context length|maximum context/i.test(`${code} ${detail ?? ''}`)) errorClass = 'context_length';
   else if (/content_filter|content_policy/i.test(code)) errorClass = 'content_policy';
   return httpError(status, headers, errorClass, detail);
-}
-
-function joinPath(prefix: string, path: string): string {
-  return `${prefix.replace(/\/+$/, '')}${path}`;
 }

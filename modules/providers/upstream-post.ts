@@ -1,0 +1,63 @@
+import type { Dispatcher } from 'undici';
+import { ProviderError } from '../canonical/provider-error.js';
+import { readBounded, transportError } from './upstream-errors.js';
+
+type Headers = Record<string, string | string[] | undefined>;
+
+export interface UpstreamTarget {
+  dispatcher: Dispatcher;
+  baseUrl: URL;
+  signal: AbortSignal;
+  headersTimeoutMs: number;
+  idleTimeoutMs: number;
+}
+
+/** Turns a provider's non-2xx answer (status, headers, bounded body text) into a typed error. */
+export type HttpErrorMapper = (status: number, headers: Headers, text: string) => ProviderError;
+
+/**
+ * One POST to a provider through the deployment's pool, with the attempt's deadlines and abort signal.
+ * Resolves with the 2xx response; any other status becomes the adapter's typed error (the body is read
+ * only up to a bound), and transport failures become typed errors too.
+ */
+export async function postUpstream(
+  target: UpstreamTarget,
+  path: string,
+  headers: Record<string, string>,
+  body: string,
+  toError: HttpErrorMapper,
+): Promise<Dispatcher.ResponseData> {
+  let response: Dispatcher.ResponseData;
+  try {
+    response = await target.dispatcher.request({
+      origin: target.baseUrl.origin,
+      path,
+      method: 'POST',
+      headers,
+      body,
+      signal: target.signal,
+      headersTimeout: target.headersTimeoutMs,
+      bodyTimeout: target.idleTimeoutMs,
+    });
+  } catch (error) {
+    throw transportError(error, target.signal);
+  }
+  if (response.statusCode >= 200 && response.statusCode < 300) return response;
+  const text = await readBounded(response.body).catch(() => '');
+  throw toError(response.statusCode, response.headers, text);
+}
+
+/** A buffered answer's JSON; a body that is not JSON is a malformed response (unless we aborted). */
+export async function readJsonBody(body: Dispatcher.ResponseData['body'], signal: AbortSignal): Promise<unknown> {
+  try {
+    return await body.json();
+  } catch (error) {
+    if (signal.aborted) throw transportError(error, signal);
+    throw new ProviderError('malformed_response', 'the provider returned a body that is not JSON');
+  }
+}
+
+/** `prefix` (the base URL's path) + `path`, without a doubled slash. */
+export function joinPath(prefix: string, path: string): string {
+  return `${prefix.replace(/\/+$/, '')}${path}`;
+}
