@@ -205,15 +205,15 @@ describe('Anthropic SDK against Switchyard (Anthropic-backed alias)', () => {
       expect(gw.mock.requests()).toHaveLength(0);
     });
 
-    test('every route answering 429 with retry-after: the gateway answers 503 overloaded with retry-after (ServiceUnavailableError)', async () => {
-      // The pipeline treats a rate-limited route as unavailable and tries the next one; when all are
-      // exhausted it answers 503 all_providers_unavailable, carrying the provider's retry-after.
+    test('every route answering 429 with retry-after: the gateway answers 429 rate_limit_error with retry-after (RateLimitError)', async () => {
+      // A rate-limited route falls back to the next; when every route is rate limited the caller gets a
+      // 429 carrying the provider's retry-after, which the SDK knows how to retry.
       gw.mock.addScenario({ behaviour: { status: 429, retryAfterSeconds: 7 } });
       const error = await client.messages.create({ model: 'claude', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(Anthropic.ServiceUnavailableError);
+      expect(error).toBeInstanceOf(Anthropic.RateLimitError);
       const apiError = error as InstanceType<typeof Anthropic.APIError>;
-      expect(apiError.status).toBe(503);
-      expect(apiError.error).toMatchObject({ type: 'error', error: { type: 'overloaded_error' } });
+      expect(apiError.status).toBe(429);
+      expect(apiError.error).toMatchObject({ type: 'error', error: { type: 'rate_limit_error' } });
       expect(apiError.headers?.get('retry-after')).toBe('7');
       expect(gw.mock.requests().map((r) => r.model)).toEqual(['claude-upstream', 'claude-backup-upstream']);
       expect(JSON.stringify(apiError.error)).not.toContain(gw.mockUrl);

@@ -236,7 +236,7 @@ describe('OpenAI SDK → Switchyard → Azure OpenAI', () => {
     expect(gw.mock.requests()).toHaveLength(0);
   });
 
-  test('an upstream 429: 503 all_providers_unavailable with the retry-after Azure sent', async () => {
+  test('an upstream 429: a typed 429 rate_limited with the retry-after Azure sent', async () => {
     gw.mock.addScenario({ model: 'gpt4o-prod-eastus', behaviour: { status: 429, retryAfterSeconds: 6 } });
     let error: unknown;
     try {
@@ -244,9 +244,9 @@ describe('OpenAI SDK → Switchyard → Azure OpenAI', () => {
     } catch (caught) {
       error = caught;
     }
-    expect(error).toBeInstanceOf(OpenAI.InternalServerError);
+    expect(error).toBeInstanceOf(OpenAI.RateLimitError);
     const apiError = error as InstanceType<typeof OpenAI.APIError>;
-    expect(apiError).toMatchObject({ status: 503, code: 'all_providers_unavailable' });
+    expect(apiError).toMatchObject({ status: 429, code: 'rate_limited' });
     expect(apiError.headers?.get('retry-after')).toBe('6');
     expect(apiError.message).toMatch(/rate_limited/);
     expect(JSON.stringify(apiError.error)).not.toMatch(new RegExp(`${UPSTREAM_SECRET}|127\\.0\\.0\\.1|api-version`));

@@ -247,7 +247,7 @@ describe('OpenAI SDK against a Bedrock-backed alias', () => {
     expect(attempt.usage.output).toBeGreaterThan(0);
   });
   // Last: the provider's retry-after holds the deployment back for the tests after it.
-  test('an upstream 429 ThrottlingException: the SDK gets a typed 503 naming the class; the attempt is recorded as rate_limited', async () => {
+  test('an upstream 429 ThrottlingException: the SDK gets a typed 429 naming the class; the attempt is recorded as rate_limited', async () => {
     gw.mock.addScenario({ model: MODEL, behaviour: { status: 429, retryAfterSeconds: 7 } });
     let caught: unknown;
     try {
@@ -255,10 +255,10 @@ describe('OpenAI SDK against a Bedrock-backed alias', () => {
     } catch (error) {
       caught = error;
     }
-    expect(caught).toBeInstanceOf(OpenAI.InternalServerError);
-    const error = caught as InstanceType<typeof OpenAI.InternalServerError>;
-    expect(error.status).toBe(503);
-    expect(error.code).toBe('all_providers_unavailable');
+    expect(caught).toBeInstanceOf(OpenAI.RateLimitError);
+    const error = caught as InstanceType<typeof OpenAI.RateLimitError>;
+    expect(error.status).toBe(429);
+    expect(error.code).toBe('rate_limited');
     expect(error.message).toContain('(rate_limited)');
     expect(error.message).not.toContain('127.0.0.1');
     const retryAfter = Number(error.headers?.get('retry-after'));
@@ -271,6 +271,6 @@ describe('OpenAI SDK against a Bedrock-backed alias', () => {
       expect(attempt).toMatchObject({ outcome: 'failed', errorClass: 'rate_limited', httpStatus: 429, cost: { total: '0.000000000000' } });
     }
     const completed = (await gw.requestEvents(requestId)).find((e) => e.type === 'RequestCompleted')!.data as RequestCompleted['data'];
-    expect(completed).toMatchObject({ status: 'failed', httpStatus: 503, errorCode: 'all_providers_unavailable' });
+    expect(completed).toMatchObject({ status: 'failed', httpStatus: 429, errorCode: 'rate_limited' });
   }, 20_000); // generous: a retry policy may wait out a short retry-after before giving up
 });

@@ -309,7 +309,7 @@ describe('OpenAI SDK → Switchyard → Gemini API', () => {
   });
 
   // Last: after a 429 the gateway may hold the deployment back for a while.
-  test('an upstream 429 RESOURCE_EXHAUSTED: 503 with the provider retry delay, no key or URL in the error', async () => {
+  test('an upstream 429 RESOURCE_EXHAUSTED: a typed 429 with the provider retry delay, no key or URL in the error', async () => {
     gw.mock.addScenario({ model: 'gemini-2.5-flash', behaviour: { status: 429, retryAfterSeconds: 7 } });
     let error: unknown;
     try {
@@ -317,9 +317,9 @@ describe('OpenAI SDK → Switchyard → Gemini API', () => {
     } catch (caught) {
       error = caught;
     }
-    expect(error).toBeInstanceOf(OpenAI.InternalServerError);
+    expect(error).toBeInstanceOf(OpenAI.RateLimitError);
     const apiError = error as InstanceType<typeof OpenAI.APIError>;
-    expect(apiError).toMatchObject({ status: 503, code: 'all_providers_unavailable' });
+    expect(apiError).toMatchObject({ status: 429, code: 'rate_limited' });
     expect(apiError.headers?.get('retry-after')).toBe('7');
     expect(apiError.message).toMatch(/rate_limited/);
     expect(JSON.stringify(apiError.error)).not.toMatch(new RegExp(`${UPSTREAM_SECRET}|127\\.0\\.0\\.1`));

@@ -638,6 +638,18 @@ export class ChatPipeline {
     const anyNow = routes.some((r) => r.recoversAt === null || r.recoversAt <= now);
     const retryAfterS = Math.max(1, Math.ceil(((anyNow || soonest === null ? now + 1000 : soonest) - now) / 1000));
     const listed = routes.map((r) => `${r.route} (${r.errorClass})`).join(', ');
+    // Every route answered that it is rate limited: that is a 429 the caller's
+    // SDK knows to retry after the given time, not an outage.
+    if (routes.length > 0 && routes.every((r) => r.errorClass === 'rate_limited')) {
+      return new GatewayError(
+        429,
+        'rate_limited',
+        `Every route of '${alias.name}' is rate limited by its provider: ${listed}. Retry after ${retryAfterS} s.`,
+        null,
+        { 'retry-after': String(retryAfterS) },
+        { scope: 'provider', candidates_tried: routes.map((r) => ({ route: r.route, error_class: r.errorClass })), retry_after_s: retryAfterS },
+      );
+    }
     return new GatewayError(
       503,
       'all_providers_unavailable',

@@ -37,6 +37,8 @@ interface Worker {
   running: Promise<void> | null;
   again: boolean;
   wakeTimer: NodeJS.Timeout | null;
+  /** Set while a rebuild drives the worker itself. */
+  paused: boolean;
   lastError: string | null;
   step: (worker: Worker) => Promise<boolean>;
 }
@@ -187,20 +189,29 @@ export class ProjectionRunner {
     }));
   }
 
-  /** Deletes a durable projection's rows and checkpoint, then replays it from position zero. */
+  /**
+   * Deletes a durable projection's rows and checkpoint, then replays it from position zero. The worker
+   * is paused meanwhile, so no wake-up interleaves a step of its own with the reset or the replay.
+   */
   async rebuild(name: string): Promise<void> {
     const projection = this.durable.get(name);
     const worker = this.workers.get(name);
     if (!projection || !worker) throw new Error(`Unknown durable projection ${name}`);
-    await worker.running?.catch(() => undefined);
-    await this.dataSource.transaction(async (manager) => {
-      await projection.reset(manager);
-      await manager.query(`DELETE FROM projection_checkpoints WHERE name = $1`, [name]);
-    });
-    worker.persisted = null;
-    worker.position = START;
-    await this.run(worker);
-    if (worker.lastError) throw new Error(`Projection ${name} failed during rebuild: ${worker.lastError}`);
+    worker.paused = true;
+    try {
+      await worker.running?.catch(() => undefined);
+      await this.dataSource.transaction(async (manager) => {
+        await projection.reset(manager);
+        await manager.query(`DELETE FROM projection_checkpoints WHERE name = $1`, [name]);
+      });
+      worker.persisted = null;
+      worker.position = START;
+      // Without the lease, the node that holds it sees the reset checkpoint and replays.
+      if (!(await this.holdsLease(worker))) return;
+      while (!this.stopped && (await worker.step(worker)));
+    } finally {
+      worker.paused = false;
+    }
   }
 
   private worker(
@@ -212,12 +223,13 @@ export class ProjectionRunner {
     return {
       name, kind, eventTypes, step,
       position: START, lastGlobalPosition: 0, persisted: null, lease: null, nextLeaseAttempt: 0,
-      running: null, again: false, lastError: null, wakeTimer: null,
+      running: null, again: false, lastError: null, wakeTimer: null, paused: false,
     };
   }
 
   /** At most one loop per worker; a wake during a loop makes it go round once more. */
   private run(worker: Worker): Promise<void> {
+    if (worker.paused) return Promise.resolve();
     if (worker.running) {
       worker.again = true;
       return worker.running;
