@@ -6,8 +6,13 @@ export async function projectionsStatus(): Promise<number> {
   try {
     await platform.runner.start();
     const head = await platform.store.headPosition();
-    const checkpoints = await platform.database.query<{ name: string; global_position: string; updated_at: Date }>(
-      `SELECT name, global_position::text AS global_position, updated_at FROM projection_checkpoints ORDER BY name`,
+    // A checkpoint is a (transaction, position) pair in the read order; show the last event it covers.
+    const checkpoints = await platform.database.query<{ name: string; global_position: string | null; updated_at: Date }>(
+      `SELECT c.name, c.updated_at,
+              (SELECT e.global_position::text FROM events e
+                WHERE (e.transaction_id, e.global_position) <= (c.transaction_id::text::xid8, c.global_position)
+                ORDER BY e.transaction_id DESC, e.global_position DESC LIMIT 1) AS global_position
+       FROM projection_checkpoints c ORDER BY c.name`,
     );
     process.stdout.write(`event log head: global position ${head}\n`);
     process.stdout.write(`${'projection'.padEnd(20)} ${'kind'.padEnd(10)} position\n`);
@@ -17,7 +22,7 @@ export async function projectionsStatus(): Promise<number> {
       } else {
         const stored = checkpoints.find((c) => c.name === status.name);
         process.stdout.write(
-          `${status.name.padEnd(20)} ${'singleton'.padEnd(10)} ${stored ? `${stored.global_position} (checkpoint ${new Date(stored.updated_at).toISOString()})` : 'not started'}\n`,
+          `${status.name.padEnd(20)} ${'singleton'.padEnd(10)} ${stored ? `${stored.global_position ?? 0} (checkpoint moved ${new Date(stored.updated_at).toISOString()})` : 'not started'}\n`,
         );
       }
     }
