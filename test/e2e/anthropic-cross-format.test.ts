@@ -4,10 +4,14 @@ import type { AttemptFinished } from '../../events/request-events.js';
 import { type TestGateway, startTestGateway } from '../support/gateway-harness.js';
 import { anthropicYaml } from '../support/anthropic-yaml.js';
 
-const WORDS = 'Switchyard routes this mock answer through one gateway with exact usage and';
 const citySchema = { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] };
 
-/** Either official SDK against an alias whose provider speaks the other wire format. */
+/**
+ * Either official SDK against an alias whose provider speaks the other wire format: how requests are
+ * translated on the wire (system prompts, tool_choice, tool turns, max_tokens defaults), what cannot be
+ * translated, and cached-token billing. The client-visible answers of every SDK × provider pair are in
+ * the conformance matrix (conformance-matrix.test.ts).
+ */
 describe('cross-format: client format ≠ provider format', () => {
   let gw: TestGateway;
   let anthropic: Anthropic;
@@ -28,35 +32,25 @@ describe('cross-format: client format ≠ provider format', () => {
 
   describe('Anthropic SDK → OpenAI-backed alias', () => {
     test('buffered text: the upstream got a Chat Completions request with the system prompt as a system message', async () => {
-      const message = await anthropic.messages.create({ model: 'gpt', max_tokens: 300, system: 'Be brief.', messages: [{ role: 'user', content: 'Hello' }] });
-      expect(message.content).toEqual([{ type: 'text', text: WORDS }]);
-      expect(message.stop_reason).toBe('end_turn');
+      await anthropic.messages.create({ model: 'gpt', max_tokens: 300, system: 'Be brief.', messages: [{ role: 'user', content: 'Hello' }] });
       const upstream = gw.mock.requests()[0];
       expect(upstream).toMatchObject({ format: 'openai', model: 'gpt-upstream' });
       expect(upstream.body).toMatchObject({ max_tokens: 300, messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hello' }] });
     });
 
-    test('streamed tool call: id, name and input JSON arrive intact as Anthropic events', async () => {
-      const stream = anthropic.messages.stream({
-        model: 'gpt', max_tokens: 300, tools: [{ name: 'get_weather', input_schema: citySchema }], tool_choice: { type: 'tool', name: 'get_weather' },
-        messages: [{ role: 'user', content: 'Weather in Paris?' }],
-      });
-      const raw: string[] = [];
-      stream.on('streamEvent', (event) => raw.push(event.type));
-      const final = await stream.finalMessage();
+    test('a forced tool (tool_choice type tool) becomes an OpenAI function tool_choice', async () => {
+      const final = await anthropic.messages
+        .stream({
+          model: 'gpt', max_tokens: 300, tools: [{ name: 'get_weather', input_schema: citySchema }], tool_choice: { type: 'tool', name: 'get_weather' },
+          messages: [{ role: 'user', content: 'Weather in Paris?' }],
+        })
+        .finalMessage();
       expect(final.stop_reason).toBe('tool_use');
-      expect(final.content).toHaveLength(1);
-      const block = final.content[0];
-      if (block.type !== 'tool_use') throw new Error(`expected tool_use, got ${block.type}`);
-      expect(block.id).toMatch(/^call_mock_\d+$/); // the provider's id, passed through
-      expect(block.name).toBe('get_weather');
-      expect(block.input).toEqual({ city: 'Paris' });
-      expect(raw.filter((t) => t === 'content_block_delta').length).toBeGreaterThan(1);
       expect(gw.mock.requests()[0].body).toMatchObject({ tool_choice: { type: 'function', function: { name: 'get_weather' } } });
     });
 
     test('a tool_result turn becomes an OpenAI tool message', async () => {
-      const message = await anthropic.messages.create({
+      await anthropic.messages.create({
         model: 'gpt', max_tokens: 300, tools: [{ name: 'get_weather', input_schema: citySchema }],
         messages: [
           { role: 'user', content: 'Weather in Paris?' },
@@ -64,7 +58,6 @@ describe('cross-format: client format ≠ provider format', () => {
           { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: '18°C' }] },
         ],
       });
-      expect(message.content).toEqual([{ type: 'text', text: WORDS }]);
       expect((gw.mock.requests()[0].body as { messages: unknown[] }).messages).toEqual([
         { role: 'user', content: 'Weather in Paris?' },
         { role: 'assistant', content: null, tool_calls: [{ id: 'toolu_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
@@ -74,47 +67,29 @@ describe('cross-format: client format ≠ provider format', () => {
   });
 
   describe('OpenAI SDK → Anthropic-backed alias', () => {
-    test('buffered: text, finish_reason and usage translated from Anthropic', async () => {
-      const completion = await openai.chat.completions.create({ model: 'claude', messages: [{ role: 'system', content: 'Sys' }, { role: 'user', content: 'Hello' }] });
-      expect(completion.choices[0].message.content).toBe(WORDS);
-      expect(completion.choices[0].finish_reason).toBe('stop');
-      expect(completion.usage?.completion_tokens).toBe(12);
+    test('buffered: the system message becomes Anthropic system, and max_tokens defaults to the deployment limit', async () => {
+      await openai.chat.completions.create({ model: 'claude', messages: [{ role: 'system', content: 'Sys' }, { role: 'user', content: 'Hello' }] });
       const upstream = gw.mock.requests()[0];
       expect(upstream).toMatchObject({ format: 'anthropic', model: 'claude-upstream' });
       // No max_tokens from the client: the deployment's limit, capped at 4096.
       expect(upstream.body).toMatchObject({ max_tokens: 4096, system: 'Sys', messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello' }] }] });
     });
 
-    test('streamed tool calls: id, name and argument deltas arrive as OpenAI chunks', async () => {
+    test('streamed tool calls with tool_choice required and include_usage: tool_choice any upstream, usage after the call', async () => {
       const stream = await openai.chat.completions.create({
         model: 'claude', stream: true, stream_options: { include_usage: true },
         messages: [{ role: 'user', content: 'Weather in Paris?' }],
         tools: [{ type: 'function', function: { name: 'get_weather', parameters: citySchema } }],
         tool_choice: 'required',
       });
-      let id = '';
-      let name = '';
-      let args = '';
-      let argumentChunks = 0;
       let finish = '';
       let usage: OpenAI.CompletionUsage | null = null;
       for await (const chunk of stream) {
-        const call = chunk.choices[0]?.delta?.tool_calls?.[0];
-        if (call) expect(call.index).toBe(0);
-        if (call?.id) id = call.id;
-        if (call?.function?.name) name = call.function.name;
-        if (call?.function?.arguments) {
-          args += call.function.arguments;
-          argumentChunks++;
-        }
         finish = chunk.choices[0]?.finish_reason ?? finish;
         usage = chunk.usage ?? usage;
       }
-      expect(id).toMatch(/^toolu_mock_\d+$/);
-      expect(name).toBe('get_weather');
-      expect(JSON.parse(args)).toEqual({ city: 'Paris' });
-      expect(argumentChunks).toBeGreaterThan(1);
       expect(finish).toBe('tool_calls');
+      // The mock's tool answer has one output token per argument piece.
       expect(usage?.completion_tokens).toBeGreaterThan(0);
       expect(gw.mock.requests()[0].body).toMatchObject({ stream: true, tool_choice: { type: 'any' } });
     });

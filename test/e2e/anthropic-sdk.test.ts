@@ -11,7 +11,11 @@ const weatherTool = {
 };
 const WORDS = 'Switchyard routes this mock answer through one gateway with exact usage and';
 
-/** The official `@anthropic-ai/sdk`, pointed at Switchyard by base URL and key only. */
+/**
+ * The official `@anthropic-ai/sdk` against Anthropic-backed aliases: the Messages wire format both ways,
+ * cached-token billing, fallback and mid-stream failures. Text, streaming, tool use, multi-turn, images
+ * and the 401/404/429 SDK errors are in the conformance matrix (conformance-matrix.test.ts).
+ */
 describe('Anthropic SDK against Switchyard (Anthropic-backed alias)', () => {
   let gw: TestGateway;
   let client: Anthropic;
@@ -28,16 +32,10 @@ describe('Anthropic SDK against Switchyard (Anthropic-backed alias)', () => {
     gw.mock.clearRequests();
   });
 
-  test('messages.create (buffered): text, end_turn, usage; the upstream got an Anthropic request with its own key and version', async () => {
+  test('messages.create: a msg_ id of the gateway; the upstream got an Anthropic request with its own key and version', async () => {
     const message = await client.messages.create({ model: 'claude', max_tokens: 200, system: 'Be brief.', messages: [{ role: 'user', content: 'Say hello' }] });
-    expect(message.type).toBe('message');
-    expect(message.role).toBe('assistant');
-    expect(message.model).toBe('claude');
     expect(message.id).toMatch(/^msg_[0-9a-f]{32}$/);
-    expect(message.content).toEqual([{ type: 'text', text: WORDS }]);
-    expect(message.stop_reason).toBe('end_turn');
-    expect(message.usage).toMatchObject({ output_tokens: 12, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 });
-    expect(message.usage.input_tokens).toBeGreaterThan(0);
+    expect(message.usage).toMatchObject({ cache_read_input_tokens: 0, cache_creation_input_tokens: 0 });
 
     const upstream = gw.mock.requests();
     expect(upstream).toHaveLength(1);
@@ -48,79 +46,27 @@ describe('Anthropic SDK against Switchyard (Anthropic-backed alias)', () => {
     expect(upstream[0].body).toMatchObject({ model: 'claude-upstream', max_tokens: 200, system: 'Be brief.', messages: [{ role: 'user', content: [{ type: 'text', text: 'Say hello' }] }] });
   });
 
-  test('messages.stream: text events, finalMessage with usage taken from message_delta', async () => {
-    const stream = client.messages.stream({ model: 'claude', max_tokens: 200, messages: [{ role: 'user', content: 'Stream please' }] });
-    let text = '';
-    stream.on('text', (delta) => {
-      text += delta;
-    });
-    const final = await stream.finalMessage();
-    expect(text).toBe(WORDS);
-    expect(final.content).toEqual([{ type: 'text', text: WORDS }]);
-    expect(final.stop_reason).toBe('end_turn');
-    expect(final.usage.output_tokens).toBe(12);
-    // message_start cannot know the prompt count yet; message_delta carries the settled one.
-    const upstreamPrompt = gw.mock.requests()[0];
-    expect(upstreamPrompt.stream).toBe(true);
-    expect(final.usage.input_tokens).toBeGreaterThan(0);
-  });
-
-  test('create({stream: true}): the raw event sequence is what Anthropic sends', async () => {
+  test('create({stream: true}): the raw event sequence is what Anthropic sends, one text block with a delta per piece', async () => {
     const stream = await client.messages.create({ model: 'claude', max_tokens: 200, stream: true, messages: [{ role: 'user', content: 'Raw events' }] });
     const types: string[] = [];
-    let text = '';
-    let stopReason: string | null = null;
-    let outputTokens = 0;
-    for await (const event of stream) {
-      types.push(event.type);
-      if (event.type === 'content_block_delta' && event.delta.type === 'text_delta') text += event.delta.text;
-      if (event.type === 'message_delta') {
-        stopReason = event.delta.stop_reason;
-        outputTokens = event.usage.output_tokens;
-      }
-    }
+    for await (const event of stream) types.push(event.type);
     expect(types[0]).toBe('message_start');
     expect(types.slice(-2)).toEqual(['message_delta', 'message_stop']);
     expect(types.filter((t) => t === 'content_block_start')).toHaveLength(1);
     expect(types.filter((t) => t === 'content_block_stop')).toHaveLength(1);
     expect(types.filter((t) => t === 'content_block_delta')).toHaveLength(12);
-    expect(text).toBe(WORDS);
-    expect(stopReason).toBe('end_turn');
-    expect(outputTokens).toBe(12);
   });
 
-  test('tool use, buffered: a tool_use block with a toolu_ id, the name and a parsed input object', async () => {
+  test('tool use with tool_choice any: tools and tool_choice reach Anthropic as sent', async () => {
     const message = await client.messages.create({
       model: 'claude', max_tokens: 200, tools: [weatherTool], tool_choice: { type: 'any' },
       messages: [{ role: 'user', content: 'Weather in Paris?' }],
     });
     expect(message.stop_reason).toBe('tool_use');
-    expect(message.content).toHaveLength(1);
-    const block = message.content[0];
-    expect(block.type).toBe('tool_use');
-    if (block.type !== 'tool_use') throw new Error('unreachable');
-    expect(block.id).toMatch(/^toolu_mock_\d+$/);
-    expect(block.name).toBe('get_weather');
-    expect(block.input).toEqual({ city: 'Paris' });
     expect(gw.mock.requests()[0].body).toMatchObject({ tools: [{ name: 'get_weather', input_schema: weatherTool.input_schema }], tool_choice: { type: 'any' } });
   });
 
-  test('tool use, streamed: input_json_delta pieces assemble to the input; inputJson events fire', async () => {
-    const stream = client.messages.stream({ model: 'claude', max_tokens: 200, tools: [weatherTool], messages: [{ role: 'user', content: 'Weather in Paris?' }] });
-    const pieces: string[] = [];
-    stream.on('inputJson', (partial) => pieces.push(partial));
-    const final = await stream.finalMessage();
-    expect(final.stop_reason).toBe('tool_use');
-    const block = final.content[0];
-    if (block.type !== 'tool_use') throw new Error(`expected tool_use, got ${block.type}`);
-    expect(block.id).toMatch(/^toolu_mock_\d+$/);
-    expect(block.name).toBe('get_weather');
-    expect(block.input).toEqual({ city: 'Paris' });
-    expect(pieces.length).toBeGreaterThan(1); // really streamed in pieces
-    expect(pieces.join('')).toBe('{"city":"Paris"}');
-  });
-
-  test('multi-turn with a tool_result: the upstream gets alternating turns and answers in text', async () => {
+  test('multi-turn with a tool_result followed by text in the same turn: the upstream gets exactly these alternating turns', async () => {
     const first = await client.messages.create({ model: 'claude', max_tokens: 200, tools: [weatherTool], messages: [{ role: 'user', content: 'Weather in Paris?' }] });
     const toolUse = first.content.find((b) => b.type === 'tool_use');
     if (!toolUse || toolUse.type !== 'tool_use') throw new Error('expected a tool_use block');
@@ -133,7 +79,6 @@ describe('Anthropic SDK against Switchyard (Anthropic-backed alias)', () => {
       ],
     });
     expect(second.stop_reason).toBe('end_turn');
-    expect(second.content).toEqual([{ type: 'text', text: WORDS }]);
     const sent = gw.mock.requests()[1].body as { messages: Array<{ role: string; content: unknown }> };
     expect(sent.messages).toEqual([
       { role: 'user', content: [{ type: 'text', text: 'Weather in Paris?' }] },
@@ -185,19 +130,6 @@ describe('Anthropic SDK against Switchyard (Anthropic-backed alias)', () => {
   });
 
   describe('typed SDK errors', () => {
-    test('401: a wrong key is an AuthenticationError with Anthropic error type', async () => {
-      const stranger = new Anthropic({ baseURL: gw.url, apiKey: 'sk-sy-00000000000000000000000000000000', maxRetries: 0 });
-      const error = await stranger.messages.create({ model: 'claude', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(Anthropic.AuthenticationError);
-      expect((error as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ type: 'error', error: { type: 'authentication_error' } });
-    });
-
-    test('404: an unknown model is a NotFoundError', async () => {
-      const error = await client.messages.create({ model: 'claude-9000', max_tokens: 5, messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(Anthropic.NotFoundError);
-      expect((error as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({ error: { type: 'not_found_error', message: expect.stringContaining('claude-9000') } });
-    });
-
     test('400: a missing max_tokens is a BadRequestError naming the field', async () => {
       const error = await client.messages.create({ model: 'claude', messages: [{ role: 'user', content: 'x' }] } as never).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(Anthropic.BadRequestError);
@@ -205,7 +137,7 @@ describe('Anthropic SDK against Switchyard (Anthropic-backed alias)', () => {
       expect(gw.mock.requests()).toHaveLength(0);
     });
 
-    test('every route answering 429 with retry-after: the gateway answers 429 rate_limit_error with retry-after (RateLimitError)', async () => {
+    test('429 from both routes of a fallback chain: each route tried once, then 429 rate_limit_error with retry-after (RateLimitError)', async () => {
       // A rate-limited route falls back to the next; when every route is rate limited the caller gets a
       // 429 carrying the provider's retry-after, which the SDK knows how to retry.
       gw.mock.addScenario({ behaviour: { status: 429, retryAfterSeconds: 7 } });

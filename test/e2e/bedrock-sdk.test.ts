@@ -42,6 +42,13 @@ apiKeys:
 `;
 }
 
+/**
+ * The Bedrock Converse wire format (SigV4-signed paths, system and inferenceConfig, toolConfig, parallel
+ * tool results, image bytes), billing from its usage and metadata events, exception frames and
+ * throttling in the ledger. The client-visible cases (text, streaming with and without usage, tool
+ * calls, JSON schema refusal, images, embeddings, 401/404/429) are in the conformance matrix
+ * (conformance-matrix.test.ts).
+ */
 describe('OpenAI SDK against a Bedrock-backed alias', () => {
   let gw: TestGateway;
   let client: OpenAI;
@@ -67,15 +74,12 @@ describe('OpenAI SDK against a Bedrock-backed alias', () => {
     const { data: completion, response } = await client.chat.completions
       .create({ model: 'bedrock-chat', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Say hello' }], max_tokens: 100 })
       .withResponse();
-    expect(completion.model).toBe('bedrock-chat');
-    expect(completion.choices[0].message.content).toBe('Switchyard routes this mock answer through one gateway with exact usage and');
-    expect(completion.choices[0].finish_reason).toBe('stop');
     // The mock counts ceil(chars / 4) + 3 prompt tokens over "Be brief.\nSay hello" (19 chars): 5 + 3.
     expect(completion.usage).toMatchObject({ prompt_tokens: 8, completion_tokens: 12, total_tokens: 20, prompt_tokens_details: { cached_tokens: 4 } });
 
     const upstream = gw.mock.requests();
     expect(upstream).toHaveLength(1);
-    expect(upstream[0]).toMatchObject({ format: 'bedrock', path: '/model/anthropic.claude-3-5-sonnet-20240620-v1%3A0/converse', model: MODEL, stream: false });
+    expect(upstream[0]).toMatchObject({ path: '/model/anthropic.claude-3-5-sonnet-20240620-v1%3A0/converse' });
     expect(upstream[0].headers.authorization).toMatch(/^AWS4\*\*\*/);
     expect(upstream[0].headers['x-amz-date']).toMatch(/^\d{8}T\d{6}Z$/);
     expect(upstream[0].body).toEqual({
@@ -92,50 +96,27 @@ describe('OpenAI SDK against a Bedrock-backed alias', () => {
     expect(JSON.stringify(await gw.requestEvents(attempt.requestId))).not.toContain(SECRET);
   });
 
-  test('streaming without include_usage: text relayed from binary event-stream frames, no usage chunk', async () => {
-    const stream = await client.chat.completions.create({ model: 'bedrock-chat', stream: true, messages: [{ role: 'user', content: 'Stream please' }] });
-    let text = '';
-    let usageChunks = 0;
-    let finish: string | null = null;
-    for await (const chunk of stream) {
-      if (chunk.usage) usageChunks++;
-      text += chunk.choices[0]?.delta?.content ?? '';
-      finish = chunk.choices[0]?.finish_reason ?? finish;
-    }
-    expect(text).toBe('Switchyard routes this mock answer through one gateway with exact usage and');
-    expect(finish).toBe('stop');
-    expect(usageChunks).toBe(0);
-    expect(gw.mock.requests()[0]).toMatchObject({ format: 'bedrock', path: '/model/anthropic.claude-3-5-sonnet-20240620-v1%3A0/converse-stream', stream: true });
-  });
-
-  test('streaming with include_usage: one final usage chunk, from the metadata event, billed from it', async () => {
+  test('streaming goes to converse-stream; usage comes from the metadata event and is billed from it', async () => {
     const { data: stream, response } = await client.chat.completions
       .create({ model: 'bedrock-chat', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'Usage please' }] })
       .withResponse();
     const chunks = [];
     for await (const chunk of stream) chunks.push(chunk);
-    const last = chunks[chunks.length - 1];
-    expect(last.choices).toEqual([]);
     // "Usage please" is 12 characters: 3 + 3 prompt tokens.
-    expect(last.usage).toMatchObject({ prompt_tokens: 6, completion_tokens: 12, total_tokens: 18 });
-    expect(chunks.filter((c) => c.usage)).toHaveLength(1);
+    expect(chunks.at(-1)!.usage).toMatchObject({ prompt_tokens: 6, completion_tokens: 12, total_tokens: 18 });
+    expect(gw.mock.requests()[0]).toMatchObject({ path: '/model/anthropic.claude-3-5-sonnet-20240620-v1%3A0/converse-stream', stream: true });
     const [attempt] = await attemptsOf(response.headers.get('x-request-id')!);
     expect(attempt).toMatchObject({ outcome: 'success', usageEvidence: 'provider', usage: { input: 6, output: 12 } });
     expect(attempt.cost.total).toBe('0.000198000000'); // 6 × $3 + 12 × $15 per million
   });
 
-  test('buffered tool call: toolConfig upstream, a tool_calls answer back', async () => {
+  test('tool_choice required: a toolConfig with the toolSpec and toolChoice any goes upstream', async () => {
     const completion = await client.chat.completions.create({
       model: 'bedrock-chat',
       messages: [{ role: 'user', content: 'Weather in Paris?' }],
       tools: [weatherTool],
       tool_choice: 'required',
     });
-    const call = completion.choices[0].message.tool_calls![0];
-    expect(call.type).toBe('function');
-    expect(call.id).toMatch(/^tooluse_mock_/);
-    expect(call.type === 'function' && call.function.name).toBe('get_weather');
-    expect(call.type === 'function' && JSON.parse(call.function.arguments)).toEqual({ city: 'Paris' });
     expect(completion.choices[0].finish_reason).toBe('tool_calls');
     expect((gw.mock.requests()[0].body as any).toolConfig).toEqual({
       tools: [{ toolSpec: { name: 'get_weather', inputSchema: { json: weatherTool.function.parameters } } }],
@@ -143,32 +124,8 @@ describe('OpenAI SDK against a Bedrock-backed alias', () => {
     });
   });
 
-  test('streamed tool call keeps the toolUse id, name and input pieces', async () => {
-    const stream = await client.chat.completions.create({
-      model: 'bedrock-chat', stream: true, messages: [{ role: 'user', content: 'Weather in Paris?' }], tools: [weatherTool],
-    });
-    let id = '';
-    let name = '';
-    let args = '';
-    let finish = '';
-    let argumentChunks = 0;
-    for await (const chunk of stream) {
-      const call = chunk.choices[0]?.delta?.tool_calls?.[0];
-      if (call?.id) id = call.id;
-      if (call?.function?.name) name = call.function.name;
-      if (call?.function?.arguments) argumentChunks++;
-      args += call?.function?.arguments ?? '';
-      finish = chunk.choices[0]?.finish_reason ?? finish;
-    }
-    expect(id).toMatch(/^tooluse_mock_/);
-    expect(name).toBe('get_weather');
-    expect(JSON.parse(args)).toEqual({ city: 'Paris' });
-    expect(argumentChunks).toBeGreaterThan(1);
-    expect(finish).toBe('tool_calls');
-  });
-
-  test('a multi-turn tool result: roles alternate upstream (the mock refuses otherwise) and the model answers in text', async () => {
-    const completion = await client.chat.completions.create({
+  test('two parallel tool results: one user turn of toolResult blocks, so roles alternate upstream (the mock refuses otherwise)', async () => {
+    await client.chat.completions.create({
       model: 'bedrock-chat',
       tools: [weatherTool],
       messages: [
@@ -185,8 +142,6 @@ describe('OpenAI SDK against a Bedrock-backed alias', () => {
         { role: 'tool', tool_call_id: 'tooluse_b', content: '15°C, rain' },
       ],
     });
-    expect(completion.choices[0].finish_reason).toBe('stop');
-    expect(completion.choices[0].message.content).toMatch(/^Switchyard routes/);
     const body = gw.mock.requests()[0].body as any;
     expect(body.messages.map((m: { role: string }) => m.role)).toEqual(['user', 'assistant', 'user']);
     expect(body.messages[1].content).toEqual([
@@ -199,12 +154,11 @@ describe('OpenAI SDK against a Bedrock-backed alias', () => {
     ]);
   });
 
-  test('an image part (the deployment declares vision) travels as bytes; an http image URL is refused before any call', async () => {
-    const completion = await client.chat.completions.create({
+  test('an image part travels as bytes with its format; an http image URL is refused before any call', async () => {
+    await client.chat.completions.create({
       model: 'bedrock-chat',
       messages: [{ role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } }] }],
     });
-    expect(completion.choices[0].message.content).toMatch(/^Switchyard/);
     expect((gw.mock.requests()[0].body as any).messages[0].content).toEqual([{ text: 'What is this?' }, { image: { format: 'png', source: { bytes: PNG } } }]);
 
     gw.mock.clearRequests();
@@ -214,17 +168,6 @@ describe('OpenAI SDK against a Bedrock-backed alias', () => {
     });
     await expect(refused).rejects.toBeInstanceOf(OpenAI.BadRequestError);
     await expect(refused).rejects.toMatchObject({ status: 400, code: 'unsupported_parameter', param: 'messages[0].content[0].image_url.url' });
-    expect(gw.mock.requests()).toHaveLength(0);
-  });
-
-  test('typed SDK errors: 401 for a bad key, 404 for an unknown alias', async () => {
-    const stranger = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'sk-sy-00000000000000000000000000000000', maxRetries: 0 });
-    await expect(stranger.chat.completions.create({ model: 'bedrock-chat', messages: [{ role: 'user', content: 'x' }] })).rejects.toBeInstanceOf(
-      OpenAI.AuthenticationError,
-    );
-    await expect(client.chat.completions.create({ model: 'bedrock-nope', messages: [{ role: 'user', content: 'x' }] })).rejects.toBeInstanceOf(
-      OpenAI.NotFoundError,
-    );
     expect(gw.mock.requests()).toHaveLength(0);
   });
 
@@ -247,7 +190,7 @@ describe('OpenAI SDK against a Bedrock-backed alias', () => {
     expect(attempt.usage.output).toBeGreaterThan(0);
   });
   // Last: the provider's retry-after holds the deployment back for the tests after it.
-  test('an upstream 429 ThrottlingException: the SDK gets a typed 429 naming the class; the attempt is recorded as rate_limited', async () => {
+  test('an upstream 429 ThrottlingException: every attempt is recorded as rate_limited at zero cost, the request as failed 429', async () => {
     gw.mock.addScenario({ model: MODEL, behaviour: { status: 429, retryAfterSeconds: 7 } });
     let caught: unknown;
     try {
@@ -257,13 +200,6 @@ describe('OpenAI SDK against a Bedrock-backed alias', () => {
     }
     expect(caught).toBeInstanceOf(OpenAI.RateLimitError);
     const error = caught as InstanceType<typeof OpenAI.RateLimitError>;
-    expect(error.status).toBe(429);
-    expect(error.code).toBe('rate_limited');
-    expect(error.message).toContain('(rate_limited)');
-    expect(error.message).not.toContain('127.0.0.1');
-    const retryAfter = Number(error.headers?.get('retry-after'));
-    expect(retryAfter).toBeGreaterThanOrEqual(1);
-    expect(retryAfter).toBeLessThanOrEqual(7);
     const requestId = error.headers?.get('x-request-id') as string;
     const attempts = await attemptsOf(requestId);
     expect(attempts.length).toBeGreaterThanOrEqual(1);

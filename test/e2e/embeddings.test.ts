@@ -69,6 +69,11 @@ function float32(base64: string): number[] {
   return Array.from({ length: bytes.length / 4 }, (_, i) => bytes.readFloatLE(i * 4));
 }
 
+/**
+ * Embeddings beyond what the conformance matrix checks per provider format (vectors, order, usage):
+ * the ledger events and cost, base64 encoding, dimensions, Titan's per-input calls and pricing,
+ * fallback, breakers, provider validation errors and bad-input envelopes.
+ */
 describe('POST /v1/embeddings', () => {
   let gw: TestGateway;
   let client: OpenAI;
@@ -96,19 +101,14 @@ describe('POST /v1/embeddings', () => {
     };
   };
 
-  test('float vectors in input order, usage, and the ledger events: admitted as embeddings, attempt with usage and cost, completed', async () => {
+  test('the upstream body and credential, and the ledger events: admitted as embeddings, attempt with usage and cost, completed', async () => {
     const input = ['The quick brown fox', 'jumps over the lazy dog, twice over'];
-    const { data: result, response } = await client.embeddings.create({ model: 'embed', input, encoding_format: 'float' }).withResponse();
-    expect(result.object).toBe('list');
-    expect(result.model).toBe('embed');
-    expect(result.data.map((d) => d.index)).toEqual([0, 1]);
-    expect(result.data.map((d) => d.embedding)).toEqual(input.map((text) => mockEmbedding(text, 1536)));
+    const { response } = await client.embeddings.create({ model: 'embed', input, encoding_format: 'float' }).withResponse();
     const n = tokens(input); // 5 + 9
-    expect(result.usage).toEqual({ prompt_tokens: n, total_tokens: n });
 
     const upstream = gw.mock.requests();
     expect(upstream).toHaveLength(1);
-    expect(upstream[0]).toMatchObject({ format: 'openai-embeddings', path: '/v1/embeddings', model: 'text-embedding-3-small' });
+    expect(upstream[0]).toMatchObject({ path: '/v1/embeddings' });
     expect(upstream[0].body).toEqual({ model: 'text-embedding-3-small', input, encoding_format: 'float' });
     expect(upstream[0].headers.authorization).toMatch(/^Bear\*\*\*/);
 
@@ -147,15 +147,11 @@ describe('POST /v1/embeddings', () => {
 
   test('a Bedrock Titan route: one signed InvokeModel per input, token counts from Titan, priced at its own rate', async () => {
     const input = ['alpha', 'beta gamma', 'delta epsilon zeta'];
-    const { data: result, response } = await client.embeddings.create({ model: 'embed-titan', input, encoding_format: 'float' }).withResponse();
-    expect(result.data.map((d) => d.embedding)).toEqual(input.map((text) => mockEmbedding(text, 1024)));
+    const { response } = await client.embeddings.create({ model: 'embed-titan', input, encoding_format: 'float' }).withResponse();
     const upstream = gw.mock.requests();
-    expect(upstream).toHaveLength(3);
-    expect(upstream.every((r) => r.format === 'bedrock-titan-embeddings' && r.path === '/model/amazon.titan-embed-text-v2%3A0/invoke')).toBe(true);
+    expect(upstream.map((r) => r.path)).toEqual(Array(3).fill('/model/amazon.titan-embed-text-v2%3A0/invoke'));
     expect(upstream.every((r) => /^AWS4\*\*\*/.test(r.headers.authorization))).toBe(true);
     expect(upstream.map((r) => (r.body as { inputText: string }).inputText).sort()).toEqual([...input].sort());
-    const n = tokens(input); // 2 + 3 + 5
-    expect(result.usage.prompt_tokens).toBe(n);
     const { attempts } = await eventsOf(response.headers.get('x-request-id')!);
     expect(attempts[0]).toMatchObject({ deploymentId: 'titan-embed', providerId: 'aws-bedrock', model: TITAN, usage: { input: 10 }, usageEvidence: 'provider' });
     expect(attempts[0].cost.total).toBe('0.000001000000'); // 10 × $0.10 per million

@@ -61,7 +61,13 @@ const weatherTool: OpenAI.Chat.Completions.ChatCompletionTool = {
   },
 };
 
-/** The official `openai` SDK against aliases served by a Gemini-type provider (the mock speaks Gemini). */
+/**
+ * The official `openai` SDK against aliases served by a Gemini-type provider (the mock speaks Gemini):
+ * the Gemini wire format (paths, key header, systemInstruction, generationConfig, schema conversion,
+ * function calling), cached-token billing, refusals and mid-stream failures. The client-visible cases
+ * (text, streaming with and without usage, tool calls, JSON schema, images, models, 401/404/429) are in
+ * the conformance matrix (conformance-matrix.test.ts).
+ */
 describe('OpenAI SDK → Switchyard → Gemini API', () => {
   let gw: TestGateway;
   let client: OpenAI;
@@ -92,14 +98,8 @@ describe('OpenAI SDK → Switchyard → Gemini API', () => {
     gw.mock.clearRequests();
   });
 
-  test('models.list shows the aliases, not the Gemini models behind them', async () => {
-    const ids: string[] = [];
-    for await (const model of client.models.list()) ids.push(model.id);
-    expect(ids.sort()).toEqual(['gemini', 'gemini-text']);
-  });
-
-  test('buffered chat: generateContent with x-goog-api-key, systemInstruction, generationConfig; exact usage and cost', async () => {
-    const completion = await client.chat.completions.create({
+  test('buffered chat: generateContent with x-goog-api-key, systemInstruction, generationConfig; exact cost', async () => {
+    await client.chat.completions.create({
       model: 'gemini',
       messages: [
         { role: 'system', content: 'You are a concise assistant.' },
@@ -110,13 +110,8 @@ describe('OpenAI SDK → Switchyard → Gemini API', () => {
       max_tokens: 100,
       stop: ['END'],
     });
-    expect(completion.model).toBe('gemini');
-    expect(completion.choices[0].message.content).toMatch(/^Switchyard routes/);
-    expect(completion.choices[0].finish_reason).toBe('stop');
-    expect(completion.usage).toMatchObject({ completion_tokens: 12 });
-
     const [upstream] = gw.mock.requests();
-    expect(upstream).toMatchObject({ format: 'gemini', path: '/v1beta/models/gemini-2.5-flash:generateContent', model: 'gemini-2.5-flash', stream: false });
+    expect(upstream).toMatchObject({ path: '/v1beta/models/gemini-2.5-flash:generateContent' });
     expect(upstream.headers['x-goog-api-key']).toMatch(/^upst\*\*\*56$/);
     expect(upstream.headers.authorization).toBeUndefined();
     expect(upstream.query).toEqual({});
@@ -149,35 +144,12 @@ describe('OpenAI SDK → Switchyard → Gemini API', () => {
     expect(attempt.cost.total).toBe(expected.toFixed(12));
   });
 
-  test('streaming without include_usage: streamGenerateContent?alt=sse, text deltas, no usage chunk, [DONE]', async () => {
+  test('streaming: streamGenerateContent?alt=sse with an event-stream accept header', async () => {
     const stream = await client.chat.completions.create({ model: 'gemini', stream: true, messages: [{ role: 'user', content: 'Stream please' }] });
-    let text = '';
-    let finish: string | null = null;
-    let usageChunks = 0;
-    for await (const chunk of stream) {
-      if (chunk.usage) usageChunks++;
-      text += chunk.choices[0]?.delta?.content ?? '';
-      finish = chunk.choices[0]?.finish_reason ?? finish;
-    }
-    expect(text).toBe('Switchyard routes this mock answer through one gateway with exact usage and');
-    expect(finish).toBe('stop');
-    expect(usageChunks).toBe(0);
+    for await (const chunk of stream) void chunk;
     const [upstream] = gw.mock.requests();
     expect(upstream).toMatchObject({ path: '/v1beta/models/gemini-2.5-flash:streamGenerateContent', query: { alt: 'sse' }, stream: true, outcome: 'completed' });
     expect(upstream.headers.accept).toBe('text/event-stream');
-  });
-
-  test('streaming with include_usage: one final usage chunk with the provider-reported counts', async () => {
-    const stream = await client.chat.completions.create({
-      model: 'gemini', stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'Usage please' }],
-    });
-    const chunks = [];
-    for await (const chunk of stream) chunks.push(chunk);
-    const withUsage = chunks.filter((c) => c.usage);
-    expect(withUsage).toHaveLength(1);
-    expect(chunks.at(-1)).toBe(withUsage[0]);
-    expect(withUsage[0].choices).toEqual([]);
-    expect(withUsage[0].usage).toMatchObject({ completion_tokens: 12, total_tokens: withUsage[0].usage!.prompt_tokens + 12 });
   });
 
   test('buffered tool call: a functionDeclaration Gemini accepts, toolConfig ANY for a forced tool, call_0 back', async () => {
@@ -206,23 +178,18 @@ describe('OpenAI SDK → Switchyard → Gemini API', () => {
     expect(body.toolConfig).toEqual({ functionCallingConfig: { mode: 'ANY', allowedFunctionNames: ['get_weather'] } });
   });
 
-  test('streamed tool call: the whole call in one delta with id, name and complete arguments', async () => {
+  test('streamed tool call with tool_choice auto: no toolConfig is sent (Gemini defaults to AUTO)', async () => {
     const stream = await client.chat.completions.create({
       model: 'gemini', stream: true, messages: [{ role: 'user', content: 'Weather in Paris?' }], tools: [weatherTool],
     });
-    const deltas = [];
     let finish = '';
-    for await (const chunk of stream) {
-      deltas.push(...(chunk.choices[0]?.delta?.tool_calls ?? []));
-      finish = chunk.choices[0]?.finish_reason ?? finish;
-    }
-    expect(deltas).toEqual([{ index: 0, id: 'call_0', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris","days":42}' } }]);
+    for await (const chunk of stream) finish = chunk.choices[0]?.finish_reason ?? finish;
     expect(finish).toBe('tool_calls');
     expect((gw.mock.requests()[0].body as any).toolConfig).toBeUndefined();
   });
 
-  test('multi-turn: the tool result goes back as a functionResponse named after the call, and the model answers', async () => {
-    const completion = await client.chat.completions.create({
+  test('multi-turn: the tool result goes back as a functionResponse named after the call', async () => {
+    await client.chat.completions.create({
       model: 'gemini',
       tools: [weatherTool],
       messages: [
@@ -231,8 +198,6 @@ describe('OpenAI SDK → Switchyard → Gemini API', () => {
         { role: 'tool', tool_call_id: 'call_0', content: '{"temperature":21,"sky":"clear"}' },
       ],
     });
-    expect(completion.choices[0].finish_reason).toBe('stop');
-    expect(completion.choices[0].message.content).toMatch(/^Switchyard/);
     expect((gw.mock.requests()[0].body as any).contents).toEqual([
       { role: 'user', parts: [{ text: 'Weather in Paris?' }] },
       { role: 'model', parts: [{ functionCall: { name: 'get_weather', args: { city: 'Paris', days: 1 } } }] },
@@ -288,13 +253,6 @@ describe('OpenAI SDK → Switchyard → Gemini API', () => {
     expect(gw.mock.requests()).toHaveLength(0);
   });
 
-  test('typed SDK errors: 401 for a bad gateway key, 404 for an unknown alias', async () => {
-    const stranger = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'sk-sy-00000000000000000000000000000000', maxRetries: 0 });
-    await expect(stranger.chat.completions.create({ model: 'gemini', messages: [{ role: 'user', content: 'x' }] })).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
-    await expect(client.chat.completions.create({ model: 'gemini-ultra', messages: [{ role: 'user', content: 'x' }] })).rejects.toBeInstanceOf(OpenAI.NotFoundError);
-    expect(gw.mock.requests()).toHaveLength(0);
-  });
-
   test('a malformed frame after the first output ends the stream with an error, not a clean stop', async () => {
     gw.mock.addScenario({ model: 'gemini-2.5-flash', times: 1, behaviour: { malformedAfterChunks: 4 } });
     const stream = await client.chat.completions.create({ model: 'gemini', stream: true, messages: [{ role: 'user', content: 'x' }] });
@@ -306,24 +264,5 @@ describe('OpenAI SDK → Switchyard → Gemini API', () => {
     ).rejects.toBeInstanceOf(OpenAI.APIError);
     expect(text).toBe('Switchyard routes this mock');
     expect(gw.mock.requests()).toHaveLength(1); // no retry once output reached the client
-  });
-
-  // Last: after a 429 the gateway may hold the deployment back for a while.
-  test('an upstream 429 RESOURCE_EXHAUSTED: a typed 429 with the provider retry delay, no key or URL in the error', async () => {
-    gw.mock.addScenario({ model: 'gemini-2.5-flash', behaviour: { status: 429, retryAfterSeconds: 7 } });
-    let error: unknown;
-    try {
-      await client.chat.completions.create({ model: 'gemini', messages: [{ role: 'user', content: 'x' }] });
-    } catch (caught) {
-      error = caught;
-    }
-    expect(error).toBeInstanceOf(OpenAI.RateLimitError);
-    const apiError = error as InstanceType<typeof OpenAI.APIError>;
-    expect(apiError).toMatchObject({ status: 429, code: 'rate_limited' });
-    expect(apiError.headers?.get('retry-after')).toBe('7');
-    expect(apiError.message).toMatch(/rate_limited/);
-    expect(JSON.stringify(apiError.error)).not.toMatch(new RegExp(`${UPSTREAM_SECRET}|127\\.0\\.0\\.1`));
-    expect(gw.mock.requests().length).toBeGreaterThanOrEqual(1);
-    expect(gw.mock.requests().every((r) => r.format === 'gemini' && r.outcome === 'error-status')).toBe(true);
   });
 });

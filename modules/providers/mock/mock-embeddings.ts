@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { estimateTokens } from '../../canonical/token-estimate.js';
 import { bedrockMockFormat } from './bedrock-mock-format.js';
 import { MockBadRequest } from './mock-format.js';
+import { openAiMockFormat } from './openai-mock-format.js';
 
 /** What the mock needs to know of an embeddings request, whatever dialect it arrived in. */
 export interface MockEmbeddingsInput {
@@ -16,8 +17,8 @@ export interface MockEmbeddingsFormat {
   readonly name: string;
   matches(method: string, path: string): boolean;
   authProblem?(headers: IncomingHttpHeaders, path: string): { status: number; message: string } | null;
-  /** Throws MockBadRequest when the body is not a valid request of this dialect. */
-  parse(body: unknown, path: string): MockEmbeddingsInput;
+  /** Throws MockBadRequest when the body (or the query string) is not a valid request of this dialect. */
+  parse(body: unknown, path: string, query: URLSearchParams): MockEmbeddingsInput;
   render(input: MockEmbeddingsInput, vectors: number[][], tokens: number[]): unknown;
   errorBody(status: number, message: string): unknown;
   errorHeaders?(status: number): Record<string, string>;
@@ -45,20 +46,31 @@ export function mockEmbeddingTokens(text: string): number {
   return Math.max(1, estimateTokens(text));
 }
 
-/** OpenAI `POST …/embeddings` (also what openai-compatible servers and the built-in mock provider serve). */
+const AZURE_EMBEDDINGS = /\/openai\/deployments\/([^/]+)\/embeddings$/;
+
+/**
+ * OpenAI `POST …/embeddings` (also what openai-compatible servers and the built-in mock provider serve),
+ * and Azure OpenAI's `/openai/deployments/{name}/embeddings?api-version=…`, whose URL names the model
+ * and whose body does not.
+ */
 export const openAiEmbeddingsMockFormat: MockEmbeddingsFormat = {
   name: 'openai-embeddings',
   matches: (method, path) => method === 'POST' && /\/embeddings$/.test(path),
-  parse(body) {
+  authProblem: (headers, path) => openAiMockFormat.authProblem!(headers, path.replace(/\/embeddings$/, '/chat/completions')),
+  parse(body, path, query) {
     const request = body as Record<string, unknown>;
-    if (!request || typeof request.model !== 'string' || !request.model) throw new MockBadRequest("'model' is required");
+    if (!request || typeof request !== 'object') throw new MockBadRequest('the body must be a JSON object');
+    const azure = AZURE_EMBEDDINGS.exec(path);
+    if (azure && !query.get('api-version')) throw new MockBadRequest('Missing required query parameter: api-version');
+    const model = azure ? decodeURIComponent(azure[1]) : request.model;
+    if (typeof model !== 'string' || !model) throw new MockBadRequest("'model' is required");
     const input = request.input;
     const inputs = typeof input === 'string' ? [input] : Array.isArray(input) && input.every((x) => typeof x === 'string') ? (input as string[]) : null;
     if (!inputs || inputs.length === 0 || inputs.some((x) => x.length === 0)) throw new MockBadRequest("'input' must be a non-empty string or array of non-empty strings");
     if (request.encoding_format !== undefined && request.encoding_format !== 'float') throw new MockBadRequest('the mock answers encoding_format float only');
     const dimensions = request.dimensions ?? 1536;
     if (typeof dimensions !== 'number' || !Number.isInteger(dimensions) || dimensions < 1 || dimensions > 3072) throw new MockBadRequest("'dimensions' must be an integer from 1 to 3072");
-    return { model: request.model, inputs, dimensions };
+    return { model, inputs, dimensions };
   },
   render(input, vectors, tokens) {
     const promptTokens = tokens.reduce((sum, n) => sum + n, 0);

@@ -86,7 +86,7 @@ export class MockProviderServer {
       if (path.startsWith('/__mock/')) return await this.control(req, res, path);
       if (req.method === 'GET' && /\/models$/.test(path)) return json(res, 200, { object: 'list', data: [{ id: 'mock', object: 'model', created: 0, owned_by: 'switchyard-mock' }] });
       const embeddings = MOCK_EMBEDDINGS_FORMATS.find((f) => f.matches(req.method ?? 'GET', path));
-      if (embeddings) return await this.serveEmbeddings(embeddings, req, res, path);
+      if (embeddings) return await this.serveEmbeddings(embeddings, req, res, path, new URLSearchParams(search));
       const format = this.formats.find((f) => f.matches(req.method ?? 'GET', path));
       if (!format) return json(res, 404, { error: { message: `no mock route for ${req.method} ${path}`, type: 'invalid_request_error', param: null, code: null } });
       await this.serve(format, req, res, path, new URLSearchParams(search));
@@ -193,9 +193,9 @@ export class MockProviderServer {
   }
 
   /** Embeddings: deterministic vectors, with the same latency and status faults as chat (no streams). */
-  private async serveEmbeddings(format: MockEmbeddingsFormat, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+  private async serveEmbeddings(format: MockEmbeddingsFormat, req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void> {
     const record: MockRequestRecord = {
-      seq: ++this.sequence, format: format.name, path, query: {}, model: null, stream: false, includeUsage: false,
+      seq: ++this.sequence, format: format.name, path, query: Object.fromEntries(query), model: null, stream: false, includeUsage: false,
       headers: pickHeaders(req), body: null, receivedAt: Date.now(), endedAt: null, outcome: 'in-flight',
     };
     this.log.push(record);
@@ -217,7 +217,7 @@ export class MockProviderServer {
     if (refused) return fail(refused.status, refused.message);
     let input;
     try {
-      input = format.parse(record.body, path);
+      input = format.parse(record.body, path, query);
     } catch (error) {
       if (!(error instanceof MockBadRequest)) throw error;
       return fail(400, error.message);
