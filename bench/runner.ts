@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import pg from 'pg';
 import { generateApiKey } from '../modules/access/api-key/key-format.js';
 import { MockProviderServer } from '../modules/providers/mock/mock-provider-server.js';
 import { type LoadSpec, type Sample, closedLoop, openLoop, percentile } from './open-loop.js';
@@ -58,7 +59,29 @@ function rssMb(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
 }
 
-async function startGateway(mockUrl: string): Promise<{ child: ChildProcess; url: string; key: string }> {
+/** With DATABASE_URL, the run gets a database of its own on that server (dropped afterwards). */
+async function benchDatabase(): Promise<{ url: string | null; drop: () => Promise<void> }> {
+  const base = process.env.DATABASE_URL;
+  if (!base) return { url: null, drop: async () => undefined };
+  const name = `switchyard_bench_${Date.now()}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: base });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
+
+async function startGateway(mockUrl: string, databaseUrl: string | null): Promise<{ child: ChildProcess; url: string; key: string }> {
   const key = generateApiKey();
   const dir = mkdtempSync(join(tmpdir(), 'switchyard-bench-'));
   const config = join(dir, 'switchyard.yaml');
@@ -84,6 +107,7 @@ apiKeys:
   const child = spawn(process.execPath, [join(here, '..', 'src', 'main.js'), 'serve'], {
     env: {
       ...process.env, PORT: String(port), SWITCHYARD_CONFIG: config, SWITCHYARD_DATA_DIR: join(dir, 'data'), BENCH_KEY: key,
+      DATABASE_URL: databaseUrl ?? '',
       SWITCHYARD_DURABILITY: values.durability, LOG_LEVEL: 'warn',
     },
     stdio: ['ignore', 'inherit', 'inherit'],
@@ -105,7 +129,8 @@ async function main(): Promise<void> {
   const mock = new MockProviderServer();
   const mockUrl = await mock.listen(0);
   mock.setDefaults({ chunks: 12 });
-  const gateway = await startGateway(mockUrl);
+  const database = await benchDatabase();
+  const gateway = await startGateway(mockUrl, database.url);
   const body = (model: string) => JSON.stringify({ model, stream: values.stream, messages: [{ role: 'user', content: 'benchmark prompt' }] });
   const direct: LoadSpec = { url: mockUrl, path: '/v1/chat/completions', headers: { 'content-type': 'application/json' }, body: body('bench-model'), stream: values.stream };
   const through: LoadSpec = {
@@ -153,6 +178,8 @@ async function main(): Promise<void> {
   writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
   process.stdout.write(`${JSON.stringify(report, null, 2)}\nwritten to ${file}\n`);
   gateway.child.kill('SIGTERM');
+  await new Promise((resolve) => gateway.child.once('exit', resolve));
+  await database.drop();
   await mock.close();
 }
 
