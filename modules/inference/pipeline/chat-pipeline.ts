@@ -161,24 +161,13 @@ export class ChatPipeline {
       const candidates = this.honouring(plan.candidates, request);
       if (candidates.length === 0) throw this.noRoute(alias, { ...plan, emptiedBy: 'capabilities' }, request);
 
-      const journal = new RequestJournal(this.deps.committer, this.settings.durability, exchange.requestId, {
-        actor: `key:${principal.keyId}`,
-        correlationId: exchange.requestId,
-        nodeId: this.settings.nodeId,
-      });
-      await journal.admit({
-        requestId: exchange.requestId,
-        tenantId: principal.tenantId,
-        keyId: principal.keyId,
-        alias: alias.name,
-        aliasVersion: alias.version,
-        snapshotPosition: snapshot.version,
+      const journal = RequestJournal.forKey(this.deps.committer, this.settings.durability, this.settings.nodeId, exchange.requestId, principal.keyId);
+      await journal.admitRequest(principal, alias, snapshot.version, exchange.headers, {
         clientFormat: format.name,
         operation: 'chat',
         stream: request.stream,
         estimatedInputTokens,
         reservedOutputTokens: request.maxOutputTokens ?? 0,
-        idempotencyKey: headerValue(exchange.headers['idempotency-key']) ?? null,
       });
 
       const deadlines = this.settings.resilience.deadlines;

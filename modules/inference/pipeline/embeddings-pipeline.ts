@@ -20,7 +20,7 @@ import type { LatencyTracker } from '../routing/latency-tracker.js';
 import type { RouteCandidate, RoutePlanner } from '../routing/route-planner.js';
 import type { DurabilityProfile } from './durability.js';
 import { RequestJournal } from './request-journal.js';
-import { asProviderError, headerValue, linkedAbort } from './attempt-abort.js';
+import { asProviderError, linkedAbort } from './attempt-abort.js';
 import type { AdmissionControl } from '../../limits/admission-control.js';
 import type { DeploymentHealth } from '../resilience/deployment-health.js';
 import { healthSignal } from '../resilience/health-signal.js';
@@ -125,24 +125,13 @@ export class EmbeddingsPipeline {
     candidates: RouteCandidate[], strategyReason: string, estimatedInputTokens: number, encoding: EmbeddingEncoding, abort: AbortController,
   ): Promise<void> {
 
-    const journal = new RequestJournal(this.committer, this.settings.durability, exchange.requestId, {
-      actor: `key:${principal.keyId}`,
-      correlationId: exchange.requestId,
-      nodeId: this.settings.nodeId,
-    });
-    await journal.admit({
-      requestId: exchange.requestId,
-      tenantId: principal.tenantId,
-      keyId: principal.keyId,
-      alias: alias.name,
-      aliasVersion: alias.version,
-      snapshotPosition: snapshotVersion,
+    const journal = RequestJournal.forKey(this.committer, this.settings.durability, this.settings.nodeId, exchange.requestId, principal.keyId);
+    await journal.admitRequest(principal, alias, snapshotVersion, exchange.headers, {
       clientFormat: 'openai',
       operation: 'embeddings',
       stream: false,
       estimatedInputTokens,
       reservedOutputTokens: 0,
-      idempotencyKey: headerValue(exchange.headers['idempotency-key']) ?? null,
     });
     const ctx: RequestContext = {
       exchange, principal, request, alias, journal, estimatedInputTokens,

@@ -26,6 +26,32 @@ export class RequestJournal {
     private readonly metadata: Record<string, unknown>,
   ) {}
 
+  /** The journal of one request sent with a gateway key: events carry the key as actor and the request id as correlation. */
+  static forKey(committer: GroupCommitter, profile: DurabilityProfile, nodeId: string, requestId: string, keyId: string): RequestJournal {
+    return new RequestJournal(committer, profile, requestId, { actor: `key:${keyId}`, correlationId: requestId, nodeId });
+  }
+
+  /** RequestAdmitted from what every operation knows (who, which alias on which snapshot) plus its own details. */
+  admitRequest(
+    who: { tenantId: string; keyId: string },
+    alias: { name: string; version: number },
+    snapshotPosition: number,
+    headers: Record<string, string | string[] | undefined>,
+    details: Pick<RequestAdmitted['data'], 'clientFormat' | 'operation' | 'stream' | 'estimatedInputTokens' | 'reservedOutputTokens'>,
+  ): Promise<void> {
+    const idempotencyKey = headers['idempotency-key'];
+    return this.admit({
+      requestId: this.requestId,
+      tenantId: who.tenantId,
+      keyId: who.keyId,
+      alias: alias.name,
+      aliasVersion: alias.version,
+      snapshotPosition,
+      ...details,
+      idempotencyKey: (Array.isArray(idempotencyKey) ? idempotencyKey[0] : idempotencyKey) ?? null,
+    });
+  }
+
   /** Appends RequestAdmitted; under the strict profile the caller awaits it before dispatch. */
   admit(data: RequestAdmitted['data']): Promise<void> {
     this.admitted = this.event('RequestAdmitted', data);
