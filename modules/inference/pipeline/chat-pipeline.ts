@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
-import type { AttemptFinished, AttemptOutcome, TokenUsage, UsageEvidence } from '../../../events/request-events.js';
+import type { AttemptOutcome, TokenUsage, UsageEvidence } from '../../../events/request-events.js';
 import { ZERO_USAGE, type ChatResponse, type StreamEvent } from '../../canonical/chat-response.js';
 import { type ChatRequest, requiredCapabilities } from '../../canonical/chat-request.js';
 import { GatewayError } from '../../canonical/gateway-error.js';
@@ -18,7 +18,7 @@ import { mayUseAlias, type Principal } from '../../../projections/key-index/prin
 import type { GroupCommitter } from '../../../src/kernel/event-store/group-committer.js';
 import type { ClientFormat, ResponseIdentity } from '../formats/client-format.js';
 import type { ClientStreamEncoder } from '../formats/client-stream-encoder.js';
-import { ZERO_COST, attemptCost, sumCosts } from '../pricing/attempt-cost.js';
+import { ZERO_COST, sumCosts } from '../pricing/attempt-cost.js';
 import { waitFor } from '../resilience/backoff.js';
 import type { HealthSignal } from '../resilience/circuit-breaker.js';
 import { BACKSTOP_SLACK_MS, DEADLINE_CODES, DeadlineExceeded, deadlineOf } from '../resilience/deadlines.js';
@@ -32,6 +32,7 @@ import { OutputMeter } from './output-meter.js';
 import { RequestJournal } from './request-journal.js';
 import { SseResponse } from './sse-response.js';
 import { asProviderError, headerValue, linkedAbort } from './attempt-abort.js';
+import { attemptFinished } from './attempt-finished.js';
 import { healthSignal } from '../resilience/health-signal.js';
 
 export interface PipelineSettings {
@@ -486,37 +487,13 @@ export class ChatPipeline {
     ctx: RequestContext, candidate: RouteCandidate, attempt: number, outcome: AttemptOutcome, error: ProviderError | null,
     result: AttemptResult, latencyMs: number, why: string, trial: boolean,
   ): void {
-    const deployment = candidate.deployment;
-    const usage = result.usage;
-    const cost = usage === ZERO_USAGE ? ZERO_COST : attemptCost(usage, candidate.price.table);
-    const data: AttemptFinished['data'] = {
-      requestId: ctx.exchange.requestId,
-      attempt,
-      tenantId: ctx.principal.tenantId,
-      keyId: ctx.principal.keyId,
-      alias: ctx.alias.name,
-      deploymentId: deployment.id,
-      providerId: deployment.provider.id,
-      model: deployment.model,
-      outcome,
-      errorClass: error?.errorClass ?? null,
-      deadline: deadlineOf(error),
-      httpStatus: error ? error.httpStatus : 200,
-      usage,
-      usageEvidence: result.evidence,
-      cost,
-      priceVersion: candidate.price.version,
-      latencyMs,
-      ttftMs: result.ttftMs,
-      providerRequestId: result.providerRequestId,
-      routing: {
-        strategy: ctx.alias.strategy,
-        candidates: ctx.candidateIds,
-        reason: `${ctx.plan.reason}; ${why}${trial ? ' (half-open trial)' : ''}`,
-      },
-    };
+    const data = attemptFinished({
+      requestId: ctx.exchange.requestId, attempt, principal: ctx.principal, alias: ctx.alias, candidate, candidateIds: ctx.candidateIds,
+      routingReason: `${ctx.plan.reason}; ${why}${trial ? ' (half-open trial)' : ''}`,
+      outcome, error, usage: result.usage, evidence: result.evidence, latencyMs, ttftMs: result.ttftMs, providerRequestId: result.providerRequestId,
+    });
     ctx.journal.recordAttempt(data);
-    ctx.settled.push({ usage, cost: cost.total });
+    ctx.settled.push({ usage: data.usage, cost: data.cost.total });
   }
 
   private complete(ctx: RequestContext, status: 'success' | 'failed' | 'cancelled', httpStatus: number, errorCode: string | null): Promise<void> {

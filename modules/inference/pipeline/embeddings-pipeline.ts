@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
-import type { AttemptFinished, AttemptOutcome, TokenUsage, UsageEvidence } from '../../../events/request-events.js';
+import type { AttemptOutcome, TokenUsage, UsageEvidence } from '../../../events/request-events.js';
 import { ZERO_USAGE } from '../../canonical/chat-response.js';
 import type { EmbeddingsRequest, EmbeddingsResponse } from '../../canonical/embeddings.js';
 import { GatewayError } from '../../canonical/gateway-error.js';
@@ -15,12 +15,13 @@ import { mayUseAlias, type Principal } from '../../../projections/key-index/prin
 import type { GroupCommitter } from '../../../src/kernel/event-store/group-committer.js';
 import { type EmbeddingEncoding, parseOpenAiEmbeddingsRequest } from '../formats/openai/openai-embeddings-request.js';
 import { encodeOpenAiEmbeddings } from '../formats/openai/openai-embeddings-response.js';
-import { ZERO_COST, attemptCost, sumCosts } from '../pricing/attempt-cost.js';
+import { ZERO_COST, sumCosts } from '../pricing/attempt-cost.js';
 import type { LatencyTracker } from '../routing/latency-tracker.js';
 import type { RouteCandidate, RoutePlanner } from '../routing/route-planner.js';
 import type { DurabilityProfile } from './durability.js';
 import { RequestJournal } from './request-journal.js';
 import { asProviderError, linkedAbort } from './attempt-abort.js';
+import { attemptFinished } from './attempt-finished.js';
 import type { AdmissionControl } from '../../limits/admission-control.js';
 import type { DeploymentHealth } from '../resilience/deployment-health.js';
 import { healthSignal } from '../resilience/health-signal.js';
@@ -236,31 +237,12 @@ export class EmbeddingsPipeline {
     ctx: RequestContext, candidate: RouteCandidate, outcome: AttemptOutcome, error: ProviderError | null,
     usage: TokenUsage, evidence: UsageEvidence, latencyMs: number, providerRequestId: string | null,
   ): void {
-    const deployment = candidate.deployment;
-    const cost = usage === ZERO_USAGE ? ZERO_COST : attemptCost(usage, candidate.price.table);
-    const data: AttemptFinished['data'] = {
-      requestId: ctx.exchange.requestId,
-      attempt: ctx.journal.attemptCount + 1,
-      tenantId: ctx.principal.tenantId,
-      keyId: ctx.principal.keyId,
-      alias: ctx.alias.name,
-      deploymentId: deployment.id,
-      providerId: deployment.provider.id,
-      model: deployment.model,
-      outcome,
-      errorClass: error?.errorClass ?? null,
-      httpStatus: error ? error.httpStatus : 200,
-      usage,
-      usageEvidence: evidence,
-      cost,
-      priceVersion: candidate.price.version,
-      latencyMs,
-      ttftMs: null,
-      providerRequestId,
-      routing: { strategy: ctx.alias.strategy, candidates: ctx.candidateIds, reason: ctx.strategyReason },
-    };
+    const data = attemptFinished({
+      requestId: ctx.exchange.requestId, attempt: ctx.journal.attemptCount + 1, principal: ctx.principal, alias: ctx.alias, candidate,
+      candidateIds: ctx.candidateIds, routingReason: ctx.strategyReason, outcome, error, usage, evidence, latencyMs, ttftMs: null, providerRequestId,
+    });
     ctx.journal.recordAttempt(data);
-    ctx.settled.push({ usage, cost: cost.total });
+    ctx.settled.push({ usage, cost: data.cost.total });
   }
 
   private complete(ctx: RequestContext, status: 'success' | 'failed' | 'cancelled', httpStatus: number, errorCode: string | null): Promise<void> {

@@ -1,0 +1,54 @@
+import type { AttemptFinished, AttemptOutcome, TokenUsage, UsageEvidence } from '../../../events/request-events.js';
+import { ZERO_USAGE } from '../../canonical/chat-response.js';
+import type { ProviderError } from '../../canonical/provider-error.js';
+import { ZERO_COST, attemptCost } from '../pricing/attempt-cost.js';
+import { deadlineOf } from '../resilience/deadlines.js';
+import type { RouteCandidate } from '../routing/route-planner.js';
+
+export interface FinishedAttempt {
+  requestId: string;
+  attempt: number;
+  principal: { tenantId: string; keyId: string };
+  alias: { name: string; strategy: string };
+  candidate: RouteCandidate;
+  candidateIds: string[];
+  routingReason: string;
+  outcome: AttemptOutcome;
+  error: ProviderError | null;
+  usage: TokenUsage;
+  evidence: UsageEvidence;
+  latencyMs: number;
+  ttftMs: number | null;
+  providerRequestId: string | null;
+}
+
+/**
+ * The AttemptFinished payload of one attempt, whatever the operation (chat, embeddings): who, which
+ * deployment, what happened, and what it cost at the price version in effect at admission.
+ */
+export function attemptFinished(attempt: FinishedAttempt): AttemptFinished['data'] {
+  const { candidate, error, usage } = attempt;
+  const deployment = candidate.deployment;
+  return {
+    requestId: attempt.requestId,
+    attempt: attempt.attempt,
+    tenantId: attempt.principal.tenantId,
+    keyId: attempt.principal.keyId,
+    alias: attempt.alias.name,
+    deploymentId: deployment.id,
+    providerId: deployment.provider.id,
+    model: deployment.model,
+    outcome: attempt.outcome,
+    errorClass: error?.errorClass ?? null,
+    deadline: deadlineOf(error),
+    httpStatus: error ? error.httpStatus : 200,
+    usage,
+    usageEvidence: attempt.evidence,
+    cost: usage === ZERO_USAGE ? ZERO_COST : attemptCost(usage, candidate.price.table),
+    priceVersion: candidate.price.version,
+    latencyMs: attempt.latencyMs,
+    ttftMs: attempt.ttftMs,
+    providerRequestId: attempt.providerRequestId,
+    routing: { strategy: attempt.alias.strategy, candidates: attempt.candidateIds, reason: attempt.routingReason },
+  };
+}
