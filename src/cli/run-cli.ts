@@ -9,11 +9,13 @@ import { keysIssue, keysRevoke } from './commands/keys.js';
 import { eventsRead, eventsTail } from './commands/events.js';
 import { mockProvider } from './commands/mock-provider.js';
 import { projectionsRebuild, projectionsStatus } from './commands/projections.js';
+import { projector } from './commands/projector.js';
 import { serve } from './commands/serve.js';
 
 const USAGE = `Usage: switchyard <command>
 
-  serve                              run the gateway (PORT, HOST, SWITCHYARD_CONFIG, DATABASE_URL, …)
+  serve                              run the gateway (PORT, HOST, SWITCHYARD_CONFIG, DATABASE_URL, SWITCHYARD_WORKERS, …)
+  projector                          run the durable projections only (next to nodes with SWITCHYARD_PROJECTOR=external)
   apply -f FILE [--dry-run] [--prune]
                                      make the event store match a configuration file
   mock-provider [--port N] [--host H] [--latency-ms N] [--ttft-ms N] [--chunk-gap-ms N] [--chunks N]
@@ -39,6 +41,9 @@ export async function runCli(argv: string[]): Promise<number> {
       case 'serve':
         await serve();
         return -1; // keep running
+      case 'projector':
+        await projector();
+        return -1;
       case 'apply': {
         const { values } = parseArgs({
           args: argv.slice(1),
