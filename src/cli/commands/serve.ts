@@ -26,7 +26,9 @@ async function servePrimary(environment: Environment): Promise<void> {
   const setup = await prepareCluster(environment);
   const workers = environment.workers ?? 1;
   let stopping = false;
-  const fork = () => cluster.fork({ SWITCHYARD_NODE_ID: `${environment.nodeId}/w${Object.keys(cluster.workers ?? {}).length + 1}` });
+  // A worker keeps its slot's node id across restarts, so the events it records stay attributable.
+  const slots = new Map<number, number>();
+  const fork = (slot: number) => slots.set(cluster.fork({ SWITCHYARD_NODE_ID: `${environment.nodeId}/w${slot}` }).id, slot);
   const ready = new Promise<string>((resolve) => {
     let listening = 0;
     cluster.on('listening', (_worker, address) => {
@@ -36,9 +38,11 @@ async function servePrimary(environment: Environment): Promise<void> {
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) return;
     logger.error(`worker ${worker.process.pid} exited (${signal ?? code}); starting another`);
-    fork();
+    const slot = slots.get(worker.id) ?? 1;
+    slots.delete(worker.id);
+    fork(slot);
   });
-  for (let i = 0; i < workers; i++) fork();
+  for (let slot = 1; slot <= workers; slot++) fork(slot);
   announce(environment, await ready, setup.adminToken, setup.demoKey, workers);
   onShutdown(async (signal) => {
     stopping = true;
