@@ -1,6 +1,7 @@
 import { Decimal } from 'decimal.js';
 import type { EntityManager } from 'typeorm';
 import type { AttemptFinished } from '../../events/request-events.js';
+import { recorded } from '../../events/switchyard-event.js';
 import type { RecordedEvent } from '../../src/kernel/event-store/event-store.js';
 import type { DurableProjection } from '../../src/kernel/projections/projection.js';
 
@@ -49,8 +50,9 @@ export class CostLedgerProjection implements DurableProjection {
 
   async handle(manager: EntityManager, events: readonly RecordedEvent[]): Promise<void> {
     const rows: unknown[] = [];
-    for (const event of events) {
-      const data = event.data as AttemptFinished['data'];
+    for (const event of recorded(events)) {
+      if (event.type !== 'AttemptFinished') continue;
+      const { data } = event;
       if (!isBillable(data)) continue;
       rows.push({
         request_id: data.requestId,
