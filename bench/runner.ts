@@ -87,7 +87,7 @@ async function startGateway(mockUrl: string, databaseUrl: string | null): Promis
   const config = join(dir, 'switchyard.yaml');
   writeFileSync(config, `
 providers:
-  - { id: bench-mock, type: openai-compatible, baseUrl: "${mockUrl}/v1" }
+  - { id: bench-mock, type: openai-compatible, baseUrl: "${mockUrl}/v1", allowPrivateNetwork: true }
 deployments:
   - id: bench
     provider: bench-mock

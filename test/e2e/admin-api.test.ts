@@ -121,8 +121,8 @@ describe('admin API /admin/v1', () => {
     test('reads show the credential reference, never the credential', async () => {
       const list = await admin.get('/providers');
       expect(list.status).toBe(200);
-      expect(list.json.data).toEqual([expect.objectContaining({ id: 'mock-upstream', status: 'active', type: 'openai-compatible', apiKey: 'env:SWITCHYARD_TEST_UPSTREAM_KEY', version: 1 })]);
-      expect(list.text).not.toContain(process.env.SWITCHYARD_TEST_UPSTREAM_KEY!);
+      expect(list.json.data).toEqual([expect.objectContaining({ id: 'mock-upstream', status: 'active', type: 'openai-compatible', apiKey: 'env:SY_TEST_UPSTREAM_KEY', version: 1 })]);
+      expect(list.text).not.toContain(process.env.SY_TEST_UPSTREAM_KEY!);
       const one = await admin.get('/providers/mock-upstream');
       expect(one.headers.get('etag')).toBe('"1"');
       expect((await admin.get('/providers/ghost')).json.error.code).toBe('provider_not_found');
@@ -308,7 +308,7 @@ describe('admin API /admin/v1', () => {
         routes: [{ deployment: 'primary', priority: 0, weight: 1 }, { deployment: 'backup', priority: 1, weight: 1 }],
         serving: { aliasVersion: 1, routes: [expect.objectContaining({ deployment: 'primary', provider: 'mock-upstream', model: 'model-primary', status: 'active' }), expect.objectContaining({ deployment: 'backup' })] },
       });
-      expect(chatAlias.text).not.toContain(process.env.SWITCHYARD_TEST_UPSTREAM_KEY!);
+      expect(chatAlias.text).not.toContain(process.env.SY_TEST_UPSTREAM_KEY!);
       expect((await admin.get('/aliases')).json.data.map((a: { name: string }) => a.name).sort()).toEqual(['chat', 'solo']);
     });
 
@@ -529,7 +529,7 @@ describe('admin API /admin/v1', () => {
 
   test('no admin response ever contained a provider credential or the admin token', () => {
     const all = admin.transcript.join('\n');
-    expect(all).not.toContain(process.env.SWITCHYARD_TEST_UPSTREAM_KEY!);
+    expect(all).not.toContain(process.env.SY_TEST_UPSTREAM_KEY!);
     expect(all).not.toContain('second-provider-secret-value');
     expect(all).not.toContain(ADMIN_TOKEN);
   });
