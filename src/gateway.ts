@@ -77,6 +77,7 @@ export async function startGateway(environment: Environment, options: StartOptio
         dryRun: false, prune: false, actor: `config:${source}`,
       });
       if (result.appended > 0) logger.log(`applied ${source}: ${result.steps.length} change(s), ${result.appended} event(s)`);
+      for (const line of result.drift) logger.warn(`${source} differs from the running state, which is kept: ${line}`);
     }
     await app.listen(options.port ?? environment.port, environment.host);
     const url = (await app.getUrl()).replace('[::1]', 'localhost');
