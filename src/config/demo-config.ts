@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { generateApiKey } from '../../modules/access/api-key/key-format.js';
 
@@ -7,13 +8,14 @@ import { generateApiKey } from '../../modules/access/api-key/key-format.js';
  * alias `demo`, a demo tenant, and a demo key kept in `secrets/` of the data directory (mode 0600, a
  * directory secret references may read by default) so that the same key works after a restart.
  */
-export function demoConfig(dataDir: string): { yaml: string; key: string } {
-  const secrets = join(resolve(dataDir), 'secrets');
+export function demoConfig(dataDir: string): { yaml: string; key: string; secretsDir: string } {
+  // An in-memory store forgets the demo tenant at exit, so its key need not outlive the process either.
+  const secrets = dataDir === ':memory:' ? mkdtempSync(join(tmpdir(), 'switchyard-demo-')) : join(resolve(dataDir), 'secrets');
   mkdirSync(secrets, { recursive: true, mode: 0o700 });
   const keyPath = join(secrets, 'demo-key');
   // Earlier versions kept the key at the top of the data directory; keep using it.
   const legacy = join(dataDir, 'demo-key');
-  if (!existsSync(keyPath) && existsSync(legacy)) renameSync(legacy, keyPath);
+  if (dataDir !== ':memory:' && !existsSync(keyPath) && existsSync(legacy)) renameSync(legacy, keyPath);
   if (!existsSync(keyPath)) writeFileSync(keyPath, `${generateApiKey()}\n`, { mode: 0o600 });
   const key = readFileSync(keyPath, 'utf8').trim();
   const yaml = `
@@ -43,5 +45,5 @@ apiKeys:
     aliases: [demo]
     scopes: [inference, models:read, usage:read]
 `;
-  return { yaml, key };
+  return { yaml, key, secretsDir: secrets };
 }
