@@ -78,7 +78,7 @@ const ADDRESS_RULES: Rule[] = [
   // Dotted names with a port (`db.internal:5432`, not `model-v1:0`), `localhost`, and single-label hosts with a high port.
   [/(?<![\w.-])(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?:\d{2,5}(?![\w])/gi, HOST],
   [/(?<![\w.-])localhost(?::\d{1,5})?(?![\w-])/gi, HOST],
-  [/(?<![\w.-])[a-z][a-z0-9-]*:\d{4,5}(?![\w.:])/gi, HOST],
+  [/(?<![\w.-])[a-z][a-z0-9-]*:\d{4,5}(?![\w.])/gi, HOST],
   // Host names under a known or private-use suffix.
   [new RegExp(`(?<![\\w.-])(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\\.)+(?:${TLDS})\\.?(?![\\w-])`, 'gi'), HOST],
 ];
