@@ -32,7 +32,9 @@ export interface BenchPlan {
   variants: Variant[];
   phases: Phase[];
   durationMs: number;
+  /** Unmeasured load per target and mode: at least this long and `warmupRequests` requests (30 s at most). */
   warmupMs: number;
+  warmupRequests: number;
   lateMs: number;
   drainMs: number;
   maxConnections: number;
@@ -41,6 +43,10 @@ export interface BenchPlan {
   gatewayEnv: Record<string, string>;
   outDir: string | null;
   note: string | null;
+  /** Keep the work directory (gateway logs, PGlite data) instead of removing it. */
+  keep: boolean;
+  /** Run the direct baseline again right before each gateway's buffered open-loop phase. */
+  pairedBaseline: boolean;
 }
 
 export const USAGE = `Usage: npm run bench -- [options]
@@ -55,7 +61,8 @@ export const USAGE = `Usage: npm run bench -- [options]
   --modes LIST            buffered,sse (crossed with --loads)
   --phases LIST           explicit <mode>:<loop>:<level> list, e.g. buffered:closed:32,sse:closed:1
   --duration S            seconds per measured phase
-  --warmup S              seconds of unmeasured load per target and mode before its phases
+  --warmup S              at least this many seconds of unmeasured load per target and mode
+  --warmup-requests N     … and at least this many requests (the JIT needs thousands; at most 30 s)
   --slow-streams N        also hold N concurrent slow SSE streams and read the target's RSS (0 = off)
   --slow-chunks N         chunks per slow stream (default 40)
   --slow-chunk-gap-ms N   delay between a slow stream's chunks (default 250)
@@ -65,6 +72,9 @@ export const USAGE = `Usage: npm run bench -- [options]
   --gateway-env K=V       extra environment for Switchyard (repeatable; recorded in the report)
   --out DIR               where the JSON and markdown go (bench/results)
   --note TEXT             free text recorded in the report (e.g. "machine shared with builds")
+  --unpaired              compare open-loop latency with the direct run at the start only, not with a
+                          direct run of the same phase just before each gateway's (saves time)
+  --keep                  keep the work directory (each target's log, PGlite data); kept anyway on failure
 `;
 
 const ALL_TARGETS: TargetKind[] = ['direct', 'bare', 'portkey', 'switchyard'];
@@ -75,6 +85,7 @@ interface Preset {
   phases: string[];
   duration: number;
   warmup: number;
+  warmupRequests: number;
   slowStreams: number;
 }
 
@@ -85,6 +96,7 @@ function preset(name: string, hasDatabase: boolean): Preset {
       phases: ['buffered:closed:32', 'buffered:open:300', 'sse:closed:1'],
       duration: 3,
       warmup: 1,
+      warmupRequests: 3000,
       slowStreams: 0,
     };
   }
@@ -95,7 +107,8 @@ function preset(name: string, hasDatabase: boolean): Preset {
         : ['pglite-default', 'pglite-async'],
       phases: cross(FULL_LOADS, ['buffered', 'sse']),
       duration: 10,
-      warmup: 2,
+      warmup: 3,
+      warmupRequests: 5000,
       slowStreams: 1000,
     };
   }
@@ -120,6 +133,7 @@ export function parsePlan(argv: string[], env: NodeJS.ProcessEnv = process.env):
         phases: { type: 'string' },
         duration: { type: 'string' },
         warmup: { type: 'string' },
+        'warmup-requests': { type: 'string' },
         'slow-streams': { type: 'string' },
         'slow-chunks': { type: 'string', default: '40' },
         'slow-chunk-gap-ms': { type: 'string', default: '250' },
@@ -129,6 +143,8 @@ export function parsePlan(argv: string[], env: NodeJS.ProcessEnv = process.env):
         'gateway-env': { type: 'string', multiple: true },
         out: { type: 'string' },
         note: { type: 'string' },
+        keep: { type: 'boolean', default: false },
+        unpaired: { type: 'boolean', default: false },
         help: { type: 'boolean' },
       },
     }));
@@ -160,6 +176,7 @@ export function parsePlan(argv: string[], env: NodeJS.ProcessEnv = process.env):
     phases,
     durationMs: seconds(values.duration, base.duration, '--duration'),
     warmupMs: seconds(values.warmup, base.warmup, '--warmup', true),
+    warmupRequests: values['warmup-requests'] === undefined ? base.warmupRequests : positiveInt(values['warmup-requests'], '--warmup-requests', true),
     lateMs: positiveNumber(values['late-ms']!, '--late-ms'),
     drainMs: seconds(values.drain, 10, '--drain'),
     maxConnections: positiveInt(values['max-connections']!, '--max-connections'),
@@ -169,6 +186,8 @@ export function parsePlan(argv: string[], env: NodeJS.ProcessEnv = process.env):
     gatewayEnv: Object.fromEntries((values['gateway-env'] ?? []).map(parseEnvPair)),
     outDir: values.out ?? null,
     note: values.note ?? null,
+    keep: values.keep ?? false,
+    pairedBaseline: !values.unpaired,
   };
 }
 
@@ -189,15 +208,18 @@ export function parsePhase(id: string): Phase {
 
 /** What a plan costs in wall time, roughly: measured phases, warm-ups and drains. */
 export function estimatedSeconds(plan: BenchPlan): number {
-  const perTarget = (modes: Mode[], startup: number) => {
+  const perTarget = (modes: Mode[], startup: number, paired = plan.pairedBaseline) => {
     const phases = plan.phases.filter((p) => modes.includes(p.mode));
+    const baselines = paired ? phases.filter((p) => p.mode === 'buffered' && p.loop === 'open').length : 0;
     const warmups = new Set(phases.map((p) => p.mode)).size;
-    return startup + phases.length * (plan.durationMs / 1000 + 1) + warmups * (plan.warmupMs / 1000);
+    // A warm-up lasts until its request count too; ~1,500 requests/s is a slow target's pace here.
+    const warmup = Math.min(30, Math.max(plan.warmupMs / 1000, plan.warmupRequests / 1500));
+    return startup + (phases.length + baselines) * (plan.durationMs / 1000 + 1) + warmups * warmup;
   };
   const slow = plan.slowStreams ? plan.slowStreams.rampMs / 1000 + (plan.slowStreams.chunks * plan.slowStreams.chunkGapMs) / 1000 + 3 : 0;
   let total = 0;
   for (const target of plan.targets) {
-    if (target === 'direct') total += perTarget(['buffered', 'sse'], 0);
+    if (target === 'direct') total += perTarget(['buffered', 'sse'], 0, false);
     if (target === 'bare') total += perTarget(['buffered', 'sse'], 1) + slow;
     if (target === 'portkey') total += perTarget(['buffered'], 3);
     if (target === 'switchyard') total += plan.variants.length * (perTarget(['buffered', 'sse'], 5) + slow);

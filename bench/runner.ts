@@ -88,7 +88,9 @@ async function main(): Promise<number> {
   } finally {
     await generator.stop();
     await mock.stop();
-    rmSync(workDir, { recursive: true, force: true });
+    const failed = report.targets.some((t) => t.error);
+    if (plan.keep || failed) process.stdout.write(`logs and data kept in ${workDir}\n`);
+    else rmSync(workDir, { recursive: true, force: true });
   }
   save();
   const markdown = renderMarkdown(report);
@@ -140,7 +142,7 @@ class Bench {
     const target = started;
     const report: TargetReport = { id, kind, details: target.details, verification: {}, phases: [] };
     try {
-      report.idleRssMb = rssMb(target.processes());
+      report.rssAfterStartMb = rssMb(target.processes());
       for (const mode of target.modes) {
         const phases = this.plan.phases.filter((p) => p.mode === mode);
         const needsStreams = mode === 'sse' && this.plan.slowStreams && (target.kind === 'bare' || target.kind === 'switchyard');
@@ -150,7 +152,12 @@ class Bench {
         if (verification.upstreamCalls < 1 || !verification.answerMatches) {
           throw new Error(`${mode} answers do not come from the mock (${verification.upstreamCalls} mock calls, content ${verification.answerMatches ? 'matches' : 'differs'})`);
         }
-        if (this.plan.warmupMs > 0) await this.generator.call('closed', { origin: target.origin, spec: target.request(mode), connections: 8, durationMs: this.plan.warmupMs, drainMs: this.plan.drainMs });
+        if (this.plan.warmupMs > 0 || this.plan.warmupRequests > 0) {
+          const warm = await this.generator.call<{ requests: number; ms: number }>('warmup', {
+            origin: target.origin, spec: target.request(mode), minMs: this.plan.warmupMs, minRequests: this.plan.warmupRequests, maxMs: 30_000, drainMs: this.plan.drainMs,
+          });
+          report.warmup = { ...report.warmup, [mode]: warm };
+        }
         for (const phase of phases) report.phases.push(await this.runPhase(target, phase));
         if (needsStreams) report.slowStreams = await this.runSlowStreams(target);
       }
@@ -164,15 +171,14 @@ class Bench {
   }
 
   private async runPhase(target: Target, phase: Phase): Promise<PhaseReport> {
-    const job = { origin: target.origin, spec: target.request(phase.mode), drainMs: this.plan.drainMs };
+    // On a shared machine the noise drifts within minutes: the latency a gateway adds is measured
+    // against a direct run of the same phase taken just before it, not one from the start of the run.
+    const paired = this.plan.pairedBaseline && target.kind !== 'direct' && phase.loop === 'open' && phase.mode === 'buffered';
+    const baseline = paired ? await this.load(directTarget(this.mockUrl), phase) : undefined;
+    const loadAverage = loadavg()[0];
     const callsBefore = await this.mock.call<number>('calls');
     const meter = await PhaseMeter.start(this.metered(target), this.ticks);
-    const load =
-      phase.loop === 'closed'
-        ? await this.generator.call<LoadResult>('closed', { ...job, connections: phase.level, durationMs: this.plan.durationMs })
-        : await this.generator.call<LoadResult>('open', {
-            ...job, ratePerSecond: phase.level, durationMs: this.plan.durationMs, lateMs: this.plan.lateMs, maxConnections: this.plan.maxConnections,
-          });
+    const load = await this.load(target, phase);
     await meter.endLoad();
     const cpu = await meter.finish();
     const upstreamCalls = (await this.mock.call<number>('calls')) - callsBefore;
@@ -188,12 +194,21 @@ class Bench {
         `${phase.mode === 'sse' ? `, TTFB P50 ${load.ttfb?.p50 ?? '–'} ms` : ''}, ${errors} errors${load.late ? `, ${load.late} late` : ''}` +
         `${perRequest.totalCpuMs !== null ? `, CPU ${perRequest.totalCpuMs} ms/req` : ''}, generator ${Math.round(cpu.generatorCoreShare * 100)}% of a core`,
     );
-    return { id: phase.id, mode: phase.mode, loop: phase.loop, level: phase.level, load, cpu, upstreamCalls, perRequest };
+    return { id: phase.id, mode: phase.mode, loop: phase.loop, level: phase.level, load, cpu, upstreamCalls, perRequest, baseline, loadAverage };
+  }
+
+  private load(target: Target, phase: Phase): Promise<LoadResult> {
+    const job = { origin: target.origin, spec: target.request(phase.mode), drainMs: this.plan.drainMs };
+    if (phase.loop === 'closed') return this.generator.call<LoadResult>('closed', { ...job, connections: phase.level, durationMs: this.plan.durationMs });
+    return this.generator.call<LoadResult>('open', {
+      ...job, ratePerSecond: phase.level, durationMs: this.plan.durationMs, lateMs: this.plan.lateMs, maxConnections: this.plan.maxConnections,
+    });
   }
 
   private async runSlowStreams(target: Target): Promise<SlowStreamsReport> {
     const settings = this.plan.slowStreams!;
     await this.mock.call('behave', { chunks: settings.chunks, chunkGapMs: settings.chunkGapMs });
+    const rssBeforeMb = rssMb(target.processes());
     let rssAtPlateauMb: number | null = null;
     this.generator.on('plateau', () => (rssAtPlateauMb = rssMb(target.processes())));
     try {
@@ -205,7 +220,7 @@ class Bench {
       await meter.endLoad();
       const cpu = await meter.finish();
       log(`${target.id} slow streams: ${load.ok}/${settings.streams} completed, max ${load.maxConcurrent} open at once, RSS ${rssAtPlateauMb ?? '–'} MB with all open, peak ${cpu.rssPeakMb} MB`);
-      return { settings, load, rssAtPlateauMb, rssPeakMb: cpu.rssPeakMb, cpu };
+      return { settings, load, rssBeforeMb, rssAtPlateauMb, rssPeakMb: cpu.rssPeakMb, cpu };
     } finally {
       await this.mock.call('behave', { chunks: 12, chunkGapMs: 0 });
     }

@@ -13,7 +13,22 @@ interface Job {
   spec: RequestSpec;
 }
 
+/**
+ * Warm-up until the target's JIT has seen enough requests: at least `minMs` and `minRequests`, at most
+ * `maxMs`. A fixed time alone warms a slow target far less than a fast one.
+ */
+async function warmUp(job: Job & { minMs: number; minRequests: number; maxMs: number; drainMs: number }): Promise<{ requests: number; ms: number }> {
+  const start = performance.now();
+  let requests = 0;
+  do {
+    const round = await closedLoop(job.origin, job.spec, 16, 500, job.drainMs);
+    requests += round.issued;
+  } while ((performance.now() - start < job.minMs || requests < job.minRequests) && performance.now() - start < job.maxMs);
+  return { requests, ms: Math.round(performance.now() - start) };
+}
+
 answerRequests({
+  warmup: warmUp,
   closed: (job: Job & { connections: number; durationMs: number; drainMs: number }) =>
     closedLoop(job.origin, job.spec, job.connections, job.durationMs, job.drainMs),
   open: (job: Job & OpenLoopOptions) => openLoop(job.origin, job.spec, job),

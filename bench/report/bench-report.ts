@@ -35,7 +35,10 @@ export interface TargetReport {
   error?: string;
   details?: Record<string, unknown>;
   verification?: Partial<Record<Mode, Verification>>;
-  idleRssMb?: number | null;
+  /** Unmeasured load sent before the mode's phases. */
+  warmup?: Partial<Record<Mode, { requests: number; ms: number }>>;
+  /** RSS right after it started and answered (start-up may leave it above what it settles to). */
+  rssAfterStartMb?: number | null;
   phases: PhaseReport[];
   slowStreams?: SlowStreamsReport;
 }
@@ -57,11 +60,17 @@ export interface PhaseReport {
   /** Calls the mock received during the phase (≥ successful requests; more means retries). */
   upstreamCalls: number;
   perRequest: { targetCpuMs: number | null; postgresCpuMs: number | null; totalCpuMs: number | null };
+  /** The direct baseline of the same phase, run just before this one (buffered open loop, unless --unpaired). */
+  baseline?: LoadResult;
+  /** The machine's 1-minute load average when the phase started: how shared the machine was. */
+  loadAverage?: number;
 }
 
 export interface SlowStreamsReport {
   settings: { streams: number; chunks: number; chunkGapMs: number; rampMs: number };
   load: SlowStreamsResult;
+  /** The target's RSS just before the streams were opened (after the other phases). */
+  rssBeforeMb: number | null;
   /** The target's RSS when all streams were open at once (null if that moment never came). */
   rssAtPlateauMb: number | null;
   rssPeakMb: number | null;

@@ -31,9 +31,14 @@ export class Comparison {
     return ratio(this.throughput(targetId, phaseId), this.throughput(baselineId, phaseId));
   }
 
-  /** Latency the target adds over the direct baseline at one percentile (difference of percentiles). */
+  /**
+   * Latency the target adds over the direct baseline at one percentile (difference of percentiles),
+   * against the baseline paired with the phase when there is one, else the direct target's own phase.
+   */
   addedLatency(targetId: string, phaseId: string, pick: keyof Distribution, of: 'latency' | 'ttfb' = 'latency'): number | null {
-    return difference(this.phase(targetId, phaseId)?.load[of]?.[pick], this.phase('direct', phaseId)?.load[of]?.[pick]);
+    const phase = this.phase(targetId, phaseId);
+    const baseline = phase?.baseline ?? this.phase('direct', phaseId)?.load;
+    return difference(phase?.load[of]?.[pick], baseline?.[of]?.[pick]);
   }
 
   /** SSE time to first byte of the target minus the bare proxy's, same phase, at P50. */

@@ -88,10 +88,10 @@ export function renderMarkdown(report: BenchReport): string {
   if (slow.length > 0) {
     const s = slow[0].slowStreams!.settings;
     out.push('', `**${s.streams.toLocaleString('en-US')} concurrent slow streams** (${s.chunks} chunks, ${s.chunkGapMs} ms apart, opened over ${s.rampMs / 1000} s)`, '');
-    const header = ['target', 'all open at once', 'completed', 'idle RSS', 'RSS with all open', 'peak RSS'];
+    const header = ['target', 'all open at once', 'completed', 'RSS before', 'RSS with all open', 'peak RSS'];
     const body = slow.map((t) => {
       const r = t.slowStreams!;
-      return [label(t), r.load.plateauReached ? 'yes' : `no (max ${r.load.maxConcurrent})`, `${r.load.ok} / ${r.settings.streams}`, mb(t.idleRssMb), mb(r.rssAtPlateauMb), mb(r.rssPeakMb)];
+      return [label(t), r.load.plateauReached ? 'yes' : `no (max ${r.load.maxConcurrent})`, `${r.load.ok} / ${r.settings.streams}`, mb(r.rssBeforeMb), mb(r.rssAtPlateauMb), mb(r.rssPeakMb)];
     });
     out.push(...table(header, body));
   }

@@ -64,6 +64,13 @@ describe('comparison of targets', () => {
     expect(comparison.addedLatency('switchyard:pg-async', 'buffered:open:300', 'p50')).toBeNull();
   });
 
+  it('prefers the direct baseline paired with the phase over the one from the start of the run', () => {
+    const paired = structuredClone(report);
+    paired.targets.find((t) => t.id === 'switchyard:pg-default')!.phases[1].baseline = load('buffered:open:300', 300, 0.7, 2.5);
+    expect(new Comparison(paired).addedLatency('switchyard:pg-default', 'buffered:open:300', 'p50')).toBe(0.6);
+    expect(new Comparison(paired).addedLatency('switchyard:pg-default', 'buffered:open:300', 'p99')).toBe(3.5);
+  });
+
   it('checks each goal against its variant, and says when a goal could not be measured', () => {
     const goals = comparison.goals();
     const of = (variant: string, text: string) => goals.find((g) => g.variant === variant && g.goal.includes(text));
