@@ -96,7 +96,7 @@ function preset(name: string, hasDatabase: boolean): Preset {
       phases: ['buffered:closed:32', 'buffered:open:300', 'sse:closed:1'],
       duration: 3,
       warmup: 1,
-      warmupRequests: 3000,
+      warmupRequests: 2000,
       slowStreams: 0,
     };
   }
