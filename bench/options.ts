@@ -52,7 +52,7 @@ export interface BenchPlan {
 export const USAGE = `Usage: npm run bench -- [options]
 
   --preset quick|full     quick (default): c=32 and 300 rps buffered, SSE at c=1, 3 s phases, embedded
-                          and (with DATABASE_URL) PostgreSQL default durability; about a minute.
+                          and (with DATABASE_URL) PostgreSQL default durability; 1–2 minutes.
                           full: every load below, both modes, every variant, slow streams; see README.
   --targets LIST          direct,bare,portkey,switchyard (default: all)
   --variants LIST         Switchyard variants <store>-<durability>[-w<N>]: store pglite|pg, durability
