@@ -21,6 +21,8 @@ export interface Phase {
 
 export interface SlowStreamSettings {
   streams: number;
+  /** Switchyard: deployments (of the same mock) the streams are weighted over. */
+  deployments: number;
   chunks: number;
   chunkGapMs: number;
   rampMs: number;
@@ -66,6 +68,8 @@ export const USAGE = `Usage: npm run bench -- [options]
   --slow-streams N        also hold N concurrent slow SSE streams and read the target's RSS (0 = off)
   --slow-chunks N         chunks per slow stream (default 40)
   --slow-chunk-gap-ms N   delay between a slow stream's chunks (default 250)
+  --slow-deployments N    Switchyard deployments (same mock) the slow streams are weighted over (8);
+                          1 shows the bound of one deployment's upstream pool
   --late-ms N             an open-loop request written later than this after its due time is late (2)
   --drain S               how long to wait for a phase's last responses (10)
   --max-connections N     most sockets the open-loop generator opens (2048)
@@ -136,6 +140,7 @@ export function parsePlan(argv: string[], env: NodeJS.ProcessEnv = process.env):
         'warmup-requests': { type: 'string' },
         'slow-streams': { type: 'string' },
         'slow-chunks': { type: 'string', default: '40' },
+        'slow-deployments': { type: 'string', default: '8' },
         'slow-chunk-gap-ms': { type: 'string', default: '250' },
         'late-ms': { type: 'string', default: '2' },
         drain: { type: 'string', default: '10' },
@@ -181,7 +186,7 @@ export function parsePlan(argv: string[], env: NodeJS.ProcessEnv = process.env):
     drainMs: seconds(values.drain, 10, '--drain'),
     maxConnections: positiveInt(values['max-connections']!, '--max-connections'),
     slowStreams: streams > 0
-      ? { streams, chunks: positiveInt(values['slow-chunks']!, '--slow-chunks'), chunkGapMs: positiveInt(values['slow-chunk-gap-ms']!, '--slow-chunk-gap-ms'), rampMs: Math.min(5_000, streams * 2) }
+      ? { streams, deployments: positiveInt(values['slow-deployments']!, '--slow-deployments'), chunks: positiveInt(values['slow-chunks']!, '--slow-chunks'), chunkGapMs: positiveInt(values['slow-chunk-gap-ms']!, '--slow-chunk-gap-ms'), rampMs: Math.min(5_000, streams * 2) }
       : null,
     gatewayEnv: Object.fromEntries((values['gateway-env'] ?? []).map(parseEnvPair)),
     outDir: values.out ?? null,

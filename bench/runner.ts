@@ -78,7 +78,7 @@ async function main(): Promise<number> {
           const env = { ...plan.gatewayEnv, ...slowStreamAdmission(plan) };
           report.targets.push(
             await bench.measure(`switchyard:${variant.name}`, () =>
-              startSwitchyard(variant, { mockUrl: ready.url, workDir, serverUrl: process.env.DATABASE_URL || null, env }),
+              startSwitchyard(variant, { mockUrl: ready.url, workDir, serverUrl: process.env.DATABASE_URL || null, env, streamDeployments: plan.slowStreams?.deployments ?? 0 }),
             ),
           );
         }
@@ -215,7 +215,7 @@ class Bench {
       const meter = await PhaseMeter.start(this.metered(target), this.ticks);
       const streamMs = settings.chunks * settings.chunkGapMs;
       const load = await this.generator.call<SlowStreamsResult>('slow', {
-        origin: target.origin, spec: target.request('sse'), streams: settings.streams, rampMs: settings.rampMs, drainMs: streamMs + this.plan.drainMs,
+        origin: target.origin, spec: target.streamsRequest(), streams: settings.streams, rampMs: settings.rampMs, drainMs: streamMs + this.plan.drainMs,
       });
       await meter.endLoad();
       const cpu = await meter.finish();

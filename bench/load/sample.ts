@@ -15,6 +15,8 @@ export interface Sample {
   firstByteAt: number;
   endAt: number;
   outcome: Outcome;
+  /** The start of an error response's body (what the target said went wrong). */
+  errorBody?: string;
 }
 
 export type LoopKind = 'closed' | 'open';
@@ -30,6 +32,8 @@ export interface LoadResult {
   issued: number;
   ok: number;
   errors: Record<Outcome, number>;
+  /** The first error body seen for each outcome, shortened. */
+  errorSamples: Record<Outcome, string>;
   /** Successful responses that ended inside the window, per second. */
   throughputRps: number;
   /** Successful requests, due time to the last byte. */
@@ -64,6 +68,7 @@ export function summarizeLoad(samples: readonly Sample[], ctx: SummaryContext): 
   const issueLag: number[] = [];
   const lag: number[] = [];
   const errors: Record<Outcome, number> = {};
+  const errorSamples: Record<Outcome, string> = {};
   let ok = 0;
   let okInWindow = 0;
   let late = 0;
@@ -76,6 +81,7 @@ export function summarizeLoad(samples: readonly Sample[], ctx: SummaryContext): 
     else lag.push(sample.sentAt - sample.due);
     if (sample.outcome !== 'ok') {
       errors[sample.outcome] = (errors[sample.outcome] ?? 0) + 1;
+      if (sample.errorBody && errorSamples[sample.outcome] === undefined) errorSamples[sample.outcome] = sample.errorBody;
       continue;
     }
     ok++;
@@ -92,6 +98,7 @@ export function summarizeLoad(samples: readonly Sample[], ctx: SummaryContext): 
     issued: samples.length,
     ok,
     errors,
+    errorSamples,
     throughputRps: windowMs > 0 ? round3(okInWindow / (windowMs / 1000)) : 0,
     latency: distribution(latency),
     ttfb: distribution(ttfb),

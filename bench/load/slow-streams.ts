@@ -16,6 +16,7 @@ export interface SlowStreamsResult {
   requested: number;
   ok: number;
   errors: Record<string, number>;
+  errorSamples: Record<string, string>;
   /** Most streams that had received their first event and not yet ended, at one moment. */
   maxConcurrent: number;
   /** Whether every stream was open at once (the moment the target's RSS is read). */
@@ -68,12 +69,18 @@ export async function slowStreams(origin: string, spec: RequestSpec, options: Sl
   await drainBy(Promise.all(pending), performance.now() + options.drainMs, () => pool.destroy(), () => samples);
   await pool.close().catch(() => undefined);
   const errors: Record<string, number> = {};
-  for (const sample of samples) if (sample.outcome !== 'ok') errors[sample.outcome] = (errors[sample.outcome] ?? 0) + 1;
+  const errorSamples: Record<string, string> = {};
+  for (const sample of samples) {
+    if (sample.outcome === 'ok') continue;
+    errors[sample.outcome] = (errors[sample.outcome] ?? 0) + 1;
+    if (sample.errorBody) errorSamples[sample.outcome] ??= sample.errorBody;
+  }
   const ok = samples.filter((s) => s.outcome === 'ok');
   return {
     requested: options.streams,
     ok: ok.length,
     errors,
+    errorSamples,
     maxConcurrent,
     plateauReached,
     ttfb: distribution(ok.map((s) => s.firstByteAt - s.due)),

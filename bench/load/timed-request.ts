@@ -43,7 +43,8 @@ export function timedRequest(dispatcher: Dispatcher, spec: RequestSpec, due: num
             observer?.firstByte();
           }
           // The stream is complete only with its terminator; a short tail is enough to find it.
-          if (spec.stream) tail = (tail + chunk.toString('latin1')).slice(-24);
+          if (status !== 200) sample.errorBody = ((sample.errorBody ?? '') + chunk.toString('utf8')).slice(0, 300);
+          else if (spec.stream) tail = (tail + chunk.toString('latin1')).slice(-24);
         },
         onResponseEnd() {
           if (status !== 200) finish(`http-${status}`);

@@ -67,7 +67,7 @@ export interface PhaseReport {
 }
 
 export interface SlowStreamsReport {
-  settings: { streams: number; chunks: number; chunkGapMs: number; rampMs: number };
+  settings: { streams: number; deployments: number; chunks: number; chunkGapMs: number; rampMs: number };
   load: SlowStreamsResult;
   /** The target's RSS just before the streams were opened (after the other phases). */
   rssBeforeMb: number | null;

@@ -36,7 +36,7 @@ export function renderMarkdown(report: BenchReport): string {
 
   const open = phases.filter((p) => p.mode === 'buffered' && p.loop === 'open');
   if (open.length > 0) {
-    out.push('', '**Latency added over the direct baseline, buffered, open loop** (ms, P50 / P99; the direct row is absolute; from each request\'s scheduled time)', '');
+    out.push('', '**Latency added over the direct baseline, buffered, open loop** (ms, P50 / P99, from each request\'s scheduled time; against a direct run of the same phase just before, unless --unpaired; the direct row is its own absolute latency)', '');
     const header = ['target', ...open.map((p) => `${p.level.toLocaleString('en-US')} rps`), 'late sends', 'errors'];
     const body = rows.filter((t) => open.some((p) => comparison.phase(t.id, p.id))).map((t) => [
       label(t),
@@ -87,7 +87,7 @@ export function renderMarkdown(report: BenchReport): string {
   const slow = rows.filter((t) => t.slowStreams);
   if (slow.length > 0) {
     const s = slow[0].slowStreams!.settings;
-    out.push('', `**${s.streams.toLocaleString('en-US')} concurrent slow streams** (${s.chunks} chunks, ${s.chunkGapMs} ms apart, opened over ${s.rampMs / 1000} s)`, '');
+    out.push('', `**${s.streams.toLocaleString('en-US')} concurrent slow streams** (${s.chunks} chunks, ${s.chunkGapMs} ms apart, opened over ${s.rampMs / 1000} s; Switchyard routes them over ${s.deployments} deployment${s.deployments === 1 ? '' : 's'} of the mock)`, '');
     const header = ['target', 'all open at once', 'completed', 'RSS before', 'RSS with all open', 'peak RSS'];
     const body = slow.map((t) => {
       const r = t.slowStreams!;

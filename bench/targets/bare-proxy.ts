@@ -11,6 +11,7 @@ export async function startBareProxy(mockUrl: string): Promise<Target> {
     origin: ready.url,
     modes: ['buffered', 'sse'],
     request: (mode) => ({ path: CHAT_PATH, headers: { 'content-type': 'application/json' }, body: chatBody('bench-model', mode), stream: mode === 'sse' }),
+    streamsRequest: () => ({ path: CHAT_PATH, headers: { 'content-type': 'application/json' }, body: chatBody('bench-model', 'sse'), stream: true }),
     processes: () => [helper.pid],
     postgres: null,
     details: { implementation: 'node:http server + one undici Pool, body buffered, answer piped' },

@@ -8,6 +8,7 @@ export function directTarget(mockUrl: string): Target {
     origin: mockUrl,
     modes: ['buffered', 'sse'],
     request: (mode) => ({ path: CHAT_PATH, headers: { 'content-type': 'application/json' }, body: chatBody('bench-model', mode), stream: mode === 'sse' }),
+    streamsRequest: () => ({ path: CHAT_PATH, headers: { 'content-type': 'application/json' }, body: chatBody('bench-model', 'sse'), stream: true }),
     processes: () => [],
     postgres: null,
     details: {},

@@ -37,6 +37,9 @@ export async function startPortkey(mockUrl: string, workDir: string): Promise<Ta
       body: chatBody('bench-model', mode),
       stream: mode === 'sse',
     }),
+    streamsRequest: () => {
+      throw new Error('Portkey is measured on buffered requests only');
+    },
     processes: () => (child.pid ? [child.pid] : []),
     postgres: null,
     details: { version, log },

@@ -16,6 +16,8 @@ export interface SwitchyardContext {
   serverUrl: string | null;
   /** Extra environment: --gateway-env, and admission limits raised for the slow-stream mode. */
   env: Record<string, string>;
+  /** Deployments behind the slow-stream alias (0: no such alias). */
+  streamDeployments: number;
 }
 
 /** Variables of the caller's shell that would change what is measured without the report saying so. */
@@ -30,7 +32,7 @@ export async function startSwitchyard(variant: Variant, ctx: SwitchyardContext):
   mkdirSync(dir, { recursive: true });
   const key = generateApiKey();
   const config = join(dir, 'switchyard.yaml');
-  writeFileSync(config, benchConfig(ctx.mockUrl));
+  writeFileSync(config, benchConfig(ctx.mockUrl, ctx.streamDeployments));
   let database: BenchDatabase | null = null;
   if (variant.store === 'postgres') {
     if (!ctx.serverUrl) return { skipped: 'needs DATABASE_URL' };
@@ -83,17 +85,14 @@ export async function startSwitchyard(variant: Variant, ctx: SwitchyardContext):
     return { skipped: `the gateway ignored SWITCHYARD_WORKERS=${variant.workers} (it ran as one process)` };
   }
   const { PORT: _port, SWITCHYARD_CONFIG: _config, SWITCHYARD_DATA_DIR: _data, DATABASE_URL: _url, ...reported } = settings;
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${key}` };
   return {
     id: `switchyard:${variant.name}`,
     kind: 'switchyard',
     origin,
     modes: ['buffered', 'sse'],
-    request: (mode) => ({
-      path: CHAT_PATH,
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-      body: chatBody('bench', mode),
-      stream: mode === 'sse',
-    }),
+    request: (mode) => ({ path: CHAT_PATH, headers, body: chatBody('bench', mode), stream: mode === 'sse' }),
+    streamsRequest: () => ({ path: CHAT_PATH, headers, body: chatBody(ctx.streamDeployments > 0 ? 'bench-streams' : 'bench', 'sse'), stream: true }),
     processes: () => {
       pids = processTree(child.pid!);
       return pids;
@@ -112,8 +111,16 @@ export async function startSwitchyard(variant: Variant, ctx: SwitchyardContext):
   };
 }
 
-/** One provider (the mock), one deployment with a price, one alias, one tenant and one key. */
-function benchConfig(mockUrl: string): string {
+/**
+ * One provider (the mock), one deployment with a price, one alias, one tenant and one key. For the
+ * slow-stream mode also an alias weighted over several deployments of the same mock: each deployment's
+ * upstream pool holds a bounded number of connections, and a thousand streams through one deployment
+ * measure that bound rather than the gateway's memory.
+ */
+function benchConfig(mockUrl: string, streamDeployments: number): string {
+  const ids = Array.from({ length: streamDeployments }, (_, i) => `bench-stream-${i + 1}`);
+  const deployments = ids.map((id) => `  - { id: ${id}, provider: bench-mock, model: bench-model, capabilities: [chat, streaming], contextWindow: 32000, maxOutputTokens: 4096, price: { inputPer1M: "1.00", outputPer1M: "2.00" } }\n`).join('');
+  const alias = ids.length > 0 ? `  - { name: bench-streams, strategy: weighted, routes: [${ids.map((id) => `{ deployment: ${id}, weight: 1 }`).join(', ')}] }\n` : '';
   return `providers:
   - { id: bench-mock, type: openai-compatible, baseUrl: "${mockUrl}/v1" }
 deployments:
@@ -124,9 +131,9 @@ deployments:
     contextWindow: 32000
     maxOutputTokens: 4096
     price: { inputPer1M: "1.00", outputPer1M: "2.00" }
-aliases:
+${deployments}aliases:
   - { name: bench, routes: [{ deployment: bench }] }
-tenants:
+${alias}tenants:
   - { id: bench }
 apiKeys:
   - { id: bench, tenant: bench, key: env:BENCH_KEY, scopes: [inference] }

@@ -13,6 +13,8 @@ export interface Target {
   /** Modes it is measured in (Portkey's streaming fails on Node 20: buffered only). */
   modes: Mode[];
   request(mode: Mode): RequestSpec;
+  /** The SSE request of the slow-stream mode (Switchyard: an alias spread over several deployments). */
+  streamsRequest(): RequestSpec;
   /** The processes whose CPU and memory are the target's (empty for the direct baseline). */
   processes(): number[];
   /** The PostgreSQL backends serving it, when it has a database. */

@@ -47,7 +47,7 @@ describe('phase summaries', () => {
     const samples = [
       at(0, 0, 0.2, 1, 5),
       at(100, 100, 100.2, 101, 900), // ends after the 1 s window: counted in latency, not in throughput
-      at(200, 200, 200.1, NaN, 210, 'http-503'),
+      { ...at(200, 200, 200.1, NaN, 210, 'http-503'), errorBody: '{"error":{"code":"overloaded"}}' },
       at(300, 300, NaN, NaN, 11_000, 'drain-timeout'),
       at(400, 400, 400.1, 401, 420, 'incomplete-stream'),
     ];
@@ -55,6 +55,7 @@ describe('phase summaries', () => {
     expect(result.issued).toBe(5);
     expect(result.ok).toBe(2);
     expect(result.errors).toEqual({ 'http-503': 1, 'drain-timeout': 1, 'incomplete-stream': 1 });
+    expect(result.errorSamples).toEqual({ 'http-503': '{"error":{"code":"overloaded"}}' });
     expect(result.unsent).toBe(1);
     expect(result.throughputRps).toBe(2);
     expect(result.latency?.count).toBe(2);

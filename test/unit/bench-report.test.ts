@@ -9,7 +9,7 @@ function load(id: string, rps: number, p50: number, p99: number, ttfbP50 = p50):
   const [mode, loop, level] = id.split(':');
   const dist = (a: number, b: number) => ({ count: 100, mean: a, p50: a, p90: b, p95: b, p99: b, p999: b, max: b });
   return {
-    loop: loop as 'open', level: Number(level), mode: mode as 'sse', windowMs: 1000, issued: rps, ok: rps, errors: {}, throughputRps: rps,
+    loop: loop as 'open', level: Number(level), mode: mode as 'sse', windowMs: 1000, issued: rps, ok: rps, errors: {}, errorSamples: {}, throughputRps: rps,
     latency: dist(p50, p99), ttfb: dist(ttfbP50, ttfbP50), issueLag: null, sendLag: null, late: 0, lateMs: 2, unsent: 0,
   };
 }
