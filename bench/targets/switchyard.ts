@@ -117,7 +117,7 @@ export async function startSwitchyard(variant: Variant, ctx: SwitchyardContext):
  * upstream pool holds a bounded number of connections, and a thousand streams through one deployment
  * measure that bound rather than the gateway's memory.
  */
-function benchConfig(mockUrl: string, streamDeployments: number): string {
+export function benchConfig(mockUrl: string, streamDeployments: number): string {
   const ids = Array.from({ length: streamDeployments }, (_, i) => `bench-stream-${i + 1}`);
   const deployments = ids.map((id) => `  - { id: ${id}, provider: bench-mock, model: bench-model, capabilities: [chat, streaming], contextWindow: 32000, maxOutputTokens: 4096, price: { inputPer1M: "1.00", outputPer1M: "2.00" } }\n`).join('');
   const alias = ids.length > 0 ? `  - { name: bench-streams, strategy: weighted, routes: [${ids.map((id) => `{ deployment: ${id}, weight: 1 }`).join(', ')}] }\n` : '';

@@ -4,6 +4,8 @@ import { OptionError, estimatedSeconds, parsePhase, parsePlan, parseVariant } fr
 import type { BenchReport, PhaseReport, TargetReport } from '../../bench/report/bench-report.js';
 import { Comparison } from '../../bench/report/comparison.js';
 import { renderMarkdown } from '../../bench/report/markdown.js';
+import { benchConfig } from '../../bench/targets/switchyard.js';
+import { parseGatewayConfig } from '../../src/config/gateway-config.js';
 
 function load(id: string, rps: number, p50: number, p99: number, ttfbP50 = p50): LoadResult {
   const [mode, loop, level] = id.split(':');
@@ -128,5 +130,18 @@ describe('bench options', () => {
       phases: [{ id: 'sse:closed:1' }],
       gatewayEnv: { SWITCHYARD_POLL_MS: '500' },
     });
+  });
+});
+
+describe('the Switchyard configuration the bench applies', () => {
+  it('is a valid gateway configuration: one alias on the mock, plus a weighted alias for the slow streams', () => {
+    const plain = parseGatewayConfig(benchConfig('http://127.0.0.1:9', 0));
+    expect(plain.aliases.map((a) => a.name)).toEqual(['bench']);
+    expect(plain.deployments).toHaveLength(1);
+    const wide = parseGatewayConfig(benchConfig('http://127.0.0.1:9', 8));
+    const streams = wide.aliases.find((a) => a.name === 'bench-streams')!;
+    expect(streams.strategy).toBe('weighted');
+    expect(streams.routes.map((r) => r.deployment)).toEqual(Array.from({ length: 8 }, (_, i) => `bench-stream-${i + 1}`));
+    expect(wide.deployments.every((d) => d.provider === 'bench-mock')).toBe(true);
   });
 });
