@@ -78,6 +78,7 @@ export const USAGE = `Usage: npm run bench -- [options]
   --note TEXT             free text recorded in the report (e.g. "machine shared with builds")
   --unpaired              compare open-loop latency with the direct run at the start only, not with a
                           direct run of the same phase just before each gateway's (saves time)
+  --render FILE.json      print (and write next to it) the tables of an earlier run, running nothing
   --keep                  keep the work directory (each target's log, PGlite data); kept anyway on failure
 `;
 

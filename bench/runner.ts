@@ -3,7 +3,7 @@
  * variants against one zero-latency mock, in one run, each in a process of its own. `npm run bench --
  * --help` lists the options; README.md (Benchmarks) says what the figures mean.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -38,6 +38,8 @@ const METHOD = {
 };
 
 async function main(): Promise<number> {
+  const render = process.argv.indexOf('--render');
+  if (render >= 0) return rerender(process.argv[render + 1]);
   let plan: BenchPlan;
   try {
     plan = parsePlan(process.argv.slice(2));
@@ -96,6 +98,18 @@ async function main(): Promise<number> {
   const markdown = renderMarkdown(report);
   writeFileSync(`${file}.md`, markdown);
   process.stdout.write(`\n${markdown}\nwritten to ${file}.json and ${file}.md\n`);
+  return 0;
+}
+
+/** The tables of an earlier run, from its JSON (after a change to the tables, or to include in the README). */
+function rerender(file: string | undefined): number {
+  if (!file?.endsWith('.json')) {
+    process.stderr.write('--render needs the path of a results .json file\n');
+    return 2;
+  }
+  const markdown = renderMarkdown(JSON.parse(readFileSync(file, 'utf8')) as BenchReport);
+  writeFileSync(file.replace(/\.json$/, '.md'), markdown);
+  process.stdout.write(markdown);
   return 0;
 }
 

@@ -36,7 +36,7 @@ export function renderMarkdown(report: BenchReport): string {
 
   const open = phases.filter((p) => p.mode === 'buffered' && p.loop === 'open');
   if (open.length > 0) {
-    out.push('', '**Latency added over the direct baseline, buffered, open loop** (ms, P50 / P99, from each request\'s scheduled time; against a direct run of the same phase just before, unless --unpaired; the direct row is its own absolute latency)', '');
+    out.push('', '**Latency added over the direct baseline, buffered, open loop** (ms, P50 / P99, from each request\'s scheduled time; against a direct run of the same phase just before, unless --unpaired; the direct row is its own absolute latency; a negative figure means the noise was larger than the difference)', '');
     const header = ['target', ...open.map((p) => `${p.level.toLocaleString('en-US')} rps`), 'late sends', 'errors'];
     const body = rows.filter((t) => open.some((p) => comparison.phase(t.id, p.id))).map((t) => [
       label(t),
@@ -99,7 +99,7 @@ export function renderMarkdown(report: BenchReport): string {
   const goals = comparison.goals();
   if (goals.length > 0) {
     out.push('', '**Issue 9 goals** (reported, not asserted)', '');
-    out.push(...table(['variant', 'goal', 'measured', 'met'], goals.map((g) => [g.variant, g.goal, g.measured ?? 'not run', g.met === null ? '–' : g.met ? 'yes' : 'no'])));
+    out.push(...table(['variant', 'goal', 'measured', 'met'], goals.map((g) => [g.variant, g.goal, g.measured ?? 'not run', g.met === null ? '–' : g.met ? 'yes' : 'no']), 4));
   }
 
   const notes = runNotes(report);
@@ -124,8 +124,9 @@ function runNotes(report: BenchReport): string[] {
   return notes;
 }
 
-function table(header: string[], rows: string[][]): string[] {
-  return [`| ${header.join(' | ')} |`, `|${header.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)];
+/** Text in the first `textColumns` columns (left-aligned), figures after them (right-aligned). */
+function table(header: string[], rows: string[][], textColumns = 1): string[] {
+  return [`| ${header.join(' | ')} |`, `|${header.map((_, i) => (i < textColumns ? '---' : '---:')).join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)];
 }
 
 function label(target: TargetReport): string {
