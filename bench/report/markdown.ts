@@ -117,6 +117,11 @@ function runNotes(report: BenchReport): string[] {
   for (const target of report.targets) {
     for (const phase of target.phases) {
       if (phase.cpu.generatorCoreShare > 0.9) notes.push(`${target.id} ${phase.id}: the load generator used ${Math.round(phase.cpu.generatorCoreShare * 100)}% of a core (generator-bound)`);
+      // A starved generator (the machine busy with other work) is late without using much CPU itself.
+      const lateShare = phase.load.issued > 0 ? phase.load.late / phase.load.issued : 0;
+      if (lateShare > 0.05) {
+        notes.push(`${target.id} ${phase.id}: ${Math.round(lateShare * 100)}% of the requests were sent more than ${phase.load.lateMs} ms late (P99 ${phase.load.issueLag?.p99} ms): the generator could not hold the rate, so these figures measure the machine as much as the target`);
+      }
       if (phase.upstreamCalls < phase.load.ok) notes.push(`${target.id} ${phase.id}: ${phase.load.ok} successes but only ${phase.upstreamCalls} mock calls (answers not from the mock)`);
       if (phase.load.unsent > 0) notes.push(`${target.id} ${phase.id}: ${phase.load.unsent} requests never sent before the drain deadline`);
     }

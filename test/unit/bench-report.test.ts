@@ -94,6 +94,14 @@ describe('comparison of targets', () => {
     expect(markdown).toContain('0.800 (+0.40) / 1.00');
     expect(markdown).toContain('switchyard:pg-default-w2: skipped, the gateway ignored SWITCHYARD_WORKERS=2');
     expect(markdown).toMatch(/\| pg-async \| c=32 buffered throughput ≥ 0\.5× bare proxy \(async\) \| 0\.6× \| yes \|/);
+    expect(markdown).not.toContain('late (P99');
+  });
+
+  it('says when the generator could not hold an open-loop rate', () => {
+    const starved = structuredClone(report);
+    const open = starved.targets.find((t) => t.id === 'bare')!.phases[1].load;
+    Object.assign(open, { issued: 300, late: 60, issueLag: { ...open.latency!, p99: 240 } });
+    expect(renderMarkdown(starved)).toContain('bare buffered:open:300: 20% of the requests were sent more than 2 ms late (P99 240 ms)');
   });
 });
 
