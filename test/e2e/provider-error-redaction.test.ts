@@ -169,7 +169,7 @@ apiKeys:
           expect(received.status).toBe(status);
           expectNothingLeaked(received);
           expect(received.body).not.toContain(USEFUL);
-          if (status !== 503) expect(received.body).toContain('req_echo_0001');
+          expect(received.body).toContain('req_echo_0001');
         }
       });
 
@@ -189,7 +189,7 @@ apiKeys:
     });
   });
 
-  test('embeddings: a 400 keeps the helpful text, redacted; a 401 keeps none', async () => {
+  test('embeddings: a 400 keeps the helpful text, redacted; a 401 and a 500 keep none, only the request id', async () => {
     const bad = await send('/v1/embeddings', { model: 'openai-echo-400-credentials', input: 'hello' });
     expect(bad.status).toBe(400);
     expectNothingLeaked(bad);
@@ -199,5 +199,10 @@ apiKeys:
     expectNothingLeaked(auth);
     expect(auth.body).not.toContain(USEFUL);
     expect(auth.body).toContain('req_echo_0001');
+    const failed = await send('/v1/embeddings', { model: 'openai-echo-500', input: 'hello' });
+    expect(failed.status).toBe(503);
+    expectNothingLeaked(failed);
+    expect(failed.body).not.toContain(USEFUL);
+    expect(failed.body).toContain('req_echo_0001');
   });
 });

@@ -32,7 +32,7 @@ import { OutputMeter } from './output-meter.js';
 import { RequestJournal } from './request-journal.js';
 import { SseResponse } from './sse-response.js';
 import { asProviderError, headerValue, linkedAbort } from './attempt-abort.js';
-import { providerErrorMessageForClient } from './provider-error-disclosure.js';
+import { providerErrorMessageForClient, withProviderRequestId } from './provider-error-disclosure.js';
 import { attemptFinished } from './attempt-finished.js';
 import { healthSignal } from '../resilience/health-signal.js';
 
@@ -591,7 +591,7 @@ export class ChatPipeline {
     );
     const lines = tried.map((t) => ({ ...t, recoversAt: latest(t.recoversAt, recovery.get(t.route) ?? null) }));
     const healthSkipped = ctx.plan.skipped.filter((s) => s.stage === 'health').map((s) => ({ route: s.route, errorClass: s.reason, recoversAt: s.until }));
-    return this.unavailable(ctx.alias, [...lines, ...healthSkipped]);
+    return withProviderRequestId(this.unavailable(ctx.alias, [...lines, ...healthSkipped]), error);
   }
 
   /** 503 all_providers_unavailable: the routes considered and why each failed, and retry-after = the soonest recovery. */

@@ -21,7 +21,7 @@ import type { RouteCandidate, RoutePlanner } from '../routing/route-planner.js';
 import type { DurabilityProfile } from './durability.js';
 import { RequestJournal } from './request-journal.js';
 import { asProviderError, linkedAbort } from './attempt-abort.js';
-import { providerErrorMessageForClient } from './provider-error-disclosure.js';
+import { providerErrorMessageForClient, withProviderRequestId } from './provider-error-disclosure.js';
 import { attemptFinished } from './attempt-finished.js';
 import type { AdmissionControl } from '../../limits/admission-control.js';
 import type { DeploymentHealth } from '../resilience/deployment-health.js';
@@ -306,13 +306,13 @@ function clientError(ctx: RequestContext, error: ProviderError | null, tried: Ar
     return new GatewayError(504, 'request_timeout', 'The request deadline passed before a provider answered.');
   }
   const retryAfter = Math.max(1, Math.ceil((error.retryAfterMs ?? 1000) / 1000));
-  return new GatewayError(
+  return withProviderRequestId(new GatewayError(
     503,
     'all_providers_unavailable',
     `Every route of '${ctx.alias.name}' failed: ${tried.map((t) => `${t.deployment} (${t.errorClass})`).join(', ')}.`,
     null,
     { 'retry-after': String(retryAfter) },
     { candidates: tried },
-  );
+  ), error);
 }
 

@@ -1,3 +1,4 @@
+import { GatewayError } from '../../canonical/gateway-error.js';
 import { type ErrorClass, ProviderError } from '../../canonical/provider-error.js';
 import { redactText } from '../../../src/kernel/redaction/redact-text.js';
 import { plausibleRequestId } from '../../providers/upstream-errors.js';
@@ -20,6 +21,19 @@ export function providerErrorMessageForClient(error: ProviderError): string {
     return `${error.message}: ${redactText(error.providerMessage)}${requestId}`;
   }
   return `${error.message}${requestId}`;
+}
+
+/**
+ * The gateway's own answer after failed attempts (503 all providers unavailable, 429), naming the last
+ * provider request id when there is one: provider text never goes with it, the id does.
+ */
+export function withProviderRequestId(answer: GatewayError, lastError: ProviderError | null): GatewayError {
+  const id = lastError?.providerRequestId;
+  if (!plausibleRequestId(id)) return answer;
+  return new GatewayError(answer.status, answer.code, `${answer.message} Last provider request id: ${id}.`, answer.param, answer.headers, {
+    ...answer.detail,
+    provider_request_id: id,
+  });
 }
 
 export function isClientAttributable(error: ProviderError): boolean {
