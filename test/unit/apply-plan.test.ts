@@ -75,6 +75,17 @@ describe('apply plan: runtime lifecycle wins over the file', () => {
     expect(planApply(config, applied, { now: NOW, prune: false })).toEqual({ steps: [], problems: [], drift: [] });
   });
 
+  test('an unsafe or unreadable provider change is a problem of the plan itself, so a dry run shows it', () => {
+    for (const [from, to, reason] of [
+      ['https://llm.example.com/v1', 'http://[::ffff:a9fe:a9fe]/v1', /providers\[0\]: baseUrl points at a cloud metadata address/],
+      ['env:APPLY_PLAN_UPSTREAM_KEY', 'env:ADMIN_TOKEN', /providers\[0\]: apiKey env:ADMIN_TOKEN cannot be resolved/],
+    ] as const) {
+      const plan = planApply(parseGatewayConfig(yaml().replace(from, to)), applied, { now: NOW, prune: false });
+      expect(plan.problems).toEqual([expect.stringMatching(reason)]);
+      expect(plan.steps.filter((s) => s.family === 'provider')).toEqual([]);
+    }
+  });
+
   test('a key revoked at runtime is drift, not a reason to refuse the file', () => {
     const revoked = applied.with('apikey-k3', [{ type: 'ApiKeyRevoked', data: { keyId: 'k3', reason: 'leaked' } }]);
     const plan = planApply(config, revoked, { now: NOW, prune: false });

@@ -5,7 +5,7 @@ import { displayPrefix, hashApiKey } from '../../../modules/access/api-key/key-f
 import type { TenantCommand } from '../../../modules/access/tenant/tenant.decider.js';
 import type { DeploymentCommand } from '../../../modules/catalog/deployment/deployment.decider.js';
 import type { PriceCommand } from '../../../modules/catalog/price/price.decider.js';
-import type { ProviderCommand } from '../../../modules/catalog/provider/provider.decider.js';
+import { type ProviderCommand, providerSettingsProblem } from '../../../modules/catalog/provider/provider.decider.js';
 import type { AliasCommand } from '../../../modules/catalog/alias/alias.decider.js';
 import type { ControlPlaneState } from '../../../projections/control-plane/control-plane-state.js';
 import { sameJson } from '../../kernel/canonical-json.js';
@@ -66,13 +66,23 @@ export function planApply(config: GatewayConfig, state: ControlPlaneState, optio
     const path = `providers[${i}]`;
     const settings = { type: p.type, baseUrl: p.baseUrl, credentialRef: p.apiKey, apiVersion: p.apiVersion, region: p.region, allowPrivateNetwork: p.allowPrivateNetwork };
     const current = state.providers.get(p.id);
-    if (!current || current.status === 'absent') {
-      steps.push({ family: 'provider', path, summary: `register provider ${p.id}`, command: { type: 'RegisterProvider', providerId: p.id, settings } });
-    } else if (current.status === 'removed') {
+    if (current?.status === 'removed') {
       problems.push(`${path}: provider ${p.id} was removed; choose a new id`);
-    } else if (!sameJson(current.settings, settings)) {
-      steps.push({ family: 'provider', path, summary: `update provider ${p.id}`, command: { type: 'UpdateProvider', providerId: p.id, settings } });
+      return;
     }
+    const exists = current !== undefined && current.status === 'active';
+    if (exists && sameJson(current.settings, settings)) return;
+    // A change is checked here as its aggregate and safe publication will check it, so a dry run reports
+    // an unsafe base URL or an unreadable reference, and a real run appends nothing before refusing.
+    const problem = providerSettingsProblem(settings) ?? secretProblem(p.apiKey);
+    if (problem) {
+      problems.push(`${path}: ${problem}`);
+      return;
+    }
+    const command: ProviderCommand = exists
+      ? { type: 'UpdateProvider', providerId: p.id, settings }
+      : { type: 'RegisterProvider', providerId: p.id, settings };
+    steps.push({ family: 'provider', path, summary: `${exists ? 'update' : 'register'} provider ${p.id}`, command });
   });
 
   config.deployments.forEach((d, i) => {
@@ -215,6 +225,16 @@ function pruneSteps(config: GatewayConfig, state: ControlPlaneState): PlannedSte
     }
   }
   return steps;
+}
+
+function secretProblem(ref: string | null): string | null {
+  if (!ref) return null;
+  try {
+    resolveSecret(ref);
+    return null;
+  } catch (error) {
+    return `apiKey ${ref} cannot be resolved: ${(error as Error).message}`;
+  }
 }
 
 function samePrice(a: Record<string, string | null>, b: Record<string, string | null>): boolean {
