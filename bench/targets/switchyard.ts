@@ -122,7 +122,7 @@ export function benchConfig(mockUrl: string, streamDeployments: number): string 
   const deployments = ids.map((id) => `  - { id: ${id}, provider: bench-mock, model: bench-model, capabilities: [chat, streaming], contextWindow: 32000, maxOutputTokens: 4096, price: { inputPer1M: "1.00", outputPer1M: "2.00" } }\n`).join('');
   const alias = ids.length > 0 ? `  - { name: bench-streams, strategy: weighted, routes: [${ids.map((id) => `{ deployment: ${id}, weight: 1 }`).join(', ')}] }\n` : '';
   return `providers:
-  - { id: bench-mock, type: openai-compatible, baseUrl: "${mockUrl}/v1" }
+  - { id: bench-mock, type: openai-compatible, baseUrl: "${mockUrl}/v1", allowPrivateNetwork: true }
 deployments:
   - id: bench
     provider: bench-mock
