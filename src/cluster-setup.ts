@@ -31,7 +31,9 @@ export async function prepareCluster(environment: Environment): Promise<ClusterS
     const app = await NestFactory.createApplicationContext(CliModule.forRoot(platform), { logger: logLevels(environment.logLevel) });
     try {
       const result = await app.get(ConfigApplier).apply(startup.config, { dryRun: false, prune: false, actor: `config:${startup.source}` });
-      if (result.appended > 0) new Logger('Switchyard').log(`applied ${startup.source}: ${result.steps.length} change(s), ${result.appended} event(s)`);
+      const logger = new Logger('Switchyard');
+      if (result.appended > 0) logger.log(`applied ${startup.source}: ${result.steps.length} change(s), ${result.appended} event(s)`);
+      for (const line of result.drift) logger.warn(`${startup.source} differs from the running state, which is kept: ${line}`);
     } finally {
       await app.close();
     }

@@ -15,6 +15,9 @@ import { GroupCommitter } from './kernel/event-store/group-committer.js';
 import { SqlEventStore } from './kernel/event-store/sql-event-store.js';
 import { ProjectionCheckpoint } from './kernel/projections/projection-checkpoint.entity.js';
 import { ProjectionRunner } from './kernel/projections/projection-runner.js';
+import { rememberSecret, rememberUrlCredentials } from './kernel/secret-references/known-secrets.js';
+import { installSecretReferencePolicy } from './kernel/secret-references/secret-reference.js';
+import { secretReferencePolicy } from './kernel/secret-references/secret-reference-policy.js';
 
 export const ENTITIES = [ProjectionCheckpoint, CostLedgerEntry, TenantSpend];
 
@@ -39,6 +42,11 @@ export interface PlatformOptions {
 
 export async function openPlatform(environment: Environment, options: PlatformOptions): Promise<Platform> {
   const logger = new Logger('Platform');
+  // Before anything resolves a reference: what references may read, and the gateway's own secrets,
+  // which no text from outside may carry back to a client.
+  installSecretReferencePolicy(environment.secretReferences ?? secretReferencePolicy(process.env, environment.dataDir));
+  rememberSecret(environment.adminToken);
+  for (const url of [environment.databaseUrl, environment.redisUrl, environment.clickhouseUrl]) rememberUrlCredentials(url);
   const dataDir = environment.databaseUrl || environment.dataDir === ':memory:' ? null : environment.dataDir;
   const database = await openDatabase({ databaseUrl: environment.databaseUrl, dataDir });
   let dataSource: DataSource | null = null;

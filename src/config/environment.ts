@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { DURABILITY_PROFILES, type DurabilityProfile } from '../../modules/inference/pipeline/durability.js';
 import type { ResilienceOverrides } from '../../modules/inference/resilience/resilience-settings.js';
 import type { AdmissionSettings } from '../../modules/limits/admission-settings.js';
+import { type SecretReferencePolicy, SecretPolicyError, secretReferencePolicy } from '../kernel/secret-references/secret-reference-policy.js';
 
 /** Everything configured through environment variables (DESIGN §8). */
 export interface Environment {
@@ -37,6 +38,11 @@ export interface Environment {
    * or `external` in a `switchyard projector` process of their own, so they never cost the serving path.
    */
   projector?: 'embedded' | 'external';
+  /**
+   * What `env:` and `file:` references may read (SWITCHYARD_SECRET_ENV, SWITCHYARD_SECRETS_DIR). Unset:
+   * the defaults, with `secrets/` under `dataDir`.
+   */
+  secretReferences?: SecretReferencePolicy;
 }
 
 export class ConfigurationError extends Error {
@@ -63,11 +69,19 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
   if (projector === 'external' && !databaseUrl) {
     throw new ConfigurationError('SWITCHYARD_PROJECTOR=external needs DATABASE_URL: with embedded PGlite the projections run in the serving process');
   }
+  const dataDir = env.SWITCHYARD_DATA_DIR === ':memory:' ? ':memory:' : resolve(env.SWITCHYARD_DATA_DIR || '.switchyard');
+  let secretReferences: SecretReferencePolicy;
+  try {
+    secretReferences = secretReferencePolicy(env, dataDir);
+  } catch (error) {
+    if (error instanceof SecretPolicyError) throw new ConfigurationError(error.message);
+    throw error;
+  }
   return {
     port,
     host: env.HOST || '127.0.0.1',
     configPath,
-    dataDir: env.SWITCHYARD_DATA_DIR === ':memory:' ? ':memory:' : resolve(env.SWITCHYARD_DATA_DIR || '.switchyard'),
+    dataDir,
     databaseUrl,
     redisUrl: env.REDIS_URL || null,
     clickhouseUrl: env.CLICKHOUSE_URL || null,
@@ -81,6 +95,7 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
     admission: readAdmission(env),
     workers,
     projector,
+    secretReferences,
   };
 }
 

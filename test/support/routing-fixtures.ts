@@ -5,7 +5,7 @@ import type { RouteCandidate } from '../../modules/inference/routing/route-plann
 export function testDeployment(id: string, overrides: Partial<ResolvedDeployment> = {}): ResolvedDeployment {
   return {
     id,
-    provider: { id: 'p', type: 'openai-compatible', baseUrl: 'http://upstream.invalid', apiVersion: null, region: null, credential: null },
+    provider: { id: 'p', type: 'openai-compatible', baseUrl: 'http://upstream.invalid', apiVersion: null, region: null, credential: null, allowPrivateNetwork: false },
     model: `model-${id}`,
     region: null,
     capabilities: new Set(['chat', 'streaming']),

@@ -4,6 +4,7 @@ import type { ResolvedAlias } from '../../../projections/routing-snapshot/routin
 import { DEADLINE_CODES, DeadlineExceeded } from '../resilience/deadlines.js';
 import type { RoutePlan, SkippedRoute } from '../routing/route-planner.js';
 import type { TriedRoute } from './attempt-loop.js';
+import { providerErrorMessageForClient, withProviderRequestId } from './provider-error-disclosure.js';
 
 /** The request parameter each capability stands for, so a 400 can name what the caller asked for. */
 const PARAMETER_OF_CAPABILITY: Readonly<Record<string, string>> = Object.freeze({
@@ -71,7 +72,7 @@ export function exhaustedError(
   if (lastError && !lastError.fallbackable) return providerRefusal(lastError);
   const lines = tried.map((t) => ({ ...t, recoversAt: latest(t.recoversAt, recoveryOf(t.route)) }));
   const healthSkipped = plan.skipped.filter((s) => s.stage === 'health').map(skippedLine);
-  return unavailableError(alias, [...lines, ...healthSkipped]);
+  return withProviderRequestId(unavailableError(alias, [...lines, ...healthSkipped]), lastError);
 }
 
 /** A client that went away (499, never written) or a request-level deadline (504). */
@@ -86,14 +87,15 @@ export function abortedError(reason: unknown): GatewayError | null {
 /**
  * A provider's final "no" about the request itself: the caller's 400 (or the provider's own 4xx), even
  * when it came inside a 200 (Gemini's promptFeedback.blockReason). A provider that rejects the gateway's
- * credentials is the gateway's problem: 502, with none of the provider's text.
+ * credentials is the gateway's problem: 502, with none of the provider's text. What of the provider's
+ * words the caller may read is decided by the disclosure rule.
  */
 export function providerRefusal(error: ProviderError): GatewayError {
-  if (error.errorClass === 'auth') return new GatewayError(502, 'upstream_auth_error', 'The gateway could not authenticate with the provider.');
+  if (error.errorClass === 'auth') return new GatewayError(502, 'upstream_auth_error', providerErrorMessageForClient(error));
   const callerFault = error.errorClass === 'content_policy' || error.errorClass === 'context_length' || error.errorClass === 'invalid_request';
   const status = error.httpStatus && error.httpStatus >= 400 && error.httpStatus < 500 ? error.httpStatus : callerFault ? 400 : 502;
   const code = error.errorClass === 'context_length' ? 'context_length_exceeded' : error.errorClass === 'content_policy' ? 'content_policy_violation' : 'invalid_request';
-  return new GatewayError(status, code, error.message);
+  return new GatewayError(status, code, providerErrorMessageForClient(error));
 }
 
 /**

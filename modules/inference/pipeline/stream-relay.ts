@@ -10,6 +10,7 @@ import type { DeadlineSettings } from '../resilience/resilience-settings.js';
 import { linkedAbort } from './attempt-abort.js';
 import { attemptFailure } from './attempt-failure.js';
 import { OutputMeter } from './output-meter.js';
+import { providerErrorMessageForClient } from './provider-error-disclosure.js';
 import { SseResponse } from './sse-response.js';
 
 /** One streamed attempt, as the attempt loop and settlement need it. */
@@ -143,7 +144,7 @@ export class StreamRelay {
         const deadline = deadlineOf(result.error);
         const message = deadline
           ? `The stream was ended: ${result.error!.message}.`
-          : `The provider failed after the stream started: ${result.error?.message ?? 'unknown error'}`;
+          : `The provider failed after the stream started: ${result.error ? providerErrorMessageForClient(result.error) : 'unknown error'}`;
         await this.sse.write(encoder.error(new GatewayError(status, code, message)));
         this.sse.end();
       }
