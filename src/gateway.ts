@@ -59,6 +59,9 @@ export async function startGateway(environment: Environment, options: StartOptio
       logger: false,
       // Shutdown answers come from EarlyAuthentication, in the client's envelope.
       return503OnClosing: false,
+      // Not used while parseJsonBody is the only parser; kept strict should a default parser come back.
+      onProtoPoisoning: 'error',
+      onConstructorPoisoning: 'error',
       // No socket inactivity timeout: a buffered answer may take minutes; the pipeline's deadlines bound it.
       connectionTimeout: 0,
       keepAliveTimeout: http.keepAliveTimeoutMs,
