@@ -8,7 +8,7 @@ import { AdminTokens } from '../modules/access/admin/admin-tokens.js';
 import { GatewayAuthenticator } from '../modules/access/gateway-authenticator.js';
 import { ClientConnectionErrors } from '../modules/inference/http/client-connection-errors.js';
 import { clientFormatForPath, parameterPathStyleForPath } from '../modules/inference/http/client-format-for-path.js';
-import { EarlyAuthentication } from '../modules/inference/http/early-authentication.js';
+import { EarlyAuthentication, deferContinue } from '../modules/inference/http/early-authentication.js';
 import { BODY_LIMIT, GatewayExceptionFilter } from '../modules/inference/http/gateway-exception.filter.js';
 import { type HttpSettings, httpSettings, timeoutCheckIntervalMs } from '../modules/inference/http/http-settings.js';
 import { parseJsonBody } from '../modules/inference/http/json-body-parser.js';
@@ -92,7 +92,8 @@ export async function startGateway(environment: Environment, options: StartOptio
     });
     fastify.addHook('onRequest', connectionErrors.track);
     fastify.addHook('onRequest', new EarlyAuthentication(app.get(GatewayAuthenticator), app.get(AdminGuard), () => closing).onRequest);
-    capConnections(adapter.getHttpServer(), http, logger);
+    boundConnections(adapter.getHttpServer(), http, logger);
+    deferContinue(adapter.getHttpServer());
     app.useGlobalFilters(new GatewayExceptionFilter(clientFormatForPath));
     await app.init();
     const adminToken = app.get(AdminTokens).takeGeneratedToken();
@@ -137,7 +138,7 @@ export async function startGateway(environment: Environment, options: StartOptio
  * connections are untouched and the refused client can retry elsewhere. Refusals are logged at most once
  * a minute, with their count.
  */
-function capConnections(server: Server, settings: HttpSettings, logger: Logger): void {
+function boundConnections(server: Server, settings: HttpSettings, logger: Logger): void {
   server.maxConnections = settings.maxConnections;
   let refused = 0;
   let reported = 0;
