@@ -12,6 +12,7 @@ import { EarlyAuthentication, deferContinue } from '../modules/inference/http/ea
 import { BODY_LIMIT, GatewayExceptionFilter } from '../modules/inference/http/gateway-exception.filter.js';
 import { type HttpSettings, httpSettings, timeoutCheckIntervalMs } from '../modules/inference/http/http-settings.js';
 import { parseJsonBody } from '../modules/inference/http/json-body-parser.js';
+import { answerRouterError } from '../modules/inference/http/router-errors.js';
 import { MockProviderHost } from '../modules/providers/mock/mock-provider-host.js';
 import { AppModule } from './app.module.js';
 import { ConfigApplier } from './config/apply/config-applier.js';
@@ -73,6 +74,7 @@ export async function startGateway(environment: Environment, options: StartOptio
         connectionsCheckingInterval: timeoutCheckIntervalMs(http),
       },
       clientErrorHandler: connectionErrors.handle,
+      frameworkErrors: answerRouterError,
     });
     const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(platform), adapter, {
       logger: logLevels(environment.logLevel),

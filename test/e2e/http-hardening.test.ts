@@ -209,14 +209,30 @@ describe('the connection cap, authentication before the body, and the HTTP layer
     expectEnvelope(kind, result, 404, true);
   });
 
+  test.each(kinds)('%s: a URL that does not decode is a 400 in the envelope', async (kind) => {
+    const result = await rawExchange(gw.url, post(kind, { path: `${PATHS[kind]}/%zz`, body: hello }), { untilResponse: true });
+    expectEnvelope(kind, result, 400, true);
+  });
+
+  test('a path parameter over the router’s limit is a 414 in the envelope', async () => {
+    const openai = await rawExchange(gw.url, `GET /v1/models/${'m'.repeat(300)} HTTP/1.1\r\nhost: gw\r\n${credentials('openai')}\r\n`, { untilResponse: true });
+    expectEnvelope('openai', openai, 414, true);
+    const admin = await rawExchange(gw.url, `GET /admin/v1/tenants/${'t'.repeat(300)} HTTP/1.1\r\nhost: gw\r\n${credentials('admin')}\r\n`, { untilResponse: true });
+    expectEnvelope('admin', admin, 414, true);
+  });
+
   test('a request with no credentials is refused with 401 before its body is read', async () => {
     // 3.7 MB announced, 16 KB sent: the answer arrives while the body is still being written.
     const announced = 3_700_000;
     for (const [kind, headers] of [['openai', ''], ['openai', 'authorization: Bearer sk-sy-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\r\n'], ['anthropic', 'x-api-key: wrong\r\n'], ['admin', 'x-admin-token: wrong-token\r\n']] as const) {
       const head = `POST ${PATHS[kind]} HTTP/1.1\r\nhost: gw\r\n${headers}content-type: application/json\r\ncontent-length: ${announced}\r\n\r\n`;
       const result = await rawExchange(gw.url, head + '{"model":"chat","messages":[' + ' '.repeat(16_000), { untilResponse: true, giveUpMs: BODY_TIMEOUT_MS - 500 });
-      expectEnvelope(kind, result, kind === 'admin' ? 401 : 401, true);
+      expectEnvelope(kind, result, 401, true);
     }
+    // A client that waits for "100 Continue" is refused without it, so it never sends the body at all.
+    const expecting = await rawExchange(gw.url, `POST ${PATHS.openai} HTTP/1.1\r\nhost: gw\r\ncontent-type: application/json\r\ncontent-length: ${announced}\r\nexpect: 100-continue\r\n\r\n`, { giveUpMs: 2_000 });
+    expect(expecting).toMatchObject({ status: 401, closedByServer: true });
+    expect(expecting.text).not.toContain('100 Continue');
     // With valid credentials the same unfinished body is awaited: the refusal above came before reading.
     const waited = await rawExchange(gw.url, post('openai', { body: '{"model":"chat",', contentLength: announced }), { untilResponse: true, giveUpMs: 500 });
     expect(waited.status).toBeNull();
