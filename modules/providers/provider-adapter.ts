@@ -16,13 +16,6 @@ export interface UpstreamCall {
   headersTimeoutMs: number;
   /** Most time between two body chunks. */
   idleTimeoutMs: number;
-  /** Set by the transport the moment the request is handed to the provider (before it, a failure is the gateway's own). */
-  dispatch?: DispatchMark;
-}
-
-/** Whether an upstream call has been sent: failures before it are the gateway's, after it the provider's. */
-export interface DispatchMark {
-  sent: boolean;
 }
 
 /** One upstream embeddings call: the same connection and deadline inputs as a chat call. */

@@ -10,7 +10,6 @@ export interface UpstreamTarget {
   signal: AbortSignal;
   headersTimeoutMs: number;
   idleTimeoutMs: number;
-  dispatch?: { sent: boolean };
 }
 
 /** Turns a provider's non-2xx answer (status, headers, bounded body text) into a typed error. */
@@ -29,7 +28,6 @@ export async function postUpstream(
   toError: HttpErrorMapper,
 ): Promise<Dispatcher.ResponseData> {
   let response: Dispatcher.ResponseData;
-  if (target.dispatch) target.dispatch.sent = true;
   try {
     response = await target.dispatcher.request({
       origin: target.baseUrl.origin,

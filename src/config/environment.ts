@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism, hostname } from 'node:os';
 import { resolve } from 'node:path';
+import { DEFAULT_HTTP_SETTINGS, type HttpSettings } from '../../modules/inference/http/http-settings.js';
 import { DURABILITY_PROFILES, type DurabilityProfile } from '../../modules/inference/pipeline/durability.js';
 import type { ResilienceOverrides } from '../../modules/inference/resilience/resilience-settings.js';
 import type { AdmissionSettings } from '../../modules/limits/admission-settings.js';
@@ -43,6 +44,8 @@ export interface Environment {
    * the defaults, with `secrets/` under `dataDir`.
    */
   secretReferences?: SecretReferencePolicy;
+  /** Client connection timeouts and cap that differ from the defaults (http-settings.ts). */
+  http?: Partial<HttpSettings>;
 }
 
 export class ConfigurationError extends Error {
@@ -96,7 +99,30 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
     workers,
     projector,
     secretReferences,
+    http: readHttp(env),
   };
+}
+
+/** Only the variables that are set; each must be a positive integer (none of these bounds can be switched off). */
+function readHttp(env: NodeJS.ProcessEnv): Partial<HttpSettings> {
+  const positive = (name: string) => {
+    if (env[name] === undefined || env[name] === '') return undefined;
+    const value = integer(env[name], 0, name);
+    if (value === 0) throw new ConfigurationError(`${name} must be a positive integer`);
+    return value;
+  };
+  const http = prune({
+    headersTimeoutMs: positive('SWITCHYARD_HTTP_HEADERS_TIMEOUT_MS'),
+    bodyTimeoutMs: positive('SWITCHYARD_HTTP_BODY_TIMEOUT_MS'),
+    keepAliveTimeoutMs: positive('SWITCHYARD_HTTP_KEEPALIVE_TIMEOUT_MS'),
+    maxConnections: positive('SWITCHYARD_HTTP_MAX_CONNECTIONS'),
+  });
+  const headers = http.headersTimeoutMs ?? DEFAULT_HTTP_SETTINGS.headersTimeoutMs;
+  const body = http.bodyTimeoutMs ?? DEFAULT_HTTP_SETTINGS.bodyTimeoutMs;
+  if (headers > body) {
+    throw new ConfigurationError(`SWITCHYARD_HTTP_HEADERS_TIMEOUT_MS (${headers}) must not exceed SWITCHYARD_HTTP_BODY_TIMEOUT_MS (${body}): the body timeout covers the headers too`);
+  }
+  return http;
 }
 
 /** Only the variables that are set; everything else keeps its default. */

@@ -1,7 +1,6 @@
-import { GatewayFault } from '../../modules/canonical/gateway-fault.js';
+import { GatewayFault } from '../../modules/inference/pipeline/gateway-fault.js';
 import { ProviderError } from '../../modules/canonical/provider-error.js';
 import { type AttemptReport, type AttemptTurn, runAttemptLoop } from '../../modules/inference/pipeline/attempt-loop.js';
-import { attemptFailure } from '../../modules/inference/pipeline/attempt-failure.js';
 import { DeploymentGate } from '../../modules/inference/resilience/deployment-gate.js';
 import { DeploymentHealth } from '../../modules/inference/resilience/deployment-health.js';
 import { DEFAULT_RESILIENCE } from '../../modules/inference/resilience/resilience-settings.js';
@@ -101,7 +100,7 @@ describe('the attempt loop', () => {
     const { gate, load, health } = setup({ consecutiveFailures: 1 });
     const solo = testCandidates(testAlias([testDeployment('solo')]));
     for (let i = 0; i < 3; i++) {
-      const { attempt } = scripted([new GatewayFault(new RangeError('Maximum call stack size exceeded'))]);
+      const { attempt } = scripted([GatewayFault.internal(new RangeError('Maximum call stack size exceeded'))]);
       await expect(loop(gate, solo, attempt)).rejects.toBeInstanceOf(GatewayFault);
     }
     expect(health.unavailable('solo')).toBeNull();
@@ -116,23 +115,5 @@ describe('the attempt loop', () => {
     const result = await loop(gate, candidates, attempt, { signal: abort.signal });
     expect(turns).toHaveLength(0);
     expect(result.kind).toBe('exhausted');
-  });
-});
-
-describe('attempt failures: whose fault', () => {
-  const live = new AbortController().signal;
-
-  test('a typed provider error stays what it is; an abort reason wins over what the aborted call threw', () => {
-    const error = new ProviderError('rate_limited', 'slow down', 429);
-    expect(attemptFailure(error, live, true)).toBe(error);
-    const aborted = new AbortController();
-    const reason = new ProviderError('timeout', 'deadline');
-    aborted.abort(reason);
-    expect(attemptFailure(new Error('socket hang up'), aborted.signal, true)).toBe(reason);
-  });
-
-  test('before dispatch, anything else is a GatewayFault (nothing reached the provider); after it, a malformed answer', () => {
-    expect(() => attemptFailure(new RangeError('Maximum call stack size exceeded'), live, false)).toThrow(GatewayFault);
-    expect(attemptFailure(new TypeError("Cannot read properties of null (reading 'index')"), live, true)).toMatchObject({ errorClass: 'malformed_response' });
   });
 });

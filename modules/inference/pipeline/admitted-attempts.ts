@@ -1,8 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { AttemptOutcome, TokenUsage, UsageEvidence } from '../../../events/request-events.js';
 import { ZERO_USAGE } from '../../canonical/chat-response.js';
-import { GatewayError } from '../../canonical/gateway-error.js';
-import { GatewayFault } from '../../canonical/gateway-fault.js';
+import { GatewayFault } from './gateway-fault.js';
 import type { ProviderError } from '../../canonical/provider-error.js';
 import type { ProviderAdapter } from '../../providers/provider-adapter.js';
 import { type AttemptReport, type AttemptTurn, runAttemptLoop } from './attempt-loop.js';
@@ -17,7 +16,8 @@ const logger = new Logger('Attempts');
  * Runs an admitted request's attempt loop with one operation's attempt function, and settles a request
  * that could not be answered: the failure is committed to the journal and thrown as the caller's
  * GatewayError (the controller renders it; a client that went away is simply not written to). A
- * GatewayFault (the gateway failed preparing a call) becomes our own 500, recorded too.
+ * GatewayFault (the gateway's own failure during an attempt) ends the request with its error — the
+ * caller's 4xx or our 500 — and no attempt is recorded for it: nothing billable happened.
  */
 export async function runAdmittedAttempts<Answer>(
   services: InferenceServices,
@@ -40,10 +40,9 @@ export async function runAdmittedAttempts<Answer>(
     });
   } catch (error) {
     if (!(error instanceof GatewayFault)) throw error;
-    const detail = error.failure instanceof Error ? (error.failure.stack ?? error.message) : error.message;
-    logger.error(`request ${admitted.requestId}: the gateway failed preparing an upstream call: ${detail}`);
-    await admitted.journal.complete({ status: 'failed', httpStatus: 500, errorCode: 'internal_error', cacheHit: false }).catch(() => undefined);
-    throw new GatewayError(500, 'internal_error', 'The gateway failed unexpectedly. The incident was logged; retry the request.');
+    if (error.isOurs) logger.error(`request ${admitted.requestId}: the gateway failed during an attempt: ${error.describeCause()}`);
+    await admitted.journal.complete({ status: 'failed', httpStatus: error.error.status, errorCode: error.error.code, cacheHit: false });
+    throw error.error;
   }
   if (result.kind === 'answered') return result.answer;
   const tried = new Map(admitted.plan.candidates.filter((c) => result.deploymentsTried.has(c.deployment.id)).map((c) => [c.route, c.deployment.id]));

@@ -5,6 +5,7 @@ import type { ProviderError } from '../../canonical/provider-error.js';
 import type { ProviderAdapter } from '../../providers/provider-adapter.js';
 import { linkedAbort } from './attempt-abort.js';
 import { attemptFailure } from './attempt-failure.js';
+import { GatewayFault } from './gateway-fault.js';
 import { OutputMeter } from './output-meter.js';
 import type { CallTransport } from './upstream-call.js';
 
@@ -13,7 +14,8 @@ export type BufferedChatResult =
   | { kind: 'failed'; error: ProviderError };
 
 /**
- * One buffered chat call. The provider's usage is billed when it reports one; otherwise the output is
+ * One buffered chat call; a GatewayFault (the gateway's own failure) is thrown, not returned, because it
+ * ends the request. The provider's usage is billed when it reports one; otherwise the output is
  * counted from the answer and the input taken from the admission estimate (evidence `counted`).
  */
 export async function bufferedChatAttempt(
@@ -24,10 +26,8 @@ export async function bufferedChatAttempt(
   transport: (signal: AbortSignal) => Promise<CallTransport>,
 ): Promise<BufferedChatResult> {
   const attemptAbort = linkedAbort(requestSignal);
-  let call: CallTransport | null = null;
   try {
-    call = await transport(attemptAbort.signal);
-    const response = await adapter.chat({ ...call, request });
+    const response = await adapter.chat({ ...(await transport(attemptAbort.signal)), request });
     const providerRequestId = response.providerRequestId;
     if (response.usage) return { kind: 'answered', response, usage: response.usage, evidence: 'provider', providerRequestId };
     const meter = new OutputMeter();
@@ -37,7 +37,9 @@ export async function bufferedChatAttempt(
     }
     return { kind: 'answered', response, ...meter.usage(estimatedInputTokens), providerRequestId };
   } catch (error) {
-    return { kind: 'failed', error: attemptFailure(error, attemptAbort.signal, call?.dispatch?.sent ?? false) };
+    const failure = attemptFailure(error, attemptAbort.signal);
+    if (failure instanceof GatewayFault) throw failure;
+    return { kind: 'failed', error: failure };
   } finally {
     attemptAbort.dispose();
   }

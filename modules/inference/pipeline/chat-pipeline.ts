@@ -116,7 +116,7 @@ export class ChatPipeline {
         const started = Date.now();
         const deployment = turn.candidate.deployment;
         const result = await relay.attempt(
-          async (signal, dispatch) => adapter.chatStream({ ...(await callTransport(this.services.pools, deployment, signal, timeouts, dispatch)), request }),
+          async (signal) => adapter.chatStream({ ...(await callTransport(this.services.pools, deployment, signal, timeouts)), request }),
           ttftLimitMs,
           estimatedInputTokens,
           (ttftMs) => this.services.latency.observeTtft(deployment.id, ttftMs),
@@ -133,6 +133,7 @@ export class ChatPipeline {
         return { answer: result, outcome: result.outcome, error: result.error };
       });
       const ending = answer.outcome === 'success' ? { status: 'success' as const, httpStatus: 200, errorCode: null } : streamEnding(answer);
+      if (answer.fault?.isOurs) this.logger.error(`request ${exchange.requestId}: the gateway failed while relaying the stream: ${answer.fault.describeCause()}`);
       await relay.finish(
         answer,
         () => admitted.journal.complete({ ...ending, cacheHit: false }),
@@ -145,6 +146,6 @@ export class ChatPipeline {
 }
 
 function streamEnding(answer: StreamedAnswer): { status: 'failed' | 'cancelled'; httpStatus: number; errorCode: string } {
-  const { status, code } = streamFailure(answer.outcome, answer.error);
+  const { status, code } = streamFailure(answer);
   return { status: answer.outcome === 'cancelled' ? 'cancelled' : 'failed', httpStatus: status, errorCode: code };
 }

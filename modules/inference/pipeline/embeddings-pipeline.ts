@@ -13,7 +13,8 @@ import { linkedAbort } from './attempt-abort.js';
 import { attemptFailure } from './attempt-failure.js';
 import type { InferenceServices, PipelineSettings } from './inference-services.js';
 import { type Exchange, admitRequest } from './request-admission.js';
-import { callTransport, type CallTransport } from './upstream-call.js';
+import { GatewayFault } from './gateway-fault.js';
+import { callTransport } from './upstream-call.js';
 
 type Answer = { response: EmbeddingsResponse; usage: TokenUsage };
 
@@ -56,9 +57,8 @@ export class EmbeddingsPipeline {
       const answer = await runAdmittedAttempts<Answer>(this.services, this.settings, admitted, async (turn, adapter) => {
         const started = Date.now();
         const attemptAbort = linkedAbort(admitted.lifetime.signal);
-        let call: CallTransport | null = null;
         try {
-          call = await callTransport(this.services.pools, turn.candidate.deployment, attemptAbort.signal, {
+          const call = await callTransport(this.services.pools, turn.candidate.deployment, attemptAbort.signal, {
             headersTimeoutMs: Math.max(1, admitted.lifetime.remainingMs()) + BACKSTOP_SLACK_MS,
             idleTimeoutMs,
           });
@@ -74,7 +74,8 @@ export class EmbeddingsPipeline {
           });
           return { answer: { response, usage }, outcome: 'success', error: null };
         } catch (error) {
-          const failure = attemptFailure(error, attemptAbort.signal, call?.dispatch?.sent ?? false);
+          const failure = attemptFailure(error, attemptAbort.signal);
+          if (failure instanceof GatewayFault) throw failure;
           const outcome = failedOutcome(failure);
           // A failed embeddings call produced nothing billable.
           recordAttempt(admitted, turn, { outcome, error: failure, usage: null, evidence: 'provider', latencyMs: Date.now() - started, ttftMs: null, providerRequestId: null });

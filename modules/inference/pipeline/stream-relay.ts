@@ -3,12 +3,13 @@ import type { AttemptOutcome, TokenUsage, UsageEvidence } from '../../../events/
 import type { StreamEvent } from '../../canonical/chat-response.js';
 import { GatewayError } from '../../canonical/gateway-error.js';
 import { ProviderError } from '../../canonical/provider-error.js';
-import type { DispatchMark, UpstreamStream } from '../../providers/provider-adapter.js';
+import type { UpstreamStream } from '../../providers/provider-adapter.js';
 import type { ClientStreamEncoder } from '../formats/client-stream-encoder.js';
 import { DEADLINE_CODES, DeadlineExceeded, deadlineOf } from '../resilience/deadlines.js';
 import type { DeadlineSettings } from '../resilience/resilience-settings.js';
 import { linkedAbort } from './attempt-abort.js';
 import { attemptFailure } from './attempt-failure.js';
+import { GatewayFault } from './gateway-fault.js';
 import { OutputMeter } from './output-meter.js';
 import { providerErrorMessageForClient } from './provider-error-disclosure.js';
 import { SseResponse } from './sse-response.js';
@@ -17,8 +18,11 @@ import { SseResponse } from './sse-response.js';
 export type StreamAttemptResult = { ttftMs: number | null; providerRequestId: string | null } & (
   /** Nothing reached the client: the request may still fall back. */
   | { reachedClient: false; error: ProviderError }
-  /** Output reached the client: the request is settled by this attempt, whatever happens next. */
-  | { reachedClient: true; outcome: AttemptOutcome; usage: TokenUsage; evidence: UsageEvidence; error: ProviderError | null }
+  /**
+   * Output reached the client: the request is settled by this attempt, whatever happens next — a
+   * provider failure (`error`) or the gateway's own (`fault`) may have cut it short.
+   */
+  | { reachedClient: true; outcome: AttemptOutcome; usage: TokenUsage; evidence: UsageEvidence; error: ProviderError | null; fault: GatewayFault | null }
 );
 
 export interface StreamRelayOptions {
@@ -64,7 +68,7 @@ export class StreamRelay {
    * connecting, the headers and the first output.
    */
   async attempt(
-    open: (signal: AbortSignal, dispatch: DispatchMark) => Promise<UpstreamStream>,
+    open: (signal: AbortSignal) => Promise<UpstreamStream>,
     ttftLimitMs: number,
     estimatedInputTokens: number,
     onTtft: (ttftMs: number) => void,
@@ -78,9 +82,8 @@ export class StreamRelay {
     const ttft = setTimeout(() => attemptAbort.abort(new DeadlineExceeded('ttft')), ttftLimitMs);
     let idle: NodeJS.Timeout | null = null;
     const providerRequestId = () => upstream?.providerRequestId ?? null;
-    const dispatch: DispatchMark = { sent: false };
     try {
-      upstream = await open(attemptAbort.signal, dispatch);
+      upstream = await open(attemptAbort.signal);
       iterator = upstream.events[Symbol.asyncIterator]();
       const pending: StreamEvent[] = [];
       for (;;) {
@@ -108,17 +111,23 @@ export class StreamRelay {
         await this.send(this.options.encoder.encode(next.value));
       }
       if (!meter.sawFinish) throw new ProviderError('malformed_response', 'the provider stream ended without a finish reason');
-      return { reachedClient: true, outcome: 'success', error: null, ...meter.usage(estimatedInputTokens), ttftMs, providerRequestId: providerRequestId() };
+      return { reachedClient: true, outcome: 'success', error: null, fault: null, ...meter.usage(estimatedInputTokens), ttftMs, providerRequestId: providerRequestId() };
     } catch (error) {
       // Closing the iterator releases the upstream body (and its connection) at once.
       void iterator?.return?.().catch(() => undefined);
-      const failure = attemptFailure(error, attemptAbort.signal, dispatch.sent);
-      if (!attemptAbort.signal.aborted) attemptAbort.abort(failure);
+      const failure = attemptFailure(error, attemptAbort.signal);
+      if (!attemptAbort.signal.aborted) attemptAbort.abort(failure instanceof GatewayFault ? new ProviderError('cancelled', 'the gateway ended the attempt') : failure);
+      if (failure instanceof GatewayFault) {
+        // Before any output the fault ends the request (our 500 or the caller's 4xx); after it, the stream
+        // is cut with the fault's error and what was relayed is still billed.
+        if (!this.sse.isOpen) throw failure;
+        return { reachedClient: true, outcome: 'failed_partial', error: null, fault: failure, ...meter.usage(estimatedInputTokens), ttftMs, providerRequestId: providerRequestId() };
+      }
       // Nothing reached the client and the provider reported no usage: nothing to bill for this attempt.
       if (!this.sse.isOpen) return { reachedClient: false, error: failure, ttftMs, providerRequestId: providerRequestId() };
       const cancelled = failure.errorClass === 'cancelled' || this.sse.clientGone;
       return {
-        reachedClient: true, outcome: cancelled ? 'cancelled' : 'failed_partial', error: failure,
+        reachedClient: true, outcome: cancelled ? 'cancelled' : 'failed_partial', error: failure, fault: null,
         ...meter.usage(estimatedInputTokens), ttftMs, providerRequestId: providerRequestId(),
       };
     } finally {
@@ -140,11 +149,13 @@ export class StreamRelay {
     if (result.outcome !== 'success') {
       await commit().catch(onCommitFailure);
       if (!this.sse.clientGone) {
-        const { status, code } = streamFailure(result.outcome, result.error);
+        const { status, code } = streamFailure(result);
         const deadline = deadlineOf(result.error);
-        const message = deadline
-          ? `The stream was ended: ${result.error!.message}.`
-          : `The provider failed after the stream started: ${result.error ? providerErrorMessageForClient(result.error) : 'unknown error'}`;
+        const message = result.fault
+          ? result.fault.error.message
+          : deadline
+            ? `The stream was ended: ${result.error!.message}.`
+            : `The provider failed after the stream started: ${result.error ? providerErrorMessageForClient(result.error) : 'unknown error'}`;
         await this.sse.write(encoder.error(new GatewayError(status, code, message)));
         this.sse.end();
       }
@@ -187,7 +198,9 @@ export class StreamRelay {
 }
 
 /** The status and code a stream that failed after its first output is settled with. */
-export function streamFailure(outcome: AttemptOutcome, error: ProviderError | null): { status: number; code: string } {
+export function streamFailure(result: Pick<Extract<StreamAttemptResult, { reachedClient: true }>, 'outcome' | 'error' | 'fault'>): { status: number; code: string } {
+  const { outcome, error, fault } = result;
+  if (fault) return { status: fault.error.status, code: fault.error.code };
   const deadline = deadlineOf(error);
   if (outcome === 'cancelled') return { status: 499, code: deadline === 'write_progress' ? DEADLINE_CODES.write_progress : 'client_disconnected' };
   if (deadline) return { status: 504, code: DEADLINE_CODES[deadline] };

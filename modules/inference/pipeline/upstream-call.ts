@@ -1,6 +1,6 @@
 import type { ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
 import type { UpstreamPools } from '../../providers/upstream-pools.js';
-import type { DispatchMark, EmbeddingsCall, UpstreamCall } from '../../providers/provider-adapter.js';
+import type { EmbeddingsCall, UpstreamCall } from '../../providers/provider-adapter.js';
 
 export interface CallTimeouts {
   /** Most time to the response headers (buffered: the whole answer). */
@@ -22,8 +22,7 @@ export async function callTransport(
   deployment: ResolvedDeployment,
   signal: AbortSignal,
   timeouts: CallTimeouts,
-  dispatch: DispatchMark = { sent: false },
 ): Promise<CallTransport> {
   const target = await pools.target(deployment);
-  return { deployment, dispatcher: target.dispatcher, baseUrl: target.baseUrl, signal, ...timeouts, dispatch };
+  return { deployment, dispatcher: target.dispatcher, baseUrl: target.baseUrl, signal, ...timeouts };
 }
