@@ -1,7 +1,8 @@
 import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { PGlite, types } from '@electric-sql/pglite';
-import type { Database, Lease, SqlExecutor } from './database.js';
+import { describeDatabaseError } from './connection-loss.js';
+import type { Database, DatabaseHealth, Lease, SqlExecutor } from './database.js';
 import { DataDirLock } from './data-dir-lock.js';
 import { Mutex } from './mutex.js';
 
@@ -50,6 +51,7 @@ export class PgliteDatabase implements Database {
     }
   }
 
+  /** PGlite has no named statements; every statement is parsed anew (in process, cheaply). */
   query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<Row[]> {
     return this.session.run(async () => (await this.run(sql, params)).rows as Row[]);
   }
@@ -81,6 +83,23 @@ export class PgliteDatabase implements Database {
   async tryAcquireLease(): Promise<Lease> {
     // The data-dir lock already makes this process the only one; every lease is ours.
     return { held: true, release: async () => undefined };
+  }
+
+  async checkHealth(timeoutMs: number): Promise<DatabaseHealth> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        this.query('SELECT 1'),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+        }),
+      ]);
+      return { reachable: true, problems: [] };
+    } catch (error) {
+      return { reachable: false, problems: [`queries: ${describeDatabaseError(error)}`] };
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   typeormDriver(): unknown {
