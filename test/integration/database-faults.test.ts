@@ -1,0 +1,192 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { isBillable } from '../../projections/cost-ledger/cost-ledger.projection.js';
+import type { AttemptFinished } from '../../events/request-events.js';
+import { generateApiKey } from '../../modules/access/api-key/key-format.js';
+import { MockProviderServer } from '../../modules/providers/mock/mock-provider-server.js';
+import { type ServerProcess, runCli, startServer } from '../support/cli-process.js';
+import { defaultYaml } from '../support/gateway-harness.js';
+import { type LoadResult, type RequestKind, sendRequest } from '../support/load.js';
+import { OwnPostgres, ownPostgresAvailable } from '../support/own-postgres.js';
+import { createScratchDatabase, requireService } from '../support/services.js';
+
+/**
+ * Database faults under load (issue 8): the gateway runs as a child process, so a crash is an exit we
+ * see. Backends are terminated the way an operator or a failover would (pg_terminate_backend), and a
+ * server of the test's own is stopped and started again.
+ */
+
+interface GatewayUnderTest {
+  server: ServerProcess;
+  key: string;
+  env: NodeJS.ProcessEnv;
+  mock: MockProviderServer;
+  exits: Array<number | string | null>;
+}
+
+async function startGatewayProcess(databaseUrl: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<GatewayUnderTest> {
+  const mock = new MockProviderServer();
+  const mockUrl = await mock.listen(0);
+  mock.setDefaults({ ttftMs: 5, chunkGapMs: 2, latencyMs: 5 });
+  const key = generateApiKey();
+  const dir = mkdtempSync(join(tmpdir(), 'switchyard-faults-'));
+  const configPath = join(dir, 'switchyard.yaml');
+  writeFileSync(configPath, defaultYaml(mockUrl, 'FAULTS_TEST_KEY'));
+  const env: NodeJS.ProcessEnv = {
+    ...process.env, DATABASE_URL: databaseUrl, SWITCHYARD_CONFIG: configPath, FAULTS_TEST_KEY: key,
+    SWITCHYARD_TEST_UPSTREAM_KEY: 'upstream-secret', LOG_LEVEL: 'warn', SWITCHYARD_POLL_MS: '250', ...extraEnv,
+  };
+  const server = await startServer(env);
+  const exits: GatewayUnderTest['exits'] = [];
+  server.child.on('exit', (code, signal) => exits.push(code ?? signal));
+  return { server, key, env, mock, exits };
+}
+
+/** Polls until `probe` holds; returns how long it took. */
+async function within(ms: number, probe: () => Promise<boolean>, what: string): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    if (await probe().catch(() => false)) return Date.now() - started;
+    if (Date.now() - started > ms) throw new Error(`${what}: not within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function readiness(url: string): Promise<{ status: number; body: any }> {
+  const response = await fetch(`${url}/readyz`);
+  return { status: response.status, body: await response.json() };
+}
+
+/** Waits until the ledger's checkpoint covers every AttemptFinished in the log. */
+async function ledgerCaughtUp(client: pg.Client): Promise<void> {
+  await within(30_000, async () => {
+    const rows = await client.query(`
+      SELECT count(*)::int AS pending FROM events e WHERE e.event_type = 'AttemptFinished'
+        AND NOT EXISTS (SELECT 1 FROM projection_checkpoints c WHERE c.name = 'cost-ledger'
+          AND (e.transaction_id, e.global_position) <= (c.transaction_id, c.global_position))`);
+    return rows.rows[0].pending === 0;
+  }, 'the cost ledger catching up');
+}
+
+const baseUrl = requireService('DATABASE_URL');
+const describeWithPostgres = baseUrl ? describe : describe.skip;
+
+describeWithPostgres('terminating the gateway\'s PostgreSQL backends under load', () => {
+  test('16 concurrent requests, backends terminated three times: the process lives, serves again within seconds, every answered request is billed once', async () => {
+    const db = await createScratchDatabase(baseUrl!);
+    const gw = await startGatewayProcess(db.url);
+    const admin = new pg.Client({ connectionString: db.url });
+    admin.on('error', () => undefined);
+    await admin.connect();
+    const results: LoadResult[] = [];
+    let stop = false;
+    try {
+      const load = Promise.all(
+        Array.from({ length: 16 }, async (_, worker) => {
+          for (let i = 0; !stop; i++) {
+            const kind: RequestKind = (worker + i) % 2 === 0 ? 'buffered' : 'stream';
+            results.push(await sendRequest(gw.server.url, gw.key, kind));
+          }
+        }),
+      );
+      const recoveries: number[] = [];
+      for (let round = 0; round < 3; round++) {
+        await new Promise((resolve) => setTimeout(resolve, 1_200));
+        const answeredBefore = results.filter((r) => r.complete).length;
+        const terminated = await admin.query(
+          `SELECT count(*)::int AS n FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+             WHERE datname = current_database() AND pid <> pg_backend_pid()) AS t`,
+        );
+        expect(terminated.rows[0].n).toBeGreaterThanOrEqual(3); // pool, LISTEN, lease and TypeORM sessions at least
+        // Serves again: new answers arrive from the load itself, and a fresh request succeeds.
+        recoveries.push(await within(10_000, async () => results.filter((r) => r.complete).length > answeredBefore + 16, 'answers after the termination'));
+        const fresh = await sendRequest(gw.server.url, gw.key, 'buffered');
+        results.push(fresh);
+        expect(fresh.complete).toBe(true);
+        expect(gw.exits).toEqual([]);
+      }
+      stop = true;
+      await load;
+      expect(gw.exits).toEqual([]);
+      expect(gw.server.output()).not.toMatch(/Emitted 'error' event|Unhandled|uncaught/i);
+
+      const answered = results.filter((r) => r.complete);
+      expect(answered.length).toBeGreaterThan(100);
+      await ledgerCaughtUp(admin);
+      const attempts = (await admin.query(`SELECT data FROM events WHERE event_type = 'AttemptFinished'`)).rows.map(
+        (row) => row.data as AttemptFinished['data'],
+      );
+      const answeredIds = new Set(answered.map((r) => r.requestId));
+      const billableOfAnswered = attempts.filter((a) => answeredIds.has(a.requestId) && isBillable(a));
+      // Every answered request once in the log (no duplicate commit from a retried batch) …
+      expect(new Set(billableOfAnswered.map((a) => a.requestId)).size).toBe(answeredIds.size);
+      expect(billableOfAnswered).toHaveLength(answeredIds.size);
+      // … and once in the ledger: the same rows and the same money, nothing more.
+      const ledger = await admin.query(`SELECT request_id, count(*)::int AS n, sum(cost_usd)::text AS cost FROM cost_ledger GROUP BY request_id`);
+      const billed = new Map(ledger.rows.map((row) => [row.request_id as string, row]));
+      for (const id of answeredIds) expect({ id, rows: billed.get(id!)?.n ?? 0 }).toEqual({ id, rows: 1 });
+      const unanswered = [...billed.keys()].filter((id) => !answeredIds.has(id));
+      expect(unanswered).toEqual([]);
+      const sums = await admin.query(
+        `SELECT (SELECT sum(cost_usd) FROM cost_ledger)::text AS ledger,
+                (SELECT sum((data->'cost'->>'total')::numeric) FROM events WHERE event_type = 'AttemptFinished' AND data->>'requestId' = ANY($1::text[]))::text AS answered`,
+        [[...answeredIds]],
+      );
+      expect(sums.rows[0].ledger).toBe(sums.rows[0].answered);
+      expect(recoveries.every((ms) => ms < 10_000)).toBe(true);
+      expect((await readiness(gw.server.url)).status).toBe(200);
+    } finally {
+      stop = true;
+      await gw.server.stop();
+      await gw.mock.close();
+      await admin.end().catch(() => undefined);
+      await db.drop();
+    }
+  }, 120_000);
+});
+
+const describeOwn = ownPostgresAvailable() ? describe : describe.skip;
+
+describeOwn('the event store stopping and starting again (a server of its own)', () => {
+  test('/readyz names the failing part and recovers by itself; LISTEN reconnects and the projections catch up', async () => {
+    const server = await OwnPostgres.create();
+    // A long poll interval: after the restart, only the reconnected LISTEN session can wake the key index quickly.
+    const gw = await startGatewayProcess(server.url(), { SWITCHYARD_POLL_MS: '60000' });
+    try {
+      expect(await readiness(gw.server.url)).toMatchObject({ status: 200, body: { status: 'ready', problems: [] } });
+
+      await server.stop(); // fast shutdown: every session of the gateway is terminated
+      await within(10_000, async () => (await readiness(gw.server.url)).status === 503, 'readiness reporting the outage');
+      const down = await readiness(gw.server.url);
+      expect(down.body).toMatchObject({ status: 'unavailable', eventStore: { reachable: false, kind: 'postgres' } });
+      expect(down.body.problems.join('\n')).toMatch(/^queries: /m);
+      // Public output: no address of the database.
+      expect(JSON.stringify(down.body)).not.toMatch(new RegExp(`127\\.0\\.0\\.1|postgres://|${server.port}`));
+      // A request cannot be committed, so it is not answered as if it had been — and nothing crashes.
+      const during = await sendRequest(gw.server.url, gw.key, 'buffered');
+      expect(during.complete).toBe(false);
+      expect(during.status).toBe(503);
+      expect(gw.exits).toEqual([]);
+
+      await server.start();
+      const recovered = await within(15_000, async () => {
+        const ready = await readiness(gw.server.url);
+        return ready.status === 200 && ready.body.problems.length === 0;
+      }, 'readiness recovering');
+      expect(recovered).toBeLessThan(15_000);
+      expect((await sendRequest(gw.server.url, gw.key, 'buffered')).complete).toBe(true);
+
+      // Another process revokes the key; only a notification (polling is 60 s here) can tell the gateway soon.
+      const revoked = await runCli(['keys', 'revoke', 'acme-app'], { ...gw.env, LOG_LEVEL: 'error' });
+      expect(revoked.code).toBe(0);
+      await within(5_000, async () => (await sendRequest(gw.server.url, gw.key, 'buffered')).status === 401, 'the revocation reaching the gateway');
+      expect(gw.exits).toEqual([]);
+    } finally {
+      await gw.server.stop();
+      await gw.mock.close();
+      await server.remove();
+    }
+  }, 120_000);
+});
