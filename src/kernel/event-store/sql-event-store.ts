@@ -53,8 +53,11 @@ WITH req AS (
          (e.value->>'v')::smallint AS schema_version, e.value->'d' AS data, e.value->'m' AS metadata
   FROM req CROSS JOIN LATERAL jsonb_array_elements(req.events) WITH ORDINALITY AS e(value, ofs)
 ), stored AS (
+  -- The ids as an array: a probe of the unique index, never a scan of the log (the planner cannot size ev).
   SELECT ev.ord, ev.ofs, s.stream_id, s.stream_version, s.global_position
-  FROM ev JOIN events s ON s.event_id = ev.event_id
+  FROM (SELECT x.event_id, x.stream_id, x.stream_version, x.global_position FROM events x
+        WHERE x.event_id = ANY (ARRAY(SELECT event_id FROM ev))) s
+  JOIN ev ON ev.event_id = s.event_id
 ), verdict AS (
   SELECT req.ord, cur.actual,
     CASE
@@ -90,7 +93,7 @@ FROM verdict v LEFT JOIN LATERAL (
 UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, NULL FROM notified`;
 
 /** Named prepared statement on pg: planned once per connection. Change the name whenever APPEND_SQL changes. */
-const APPEND_STATEMENT = 'switchyard_append_v1';
+const APPEND_STATEMENT = 'switchyard_append_v2';
 
 interface VerdictRow {
   ord: number | null;
