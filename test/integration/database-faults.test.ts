@@ -11,6 +11,7 @@ import { defaultYaml } from '../support/gateway-harness.js';
 import { type LoadResult, type RequestKind, sendRequest } from '../support/load.js';
 import { OwnPostgres, ownPostgresAvailable } from '../support/own-postgres.js';
 import { createScratchDatabase, requireService } from '../support/services.js';
+import { startTestGateway } from '../support/gateway-harness.js';
 
 /**
  * Database faults under load (issue 8): the gateway runs as a child process, so a crash is an exit we
@@ -48,7 +49,7 @@ async function startGatewayProcess(databaseUrl: string, extraEnv: NodeJS.Process
 async function within(ms: number, probe: () => Promise<boolean>, what: string): Promise<number> {
   const started = Date.now();
   for (;;) {
-    if (await probe().catch(() => false)) return Date.now() - started;
+    if (await probe()) return Date.now() - started;
     if (Date.now() - started > ms) throw new Error(`${what}: not within ${ms} ms`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -101,7 +102,12 @@ describeWithPostgres('terminating the gateway\'s PostgreSQL backends under load'
         );
         expect(terminated.rows[0].n).toBeGreaterThanOrEqual(3); // pool, LISTEN, lease and TypeORM sessions at least
         // Serves again: new answers arrive from the load itself, and a fresh request succeeds.
-        recoveries.push(await within(10_000, async () => results.filter((r) => r.complete).length > answeredBefore + 16, 'answers after the termination'));
+        recoveries.push(
+          await within(10_000, async () => {
+            if (gw.exits.length) throw new Error(`the gateway exited (${gw.exits[0]}):\n${gw.server.output().slice(-1500)}`);
+            return results.filter((r) => r.complete).length > answeredBefore + 16;
+          }, 'answers after the termination'),
+        );
         const fresh = await sendRequest(gw.server.url, gw.key, 'buffered');
         results.push(fresh);
         expect(fresh.complete).toBe(true);
@@ -189,4 +195,40 @@ describeOwn('the event store stopping and starting again (a server of its own)',
       await server.remove();
     }
   }, 120_000);
+});
+
+describe('the embedded store failing under load (PGlite)', () => {
+  test('requests in flight are refused, not answered; readiness says why; no promise is left rejected unhandled', async () => {
+    const rejections: unknown[] = [];
+    const onRejection = (reason: unknown) => rejections.push(reason);
+    process.on('unhandledRejection', onRejection);
+    const gw = await startTestGateway({ environment: { pollIntervalMs: 100 } });
+    try {
+      const load = Promise.all(
+        Array.from({ length: 8 }, async (_, worker) => {
+          const out: LoadResult[] = [];
+          for (let i = 0; i < 40; i++) out.push(await sendRequest(gw.url, gw.key, (worker + i) % 2 ? 'stream' : 'buffered'));
+          return out;
+        }),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The engine stops under the gateway (as when its WASM instance aborts): every statement fails from now on.
+      await (gw.gateway.platform.database as unknown as { pg: { close(): Promise<void> } }).pg.close();
+      const results = (await load).flat();
+      expect(results.some((r) => r.complete)).toBe(true);
+      const after = results.filter((r) => !r.complete);
+      expect(after.length).toBeGreaterThan(0);
+      // Nothing that could not be committed was delivered as an answer (buffered: 503; streams: an error event, no [DONE]).
+      expect(after.every((r) => r.status === 503 || (r.kind === 'stream' && r.status === 200))).toBe(true);
+      const ready = await readiness(gw.url);
+      expect(ready).toMatchObject({ status: 503, body: { status: 'unavailable', eventStore: { reachable: false, kind: 'pglite' } } });
+      expect(ready.body.problems).toContain('queries: PGlite is closed');
+      await new Promise((resolve) => setTimeout(resolve, 500)); // let the projections' polls fail too
+      expect(rejections).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onRejection);
+      await gw.gateway.app.close().catch(() => undefined);
+      await gw.mock.close();
+    }
+  }, 60_000);
 });

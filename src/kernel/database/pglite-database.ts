@@ -96,7 +96,10 @@ export class PgliteDatabase implements Database {
       ]);
       return { reachable: true, problems: [] };
     } catch (error) {
-      return { reachable: false, problems: [`queries: ${describeDatabaseError(error)}`] };
+      // In process, the engine's own message names no address; say what it says.
+      const described = describeDatabaseError(error);
+      const message = error instanceof Error ? error.message.slice(0, 200) : '';
+      return { reachable: false, problems: [`queries: ${described === 'query failed' && message ? message : described}`] };
     } finally {
       clearTimeout(timer);
     }

@@ -110,6 +110,9 @@ const CONTENDED_ATTEMPTS = 5;
 /** Connection losses one direct `append` survives (a group-committed batch is retried by the committer). */
 const APPEND_CONNECTION_ATTEMPTS = 4;
 
+/** Attempts of a read whose connection was lost. */
+const READ_CONNECTION_ATTEMPTS = 3;
+
 /**
  * The PostgreSQL event store. Both adapters (pg and PGlite) run this same SQL. Appends are atomic per
  * request on every path, and idempotent by event id: every id is pinned before the first attempt, so
@@ -235,7 +238,7 @@ export class SqlEventStore implements EventStore {
   }
 
   async readStream(streamId: string, fromVersion = 1): Promise<RecordedEvent[]> {
-    const rows = await this.database.query<EventRow>(
+    const rows = await this.read<EventRow>(
       `SELECT ${COLUMNS} FROM events e WHERE e.stream_id = $1 AND e.stream_version >= $2 ORDER BY e.stream_version`,
       [streamId, fromVersion],
     );
@@ -249,7 +252,7 @@ export class SqlEventStore implements EventStore {
     // One statement: the snapshot's xmin bounds the read, so a transaction still in flight (even one with
     // a lower global_position) is never skipped; it is read once it commits, after its xmin passes.
     // Order and comparison are on the xid8 column and parameter, qualified, so nothing binds to text.
-    const rows = await this.database.query<EventRow & { horizon: string }>(
+    const rows = await this.read<EventRow & { horizon: string }>(
       `WITH horizon AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin)
        SELECT horizon.xmin AS horizon, page.*
        FROM horizon LEFT JOIN LATERAL (
@@ -274,8 +277,13 @@ export class SqlEventStore implements EventStore {
 
   /** The newest committed global position (for status output). */
   async headPosition(): Promise<number> {
-    const rows = await this.database.query<{ head: string | null }>(`SELECT max(global_position)::text AS head FROM events`);
+    const rows = await this.read<{ head: string | null }>(`SELECT max(global_position)::text AS head FROM events`);
     return Number(rows[0]?.head ?? 0);
+  }
+
+  /** A read is always safe to repeat: one whose connection was lost is run again (briefly). */
+  private read<Row>(sql: string, params?: readonly unknown[]): Promise<Row[]> {
+    return retryOnConnectionLoss(() => this.database.query<Row>(sql, params), { attempts: READ_CONNECTION_ATTEMPTS, baseDelayMs: 50 });
   }
 
   private toRecorded(row: EventRow): RecordedEvent {
