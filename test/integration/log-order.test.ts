@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -258,6 +259,41 @@ describe.each(storeTargets().map((t) => [t.name, t] as const))('reading order at
       expect(await LoggingProjection.eventIds(fixture.database, 'durable-restored')).toEqual(expected);
     } finally {
       await runner.stop();
+    }
+  });
+});
+
+/**
+ * A transaction open anywhere on the server holds the read horizon back (DESIGN §4: readers stop below
+ * the snapshot's xmin). catchUp must not report "caught up" meanwhile: it waits for the horizon to pass
+ * the last event visible at the call, and says why when it gives up.
+ */
+describe.each(storeTargets().filter((t) => t.name === 'postgres').map((t) => [t.name, t] as const))('catchUp under a held-back read horizon on %s', (_name, target) => {
+  test('waits for the open transaction, then has read everything committed before the call', async () => {
+    const fixture = await target.open();
+    const blocker = new pg.Client({ connectionString: fixture.url! });
+    await blocker.connect();
+    const runner = new ProjectionRunner(fixture.store, fixture.database, fixture.dataSource, {
+      pollIntervalMs: 3_600_000, listen: false, batchSize: 10, runDurable: true,
+    });
+    const memory = new RecordingProjection('memory-held', ['Held']);
+    runner.addInMemory(memory);
+    await runner.start();
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query('SELECT pg_current_xact_id()'); // an id below every event appended from now on
+      const eventId = uuidv7();
+      await fixture.store.append({ streamId: `held-${eventId}`, events: [{ eventId, type: 'Held', data: {} }], expectedVersion: 'no-stream' });
+      await expect(runner.catchUp(undefined, 300)).rejects.toThrow(/read horizon/);
+      expect(memory.eventIds).toEqual([]); // committed, but not readable yet: an earlier transaction may still append
+      const waiting = runner.catchUp();
+      setTimeout(() => void blocker.query('COMMIT'), 200);
+      await waiting;
+      expect(memory.eventIds).toEqual([eventId]);
+    } finally {
+      await runner.stop();
+      await blocker.end();
+      await fixture.close();
     }
   });
 });

@@ -275,6 +275,15 @@ export class SqlEventStore implements EventStore {
     return { events, next, caughtUp };
   }
 
+  /** The last event in the global read order that is visible now (null for an empty log). */
+  async lastPosition(): Promise<LogPosition | null> {
+    const rows = await this.read<{ transaction_id: string; global_position: string }>(
+      `SELECT e.transaction_id, e.global_position::text AS global_position FROM events e
+       ORDER BY e.transaction_id DESC, e.global_position DESC LIMIT 1`,
+    );
+    return rows[0] ? { transactionId: parseXid8(rows[0].transaction_id), globalPosition: Number(rows[0].global_position) } : null;
+  }
+
   /** The newest committed global position (for status output). */
   async headPosition(): Promise<number> {
     const rows = await this.read<{ head: string | null }>(`SELECT max(global_position)::text AS head FROM events`);

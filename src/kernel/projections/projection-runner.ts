@@ -49,6 +49,9 @@ class StaleCheckpointError extends Error {}
 
 const DURABLE_WAKE_DELAY_MS = 100;
 
+/** How long catchUp and waitForEvent wait for a held-back read horizon before they give up. */
+const CATCH_UP_TIMEOUT_MS = 10_000;
+
 /**
  * Runs catch-up subscriptions over the global order: every projection has its own position and is woken
  * by LISTEN/NOTIFY after each commit, with polling as the fallback.
@@ -150,12 +153,15 @@ export class ProjectionRunner {
     worker.wakeTimer.unref();
   }
 
-  /** Resolves when the named projections (default: all) have read everything committed before the call. */
-  async catchUp(names?: readonly string[]): Promise<void> {
-    const selected = [...this.workers.values()].filter((w) => !names || names.includes(w.name));
-    await Promise.all(selected.map((w) => this.run(w)));
-    const failed = selected.find((w) => w.lastError);
-    if (failed) throw new Error(`Projection ${failed.name} failed: ${failed.lastError}`);
+  /**
+   * Resolves when the named projections (default: all) have read everything committed before the call.
+   * One pass is not always enough: a transaction still open anywhere on the server (another node's batch,
+   * say) holds the read horizon back, and events committed after it began become readable only when it
+   * ends. So the target is the last event visible now, and the projections are driven until they pass
+   * it. A singleton projection whose lease is held elsewhere cannot move here and is not waited for.
+   */
+  async catchUp(names?: readonly string[], timeoutMs = CATCH_UP_TIMEOUT_MS): Promise<void> {
+    await this.driveTo(names, await this.store.lastPosition(), timeoutMs, 'everything committed before the call');
   }
 
   /**
@@ -163,21 +169,38 @@ export class ProjectionRunner {
    * (for instance one a command just appended). The event becomes readable when every transaction that
    * started before it has ended, which on a busy server can take a moment.
    */
-  async waitForEvent(names: readonly string[], globalPosition: number, timeoutMs = 10_000): Promise<void> {
+  async waitForEvent(names: readonly string[], globalPosition: number, timeoutMs = CATCH_UP_TIMEOUT_MS): Promise<void> {
     const rows = await this.database.query<{ transaction_id: string }>(
       `SELECT transaction_id FROM events WHERE global_position = $1`,
       [globalPosition],
     );
     if (!rows[0]) throw new Error(`No event at global position ${globalPosition}`);
     const target: LogPosition = { transactionId: parseXid8(rows[0].transaction_id), globalPosition };
+    await this.driveTo(names, target, timeoutMs, `position ${globalPosition}`);
+  }
+
+  private async driveTo(names: readonly string[] | undefined, target: LogPosition | null, timeoutMs: number, what: string): Promise<void> {
+    const selected = [...this.workers.values()].filter((w) => !names || names.includes(w.name));
     const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      await this.catchUp(names);
-      const behind = [...this.workers.values()].filter((w) => names.includes(w.name) && comparePositions(w.position, target) < 0);
+    for (let delay = 5; ; delay = Math.min(100, delay * 2)) {
+      await Promise.all(selected.map((w) => this.run(w)));
+      const failed = selected.find((w) => w.lastError);
+      if (failed) throw new Error(`Projection ${failed.name} failed: ${failed.lastError}`);
+      const behind = target ? selected.filter((w) => this.canMove(w) && comparePositions(w.position, target) < 0) : [];
       if (behind.length === 0) return;
-      if (Date.now() > deadline) throw new Error(`Projections ${behind.map((w) => w.name).join(', ')} did not reach position ${globalPosition} in time`);
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      if (Date.now() > deadline) {
+        throw new Error(
+          `Projections ${behind.map((w) => w.name).join(', ')} did not reach ${what} within ${timeoutMs} ms: ` +
+            `a transaction open on the database server holds the read horizon back`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, delay));
     }
+  }
+
+  /** Whether this process can move the worker (a singleton needs the lease). */
+  private canMove(worker: Worker): boolean {
+    return worker.kind === 'in-memory' || (this.options.runDurable && Boolean(worker.lease?.held));
   }
 
   status(): ProjectionStatus[] {
