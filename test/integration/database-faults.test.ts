@@ -11,6 +11,8 @@ import { defaultYaml } from '../support/gateway-harness.js';
 import { type LoadResult, type RequestKind, sendRequest } from '../support/load.js';
 import { OwnPostgres, ownPostgresAvailable } from '../support/own-postgres.js';
 import { createScratchDatabase, requireService } from '../support/services.js';
+import { isConnectionLoss } from '../../src/kernel/database/connection-loss.js';
+import { PostgresDatabase } from '../../src/kernel/database/postgres-database.js';
 import { startTestGateway } from '../support/gateway-harness.js';
 
 /**
@@ -151,6 +153,35 @@ describeWithPostgres('terminating the gateway\'s PostgreSQL backends under load'
       await db.drop();
     }
   }, 120_000);
+});
+
+describeWithPostgres('a PostgreSQL backend terminated inside a transaction', () => {
+  test('fails only that transaction, with a connection-loss error; the pool and the next transaction are fine', async () => {
+    const db = await createScratchDatabase(baseUrl!);
+    const database = new PostgresDatabase(db.url, 4);
+    const admin = new pg.Client({ connectionString: db.url });
+    await admin.connect();
+    try {
+      let failure: unknown = null;
+      await database
+        .transaction(async (tx) => {
+          const [{ pid }] = await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+          await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+          // The server's FATAL arrives while the client is checked out and idle between statements.
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          await tx.query('SELECT 1');
+        })
+        .catch((error: unknown) => (failure = error));
+      expect(isConnectionLoss(failure)).toBe(true);
+      expect(await database.query<{ ok: number }>('SELECT 1 AS ok')).toEqual([{ ok: 1 }]);
+      expect(await database.transaction((tx) => tx.query<{ ok: number }>('SELECT 2 AS ok'))).toEqual([{ ok: 2 }]);
+      expect(await database.checkHealth(1_000)).toEqual({ reachable: true, problems: [] });
+    } finally {
+      await database.close();
+      await admin.end();
+      await db.drop();
+    }
+  });
 });
 
 const describeOwn = ownPostgresAvailable() ? describe : describe.skip;
