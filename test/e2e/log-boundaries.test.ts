@@ -95,12 +95,13 @@ async function scenario(store: Store, boundaries: number[]): Promise<void> {
     for (const boundary of boundaries) {
       await burnTransactionIdsUntil(database, Math.max(boundary - 5, await nextTransactionId(database)));
       let sent = 0;
+      // 32 clients keep group-commit batches full; one request in four streams.
       await Promise.all(
-        Array.from({ length: 16 }, async (_, worker) => {
+        Array.from({ length: 32 }, async () => {
           while (sent < perSlice) {
             const i = sent++;
             const key = i % 10 < 7 ? keys.acme : i % 10 < 9 ? keys.globex : keys.doomed;
-            const kind: RequestKind = (i + worker) % 2 === 0 ? 'buffered' : 'stream';
+            const kind: RequestKind = i % 4 === 3 ? 'stream' : 'buffered';
             results.push(await sendRequest(gateway!.url, key, kind));
           }
         }),

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -27,6 +27,8 @@ interface GatewayUnderTest {
   env: NodeJS.ProcessEnv;
   mock: MockProviderServer;
   exits: Array<number | string | null>;
+  /** Stops the gateway and the mock and removes the configuration directory. */
+  close(): Promise<void>;
 }
 
 async function startGatewayProcess(databaseUrl: string, extraEnv: NodeJS.ProcessEnv = {}): Promise<GatewayUnderTest> {
@@ -44,7 +46,14 @@ async function startGatewayProcess(databaseUrl: string, extraEnv: NodeJS.Process
   const server = await startServer(env);
   const exits: GatewayUnderTest['exits'] = [];
   server.child.on('exit', (code, signal) => exits.push(code ?? signal));
-  return { server, key, env, mock, exits };
+  return {
+    server, key, env, mock, exits,
+    close: async () => {
+      await server.stop();
+      await mock.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** Polls until `probe` holds; returns how long it took. */
@@ -147,8 +156,7 @@ describeWithPostgres('terminating the gateway\'s PostgreSQL backends under load'
       expect((await readiness(gw.server.url)).status).toBe(200);
     } finally {
       stop = true;
-      await gw.server.stop();
-      await gw.mock.close();
+      await gw.close();
       await admin.end().catch(() => undefined);
       await db.drop();
     }
@@ -221,8 +229,7 @@ describeOwn('the event store stopping and starting again (a server of its own)',
       await within(5_000, async () => (await sendRequest(gw.server.url, gw.key, 'buffered')).status === 401, 'the revocation reaching the gateway');
       expect(gw.exits).toEqual([]);
     } finally {
-      await gw.server.stop();
-      await gw.mock.close();
+      await gw.close();
       await server.remove();
     }
   }, 120_000);
