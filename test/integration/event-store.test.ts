@@ -105,6 +105,17 @@ describe.each(storeTargets().map((t) => [t.name, t] as const))('event store on %
     expect(seen).toEqual(Array.from({ length: 57 }, (_, i) => i + 1));
   });
 
+  test('payloads with quotes, backslashes, escapes and non-ASCII text round-trip exactly', async () => {
+    const data = { text: `it's "quoted" \\ back\\slash \\' $1 $$ E'x' \n tab\t ünï 中文 🚀`, nested: [{ "k'ey": 'v\\u0041' }], n: 1.5e-7 };
+    const stream = `quotes-${uuidv7()}'; DROP TABLE events; --`;
+    const committer = new GroupCommitter(fx.store, { maxBatchEvents: 10, maxBatchBytes: 1 << 20, maxDelayMs: 1, maxInFlight: 1 });
+    await committer.append({ streamId: stream, events: [{ type: "Quote'd", data, metadata: { actor: "o'brien" } }], expectedVersion: 'no-stream' });
+    const [stored] = await fx.store.readStream(stream);
+    expect(stored.data).toEqual(data);
+    expect(stored.type).toBe("Quote'd");
+    expect(stored.metadata).toEqual({ actor: "o'brien" });
+  });
+
   test('a partly stored append is refused whole on every path and inserts nothing', async () => {
     const stream = `thing-${uuidv7()}`;
     const stored = { ...event(), eventId: uuidv7() };
