@@ -1,8 +1,7 @@
+/** The event-store port (DESIGN §4): kept narrow so another store (e.g. KurrentDB) can implement it. */
 import type { LogPosition, TransactionId } from './log-position.js';
 
 export { type LogPosition, type TransactionId, START, comparePositions, formatPosition } from './log-position.js';
-
-/** The event-store port (DESIGN §4): kept narrow so another store (e.g. KurrentDB) can implement it. */
 
 export interface EventMetadata {
   /** Who caused the event: `admin:<tokenId>`, `key:<keyId>`, `config:<file>`, `system`. */
@@ -74,11 +73,6 @@ export interface EventStore {
   append(request: AppendRequest): Promise<AppendResult>;
   readStream(streamId: string, fromVersion?: number): Promise<RecordedEvent[]>;
   readAll(from: LogPosition, options: ReadAllOptions): Promise<ReadAllResult>;
-}
-
-/** An event's place in the global read order. */
-export function positionOf(event: Pick<RecordedEvent, 'transactionId' | 'globalPosition'>): LogPosition {
-  return { transactionId: event.transactionId, globalPosition: event.globalPosition };
 }
 
 /** NOTIFY channel that wakes subscribers after a commit; the payload lists the committed event types ('' = unknown). */
