@@ -12,6 +12,7 @@ import { demoConfig } from './config/demo-config.js';
 import type { Environment } from './config/environment.js';
 import { parseGatewayConfig } from './config/gateway-config.js';
 import { uuidv7 } from './kernel/ids.js';
+import { currentSecretReferencePolicy, installSecretReferencePolicy } from './kernel/secret-references/secret-reference.js';
 import { openPlatform, type Platform } from './platform.js';
 import { installPublicationGuard } from './publication-guard.js';
 
@@ -69,6 +70,11 @@ export async function startGateway(environment: Environment, options: StartOptio
         source = environment.configPath;
       } else {
         const demo = demoConfig(environment.dataDir);
+        // The demo's key file is the gateway's own; its directory is readable whatever SWITCHYARD_SECRETS_DIR says.
+        const policy = currentSecretReferencePolicy();
+        if (!policy.secretDirectories.includes(demo.secretsDir)) {
+          installSecretReferencePolicy({ ...policy, secretDirectories: [...policy.secretDirectories, demo.secretsDir] });
+        }
         yaml = demo.yaml;
         demoKey = demo.key;
         source = 'built-in demo';
@@ -77,6 +83,7 @@ export async function startGateway(environment: Environment, options: StartOptio
         dryRun: false, prune: false, actor: `config:${source}`,
       });
       if (result.appended > 0) logger.log(`applied ${source}: ${result.steps.length} change(s), ${result.appended} event(s)`);
+      for (const line of result.drift) logger.warn(`${source} differs from the running state, which is kept: ${line}`);
     }
     await app.listen(options.port ?? environment.port, environment.host);
     const url = (await app.getUrl()).replace('[::1]', 'localhost');

@@ -14,6 +14,9 @@ import { CommandExecutor } from './kernel/commands/command-executor.js';
 import { GroupCommitter } from './kernel/event-store/group-committer.js';
 import { SqlEventStore } from './kernel/event-store/sql-event-store.js';
 import { ProjectionRunner } from './kernel/projections/projection-runner.js';
+import { rememberSecret, rememberUrlCredentials } from './kernel/secret-references/known-secrets.js';
+import { installSecretReferencePolicy } from './kernel/secret-references/secret-reference.js';
+import { secretReferencePolicy } from './kernel/secret-references/secret-reference-policy.js';
 
 /** TypeORM entities of the durable read models (`projection_checkpoints` is the kernel's own, written in SQL). */
 export const ENTITIES = [CostLedgerEntry, TenantSpend];
@@ -39,6 +42,11 @@ export interface PlatformOptions {
 
 export async function openPlatform(environment: Environment, options: PlatformOptions): Promise<Platform> {
   const logger = new Logger('Platform');
+  // Before anything resolves a reference: what references may read, and the gateway's own secrets,
+  // which no text from outside may carry back to a client.
+  installSecretReferencePolicy(environment.secretReferences ?? secretReferencePolicy(process.env, environment.dataDir));
+  rememberSecret(environment.adminToken);
+  for (const url of [environment.databaseUrl, environment.redisUrl, environment.clickhouseUrl]) rememberUrlCredentials(url);
   const dataDir = environment.databaseUrl || environment.dataDir === ':memory:' ? null : environment.dataDir;
   const database = await openDatabase({ databaseUrl: environment.databaseUrl, dataDir });
   let dataSource: DataSource | null = null;

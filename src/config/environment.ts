@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { DURABILITY_PROFILES, type DurabilityProfile } from '../../modules/inference/pipeline/durability.js';
 import type { ResilienceOverrides } from '../../modules/inference/resilience/resilience-settings.js';
 import type { AdmissionSettings } from '../../modules/limits/admission-settings.js';
+import { type SecretReferencePolicy, SecretPolicyError, secretReferencePolicy } from '../kernel/secret-references/secret-reference-policy.js';
 
 /** Everything configured through environment variables (DESIGN §8). */
 export interface Environment {
@@ -30,6 +31,11 @@ export interface Environment {
   resilience?: ResilienceOverrides;
   /** Node-wide admission limits that differ from the defaults (admission-settings.ts). */
   admission?: Partial<AdmissionSettings>;
+  /**
+   * What `env:` and `file:` references may read (SWITCHYARD_SECRET_ENV, SWITCHYARD_SECRETS_DIR). Unset:
+   * the defaults, with `secrets/` under `dataDir`.
+   */
+  secretReferences?: SecretReferencePolicy;
 }
 
 export class ConfigurationError extends Error {
@@ -45,11 +51,19 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
   let configPath = env.SWITCHYARD_CONFIG ? resolve(env.SWITCHYARD_CONFIG) : null;
   if (!configPath && existsSync('switchyard.yaml')) configPath = resolve('switchyard.yaml');
   const logLevel = (env.LOG_LEVEL ?? 'log') as Environment['logLevel'];
+  const dataDir = env.SWITCHYARD_DATA_DIR === ':memory:' ? ':memory:' : resolve(env.SWITCHYARD_DATA_DIR || '.switchyard');
+  let secretReferences: SecretReferencePolicy;
+  try {
+    secretReferences = secretReferencePolicy(env, dataDir);
+  } catch (error) {
+    if (error instanceof SecretPolicyError) throw new ConfigurationError(error.message);
+    throw error;
+  }
   return {
     port,
     host: env.HOST || '127.0.0.1',
     configPath,
-    dataDir: env.SWITCHYARD_DATA_DIR === ':memory:' ? ':memory:' : resolve(env.SWITCHYARD_DATA_DIR || '.switchyard'),
+    dataDir,
     databaseUrl: env.DATABASE_URL || null,
     redisUrl: env.REDIS_URL || null,
     clickhouseUrl: env.CLICKHOUSE_URL || null,
@@ -61,6 +75,7 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
     logLevel: ['error', 'warn', 'log', 'debug'].includes(logLevel) ? logLevel : 'log',
     resilience: readResilience(env),
     admission: readAdmission(env),
+    secretReferences,
   };
 }
 

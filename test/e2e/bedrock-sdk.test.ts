@@ -3,7 +3,7 @@ import type { AttemptFinished, RequestCompleted } from '../../events/request-eve
 import { type TestGateway, startTestGateway } from '../support/gateway-harness.js';
 import { canonicalJson } from '../../src/kernel/canonical-json.js';
 
-const CREDENTIALS_ENV = 'SWITCHYARD_TEST_BEDROCK_CREDENTIALS';
+const CREDENTIALS_ENV = 'SY_TEST_BEDROCK_CREDENTIALS';
 const SECRET = 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY';
 const MODEL = 'anthropic.claude-3-5-sonnet-20240620-v1:0';
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
@@ -20,6 +20,7 @@ providers:
     type: bedrock
     region: us-east-1
     baseUrl: ${mockUrl}
+    allowPrivateNetwork: true   # the mock listens on loopback
     apiKey: env:${CREDENTIALS_ENV}
 deployments:
   - id: claude-bedrock

@@ -1,4 +1,5 @@
-import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, Injectable, SetMetadata } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../canonical/gateway-error.js';
 import { GatewayAuthenticator } from '../gateway-authenticator.js';
@@ -10,15 +11,25 @@ const ACTOR = Symbol('switchyard.admin.actor');
 
 type AdminRequest = FastifyRequest & { [ACTOR]?: string };
 
+const ADMIN_TOKEN_ONLY = 'switchyard.admin.token-only';
+
+/**
+ * Marks a route only the admin token may call, never a gateway key (not even one with the `admin`
+ * scope): changing provider credentials or base URLs decides where the gateway sends which secret.
+ */
+export const AdminTokenOnly = () => SetMetadata(ADMIN_TOKEN_ONLY, true);
+
 /**
  * The admin API is behind the admin token (`Authorization: Bearer <token>` or `x-admin-token`), or a
- * gateway key that carries the `admin` scope. The actor is `admin:<token id>` or `key:<key id>`.
+ * gateway key that carries the `admin` scope (except on routes marked AdminTokenOnly). The actor is
+ * `admin:<token id>` or `key:<key id>`.
  */
 @Injectable()
 export class AdminGuard implements CanActivate {
   constructor(
     private readonly tokens: AdminTokens,
     private readonly keys: GatewayAuthenticator,
+    private readonly reflector: Reflector,
   ) {}
 
   canActivate(context: ExecutionContext): boolean {
@@ -35,14 +46,19 @@ export class AdminGuard implements CanActivate {
       return true;
     }
     if (presented.startsWith('sk-sy-')) {
+      let principal;
       try {
-        const principal = this.keys.authenticate({ authorization: `Bearer ${presented}` }, 'admin');
-        request[ACTOR] = `key:${principal.keyId}`;
-        return true;
+        principal = this.keys.authenticate({ authorization: `Bearer ${presented}` }, 'admin');
       } catch (error) {
         // A valid key without the admin scope (or of a suspended tenant) is refused as such, not as unknown.
         if (error instanceof GatewayError && error.status === 403) throw new AdminApiError(403, error.code, error.message);
+        throw new AdminApiError(401, 'unauthorized', 'The admin token is not valid.');
       }
+      if (this.reflector.getAllAndOverride<boolean>(ADMIN_TOKEN_ONLY, [context.getHandler(), context.getClass()])) {
+        throw new AdminApiError(403, 'admin_token_required', 'Changing provider credentials or base URLs needs the admin token; a gateway key cannot do it, whatever its scopes.');
+      }
+      request[ACTOR] = `key:${principal.keyId}`;
+      return true;
     }
     throw new AdminApiError(401, 'unauthorized', 'The admin token is not valid.');
   }

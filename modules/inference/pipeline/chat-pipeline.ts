@@ -32,6 +32,7 @@ import { OutputMeter } from './output-meter.js';
 import { RequestJournal } from './request-journal.js';
 import { SseResponse } from './sse-response.js';
 import { asProviderError, headerValue, linkedAbort } from './attempt-abort.js';
+import { providerErrorMessageForClient, withProviderRequestId } from './provider-error-disclosure.js';
 import { attemptFinished } from './attempt-finished.js';
 import { healthSignal } from '../resilience/health-signal.js';
 
@@ -466,7 +467,7 @@ export class ChatPipeline {
       if (!sse.clientGone) {
         const message = deadline
           ? `The stream was ended: ${error!.message}.`
-          : `The provider failed after the stream started: ${error?.message ?? 'unknown error'}`;
+          : `The provider failed after the stream started: ${error ? providerErrorMessageForClient(error) : 'unknown error'}`;
         await sse.write(encoder.error(new GatewayError(deadline ? 504 : 502, code, message)));
         sse.end();
       }
@@ -580,7 +581,7 @@ export class ChatPipeline {
       const callerFault = error.errorClass === 'content_policy' || error.errorClass === 'context_length' || error.errorClass === 'invalid_request';
       const status = error.errorClass === 'auth' ? 502 : error.httpStatus && error.httpStatus < 500 ? error.httpStatus : callerFault ? 400 : 502;
       const code = error.errorClass === 'context_length' ? 'context_length_exceeded' : error.errorClass === 'content_policy' ? 'content_policy_violation' : error.errorClass === 'auth' ? 'upstream_auth_error' : 'invalid_request';
-      return new GatewayError(status, code, error.errorClass === 'auth' ? 'The gateway could not authenticate with the provider.' : error.message);
+      return new GatewayError(status, code, providerErrorMessageForClient(error));
     }
     // Deployments that failed here may have just opened their breaker: that is when they recover.
     const recovery = new Map(
@@ -590,7 +591,7 @@ export class ChatPipeline {
     );
     const lines = tried.map((t) => ({ ...t, recoversAt: latest(t.recoversAt, recovery.get(t.route) ?? null) }));
     const healthSkipped = ctx.plan.skipped.filter((s) => s.stage === 'health').map((s) => ({ route: s.route, errorClass: s.reason, recoversAt: s.until }));
-    return this.unavailable(ctx.alias, [...lines, ...healthSkipped]);
+    return withProviderRequestId(this.unavailable(ctx.alias, [...lines, ...healthSkipped]), error);
   }
 
   /** 503 all_providers_unavailable: the routes considered and why each failed, and retry-after = the soonest recovery. */

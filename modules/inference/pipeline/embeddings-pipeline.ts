@@ -21,6 +21,7 @@ import type { RouteCandidate, RoutePlanner } from '../routing/route-planner.js';
 import type { DurabilityProfile } from './durability.js';
 import { RequestJournal } from './request-journal.js';
 import { asProviderError, linkedAbort } from './attempt-abort.js';
+import { providerErrorMessageForClient, withProviderRequestId } from './provider-error-disclosure.js';
 import { attemptFinished } from './attempt-finished.js';
 import type { AdmissionControl } from '../../limits/admission-control.js';
 import type { DeploymentHealth } from '../resilience/deployment-health.js';
@@ -296,22 +297,22 @@ function clientError(ctx: RequestContext, error: ProviderError | null, tried: Ar
   }
   if (!error) return new GatewayError(503, 'all_providers_unavailable', `No route of '${ctx.alias.name}' could be tried.`);
   if (!error.fallbackable) {
-    if (error.errorClass === 'auth') return new GatewayError(502, 'upstream_auth_error', 'The gateway could not authenticate with the provider.');
+    if (error.errorClass === 'auth') return new GatewayError(502, 'upstream_auth_error', providerErrorMessageForClient(error));
     const status = error.httpStatus && error.httpStatus < 500 ? error.httpStatus : 502;
     const code = error.errorClass === 'context_length' ? 'context_length_exceeded' : error.errorClass === 'content_policy' ? 'content_policy_violation' : 'invalid_request';
-    return new GatewayError(status, code, error.message);
+    return new GatewayError(status, code, providerErrorMessageForClient(error));
   }
   if (error.errorClass === 'timeout' && ctx.abort.signal.aborted) {
     return new GatewayError(504, 'request_timeout', 'The request deadline passed before a provider answered.');
   }
   const retryAfter = Math.max(1, Math.ceil((error.retryAfterMs ?? 1000) / 1000));
-  return new GatewayError(
+  return withProviderRequestId(new GatewayError(
     503,
     'all_providers_unavailable',
     `Every route of '${ctx.alias.name}' failed: ${tried.map((t) => `${t.deployment} (${t.errorClass})`).join(', ')}.`,
     null,
     { 'retry-after': String(retryAfter) },
     { candidates: tried },
-  );
+  ), error);
 }
 
