@@ -68,10 +68,10 @@ async function scenario(store: Store, boundaries: number[]): Promise<void> {
   const mockUrl = await mock.listen(0);
   const dir = mkdtempSync(join(tmpdir(), 'switchyard-boundaries-'));
   const configPath = join(dir, 'switchyard.yaml');
-  const keyEnv = `BOUNDARIES_KEY_${process.pid}`;
+  const keyEnv = `SY_BOUNDARIES_${process.pid}_KEY`; // env: references may read *_KEY names (SWITCHYARD_SECRET_ENV)
   const acmeKey = generateApiKey();
   process.env[keyEnv] = acmeKey;
-  process.env.SWITCHYARD_TEST_UPSTREAM_KEY = 'upstream-secret-value-123456';
+  process.env.SY_TEST_UPSTREAM_KEY = 'upstream-secret-value-123456';
   writeFileSync(configPath, defaultYaml(mockUrl, keyEnv));
   const environment: Environment = {
     port: 0, host: '127.0.0.1', configPath, dataDir: ':memory:', databaseUrl: null, redisUrl: null, clickhouseUrl: null,

@@ -41,7 +41,7 @@ async function startGatewayProcess(databaseUrl: string, extraEnv: NodeJS.Process
   writeFileSync(configPath, defaultYaml(mockUrl, 'FAULTS_TEST_KEY'));
   const env: NodeJS.ProcessEnv = {
     ...process.env, DATABASE_URL: databaseUrl, SWITCHYARD_CONFIG: configPath, FAULTS_TEST_KEY: key,
-    SWITCHYARD_TEST_UPSTREAM_KEY: 'upstream-secret', LOG_LEVEL: 'warn', SWITCHYARD_POLL_MS: '250', ...extraEnv,
+    SY_TEST_UPSTREAM_KEY: 'upstream-secret', LOG_LEVEL: 'warn', SWITCHYARD_POLL_MS: '250', ...extraEnv,
   };
   const server = await startServer(env);
   const exits: GatewayUnderTest['exits'] = [];
