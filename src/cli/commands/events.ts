@@ -1,5 +1,5 @@
 import { readEnvironment } from '../../config/environment.js';
-import { type LogPosition, START } from '../../kernel/event-store/event-store.js';
+import { type LogPosition, type RecordedEvent, START } from '../../kernel/event-store/event-store.js';
 import { openPlatform } from '../../platform.js';
 
 /** Prints the global log as JSON lines from a position; with --follow keeps printing new events. */
@@ -11,7 +11,7 @@ export async function eventsTail(options: { from: number; follow: boolean; types
     let position: LogPosition = START;
     for (;;) {
       const page = await platform.store.readAll(position, { limit: 500, types: options.types ?? undefined });
-      for (const event of page.events) if (event.globalPosition >= options.from) process.stdout.write(`${JSON.stringify(event)}\n`);
+      for (const event of page.events) if (event.globalPosition >= options.from) process.stdout.write(`${eventLine(event)}\n`);
       position = page.next;
       if (page.caughtUp) {
         if (!options.follow || stop) return 0;
@@ -31,9 +31,14 @@ export async function eventsRead(streamId: string): Promise<number> {
       process.stderr.write(`Stream ${streamId} has no events.\n`);
       return 1;
     }
-    for (const event of events) process.stdout.write(`${JSON.stringify(event)}\n`);
+    for (const event of events) process.stdout.write(`${eventLine(event)}\n`);
     return 0;
   } finally {
     await platform.close();
   }
+}
+
+/** One JSON line per event; the transaction id (an xid8, a bigint here) as its decimal string. */
+function eventLine(event: RecordedEvent): string {
+  return JSON.stringify({ ...event, transactionId: event.transactionId.toString() });
 }

@@ -10,7 +10,7 @@ export async function projectionsStatus(): Promise<number> {
     const checkpoints = await platform.database.query<{ name: string; global_position: string | null; updated_at: Date }>(
       `SELECT c.name, c.updated_at,
               (SELECT e.global_position::text FROM events e
-                WHERE (e.transaction_id, e.global_position) <= (c.transaction_id::text::xid8, c.global_position)
+                WHERE (e.transaction_id, e.global_position) <= (c.transaction_id, c.global_position)
                 ORDER BY e.transaction_id DESC, e.global_position DESC LIMIT 1) AS global_position
        FROM projection_checkpoints c ORDER BY c.name`,
     );
@@ -45,13 +45,21 @@ export async function projectionsRebuild(name: string): Promise<number> {
     await platform.runner.rebuild(name);
     const status = platform.runner.status().find((s) => s.name === name)!;
     if (!status.leaseHeld) {
-      // Another node holds the lease: it sees the reset checkpoint and replays; wait for it.
+      // Another node holds the lease: it sees the reset checkpoint and replays; wait until its checkpoint
+      // covers the event that was the head when the rebuild began (compared as log positions, xid8 first).
       process.stderr.write(`a running node holds the ${name} lease; waiting for it to replay…\n`);
-      for (let waited = 0; waited < 120_000; waited += 500) {
-        const rows = await platform.database.query<{ position: string }>(
-          `SELECT global_position::text AS position FROM projection_checkpoints WHERE name = $1`, [name],
+      for (let waited = 0; ; waited += 500) {
+        const rows = await platform.database.query<{ covered: boolean }>(
+          `SELECT EXISTS (SELECT 1 FROM projection_checkpoints c, events e
+                           WHERE c.name = $1 AND e.global_position = $2
+                             AND (c.transaction_id, c.global_position) >= (e.transaction_id, e.global_position)) AS covered`,
+          [name, head],
         );
-        if (rows[0] && Number(rows[0].position) >= head) break;
+        if (rows[0]?.covered || head === 0) break;
+        if (waited >= 120_000) {
+          process.stderr.write(`the node holding the ${name} lease did not finish replaying within 120 s\n`);
+          return 1;
+        }
         await new Promise((resolve) => setTimeout(resolve, 500));
       }
     }
