@@ -190,9 +190,16 @@ export class SqlEventStore implements EventStore {
   }
 
   async readAll(from: LogPosition, options: ReadAllOptions): Promise<ReadAllResult> {
-    const typeFilter = options.types ? `AND event_type = ANY($4::text[])` : '';
     const params: unknown[] = [from.transactionId, from.globalPosition, options.limit];
-    if (options.types) params.push(options.types);
+    let filters = '';
+    if (options.types) {
+      params.push(options.types);
+      filters += `AND event_type = ANY($${params.length}::text[]) `;
+    }
+    if (options.streamId !== undefined) {
+      params.push(options.streamId);
+      filters += `AND stream_id = $${params.length}`;
+    }
     // One statement: the snapshot's xmin bounds the read, so a transaction still in flight (even one with
     // a lower global_position) is never skipped; it is read once it commits, after its xmin passes.
     const rows = await this.database.query<EventRow & { horizon: string }>(
@@ -201,7 +208,7 @@ export class SqlEventStore implements EventStore {
        FROM horizon LEFT JOIN LATERAL (
          SELECT ${COLUMNS} FROM events
          WHERE (transaction_id, global_position) > ($1::text::xid8, $2::bigint)
-           AND transaction_id < horizon.xmin ${typeFilter}
+           AND transaction_id < horizon.xmin ${filters}
          ORDER BY transaction_id, global_position
          LIMIT $3
        ) page ON true`,

@@ -3,7 +3,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import type { Database, Lease } from '../database/database.js';
 import { EVENTS_CHANNEL, type LogPosition, START, comparePositions } from '../event-store/event-store.js';
 import type { SqlEventStore } from '../event-store/sql-event-store.js';
-import type { DurableProjection, InMemoryProjection } from './projection.js';
+import { ALL_EVENT_TYPES, type DurableProjection, type EventTypeFilter, type InMemoryProjection } from './projection.js';
 
 export interface ProjectionRunnerOptions {
   /** Poll interval: the fallback when a notification is lost. */
@@ -27,7 +27,7 @@ export interface ProjectionStatus {
 interface Worker {
   name: string;
   kind: 'in-memory' | 'durable';
-  eventTypes: readonly string[];
+  eventTypes: EventTypeFilter;
   position: LogPosition;
   lastGlobalPosition: number;
   /** The checkpoint as stored (durable only); a transaction that finds another value there aborts. */
@@ -68,7 +68,7 @@ export class ProjectionRunner {
 
   addInMemory(projection: InMemoryProjection): void {
     this.workers.set(projection.name, this.worker(projection.name, 'in-memory', projection.eventTypes, async (worker) => {
-      const page = await this.store.readAll(worker.position, { limit: this.options.batchSize, types: worker.eventTypes });
+      const page = await this.store.readAll(worker.position, { limit: this.options.batchSize, types: typeFilter(worker.eventTypes) });
       if (page.events.length > 0) {
         projection.apply(page.events, page.next);
         worker.lastGlobalPosition = page.events[page.events.length - 1].globalPosition;
@@ -114,7 +114,7 @@ export class ProjectionRunner {
     if (!payload) return this.wake();
     const types = payload.split(',');
     for (const worker of this.workers.values()) {
-      if (!types.some((type) => worker.eventTypes.includes(type))) continue;
+      if (worker.eventTypes !== ALL_EVENT_TYPES && !types.some((type) => worker.eventTypes.includes(type))) continue;
       if (worker.kind === 'durable') this.wakeSoon(worker);
       else void this.follow(worker).catch(() => undefined);
     }
@@ -217,7 +217,7 @@ export class ProjectionRunner {
   private worker(
     name: string,
     kind: Worker['kind'],
-    eventTypes: readonly string[],
+    eventTypes: EventTypeFilter,
     step: Worker['step'],
   ): Worker {
     return {
@@ -264,10 +264,11 @@ export class ProjectionRunner {
 
   private async durableStep(projection: DurableProjection, worker: Worker): Promise<boolean> {
     if (!worker.persisted) {
+      await projection.resume?.();
       worker.persisted = await this.loadCheckpoint(projection.name);
       worker.position = worker.persisted;
     }
-    const page = await this.store.readAll(worker.position, { limit: this.options.batchSize, types: projection.eventTypes });
+    const page = await this.store.readAll(worker.position, { limit: this.options.batchSize, types: typeFilter(projection.eventTypes) });
     if (page.events.length === 0) {
       worker.position = page.next;
       return !page.caughtUp;
@@ -324,6 +325,10 @@ export class ProjectionRunner {
       throw new StaleCheckpointError();
     }
   }
+}
+
+function typeFilter(eventTypes: EventTypeFilter): readonly string[] | undefined {
+  return eventTypes === ALL_EVENT_TYPES ? undefined : eventTypes;
 }
 
 /** Advisory-lock key for a projection's lease: a stable 31-bit hash of its name. */
