@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { DURABILITY_PROFILES, type DurabilityProfile } from '../../modules/inference/pipeline/durability.js';
 import type { ResilienceOverrides } from '../../modules/inference/resilience/resilience-settings.js';
 import type { AdmissionSettings } from '../../modules/limits/admission-settings.js';
+import type { AuditSettings } from '../../projections/audit-chain/audit-settings.js';
 
 /** Everything configured through environment variables (DESIGN §8). */
 export interface Environment {
@@ -30,6 +31,8 @@ export interface Environment {
   resilience?: ResilienceOverrides;
   /** Node-wide admission limits that differ from the defaults (admission-settings.ts). */
   admission?: Partial<AdmissionSettings>;
+  /** Audit checkpoint signing; absent = read from SWITCHYARD_AUDIT_* when the platform opens (audit-settings.ts). */
+  audit?: AuditSettings;
 }
 
 export class ConfigurationError extends Error {
