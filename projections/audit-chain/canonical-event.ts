@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '../../src/kernel/canonical-json.js';
 
 /**
  * An event exactly as the `events` table stores it: the raw payload (never upcast), the transaction id
@@ -57,11 +56,22 @@ export function storedEvent(row: StoredEventRow): StoredEvent {
 /**
  * The canonical encoding (version 1): the JSON Canonicalization Scheme (RFC 8785) of the object
  * `{data, eventId, globalPosition, metadata, recordedAt, schemaVersion, streamId, streamVersion,
- * transactionId, type}` — keys sorted by UTF-16 code units at every level, no whitespace, numbers as
- * ECMAScript prints them. jsonb does not keep key order, so nothing here may depend on it.
+ * transactionId, type}` — object keys sorted by UTF-16 code units at every level (integer-like keys
+ * too, which JSON.stringify alone would put first), no whitespace, strings and numbers as ECMAScript's
+ * JSON.stringify writes them. jsonb does not keep key order, so nothing may depend on it. The README's
+ * offline verifier is this same function.
  */
 export function canonicalEvent(event: StoredEvent): string {
-  return canonicalJson(event);
+  return jcs(event);
+}
+
+function jcs(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(jcs).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const record = value as Record<string, unknown>;
+    return `{${Object.keys(record).sort().map((key) => `${JSON.stringify(key)}:${jcs(record[key])}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
 }
 
 /** The hash of the empty chain: the `prev_hash` of the first entry. */
