@@ -18,6 +18,8 @@ export interface ProjectionRunnerOptions {
 export interface ProjectionStatus {
   name: string;
   kind: 'in-memory' | 'durable';
+  /** The event types it follows (for lag and progress). */
+  eventTypes: EventTypeFilter;
   position: LogPosition;
   lastGlobalPosition: number;
   leaseHeld: boolean;
@@ -182,6 +184,7 @@ export class ProjectionRunner {
     return [...this.workers.values()].map((w) => ({
       name: w.name,
       kind: w.kind,
+      eventTypes: w.eventTypes,
       position: w.position,
       lastGlobalPosition: w.lastGlobalPosition,
       leaseHeld: w.kind === 'in-memory' || Boolean(w.lease?.held),
@@ -271,6 +274,11 @@ export class ProjectionRunner {
     const page = await this.store.readAll(worker.position, { limit: this.options.batchSize, types: typeFilter(projection.eventTypes) });
     if (page.events.length === 0) {
       worker.position = page.next;
+      if (page.caughtUp && !samePosition(await this.loadCheckpoint(projection.name), worker.persisted)) {
+        // Idle, but the stored checkpoint moved under us (a rebuild from the CLI reset it): start over from it.
+        worker.persisted = null;
+        return true;
+      }
       return !page.caughtUp;
     }
     const expected = worker.persisted;
@@ -325,6 +333,10 @@ export class ProjectionRunner {
       throw new StaleCheckpointError();
     }
   }
+}
+
+function samePosition(a: LogPosition, b: LogPosition): boolean {
+  return a.transactionId === b.transactionId && a.globalPosition === b.globalPosition;
 }
 
 function typeFilter(eventTypes: EventTypeFilter): readonly string[] | undefined {
