@@ -200,9 +200,10 @@ class Walk {
           message: `an event the chain never saw (${event.eventId}) appears at position ${event.globalPosition}, where the chain has sequence ${sequence}` };
       }
     }
+    const elsewhere = Number(moved.global_position) !== entry.globalPosition ? ` (it is now stored at position ${moved.global_position})` : '';
     return { kind: 'reordered', globalPosition: entry.globalPosition, sequence,
-      message: `the global order was changed: the event chained at position ${entry.globalPosition} (sequence ${sequence}) now appears ` +
-        `at position ${moved.global_position}${event ? `, and position ${event.globalPosition} took its place` : ''}` };
+      message: `the global order was changed at sequence ${sequence}: the chain has position ${entry.globalPosition} there${elsewhere}, ` +
+        (event ? `the log now has position ${event.globalPosition}` : 'the log has nothing') };
   }
 
   private async peekEvent(): Promise<StoredEvent | null> {
