@@ -1,7 +1,6 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { ClickHouseConnection } from '../../projections/clickhouse-analytics/clickhouse-connection.js';
 import type { Database } from '../../src/kernel/database/database.js';
-import { type LogPosition, comparePositions } from '../../src/kernel/event-store/event-store.js';
 import { DATABASE } from '../../src/platform.module.js';
 import { ClickHouseSpendSource } from './clickhouse-spend-source.js';
 import { PostgresSpendSource } from './postgres-spend-source.js';
@@ -63,21 +62,25 @@ export class SpendReports {
     }
   }
 
-  /** Null when ClickHouse has everything the ledger has; otherwise why it cannot answer yet. */
+  /**
+   * Null when ClickHouse has every attempt the ledger has; otherwise why it cannot answer yet. The two
+   * checkpoints are not compared directly: each also records the read horizon it stopped at, which
+   * differs between readers that hold the same events. What matters is whether an AttemptFinished
+   * lies after ClickHouse's checkpoint and at or before the ledger's.
+   */
   private async clickhouseLag(): Promise<string | null> {
-    const rows = await this.database.query<{ name: string; transaction_id: string; global_position: string }>(
-      `SELECT name, transaction_id::text AS transaction_id, global_position::text AS global_position
-       FROM projection_checkpoints WHERE name = ANY($1::text[])`,
-      [[LEDGER, ANALYTICS]],
+    const rows = await this.database.query<{ behind: boolean }>(
+      `WITH ledger AS (SELECT transaction_id, global_position FROM projection_checkpoints WHERE name = $1),
+            analytics AS (SELECT coalesce((SELECT transaction_id FROM projection_checkpoints WHERE name = $2), 0) AS transaction_id,
+                                 coalesce((SELECT global_position FROM projection_checkpoints WHERE name = $2), 0) AS global_position)
+       SELECT EXISTS (
+         SELECT 1 FROM events e, ledger l, analytics a
+         WHERE e.event_type = 'AttemptFinished'
+           AND (e.transaction_id, e.global_position) > (a.transaction_id::text::xid8, a.global_position)
+           AND (e.transaction_id, e.global_position) <= (l.transaction_id::text::xid8, l.global_position)
+       ) AS behind`,
+      [LEDGER, ANALYTICS],
     );
-    const position = (name: string): LogPosition | null => {
-      const row = rows.find((r) => r.name === name);
-      return row ? { transactionId: row.transaction_id, globalPosition: Number(row.global_position) } : null;
-    };
-    const ledger = position(LEDGER);
-    const analytics = position(ANALYTICS);
-    if (!ledger) return null;
-    if (!analytics || comparePositions(analytics, ledger) < 0) return 'ClickHouse analytics is catching up with the ledger';
-    return null;
+    return rows[0]?.behind ? 'ClickHouse analytics is catching up with the ledger' : null;
   }
 }
