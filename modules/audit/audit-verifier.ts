@@ -209,9 +209,10 @@ class Walk {
   private async peekEvent(): Promise<StoredEvent | null> {
     if (this.events.length === 0 && !this.eventsDone) {
       const rows = await this.tx.query<StoredEventRow>(
+        // Order by the table's columns: the select list renames them to text, and ORDER BY would take those.
         `SELECT ${STORED_EVENT_COLUMNS} FROM events
-         WHERE (transaction_id, global_position) > ($1::text::xid8, $2::bigint) AND transaction_id < $3::text::xid8
-         ORDER BY transaction_id, global_position LIMIT $4`,
+         WHERE (events.transaction_id, events.global_position) > ($1::text::xid8, $2::bigint) AND events.transaction_id < $3::text::xid8
+         ORDER BY events.transaction_id, events.global_position LIMIT $4`,
         [this.eventCursor.transactionId, this.eventCursor.globalPosition, this.horizon, this.pageSize],
       );
       this.events = rows.map(storedEvent);

@@ -70,9 +70,9 @@ export class ControlPlaneAudit {
          SELECT global_position::text AS global_position, transaction_id::text AS transaction_id, stream_id, stream_version,
                 event_id::text AS event_id, event_type, schema_version, data, metadata, recorded_at
          FROM events
-         WHERE (transaction_id, global_position) > ($1::text::xid8, $2::bigint) AND transaction_id < horizon.xmin
+         WHERE (events.transaction_id, events.global_position) > ($1::text::xid8, $2::bigint) AND events.transaction_id < horizon.xmin
            AND event_type = ANY($3::text[])${filters}
-         ORDER BY transaction_id, global_position LIMIT $4
+         ORDER BY events.transaction_id, events.global_position LIMIT $4
        ) page ON true`,
       params,
     );

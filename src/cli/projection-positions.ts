@@ -17,9 +17,9 @@ export async function checkpointOf(database: SqlExecutor, name: string): Promise
 export async function lastCovered(database: SqlExecutor, position: LogPosition | null): Promise<number> {
   if (!position) return 0;
   const rows = await database.query<{ global_position: string }>(
-    `SELECT global_position::text AS global_position FROM events
-     WHERE (transaction_id, global_position) <= ($1::text::xid8, $2::bigint)
-     ORDER BY transaction_id DESC, global_position DESC LIMIT 1`,
+    `SELECT e.global_position::text AS global_position FROM events e
+     WHERE (e.transaction_id, e.global_position) <= ($1::text::xid8, $2::bigint)
+     ORDER BY e.transaction_id DESC, e.global_position DESC LIMIT 1`,
     [position.transactionId, position.globalPosition],
   );
   return Number(rows[0]?.global_position ?? 0);
@@ -29,9 +29,9 @@ export async function lastCovered(database: SqlExecutor, position: LogPosition |
 export async function lastEventFor(database: SqlExecutor, types: EventTypeFilter): Promise<LogPosition | null> {
   const typed = types !== ALL_EVENT_TYPES;
   const rows = await database.query<{ transaction_id: string; global_position: string }>(
-    `SELECT transaction_id::text AS transaction_id, global_position::text AS global_position FROM events
-     WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot()) ${typed ? 'AND event_type = ANY($1::text[])' : ''}
-     ORDER BY transaction_id DESC, global_position DESC LIMIT 1`,
+    `SELECT e.transaction_id::text AS transaction_id, e.global_position::text AS global_position FROM events e
+     WHERE e.transaction_id < pg_snapshot_xmin(pg_current_snapshot()) ${typed ? 'AND e.event_type = ANY($1::text[])' : ''}
+     ORDER BY e.transaction_id DESC, e.global_position DESC LIMIT 1`,
     typed ? [types] : [],
   );
   return rows[0] ? { transactionId: rows[0].transaction_id, globalPosition: Number(rows[0].global_position) } : null;

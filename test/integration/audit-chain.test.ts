@@ -77,7 +77,7 @@ describeWithPostgres('audit chain on PostgreSQL: verify, tamper evidence, signed
       environment: { audit: { signingKeyRef: 'env:AUDIT_SUITE_KEY', checkpointIntervalMs: 0 } },
     });
     try {
-      await traffic(gw, 12);
+      await traffic(gw, 30);
     } finally {
       await gw.close();
     }
