@@ -1,4 +1,4 @@
-import { type ClickHouseClient, createClient } from '@clickhouse/client';
+import { type ClickHouseClient, ClickHouseLogLevel, createClient } from '@clickhouse/client';
 import { Readable } from 'node:stream';
 import type { ClickHouseSettings } from './clickhouse-settings.js';
 
@@ -23,6 +23,8 @@ export class ClickHouseConnection {
       compression: { request: false, response: false },
       max_open_connections: 4,
       application: 'switchyard',
+      // Failures surface as errors to the projection and the analytics API, which report them once.
+      log: { level: ClickHouseLogLevel.OFF },
     };
     this.client = createClient({ ...common, database: settings.database });
     // Statements that must run before the database exists (CREATE DATABASE).

@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { parseArgs } from 'node:util';
 import { ConfigValidationError } from '../config/gateway-config.js';
 import { ApplyRefusedError } from '../config/apply/config-applier.js';
@@ -15,6 +16,7 @@ import { projectionsRebuild, projectionsStatus } from './commands/projections.js
 import { type ReconciledProvider, reconcileCommand } from './commands/reconcile.js';
 import { requestsShow } from './commands/requests.js';
 import { serve } from './commands/serve.js';
+import { StderrLogger } from './stderr-logger.js';
 
 const USAGE = `Usage: switchyard <command>
 
@@ -56,6 +58,8 @@ const USAGE = `Usage: switchyard <command>
 /** Runs one CLI command; resolves to the process exit code. */
 export async function runCli(argv: string[]): Promise<number> {
   const [command, sub, ...rest] = argv;
+  // One-shot commands keep stdout for their result; the server configures its own logging.
+  if (command !== undefined && command !== 'serve' && command !== 'mock-provider') Logger.overrideLogger(new StderrLogger(process.env.LOG_LEVEL));
   try {
     switch (command) {
       case undefined:

@@ -47,9 +47,14 @@ export async function reconcileCommand(options: ReconcileOptions): Promise<numbe
   }
   const platform = await openPlatform(readEnvironment(), { runDurable: false });
   try {
-    await platform.runner.start();
-    const configured = [...platform.routing.state.providers.values()]
-      .flatMap((p) => (p.status !== 'absent' && p.settings.type === options.provider ? [p.providerId] : []));
+    // Every provider account of that type ever registered (a removed one still has ledger rows).
+    const configured = (await platform.database.query<{ provider_id: string }>(
+      `SELECT provider_id FROM (
+         SELECT DISTINCT ON (stream_id) data->>'providerId' AS provider_id, data->>'type' AS type FROM events
+         WHERE event_type IN ('ProviderRegistered', 'ProviderUpdated') ORDER BY stream_id, stream_version DESC) latest
+       WHERE type = $1 ORDER BY provider_id`,
+      [options.provider],
+    )).map((row) => row.provider_id);
     const providerIds = options.providerIds.length ? options.providerIds : configured;
     if (providerIds.length === 0) {
       process.stderr.write(`switchyard reconcile: no provider of type ${options.provider} is configured; name the ledger's provider with --provider-id\n`);
