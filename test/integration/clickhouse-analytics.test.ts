@@ -2,6 +2,7 @@ import { AdminClient } from '../support/admin-client.js';
 import { ANALYTICS_KEYS, analyticsYaml, mixedTraffic } from '../support/analytics-fixtures.js';
 import { type ScratchClickHouse, scratchClickHouse } from '../support/clickhouse.js';
 import { type TestGateway, startTestGateway } from '../support/gateway-harness.js';
+import { readmeSqlBlocks } from '../support/readme-snippets.js';
 import { requireService } from '../support/services.js';
 
 const clickhouseUrl = requireService('CLICKHOUSE_URL');
@@ -142,6 +143,22 @@ describeWithClickHouse('ClickHouse analytics against a real server: totals equal
     const [quantiles] = await ch.rows(`SELECT quantilesTDigestMerge(0.5, 0.9, 0.99)(latency_ms_quantiles) AS q FROM ${ch.database}.spend_daily`);
     expect(quantiles.q).toHaveLength(3);
     expect(quantiles.q[0]).toBeGreaterThanOrEqual(0);
+  });
+
+  test("the README's five finance queries and its consistency check run on this server and answer", async () => {
+    const queries = readmeSqlBlocks('finance-queries');
+    expect(queries).toHaveLength(5);
+    for (const query of queries) {
+      const rows = await ch.rows(query.replaceAll('switchyard.', `${ch.database}.`));
+      expect([query.split('\n')[0], rows.length > 0]).toEqual([query.split('\n')[0], true]);
+    }
+    // Query 1 (spend per tenant and day) adds up to the ledger.
+    const perTenant = await ch.rows(queries[0].replaceAll('switchyard.', `${ch.database}.`));
+    const [billed] = await ledger<{ cost: string }>(`SELECT sum(cost_usd)::text AS cost FROM cost_ledger`);
+    const total = perTenant.reduce((sum: bigint, row: any) => sum + BigInt(row.spend_usd.replace('.', '')), 0n);
+    expect(total).toBe(BigInt(billed.cost.replace('.', '')));
+    const [consistency] = readmeSqlBlocks('consistency-query');
+    expect(await ch.rows(consistency.replaceAll('switchyard.', `${ch.database}.`))).toEqual([]);
   });
 
   test('ClickHouse schema is recorded in its own migration table', async () => {

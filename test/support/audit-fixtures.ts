@@ -1,15 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { Environment } from '../../src/config/environment.js';
-
-/** The offline verifier exactly as the README shows it (between its markers). */
-export function readmeExportVerifier(): string {
-  const readme = readFileSync(fileURLToPath(new URL('../../../README.md', import.meta.url)), 'utf8');
-  const match = /<!-- audit-export-verifier:start -->\s*```js\n([\s\S]*?)```\s*<!-- audit-export-verifier:end -->/.exec(readme);
-  if (!match) throw new Error('README.md has no audit-export-verifier block');
-  return match[1];
-}
 
 /** Runs statements on one database, in order, in one session (so SET session_replication_role applies). */
 export async function sql(url: string, ...statements: Array<string | [string, unknown[]]>): Promise<Array<Record<string, any>[]>> {
