@@ -209,7 +209,9 @@ export class SqlEventStore implements EventStore {
          SELECT ${COLUMNS} FROM events
          WHERE (transaction_id, global_position) > ($1::text::xid8, $2::bigint)
            AND transaction_id < horizon.xmin ${filters}
-         ORDER BY transaction_id, global_position
+         -- The table's columns, not the select list's text renderings: ORDER BY prefers an output name,
+         -- and xids as text sort '100000' before '99999'.
+         ORDER BY events.transaction_id, events.global_position
          LIMIT $3
        ) page ON true`,
       params,
