@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runCli } from '../support/cli-process.js';
 import { defaultYaml, startTestGateway } from '../support/gateway-harness.js';
+import { createScratchDatabase } from '../support/services.js';
 
 const FIXTURES = fileURLToPath(new URL('../../../test/fixtures/reconciliation/', import.meta.url));
 const fixture = (name: string) => JSON.parse(readFileSync(join(FIXTURES, name), 'utf8'));
@@ -42,7 +43,9 @@ const LEDGER: Array<[string, string, string, number, number, number, number, str
 describe('switchyard reconcile: the ledger beside a provider export, per day and model', () => {
   const dir = mkdtempSync(join(tmpdir(), 'switchyard-reconcile-'));
   const dataDir = join(dir, 'data');
-  const env = { ...process.env, SWITCHYARD_DATA_DIR: dataDir, DATABASE_URL: '', CLICKHOUSE_URL: '', LOG_LEVEL: 'error' };
+  // PostgreSQL when available (each CLI run starts faster), else an embedded data directory.
+  let scratch: { url: string; drop: () => Promise<void> } | null = null;
+  let env: NodeJS.ProcessEnv = {};
   let files = 0;
 
   /** A copy of a fixture, edited. */
@@ -60,7 +63,9 @@ describe('switchyard reconcile: the ledger beside a provider export, per day and
   }
 
   beforeAll(async () => {
-    const gw = await startTestGateway({ yaml: providersYaml, environment: { dataDir } });
+    scratch = process.env.DATABASE_URL ? await createScratchDatabase(process.env.DATABASE_URL) : null;
+    env = { ...process.env, SWITCHYARD_DATA_DIR: dataDir, DATABASE_URL: scratch?.url ?? '', CLICKHOUSE_URL: '', LOG_LEVEL: 'error' };
+    const gw = await startTestGateway({ yaml: providersYaml, databaseUrl: scratch?.url ?? null, environment: { dataDir } });
     try {
       await gw.gateway.platform.committer.drain();
       for (const [index, [at, provider, model, input, cached, write, output, cost]] of LEDGER.entries()) {
@@ -76,6 +81,10 @@ describe('switchyard reconcile: the ledger beside a provider export, per day and
       await gw.close();
     }
   }, 60_000);
+
+  afterAll(async () => {
+    await scratch?.drop();
+  });
 
   test('OpenAI usage and cost exports that match the ledger: every day and model agrees, exit 0', async () => {
     const { code, report, stderr } = await reconcile('openai', [exportFile('openai-usage-completions.json'), exportFile('openai-costs.json')]);
