@@ -1,186 +1,278 @@
 /**
- * Switchyard benchmark: the mock provider at 0 ms, called directly (the baseline) and through Switchyard,
- * in the same run, closed loop and open loop. Figures are reported as ratios to the baseline; results go
- * to bench/results/<timestamp>.json. Usage:
- *   npm run bench -- [--duration 10] [--rate 300] [--connections 32] [--stream] [--durability default|strict|async]
- * With DATABASE_URL set the event store is that PostgreSQL server; otherwise embedded PGlite in a temp dir.
+ * Switchyard benchmark: the direct baseline, a bare undici proxy, Portkey's gateway and Switchyard's
+ * variants against one zero-latency mock, in one run, each in a process of its own. `npm run bench --
+ * --help` lists the options; README.md (Benchmarks) says what the figures mean.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
-import { generateApiKey } from '../modules/access/api-key/key-format.js';
-import { MockProviderServer } from '../modules/providers/mock/mock-provider-server.js';
-import { type LoadSpec, type Sample, closedLoop, openLoop, percentile } from './open-loop.js';
+import type { LoadResult, Mode } from './load/sample.js';
+import type { SlowStreamsResult } from './load/slow-streams.js';
+import { PhaseMeter } from './measure/phase-meter.js';
+import { clockTicksPerSecond, readRssKb } from './measure/proc.js';
+import { round3 } from './measure/summary.js';
+import { type BenchPlan, OptionError, type Phase, USAGE, estimatedSeconds, parsePlan } from './options.js';
+import { defaultResultsDir, helperModule } from './paths.js';
+import { HelperProcess } from './processes/ipc.js';
+import type { BenchReport, MachineInfo, PhaseReport, SlowStreamsReport, TargetReport } from './report/bench-report.js';
+import { renderMarkdown } from './report/markdown.js';
+import { startBareProxy } from './targets/bare-proxy.js';
+import { directTarget } from './targets/direct.js';
+import { startPortkey } from './targets/portkey.js';
+import { startSwitchyard } from './targets/switchyard.js';
+import type { Target } from './targets/target.js';
+import { answerText, verify } from './targets/verify.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const { values } = parseArgs({
-  options: {
-    duration: { type: 'string', default: '10' },
-    rate: { type: 'string', default: '300' },
-    connections: { type: 'string', default: '32' },
-    stream: { type: 'boolean', default: false },
-    durability: { type: 'string', default: 'default' },
-  },
-});
-const durationMs = Number(values.duration) * 1000;
-const rate = Number(values.rate);
-const connections = Number(values.connections);
+const METHOD = {
+  timing:
+    'Closed loop: N connections, each sends its next request when the previous one ended; throughput counts successes that ended inside the phase. ' +
+    'Open loop: requests due at a fixed rate; latency from each request\'s due time (no coordinated omission); a request written to its socket more than lateMs after it was due counts as late. ' +
+    'TTFB: first body byte; latency: last byte. Percentiles are nearest-rank over successful requests; added latency = target percentile − direct percentile of the same phase.',
+  cpu:
+    'utime+stime from /proc/<pid>/stat of the target\'s process tree, read every 250 ms and after the load until target and PostgreSQL are idle (two 250 ms samples with at most one clock tick), divided by successful requests.',
+  postgres:
+    'Backends listed by pg_stat_activity for the run\'s own database (a database per Switchyard variant), read from /proc the same way; server-wide background processes (WAL writer, checkpointer, …) are reported apart as postgresBackgroundMs, not per request, since other databases on the server share them.',
+  memory: 'Sum of VmRSS of the target\'s processes, sampled every 250 ms; peak per phase.',
+  processes: 'The mock provider, the load generator and each target run in processes of their own; the mock\'s and the generator\'s CPU are reported per phase as a share of one core.',
+};
 
-interface Summary {
-  requests: number;
-  errors: number;
-  rps: number;
-  p50: number;
-  p95: number;
-  p99: number;
-  p999: number;
-}
-
-function summarize(samples: Sample[], ms: number): Summary {
-  const sorted = samples.map((s) => s.latencyMs).sort((a, b) => a - b);
-  const round = (n: number) => Math.round(n * 1000) / 1000;
-  return {
-    requests: samples.length,
-    errors: samples.filter((s) => !s.ok).length,
-    rps: round(samples.length / (ms / 1000)),
-    p50: round(percentile(sorted, 50)),
-    p95: round(percentile(sorted, 95)),
-    p99: round(percentile(sorted, 99)),
-    p999: round(percentile(sorted, 99.9)),
-  };
-}
-
-function rssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
-}
-
-/** With DATABASE_URL, the run gets a database of its own on that server (dropped afterwards). */
-async function benchDatabase(): Promise<{ url: string | null; drop: () => Promise<void> }> {
-  const base = process.env.DATABASE_URL;
-  if (!base) return { url: null, drop: async () => undefined };
-  const name = `switchyard_bench_${Date.now()}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    drop: async () => {
-      const client = new pg.Client({ connectionString: base });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await client.end();
-    },
-  };
-}
-
-async function startGateway(mockUrl: string, databaseUrl: string | null): Promise<{ child: ChildProcess; url: string; key: string }> {
-  const key = generateApiKey();
-  const dir = mkdtempSync(join(tmpdir(), 'switchyard-bench-'));
-  const config = join(dir, 'switchyard.yaml');
-  writeFileSync(config, `
-providers:
-  - { id: bench-mock, type: openai-compatible, baseUrl: "${mockUrl}/v1" }
-deployments:
-  - id: bench
-    provider: bench-mock
-    model: bench-model
-    capabilities: [chat, streaming]
-    contextWindow: 32000
-    maxOutputTokens: 4096
-    price: { inputPer1M: "1.00", outputPer1M: "2.00" }
-aliases:
-  - { name: bench, routes: [{ deployment: bench }] }
-tenants:
-  - { id: bench }
-apiKeys:
-  - { id: bench, tenant: bench, key: env:BENCH_KEY, scopes: [inference] }
-`);
-  const port = 18000 + Math.floor(Math.random() * 2000);
-  const child = spawn(process.execPath, [join(here, '..', 'src', 'main.js'), 'serve'], {
-    env: {
-      ...process.env, PORT: String(port), SWITCHYARD_CONFIG: config, SWITCHYARD_DATA_DIR: join(dir, 'data'), BENCH_KEY: key,
-      DATABASE_URL: databaseUrl ?? '',
-      SWITCHYARD_DURABILITY: values.durability, LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; i++) {
-    try {
-      if ((await fetch(`${url}/healthz`)).ok) return { child, url, key };
-    } catch {
-      // starting
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+async function main(): Promise<number> {
+  const render = process.argv.indexOf('--render');
+  if (render >= 0) return rerender(process.argv[render + 1]);
+  let plan: BenchPlan;
+  try {
+    plan = parsePlan(process.argv.slice(2));
+  } catch (error) {
+    if (!(error instanceof OptionError)) throw error;
+    process.stderr.write(`${error.message ? `${error.message}\n\n` : ''}${USAGE}`);
+    return error.message ? 2 : 0;
   }
-  child.kill('SIGKILL');
-  throw new Error('the gateway did not start');
+  const started = performance.now();
+  const at = new Date().toISOString();
+  const outDir = plan.outDir ?? defaultResultsDir;
+  mkdirSync(outDir, { recursive: true });
+  const file = join(outDir, at.replace(/[:.]/g, '-'));
+  process.stdout.write(
+    `switchyard bench: preset ${plan.preset}, targets ${plan.targets.join(',')}, variants ${plan.variants.map((v) => v.name).join(',')}, ` +
+      `${plan.phases.length} phases of ${plan.durationMs / 1000} s${plan.slowStreams ? `, ${plan.slowStreams.streams} slow streams` : ''}; about ${Math.ceil(estimatedSeconds(plan) / 60)} min\n`,
+  );
+
+  const workDir = mkdtempSync(join(tmpdir(), 'switchyard-bench-'));
+  const ticks = clockTicksPerSecond();
+  const { helper: mock, ready } = await HelperProcess.start<{ url: string }>(helperModule('mock-process'));
+  const { helper: generator } = await HelperProcess.start(helperModule('generator-process'));
+  const bench = new Bench(plan, mock, generator, ready.url, ticks);
+  const report: BenchReport = { at, machine: await machineInfo(ticks), plan, method: METHOD, targets: [], durationS: 0 };
+  const save = () => {
+    report.durationS = round3((performance.now() - started) / 1000);
+    report.machine.loadAverageEnd = loadavg();
+    writeFileSync(`${file}.json`, `${JSON.stringify(report, null, 2)}\n`);
+  };
+  try {
+    await bench.captureExpectedAnswers();
+    for (const kind of plan.targets) {
+      if (kind === 'direct') report.targets.push(await bench.measure('direct', async () => directTarget(ready.url)));
+      if (kind === 'bare') report.targets.push(await bench.measure('bare', () => startBareProxy(ready.url)));
+      if (kind === 'portkey') report.targets.push(await bench.measure('portkey', () => startPortkey(ready.url, workDir)));
+      if (kind === 'switchyard') {
+        for (const variant of plan.variants) {
+          const env = { ...plan.gatewayEnv, ...slowStreamAdmission(plan) };
+          report.targets.push(
+            await bench.measure(`switchyard:${variant.name}`, () =>
+              startSwitchyard(variant, { mockUrl: ready.url, workDir, serverUrl: process.env.DATABASE_URL || null, env, streamDeployments: plan.slowStreams?.deployments ?? 0 }),
+            ),
+          );
+        }
+      }
+      save();
+    }
+  } finally {
+    await generator.stop();
+    await mock.stop();
+    const failed = report.targets.some((t) => t.error);
+    if (plan.keep || failed) process.stdout.write(`logs and data kept in ${workDir}\n`);
+    else rmSync(workDir, { recursive: true, force: true });
+  }
+  save();
+  const markdown = renderMarkdown(report);
+  writeFileSync(`${file}.md`, markdown);
+  process.stdout.write(`\n${markdown}\nwritten to ${file}.json and ${file}.md\n`);
+  return 0;
 }
 
-async function main(): Promise<void> {
-  const mock = new MockProviderServer();
-  const mockUrl = await mock.listen(0);
-  mock.setDefaults({ chunks: 12 });
-  const database = await benchDatabase();
-  const gateway = await startGateway(mockUrl, database.url);
-  const body = (model: string) => JSON.stringify({ model, stream: values.stream, messages: [{ role: 'user', content: 'benchmark prompt' }] });
-  const direct: LoadSpec = { url: mockUrl, path: '/v1/chat/completions', headers: { 'content-type': 'application/json' }, body: body('bench-model'), stream: values.stream };
-  const through: LoadSpec = {
-    url: gateway.url, path: '/v1/chat/completions', headers: { 'content-type': 'application/json', authorization: `Bearer ${gateway.key}` },
-    body: body('bench'), stream: values.stream,
-  };
-  // Warm up both paths (JIT, connection pools).
-  await closedLoop(direct, 8, 1000);
-  await closedLoop(through, 8, 2000);
-
-  let peakRss = 0;
-  const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssMb(gateway.child.pid!))), 200);
-  const results: Record<string, Summary> = {};
-  results.closedDirect = summarize(await closedLoop(direct, connections, durationMs), durationMs);
-  results.closedSwitchyard = summarize(await closedLoop(through, connections, durationMs), durationMs);
-  results.openDirect = summarize(await openLoop(direct, rate, durationMs), durationMs);
-  results.openSwitchyard = summarize(await openLoop(through, rate, durationMs), durationMs);
-  clearInterval(sampler);
-
-  const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
-  const report = {
-    at: new Date().toISOString(),
-    settings: { durationMs, rate, connections, stream: values.stream, durability: values.durability, eventStore: process.env.DATABASE_URL ? 'postgres' : 'pglite' },
-    results,
-    gatewayAddedMs: {
-      closedP50: Math.round((results.closedSwitchyard.p50 - results.closedDirect.p50) * 1000) / 1000,
-      closedP99: Math.round((results.closedSwitchyard.p99 - results.closedDirect.p99) * 1000) / 1000,
-      openP50: Math.round((results.openSwitchyard.p50 - results.openDirect.p50) * 1000) / 1000,
-      openP99: Math.round((results.openSwitchyard.p99 - results.openDirect.p99) * 1000) / 1000,
-      openP999: Math.round((results.openSwitchyard.p999 - results.openDirect.p999) * 1000) / 1000,
-    },
-    ratiosToBaseline: {
-      closedThroughput: ratio(results.closedSwitchyard.rps, results.closedDirect.rps),
-      closedP50: ratio(results.closedSwitchyard.p50, results.closedDirect.p50),
-      closedP99: ratio(results.closedSwitchyard.p99, results.closedDirect.p99),
-      openP50: ratio(results.openSwitchyard.p50, results.openDirect.p50),
-      openP99: ratio(results.openSwitchyard.p99, results.openDirect.p99),
-      openP999: ratio(results.openSwitchyard.p999, results.openDirect.p999),
-    },
-    gatewayPeakRssMb: Math.round(peakRss),
-  };
-  const out = join(here, '..', '..', 'bench', 'results');
-  mkdirSync(out, { recursive: true });
-  const file = join(out, `${report.at.replace(/[:.]/g, '-')}.json`);
-  writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
-  process.stdout.write(`${JSON.stringify(report, null, 2)}\nwritten to ${file}\n`);
-  gateway.child.kill('SIGTERM');
-  await new Promise((resolve) => gateway.child.once('exit', resolve));
-  await database.drop();
-  await mock.close();
+/** The tables of an earlier run, from its JSON (after a change to the tables, or to include in the README). */
+function rerender(file: string | undefined): number {
+  if (!file?.endsWith('.json')) {
+    process.stderr.write('--render needs the path of a results .json file\n');
+    return 2;
+  }
+  const markdown = renderMarkdown(JSON.parse(readFileSync(file, 'utf8')) as BenchReport);
+  writeFileSync(file.replace(/\.json$/, '.md'), markdown);
+  process.stdout.write(markdown);
+  return 0;
 }
 
-await main();
+/**
+ * The slow-stream mode needs more streams in flight than the gateway's default admission limits allow
+ * (512 streams, 1,024 requests); the run raises them and the report's environment says so.
+ */
+function slowStreamAdmission(plan: BenchPlan): Record<string, string> {
+  if (!plan.slowStreams) return {};
+  const streams = plan.slowStreams.streams;
+  return { SWITCHYARD_MAX_CONCURRENT_STREAMS: String(streams + 64), SWITCHYARD_MAX_CONCURRENT_REQUESTS: String(Math.max(1024, streams + 1024)) };
+}
+
+class Bench {
+  private readonly expected = new Map<Mode, string>();
+
+  constructor(
+    private readonly plan: BenchPlan,
+    private readonly mock: HelperProcess,
+    private readonly generator: HelperProcess,
+    private readonly mockUrl: string,
+    private readonly ticks: number,
+  ) {}
+
+  async captureExpectedAnswers(): Promise<void> {
+    const direct = directTarget(this.mockUrl);
+    for (const mode of ['buffered', 'sse'] as Mode[]) this.expected.set(mode, await answerText(direct, mode));
+  }
+
+  /** Starts a target, proves it reaches the mock, runs its phases, stops it; failures are recorded, not thrown. */
+  async measure(id: string, start: () => Promise<Target | { skipped: string }>): Promise<TargetReport> {
+    const kind = id.startsWith('switchyard:') ? 'switchyard' : (id as TargetReport['kind']);
+    let started: Target | { skipped: string };
+    try {
+      started = await start();
+    } catch (error) {
+      log(`${id}: failed to start: ${(error as Error).message}`);
+      return { id, kind, error: (error as Error).message, phases: [] };
+    }
+    if ('skipped' in started) {
+      log(`${id}: skipped, ${started.skipped}`);
+      return { id, kind, skipped: started.skipped, phases: [] };
+    }
+    const target = started;
+    const report: TargetReport = { id, kind, details: target.details, verification: {}, phases: [] };
+    try {
+      report.rssAfterStartMb = rssMb(target.processes());
+      for (const mode of target.modes) {
+        const phases = this.plan.phases.filter((p) => p.mode === mode);
+        const needsStreams = mode === 'sse' && this.plan.slowStreams && (target.kind === 'bare' || target.kind === 'switchyard');
+        if (phases.length === 0 && !needsStreams) continue;
+        const verification = await verify(target, mode, this.mock, this.expected.get(mode)!);
+        report.verification![mode] = verification;
+        if (verification.upstreamCalls < 1 || !verification.answerMatches) {
+          throw new Error(`${mode} answers do not come from the mock (${verification.upstreamCalls} mock calls, content ${verification.answerMatches ? 'matches' : 'differs'})`);
+        }
+        if (this.plan.warmupMs > 0 || this.plan.warmupRequests > 0) {
+          const warm = await this.generator.call<{ requests: number; ms: number }>('warmup', {
+            origin: target.origin, spec: target.request(mode), minMs: this.plan.warmupMs, minRequests: this.plan.warmupRequests, maxMs: 30_000, drainMs: this.plan.drainMs,
+          });
+          report.warmup = { ...report.warmup, [mode]: warm };
+        }
+        for (const phase of phases) report.phases.push(await this.runPhase(target, phase));
+        if (needsStreams) report.slowStreams = await this.runSlowStreams(target);
+      }
+    } catch (error) {
+      report.error = (error as Error).message;
+      log(`${id}: ${report.error}`);
+    } finally {
+      await target.stop().catch((error: Error) => log(`${id}: stopping failed: ${error.message}`));
+    }
+    return report;
+  }
+
+  private async runPhase(target: Target, phase: Phase): Promise<PhaseReport> {
+    // On a shared machine the noise drifts within minutes: the latency a gateway adds is measured
+    // against a direct run of the same phase taken just before it, not one from the start of the run.
+    const paired = this.plan.pairedBaseline && target.kind !== 'direct' && phase.loop === 'open' && phase.mode === 'buffered';
+    const baseline = paired ? await this.load(directTarget(this.mockUrl), phase) : undefined;
+    const loadAverage = loadavg()[0];
+    const callsBefore = await this.mock.call<number>('calls');
+    const meter = await PhaseMeter.start(this.metered(target), this.ticks);
+    const load = await this.load(target, phase);
+    await meter.endLoad();
+    const cpu = await meter.finish();
+    const upstreamCalls = (await this.mock.call<number>('calls')) - callsBefore;
+    const per = (value: number | null) => (value === null || load.ok === 0 ? null : round3(value / load.ok));
+    const perRequest = {
+      targetCpuMs: target.kind === 'direct' ? null : per(cpu.targetMs),
+      postgresCpuMs: per(cpu.postgresMs),
+      totalCpuMs: target.kind === 'direct' ? null : per(cpu.targetMs + (cpu.postgresMs ?? 0)),
+    };
+    const errors = Object.values(load.errors).reduce((a, b) => a + b, 0);
+    log(
+      `${target.id} ${phase.id}: ${Math.round(load.throughputRps)} rps, P50 ${load.latency?.p50 ?? '–'} ms, P99 ${load.latency?.p99 ?? '–'} ms` +
+        `${phase.mode === 'sse' ? `, TTFB P50 ${load.ttfb?.p50 ?? '–'} ms` : ''}, ${errors} errors${load.late ? `, ${load.late} late` : ''}` +
+        `${perRequest.totalCpuMs !== null ? `, CPU ${perRequest.totalCpuMs} ms/req` : ''}, generator ${Math.round(cpu.generatorCoreShare * 100)}% of a core`,
+    );
+    return { id: phase.id, mode: phase.mode, loop: phase.loop, level: phase.level, load, cpu, upstreamCalls, perRequest, baseline, loadAverage };
+  }
+
+  private load(target: Target, phase: Phase): Promise<LoadResult> {
+    const job = { origin: target.origin, spec: target.request(phase.mode), drainMs: this.plan.drainMs };
+    if (phase.loop === 'closed') return this.generator.call<LoadResult>('closed', { ...job, connections: phase.level, durationMs: this.plan.durationMs });
+    return this.generator.call<LoadResult>('open', {
+      ...job, ratePerSecond: phase.level, durationMs: this.plan.durationMs, lateMs: this.plan.lateMs, maxConnections: this.plan.maxConnections,
+    });
+  }
+
+  private async runSlowStreams(target: Target): Promise<SlowStreamsReport> {
+    const settings = this.plan.slowStreams!;
+    await this.mock.call('behave', { chunks: settings.chunks, chunkGapMs: settings.chunkGapMs });
+    const rssBeforeMb = rssMb(target.processes());
+    let rssAtPlateauMb: number | null = null;
+    this.generator.on('plateau', () => (rssAtPlateauMb = rssMb(target.processes())));
+    try {
+      const meter = await PhaseMeter.start(this.metered(target), this.ticks);
+      const streamMs = settings.chunks * settings.chunkGapMs;
+      const load = await this.generator.call<SlowStreamsResult>('slow', {
+        origin: target.origin, spec: target.streamsRequest(), streams: settings.streams, rampMs: settings.rampMs, drainMs: streamMs + this.plan.drainMs,
+      });
+      await meter.endLoad();
+      const cpu = await meter.finish();
+      log(`${target.id} slow streams: ${load.ok}/${settings.streams} completed, max ${load.maxConcurrent} open at once, RSS ${rssAtPlateauMb ?? '–'} MB with all open, peak ${cpu.rssPeakMb} MB`);
+      return { settings, load, rssBeforeMb, rssAtPlateauMb, rssPeakMb: cpu.rssPeakMb, cpu };
+    } finally {
+      await this.mock.call('behave', { chunks: 12, chunkGapMs: 0 });
+    }
+  }
+
+  private metered(target: Target) {
+    return { target: () => target.processes(), postgres: target.postgres, mock: this.mock.pid, generator: this.generator.pid };
+  }
+}
+
+function rssMb(pids: number[]): number | null {
+  if (pids.length === 0) return null;
+  return Math.round(pids.reduce((sum, pid) => sum + readRssKb(pid), 0) / 1024);
+}
+
+async function machineInfo(ticks: number): Promise<MachineInfo> {
+  let postgres: string | null = null;
+  if (process.env.DATABASE_URL) {
+    const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await client.connect();
+    postgres = (await client.query<{ v: string }>("select 'PostgreSQL ' || current_setting('server_version') as v")).rows[0].v;
+    await client.end();
+  }
+  return {
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    memoryMb: Math.round(totalmem() / 1024 / 1024),
+    kernel: release(),
+    node: process.version,
+    postgres,
+    loadAverageStart: loadavg(),
+    loadAverageEnd: [],
+    clockTicksPerSecond: ticks,
+  };
+}
+
+function log(line: string): void {
+  process.stdout.write(`  ${line}\n`);
+}
+
+process.exit(await main());

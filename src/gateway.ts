@@ -2,9 +2,17 @@ import { Logger, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { readFileSync } from 'node:fs';
-import { clientFormatForPath } from '../modules/inference/http/client-format-for-path.js';
-import { BODY_LIMIT, GatewayExceptionFilter } from '../modules/inference/http/gateway-exception.filter.js';
+import type { Server } from 'node:http';
+import { AdminGuard } from '../modules/access/admin/admin.guard.js';
 import { AdminTokens } from '../modules/access/admin/admin-tokens.js';
+import { GatewayAuthenticator } from '../modules/access/gateway-authenticator.js';
+import { ClientConnectionErrors } from '../modules/inference/http/client-connection-errors.js';
+import { clientFormatForPath, parameterPathStyleForPath } from '../modules/inference/http/client-format-for-path.js';
+import { EarlyAuthentication, deferContinue } from '../modules/inference/http/early-authentication.js';
+import { BODY_LIMIT, GatewayExceptionFilter } from '../modules/inference/http/gateway-exception.filter.js';
+import { type HttpSettings, httpSettings, timeoutCheckIntervalMs } from '../modules/inference/http/http-settings.js';
+import { parseJsonBody } from '../modules/inference/http/json-body-parser.js';
+import { answerRouterError } from '../modules/inference/http/router-errors.js';
 import { MockProviderHost } from '../modules/providers/mock/mock-provider-host.js';
 import { AppModule } from './app.module.js';
 import { ConfigApplier } from './config/apply/config-applier.js';
@@ -12,6 +20,7 @@ import { demoConfig } from './config/demo-config.js';
 import type { Environment } from './config/environment.js';
 import { parseGatewayConfig } from './config/gateway-config.js';
 import { uuidv7 } from './kernel/ids.js';
+import { currentSecretReferencePolicy, installSecretReferencePolicy } from './kernel/secret-references/secret-reference.js';
 import { openPlatform, type Platform } from './platform.js';
 import { installPublicationGuard } from './publication-guard.js';
 
@@ -43,19 +52,51 @@ export async function startGateway(environment: Environment, options: StartOptio
   try {
     installPublicationGuard(platform);
     await platform.runner.start();
+    const http = httpSettings(environment.http);
+    const connectionErrors = new ClientConnectionErrors(http);
     const adapter = new FastifyAdapter({
       bodyLimit: BODY_LIMIT,
       genReqId: () => uuidv7(),
       requestIdHeader: false,
       logger: false,
-      return503OnClosing: true,
+      // Shutdown answers come from EarlyAuthentication, in the client's envelope.
+      return503OnClosing: false,
+      // Not used while parseJsonBody is the only parser; kept strict should a default parser come back.
+      onProtoPoisoning: 'error',
+      onConstructorPoisoning: 'error',
+      // No socket inactivity timeout: a buffered answer may take minutes; the pipeline's deadlines bound it.
       connectionTimeout: 0,
-      keepAliveTimeout: 65_000,
+      keepAliveTimeout: http.keepAliveTimeoutMs,
+      requestTimeout: http.bodyTimeoutMs,
+      http: {
+        headersTimeout: http.headersTimeoutMs,
+        requestTimeout: http.bodyTimeoutMs,
+        keepAliveTimeout: http.keepAliveTimeoutMs,
+        connectionsCheckingInterval: timeoutCheckIntervalMs(http),
+      },
+      clientErrorHandler: connectionErrors.handle,
+      frameworkErrors: answerRouterError,
     });
     const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(platform), adapter, {
       logger: logLevels(environment.logLevel),
       bufferLogs: false,
+      // Only JSON bodies are accepted, through the parser below; any other type is a 415.
+      bodyParser: false,
     });
+    let closing = false;
+    const fastify = adapter.getInstance();
+    fastify.removeAllContentTypeParsers();
+    app.useBodyParser('application/json', { bodyLimit: BODY_LIMIT }, (request, body, done) => {
+      try {
+        done(null, parseJsonBody(body.toString('utf8'), parameterPathStyleForPath(request.url)));
+      } catch (error) {
+        done(error as Error, undefined);
+      }
+    });
+    fastify.addHook('onRequest', connectionErrors.track);
+    fastify.addHook('onRequest', new EarlyAuthentication(app.get(GatewayAuthenticator), app.get(AdminGuard), () => closing).onRequest);
+    boundConnections(adapter.getHttpServer(), http, logger);
+    deferContinue(adapter.getHttpServer());
     app.useGlobalFilters(new GatewayExceptionFilter(clientFormatForPath));
     await app.init();
     const adminToken = app.get(AdminTokens).takeGeneratedToken();
@@ -69,6 +110,11 @@ export async function startGateway(environment: Environment, options: StartOptio
         source = environment.configPath;
       } else {
         const demo = demoConfig(environment.dataDir);
+        // The demo's key file is the gateway's own; its directory is readable whatever SWITCHYARD_SECRETS_DIR says.
+        const policy = currentSecretReferencePolicy();
+        if (!policy.secretDirectories.includes(demo.secretsDir)) {
+          installSecretReferencePolicy({ ...policy, secretDirectories: [...policy.secretDirectories, demo.secretsDir] });
+        }
         yaml = demo.yaml;
         demoKey = demo.key;
         source = 'built-in demo';
@@ -77,6 +123,7 @@ export async function startGateway(environment: Environment, options: StartOptio
         dryRun: false, prune: false, actor: `config:${source}`,
       });
       if (result.appended > 0) logger.log(`applied ${source}: ${result.steps.length} change(s), ${result.appended} event(s)`);
+      for (const line of result.drift) logger.warn(`${source} differs from the running state, which is kept: ${line}`);
     }
     await app.listen(options.port ?? environment.port, environment.host);
     const url = (await app.getUrl()).replace('[::1]', 'localhost');
@@ -84,6 +131,7 @@ export async function startGateway(environment: Environment, options: StartOptio
       app, platform, url, demoKey, adminToken,
       mock: app.get(MockProviderHost),
       async close() {
+        closing = true;
         await app.close();
         await platform.close();
       },
@@ -92,6 +140,24 @@ export async function startGateway(environment: Environment, options: StartOptio
     await platform.close().catch(() => undefined);
     throw error;
   }
+}
+
+/**
+ * Node closes a connection beyond the cap as soon as it is accepted, before reading from it: the served
+ * connections are untouched and the refused client can retry elsewhere. Refusals are logged at most once
+ * a minute, with their count.
+ */
+function boundConnections(server: Server, settings: HttpSettings, logger: Logger): void {
+  server.maxConnections = settings.maxConnections;
+  let refused = 0;
+  let reported = 0;
+  server.on('drop', () => {
+    refused++;
+    if (Date.now() - reported < 60_000) return;
+    reported = Date.now();
+    logger.warn(`${refused} connection(s) refused: ${settings.maxConnections} client connections are open (SWITCHYARD_HTTP_MAX_CONNECTIONS)`);
+    refused = 0;
+  });
 }
 
 function logLevels(level: Environment['logLevel']): LogLevel[] {

@@ -22,6 +22,9 @@ import { GroupCommitter } from './kernel/event-store/group-committer.js';
 import { SqlEventStore } from './kernel/event-store/sql-event-store.js';
 import { ProjectionCheckpoint } from './kernel/projections/projection-checkpoint.entity.js';
 import { ProjectionRunner } from './kernel/projections/projection-runner.js';
+import { rememberSecret, rememberUrlCredentials } from './kernel/secret-references/known-secrets.js';
+import { installSecretReferencePolicy } from './kernel/secret-references/secret-reference.js';
+import { secretReferencePolicy } from './kernel/secret-references/secret-reference-policy.js';
 
 export const ENTITIES = [ProjectionCheckpoint, CostLedgerEntry, TenantSpend];
 
@@ -51,7 +54,12 @@ export interface PlatformOptions {
 
 export async function openPlatform(environment: Environment, options: PlatformOptions): Promise<Platform> {
   const logger = new Logger('Platform');
-  // Settings first: a bad signing key or ClickHouse URL stops the start before anything is opened.
+  // Before anything resolves a reference: what references may read, and the gateway's own secrets,
+  // which no text from outside may carry back to a client.
+  installSecretReferencePolicy(environment.secretReferences ?? secretReferencePolicy(process.env, environment.dataDir));
+  rememberSecret(environment.adminToken);
+  for (const url of [environment.databaseUrl, environment.redisUrl, environment.clickhouseUrl]) rememberUrlCredentials(url);
+  // Then settings: a bad signing key (or one the policy forbids) or ClickHouse URL stops the start before anything is opened.
   const auditSettings = environment.audit ?? readAuditSettings(process.env);
   const auditSigner = openCheckpointSigner(auditSettings);
   const chSettings = environment.clickhouseUrl ? clickHouseSettings(environment.clickhouseUrl) : null;

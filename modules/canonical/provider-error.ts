@@ -5,20 +5,33 @@ export const ERROR_CLASSES = [
 ] as const;
 export type ErrorClass = (typeof ERROR_CLASSES)[number];
 
+export interface ProviderErrorDetail {
+  /** The provider's own id for the failed call (from its response headers or stream), when it sent one. */
+  providerRequestId?: string | null;
+  /** What the provider said about the failure, already redacted and capped; null when it said nothing usable. */
+  providerMessage?: string | null;
+}
+
 /**
- * A failed upstream call. `message` is already sanitised: no provider keys, base URLs or raw bodies
- * reach a client or a log through it.
+ * A failed upstream call. `message` is the gateway's own wording and never carries provider text;
+ * what the provider said travels apart, redacted, in `providerMessage`, and a client sees it only for
+ * errors the client can fix (modules/inference/pipeline/provider-error-disclosure.ts).
  */
 export class ProviderError extends Error {
   override readonly name = 'ProviderError';
+  readonly providerRequestId: string | null;
+  readonly providerMessage: string | null;
   constructor(
     readonly errorClass: ErrorClass,
     message: string,
     readonly httpStatus: number | null = null,
     /** From retry-after / retry-after-ms, in ms. */
     readonly retryAfterMs: number | null = null,
+    detail: ProviderErrorDetail = {},
   ) {
     super(message);
+    this.providerRequestId = detail.providerRequestId ?? null;
+    this.providerMessage = detail.providerMessage ?? null;
   }
 
   /** Worth trying the same or another deployment (before any output reached the client). */

@@ -1,5 +1,10 @@
 import { ProviderError, retryAfterMs } from '../canonical/provider-error.js';
+import { redactText } from '../../src/kernel/redaction/redact-text.js';
+import { knownSecretForms } from '../../src/kernel/secret-references/known-secrets.js';
+import { OutboundAddressRefused, OutboundPolicyViolation } from './outbound-connector.js';
 import { SseOverflowError } from './streaming/sse-decoder.js';
+
+type Headers = Record<string, string | string[] | undefined>;
 
 /** Maps transport failures (undici / Node errors) to typed classes; never echoes URLs or headers. */
 export function transportError(error: unknown, signal: AbortSignal): ProviderError {
@@ -7,6 +12,7 @@ export function transportError(error: unknown, signal: AbortSignal): ProviderErr
   if (signal.aborted) return new ProviderError('cancelled', 'the request was cancelled');
   // An event past the decoder's bound is a broken (or hostile) upstream, not a transport failure.
   if (error instanceof SseOverflowError) return new ProviderError('malformed_response', 'the provider sent a stream event over the size limit');
+  if (error instanceof OutboundPolicyViolation || (error as { cause?: unknown })?.cause instanceof OutboundPolicyViolation) return new OutboundAddressRefused();
   const code = (error as { code?: string })?.code ?? (error as { cause?: { code?: string } })?.cause?.code;
   switch (code) {
     case 'UND_ERR_CONNECT_TIMEOUT':
@@ -46,26 +52,61 @@ export function classifyHttpStatus(status: number): ProviderError['errorClass'] 
   return 'unknown';
 }
 
+/** Where OpenAI-style servers put their request id; adapters pass their provider's own header names. */
+export const DEFAULT_REQUEST_ID_HEADERS = ['x-request-id', 'request-id'] as const;
+
+/**
+ * A non-2xx answer. The message is ours (`provider returned 404`); the provider's own words, redacted,
+ * ride along in `providerMessage`, with the provider's request id from the response headers.
+ */
 export function httpError(
   status: number,
-  headers: Record<string, string | string[] | undefined>,
+  headers: Headers,
   errorClass: ProviderError['errorClass'],
   detail: string | null,
+  requestIdHeaders: readonly string[] = DEFAULT_REQUEST_ID_HEADERS,
 ): ProviderError {
-  const message = detail ? `provider returned ${status}: ${sanitizeDetail(detail)}` : `provider returned ${status}`;
-  return new ProviderError(errorClass, message, status, retryAfterMs(headers));
+  return new ProviderError(errorClass, `provider returned ${status}`, status, retryAfterMs(headers), {
+    providerRequestId: requestIdFrom(headers, requestIdHeaders),
+    providerMessage: providerText(detail),
+  });
 }
 
 /**
- * Provider error messages can help a caller fix a request, but must not carry secrets or internal
- * addresses: keep a bounded message with keys and URLs masked.
+ * Provider text (an error message, a refusal reason) made safe to keep: every credential the gateway
+ * holds, URLs, hosts, addresses, DSNs and token-like strings removed, one line, capped. Null when empty.
  */
-export function sanitizeDetail(detail: string): string {
-  return detail
-    .replace(/https?:\/\/\S+/g, '[url]')
-    .replace(/\b(sk|pk|rk|key|AKIA|ASIA)[-_A-Za-z0-9]{12,}\b/g, '[redacted]')
-    .replace(/\s+/g, ' ')
-    .slice(0, 300);
+export function providerText(detail: string | null | undefined): string | null {
+  if (!detail) return null;
+  const text = redactText(detail);
+  return text.length > 0 ? text : null;
+}
+
+/**
+ * The first plausible request id among `names`. An id is opaque text from the provider, passed to the
+ * client as is: it must look like an id and must not carry any credential the gateway holds.
+ */
+export function requestIdFrom(headers: Headers, names: readonly string[]): string | null {
+  for (const name of names) {
+    const raw = headers[name];
+    const value = (Array.isArray(raw) ? raw[0] : raw)?.trim();
+    if (value && plausibleRequestId(value)) return value;
+  }
+  return null;
+}
+
+/** The same failure, naming the provider's request id when it did not yet (errors raised inside a stream). */
+export function withProviderRequestId(error: ProviderError, providerRequestId: string | null): ProviderError {
+  if (error.providerRequestId || !providerRequestId || error.constructor !== ProviderError) return error;
+  return new ProviderError(error.errorClass, error.message, error.httpStatus, error.retryAfterMs, {
+    providerRequestId,
+    providerMessage: error.providerMessage,
+  });
+}
+
+export function plausibleRequestId(value: string | null | undefined): value is string {
+  if (!value || !/^[A-Za-z0-9][A-Za-z0-9._:/+=-]{0,127}$/.test(value)) return false;
+  return !knownSecretForms().some((form) => value.includes(form));
 }
 
 /** Reads at most `limit` bytes of an error body (never the unbounded upstream stream). */

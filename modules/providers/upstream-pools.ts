@@ -1,6 +1,8 @@
+import { Logger } from '@nestjs/common';
 import { Pool } from 'undici';
 import type { ResolvedDeployment, RoutingSnapshot } from '../../projections/routing-snapshot/routing-snapshot.js';
 import type { MockProviderHost } from './mock/mock-provider-host.js';
+import { type HostResolver, guardedConnector } from './outbound-connector.js';
 
 const DEFAULT_BASE_URLS: Partial<Record<string, string>> = {
   openai: 'https://api.openai.com/v1',
@@ -17,22 +19,34 @@ interface Entry extends UpstreamTarget {
   fingerprint: string;
 }
 
+export interface UpstreamPoolOptions {
+  connectTimeoutMs: number;
+  connections: number;
+  /** How host names resolve (the system resolver unless a test injects one). */
+  resolve?: HostResolver;
+}
+
 /**
  * One undici connection pool per deployment, created on first use and kept across snapshots while the
- * deployment's fingerprint is unchanged; never built per request.
+ * deployment's fingerprint is unchanged; never built per request. Every connection a pool opens passes
+ * the outbound address policy on the address it connects to, except those to the in-process mock
+ * provider (the gateway's own loopback server).
  */
 export class UpstreamPools {
+  private static readonly logger = new Logger('UpstreamPools');
   private readonly pools = new Map<string, Entry>();
 
   constructor(
     private readonly mockHost: MockProviderHost,
-    private readonly options: { connectTimeoutMs: number; connections: number },
+    private readonly options: UpstreamPoolOptions,
   ) {}
 
   async target(deployment: ResolvedDeployment): Promise<UpstreamTarget> {
     const existing = this.pools.get(deployment.id);
     if (existing && existing.fingerprint === deployment.fingerprint) return existing;
     const baseUrl = new URL(await this.baseUrlOf(deployment));
+    const provider = deployment.provider;
+    const internal = provider.type === 'mock' && !provider.baseUrl;
     const entry: Entry = {
       fingerprint: deployment.fingerprint,
       baseUrl,
@@ -40,7 +54,15 @@ export class UpstreamPools {
         connections: this.options.connections,
         pipelining: 1,
         keepAliveTimeout: 30_000,
-        connect: { timeout: this.options.connectTimeoutMs },
+        connect: internal
+          ? { timeout: this.options.connectTimeoutMs }
+          : guardedConnector({
+              timeoutMs: this.options.connectTimeoutMs,
+              allowPrivateNetwork: provider.allowPrivateNetwork,
+              resolve: this.options.resolve,
+              onRefused: (host, address, reason) =>
+                UpstreamPools.logger.warn(`provider ${provider.id}: connection to ${host} (${address}) refused: ${reason}`),
+            }),
       }),
     };
     const raced = this.pools.get(deployment.id);

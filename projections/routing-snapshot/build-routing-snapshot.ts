@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { providerSettingsProblem } from '../../modules/catalog/provider/provider.decider.js';
-import { resolveSecret } from '../../src/config/secret-ref.js';
+import { resolveSecret } from '../../src/kernel/secret-references/secret-reference.js';
 import type { ControlPlaneState } from '../control-plane/control-plane-state.js';
 import { Credential } from './credential.js';
 import type { ResolvedAlias, ResolvedDeployment, ResolvedProvider, RoutingSnapshot } from './routing-snapshot.js';
@@ -47,8 +47,8 @@ export function buildRoutingSnapshot(
         continue;
       }
     }
-    const { type, baseUrl, apiVersion, region } = provider.settings;
-    providers.set(id, { id, type, baseUrl, apiVersion, region, credential });
+    const { type, baseUrl, apiVersion, region, allowPrivateNetwork } = provider.settings;
+    providers.set(id, { id, type, baseUrl, apiVersion, region, credential, allowPrivateNetwork });
   }
 
   const deployments = new Map<string, ResolvedDeployment | string>();
@@ -126,7 +126,7 @@ export function buildRoutingSnapshot(
 
 function fingerprint(provider: ResolvedProvider, deploymentId: string, model: string): string {
   const hash = createHash('sha256');
-  hash.update(JSON.stringify([provider.id, provider.type, provider.baseUrl, provider.apiVersion, provider.region, deploymentId, model]));
+  hash.update(JSON.stringify([provider.id, provider.type, provider.baseUrl, provider.apiVersion, provider.region, provider.allowPrivateNetwork, deploymentId, model]));
   hash.update(provider.credential?.reveal() ?? '');
   return hash.digest('hex').slice(0, 16);
 }

@@ -12,6 +12,8 @@ export interface ResolvedProvider {
   apiVersion: string | null;
   region: string | null;
   credential: Credential | null;
+  /** Loopback, private and link-local addresses may be reached (the outbound address policy). */
+  allowPrivateNetwork: boolean;
 }
 
 export interface ResolvedDeployment {

@@ -1,10 +1,12 @@
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
+import { DEFAULT_HTTP_SETTINGS, type HttpSettings } from '../../modules/inference/http/http-settings.js';
 import { DURABILITY_PROFILES, type DurabilityProfile } from '../../modules/inference/pipeline/durability.js';
 import type { ResilienceOverrides } from '../../modules/inference/resilience/resilience-settings.js';
 import type { AdmissionSettings } from '../../modules/limits/admission-settings.js';
 import type { AuditSettings } from '../../projections/audit-chain/audit-settings.js';
+import { type SecretReferencePolicy, SecretPolicyError, secretReferencePolicy } from '../kernel/secret-references/secret-reference-policy.js';
 
 /** Everything configured through environment variables (DESIGN §8). */
 export interface Environment {
@@ -33,6 +35,13 @@ export interface Environment {
   admission?: Partial<AdmissionSettings>;
   /** Audit checkpoint signing; absent = read from SWITCHYARD_AUDIT_* when the platform opens (audit-settings.ts). */
   audit?: AuditSettings;
+  /**
+   * What `env:` and `file:` references may read (SWITCHYARD_SECRET_ENV, SWITCHYARD_SECRETS_DIR). Unset:
+   * the defaults, with `secrets/` under `dataDir`.
+   */
+  secretReferences?: SecretReferencePolicy;
+  /** Client connection timeouts and cap that differ from the defaults (http-settings.ts). */
+  http?: Partial<HttpSettings>;
 }
 
 export class ConfigurationError extends Error {
@@ -48,11 +57,19 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
   let configPath = env.SWITCHYARD_CONFIG ? resolve(env.SWITCHYARD_CONFIG) : null;
   if (!configPath && existsSync('switchyard.yaml')) configPath = resolve('switchyard.yaml');
   const logLevel = (env.LOG_LEVEL ?? 'log') as Environment['logLevel'];
+  const dataDir = env.SWITCHYARD_DATA_DIR === ':memory:' ? ':memory:' : resolve(env.SWITCHYARD_DATA_DIR || '.switchyard');
+  let secretReferences: SecretReferencePolicy;
+  try {
+    secretReferences = secretReferencePolicy(env, dataDir);
+  } catch (error) {
+    if (error instanceof SecretPolicyError) throw new ConfigurationError(error.message);
+    throw error;
+  }
   return {
     port,
     host: env.HOST || '127.0.0.1',
     configPath,
-    dataDir: env.SWITCHYARD_DATA_DIR === ':memory:' ? ':memory:' : resolve(env.SWITCHYARD_DATA_DIR || '.switchyard'),
+    dataDir,
     databaseUrl: env.DATABASE_URL || null,
     redisUrl: env.REDIS_URL || null,
     clickhouseUrl: env.CLICKHOUSE_URL || null,
@@ -64,7 +81,31 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
     logLevel: ['error', 'warn', 'log', 'debug'].includes(logLevel) ? logLevel : 'log',
     resilience: readResilience(env),
     admission: readAdmission(env),
+    secretReferences,
+    http: readHttp(env),
   };
+}
+
+/** Only the variables that are set; each must be a positive integer (none of these bounds can be switched off). */
+function readHttp(env: NodeJS.ProcessEnv): Partial<HttpSettings> {
+  const positive = (name: string) => {
+    if (env[name] === undefined || env[name] === '') return undefined;
+    const value = integer(env[name], 0, name);
+    if (value === 0) throw new ConfigurationError(`${name} must be a positive integer`);
+    return value;
+  };
+  const http = prune({
+    headersTimeoutMs: positive('SWITCHYARD_HTTP_HEADERS_TIMEOUT_MS'),
+    bodyTimeoutMs: positive('SWITCHYARD_HTTP_BODY_TIMEOUT_MS'),
+    keepAliveTimeoutMs: positive('SWITCHYARD_HTTP_KEEPALIVE_TIMEOUT_MS'),
+    maxConnections: positive('SWITCHYARD_HTTP_MAX_CONNECTIONS'),
+  });
+  const headers = http.headersTimeoutMs ?? DEFAULT_HTTP_SETTINGS.headersTimeoutMs;
+  const body = http.bodyTimeoutMs ?? DEFAULT_HTTP_SETTINGS.bodyTimeoutMs;
+  if (headers > body) {
+    throw new ConfigurationError(`SWITCHYARD_HTTP_HEADERS_TIMEOUT_MS (${headers}) must not exceed SWITCHYARD_HTTP_BODY_TIMEOUT_MS (${body}): the body timeout covers the headers too`);
+  }
+  return http;
 }
 
 /** Only the variables that are set; everything else keeps its default. */

@@ -1,8 +1,12 @@
 import { Decimal } from 'decimal.js';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AttemptFinished } from '../../events/request-events.js';
 import { KEY_PATTERN } from '../../modules/access/api-key/key-format.js';
 import { KeyExpirySweeper } from '../../modules/access/api-key/key-expiry-sweeper.js';
 import { AdminClient, waitUntil } from '../support/admin-client.js';
+import { secretReferencePolicy } from '../../src/kernel/secret-references/secret-reference-policy.js';
 import { type TestGateway, postJson, startTestGateway } from '../support/gateway-harness.js';
 
 const ADMIN_TOKEN = 'e2e-admin-token-0123456789abcdef';
@@ -11,14 +15,23 @@ const hello = { model: 'chat', messages: [{ role: 'user', content: 'Hello, admin
 describe('admin API /admin/v1', () => {
   let gw: TestGateway;
   let admin: AdminClient;
+  let secretsDir: string;
 
   beforeAll(async () => {
     process.env.ADMIN_E2E_SECOND_PROVIDER_KEY = 'second-provider-secret-value-98765';
-    gw = await startTestGateway({ environment: { adminToken: ADMIN_TOKEN } });
+    // Set in this process too, so refusing env:ADMIN_TOKEN is about the policy, not about a missing variable.
+    process.env.ADMIN_TOKEN = ADMIN_TOKEN;
+    secretsDir = mkdtempSync(join(tmpdir(), 'switchyard-admin-secrets-'));
+    writeFileSync(join(secretsDir, 'vllm-key'), 'file-held-provider-key-24680\n');
+    symlinkSync('/etc/hostname', join(secretsDir, 'hostname-link'));
+    gw = await startTestGateway({
+      environment: { adminToken: ADMIN_TOKEN, secretReferences: secretReferencePolicy({ SWITCHYARD_SECRETS_DIR: secretsDir }, null) },
+    });
     admin = new AdminClient(gw.url, ADMIN_TOKEN);
   });
   afterAll(async () => {
     await gw.close();
+    rmSync(secretsDir, { recursive: true, force: true });
   });
 
   async function eventCount(): Promise<number> {
@@ -121,8 +134,8 @@ describe('admin API /admin/v1', () => {
     test('reads show the credential reference, never the credential', async () => {
       const list = await admin.get('/providers');
       expect(list.status).toBe(200);
-      expect(list.json.data).toEqual([expect.objectContaining({ id: 'mock-upstream', status: 'active', type: 'openai-compatible', apiKey: 'env:SWITCHYARD_TEST_UPSTREAM_KEY', version: 1 })]);
-      expect(list.text).not.toContain(process.env.SWITCHYARD_TEST_UPSTREAM_KEY!);
+      expect(list.json.data).toEqual([expect.objectContaining({ id: 'mock-upstream', status: 'active', type: 'openai-compatible', apiKey: 'env:SY_TEST_UPSTREAM_KEY', version: 1 })]);
+      expect(list.text).not.toContain(process.env.SY_TEST_UPSTREAM_KEY!);
       const one = await admin.get('/providers/mock-upstream');
       expect(one.headers.get('etag')).toBe('"1"');
       expect((await admin.get('/providers/ghost')).json.error.code).toBe('provider_not_found');
@@ -168,6 +181,64 @@ describe('admin API /admin/v1', () => {
       expect(missingSecret.status).toBe(422);
       expect(missingSecret.json.error).toMatchObject({ code: 'unsafe_publication', message: expect.stringContaining('ADMIN_E2E_NOT_SET_ANYWHERE') });
       expect(await eventCount()).toBe(before);
+    });
+
+    test('secret references read only allowed variables and the secrets directory, refused with one message whatever exists', async () => {
+      const before = await eventCount();
+      const refusal = async (apiKey: string) => {
+        const response = await admin.post('/providers', { id: 'exfil', type: 'openai-compatible', baseUrl: 'https://collector.example.com/v1', apiKey });
+        expect({ apiKey, status: response.status }).toEqual({ apiKey, status: 422 });
+        expect(response.text).not.toContain(ADMIN_TOKEN);
+        return (response.json.error.message as string).replace(apiKey, '<ref>');
+      };
+      const unsetEnv = await refusal('env:ADMIN_E2E_NOT_SET_ANYWHERE_KEY');
+      for (const ref of ['env:ADMIN_TOKEN', 'env:DATABASE_URL', 'env:REDIS_URL', 'env:CLICKHOUSE_URL', 'env:SWITCHYARD_DATA_DIR', 'env:PATH', 'env:HOME']) {
+        expect({ ref, message: await refusal(ref) }).toEqual({ ref, message: unsetEnv });
+      }
+      const missingFile = await refusal(`file:${join(secretsDir, 'missing')}`);
+      for (const ref of ['file:/etc/passwd', 'file:/etc/hostname', 'file:/nonexistent/secret', `file:${join(secretsDir, 'hostname-link')}`, `file:${secretsDir}/../etc/passwd`]) {
+        expect({ ref, message: await refusal(ref) }).toEqual({ ref, message: missingFile });
+      }
+      expect(await eventCount()).toBe(before);
+      const fromDirectory = await admin.post('/providers', {
+        id: 'vllm-file', type: 'openai-compatible', baseUrl: 'https://vllm.example.com/v1', apiKey: `file:${join(secretsDir, 'vllm-key')}`,
+      });
+      expect(fromDirectory.status).toBe(201);
+      expect(fromDirectory.text).not.toContain('file-held-provider-key');
+    });
+
+    test('the bypass URLs of the outbound policy are refused; loopback needs allowPrivateNetwork', async () => {
+      const before = await eventCount();
+      for (const baseUrl of ['http://[::ffff:169.254.169.254]/', 'http://[::ffff:a9fe:a9fe]/', 'http://169.254.169.254.nip.io/', 'http://metadata.google.internal./', 'http://2852039166/']) {
+        for (const allowPrivateNetwork of [false, true]) {
+          const response = await admin.post('/providers', { ...second, id: 'bypass', baseUrl, allowPrivateNetwork });
+          expect({ baseUrl, allowPrivateNetwork, status: response.status, code: response.json.error?.code }).toEqual({ baseUrl, allowPrivateNetwork, status: 422, code: 'invalid_provider' });
+        }
+      }
+      const loopback = await admin.post('/providers', { ...second, id: 'local-vllm', baseUrl: 'http://127.0.0.1:8000/v1' });
+      expect(loopback.status).toBe(422);
+      expect(loopback.json.error.message).toContain('allowPrivateNetwork');
+      expect(await eventCount()).toBe(before);
+      expect((await admin.post('/providers', { ...second, id: 'local-vllm', baseUrl: 'http://127.0.0.1:8000/v1', allowPrivateNetwork: true })).status).toBe(201);
+    });
+
+    test('a gateway key, even with the admin scope, cannot register or update a provider; it may read them', async () => {
+      const issued = await admin.post('/keys', { id: 'ops-robot-providers', tenant: 'acme', scopes: ['admin'] });
+      expect(issued.status).toBe(201);
+      const robot = admin.withToken(issued.json.key);
+      const before = await eventCount();
+      const register = await robot.post('/providers', { id: 'robot-provider', type: 'openai-compatible', baseUrl: 'https://collector.example.com/v1', apiKey: 'env:ADMIN_E2E_SECOND_PROVIDER_KEY' });
+      expect(register.status).toBe(403);
+      expect(register.json.error.code).toBe('admin_token_required');
+      const update = await robot.put('/providers/mock-upstream', { type: 'openai-compatible', baseUrl: 'https://collector.example.com/v1', apiKey: 'env:ADMIN_E2E_SECOND_PROVIDER_KEY' });
+      expect(update.status).toBe(403);
+      expect(update.json.error.code).toBe('admin_token_required');
+      // Refused before the body is validated: a malformed body gets the same answer.
+      expect((await robot.post('/providers', { nonsense: true })).status).toBe(403);
+      expect(await eventCount()).toBe(before);
+      expect((await robot.get('/providers')).status).toBe(200);
+      expect((await admin.get('/providers/mock-upstream')).json.baseUrl).toBe(`${gw.mockUrl}/v1`);
+      await admin.post('/keys/ops-robot-providers/revoke', { reason: 'test over' });
     });
 
     test('update honours If-Match: a stale version is 409 and changes nothing', async () => {
@@ -308,7 +379,7 @@ describe('admin API /admin/v1', () => {
         routes: [{ deployment: 'primary', priority: 0, weight: 1 }, { deployment: 'backup', priority: 1, weight: 1 }],
         serving: { aliasVersion: 1, routes: [expect.objectContaining({ deployment: 'primary', provider: 'mock-upstream', model: 'model-primary', status: 'active' }), expect.objectContaining({ deployment: 'backup' })] },
       });
-      expect(chatAlias.text).not.toContain(process.env.SWITCHYARD_TEST_UPSTREAM_KEY!);
+      expect(chatAlias.text).not.toContain(process.env.SY_TEST_UPSTREAM_KEY!);
       expect((await admin.get('/aliases')).json.data.map((a: { name: string }) => a.name).sort()).toEqual(['chat', 'solo']);
     });
 
@@ -529,7 +600,7 @@ describe('admin API /admin/v1', () => {
 
   test('no admin response ever contained a provider credential or the admin token', () => {
     const all = admin.transcript.join('\n');
-    expect(all).not.toContain(process.env.SWITCHYARD_TEST_UPSTREAM_KEY!);
+    expect(all).not.toContain(process.env.SY_TEST_UPSTREAM_KEY!);
     expect(all).not.toContain('second-provider-secret-value');
     expect(all).not.toContain(ADMIN_TOKEN);
   });

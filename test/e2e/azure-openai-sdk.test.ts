@@ -13,7 +13,8 @@ providers:
   - id: azure-eastus
     type: azure-openai
     baseUrl: ${mockUrl}
-    apiKey: env:SWITCHYARD_TEST_UPSTREAM_KEY
+    allowPrivateNetwork: true   # the mock listens on loopback
+    apiKey: env:SY_TEST_UPSTREAM_KEY
     apiVersion: "${API_VERSION}"
 deployments:
   - id: azure-gpt4o

@@ -2,7 +2,7 @@ import OpenAI from 'openai';
 import type { AttemptFinished, RequestCompleted } from '../../events/request-events.js';
 import { type TestGateway, startTestGateway } from '../support/gateway-harness.js';
 
-const CREDENTIALS_ENV = 'SWITCHYARD_TEST_BEDROCK_CREDENTIALS';
+const CREDENTIALS_ENV = 'SY_TEST_BEDROCK_CREDENTIALS';
 const SECRET = 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY';
 const MODEL = 'anthropic.claude-3-5-sonnet-20240620-v1:0';
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
@@ -19,6 +19,7 @@ providers:
     type: bedrock
     region: us-east-1
     baseUrl: ${mockUrl}
+    allowPrivateNetwork: true   # the mock listens on loopback
     apiKey: env:${CREDENTIALS_ENV}
 deployments:
   - id: claude-bedrock

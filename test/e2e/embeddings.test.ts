@@ -5,7 +5,7 @@ import { AdmissionControl } from '../../modules/limits/admission-control.js';
 import { DeploymentHealth } from '../../modules/inference/resilience/deployment-health.js';
 import { type TestGateway, postJson, startTestGateway } from '../support/gateway-harness.js';
 
-const CREDENTIALS_ENV = 'SWITCHYARD_TEST_BEDROCK_CREDENTIALS';
+const CREDENTIALS_ENV = 'SY_TEST_BEDROCK_CREDENTIALS';
 const REQUEST_EVENTS = ['RequestAdmitted', 'AttemptFinished', 'RequestCompleted', 'RequestRejected'];
 const TITAN = 'amazon.titan-embed-text-v2:0';
 
@@ -16,11 +16,13 @@ providers:
   - id: mock-openai
     type: openai-compatible
     baseUrl: ${mockUrl}/v1
-    apiKey: env:SWITCHYARD_TEST_UPSTREAM_KEY
+    allowPrivateNetwork: true   # the mock listens on loopback
+    apiKey: env:SY_TEST_UPSTREAM_KEY
   - id: aws-bedrock
     type: bedrock
     region: us-east-1
     baseUrl: ${mockUrl}
+    allowPrivateNetwork: true   # the mock listens on loopback
     apiKey: env:${CREDENTIALS_ENV}
 deployments:
   - id: openai-embed

@@ -12,7 +12,8 @@ providers:
   - id: google
     type: gemini
     baseUrl: ${mockUrl}
-    apiKey: env:SWITCHYARD_TEST_UPSTREAM_KEY
+    allowPrivateNetwork: true   # the mock listens on loopback
+    apiKey: env:SY_TEST_UPSTREAM_KEY
 deployments:
   - id: gemini-flash
     provider: google

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Environment } from '../../src/config/environment.js';
 import { startGateway } from '../../src/gateway.js';
+import { secretReferencePolicy } from '../../src/kernel/secret-references/secret-reference-policy.js';
 
 /** The quick start: embedded PGlite in a data directory, the built-in demo, and a restart that keeps everything. */
 describe('quick start on embedded PGlite', () => {
@@ -58,6 +59,16 @@ describe('quick start on embedded PGlite', () => {
       await second.close();
     }
   }, 60_000);
+
+  test('the demo key is readable whatever SWITCHYARD_SECRETS_DIR says, also on an in-memory store', async () => {
+    const policy = secretReferencePolicy({ SWITCHYARD_SECRETS_DIR: '/nonexistent/operator/secrets' }, ':memory:');
+    const gateway = await startGateway({ ...environment, dataDir: ':memory:', secretReferences: policy }, { port: 0 });
+    try {
+      expect((await chat(gateway.url, gateway.demoKey!)).status).toBe(200);
+    } finally {
+      await gateway.close();
+    }
+  });
 
   test('a second process cannot open the same data directory', async () => {
     const running = await startGateway(environment, { port: 0 });

@@ -6,7 +6,7 @@ import { ask, attemptsOf, callsTo, openRequest, permitsHeld, resilienceYaml, wai
  * Admission and overload (issue 5 §8): per-key and node-wide concurrency limits fail fast, saturated
  * deployments are skipped, and every permit comes back on every path.
  */
-const LIMITED_KEY_ENV = `SWITCHYARD_TEST_LIMITED_KEY_${process.pid}`;
+const LIMITED_KEY_ENV = `SY_TEST_LIMITED_${process.pid}_KEY`;
 
 describe('resilience: admission and permits', () => {
   let gw: TestGateway;

@@ -159,11 +159,20 @@ describe('switchyard apply and keys (CLI)', () => {
 
     const unsafe = await apply(file('unsafe.yaml', BASE().replace('https://llm.example.com/v1', 'http://169.254.169.254/v1')));
     expect(unsafe.code).toBe(1);
-    expect(unsafe.stderr).toMatch(/providers\[0\]: update provider upstream failed: .*metadata/);
+    expect(unsafe.stderr).toMatch(/providers\[0\]: baseUrl points at a cloud metadata address/);
+    const unsafeDry = await apply(join(dir, 'unsafe.yaml'), '--dry-run');
+    expect(unsafeDry.code).toBe(1);
+    expect(unsafeDry.stderr).toMatch(/providers\[0\]: baseUrl points at a cloud metadata address/);
+    const loopback = await apply(file('loopback.yaml', BASE().replace('https://llm.example.com/v1', 'http://[::ffff:127.0.0.1]:8000/v1')));
+    expect(loopback.code).toBe(1);
+    expect(loopback.stderr).toMatch(/providers\[0\]: baseUrl points at a loopback address; set allowPrivateNetwork: true/);
 
     const missingSecret = await apply(file('secret.yaml', BASE().replace('env:APPLY_TEST_UPSTREAM_KEY', 'env:APPLY_TEST_NOT_SET')));
     expect(missingSecret.code).toBe(1);
-    expect(missingSecret.stderr).toMatch(/providers\[0\]: update provider upstream failed: .*APPLY_TEST_NOT_SET cannot be resolved/);
+    expect(missingSecret.stderr).toMatch(/providers\[0\]: apiKey env:APPLY_TEST_NOT_SET cannot be resolved/);
+    const gatewaySetting = await apply(file('exfiltrate.yaml', BASE().replace('env:APPLY_TEST_UPSTREAM_KEY', 'env:DATABASE_URL')));
+    expect(gatewaySetting.code).toBe(1);
+    expect(gatewaySetting.stderr).toMatch(/providers\[0\]: apiKey env:DATABASE_URL cannot be resolved: it is not set, or SWITCHYARD_SECRET_ENV does not allow it/);
     expect(await events()).toHaveLength(before.length);
   }, TIMEOUT);
 

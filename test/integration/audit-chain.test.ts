@@ -2,6 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { secretReferencePolicy } from '../../src/kernel/secret-references/secret-reference-policy.js';
 import { openPlatform } from '../../src/platform.js';
 import { cloneDatabase, environmentFor, sql } from '../support/audit-fixtures.js';
 import { readmeExportVerifier } from '../support/readme-snippets.js';
@@ -272,15 +273,23 @@ describeWithPostgres('audit chain on PostgreSQL: verify, tamper evidence, signed
     const db = await createScratchDatabase(baseUrl!);
     try {
       const { privateKey } = generateKeyPairSync('ed25519');
-      const keyFile = join(dir, 'ed25519.pem');
+      // file: references read only under SWITCHYARD_SECRETS_DIR.
+      const secrets = mkdtempSync(join(tmpdir(), 'switchyard-audit-secrets-'));
+      const keyFile = join(secrets, 'ed25519.pem');
       writeFileSync(keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }).toString());
-      const gw = await startTestGateway({ databaseUrl: db.url, environment: { audit: { signingKeyRef: `file:${keyFile}`, checkpointIntervalMs: 0 } } });
+      const gw = await startTestGateway({
+        databaseUrl: db.url,
+        environment: {
+          audit: { signingKeyRef: `file:${keyFile}`, checkpointIntervalMs: 0 },
+          secretReferences: secretReferencePolicy({ ...process.env, SWITCHYARD_SECRETS_DIR: secrets }, null),
+        },
+      });
       try {
         await traffic(gw, 3);
       } finally {
         await gw.close();
       }
-      const signing = { SWITCHYARD_AUDIT_SIGNING_KEY: `file:${keyFile}` };
+      const signing = { SWITCHYARD_AUDIT_SIGNING_KEY: `file:${keyFile}`, SWITCHYARD_SECRETS_DIR: secrets };
       const publicKey = await runCli(['audit', 'public-key'], cliEnv(db.url, signing));
       expect(publicKey.code).toBe(0);
       expect(publicKey.stdout).toMatch(/^-----BEGIN PUBLIC KEY-----/);

@@ -139,7 +139,7 @@ describeWithPostgres('cost ledger on PostgreSQL', () => {
     const port = await freePort();
     const env = {
       ...process.env, DATABASE_URL: db.url, SWITCHYARD_CONFIG: configPath, PORT: String(port), KILL_TEST_KEY: key,
-      SWITCHYARD_TEST_UPSTREAM_KEY: 'upstream-secret', LOG_LEVEL: 'warn', SWITCHYARD_POLL_MS: '200',
+      SY_TEST_UPSTREAM_KEY: 'upstream-secret', LOG_LEVEL: 'warn', SWITCHYARD_POLL_MS: '200',
     };
     const verify = new pg.Client({ connectionString: db.url });
     let server = await startServer(env, port);

@@ -42,7 +42,7 @@ describeWithPostgres('propagation across nodes on one PostgreSQL', () => {
     writeFileSync(configPath, defaultYaml(mockUrl, 'PROPAGATION_KEY'));
     const env = {
       ...process.env, DATABASE_URL: scratch.url, SWITCHYARD_CONFIG: configPath, ADMIN_TOKEN, PROPAGATION_KEY: key,
-      SWITCHYARD_TEST_UPSTREAM_KEY: 'propagation-upstream-secret', LOG_LEVEL: 'warn',
+      SY_TEST_UPSTREAM_KEY: 'propagation-upstream-secret', LOG_LEVEL: 'warn',
     };
     a = await startServer({ ...env, SWITCHYARD_NODE_ID: 'node-a', SWITCHYARD_POLL_MS: '60000' });
     [b, c] = await Promise.all([

@@ -79,7 +79,7 @@ describe('secret hygiene of a running gateway', () => {
     writeFileSync(configPath, defaultYaml(mockUrl, 'HYGIENE_GATEWAY_KEY'));
     const server = await startServer({
       ...process.env, ...store.env, SWITCHYARD_CONFIG: configPath, LOG_LEVEL: 'debug', ADMIN_TOKEN: secrets.adminToken,
-      HYGIENE_GATEWAY_KEY: secrets.gatewayKey, SWITCHYARD_TEST_UPSTREAM_KEY: secrets.upstreamKey, HYGIENE_SECOND_KEY: secrets.secondUpstreamKey,
+      HYGIENE_GATEWAY_KEY: secrets.gatewayKey, SY_TEST_UPSTREAM_KEY: secrets.upstreamKey, HYGIENE_SECOND_KEY: secrets.secondUpstreamKey,
     });
     const answers: string[] = [];
     const admin = new AdminClient(server.url, secrets.adminToken);
@@ -97,7 +97,7 @@ describe('secret hygiene of a running gateway', () => {
       };
 
       // A second provider, registered through the admin API with a credential reference, serving an alias.
-      expect((await admin.post('/providers', { id: 'second', type: 'openai-compatible', baseUrl: `${mockUrl}/v1`, apiKey: 'env:HYGIENE_SECOND_KEY' })).status).toBe(201);
+      expect((await admin.post('/providers', { id: 'second', type: 'openai-compatible', baseUrl: `${mockUrl}/v1`, allowPrivateNetwork: true, apiKey: 'env:HYGIENE_SECOND_KEY' })).status).toBe(201);
       expect((await admin.post('/deployments', { id: 'second-model', provider: 'second', model: 'model-second', capabilities: ['chat', 'streaming'], contextWindow: 8000, maxOutputTokens: 1000 })).status).toBe(201);
       expect((await admin.post('/deployments/second-model/prices', { inputPer1M: '1', outputPer1M: '2' })).status).toBe(201);
       expect((await admin.put('/aliases/second', { routes: [{ deployment: 'second-model' }] })).status).toBe(201);
@@ -149,7 +149,7 @@ describe('secret hygiene of a running gateway', () => {
     };
     // The haystacks are the right ones: references are there, the values behind them are not.
     expect(haystacks.events).toContain('env:HYGIENE_SECOND_KEY');
-    expect(haystacks.events).toContain('env:SWITCHYARD_TEST_UPSTREAM_KEY');
+    expect(haystacks.events).toContain('env:SY_TEST_UPSTREAM_KEY');
     expect(haystacks.events).toContain('ApiKeyRevoked');
     expect(haystacks.logs).toContain('Switchyard is serving');
     expect(haystacks['admin responses (except the issuance)']).toContain('hygiene-app');

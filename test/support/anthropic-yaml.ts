@@ -11,11 +11,13 @@ providers:
   - id: mock-anthropic
     type: anthropic
     baseUrl: ${mockUrl}
-    apiKey: env:SWITCHYARD_TEST_UPSTREAM_KEY
+    allowPrivateNetwork: true   # the mock listens on loopback
+    apiKey: env:SY_TEST_UPSTREAM_KEY
   - id: mock-openai
     type: openai-compatible
     baseUrl: ${mockUrl}/v1
-    apiKey: env:SWITCHYARD_TEST_UPSTREAM_KEY
+    allowPrivateNetwork: true   # the mock listens on loopback
+    apiKey: env:SY_TEST_UPSTREAM_KEY
 deployments:
   - id: claude-primary
     provider: mock-anthropic

@@ -7,7 +7,7 @@ import { type MockAnswer, type MockInput, planAnswer, sampleFor } from '../../mo
 export type ClientSdk = 'openai' | 'anthropic';
 export const CLIENT_SDKS: readonly ClientSdk[] = ['openai', 'anthropic'];
 
-export const BEDROCK_CREDENTIALS_ENV = 'SWITCHYARD_TEST_BEDROCK_CREDENTIALS';
+export const BEDROCK_CREDENTIALS_ENV = 'SY_TEST_BEDROCK_CREDENTIALS';
 export const BEDROCK_CREDENTIALS = 'AKIDEXAMPLE:wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY';
 export const AZURE_API_VERSION = '2024-10-21';
 export const ANTHROPIC_API_VERSION = '2023-06-01';
@@ -196,25 +196,30 @@ providers:
   - id: up-openai-compatible
     type: openai-compatible
     baseUrl: ${mockUrl}/v1
-    apiKey: env:SWITCHYARD_TEST_UPSTREAM_KEY
+    allowPrivateNetwork: true   # the mock listens on loopback
+    apiKey: env:SY_TEST_UPSTREAM_KEY
   - id: up-azure-openai
     type: azure-openai
     baseUrl: ${mockUrl}
-    apiKey: env:SWITCHYARD_TEST_UPSTREAM_KEY
+    allowPrivateNetwork: true   # the mock listens on loopback
+    apiKey: env:SY_TEST_UPSTREAM_KEY
     apiVersion: "${AZURE_API_VERSION}"
   - id: up-anthropic
     type: anthropic
     baseUrl: ${mockUrl}
-    apiKey: env:SWITCHYARD_TEST_UPSTREAM_KEY
+    allowPrivateNetwork: true   # the mock listens on loopback
+    apiKey: env:SY_TEST_UPSTREAM_KEY
     apiVersion: "${ANTHROPIC_API_VERSION}"
   - id: up-gemini
     type: gemini
     baseUrl: ${mockUrl}
-    apiKey: env:SWITCHYARD_TEST_UPSTREAM_KEY
+    allowPrivateNetwork: true   # the mock listens on loopback
+    apiKey: env:SY_TEST_UPSTREAM_KEY
   - id: up-bedrock
     type: bedrock
     region: us-east-1
     baseUrl: ${mockUrl}
+    allowPrivateNetwork: true   # the mock listens on loopback
     apiKey: env:${BEDROCK_CREDENTIALS_ENV}
 deployments:
 ${deployments.join('\n')}

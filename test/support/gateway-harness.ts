@@ -37,7 +37,8 @@ providers:
   - id: mock-upstream
     type: openai-compatible
     baseUrl: ${mockUrl}/v1
-    apiKey: env:SWITCHYARD_TEST_UPSTREAM_KEY
+    allowPrivateNetwork: true   # the mock listens on loopback
+    apiKey: env:SY_TEST_UPSTREAM_KEY
 deployments:
   - id: primary
     provider: mock-upstream
@@ -75,9 +76,9 @@ export async function startTestGateway(options: HarnessOptions = {}): Promise<Te
   const mock = new MockProviderServer();
   const mockUrl = await mock.listen(0);
   const key = generateApiKey();
-  const keyEnv = `SWITCHYARD_TEST_KEY_${process.pid}_${++keyCounter}`;
+  const keyEnv = `SY_TEST_${process.pid}_${++keyCounter}_KEY`;
   process.env[keyEnv] = key;
-  process.env.SWITCHYARD_TEST_UPSTREAM_KEY = 'upstream-secret-value-123456';
+  process.env.SY_TEST_UPSTREAM_KEY = 'upstream-secret-value-123456';
   const dir = mkdtempSync(join(tmpdir(), 'switchyard-test-'));
   const configPath = join(dir, 'switchyard.yaml');
   writeFileSync(configPath, (options.yaml ?? defaultYaml)(mockUrl, keyEnv));

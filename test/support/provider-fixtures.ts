@@ -44,7 +44,7 @@ export function chatRequest(overrides: Partial<ChatRequest> = {}): ChatRequest {
 
 export function resolvedDeployment(
   type: ProviderType,
-  overrides: { model?: string; apiVersion?: string | null; secret?: string | null; capabilities?: string[]; baseUrl?: string | null } = {},
+  overrides: { model?: string; apiVersion?: string | null; secret?: string | null; capabilities?: string[]; baseUrl?: string | null; allowPrivateNetwork?: boolean } = {},
 ): ResolvedDeployment {
   const secret = overrides.secret === undefined ? 'upstream-secret-value-123456' : overrides.secret;
   return {
@@ -56,6 +56,7 @@ export function resolvedDeployment(
       apiVersion: overrides.apiVersion ?? null,
       region: null,
       credential: secret === null ? null : new Credential(secret),
+      allowPrivateNetwork: overrides.allowPrivateNetwork ?? false,
     },
     model: overrides.model ?? 'model-x',
     region: null,

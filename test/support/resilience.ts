@@ -28,7 +28,8 @@ providers:
   - id: mock-upstream
     type: openai-compatible
     baseUrl: ${mockUrl}/v1
-    apiKey: env:SWITCHYARD_TEST_UPSTREAM_KEY
+    allowPrivateNetwork: true   # the mock listens on loopback
+    apiKey: env:SY_TEST_UPSTREAM_KEY
 deployments:
 ${ids.map((id) => `  - id: ${id}
     provider: mock-upstream

@@ -103,7 +103,9 @@ describe('Anthropic stream translator: failures are never a clean stop', () => {
     }
     expect(error).toBeInstanceOf(ProviderError);
     expect(error).toMatchObject({ errorClass: 'overloaded' });
-    expect((error as Error).message).toContain('Overloaded');
+    // The provider's words travel apart from our message, redacted; the message itself is ours.
+    expect((error as ProviderError).providerMessage).toContain('Overloaded');
+    expect((error as Error).message).not.toContain('Overloaded');
   });
 
   test.each([

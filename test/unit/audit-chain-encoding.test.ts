@@ -104,8 +104,8 @@ describe('audit settings', () => {
     const signer = openCheckpointSigner(readAuditSettings({ SWITCHYARD_AUDIT_SIGNING_KEY: 'env:AUDIT_SETTINGS_TEST_KEY' }));
     expect(signer?.algorithm).toBe('hmac-sha256');
     expect(() => openCheckpointSigner(readAuditSettings({ SWITCHYARD_AUDIT_SIGNING_KEY: 'env:AUDIT_SETTINGS_TEST_MISSING' }))).toThrow(/cannot be resolved/);
-    process.env.AUDIT_SETTINGS_TEST_SHORT = 'short';
-    expect(() => openCheckpointSigner(readAuditSettings({ SWITCHYARD_AUDIT_SIGNING_KEY: 'env:AUDIT_SETTINGS_TEST_SHORT' }))).toThrow(/at least 32 bytes/);
+    process.env.AUDIT_SETTINGS_TEST_SHORT_KEY = 'short';
+    expect(() => openCheckpointSigner(readAuditSettings({ SWITCHYARD_AUDIT_SIGNING_KEY: 'env:AUDIT_SETTINGS_TEST_SHORT_KEY' }))).toThrow(/at least 32 bytes/);
   });
 
   test('the checkpoint interval is a non-negative number of seconds', () => {

@@ -115,8 +115,9 @@ describe('Bedrock error classification', () => {
     expect(error).toBeInstanceOf(ProviderError);
     expect(error.errorClass).toBe(errorClass);
     expect(error.httpStatus).toBe(status);
-    expect(error.message).toContain(type);
-    expect(error.message).not.toContain('internal.amazon.com');
+    expect(error.message).toBe(`provider returned ${status}`);
+    expect(error.providerMessage).toContain(type);
+    expect(error.providerMessage).not.toContain('internal.amazon.com');
   });
 
   test('without an error type the status decides: 429, 403, 408, 503, 502 and other 5xx', () => {
@@ -128,6 +129,12 @@ describe('Bedrock error classification', () => {
     expect(bedrockHttpError(502, {}, '<html>bad gateway</html>').message).toBe('provider returned 502');
   });
 
+  test('the provider request id comes from x-amzn-requestid', () => {
+    expect(bedrockHttpError(400, { ...header('ValidationException'), 'x-amzn-requestid': 'b6c1e5a2-1111-4c1b-9a2e-0f6d9e3c7a10' }, '{}').providerRequestId).toBe(
+      'b6c1e5a2-1111-4c1b-9a2e-0f6d9e3c7a10',
+    );
+  });
+
   test('the `__type` of the body names the error when the header is missing; retry-after is honoured', () => {
     const error = bedrockHttpError(400, { 'retry-after': '3' }, JSON.stringify({ __type: 'com.amazon.coral.service#ThrottlingException', message: 'slow down' }));
     expect(error.errorClass).toBe('rate_limited');
@@ -136,8 +143,11 @@ describe('Bedrock error classification', () => {
 
   test('messages are sanitised: keys and URLs never reach the client', () => {
     const error = bedrockHttpError(400, header('ValidationException'), JSON.stringify({ message: 'bad key AKIAABCDEFGHIJKLMNOP at https://bedrock-runtime.us-east-1.amazonaws.com/x' }));
-    expect(error.message).not.toContain('AKIAABCDEFGHIJKLMNOP');
-    expect(error.message).not.toContain('amazonaws.com');
+    for (const text of [error.message, error.providerMessage]) {
+      expect(text).not.toContain('AKIAABCDEFGHIJKLMNOP');
+      expect(text).not.toContain('amazonaws.com');
+    }
+    expect(error.providerMessage).toContain('bad key');
   });
 
   test('in-stream exception types classify like their HTTP counterparts', () => {
@@ -146,6 +156,6 @@ describe('Bedrock error classification', () => {
     expect(classifyBedrockError('serviceUnavailableException', null, '')).toBe('overloaded');
     expect(classifyBedrockError('validationException', null, 'Input is too long for requested model.')).toBe('context_length');
     expect(classifyBedrockError('somethingNewException', null, '')).toBe('transient');
-    expect(bedrockStreamException('throttlingException', '{"message":"Rate exceeded"}').message).toBe('provider stream error: throttlingException: Rate exceeded');
+    expect(bedrockStreamException('throttlingException', '{"message":"Rate exceeded"}').providerMessage).toBe('throttlingException: Rate exceeded');
   });
 });

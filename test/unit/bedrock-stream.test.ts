@@ -108,7 +108,7 @@ describe('ConverseStream translation (state machine)', () => {
       }
       expect(caught).toBeInstanceOf(ProviderError);
       expect((caught as ProviderError).errorClass).toBe('rate_limited');
-      expect((caught as ProviderError).message).toContain('throttlingException');
+      expect((caught as ProviderError).providerMessage).toContain('throttlingException');
       expect(translator.done).toBe(false);
     }
   });
@@ -131,7 +131,7 @@ describe('ConverseStream translation (state machine)', () => {
     const translator = new ConverseStreamTranslator();
     expect(() =>
       translator.translate({ messageType: 'error', eventType: null, exceptionType: null, errorCode: 'InternalFailure', errorMessage: 'boom', body: '' }),
-    ).toThrow(expect.objectContaining({ errorClass: 'transient', message: expect.stringContaining('InternalFailure: boom') }));
+    ).toThrow(expect.objectContaining({ errorClass: 'transient', providerMessage: expect.stringContaining('InternalFailure: boom') }));
   });
 
   test('two tool-use blocks after text get tool-call indexes 0 and 1, whatever their content block numbers', () => {

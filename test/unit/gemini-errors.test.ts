@@ -27,10 +27,13 @@ describe('Gemini error classification', () => {
   });
 
   test('messages are sanitised: URLs masked, bounded; a non-JSON page is never passed on', () => {
-    expect(geminiHttpError(500, {}, body('error-500.json')).message).toBe('provider returned 500: An internal error has occurred. Please retry or report in [url]');
+    expect(geminiHttpError(500, {}, body('error-500.json'))).toMatchObject({
+      message: 'provider returned 500',
+      providerMessage: 'An internal error has occurred. Please retry or report in [url]',
+    });
     const html = geminiHttpError(502, {}, '<html><body>Bad gateway at https://internal.example/secret</body></html>');
     expect(html).toMatchObject({ errorClass: 'transient', message: 'provider returned 502' });
-    expect(geminiHttpError(400, {}, JSON.stringify({ error: { code: 400, message: 'x'.repeat(5000), status: 'INVALID_ARGUMENT' } })).message.length).toBeLessThan(400);
+    expect(geminiHttpError(400, {}, JSON.stringify({ error: { code: 400, message: 'x'.repeat(5000), status: 'INVALID_ARGUMENT' } })).providerMessage!.length).toBeLessThan(400);
   });
 
   test('a status name decides over a generic HTTP status (front ends sometimes use 500 for everything)', () => {
@@ -44,6 +47,6 @@ describe('Gemini error classification', () => {
       errorClass: 'rate_limited',
       retryAfterMs: 1500,
     });
-    expect(geminiStreamError({ message: 'boom' })).toMatchObject({ errorClass: 'transient', message: 'provider stream error: boom' });
+    expect(geminiStreamError({ message: 'boom' })).toMatchObject({ errorClass: 'transient', message: 'the provider reported an error inside the stream', providerMessage: 'boom' });
   });
 });

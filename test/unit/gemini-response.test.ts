@@ -73,7 +73,7 @@ describe('Gemini generateContent answer → canonical response', () => {
     }
     expect(error).toBeInstanceOf(ProviderError);
     expect(error).toMatchObject({ errorClass: 'content_policy', fallbackable: false });
-    expect((error as Error).message).toMatch(/SAFETY/);
+    expect((error as ProviderError).providerMessage).toMatch(/SAFETY/);
   });
 
   test.each([[null], ['text'], [[]], [{}], [{ candidates: [] }]])('%j is a malformed response', (body) => {

@@ -83,4 +83,29 @@ describe('JSON Schema → Gemini Schema', () => {
       properties: { meta: { type: 'OBJECT' } },
     });
   });
+
+  test('property names like Object.prototype members are ordinary properties; required is checked against own properties', () => {
+    const converted = toGeminiSchema({
+      type: 'object',
+      properties: { constructor: { type: 'string' }, toString: { type: 'integer' } },
+      required: ['constructor', 'hasOwnProperty', 'valueOf'],
+    });
+    expect(converted).toEqual({ type: 'OBJECT', properties: { constructor: { type: 'STRING' }, toString: { type: 'INTEGER' } }, required: ['constructor'] });
+    expect(Object.hasOwn(converted.properties as object, 'constructor')).toBe(true);
+  });
+
+  test('a $ref into inherited members does not resolve', () => {
+    expect(() => toGeminiSchema({ $ref: '#/__proto__' })).toThrow(/does not resolve/);
+    expect(() => toGeminiSchema({ $ref: '#/constructor/prototype' })).toThrow(/does not resolve/);
+  });
+
+  test('refs that multiply the schema (each definition using the next twice) are refused once they pass 20,000 nodes', () => {
+    const defs: Record<string, unknown> = { d15: { type: 'string' } };
+    for (let i = 0; i < 15; i++) defs[`d${i}`] = { type: 'object', properties: { left: { $ref: `#/$defs/d${i + 1}` }, right: { $ref: `#/$defs/d${i + 1}` } } };
+    // About 2^16 nodes once inlined, from a schema of 46; 15 levels stay within Gemini's depth.
+    expect(() => toGeminiSchema({ $defs: defs, $ref: '#/$defs/d0' })).toThrow(/more than 20000 nodes/);
+    const small: Record<string, unknown> = { d5: { type: 'string' } };
+    for (let i = 0; i < 5; i++) small[`d${i}`] = { type: 'object', properties: { left: { $ref: `#/$defs/d${i + 1}` }, right: { $ref: `#/$defs/d${i + 1}` } } };
+    expect(() => toGeminiSchema({ $defs: small, $ref: '#/$defs/d0' })).not.toThrow();
+  });
 });

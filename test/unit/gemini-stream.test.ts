@@ -51,7 +51,7 @@ describe('Gemini stream translator', () => {
     const translator = new GeminiStreamTranslator();
     const frames = decoder.push(fixtureBytes('gemini', 'stream-error.sse'));
     expect(translator.translate(frames[0])).toEqual([{ type: 'text', choice: 0, text: 'Partial answer' }]);
-    expect(() => translator.translate(frames[1])).toThrow(expect.objectContaining({ errorClass: 'overloaded', message: expect.stringMatching(/overloaded/) }));
+    expect(() => translator.translate(frames[1])).toThrow(expect.objectContaining({ errorClass: 'overloaded', providerMessage: expect.stringMatching(/overloaded/) }));
   });
 
   test('a stream that ends before its finish reports no usage, so it is billed on what was relayed', () => {

@@ -34,6 +34,11 @@ describe('provider aggregate', () => {
       ['the GCP metadata host', { baseUrl: 'http://metadata.google.internal/v1' }],
       ['a link-local address', { baseUrl: 'http://169.254.10.1/v1' }],
       ['an IPv6 link-local address', { baseUrl: 'http://[fe80::1]/v1' }],
+      ['the metadata address written IPv4-mapped', { baseUrl: 'http://[::ffff:a9fe:a9fe]/' }],
+      ['a name that embeds the metadata address', { baseUrl: 'http://169.254.169.254.nip.io/' }],
+      ['the GCP metadata host with a trailing dot', { baseUrl: 'http://metadata.google.internal./' }],
+      ['a loopback address without allowPrivateNetwork', { type: 'openai-compatible', baseUrl: 'http://127.0.0.1:8000/v1' }],
+      ['a private (RFC 1918) address without allowPrivateNetwork', { type: 'openai-compatible', baseUrl: 'http://10.0.0.5/v1' }],
       ['a query string', { baseUrl: 'https://api.example.com/v1?key=x' }],
       ['an invalid URL', { baseUrl: 'not a url' }],
       ['a literal secret instead of a reference', { credentialRef: 'sk-live-0123456789' }],
@@ -48,6 +53,12 @@ describe('provider aggregate', () => {
     test('a link-local address is allowed when the operator explicitly allows private networks', () => {
       const s = settings({ type: 'openai-compatible', baseUrl: 'http://169.254.10.1/v1', allowPrivateNetwork: true });
       spec.given([]).when(register(s)).then([registered(s)]);
+    });
+    test('loopback and private addresses are allowed when the operator explicitly allows private networks', () => {
+      for (const baseUrl of ['http://127.0.0.1:8000/v1', 'http://10.0.0.5/v1', 'http://[fd12::1]/v1']) {
+        const s = settings({ type: 'openai-compatible', baseUrl, allowPrivateNetwork: true });
+        spec.given([]).when(register(s)).then([registered(s)]);
+      }
     });
     test('the metadata address is refused even when private networks are allowed', () => {
       const s = settings({ baseUrl: 'http://169.254.169.254/', allowPrivateNetwork: true });

@@ -20,7 +20,7 @@ function deployment(id: string, overrides: Partial<ResolvedDeployment> & { input
   const { input = '1.00', output = '2.00', ...rest } = overrides;
   return {
     id,
-    provider: { id: 'p', type: 'openai-compatible', baseUrl: 'http://upstream.invalid', apiVersion: null, region: null, credential: null },
+    provider: { id: 'p', type: 'openai-compatible', baseUrl: 'http://upstream.invalid', apiVersion: null, region: null, credential: null, allowPrivateNetwork: false },
     model: `model-${id}`,
     region: 'eu',
     capabilities: new Set(['chat', 'streaming', 'tools']),

@@ -60,22 +60,29 @@ export function adminErrorBody(error: AdminApiError): { error: { code: string; m
   return { error: { code: error.code, message: error.message, ...(error.fields ? { fields: error.fields } : {}) } };
 }
 
+/** The admin envelope for anything thrown while serving an admin request, before it is written. */
+export function adminErrorAnswer(exception: unknown, method: string, url: string): { status: number; headers: Record<string, string>; body: string } {
+  const error = toAdminError(exception, method, url);
+  return {
+    status: error.status,
+    headers: {
+      'content-type': 'application/json; charset=utf-8',
+      'cache-control': 'no-store',
+      ...(error.status === 401 ? { 'www-authenticate': 'Bearer realm="switchyard-admin"' } : {}),
+    },
+    body: JSON.stringify(adminErrorBody(error)),
+  };
+}
+
 /** Writes the admin envelope on the raw response (also for errors Fastify raises before a route runs). */
 export function respondWithAdminError(raw: ServerResponse, exception: unknown, method: string, url: string, requestId: string): void {
   if (raw.headersSent || raw.destroyed) {
     if (!raw.writableEnded) raw.end();
     return;
   }
-  const error = toAdminError(exception, method, url);
-  const body = JSON.stringify(adminErrorBody(error));
-  raw.writeHead(error.status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(body),
-    'cache-control': 'no-store',
-    'x-request-id': requestId,
-    ...(error.status === 401 ? { 'www-authenticate': 'Bearer realm="switchyard-admin"' } : {}),
-  });
-  raw.end(body);
+  const answer = adminErrorAnswer(exception, method, url);
+  raw.writeHead(answer.status, { ...answer.headers, 'content-length': Buffer.byteLength(answer.body), 'x-request-id': requestId });
+  raw.end(answer.body);
 }
 
 /** The admin API's path prefix; errors under it use the admin envelope, not a client format's. */

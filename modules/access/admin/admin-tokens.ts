@@ -3,6 +3,7 @@ import { sameHash } from '../api-key/key-format.js';
 import { ConfigurationError } from '../../../src/config/environment.js';
 import type { SqlExecutor } from '../../../src/kernel/database/database.js';
 import { randomBase62 } from '../../../src/kernel/ids.js';
+import { rememberSecret } from '../../../src/kernel/secret-references/known-secrets.js';
 
 /** A configured ADMIN_TOKEN shorter than this is refused at start: the admin API controls everything. */
 const MIN_CONFIGURED_LENGTH = 16;
@@ -42,7 +43,10 @@ export class AdminTokens {
        ON CONFLICT DO NOTHING RETURNING token_id`,
       [sha256(candidate)],
     );
-    if (inserted.length > 0) this.generated = candidate;
+    if (inserted.length > 0) {
+      this.generated = candidate;
+      rememberSecret(candidate);
+    }
     const rows = await this.database.query<{ token_id: string; hash: string }>(`SELECT token_id, hash FROM admin_tokens ORDER BY token_id`);
     this.known = rows.map((row) => ({ tokenId: row.token_id, hash: row.hash }));
   }

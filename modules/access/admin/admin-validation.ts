@@ -1,6 +1,39 @@
-import { ValidationPipe } from '@nestjs/common';
+import { type ArgumentMetadata, ValidationPipe } from '@nestjs/common';
 import type { ValidationError } from 'class-validator';
+import { type JsonBoundsProblem, type JsonShape, findJsonBoundsProblem } from '../../canonical/json-bounds.js';
 import { AdminApiError, type FieldProblem } from './admin-error.js';
+
+/** Admin bodies are structured throughout: no field holds client-defined JSON. */
+const ADMIN_BODY_SHAPE: JsonShape = { pathStyle: 'brackets', freeForm: [] };
+
+/**
+ * Bounds the body before class-transformer, which copies it recursively (a deep body would overflow the
+ * stack) and assigns keys named like Object.prototype members onto instances, where whitelisting no
+ * longer sees them (a `constructor` field would be silently dropped).
+ */
+class BoundedValidationPipe extends ValidationPipe {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type === 'body') {
+      const problem = findJsonBoundsProblem(value, ADMIN_BODY_SHAPE);
+      if (problem) throw boundsError(problem);
+    }
+    return super.transform(value, metadata);
+  }
+}
+
+function boundsError(problem: JsonBoundsProblem): AdminApiError {
+  const field = (path: string, message: string) => new AdminApiError(400, 'validation_failed', `The request body is invalid: ${path}: ${message}.`, [{ path, message }]);
+  switch (problem.kind) {
+    case 'prototype_key':
+      return field(problem.path, 'unknown field');
+    case 'too_deep':
+      return field(problem.path, `nested deeper than ${problem.limit} levels`);
+    case 'too_many_values':
+      return problem.path === null
+        ? new AdminApiError(400, 'validation_failed', `The request body holds more than ${problem.limit} JSON values.`)
+        : field(problem.path, `holds more than ${problem.limit} values`);
+  }
+}
 
 /**
  * Request bodies are validated against class-validator DTOs. Unknown fields are refused (a typo must not
@@ -8,7 +41,7 @@ import { AdminApiError, type FieldProblem } from './admin-error.js';
  * echoed back: a misplaced secret must not come back in an error.
  */
 export function adminValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new BoundedValidationPipe({
     transform: true,
     whitelist: true,
     forbidNonWhitelisted: true,

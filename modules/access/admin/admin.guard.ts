@@ -1,4 +1,5 @@
-import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, Injectable, SetMetadata } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../canonical/gateway-error.js';
 import { GatewayAuthenticator } from '../gateway-authenticator.js';
@@ -10,38 +11,57 @@ const ACTOR = Symbol('switchyard.admin.actor');
 
 type AdminRequest = FastifyRequest & { [ACTOR]?: string };
 
+const ADMIN_TOKEN_ONLY = 'switchyard.admin.token-only';
+
+/**
+ * Marks a route only the admin token may call, never a gateway key (not even one with the `admin`
+ * scope): changing provider credentials or base URLs decides where the gateway sends which secret.
+ */
+export const AdminTokenOnly = () => SetMetadata(ADMIN_TOKEN_ONLY, true);
+
 /**
  * The admin API is behind the admin token (`Authorization: Bearer <token>` or `x-admin-token`), or a
- * gateway key that carries the `admin` scope. The actor is `admin:<token id>` or `key:<key id>`.
+ * gateway key that carries the `admin` scope (except on routes marked AdminTokenOnly). The actor is
+ * `admin:<token id>` or `key:<key id>`.
  */
 @Injectable()
 export class AdminGuard implements CanActivate {
   constructor(
     private readonly tokens: AdminTokens,
     private readonly keys: GatewayAuthenticator,
+    private readonly reflector: Reflector,
   ) {}
 
   canActivate(context: ExecutionContext): boolean {
     const request = context.switchToHttp().getRequest<AdminRequest>();
     // Every admin answer carries the request id, which is also the correlation id of the events it causes.
     context.switchToHttp().getResponse<FastifyReply>().header('x-request-id', request.id);
-    const presented = presentedToken(request);
+    const actor = this.identify(request.headers);
+    if (actor.startsWith('key:') && this.reflector.getAllAndOverride<boolean>(ADMIN_TOKEN_ONLY, [context.getHandler(), context.getClass()])) {
+      throw new AdminApiError(403, 'admin_token_required', 'Changing provider credentials or base URLs needs the admin token; a gateway key cannot do it, whatever its scopes.');
+    }
+    request[ACTOR] = actor;
+    return true;
+  }
+
+  /**
+   * The actor a request's credentials stand for, or the 401/403 refusing them. Needs the headers only,
+   * so the HTTP layer also calls it before reading a body.
+   */
+  identify(headers: FastifyRequest['headers']): string {
+    const presented = presentedToken(headers);
     if (!presented) {
       throw new AdminApiError(401, 'unauthorized', 'Missing admin token. Send it as "Authorization: Bearer <token>" or "x-admin-token: <token>".');
     }
     const tokenId = this.tokens.verify(presented);
-    if (tokenId !== null) {
-      request[ACTOR] = `admin:${tokenId}`;
-      return true;
-    }
+    if (tokenId !== null) return `admin:${tokenId}`;
     if (presented.startsWith('sk-sy-')) {
       try {
-        const principal = this.keys.authenticate({ authorization: `Bearer ${presented}` }, 'admin');
-        request[ACTOR] = `key:${principal.keyId}`;
-        return true;
+        return `key:${this.keys.authenticate({ authorization: `Bearer ${presented}` }, 'admin').keyId}`;
       } catch (error) {
         // A valid key without the admin scope (or of a suspended tenant) is refused as such, not as unknown.
         if (error instanceof GatewayError && error.status === 403) throw new AdminApiError(403, error.code, error.message);
+        throw new AdminApiError(401, 'unauthorized', 'The admin token is not valid.');
       }
     }
     throw new AdminApiError(401, 'unauthorized', 'The admin token is not valid.');
@@ -54,11 +74,11 @@ export function actorOf(request: FastifyRequest): string {
   return actor;
 }
 
-function presentedToken(request: FastifyRequest): string | null {
-  const header = request.headers['x-admin-token'];
+function presentedToken(headers: FastifyRequest['headers']): string | null {
+  const header = headers['x-admin-token'];
   const direct = Array.isArray(header) ? header[0] : header;
   if (direct) return direct.trim();
-  const authorization = request.headers.authorization;
+  const authorization = headers.authorization;
   const match = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization) : null;
   return match ? match[1] : null;
 }

@@ -5,12 +5,15 @@ import { AdminCommands, etag } from '../../access/admin/admin-commands.js';
 import { AdminApiError } from '../../access/admin/admin-error.js';
 import { AdminExceptionFilter } from '../../access/admin/admin-exception.filter.js';
 import { adminValidationPipe } from '../../access/admin/admin-validation.js';
-import { AdminGuard } from '../../access/admin/admin.guard.js';
+import { AdminGuard, AdminTokenOnly } from '../../access/admin/admin.guard.js';
 import { ProviderCommand } from '../catalog.commands.js';
 import { providerView } from './catalog-views.js';
 import { ProviderSettingsDto, RegisterProviderDto, providerSettingsOf } from './provider.dto.js';
 
-/** `/admin/v1/providers`: register, update, remove; reads show credential references, never credentials. */
+/**
+ * `/admin/v1/providers`: register, update, remove; reads show credential references, never credentials.
+ * Registering and updating (credential references, base URLs) take the admin token only.
+ */
 @Controller('admin/v1/providers')
 @UseGuards(AdminGuard)
 @UseFilters(AdminExceptionFilter)
@@ -36,6 +39,7 @@ export class ProvidersController {
   }
 
   @Post()
+  @AdminTokenOnly()
   async register(@Body() body: RegisterProviderDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const outcome = await this.commands.send(
       ProviderCommand, { type: 'RegisterProvider', providerId: body.id, settings: providerSettingsOf(body) }, request, reply,
@@ -45,6 +49,7 @@ export class ProvidersController {
   }
 
   @Put(':id')
+  @AdminTokenOnly()
   async update(@Param('id') id: string, @Body() body: ProviderSettingsDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const outcome = await this.commands.send(ProviderCommand, { type: 'UpdateProvider', providerId: id, settings: providerSettingsOf(body) }, request, reply);
     return { ...this.found(id), appended: outcome.events.map((e) => e.type) };

@@ -1,3 +1,4 @@
+import type { PathStyle } from '../../canonical/json-bounds.js';
 import { anthropicClientFormat } from '../formats/anthropic/anthropic-client-format.js';
 import type { ClientFormat } from '../formats/client-format.js';
 import { openAiClientFormat } from '../formats/openai/openai-client-format.js';
@@ -10,4 +11,9 @@ const ANTHROPIC_PATHS = /^\/v1\/messages(?:[/?]|$)/;
  */
 export function clientFormatForPath(path: string): ClientFormat {
   return ANTHROPIC_PATHS.test(path) ? anthropicClientFormat : openAiClientFormat;
+}
+
+/** How errors on this path name a parameter: `messages.0.content` for Anthropic clients, `messages[0].content` otherwise. */
+export function parameterPathStyleForPath(path: string): PathStyle {
+  return ANTHROPIC_PATHS.test(path) ? 'dots' : 'brackets';
 }

@@ -2,20 +2,35 @@ import type { ServerResponse } from 'node:http';
 import { GatewayError } from '../../canonical/gateway-error.js';
 import type { ClientFormat } from '../formats/client-format.js';
 
+/** An error answer before it is written: on a response, or on a bare socket (errors Node raises). */
+export interface ErrorAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** A GatewayError in the client's envelope. */
+export function errorAnswer(format: ClientFormat, error: GatewayError): ErrorAnswer {
+  return {
+    status: error.status === 499 ? 400 : error.status,
+    headers: { ...error.headers, 'content-type': 'application/json; charset=utf-8' },
+    body: JSON.stringify(format.errorBody(error)),
+  };
+}
+
 /** Writes a GatewayError in the client's envelope (unless the response already started). */
 export function respondWithError(raw: ServerResponse, format: ClientFormat, error: GatewayError, requestId: string): void {
+  writeAnswer(raw, errorAnswer(format, error), requestId);
+}
+
+/** Writes an error answer with its request id, unless the response already started (then it is only ended). */
+export function writeAnswer(raw: ServerResponse, answer: ErrorAnswer, requestId: string): void {
   if (raw.headersSent || raw.destroyed) {
     if (!raw.writableEnded) raw.end();
     return;
   }
-  const body = JSON.stringify(format.errorBody(error));
-  raw.writeHead(error.status === 499 ? 400 : error.status, {
-    ...error.headers,
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(body),
-    'x-request-id': requestId,
-  });
-  raw.end(body);
+  raw.writeHead(answer.status, { ...answer.headers, 'content-length': Buffer.byteLength(answer.body), 'x-request-id': requestId });
+  raw.end(answer.body);
 }
 
 export function internalError(): GatewayError {

@@ -48,7 +48,7 @@ export function attemptFinished(attempt: FinishedAttempt): AttemptFinished['data
     priceVersion: candidate.price.version,
     latencyMs: attempt.latencyMs,
     ttftMs: attempt.ttftMs,
-    providerRequestId: attempt.providerRequestId,
+    providerRequestId: attempt.providerRequestId ?? error?.providerRequestId ?? null,
     routing: { strategy: attempt.alias.strategy, candidates: attempt.candidateIds, reason: attempt.routingReason },
   };
 }

@@ -31,7 +31,10 @@ import type { DurabilityProfile } from './durability.js';
 import { OutputMeter } from './output-meter.js';
 import { RequestJournal } from './request-journal.js';
 import { SseResponse } from './sse-response.js';
-import { asProviderError, headerValue, linkedAbort } from './attempt-abort.js';
+import { headerValue, linkedAbort } from './attempt-abort.js';
+import { attemptFailure } from './attempt-failure.js';
+import { GatewayFault } from './gateway-fault.js';
+import { providerErrorMessageForClient, withProviderRequestId } from './provider-error-disclosure.js';
 import { attemptFinished } from './attempt-finished.js';
 import { healthSignal } from '../resilience/health-signal.js';
 
@@ -64,11 +67,16 @@ export interface ChatExchange {
   raw: ServerResponse;
 }
 
-/** What an attempt produced: a response, a failure, or (for streams) a relay that already reached the client. */
+/**
+ * What an attempt produced: a response, a provider's failure, the gateway's own failure before any output
+ * (`fault`), or (for streams) a relay that already reached the client, which a provider's failure or
+ * the gateway's own (`fault`) may have cut short.
+ */
 type AttemptResult = { ttftMs: number | null; providerRequestId: string | null } & (
   | { kind: 'answered'; response: ChatResponse; usage: TokenUsage; evidence: UsageEvidence }
-  | { kind: 'streamed'; usage: TokenUsage; evidence: UsageEvidence; outcome: AttemptOutcome; error: ProviderError | null }
+  | { kind: 'streamed'; usage: TokenUsage; evidence: UsageEvidence; outcome: AttemptOutcome; error: ProviderError | null; fault?: GatewayFault }
   | { kind: 'failed'; error: ProviderError; usage: TokenUsage; evidence: UsageEvidence }
+  | { kind: 'fault'; fault: GatewayFault }
 );
 
 /** One line of the caller's 503: a route by its alias-level name, never a deployment, provider or URL. */
@@ -246,23 +254,27 @@ export class ChatPipeline {
       let result: AttemptResult;
       try {
         result = ctx.request.stream ? await this.streamAttempt(ctx, candidate) : await this.bufferedAttempt(ctx, candidate);
-        const latencyMs = Date.now() - started;
-        const error = result.kind === 'answered' ? null : result.error;
-        const outcome: AttemptOutcome =
-          result.kind === 'answered' ? 'success' : result.kind === 'streamed' ? result.outcome : error?.errorClass === 'cancelled' ? 'cancelled' : 'failed';
-        signal = healthSignal(outcome, error);
-        this.recordAttempt(ctx, candidate, attempt, outcome, error, result, latencyMs, why, pass.trial);
-        if (outcome === 'success') this.deps.latency.observe(candidate.deployment.id, latencyMs);
-        if (error?.retryAfterMs != null && (error.errorClass === 'rate_limited' || error.errorClass === 'overloaded')) {
-          this.deps.health.throttle(candidate.deployment.id, error.retryAfterMs);
+        // The gateway's own failure says nothing about the deployment: its health signal stays neutral.
+        if (result.kind !== 'fault') {
+          const latencyMs = Date.now() - started;
+          const error = result.kind === 'answered' ? null : result.error;
+          const outcome: AttemptOutcome =
+            result.kind === 'answered' ? 'success' : result.kind === 'streamed' ? result.outcome : error?.errorClass === 'cancelled' ? 'cancelled' : 'failed';
+          signal = healthSignal(outcome, error);
+          this.recordAttempt(ctx, candidate, attempt, outcome, error, result, latencyMs, why, pass.trial);
+          if (outcome === 'success') this.deps.latency.observe(candidate.deployment.id, latencyMs);
+          if (error?.retryAfterMs != null && (error.errorClass === 'rate_limited' || error.errorClass === 'overloaded')) {
+            this.deps.health.throttle(candidate.deployment.id, error.retryAfterMs);
+          }
         }
       } finally {
         load.release();
         this.deps.health.finish(pass, signal);
       }
 
+      if (result.kind === 'fault') return this.failWithFault(ctx, candidate, result.fault);
       if (result.kind === 'answered') return this.finishBuffered(ctx, result.response, result.usage);
-      if (result.kind === 'streamed') return this.finishStream(ctx, result.outcome, result.usage, result.error);
+      if (result.kind === 'streamed') return this.finishStream(ctx, result.outcome, result.usage, result.error, result.fault ?? null);
       lastError = result.error;
       tried.push({
         route: candidate.route,
@@ -331,7 +343,9 @@ export class ChatPipeline {
       }
       return { kind: 'answered', response, ...meter.usage(ctx.estimatedInputTokens), ...ids };
     } catch (error) {
-      return { kind: 'failed', error: asProviderError(error, attemptAbort.signal), usage: ZERO_USAGE, evidence: 'provider', ttftMs: null, providerRequestId: null };
+      const failure = attemptFailure(error, attemptAbort.signal);
+      if (failure instanceof GatewayFault) return { kind: 'fault', fault: failure, ttftMs: null, providerRequestId: null };
+      return { kind: 'failed', error: failure, usage: ZERO_USAGE, evidence: 'provider', ttftMs: null, providerRequestId: null };
     } finally {
       attemptAbort.dispose();
     }
@@ -401,10 +415,15 @@ export class ChatPipeline {
       const { usage, evidence } = meter.usage(ctx.estimatedInputTokens);
       return { kind: 'streamed', usage, evidence, outcome: 'success', error: null, ttftMs, providerRequestId: upstreamId() };
     } catch (error) {
-      const failure = asProviderError(error, attemptAbort.signal);
+      const failure = attemptFailure(error, attemptAbort.signal);
       // Closing the iterator releases the upstream body (and its connection) at once.
       void iterator?.return?.().catch(() => undefined);
       if (!attemptAbort.signal.aborted) attemptAbort.abort(failure);
+      if (failure instanceof GatewayFault) {
+        if (!sse.isOpen) return { kind: 'fault', fault: failure, ttftMs, providerRequestId: upstreamId() };
+        const { usage, evidence } = meter.usage(ctx.estimatedInputTokens);
+        return { kind: 'streamed', usage, evidence, outcome: 'failed_partial', error: null, fault: failure, ttftMs, providerRequestId: upstreamId() };
+      }
       // Nothing reached the client and the provider reported no usage: nothing to bill for this attempt.
       if (!sse.isOpen) return { kind: 'failed', error: failure, usage: ZERO_USAGE, evidence: 'provider', ttftMs, providerRequestId: upstreamId() };
       const { usage, evidence } = meter.usage(ctx.estimatedInputTokens);
@@ -453,21 +472,25 @@ export class ChatPipeline {
     ctx.exchange.raw.end(body);
   }
 
-  private async finishStream(ctx: RequestContext, outcome: AttemptOutcome, usage: TokenUsage, error: ProviderError | null): Promise<void> {
+  private async finishStream(ctx: RequestContext, outcome: AttemptOutcome, usage: TokenUsage, error: ProviderError | null, fault: GatewayFault | null): Promise<void> {
     const sse = ctx.sse!;
     const encoder = ctx.encoder!;
     if (outcome !== 'success') {
+      if (fault?.isOurs) this.logger.error(`request ${ctx.exchange.requestId}: the gateway failed while relaying the stream: ${fault.describeCause()}`);
       const deadline = deadlineOf(error);
       const cancelled = outcome === 'cancelled';
-      const code = cancelled ? (deadline === 'write_progress' ? DEADLINE_CODES.write_progress : 'client_disconnected') : deadline ? DEADLINE_CODES[deadline] : 'upstream_error';
-      await this.complete(ctx, cancelled ? 'cancelled' : 'failed', cancelled ? 499 : deadline ? 504 : 502, code).catch(
+      const code = fault ? fault.error.code : cancelled ? (deadline === 'write_progress' ? DEADLINE_CODES.write_progress : 'client_disconnected') : deadline ? DEADLINE_CODES[deadline] : 'upstream_error';
+      const status = fault ? fault.error.status : deadline ? 504 : 502;
+      await this.complete(ctx, cancelled ? 'cancelled' : 'failed', cancelled ? 499 : status, code).catch(
         (commitError: Error) => this.logger.error(`request ${ctx.exchange.requestId}: terminal events not committed: ${commitError.message}`),
       );
       if (!sse.clientGone) {
-        const message = deadline
-          ? `The stream was ended: ${error!.message}.`
-          : `The provider failed after the stream started: ${error?.message ?? 'unknown error'}`;
-        await sse.write(encoder.error(new GatewayError(deadline ? 504 : 502, code, message)));
+        const message = fault
+          ? fault.error.message
+          : deadline
+            ? `The stream was ended: ${error!.message}.`
+            : `The provider failed after the stream started: ${error ? providerErrorMessageForClient(error) : 'unknown error'}`;
+        await sse.write(encoder.error(new GatewayError(status, code, message)));
         sse.end();
       }
       return;
@@ -483,9 +506,23 @@ export class ChatPipeline {
     sse.end(encoder.finish(usage));
   }
 
+  /**
+   * The gateway failed before any output (building the upstream request, translating the answer): the
+   * request ends with our error, without blaming the deployment and without another attempt. No
+   * AttemptFinished is recorded: the attempt has no provider outcome to record.
+   */
+  private async failWithFault(ctx: RequestContext, candidate: RouteCandidate, fault: GatewayFault): Promise<void> {
+    if (fault.isOurs) {
+      this.logger.error(`request ${ctx.exchange.requestId}: the gateway failed during the attempt on ${candidate.deployment.id}: ${fault.describeCause()}`);
+    }
+    await this.complete(ctx, 'failed', fault.error.status, fault.error.code);
+    if (ctx.sse?.clientGone || (!ctx.sse && ctx.exchange.raw.destroyed)) return;
+    throw fault.error;
+  }
+
   private recordAttempt(
     ctx: RequestContext, candidate: RouteCandidate, attempt: number, outcome: AttemptOutcome, error: ProviderError | null,
-    result: AttemptResult, latencyMs: number, why: string, trial: boolean,
+    result: Exclude<AttemptResult, { kind: 'fault' }>, latencyMs: number, why: string, trial: boolean,
   ): void {
     const data = attemptFinished({
       requestId: ctx.exchange.requestId, attempt, principal: ctx.principal, alias: ctx.alias, candidate, candidateIds: ctx.candidateIds,
@@ -580,7 +617,7 @@ export class ChatPipeline {
       const callerFault = error.errorClass === 'content_policy' || error.errorClass === 'context_length' || error.errorClass === 'invalid_request';
       const status = error.errorClass === 'auth' ? 502 : error.httpStatus && error.httpStatus < 500 ? error.httpStatus : callerFault ? 400 : 502;
       const code = error.errorClass === 'context_length' ? 'context_length_exceeded' : error.errorClass === 'content_policy' ? 'content_policy_violation' : error.errorClass === 'auth' ? 'upstream_auth_error' : 'invalid_request';
-      return new GatewayError(status, code, error.errorClass === 'auth' ? 'The gateway could not authenticate with the provider.' : error.message);
+      return new GatewayError(status, code, providerErrorMessageForClient(error));
     }
     // Deployments that failed here may have just opened their breaker: that is when they recover.
     const recovery = new Map(
@@ -590,7 +627,7 @@ export class ChatPipeline {
     );
     const lines = tried.map((t) => ({ ...t, recoversAt: latest(t.recoversAt, recovery.get(t.route) ?? null) }));
     const healthSkipped = ctx.plan.skipped.filter((s) => s.stage === 'health').map((s) => ({ route: s.route, errorClass: s.reason, recoversAt: s.until }));
-    return this.unavailable(ctx.alias, [...lines, ...healthSkipped]);
+    return withProviderRequestId(this.unavailable(ctx.alias, [...lines, ...healthSkipped]), error);
   }
 
   /** 503 all_providers_unavailable: the routes considered and why each failed, and retry-after = the soonest recovery. */

@@ -20,7 +20,10 @@ import type { LatencyTracker } from '../routing/latency-tracker.js';
 import type { RouteCandidate, RoutePlanner } from '../routing/route-planner.js';
 import type { DurabilityProfile } from './durability.js';
 import { RequestJournal } from './request-journal.js';
-import { asProviderError, linkedAbort } from './attempt-abort.js';
+import { linkedAbort } from './attempt-abort.js';
+import { attemptFailure } from './attempt-failure.js';
+import { GatewayFault } from './gateway-fault.js';
+import { providerErrorMessageForClient, withProviderRequestId } from './provider-error-disclosure.js';
 import { attemptFinished } from './attempt-finished.js';
 import type { AdmissionControl } from '../../limits/admission-control.js';
 import type { DeploymentHealth } from '../resilience/deployment-health.js';
@@ -60,7 +63,9 @@ interface RequestContext {
 
 type AttemptResult =
   | { kind: 'answered'; response: EmbeddingsResponse; usage: TokenUsage; evidence: UsageEvidence }
-  | { kind: 'failed'; error: ProviderError };
+  | { kind: 'failed'; error: ProviderError }
+  /** The gateway's own failure: it never feeds the breaker and is never tried elsewhere. */
+  | { kind: 'fault'; fault: GatewayFault };
 
 /**
  * `POST /v1/embeddings` (DESIGN §6, without streaming): authenticate → validate → resolve the alias on
@@ -166,6 +171,10 @@ export class EmbeddingsPipeline {
       attempts++;
       const started = Date.now();
       const result = await this.attempt(ctx, candidate);
+      if (result.kind === 'fault') {
+        this.health.finish(pass, 'neutral');
+        return this.failWithFault(ctx, candidate, result.fault);
+      }
       const latencyMs = Date.now() - started;
       const error = result.kind === 'failed' ? result.error : null;
       this.health.finish(pass, healthSignal(error ? (error.errorClass === 'cancelled' ? 'cancelled' : 'failed') : 'success', error));
@@ -210,10 +219,21 @@ export class EmbeddingsPipeline {
       const usage: TokenUsage = { ...ZERO_USAGE, input: provided ? response.inputTokens! : ctx.estimatedInputTokens };
       return { kind: 'answered', response, usage, evidence: provided ? 'provider' : 'estimated' };
     } catch (error) {
-      return { kind: 'failed', error: asProviderError(error, attemptAbort.signal) };
+      const failure = attemptFailure(error, attemptAbort.signal);
+      return failure instanceof GatewayFault ? { kind: 'fault', fault: failure } : { kind: 'failed', error: failure };
     } finally {
       attemptAbort.dispose();
     }
+  }
+
+  /** Ends the request with the gateway's own error; the deployment is not blamed and nothing else is tried. */
+  private async failWithFault(ctx: RequestContext, candidate: RouteCandidate, fault: GatewayFault): Promise<void> {
+    if (fault.isOurs) {
+      this.logger.error(`request ${ctx.exchange.requestId}: the gateway failed during the attempt on ${candidate.deployment.id}: ${fault.describeCause()}`);
+    }
+    await this.complete(ctx, 'failed', fault.error.status, fault.error.code);
+    if (ctx.exchange.raw.destroyed) return;
+    throw fault.error;
   }
 
   private async respond(ctx: RequestContext, response: EmbeddingsResponse, usage: TokenUsage, encoding: EmbeddingEncoding): Promise<void> {
@@ -296,22 +316,22 @@ function clientError(ctx: RequestContext, error: ProviderError | null, tried: Ar
   }
   if (!error) return new GatewayError(503, 'all_providers_unavailable', `No route of '${ctx.alias.name}' could be tried.`);
   if (!error.fallbackable) {
-    if (error.errorClass === 'auth') return new GatewayError(502, 'upstream_auth_error', 'The gateway could not authenticate with the provider.');
+    if (error.errorClass === 'auth') return new GatewayError(502, 'upstream_auth_error', providerErrorMessageForClient(error));
     const status = error.httpStatus && error.httpStatus < 500 ? error.httpStatus : 502;
     const code = error.errorClass === 'context_length' ? 'context_length_exceeded' : error.errorClass === 'content_policy' ? 'content_policy_violation' : 'invalid_request';
-    return new GatewayError(status, code, error.message);
+    return new GatewayError(status, code, providerErrorMessageForClient(error));
   }
   if (error.errorClass === 'timeout' && ctx.abort.signal.aborted) {
     return new GatewayError(504, 'request_timeout', 'The request deadline passed before a provider answered.');
   }
   const retryAfter = Math.max(1, Math.ceil((error.retryAfterMs ?? 1000) / 1000));
-  return new GatewayError(
+  return withProviderRequestId(new GatewayError(
     503,
     'all_providers_unavailable',
     `Every route of '${ctx.alias.name}' failed: ${tried.map((t) => `${t.deployment} (${t.errorClass})`).join(', ')}.`,
     null,
     { 'retry-after': String(retryAfter) },
     { candidates: tried },
-  );
+  ), error);
 }
 

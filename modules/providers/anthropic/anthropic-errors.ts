@@ -1,5 +1,5 @@
 import { type ErrorClass, ProviderError, retryAfterMs } from '../../canonical/provider-error.js';
-import { classifyHttpStatus, sanitizeDetail } from '../upstream-errors.js';
+import { classifyHttpStatus, providerText, requestIdFrom } from '../upstream-errors.js';
 import type { AnthropicErrorBody } from './anthropic-wire.js';
 
 type Headers = Record<string, string | string[] | undefined>;
@@ -38,21 +38,28 @@ export function classifyAnthropicError(status: number | null, type: string | nul
   }
 }
 
-/** A non-2xx answer → ProviderError with a sanitised message and the retry-after hint. */
+/** Anthropic names its request id `request-id`. */
+const REQUEST_ID_HEADERS = ['request-id', 'x-request-id'];
+
+/** A non-2xx answer → ProviderError with our message, the provider's redacted one, its request id and the retry-after hint. */
 export function anthropicHttpError(status: number, headers: Headers, text: string): ProviderError {
   const parsed = parseErrorBody(text);
   const errorClass = classifyAnthropicError(status, parsed?.type ?? null, parsed?.message ?? null);
-  const detail = parsed?.message ? `: ${sanitizeDetail(parsed.message)}` : '';
-  return new ProviderError(errorClass, `provider returned ${status}${detail}`, status, retryAfterMs(headers));
+  return new ProviderError(errorClass, `provider returned ${status}`, status, retryAfterMs(headers), {
+    providerRequestId: requestIdFrom(headers, REQUEST_ID_HEADERS),
+    providerMessage: providerText(parsed?.message),
+  });
 }
 
 /** An `event: error` frame inside a 200 stream: always a failure, never a clean stop. */
-export function anthropicStreamError(data: string): ProviderError {
+export function anthropicStreamError(data: string, providerRequestId: string | null = null): ProviderError {
   const parsed = parseErrorBody(data);
-  const kind = parsed?.type ?? 'error';
   return new ProviderError(
     classifyAnthropicError(null, parsed?.type ?? null, parsed?.message ?? null),
-    `provider stream error (${sanitizeDetail(kind)}): ${sanitizeDetail(parsed?.message ?? 'no message')}`,
+    'the provider reported an error inside the stream',
+    null,
+    null,
+    { providerRequestId, providerMessage: providerText(parsed?.message ?? parsed?.type) },
   );
 }
 

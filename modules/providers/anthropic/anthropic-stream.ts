@@ -52,14 +52,14 @@ export class AnthropicStreamTranslator {
     try {
       data = JSON.parse(frame.data) as Frame;
     } catch {
-      if (frame.event === 'error') throw anthropicStreamError(frame.data);
+      if (frame.event === 'error') throw anthropicStreamError(frame.data, this.providerRequestId);
       throw new ProviderError('malformed_response', 'the provider sent a stream frame that is not JSON');
     }
     if (!data || typeof data !== 'object') throw malformed('a stream frame that is not an object');
     const type = typeof data.type === 'string' ? data.type : frame.event;
     switch (type) {
       case 'error':
-        throw anthropicStreamError(frame.data);
+        throw anthropicStreamError(frame.data, this.providerRequestId);
       case 'ping':
         return [];
       case 'message_start':

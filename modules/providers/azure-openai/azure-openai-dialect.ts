@@ -20,4 +20,5 @@ export const azureOpenAiDialect: OpenAiDialect = {
   },
   maxTokensField: 'max_completion_tokens',
   modelInBody: false,
+  requestIdHeaders: ['apim-request-id', 'x-ms-request-id', 'x-request-id'],
 };

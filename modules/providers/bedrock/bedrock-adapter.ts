@@ -4,9 +4,9 @@ import type { ChatResponse, StreamEvent } from '../../canonical/chat-response.js
 import type { EmbeddingsResponse } from '../../canonical/embeddings.js';
 import { ProviderError } from '../../canonical/provider-error.js';
 import type { EmbeddingsCall, ProviderAdapter, UpstreamCall, UpstreamStream } from '../provider-adapter.js';
-import { transportError } from '../upstream-errors.js';
+import { requestIdFrom, transportError, withProviderRequestId } from '../upstream-errors.js';
 import { fromTitanEmbeddingResponse, toTitanEmbeddingRequest } from './bedrock-embeddings.js';
-import { bedrockHttpError } from './bedrock-errors.js';
+import { BEDROCK_REQUEST_ID_HEADERS, bedrockHttpError } from './bedrock-errors.js';
 import { decodeEventStream } from './bedrock-event-stream.js';
 import { converseUnsupportedParameter, toConverseRequest } from './bedrock-request.js';
 import { fromConverseResponse } from './bedrock-response.js';
@@ -41,6 +41,7 @@ export class BedrockAdapter implements ProviderAdapter {
     const response = await this.send(call, 'converse-stream', toConverseRequest(call.request), call.signal);
     const body = response.body;
     const translator = new ConverseStreamTranslator();
+    const providerRequestId = requestIdOf(response.headers);
     const events = async function* (): AsyncGenerator<StreamEvent> {
       let finished = false;
       try {
@@ -50,12 +51,12 @@ export class BedrockAdapter implements ProviderAdapter {
         }
         finished = true;
       } catch (error) {
-        throw error instanceof ProviderError ? error : transportError(error, call.signal);
+        throw error instanceof ProviderError ? withProviderRequestId(error, providerRequestId) : transportError(error, call.signal);
       } finally {
         if (!finished) body.destroy();
       }
     };
-    return { providerRequestId: requestIdOf(response.headers), events: events() };
+    return { providerRequestId, events: events() };
   }
 
   /** One InvokeModel per input (Titan takes one text), a few at a time; the first failure cancels the rest. */
@@ -122,6 +123,5 @@ async function* transportGuarded(body: AsyncIterable<unknown>, signal: AbortSign
 }
 
 function requestIdOf(headers: Record<string, string | string[] | undefined>): string | null {
-  const value = headers['x-amzn-requestid'];
-  return (Array.isArray(value) ? value[0] : value) ?? null;
+  return requestIdFrom(headers, BEDROCK_REQUEST_ID_HEADERS);
 }

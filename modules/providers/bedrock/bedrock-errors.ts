@@ -1,5 +1,8 @@
 import { type ErrorClass, ProviderError } from '../../canonical/provider-error.js';
-import { classifyHttpStatus, httpError, sanitizeDetail } from '../upstream-errors.js';
+import { classifyHttpStatus, httpError, providerText } from '../upstream-errors.js';
+
+/** AWS names the request id `x-amzn-requestid` (S3-style services `x-amz-request-id`). */
+export const BEDROCK_REQUEST_ID_HEADERS = ['x-amzn-requestid', 'x-amz-request-id'];
 
 const CONTEXT_LENGTH = /too long|too many (input )?tokens|context (length|window)|maximum (context|input|prompt)|exceeds? the (maximum|limit)|input length/i;
 
@@ -57,7 +60,7 @@ export function bedrockHttpError(status: number, headers: Record<string, string 
   const errorType = headerValue(headers['x-amzn-errortype']) ?? bodyType;
   const errorClass = classifyBedrockError(errorType, status, message);
   const detail = [typeName(errorType), message].filter(Boolean).join(': ') || null;
-  return httpError(status, headers, errorClass, detail);
+  return httpError(status, headers, errorClass, detail, BEDROCK_REQUEST_ID_HEADERS);
 }
 
 /** An exception frame inside a 200 ConverseStream: never a clean stop. */
@@ -71,7 +74,9 @@ export function bedrockStreamException(exceptionType: string, body: string): Pro
     message = '';
   }
   const errorClass = classifyBedrockError(exceptionType, null, message);
-  return new ProviderError(errorClass, `provider stream error: ${sanitizeDetail([exceptionType, message].filter(Boolean).join(': '))}`);
+  return new ProviderError(errorClass, 'the provider reported an error inside the stream', null, null, {
+    providerMessage: providerText([exceptionType, message].filter(Boolean).join(': ')),
+  });
 }
 
 /** `ValidationException:http://internal.amazon.com/…` or `com.amazon…#ThrottlingException` → `validation` / `throttling`. */

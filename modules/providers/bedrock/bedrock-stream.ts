@@ -1,6 +1,6 @@
 import type { StreamEvent } from '../../canonical/chat-response.js';
 import { ProviderError } from '../../canonical/provider-error.js';
-import { sanitizeDetail } from '../upstream-errors.js';
+import { providerText } from '../upstream-errors.js';
 import { bedrockStreamException } from './bedrock-errors.js';
 import type { EventStreamFrame } from './bedrock-event-stream.js';
 import { stopReasonFromConverse, usageFromConverse } from './bedrock-usage.js';
@@ -31,7 +31,7 @@ export class ConverseStreamTranslator {
     if (frame.messageType === 'exception') throw bedrockStreamException(frame.exceptionType ?? 'unknownException', frame.body);
     if (frame.messageType === 'error') {
       const detail = [frame.errorCode, frame.errorMessage].filter(Boolean).join(': ') || 'unknown error';
-      throw new ProviderError('transient', `provider stream error: ${sanitizeDetail(detail)}`);
+      throw new ProviderError('transient', 'the provider reported an error inside the stream', null, null, { providerMessage: providerText(detail) });
     }
     if (frame.messageType !== 'event') return [];
     switch (frame.eventType) {

@@ -1,21 +1,28 @@
 import { type ErrorClass, ProviderError, retryAfterMs } from '../../canonical/provider-error.js';
-import { classifyHttpStatus, sanitizeDetail } from '../upstream-errors.js';
+import { classifyHttpStatus, providerText, requestIdFrom } from '../upstream-errors.js';
 import type { GeminiErrorBody } from './gemini-wire.js';
 
 type GoogleStatus = GeminiErrorBody['error'];
 
 /** A non-2xx answer: Google's `{error:{code,message,status,details}}` envelope → typed ProviderError. */
+/** Google front ends answer with these when they identify a request at all. */
+const REQUEST_ID_HEADERS = ['x-goog-request-id', 'x-request-id'];
+
 export function geminiHttpError(status: number, headers: Record<string, string | string[] | undefined>, text: string): ProviderError {
   const error = parseEnvelope(text);
-  const detail = error?.message ? `: ${sanitizeDetail(error.message)}` : '';
-  return new ProviderError(classify(status, error), `provider returned ${status}${detail}`, status, retryAfterMs(headers) ?? retryDelayMs(error));
+  return new ProviderError(classify(status, error), `provider returned ${status}`, status, retryAfterMs(headers) ?? retryDelayMs(error), {
+    providerRequestId: requestIdFrom(headers, REQUEST_ID_HEADERS),
+    providerMessage: providerText(error?.message),
+  });
 }
 
 /** An error object delivered inside a 200 stream (Gemini sends the same envelope as a `data:` payload). */
-export function geminiStreamError(error: GoogleStatus): ProviderError {
+export function geminiStreamError(error: GoogleStatus, providerRequestId: string | null = null): ProviderError {
   const status = typeof error.code === 'number' ? error.code : 500;
-  const detail = sanitizeDetail(error.message ?? error.status ?? 'error');
-  return new ProviderError(classify(status, error), `provider stream error: ${detail}`, null, retryDelayMs(error));
+  return new ProviderError(classify(status, error), 'the provider reported an error inside the stream', null, retryDelayMs(error), {
+    providerRequestId,
+    providerMessage: providerText(error.message ?? error.status),
+  });
 }
 
 function classify(status: number, error: GoogleStatus | null): ErrorClass {

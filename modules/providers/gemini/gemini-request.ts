@@ -1,4 +1,5 @@
 import type { ChatMessage, ChatRequest, ContentPart, ToolChoice } from '../../canonical/chat-request.js';
+import { JSON_LIMITS, jsonTextNestsDeeperThan } from '../../canonical/json-bounds.js';
 import { SchemaNotRepresentable, toGeminiParameters, toGeminiSchema } from './gemini-schema.js';
 import type { GeminiContent, GeminiGenerationConfig, GeminiPart, GeminiRequest } from './gemini-wire.js';
 
@@ -124,10 +125,13 @@ function mimeTypeOf(url: string): string {
 function functionResponse(content: ContentPart[], isError: boolean): Record<string, unknown> {
   const text = content.filter(isText).map((p) => p.text).join('');
   let value: unknown = text;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    value = text;
+  // Text nested deeper than any client-defined value may be stays text: parsed, it could not be serialised again.
+  if (!jsonTextNestsDeeperThan(text, JSON_LIMITS.valueDepth)) {
+    try {
+      value = JSON.parse(text);
+    } catch {
+      value = text;
+    }
   }
   if (isError) return { error: value };
   if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;

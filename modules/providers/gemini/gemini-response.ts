@@ -1,7 +1,7 @@
 import type { ToolCall } from '../../canonical/chat-request.js';
 import type { ChatChoice, ChatResponse } from '../../canonical/chat-response.js';
 import { ProviderError } from '../../canonical/provider-error.js';
-import { sanitizeDetail } from '../upstream-errors.js';
+import { plausibleRequestId, providerText } from '../upstream-errors.js';
 import { stopReasonFromGemini, usageFromGemini } from './gemini-usage.js';
 import type { GeminiCandidate, GeminiPart, GeminiResponse } from './gemini-wire.js';
 
@@ -30,7 +30,11 @@ export function fromGeminiResponse(body: unknown): ChatResponse {
 export function promptBlock(response: GeminiResponse): ProviderError | null {
   const reason = response.promptFeedback?.blockReason;
   if (!reason || (Array.isArray(response.candidates) && response.candidates.length > 0)) return null;
-  return new ProviderError('content_policy', `the provider blocked the prompt (${sanitizeDetail(reason)})`);
+  const responseId = typeof response.responseId === 'string' ? response.responseId : null;
+  return new ProviderError('content_policy', 'the provider blocked the prompt', null, null, {
+    providerRequestId: plausibleRequestId(responseId) ? responseId : null,
+    providerMessage: providerText(`block reason ${reason}`),
+  });
 }
 
 function choiceOf(candidate: GeminiCandidate, position: number): ChatChoice {

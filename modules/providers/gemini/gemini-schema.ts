@@ -16,16 +16,25 @@ type Json = Record<string, unknown>;
 const PASSTHROUGH = ['title', 'description', 'minItems', 'maxItems', 'minLength', 'maxLength', 'pattern', 'minimum', 'maximum', 'minProperties', 'maxProperties', 'example', 'default', 'propertyOrdering'];
 const TYPES = new Set(['string', 'number', 'integer', 'boolean', 'array', 'object', 'null']);
 /** Gemini accepts only these formats, per type; others (email, uri, uuid, …) are a 400. */
-const FORMATS: Record<string, ReadonlySet<string>> = {
-  STRING: new Set(['enum', 'date-time']),
-  INTEGER: new Set(['int32', 'int64']),
-  NUMBER: new Set(['float', 'double']),
-};
+const FORMATS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
+  ['STRING', new Set(['enum', 'date-time'])],
+  ['INTEGER', new Set(['int32', 'int64'])],
+  ['NUMBER', new Set(['float', 'double'])],
+]);
 /** Deeper nesting than this is almost certainly a runaway schema; Gemini limits depth too. */
 const MAX_DEPTH = 32;
+/**
+ * Inlining `$ref`s can multiply a small schema (each definition referring twice to the next doubles
+ * it): past this many converted nodes the schema is refused instead of built.
+ */
+const MAX_CONVERTED_NODES = 20_000;
+
+interface Budget {
+  left: number;
+}
 
 export function toGeminiSchema(schema: Json): Json {
-  return convert(schema, schema, [], 0);
+  return convert(schema, schema, [], 0, { left: MAX_CONVERTED_NODES });
 }
 
 /** Tool parameters: Gemini rejects an OBJECT with no properties, so a no-argument tool sends none. */
@@ -35,19 +44,20 @@ export function toGeminiParameters(schema: Json): Json | undefined {
   return converted;
 }
 
-function convert(node: Json, root: Json, refs: string[], depth: number): Json {
+function convert(node: Json, root: Json, refs: string[], depth: number, budget: Budget): Json {
   if (depth > MAX_DEPTH) throw new SchemaNotRepresentable(`schema nests deeper than ${MAX_DEPTH} levels`);
+  if (--budget.left < 0) throw new SchemaNotRepresentable(`schema expands to more than ${MAX_CONVERTED_NODES} nodes once its $refs are inlined`);
   if (typeof node.$ref === 'string') {
     const ref = node.$ref;
     if (refs.includes(ref)) throw new SchemaNotRepresentable(`recursive schema (${ref}) cannot be expressed for Gemini`);
     const target = resolveRef(root, ref);
     // Sibling keywords next to $ref (e.g. a description) refine the referenced schema.
     const { $ref: _ignored, ...siblings } = node;
-    return convert({ ...target, ...siblings }, root, [...refs, ref], depth + 1);
+    return convert({ ...target, ...siblings }, root, [...refs, ref], depth + 1, budget);
   }
   if (Array.isArray(node.allOf) && node.allOf.length === 1 && isObject(node.allOf[0])) {
     const { allOf, ...rest } = node;
-    return convert({ ...(allOf as Json[])[0], ...rest }, root, refs, depth + 1);
+    return convert({ ...(allOf as Json[])[0], ...rest }, root, refs, depth + 1, budget);
   }
 
   const out: Json = {};
@@ -61,12 +71,12 @@ function convert(node: Json, root: Json, refs: string[], depth: number): Json {
   const alternatives = (Array.isArray(node.anyOf) ? node.anyOf : Array.isArray(node.oneOf) ? node.oneOf : null) as unknown[] | null;
   if (concrete.length > 1) {
     // ["string", "integer"] has no single Gemini type: express it as alternatives.
-    out.anyOf = concrete.map((t) => convert({ ...node, type: t, anyOf: undefined, oneOf: undefined, nullable: undefined }, root, refs, depth + 1));
+    out.anyOf = concrete.map((t) => convert({ ...node, type: t, anyOf: undefined, oneOf: undefined, nullable: undefined }, root, refs, depth + 1, budget));
   } else if (alternatives) {
     const branches = alternatives.filter(isObject).filter((branch) => !(branch.type === 'null' && Object.keys(branch).length === 1));
     if (branches.length < alternatives.length) nullable = true;
-    if (branches.length === 1) Object.assign(out, convert(branches[0], root, refs, depth + 1));
-    else out.anyOf = branches.map((branch) => convert(branch, root, refs, depth + 1));
+    if (branches.length === 1) Object.assign(out, convert(branches[0], root, refs, depth + 1, budget));
+    else out.anyOf = branches.map((branch) => convert(branch, root, refs, depth + 1, budget));
   }
   if (concrete.length === 1) out.type = concrete[0].toUpperCase();
   else if (concrete.length === 0 && types.includes('null') && !out.anyOf && out.type === undefined) out.type = 'NULL';
@@ -78,24 +88,25 @@ function convert(node: Json, root: Json, refs: string[], depth: number): Json {
     out.enum = values;
     out.type ??= 'STRING';
   }
-  if (typeof node.format === 'string' && typeof out.type === 'string' && FORMATS[out.type]?.has(node.format)) out.format = node.format;
+  if (typeof node.format === 'string' && typeof out.type === 'string' && FORMATS.get(out.type)?.has(node.format)) out.format = node.format;
 
   if (isObject(node.properties)) {
-    const properties: Json = {};
-    for (const [name, child] of Object.entries(node.properties)) {
-      if (isObject(child)) properties[name] = convert(child, root, refs, depth + 1);
-    }
+    // Built as own data properties, whatever the names: a property named like an Object.prototype member
+    // is an ordinary property of the schema.
+    const properties: Json = Object.fromEntries(
+      Object.entries(node.properties).filter((entry): entry is [string, Json] => isObject(entry[1])).map(([name, child]) => [name, convert(child, root, refs, depth + 1, budget)]),
+    );
     if (Object.keys(properties).length > 0) {
       out.properties = properties;
       out.type ??= 'OBJECT';
       if (Array.isArray(node.required)) {
-        const required = node.required.filter((name): name is string => typeof name === 'string' && name in properties);
+        const required = node.required.filter((name): name is string => typeof name === 'string' && Object.hasOwn(properties, name));
         if (required.length) out.required = required;
       }
     }
   }
   if (isObject(node.items)) {
-    out.items = convert(node.items, root, refs, depth + 1);
+    out.items = convert(node.items, root, refs, depth + 1, budget);
     out.type ??= 'ARRAY';
   }
   if (nullable) out.nullable = true;
@@ -107,7 +118,7 @@ function resolveRef(root: Json, ref: string): Json {
   let node: unknown = root;
   for (const raw of ref.slice(1).split('/').filter(Boolean)) {
     const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    node = isObject(node) ? node[key] : undefined;
+    node = isObject(node) && Object.hasOwn(node, key) ? node[key] : undefined;
   }
   if (!isObject(node)) throw new SchemaNotRepresentable(`$ref ${ref} does not resolve`);
   return node;

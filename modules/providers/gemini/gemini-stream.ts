@@ -37,7 +37,7 @@ export class GeminiStreamTranslator implements SseTranslator {
     if (!chunk || typeof chunk !== 'object' || Array.isArray(chunk)) {
       throw new ProviderError('malformed_response', 'the provider sent a stream frame that is not a response object');
     }
-    if (chunk.error && typeof chunk.error === 'object') throw geminiStreamError(chunk.error);
+    if (chunk.error && typeof chunk.error === 'object') throw geminiStreamError(chunk.error, this.providerRequestId);
     const blocked = promptBlock(chunk);
     if (blocked) throw blocked;
     if (this.providerRequestId === null && typeof chunk.responseId === 'string' && chunk.responseId) this.providerRequestId = chunk.responseId;

@@ -5,7 +5,7 @@ import type { ResolvedDeployment } from '../../../projections/routing-snapshot/r
 import type { EmbeddingsResponse } from '../../canonical/embeddings.js';
 import type { EmbeddingsCall, ProviderAdapter, UpstreamCall, UpstreamStream } from '../provider-adapter.js';
 import { translateSseBody } from '../streaming/sse-translation.js';
-import { classifyHttpStatus, httpError } from '../upstream-errors.js';
+import { DEFAULT_REQUEST_ID_HEADERS, classifyHttpStatus, httpError } from '../upstream-errors.js';
 import { joinPath, postUpstream, readJsonBody } from '../upstream-post.js';
 import { fromOpenAiEmbeddings, toOpenAiEmbeddingsRequest } from './openai-embeddings.js';
 import { toOpenAiRequest } from './openai-request.js';
@@ -20,6 +20,8 @@ export interface OpenAiDialect {
   maxTokensField: 'max_completion_tokens' | 'max_tokens';
   /** Whether the body names the model (Azure names the deployment in the path instead). */
   modelInBody: boolean;
+  /** Response headers that carry the provider's request id, in order of preference. */
+  requestIdHeaders?: readonly string[];
 }
 
 /** OpenAI and OpenAI-compatible servers (vLLM, Ollama, TGI, the mock): the Chat Completions wire format. */
@@ -52,7 +54,7 @@ export class OpenAiAdapter implements ProviderAdapter {
     const path = joinPath(call.baseUrl.pathname, this.dialect.path(deployment).replace(/\/chat\/completions(?=\?|$)/, '/embeddings'));
     const headers = { 'content-type': 'application/json', accept: 'application/json', ...this.dialect.headers(deployment) };
     const body = JSON.stringify(toOpenAiEmbeddingsRequest(call.request, this.dialect.modelInBody ? deployment.model : null));
-    const response = await postUpstream(call, path, headers, body, errorFromBody);
+    const response = await postUpstream(call, path, headers, body, this.errorMapper);
     const json = await readJsonBody(response.body, call.signal);
     const requestId = response.headers['x-request-id'];
     return { ...fromOpenAiEmbeddings(json, call.request.inputs.length), providerRequestId: (Array.isArray(requestId) ? requestId[0] : requestId) ?? null };
@@ -67,11 +69,14 @@ export class OpenAiAdapter implements ProviderAdapter {
     });
     const headers = { 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json', ...this.dialect.headers(deployment) };
     const path = joinPath(call.baseUrl.pathname, this.dialect.path(deployment));
-    return (await postUpstream(call, path, headers, JSON.stringify(payload), errorFromBody)).body;
+    return (await postUpstream(call, path, headers, JSON.stringify(payload), this.errorMapper)).body;
   }
+
+  private readonly errorMapper = (status: number, headers: Record<string, string | string[] | undefined>, text: string) =>
+    errorFromBody(status, headers, text, this.dialect.requestIdHeaders ?? DEFAULT_REQUEST_ID_HEADERS);
 }
 
-function errorFromBody(status: number, headers: Record<string, string | string[] | undefined>, text: string): ProviderError {
+function errorFromBody(status: number, headers: Record<string, string | string[] | undefined>, text: string, requestIdHeaders: readonly string[]): ProviderError {
   let detail: string | null = null;
   let code = '';
   try {
@@ -84,5 +89,5 @@ function errorFromBody(status: number, headers: Record<string, string | string[]
   let errorClass = classifyHttpStatus(status);
   if (/context_length|context length|maximum context/i.test(`${code} ${detail ?? ''}`)) errorClass = 'context_length';
   else if (/content_filter|content_policy/i.test(code)) errorClass = 'content_policy';
-  return httpError(status, headers, errorClass, detail);
+  return httpError(status, headers, errorClass, detail, requestIdHeaders);
 }

@@ -1,7 +1,7 @@
 import type { StreamEvent } from '../../canonical/chat-response.js';
 import { ProviderError } from '../../canonical/provider-error.js';
 import type { SseEvent } from '../streaming/sse-decoder.js';
-import { sanitizeDetail } from '../upstream-errors.js';
+import { providerText } from '../upstream-errors.js';
 import { stopReasonFromOpenAi, usageFromOpenAi } from './openai-usage.js';
 import type { OpenAiChunk } from './openai-wire.js';
 
@@ -28,7 +28,10 @@ export class OpenAiStreamTranslator {
     if (chunk.error) {
       const kind = chunk.error.type ?? chunk.error.code ?? 'error';
       const errorClass = /rate/i.test(kind) ? 'rate_limited' : /overload/i.test(kind) ? 'overloaded' : 'transient';
-      throw new ProviderError(errorClass, `provider stream error: ${sanitizeDetail(chunk.error.message ?? kind)}`);
+      throw new ProviderError(errorClass, 'the provider reported an error inside the stream', null, null, {
+        providerRequestId: this.providerRequestId,
+        providerMessage: providerText(chunk.error.message ?? kind),
+      });
     }
     if (!Array.isArray(chunk.choices)) throw new ProviderError('malformed_response', 'the provider sent a chunk without choices');
     // Azure opens with a prompt_filter_results chunk whose id is empty; the real id comes next.

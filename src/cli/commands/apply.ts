@@ -24,8 +24,13 @@ export async function apply(file: string, options: { dryRun: boolean; prune: boo
       onProgress: (done, total, step) => process.stderr.write(`[${done}/${total}] ${step.summary}\n`),
     });
     await app.close();
-    if (result.steps.length === 0) process.stdout.write('Nothing to change: the event store already matches the file.\n');
-    else if (options.dryRun) {
+    if (result.drift.length > 0) {
+      process.stdout.write(`Drift: ${result.drift.length} runtime change(s) the file does not match, kept as they are:\n`);
+      for (const line of result.drift) process.stdout.write(`  ${line}\n`);
+    }
+    if (result.steps.length === 0) {
+      process.stdout.write(result.drift.length ? 'Nothing to change apart from the drift above.\n' : 'Nothing to change: the event store already matches the file.\n');
+    } else if (options.dryRun) {
       process.stdout.write(`Plan (dry run, nothing appended): ${result.steps.length} change(s)\n`);
       for (const step of result.steps) process.stdout.write(`  ${step.summary}   (${step.path})\n`);
     } else process.stdout.write(`Applied ${result.steps.length} change(s): ${result.appended} event(s) appended.\n`);

@@ -5,11 +5,11 @@ import { displayPrefix, hashApiKey } from '../../../modules/access/api-key/key-f
 import type { TenantCommand } from '../../../modules/access/tenant/tenant.decider.js';
 import type { DeploymentCommand } from '../../../modules/catalog/deployment/deployment.decider.js';
 import type { PriceCommand } from '../../../modules/catalog/price/price.decider.js';
-import type { ProviderCommand } from '../../../modules/catalog/provider/provider.decider.js';
+import { type ProviderCommand, providerSettingsProblem } from '../../../modules/catalog/provider/provider.decider.js';
 import type { AliasCommand } from '../../../modules/catalog/alias/alias.decider.js';
 import type { ControlPlaneState } from '../../../projections/control-plane/control-plane-state.js';
 import { sameJson } from '../../kernel/canonical-json.js';
-import { resolveSecret } from '../secret-ref.js';
+import { resolveSecret } from '../../kernel/secret-references/secret-reference.js';
 import type { GatewayConfig } from '../gateway-config.js';
 
 export type PlannedStep =
@@ -24,34 +24,65 @@ export interface ApplyPlan {
   steps: PlannedStep[];
   /** Differences that no command can reconcile; the plan is refused while there are any. */
   problems: string[];
+  /**
+   * Lifecycle the running system changed and the file does not match (a key revoked, a tenant
+   * suspended, a deployment disabled at runtime). Runtime wins: apply leaves these as they are and says so.
+   */
+  drift: string[];
+}
+
+/**
+ * Lifecycle states that earlier applies of a configuration caused (their events' actor is `config:…`),
+ * which the file may therefore undo; any other suspension or disablement came from an operator at runtime.
+ */
+export interface ConfigurationOwned {
+  disabledDeployments: ReadonlySet<string>;
+  suspendedTenants: ReadonlySet<string>;
 }
 
 export interface PlanOptions {
   now: Date;
   /** Retire, remove, revoke or suspend what the file no longer declares. */
   prune: boolean;
+  configurationOwned?: ConfigurationOwned;
 }
+
+const NOTHING_OWNED: ConfigurationOwned = { disabledDeployments: new Set(), suspendedTenants: new Set() };
 
 /**
  * The diff of a configuration file against the projections: only the commands whose events would
  * change something. Order respects references: providers, deployments, prices, tenants, aliases, keys;
- * pruning runs the other way round.
+ * pruning runs the other way round. For lifecycle the running system wins: the file never revives a
+ * revoked key, reinstates a tenant or enables a deployment that was stopped at runtime; it reports the
+ * drift instead (it may still stop things itself: `disabled: true`, `--prune`).
  */
 export function planApply(config: GatewayConfig, state: ControlPlaneState, options: PlanOptions): ApplyPlan {
   const steps: PlannedStep[] = [];
   const problems: string[] = [];
+  const drift: string[] = [];
+  const owned = options.configurationOwned ?? NOTHING_OWNED;
 
   config.providers.forEach((p, i) => {
     const path = `providers[${i}]`;
     const settings = { type: p.type, baseUrl: p.baseUrl, credentialRef: p.apiKey, apiVersion: p.apiVersion, region: p.region, allowPrivateNetwork: p.allowPrivateNetwork };
     const current = state.providers.get(p.id);
-    if (!current || current.status === 'absent') {
-      steps.push({ family: 'provider', path, summary: `register provider ${p.id}`, command: { type: 'RegisterProvider', providerId: p.id, settings } });
-    } else if (current.status === 'removed') {
+    if (current?.status === 'removed') {
       problems.push(`${path}: provider ${p.id} was removed; choose a new id`);
-    } else if (!sameJson(current.settings, settings)) {
-      steps.push({ family: 'provider', path, summary: `update provider ${p.id}`, command: { type: 'UpdateProvider', providerId: p.id, settings } });
+      return;
     }
+    const exists = current !== undefined && current.status === 'active';
+    if (exists && sameJson(current.settings, settings)) return;
+    // A change is checked here as its aggregate and safe publication will check it, so a dry run reports
+    // an unsafe base URL or an unreadable reference, and a real run appends nothing before refusing.
+    const problem = providerSettingsProblem(settings) ?? secretProblem(p.apiKey);
+    if (problem) {
+      problems.push(`${path}: ${problem}`);
+      return;
+    }
+    const command: ProviderCommand = exists
+      ? { type: 'UpdateProvider', providerId: p.id, settings }
+      : { type: 'RegisterProvider', providerId: p.id, settings };
+    steps.push({ family: 'provider', path, summary: `${exists ? 'update' : 'register'} provider ${p.id}`, command });
   });
 
   config.deployments.forEach((d, i) => {
@@ -72,8 +103,12 @@ export function planApply(config: GatewayConfig, state: ControlPlaneState, optio
     const status = current && current.status !== 'absent' ? current.status : 'active';
     if (d.disabled === true && status === 'active') {
       steps.push({ family: 'deployment', path: `${path}.disabled`, summary: `disable deployment ${d.id}`, command: { type: 'DisableDeployment', deploymentId: d.id, reason: 'configuration' } });
-    } else if (d.disabled === false && status === 'disabled') {
-      steps.push({ family: 'deployment', path: `${path}.disabled`, summary: `enable deployment ${d.id}`, command: { type: 'EnableDeployment', deploymentId: d.id } });
+    } else if (d.disabled !== true && status === 'disabled') {
+      if (owned.disabledDeployments.has(d.id)) {
+        steps.push({ family: 'deployment', path: `${path}.disabled`, summary: `enable deployment ${d.id}`, command: { type: 'EnableDeployment', deploymentId: d.id } });
+      } else {
+        drift.push(`${path}: deployment ${d.id} was disabled at runtime and stays disabled (enable it with POST /admin/v1/deployments/${d.id}/enable)`);
+      }
     }
     const { effectiveFrom, ...table } = d.price;
     const schedule = state.prices.get(d.id)?.schedule ?? [];
@@ -93,6 +128,13 @@ export function planApply(config: GatewayConfig, state: ControlPlaneState, optio
     const current = state.tenants.get(t.id);
     const exists = current && current.status !== 'absent';
     if (!exists) steps.push({ family: 'tenant', path, summary: `create tenant ${t.id}`, command: { type: 'CreateTenant', tenantId: t.id, name: t.name } });
+    if (exists && current.status === 'suspended') {
+      if (owned.suspendedTenants.has(t.id)) {
+        steps.push({ family: 'tenant', path, summary: `reinstate tenant ${t.id} (suspended by an earlier apply --prune)`, command: { type: 'ReinstateTenant', tenantId: t.id } });
+      } else {
+        drift.push(`${path}: tenant ${t.id} was suspended at runtime and stays suspended (reinstate it with POST /admin/v1/tenants/${t.id}/reinstate)`);
+      }
+    }
     const limits = exists ? current.limits : { rpm: null, tpm: null, maxConcurrency: null };
     if (!sameJson(limits, t.limits)) {
       steps.push({ family: 'tenant', path: `${path}.limits`, summary: `set limits of tenant ${t.id}`, command: { type: 'SetTenantLimits', tenantId: t.id, limits: t.limits } });
@@ -118,11 +160,17 @@ export function planApply(config: GatewayConfig, state: ControlPlaneState, optio
 
   config.apiKeys.forEach((k, i) => {
     const path = `apiKeys[${i}]`;
+    const current = state.keys.get(k.id);
+    if (current && current.status !== 'absent' && current.status !== 'active') {
+      // A revoked or expired key never comes back; refusing to start over it would let one revocation stop the gateway.
+      drift.push(`${path}: key ${k.id} is ${current.status} and stays so; to replace it, issue a new key id`);
+      return;
+    }
     let plaintext: string;
     try {
       plaintext = resolveSecret(k.key);
     } catch (error) {
-      problems.push(`${path}.key: ${(error as Error).message}`);
+      problems.push(`${path}.key: ${k.key} cannot be resolved: ${(error as Error).message}`);
       return;
     }
     if (!/^sk-sy-[0-9A-Za-z]{32}$/.test(plaintext)) {
@@ -131,18 +179,15 @@ export function planApply(config: GatewayConfig, state: ControlPlaneState, optio
     }
     const hash = hashApiKey(plaintext);
     const grant = { tenantId: k.tenant, scopes: k.scopes, aliases: k.aliases, limits: k.limits, expiresAt: k.expiresAt };
-    const current = state.keys.get(k.id);
     if (!current || current.status === 'absent') {
       steps.push({ family: 'apikey', path, summary: `issue key ${k.id}`, command: { type: 'IssueApiKey', keyId: k.id, hash, prefix: displayPrefix(plaintext), grant } });
-    } else if (current.status !== 'active') {
-      problems.push(`${path}: key ${k.id} is ${current.status}; issue a new key id`);
     } else if (current.hash !== hash || !sameJson(current.grant, grant)) {
       problems.push(`${path}: key ${k.id} was issued with a different secret or grant; keys are immutable, issue a new key id`);
     }
   });
 
   if (options.prune) steps.push(...pruneSteps(config, state));
-  return { steps, problems };
+  return { steps, problems, drift };
 }
 
 function pruneSteps(config: GatewayConfig, state: ControlPlaneState): PlannedStep[] {
@@ -180,6 +225,16 @@ function pruneSteps(config: GatewayConfig, state: ControlPlaneState): PlannedSte
     }
   }
   return steps;
+}
+
+function secretProblem(ref: string | null): string | null {
+  if (!ref) return null;
+  try {
+    resolveSecret(ref);
+    return null;
+  } catch (error) {
+    return `apiKey ${ref} cannot be resolved: ${(error as Error).message}`;
+  }
 }
 
 function samePrice(a: Record<string, string | null>, b: Record<string, string | null>): boolean {

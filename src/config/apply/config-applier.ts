@@ -7,9 +7,12 @@ import { KeyIndexProjection } from '../../../projections/key-index/key-index.pro
 import { RoutingSnapshotProjection } from '../../../projections/routing-snapshot/routing-snapshot.projection.js';
 import type { CommandOutcome } from '../../kernel/commands/command-executor.js';
 import { ProjectionRunner } from '../../kernel/projections/projection-runner.js';
+import { SqlEventStore } from '../../kernel/event-store/sql-event-store.js';
+import { deploymentStream } from '../../../events/deployment-events.js';
 import type { DomainEvent } from '../../../events/event.js';
+import { tenantStream } from '../../../events/tenant-events.js';
 import type { GatewayConfig } from '../gateway-config.js';
-import { type PlannedStep, planApply } from './apply-plan.js';
+import { type ConfigurationOwned, type PlannedStep, planApply } from './apply-plan.js';
 
 export interface ApplyOptions {
   dryRun: boolean;
@@ -23,7 +26,12 @@ export interface ApplyResult {
   steps: PlannedStep[];
   /** Events appended (0 on a dry run or when nothing changed). */
   appended: number;
+  /** Runtime lifecycle the file disagrees with and apply left alone (ApplyPlan.drift). */
+  drift: string[];
 }
+
+/** Events of configuration applies carry an actor of this form (`config:switchyard.yaml`). */
+const CONFIGURATION_ACTOR = /^config:/;
 
 export class ApplyRefusedError extends Error {
   override readonly name = 'ApplyRefusedError';
@@ -43,6 +51,7 @@ export class ConfigApplier {
     private readonly runner: ProjectionRunner,
     private readonly routing: RoutingSnapshotProjection,
     private readonly keys: KeyIndexProjection,
+    private readonly store: SqlEventStore,
   ) {}
 
   async currentState(): Promise<ControlPlaneState> {
@@ -51,9 +60,10 @@ export class ConfigApplier {
   }
 
   async apply(config: GatewayConfig, options: ApplyOptions): Promise<ApplyResult> {
-    const plan = planApply(config, await this.currentState(), { now: new Date(), prune: options.prune });
+    const state = await this.currentState();
+    const plan = planApply(config, state, { now: new Date(), prune: options.prune, configurationOwned: await this.configurationOwned(config, state) });
     if (plan.problems.length) throw new ApplyRefusedError(plan.problems);
-    if (options.dryRun) return { steps: plan.steps, appended: 0 };
+    if (options.dryRun) return { steps: plan.steps, appended: 0, drift: plan.drift };
     let appended = 0;
     for (const [index, step] of plan.steps.entries()) {
       const context = { now: new Date(), actor: options.actor };
@@ -68,7 +78,28 @@ export class ConfigApplier {
       if (outcome.position !== null) await this.runner.waitForEvent([this.routing.name, this.keys.name], outcome.position);
       options.onProgress?.(index + 1, plan.steps.length, step);
     }
-    return { steps: plan.steps, appended };
+    return { steps: plan.steps, appended, drift: plan.drift };
+  }
+
+  /**
+   * Which of the declared, currently stopped deployments and tenants an earlier apply stopped: the last
+   * disabling (suspending) event's actor says who did it. Only those streams are read.
+   */
+  private async configurationOwned(config: GatewayConfig, state: ControlPlaneState): Promise<ConfigurationOwned> {
+    const byConfiguration = async (streamId: string, stopType: string): Promise<boolean> => {
+      const events = await this.store.readStream(streamId);
+      const stop = events.findLast((event) => event.type === stopType);
+      return stop !== undefined && CONFIGURATION_ACTOR.test(stop.metadata.actor ?? '');
+    };
+    const disabledDeployments = new Set<string>();
+    for (const d of config.deployments) {
+      if (state.deployments.get(d.id)?.status === 'disabled' && (await byConfiguration(deploymentStream(d.id), 'DeploymentDisabled'))) disabledDeployments.add(d.id);
+    }
+    const suspendedTenants = new Set<string>();
+    for (const t of config.tenants) {
+      if (state.tenants.get(t.id)?.status === 'suspended' && (await byConfiguration(tenantStream(t.id), 'TenantSuspended'))) suspendedTenants.add(t.id);
+    }
+    return { disabledDeployments, suspendedTenants };
   }
 }
 

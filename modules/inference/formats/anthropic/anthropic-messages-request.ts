@@ -1,11 +1,17 @@
 import type { ChatMessage, ChatRequest, ContentPart, ToolCall, ToolChoice, ToolDefinition } from '../../../canonical/chat-request.js';
 import { invalidRequest, unsupportedParameter } from '../../../canonical/gateway-error.js';
+import { type JsonShape, assertJsonWithinBounds } from '../../../canonical/json-bounds.js';
 
 const KNOWN = new Set(['model', 'max_tokens', 'messages', 'system', 'temperature', 'top_p', 'stop_sequences', 'stream', 'tools', 'tool_choice', 'metadata']);
 /** Accepted with these values only: they ask for the default behaviour, so nothing is lost. */
-const NEUTRAL: Record<string, (value: unknown) => boolean> = {
-  service_tier: (value) => value === 'auto',
-  thinking: (value) => isObject(value) && value.type === 'disabled' && Object.keys(value).length === 1,
+const NEUTRAL: ReadonlyMap<string, (value: unknown) => boolean> = new Map<string, (value: unknown) => boolean>([
+  ['service_tier', (value) => value === 'auto'],
+  ['thinking', (value) => isObject(value) && value.type === 'disabled' && Object.keys(value).length === 1],
+]);
+/** Where the body holds client-defined JSON (tool schemas, earlier tool inputs): deeper nesting and any key name are allowed there. */
+export const ANTHROPIC_MESSAGES_SHAPE: JsonShape = {
+  pathStyle: 'dots',
+  freeForm: [['tools', '*', 'input_schema'], ['messages', '*', 'content', '*', 'input']],
 };
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
@@ -20,8 +26,9 @@ type Json = Record<string, unknown>;
  */
 export function parseAnthropicMessagesRequest(body: unknown): ChatRequest {
   if (!isObject(body)) throw invalidRequest('The request body must be a JSON object.');
+  assertJsonWithinBounds(body, ANTHROPIC_MESSAGES_SHAPE);
   for (const [key, value] of Object.entries(body)) {
-    if (KNOWN.has(key) || value === undefined || value === null || NEUTRAL[key]?.(value)) continue;
+    if (KNOWN.has(key) || value === undefined || value === null || NEUTRAL.get(key)?.(value)) continue;
     throw unsupportedParameter(key, WHY_NOT);
   }
   const model = body.model;

@@ -2,14 +2,20 @@ import type {
   ChatMessage, ChatRequest, ContentPart, ResponseFormat, ToolCall, ToolChoice, ToolDefinition,
 } from '../../../canonical/chat-request.js';
 import { invalidRequest, unsupportedParameter } from '../../../canonical/gateway-error.js';
+import { JSON_LIMITS, type JsonShape, assertJsonWithinBounds, jsonTextNestsDeeperThan } from '../../../canonical/json-bounds.js';
 
 const KNOWN = new Set([
   'model', 'messages', 'max_tokens', 'max_completion_tokens', 'temperature', 'top_p', 'stop', 'stream', 'stream_options',
   'tools', 'tool_choice', 'parallel_tool_calls', 'response_format', 'seed', 'user', 'metadata', 'n',
 ]);
 /** Accepted with these values only: what SDKs send by default and what changes nothing. */
-const NEUTRAL_VALUES: Record<string, unknown[]> = {
-  service_tier: ['auto', 'default'], store: [false], logprobs: [false], top_logprobs: [0], presence_penalty: [0], frequency_penalty: [0],
+const NEUTRAL_VALUES: ReadonlyMap<string, readonly unknown[]> = new Map<string, unknown[]>([
+  ['service_tier', ['auto', 'default']], ['store', [false]], ['logprobs', [false]], ['top_logprobs', [0]], ['presence_penalty', [0]], ['frequency_penalty', [0]],
+]);
+/** Where the body holds client-defined JSON: the bounds allow deeper nesting there, and any key name. */
+export const OPENAI_CHAT_SHAPE: JsonShape = {
+  pathStyle: 'brackets',
+  freeForm: [['tools', '*', 'function', 'parameters'], ['response_format', 'json_schema', 'schema']],
 };
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
@@ -18,6 +24,7 @@ type Json = Record<string, unknown>;
 /** OpenAI Chat Completions body → canonical request. Every problem is a 400 naming the parameter. */
 export function parseOpenAiChatRequest(body: unknown): ChatRequest {
   if (!isObject(body)) throw invalidRequest('The request body must be a JSON object.');
+  assertJsonWithinBounds(body, OPENAI_CHAT_SHAPE);
   for (const [key, value] of Object.entries(body)) {
     if (KNOWN.has(key) || isNeutral(key, value)) continue;
     throw unsupportedParameter(key, 'Switchyard does not support it; remove it or send its default value.');
@@ -129,6 +136,10 @@ function parseToolCalls(value: unknown, param: string): ToolCall[] {
     }
     const args = call.function.arguments ?? '';
     if (typeof args !== 'string') throw invalidRequest(`${callParam}.function.arguments must be a JSON string.`, `${callParam}.function.arguments`);
+    // Providers that store arguments as an object parse this text: it is bounded like any client-defined value.
+    if (jsonTextNestsDeeperThan(args, JSON_LIMITS.valueDepth)) {
+      throw invalidRequest(`${callParam}.function.arguments nests deeper than ${JSON_LIMITS.valueDepth} levels, the most Switchyard accepts.`, `${callParam}.function.arguments`);
+    }
     return { id: call.id, name: call.function.name, arguments: args };
   });
 }
@@ -215,7 +226,7 @@ function parseMetadata(value: unknown): Record<string, string> | null {
 
 function isNeutral(key: string, value: unknown): boolean {
   if (value === null || value === undefined) return true;
-  if (NEUTRAL_VALUES[key]?.includes(value)) return true;
+  if (NEUTRAL_VALUES.get(key)?.includes(value)) return true;
   // An empty object or list (e.g. logit_bias: {}) asks for nothing.
   if (Array.isArray(value)) return value.length === 0;
   return isObject(value) && Object.keys(value).length === 0;

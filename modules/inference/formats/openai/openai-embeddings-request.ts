@@ -1,9 +1,12 @@
 import type { EmbeddingsRequest } from '../../../canonical/embeddings.js';
 import { invalidRequest, unsupportedParameter } from '../../../canonical/gateway-error.js';
+import { type JsonShape, assertJsonWithinBounds } from '../../../canonical/json-bounds.js';
 
 export type EmbeddingEncoding = 'float' | 'base64';
 
 const KNOWN = new Set(['model', 'input', 'encoding_format', 'dimensions', 'user']);
+/** An embeddings body holds no client-defined JSON: every field is structured. */
+const OPENAI_EMBEDDINGS_SHAPE: JsonShape = { pathStyle: 'brackets', freeForm: [] };
 /** OpenAI's own bound on inputs per request. */
 const MAX_INPUTS = 2048;
 
@@ -14,6 +17,7 @@ const MAX_INPUTS = 2048;
  */
 export function parseOpenAiEmbeddingsRequest(body: unknown): { request: EmbeddingsRequest; encoding: EmbeddingEncoding } {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidRequest('The request body must be a JSON object.');
+  assertJsonWithinBounds(body, OPENAI_EMBEDDINGS_SHAPE);
   const fields = body as Record<string, unknown>;
   for (const key of Object.keys(fields)) {
     if (!KNOWN.has(key) && fields[key] !== null && fields[key] !== undefined) {

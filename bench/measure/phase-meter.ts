@@ -1,0 +1,140 @@
+import { CpuAccount } from './cpu-account.js';
+import type { PostgresBackends } from './postgres-backends.js';
+import { type ProcStat, readRssKb, readStat, uptimeTicks } from './proc.js';
+import { round3 } from './summary.js';
+
+export interface MeteredProcesses {
+  target: () => number[];
+  postgres: PostgresBackends | null;
+  mock: number;
+  generator: number;
+}
+
+export interface PhaseCpu {
+  /** CPU ms of the target's processes over the load and its settling (see `settleMs`). */
+  targetMs: number;
+  targetProcesses: number;
+  /** CPU ms of the PostgreSQL backends of the target's own database (null: no database or not local). */
+  postgresMs: number | null;
+  postgresBackends: number | null;
+  /** CPU ms of the server-wide PostgreSQL processes: shared with every other database on the server. */
+  postgresBackgroundMs: number | null;
+  mockMs: number;
+  generatorMs: number;
+  /** Wall time of the load, and the share of one core the mock and the generator used during it. */
+  loadMs: number;
+  mockCoreShare: number;
+  generatorCoreShare: number;
+  /** How long after the load the target (and its PostgreSQL backends) kept working: projections, flushes. */
+  settleMs: number;
+  /** Largest sum of the target processes' resident memory seen during the phase. */
+  rssPeakMb: number | null;
+}
+
+const SAMPLE_MS = 250;
+/** Idle: at most one clock tick of target + PostgreSQL CPU per sample, twice in a row. */
+const IDLE_TICKS = 1;
+const MAX_SETTLE_MS = 10_000;
+
+/**
+ * Accounts CPU (utime+stime from /proc/<pid>/stat) and RSS of everything a phase runs on. The target and
+ * its PostgreSQL backends are read every 250 ms so processes born or gone during the phase are counted;
+ * after the load the meter waits until they are idle, so deferred work (projections catching up, the
+ * last group commit) is charged to the requests that caused it.
+ */
+export class PhaseMeter {
+  private readonly target: CpuAccount;
+  private readonly postgres: CpuAccount;
+  private readonly background: CpuAccount;
+  private readonly mock: CpuAccount;
+  private readonly generator: CpuAccount;
+  private readonly started = performance.now();
+  private loadEnded = NaN;
+  private rssPeakKb = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private sampling: Promise<number> = Promise.resolve(0);
+
+  private constructor(
+    private readonly processes: MeteredProcesses,
+    private readonly ticksPerSecond: number,
+  ) {
+    const now = uptimeTicks(ticksPerSecond);
+    this.target = new CpuAccount(now);
+    this.postgres = new CpuAccount(now);
+    this.background = new CpuAccount(now);
+    this.mock = new CpuAccount(now);
+    this.generator = new CpuAccount(now);
+  }
+
+  static async start(processes: MeteredProcesses, ticksPerSecond: number): Promise<PhaseMeter> {
+    const meter = new PhaseMeter(processes, ticksPerSecond);
+    await meter.sample(true);
+    meter.timer = setInterval(() => (meter.sampling = meter.sampling.then(() => meter.sample(false))), SAMPLE_MS);
+    return meter;
+  }
+
+  /** The load ended: reads the helpers (they are idle from now on) and waits for the target to settle. */
+  async endLoad(): Promise<void> {
+    this.loadEnded = performance.now();
+    await this.sampling;
+    this.observeHelpers();
+    const deadline = performance.now() + MAX_SETTLE_MS;
+    let quiet = 0;
+    while (quiet < 2 && performance.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, SAMPLE_MS));
+      quiet = (await this.sample(false)) <= IDLE_TICKS ? quiet + 1 : 0;
+    }
+  }
+
+  async finish(): Promise<PhaseCpu> {
+    if (this.timer) clearInterval(this.timer);
+    await this.sampling;
+    await this.sample(false);
+    const settled = performance.now();
+    const ms = (ticks: number) => round3((ticks * 1000) / this.ticksPerSecond);
+    const loadMs = this.loadEnded - this.started;
+    const mock = ms(this.mock.ticks());
+    const generator = ms(this.generator.ticks());
+    const hasPostgres = this.processes.postgres?.local ?? false;
+    return {
+      targetMs: ms(this.target.ticks()),
+      targetProcesses: this.target.processes(),
+      postgresMs: hasPostgres ? ms(this.postgres.ticks()) : null,
+      postgresBackends: hasPostgres ? this.postgres.processes() : null,
+      postgresBackgroundMs: hasPostgres ? ms(this.background.ticks()) : null,
+      mockMs: mock,
+      generatorMs: generator,
+      loadMs: round3(loadMs),
+      mockCoreShare: round3(mock / loadMs),
+      generatorCoreShare: round3(generator / loadMs),
+      settleMs: Math.round(settled - this.loadEnded),
+      rssPeakMb: this.rssPeakKb > 0 ? Math.round(this.rssPeakKb / 1024) : null,
+    };
+  }
+
+  private observeHelpers(): void {
+    this.mock.observe(reads([this.processes.mock]));
+    this.generator.observe(reads([this.processes.generator]));
+  }
+
+  /** One reading of everything; returns the target + PostgreSQL ticks since the previous one. */
+  private async sample(first: boolean): Promise<number> {
+    const before = this.target.ticks() + this.postgres.ticks();
+    const pids = this.processes.target();
+    this.target.observe(reads(pids));
+    let rss = 0;
+    for (const pid of pids) rss += readRssKb(pid);
+    this.rssPeakKb = Math.max(this.rssPeakKb, rss);
+    const postgres = this.processes.postgres;
+    if (postgres?.local) {
+      this.postgres.observe(reads(await postgres.backendPids()));
+      this.background.observe(reads(await postgres.backgroundPids()));
+    }
+    if (first) this.observeHelpers();
+    return this.target.ticks() + this.postgres.ticks() - before;
+  }
+}
+
+function reads(pids: number[]): ProcStat[] {
+  return pids.map(readStat).filter((stat): stat is ProcStat => stat !== null);
+}

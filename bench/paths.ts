@@ -1,0 +1,10 @@
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The runner runs compiled, from dist/bench/; these are the places it starts things from. */
+const distBench = dirname(fileURLToPath(import.meta.url));
+export const repositoryRoot = join(distBench, '..', '..');
+export const gatewayMain = join(distBench, '..', 'src', 'main.js');
+export const helperModule = (name: string) => join(distBench, 'processes', `${name}.js`);
+export const portkeyServer = join(repositoryRoot, 'node_modules', '@portkey-ai', 'gateway', 'build', 'start-server.js');
+export const defaultResultsDir = join(repositoryRoot, 'bench', 'results');

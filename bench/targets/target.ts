@@ -1,0 +1,31 @@
+import type { Mode } from '../load/sample.js';
+import type { RequestSpec } from '../load/timed-request.js';
+import type { PostgresBackends } from '../measure/postgres-backends.js';
+
+export type TargetKind = 'direct' | 'bare' | 'portkey' | 'switchyard';
+
+/** One thing the generator sends load to, running in its own process(es) against the shared mock. */
+export interface Target {
+  /** Report key: `direct`, `bare`, `portkey`, `switchyard:<variant>`. */
+  id: string;
+  kind: TargetKind;
+  origin: string;
+  /** Modes it is measured in (Portkey's streaming fails on Node 20: buffered only). */
+  modes: Mode[];
+  request(mode: Mode): RequestSpec;
+  /** The SSE request of the slow-stream mode (Switchyard: an alias spread over several deployments). */
+  streamsRequest(): RequestSpec;
+  /** The processes whose CPU and memory are the target's (empty for the direct baseline). */
+  processes(): number[];
+  /** The PostgreSQL backends serving it, when it has a database. */
+  postgres: PostgresBackends | null;
+  /** How it was started, for the report (settings, process count; never keys). */
+  details: Record<string, unknown>;
+  stop(): Promise<void>;
+}
+
+export const CHAT_PATH = '/v1/chat/completions';
+
+export function chatBody(model: string, mode: Mode): string {
+  return JSON.stringify({ model, stream: mode === 'sse', messages: [{ role: 'user', content: 'benchmark prompt' }] });
+}

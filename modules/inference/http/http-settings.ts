@@ -1,0 +1,42 @@
+/**
+ * Bounds on the gateway's client connections (DESIGN §10). Without them an unfinished body or a silent
+ * connection holds a file descriptor for minutes, and enough of them stop the node from accepting
+ * anyone.
+ */
+export interface HttpSettings {
+  /** Most time from a connection's opening (or a request's first byte) to the end of its headers. */
+  headersTimeoutMs: number;
+  /** Most time to receive a whole request, headers and body; answered with 408 and the connection closed. */
+  bodyTimeoutMs: number;
+  /** How long an idle keep-alive connection is kept between two requests. */
+  keepAliveTimeoutMs: number;
+  /** Most client connections open at once; a connection beyond it is closed as soon as it is accepted. */
+  maxConnections: number;
+}
+
+export const DEFAULT_HTTP_SETTINGS: HttpSettings = Object.freeze({
+  headersTimeoutMs: 10_000,
+  // A 4 MiB body at 1 Mbit/s takes 32 s.
+  bodyTimeoutMs: 60_000,
+  // Longer than the 60 s idle timeout of common load balancers, so the balancer closes first and never
+  // sends a request on a connection the gateway is closing.
+  keepAliveTimeoutMs: 65_000,
+  // Each served request may also hold one upstream connection: keep this below half of `ulimit -n`.
+  maxConnections: 8_192,
+});
+
+export function httpSettings(overrides: Partial<HttpSettings> = {}): HttpSettings {
+  const settings = { ...DEFAULT_HTTP_SETTINGS, ...overrides };
+  if (settings.headersTimeoutMs > settings.bodyTimeoutMs) {
+    throw new RangeError('the headers timeout must not exceed the body timeout (the body timeout covers the headers too)');
+  }
+  return settings;
+}
+
+/**
+ * How often Node looks for requests past the headers or body timeout: the timeouts are enforced to within
+ * this interval (Node's own default of 30 s would let a 10 s timeout run to 40 s).
+ */
+export function timeoutCheckIntervalMs(settings: HttpSettings): number {
+  return Math.max(25, Math.min(1_000, Math.floor(Math.min(settings.headersTimeoutMs, settings.bodyTimeoutMs) / 10)));
+}

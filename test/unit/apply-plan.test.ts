@@ -1,0 +1,148 @@
+import type { DomainEvent } from '../../events/event.js';
+import { generateApiKey } from '../../modules/access/api-key/key-format.js';
+import { apiKeyDecider } from '../../modules/access/api-key/api-key.decider.js';
+import { tenantDecider } from '../../modules/access/tenant/tenant.decider.js';
+import { aliasDecider } from '../../modules/catalog/alias/alias.decider.js';
+import { deploymentDecider } from '../../modules/catalog/deployment/deployment.decider.js';
+import { priceDecider } from '../../modules/catalog/price/price.decider.js';
+import { providerDecider } from '../../modules/catalog/provider/provider.decider.js';
+import { ControlPlaneState } from '../../projections/control-plane/control-plane-state.js';
+import type { CommandContext } from '../../src/kernel/commands/decider.js';
+import { type ConfigurationOwned, type PlannedStep, planApply } from '../../src/config/apply/apply-plan.js';
+import { parseGatewayConfig } from '../../src/config/gateway-config.js';
+
+process.env.APPLY_PLAN_UPSTREAM_KEY = 'apply-plan-upstream-secret';
+process.env.APPLY_PLAN_GATEWAY_KEY = generateApiKey();
+
+const yaml = (deploymentExtra = '') => `
+providers:
+  - { id: up, type: openai-compatible, baseUrl: "https://llm.example.com/v1", apiKey: "env:APPLY_PLAN_UPSTREAM_KEY" }
+deployments:
+  - id: d1
+    provider: up
+    model: m1
+    price: { inputPer1M: "1", outputPer1M: "2" }${deploymentExtra}
+aliases:
+  - { name: chat, routes: [{ deployment: d1 }] }
+tenants:
+  - { id: acme, limits: { rpm: 60 } }
+apiKeys:
+  - { id: k3, tenant: acme, key: "env:APPLY_PLAN_GATEWAY_KEY", aliases: [chat] }
+`;
+
+const NOW = new Date('2026-03-01T00:00:00Z');
+
+/** The state after the steps, each decided by its aggregate as the command handlers would. */
+function run(state: ControlPlaneState, steps: PlannedStep[]): ControlPlaneState {
+  for (const step of steps) {
+    const [streamId, events] = decide(state, step);
+    state = state.with(streamId, events);
+  }
+  return state;
+}
+
+function decide(state: ControlPlaneState, step: PlannedStep): [string, DomainEvent[]] {
+  const context: CommandContext = { now: NOW, actor: 'config:test.yaml' };
+  switch (step.family) {
+    case 'provider':
+      return [`provider-${step.command.providerId}`, providerDecider.decide(step.command, state.providers.get(step.command.providerId) ?? providerDecider.initialState(), context)];
+    case 'deployment':
+      return [`deployment-${step.command.deploymentId}`, deploymentDecider.decide(step.command, state.deployments.get(step.command.deploymentId) ?? deploymentDecider.initialState(), context)];
+    case 'price':
+      return [`price-${step.command.deploymentId}`, priceDecider.decide(step.command, state.prices.get(step.command.deploymentId) ?? priceDecider.initialState(), context)];
+    case 'alias':
+      return [`alias-${step.command.alias}`, aliasDecider.decide(step.command, state.aliases.get(step.command.alias) ?? aliasDecider.initialState(), context)];
+    case 'tenant':
+      return [`tenant-${step.command.tenantId}`, tenantDecider.decide(step.command, state.tenants.get(step.command.tenantId) ?? tenantDecider.initialState(), context)];
+    case 'apikey':
+      return [`apikey-${step.command.keyId}`, apiKeyDecider.decide(step.command, state.keys.get(step.command.keyId) ?? apiKeyDecider.initialState(), context)];
+  }
+}
+
+const owned = (o: Partial<{ disabledDeployments: string[]; suspendedTenants: string[] }> = {}): ConfigurationOwned => ({
+  disabledDeployments: new Set(o.disabledDeployments ?? []),
+  suspendedTenants: new Set(o.suspendedTenants ?? []),
+});
+
+describe('apply plan: runtime lifecycle wins over the file', () => {
+  const config = parseGatewayConfig(yaml());
+  let applied: ControlPlaneState;
+  beforeAll(() => {
+    applied = run(ControlPlaneState.empty(), planApply(config, ControlPlaneState.empty(), { now: NOW, prune: false }).steps);
+  });
+
+  test('the same file against its own result plans nothing and reports no drift', () => {
+    expect(planApply(config, applied, { now: NOW, prune: false })).toEqual({ steps: [], problems: [], drift: [] });
+  });
+
+  test('an unsafe or unreadable provider change is a problem of the plan itself, so a dry run shows it', () => {
+    for (const [from, to, reason] of [
+      ['https://llm.example.com/v1', 'http://[::ffff:a9fe:a9fe]/v1', /providers\[0\]: baseUrl points at a cloud metadata address/],
+      ['env:APPLY_PLAN_UPSTREAM_KEY', 'env:ADMIN_TOKEN', /providers\[0\]: apiKey env:ADMIN_TOKEN cannot be resolved/],
+    ] as const) {
+      const plan = planApply(parseGatewayConfig(yaml().replace(from, to)), applied, { now: NOW, prune: false });
+      expect(plan.problems).toEqual([expect.stringMatching(reason)]);
+      expect(plan.steps.filter((s) => s.family === 'provider')).toEqual([]);
+    }
+  });
+
+  test('a key revoked at runtime is drift, not a reason to refuse the file', () => {
+    const revoked = applied.with('apikey-k3', [{ type: 'ApiKeyRevoked', data: { keyId: 'k3', reason: 'leaked' } }]);
+    const plan = planApply(config, revoked, { now: NOW, prune: false });
+    expect(plan.problems).toEqual([]);
+    expect(plan.steps).toEqual([]);
+    expect(plan.drift).toEqual(['apiKeys[0]: key k3 is revoked and stays so; to replace it, issue a new key id']);
+  });
+
+  test('an expired key, even one whose secret is gone from the environment, is drift too', () => {
+    const expired = applied.with('apikey-k3', [{ type: 'ApiKeyExpired', data: { keyId: 'k3' } }]);
+    const saved = process.env.APPLY_PLAN_GATEWAY_KEY;
+    delete process.env.APPLY_PLAN_GATEWAY_KEY;
+    try {
+      const plan = planApply(config, expired, { now: NOW, prune: false });
+      expect(plan.problems).toEqual([]);
+      expect(plan.drift).toEqual([expect.stringContaining('key k3 is expired')]);
+    } finally {
+      process.env.APPLY_PLAN_GATEWAY_KEY = saved;
+    }
+  });
+
+  test('an active key with a different secret is still a problem: keys are immutable', () => {
+    const other = parseGatewayConfig(yaml().replace('env:APPLY_PLAN_GATEWAY_KEY', 'env:APPLY_PLAN_OTHER_KEY'));
+    process.env.APPLY_PLAN_OTHER_KEY = generateApiKey();
+    expect(planApply(other, applied, { now: NOW, prune: false }).problems).toEqual([expect.stringContaining('different secret or grant')]);
+  });
+
+  test('a tenant suspended at runtime stays suspended and is reported; its limits still follow the file', () => {
+    const suspended = applied.with('tenant-acme', [{ type: 'TenantSuspended', data: { tenantId: 'acme', reason: 'fraud' } }]);
+    const plan = planApply(parseGatewayConfig(yaml().replace('rpm: 60', 'rpm: 90')), suspended, { now: NOW, prune: false, configurationOwned: owned() });
+    expect(plan.problems).toEqual([]);
+    expect(plan.steps.map((s) => s.command.type)).toEqual(['SetTenantLimits']);
+    expect(plan.drift).toEqual([expect.stringMatching(/^tenants\[0\]: tenant acme was suspended at runtime and stays suspended/)]);
+  });
+
+  test('a tenant an earlier apply --prune suspended is reinstated once the file declares it again', () => {
+    const suspended = applied.with('tenant-acme', [{ type: 'TenantSuspended', data: { tenantId: 'acme', reason: 'pruned by apply' } }]);
+    const plan = planApply(config, suspended, { now: NOW, prune: false, configurationOwned: owned({ suspendedTenants: ['acme'] }) });
+    expect(plan.steps.map((s) => s.command)).toEqual([{ type: 'ReinstateTenant', tenantId: 'acme' }]);
+    expect(plan.drift).toEqual([]);
+  });
+
+  test('a deployment disabled at runtime stays disabled, whether the file says nothing or disabled: false', () => {
+    const disabled = applied.with('deployment-d1', [{ type: 'DeploymentDisabled', data: { deploymentId: 'd1', reason: 'incident' } }]);
+    for (const file of [config, parseGatewayConfig(yaml('\n    disabled: false'))]) {
+      const plan = planApply(file, disabled, { now: NOW, prune: false, configurationOwned: owned() });
+      expect(plan.steps).toEqual([]);
+      expect(plan.drift).toEqual([expect.stringMatching(/^deployments\[0\]: deployment d1 was disabled at runtime and stays disabled/)]);
+    }
+  });
+
+  test('a deployment the file disabled is enabled again when the file stops saying so; disabled: true disables', () => {
+    const disabled = applied.with('deployment-d1', [{ type: 'DeploymentDisabled', data: { deploymentId: 'd1', reason: 'configuration' } }]);
+    const plan = planApply(config, disabled, { now: NOW, prune: false, configurationOwned: owned({ disabledDeployments: ['d1'] }) });
+    expect(plan.steps.map((s) => s.command)).toEqual([{ type: 'EnableDeployment', deploymentId: 'd1' }]);
+    expect(plan.drift).toEqual([]);
+    const disabling = planApply(parseGatewayConfig(yaml('\n    disabled: true')), applied, { now: NOW, prune: false });
+    expect(disabling.steps.map((s) => s.command)).toEqual([{ type: 'DisableDeployment', deploymentId: 'd1', reason: 'configuration' }]);
+  });
+});

@@ -1,0 +1,155 @@
+import type { LoadResult } from '../../bench/load/sample.js';
+import type { PhaseCpu } from '../../bench/measure/phase-meter.js';
+import { OptionError, estimatedSeconds, parsePhase, parsePlan, parseVariant } from '../../bench/options.js';
+import type { BenchReport, PhaseReport, TargetReport } from '../../bench/report/bench-report.js';
+import { Comparison } from '../../bench/report/comparison.js';
+import { renderMarkdown } from '../../bench/report/markdown.js';
+import { benchConfig } from '../../bench/targets/switchyard.js';
+import { parseGatewayConfig } from '../../src/config/gateway-config.js';
+
+function load(id: string, rps: number, p50: number, p99: number, ttfbP50 = p50): LoadResult {
+  const [mode, loop, level] = id.split(':');
+  const dist = (a: number, b: number) => ({ count: 100, mean: a, p50: a, p90: b, p95: b, p99: b, p999: b, max: b });
+  return {
+    loop: loop as 'open', level: Number(level), mode: mode as 'sse', windowMs: 1000, issued: rps, ok: rps, errors: {}, errorSamples: {}, throughputRps: rps,
+    latency: dist(p50, p99), ttfb: dist(ttfbP50, ttfbP50), issueLag: null, sendLag: null, late: 0, lateMs: 2, unsent: 0,
+  };
+}
+
+const cpu: PhaseCpu = {
+  targetMs: 0, targetProcesses: 1, postgresMs: null, postgresBackends: null, postgresBackgroundMs: null, mockMs: 0, generatorMs: 0,
+  loadMs: 1000, mockCoreShare: 0.2, generatorCoreShare: 0.3, settleMs: 500, rssPeakMb: 150,
+};
+
+function phase(id: string, l: LoadResult, perRequest: PhaseReport['perRequest'] = { targetCpuMs: null, postgresCpuMs: null, totalCpuMs: null }): PhaseReport {
+  return { id, mode: l.mode, loop: l.loop, level: l.level, load: l, cpu, upstreamCalls: l.ok, perRequest };
+}
+
+function target(id: string, kind: TargetReport['kind'], phases: PhaseReport[], extra: Partial<TargetReport> = {}): TargetReport {
+  return { id, kind, phases, ...extra };
+}
+
+const plan = parsePlan(['--phases', 'buffered:closed:32,buffered:open:300,sse:closed:1'], {});
+const report: BenchReport = {
+  at: '2026-12-01T00:00:00.000Z',
+  machine: { cpus: 2, cpuModel: 'test cpu', memoryMb: 1, kernel: 'k', node: 'v20', postgres: null, loadAverageStart: [1, 1, 1], loadAverageEnd: [1, 1, 1], clockTicksPerSecond: 100 },
+  plan,
+  method: {},
+  durationS: 60,
+  targets: [
+    target('direct', 'direct', [phase('buffered:closed:32', load('buffered:closed:32', 20_000, 1, 3)), phase('buffered:open:300', load('buffered:open:300', 300, 0.5, 2)), phase('sse:closed:1', load('sse:closed:1', 4000, 0.3, 0.5, 0.2))]),
+    target('bare', 'bare', [phase('buffered:closed:32', load('buffered:closed:32', 10_000, 3, 6)), phase('buffered:open:300', load('buffered:open:300', 300, 0.9, 3)), phase('sse:closed:1', load('sse:closed:1', 2000, 0.5, 0.9, 0.4))]),
+    target('portkey', 'portkey', [phase('buffered:closed:32', load('buffered:closed:32', 500, 60, 400)), phase('buffered:open:300', load('buffered:open:300', 300, 2, 30))], { details: { version: '1.15.2' } }),
+    target('switchyard:pg-default', 'switchyard', [
+      phase('buffered:closed:32', load('buffered:closed:32', 4000, 8, 20), { targetCpuMs: 0.1, postgresCpuMs: 0.04, totalCpuMs: 0.14 }),
+      phase('buffered:open:300', load('buffered:open:300', 300, 1.3, 6)),
+      phase('sse:closed:1', load('sse:closed:1', 1000, 1, 2, 0.8)),
+    ]),
+    target('switchyard:pg-async', 'switchyard', [phase('buffered:closed:32', load('buffered:closed:32', 6000, 5, 12), { targetCpuMs: 0.15, postgresCpuMs: 0.05, totalCpuMs: 0.2 })]),
+    target('switchyard:pg-default-w2', 'switchyard', [], { skipped: 'the gateway ignored SWITCHYARD_WORKERS=2 (it ran as one process)' }),
+  ],
+};
+
+describe('comparison of targets', () => {
+  const comparison = new Comparison(report);
+
+  it('divides throughput by the bare proxy and by Portkey in the same phase', () => {
+    expect(comparison.throughputRatio('switchyard:pg-default', 'bare', 'buffered:closed:32')).toBe(0.4);
+    expect(comparison.throughputRatio('switchyard:pg-default', 'portkey', 'buffered:closed:32')).toBe(8);
+    expect(comparison.throughputRatio('switchyard:pg-default', 'portkey', 'sse:closed:1')).toBeNull(); // Portkey has no SSE run
+  });
+
+  it('measures added latency against the direct baseline and SSE TTFB against the bare proxy', () => {
+    expect(comparison.addedLatency('switchyard:pg-default', 'buffered:open:300', 'p50')).toBe(0.8);
+    expect(comparison.addedLatency('switchyard:pg-default', 'buffered:open:300', 'p99')).toBe(4);
+    expect(comparison.ttfbOverBare('switchyard:pg-default', 'sse:closed:1')).toBe(0.4);
+    expect(comparison.addedLatency('switchyard:pg-async', 'buffered:open:300', 'p50')).toBeNull();
+  });
+
+  it('prefers the direct baseline paired with the phase over the one from the start of the run', () => {
+    const paired = structuredClone(report);
+    paired.targets.find((t) => t.id === 'switchyard:pg-default')!.phases[1].baseline = load('buffered:open:300', 300, 0.7, 2.5);
+    expect(new Comparison(paired).addedLatency('switchyard:pg-default', 'buffered:open:300', 'p50')).toBe(0.6);
+    expect(new Comparison(paired).addedLatency('switchyard:pg-default', 'buffered:open:300', 'p99')).toBe(3.5);
+  });
+
+  it('checks each goal against its variant, and says when a goal could not be measured', () => {
+    const goals = comparison.goals();
+    const of = (variant: string, text: string) => goals.find((g) => g.variant === variant && g.goal.includes(text));
+    expect(of('pg-default', '5× Portkey')).toMatchObject({ measured: '8×', met: true });
+    expect(of('pg-default', '0.35× bare')).toMatchObject({ measured: '0.4×', met: true });
+    expect(of('pg-default', 'P50 at 300 rps ≤ 1 ms')).toMatchObject({ measured: '0.8 ms', met: true });
+    expect(of('pg-default', 'CPU per request')).toMatchObject({ measured: '0.14 ms', met: true });
+    expect(of('pg-async', '0.5× bare')).toMatchObject({ measured: '0.6×', met: true });
+    expect(of('pg-async', 'CPU per request')).toMatchObject({ measured: '0.2 ms', met: false });
+    expect(of('pg-async', 'P50 at 300 rps ≤ 0.3 ms')).toMatchObject({ measured: null, met: null });
+    expect(goals.some((g) => g.variant === 'pg-default-w2')).toBe(false);
+  });
+
+  it('renders tables the README can include, naming skipped variants', () => {
+    const markdown = renderMarkdown(report);
+    expect(markdown).toContain('| Switchyard pg-default | 4,000 | 0.40× | 8.00× | 0 |');
+    expect(markdown).toContain('| Switchyard pg-default | +0.80 / +4.00 | 0 | 0 |');
+    expect(markdown).toContain('| Portkey 1.15.2 |');
+    expect(markdown).toContain('0.800 (+0.40) / 1.00');
+    expect(markdown).toContain('switchyard:pg-default-w2: skipped, the gateway ignored SWITCHYARD_WORKERS=2');
+    expect(markdown).toMatch(/\| pg-async \| c=32 buffered throughput ≥ 0\.5× bare proxy \(async\) \| 0\.6× \| yes \|/);
+    expect(markdown).not.toContain('late (P99');
+  });
+
+  it('says when the generator could not hold an open-loop rate', () => {
+    const starved = structuredClone(report);
+    const open = starved.targets.find((t) => t.id === 'bare')!.phases[1].load;
+    Object.assign(open, { issued: 300, late: 60, issueLag: { ...open.latency!, p99: 240 } });
+    expect(renderMarkdown(starved)).toContain('bare buffered:open:300: 20% of the requests were sent more than 2 ms late (P99 240 ms)');
+  });
+});
+
+describe('bench options', () => {
+  it('the quick preset stays on the embedded store without DATABASE_URL, and adds PostgreSQL with it', () => {
+    expect(parsePlan([], {}).variants.map((v) => v.name)).toEqual(['pglite-default']);
+    const withDb = parsePlan([], { DATABASE_URL: 'postgres://x/y' });
+    expect(withDb.variants.map((v) => v.name)).toEqual(['pglite-default', 'pg-default']);
+    expect(withDb.phases.map((p) => p.id)).toEqual(['buffered:closed:32', 'buffered:open:300', 'sse:closed:1']);
+    expect(estimatedSeconds(withDb)).toBeLessThan(120); // "about a minute or two", not the full matrix
+    expect(estimatedSeconds(parsePlan(['--preset', 'full'], { DATABASE_URL: 'postgres://x/y' }))).toBeGreaterThan(600);
+  });
+
+  it('the full preset crosses every load with both modes and runs the slow streams', () => {
+    const full = parsePlan(['--preset', 'full'], { DATABASE_URL: 'postgres://x/y' });
+    expect(full.phases).toHaveLength(12);
+    expect(full.phases.map((p) => p.id)).toContain('sse:open:3000');
+    expect(full.slowStreams?.streams).toBe(1000);
+    expect(full.variants.find((v) => v.name === 'pg-default-w2')?.workers).toBe(2);
+  });
+
+  it('parses variants and phases, and refuses what it cannot run', () => {
+    expect(parseVariant('pg-async-w4')).toEqual({ name: 'pg-async-w4', store: 'postgres', durability: 'async', workers: 4 });
+    expect(parseVariant('pglite-strict')).toMatchObject({ store: 'pglite', durability: 'strict', workers: null });
+    expect(() => parseVariant('pglite-default-w2')).toThrow('one process by design');
+    expect(() => parseVariant('mysql-default')).toThrow(OptionError);
+    expect(parsePhase('sse:open:1000')).toEqual({ id: 'sse:open:1000', mode: 'sse', loop: 'open', level: 1000 });
+    expect(() => parsePhase('sse:open:0')).toThrow(OptionError);
+    expect(() => parsePlan(['--variants', 'pg-default'], {})).toThrow('need DATABASE_URL');
+    expect(() => parsePlan(['--phases', 'buffered:closed:1', '--loads', 'open:300'], {})).toThrow('either --phases or --loads');
+    expect(() => parsePlan(['--duration', '0'], {})).toThrow('--duration');
+    expect(() => parsePlan(['--gateway-env', 'NOEQUALS'], {})).toThrow('KEY=VALUE');
+    expect(parsePlan(['--loads', 'closed:1', '--modes', 'sse', '--gateway-env', 'SWITCHYARD_POLL_MS=500'], {})).toMatchObject({
+      phases: [{ id: 'sse:closed:1' }],
+      gatewayEnv: { SWITCHYARD_POLL_MS: '500' },
+    });
+  });
+});
+
+describe('the Switchyard configuration the bench applies', () => {
+  it('is a valid gateway configuration: one alias on the mock, plus a weighted alias for the slow streams', () => {
+    const plain = parseGatewayConfig(benchConfig('http://127.0.0.1:9', 0));
+    expect(plain.aliases.map((a) => a.name)).toEqual(['bench']);
+    expect(plain.deployments).toHaveLength(1);
+    const wide = parseGatewayConfig(benchConfig('http://127.0.0.1:9', 8));
+    const streams = wide.aliases.find((a) => a.name === 'bench-streams')!;
+    expect(streams.strategy).toBe('weighted');
+    expect(streams.routes.map((r) => r.deployment)).toEqual(Array.from({ length: 8 }, (_, i) => `bench-stream-${i + 1}`));
+    expect(wide.deployments.every((d) => d.provider === 'bench-mock')).toBe(true);
+  });
+});
