@@ -20,13 +20,13 @@ import { openDatabase } from './kernel/database/open-database.js';
 import { CommandExecutor } from './kernel/commands/command-executor.js';
 import { GroupCommitter } from './kernel/event-store/group-committer.js';
 import { SqlEventStore } from './kernel/event-store/sql-event-store.js';
-import { ProjectionCheckpoint } from './kernel/projections/projection-checkpoint.entity.js';
 import { ProjectionRunner } from './kernel/projections/projection-runner.js';
 import { rememberSecret, rememberUrlCredentials } from './kernel/secret-references/known-secrets.js';
 import { installSecretReferencePolicy } from './kernel/secret-references/secret-reference.js';
 import { secretReferencePolicy } from './kernel/secret-references/secret-reference-policy.js';
 
-export const ENTITIES = [ProjectionCheckpoint, CostLedgerEntry, TenantSpend];
+/** TypeORM entities of the durable read models (`projection_checkpoints` is the kernel's own, written in SQL). */
+export const ENTITIES = [CostLedgerEntry, TenantSpend];
 
 /** The platform kernel, opened before NestJS wires the modules around it. */
 export interface Platform {

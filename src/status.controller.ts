@@ -1,6 +1,7 @@
 import { Controller, Get, Inject, UseFilters, UseGuards } from '@nestjs/common';
 import { AdminExceptionFilter } from '../modules/access/admin/admin-exception.filter.js';
 import { AdminGuard } from '../modules/access/admin/admin.guard.js';
+import { formatPosition } from './kernel/event-store/log-position.js';
 import { PLATFORM } from './platform.module.js';
 import type { Platform } from './platform.js';
 
@@ -16,8 +17,9 @@ export class StatusController {
 
   @Get()
   async status() {
-    const { routing, keys, runner, store, environment } = this.platform;
+    const { routing, keys, runner, store, environment, database } = this.platform;
     const snapshot = routing.current;
+    const eventStore = await database.checkHealth(1_000);
     return {
       nodeId: environment.nodeId,
       snapshot: {
@@ -27,9 +29,10 @@ export class StatusController {
         problems: routing.problems,
       },
       keyIndex: { version: keys.version },
-      eventLog: { head: await store.headPosition() },
-      projections: runner.status().map(({ name, kind, lastGlobalPosition, leaseHeld, lastError }) => ({
-        name, kind, position: lastGlobalPosition, leaseHeld, lastError,
+      eventLog: { head: eventStore.reachable ? await store.headPosition() : null, ...eventStore },
+      // `position` is the last event applied; `logPosition` the read cursor, `transactionId:globalPosition`.
+      projections: runner.status().map(({ name, kind, position, lastGlobalPosition, leaseHeld, lastError }) => ({
+        name, kind, position: lastGlobalPosition, logPosition: formatPosition(position), leaseHeld, lastError,
       })),
     };
   }

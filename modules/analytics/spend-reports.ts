@@ -71,13 +71,13 @@ export class SpendReports {
   private async clickhouseLag(): Promise<string | null> {
     const rows = await this.database.query<{ behind: boolean }>(
       `WITH ledger AS (SELECT transaction_id, global_position FROM projection_checkpoints WHERE name = $1),
-            analytics AS (SELECT coalesce((SELECT transaction_id FROM projection_checkpoints WHERE name = $2), 0) AS transaction_id,
+            analytics AS (SELECT coalesce((SELECT transaction_id FROM projection_checkpoints WHERE name = $2), '0'::xid8) AS transaction_id,
                                  coalesce((SELECT global_position FROM projection_checkpoints WHERE name = $2), 0) AS global_position)
        SELECT EXISTS (
          SELECT 1 FROM events e, ledger l, analytics a
          WHERE e.event_type = 'AttemptFinished'
-           AND (e.transaction_id, e.global_position) > (a.transaction_id::text::xid8, a.global_position)
-           AND (e.transaction_id, e.global_position) <= (l.transaction_id::text::xid8, l.global_position)
+           AND (e.transaction_id, e.global_position) > (a.transaction_id, a.global_position)
+           AND (e.transaction_id, e.global_position) <= (l.transaction_id, l.global_position)
        ) AS behind`,
       [LEDGER, ANALYTICS],
     );

@@ -3,6 +3,7 @@ import { CONTROL_PLANE_EVENT_TYPES } from '../../events/index.js';
 import { upcasters } from '../../events/upcasters.js';
 import type { Database } from '../../src/kernel/database/database.js';
 import { type LogPosition, comparePositions } from '../../src/kernel/event-store/event-store.js';
+import { parseXid8, xid8Param } from '../../src/kernel/event-store/log-position.js';
 import { DATABASE } from '../../src/platform.module.js';
 import { encodePageToken, positionAfter } from './page-token.js';
 
@@ -50,7 +51,7 @@ export class ControlPlaneAudit {
       const rows = await this.database.query<{ transaction_id: string }>(`SELECT transaction_id::text AS transaction_id FROM events WHERE global_position = $1`, [position]);
       return rows[0]?.transaction_id ?? null;
     });
-    const params: unknown[] = [from.transactionId, from.globalPosition, actions, query.limit];
+    const params: unknown[] = [xid8Param(from.transactionId), from.globalPosition, actions, query.limit];
     let filters = '';
     if (query.actor !== undefined) {
       params.push(query.actor);
@@ -79,9 +80,9 @@ export class ControlPlaneAudit {
     const found = rows.filter((row) => row.event_id !== null);
     const last = found[found.length - 1];
     const caughtUp = found.length < query.limit;
-    let next: LogPosition = last ? { transactionId: last.transaction_id, globalPosition: Number(last.global_position) } : from;
+    let next: LogPosition = last ? { transactionId: parseXid8(last.transaction_id), globalPosition: Number(last.global_position) } : from;
     // At the end, continue from the horizon: every transaction below it has ended and was read.
-    const horizon: LogPosition = { transactionId: rows[0].horizon, globalPosition: 0 };
+    const horizon: LogPosition = { transactionId: parseXid8(rows[0].horizon), globalPosition: 0 };
     if (caughtUp && comparePositions(horizon, next) > 0) next = horizon;
     return {
       data: found.map((row) => {

@@ -1,4 +1,5 @@
 import { type LogPosition, START } from '../../src/kernel/event-store/event-store.js';
+import { parseXid8 } from '../../src/kernel/event-store/log-position.js';
 
 /**
  * History pages are keyed by a position in the global order, carried as an opaque token. A plain number
@@ -11,8 +12,9 @@ export function encodePageToken(position: LogPosition): string {
 export function decodePageToken(token: string): LogPosition | null {
   const text = Buffer.from(token, 'base64url').toString('utf8');
   const match = /^(\d{1,20}):(\d{1,16})$/.exec(text);
-  if (!match || encodePageToken({ transactionId: match[1], globalPosition: Number(match[2]) }) !== token) return null;
-  return { transactionId: match[1], globalPosition: Number(match[2]) };
+  if (!match) return null;
+  const position: LogPosition = { transactionId: parseXid8(match[1]), globalPosition: Number(match[2]) };
+  return encodePageToken(position) === token ? position : null;
 }
 
 export class PageTokenError extends Error {
@@ -29,7 +31,7 @@ export async function positionAfter(
     const globalPosition = Number(after);
     const transactionId = await transactionOf(globalPosition);
     if (transactionId === null) throw new PageTokenError(`after=${after}: there is no event at global position ${after}`);
-    return { transactionId, globalPosition };
+    return { transactionId: parseXid8(transactionId), globalPosition };
   }
   const position = decodePageToken(after);
   if (!position) throw new PageTokenError('after is neither a global position nor a page token from a previous answer');

@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { RecordedEvent } from '../../src/kernel/event-store/event-store.js';
+import { xid8Param } from '../../src/kernel/event-store/log-position.js';
 import { ALL_EVENT_TYPES, type DurableProjection } from '../../src/kernel/projections/projection.js';
 import { GENESIS_HASH, STORED_EVENT_COLUMNS, type StoredEventRow, canonicalEvent, chainHash, storedEvent } from './canonical-event.js';
 import type { CheckpointSigner } from './checkpoint-signer.js';
@@ -35,7 +36,7 @@ export class AuditChainProjection implements DurableProjection {
     const rows: StoredEventRow[] = await manager.query(
       `SELECT ${STORED_EVENT_COLUMNS} FROM events
        WHERE (transaction_id, global_position) IN (SELECT * FROM unnest($1::text[]::xid8[], $2::bigint[]))`,
-      [events.map((e) => e.transactionId), events.map((e) => e.globalPosition)],
+      [events.map((e) => xid8Param(e.transactionId)), events.map((e) => e.globalPosition)],
     );
     const byPosition = new Map(rows.map((row) => [Number(row.global_position), storedEvent(row)]));
     const head: Array<{ head: string; hash: string }> = await manager.query(

@@ -22,7 +22,7 @@ const SCALE = 12;
 export function attemptLine(event: RecordedEvent): string {
   const data = event.data as AttemptFinished['data'];
   const fields: Array<string | number | null> = [
-    event.eventId, event.transactionId, event.globalPosition, dateTime(event.recordedAt), data.requestId, data.attempt,
+    event.eventId, event.transactionId.toString(), event.globalPosition, dateTime(event.recordedAt), data.requestId, data.attempt,
     data.tenantId, data.keyId, data.alias, data.deploymentId, data.providerId, data.model, data.routing?.strategy ?? '',
     data.outcome, data.errorClass ?? '', data.deadline ?? '', data.httpStatus ?? 0, isBillable(data) ? 1 : 0,
     data.usage.cachedInput > 0 ? 1 : 0, data.usage.input, data.usage.cachedInput, data.usage.cacheWrite, data.usage.output,

@@ -1,6 +1,8 @@
 import { Logger } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { type LogPosition, type RecordedEvent, comparePositions } from '../../src/kernel/event-store/event-store.js';
+import { parseXid8 } from '../../src/kernel/event-store/log-position.js';
+import { projectionCheckpoints } from '../../src/kernel/projections/projection-checkpoints.js';
 import { uuidv7 } from '../../src/kernel/ids.js';
 import type { DurableProjection } from '../../src/kernel/projections/projection.js';
 import { type AnalyticsFaults, NO_FAULTS } from './analytics-faults.js';
@@ -74,11 +76,7 @@ export class ClickHouseAnalyticsProjection implements DurableProjection {
    * that lock for the whole of its step, so no insert of a batch read before the reset can land after it.
    */
   async reset(manager: EntityManager): Promise<void> {
-    await manager.query(
-      `INSERT INTO projection_checkpoints (name, transaction_id, global_position) VALUES ($1, 0, 0) ON CONFLICT (name) DO NOTHING`,
-      [this.name],
-    );
-    await manager.query(`SELECT name FROM projection_checkpoints WHERE name = $1 FOR UPDATE`, [this.name]);
+    await projectionCheckpoints.lock(manager, this.name);
     await this.prepare();
     await this.waitForInFlightInserts();
     for (const table of ['attempts', 'spend_hourly', 'spend_daily']) await this.clickhouse.command(`TRUNCATE TABLE ${this.clickhouse.table(table)}`);
@@ -94,7 +92,7 @@ export class ClickHouseAnalyticsProjection implements DurableProjection {
        FROM ${this.clickhouse.table('attempts')}
        ORDER BY transaction_id DESC, global_position DESC LIMIT 1`,
     );
-    return rows[0] ? { transactionId: rows[0].mark_transaction, globalPosition: Number(rows[0].mark_position) } : null;
+    return rows[0] ? { transactionId: parseXid8(rows[0].mark_transaction), globalPosition: Number(rows[0].mark_position) } : null;
   }
 
   /** A writer that died mid-insert may have left its insert running on the server: let it finish first. */

@@ -8,6 +8,7 @@ import { KeyExpirySweeper } from '../../modules/access/api-key/key-expiry-sweepe
 import { AdminClient, waitUntil } from '../support/admin-client.js';
 import { secretReferencePolicy } from '../../src/kernel/secret-references/secret-reference-policy.js';
 import { type TestGateway, postJson, startTestGateway } from '../support/gateway-harness.js';
+import { canonicalJson } from '../../src/kernel/canonical-json.js';
 
 const ADMIN_TOKEN = 'e2e-admin-token-0123456789abcdef';
 const hello = { model: 'chat', messages: [{ role: 'user', content: 'Hello, admin test' }] };
@@ -148,7 +149,7 @@ describe('admin API /admin/v1', () => {
       expect(created.json).toMatchObject({ id: 'second', status: 'active', apiKey: 'env:ADMIN_E2E_SECOND_PROVIDER_KEY', appended: ['ProviderRegistered'] });
       const [event] = await streamEvents('provider-second');
       expect(event.metadata).toMatchObject({ actor: 'admin:env', correlationId: created.headers.get('x-request-id') });
-      expect(JSON.stringify(event)).not.toContain('second-provider-secret-value');
+      expect(canonicalJson(event)).not.toContain('second-provider-secret-value');
 
       const again = await admin.post('/providers', second);
       expect(again.status).toBe(200);

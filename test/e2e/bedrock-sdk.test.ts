@@ -1,6 +1,7 @@
 import OpenAI from 'openai';
 import type { AttemptFinished, RequestCompleted } from '../../events/request-events.js';
 import { type TestGateway, startTestGateway } from '../support/gateway-harness.js';
+import { canonicalJson } from '../../src/kernel/canonical-json.js';
 
 const CREDENTIALS_ENV = 'SY_TEST_BEDROCK_CREDENTIALS';
 const SECRET = 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY';
@@ -94,7 +95,7 @@ describe('OpenAI SDK against a Bedrock-backed alias', () => {
     expect(attempt.usage).toEqual({ input: 8, cachedInput: 4, cacheWrite: 0, output: 12, reasoning: 0 });
     // 4 plain × $3 + 4 cached × $0.30 + 12 output × $15, per million tokens = 0.000012 + 0.0000012 + 0.00018
     expect(attempt.cost).toMatchObject({ input: '0.000012000000', cachedInput: '0.000001200000', output: '0.000180000000', total: '0.000193200000' });
-    expect(JSON.stringify(await gw.requestEvents(attempt.requestId))).not.toContain(SECRET);
+    expect(canonicalJson(await gw.requestEvents(attempt.requestId))).not.toContain(SECRET);
   });
 
   test('streaming goes to converse-stream; usage comes from the metadata event and is billed from it', async () => {

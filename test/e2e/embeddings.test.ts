@@ -4,6 +4,7 @@ import { mockEmbedding } from '../../modules/providers/mock/mock-embeddings.js';
 import { AdmissionControl } from '../../modules/limits/admission-control.js';
 import { DeploymentHealth } from '../../modules/inference/resilience/deployment-health.js';
 import { type TestGateway, postJson, startTestGateway } from '../support/gateway-harness.js';
+import { canonicalJson } from '../../src/kernel/canonical-json.js';
 
 const CREDENTIALS_ENV = 'SY_TEST_BEDROCK_CREDENTIALS';
 const REQUEST_EVENTS = ['RequestAdmitted', 'AttemptFinished', 'RequestCompleted', 'RequestRejected'];
@@ -122,7 +123,7 @@ describe('POST /v1/embeddings', () => {
     // 14 tokens × $0.02 per million
     expect(attempts[0].cost).toMatchObject({ input: '0.000000280000', output: '0.000000000000', total: '0.000000280000' });
     expect(completed).toMatchObject({ status: 'success', httpStatus: 200, fallbackDepth: 0, totals: { costUsd: '0.000000280000', attempts: 1 } });
-    expect(JSON.stringify(await gw.requestEvents(response.headers.get('x-request-id')!))).not.toContain('quick brown fox');
+    expect(canonicalJson(await gw.requestEvents(response.headers.get('x-request-id')!))).not.toContain('quick brown fox');
   });
 
   test('base64: little-endian float32 bytes, explicitly or as the SDK asks by default (and decodes)', async () => {

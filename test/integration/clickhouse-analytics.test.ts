@@ -168,7 +168,7 @@ describeWithClickHouse('ClickHouse analytics against a real server: totals equal
 
   test('a checkpoint moved back (a restored backup) replays into ClickHouse without counting anything twice', async () => {
     const before = await spend(`from=${range.day.from}&to=${range.day.to}&granularity=day&groupBy=tenant,key,model&source=clickhouse`);
-    await ledger(`UPDATE projection_checkpoints SET transaction_id = 0, global_position = 0 WHERE name = 'clickhouse-analytics'`);
+    await ledger(`UPDATE projection_checkpoints SET transaction_id = '0', global_position = 0 WHERE name = 'clickhouse-analytics'`);
     // The worker notices the moved checkpoint, re-reads its high-water mark from ClickHouse and skips what is there.
     await mixedTraffic(gw.url, gw.key, 3);
     await settle();
@@ -186,7 +186,7 @@ describeWithClickHouse('ClickHouse analytics against a real server: totals equal
     expect((await spend(query)).json.source).toBe('clickhouse');
     // Stop the projections and move ClickHouse's checkpoint behind the ledger's, as during a rebuild.
     await gw.gateway.platform.runner.stop();
-    await ledger(`UPDATE projection_checkpoints SET transaction_id = 0, global_position = 0 WHERE name = 'clickhouse-analytics'`);
+    await ledger(`UPDATE projection_checkpoints SET transaction_id = '0', global_position = 0 WHERE name = 'clickhouse-analytics'`);
     const answer = await spend(query);
     expect(answer.status).toBe(200);
     expect(answer.json.source).toBe('postgres');

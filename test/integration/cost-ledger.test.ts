@@ -229,7 +229,7 @@ async function waitForLedger(client: pg.Client): Promise<void> {
              (SELECT max(global_position) FROM cost_ledger) AS ledger,
              (SELECT count(*) FROM events e WHERE event_type = 'AttemptFinished'
                 AND NOT EXISTS (SELECT 1 FROM projection_checkpoints c WHERE c.name = 'cost-ledger'
-                  AND (e.transaction_id::text::bigint, e.global_position) <= (c.transaction_id, c.global_position)))::int AS pending`);
+                  AND (e.transaction_id, e.global_position) <= (c.transaction_id, c.global_position)))::int AS pending`);
     if (rows.rows[0].pending === 0) return;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }

@@ -105,6 +105,95 @@ describe.each(storeTargets().map((t) => [t.name, t] as const))('event store on %
     expect(seen).toEqual(Array.from({ length: 57 }, (_, i) => i + 1));
   });
 
+  test('payloads with quotes, backslashes, escapes and non-ASCII text round-trip exactly', async () => {
+    const data = { text: `it's "quoted" \\ back\\slash \\' $1 $$ E'x' \n tab\t ünï 中文 🚀`, nested: [{ "k'ey": 'v\\u0041' }], n: 1.5e-7 };
+    const stream = `quotes-${uuidv7()}'; DROP TABLE events; --`;
+    const committer = new GroupCommitter(fx.store, { maxBatchEvents: 10, maxBatchBytes: 1 << 20, maxDelayMs: 1, maxInFlight: 1 });
+    await committer.append({ streamId: stream, events: [{ type: "Quote'd", data, metadata: { actor: "o'brien" } }], expectedVersion: 'no-stream' });
+    const [stored] = await fx.store.readStream(stream);
+    expect(stored.data).toEqual(data);
+    expect(stored.type).toBe("Quote'd");
+    expect(stored.metadata).toEqual({ actor: "o'brien" });
+  });
+
+  test('a partly stored append is refused whole on every path and inserts nothing', async () => {
+    const stream = `thing-${uuidv7()}`;
+    const stored = { ...event(), eventId: uuidv7() };
+    await fx.store.append({ streamId: stream, events: [stored], expectedVersion: 'no-stream' });
+    const fresh = { ...event(), eventId: uuidv7() };
+    // `any` skips the version check, so only idempotency can refuse it; a numbered version matches here.
+    for (const expectedVersion of ['any', 1, 'stream-exists'] as const) {
+      await expect(fx.store.append({ streamId: stream, events: [stored, fresh], expectedVersion })).rejects.toBeInstanceOf(IdempotencyConflictError);
+    }
+    // The same through the group committer, next to appends that must still commit.
+    const committer = new GroupCommitter(fx.store, { maxBatchEvents: 100, maxBatchBytes: 1 << 20, maxDelayMs: 5, maxInFlight: 1 });
+    const others = Array.from({ length: 5 }, () => `thing-${uuidv7()}`);
+    const results = await Promise.allSettled([
+      ...others.map((other) => committer.append({ streamId: other, events: [event()], expectedVersion: 'no-stream' })),
+      committer.append({ streamId: stream, events: [fresh, stored], expectedVersion: 'any' }),
+    ]);
+    expect(results.slice(0, 5).every((r) => r.status === 'fulfilled')).toBe(true);
+    expect(results[5]).toMatchObject({ status: 'rejected', reason: expect.any(IdempotencyConflictError) });
+    // Still version 1 only: no version 2 without its request's other event, and the new id is nowhere.
+    expect((await fx.store.readStream(stream)).map((e) => e.eventId)).toEqual([stored.eventId]);
+    const found = await fx.database.query<{ n: string }>(`SELECT count(*)::text AS n FROM events WHERE event_id = $1`, [fresh.eventId]);
+    expect(found[0].n).toBe('0');
+  });
+
+  test('an idempotent re-append with `any` returns the stored positions and version and leaves no gap', async () => {
+    const stream = `thing-${uuidv7()}`;
+    const events = [{ ...event(), eventId: uuidv7() }, { ...event(), eventId: uuidv7() }];
+    const first = await fx.store.append({ streamId: stream, events, expectedVersion: 'any' });
+    await fx.store.append({ streamId: stream, events: [event()], expectedVersion: 'any' });
+    const again = await fx.store.append({ streamId: stream, events, expectedVersion: 'any' });
+    expect(again).toEqual(first); // the version after the original append, not after the stream's end
+    const next = await fx.store.append({ streamId: `thing-${uuidv7()}`, events: [event()], expectedVersion: 'no-stream' });
+    const head = await fx.database.query<{ head: string }>(`SELECT max(global_position)::text AS head FROM events WHERE global_position < $1`, [next.positions[0]]);
+    // The re-append inserted nothing, so it took no identity value: the next append follows directly.
+    expect(next.positions[0]).toBe(Number(head[0].head) + 1);
+    expect((await fx.store.readStream(stream)).map((e) => e.streamVersion)).toEqual([1, 2, 3]);
+  });
+
+  test('a batch of 50 with one payload the database refuses commits the other 49 in a few transactions', async () => {
+    const committer = new GroupCommitter(fx.store, { maxBatchEvents: 500, maxBatchBytes: 1 << 20, maxDelayMs: 20, maxInFlight: 1 });
+    const streams = Array.from({ length: 50 }, () => `bisect-${uuidv7()}`);
+    const results = await Promise.allSettled(
+      streams.map((stream, i) =>
+        committer.append({
+          streamId: stream,
+          // jsonb refuses the NUL character, which JSON.stringify happily writes as \u0000.
+          events: [event('Bisected', i === 31 ? { text: 'nul \u0000 here' } : { i })],
+          expectedVersion: 'no-stream',
+        }),
+      ),
+    );
+    expect(results.filter((r) => r.status === 'rejected')).toHaveLength(1);
+    expect(results[31].status).toBe('rejected');
+    const rows = await fx.database.query<{ events: string; transactions: string }>(
+      `SELECT count(*)::text AS events, count(DISTINCT transaction_id)::text AS transactions FROM events WHERE stream_id = ANY($1::text[])`,
+      [streams],
+    );
+    expect(Number(rows[0].events)).toBe(49);
+    expect(Number(rows[0].transactions)).toBeLessThanOrEqual(8); // halving: about log2(50), not 49
+  });
+
+  test('two appends to one stream in one batch both commit, in order; a request that cannot be stored fails alone', async () => {
+    const committer = new GroupCommitter(fx.store, { maxBatchEvents: 500, maxBatchBytes: 1 << 20, maxDelayMs: 20, maxInFlight: 1 });
+    const stream = `twice-${uuidv7()}`;
+    const duplicateId = uuidv7();
+    const [first, second, repeated, notJson] = await Promise.allSettled([
+      committer.append({ streamId: stream, events: [event('A')], expectedVersion: 'no-stream' }),
+      committer.append({ streamId: stream, events: [event('B')], expectedVersion: 1 }),
+      committer.append({ streamId: `x-${uuidv7()}`, events: [{ ...event(), eventId: duplicateId }, { ...event(), eventId: duplicateId }], expectedVersion: 'any' }),
+      committer.append({ streamId: `x-${uuidv7()}`, events: [{ type: 'C', data: () => 1 }], expectedVersion: 'any' }),
+    ]);
+    expect(first).toMatchObject({ status: 'fulfilled', value: { nextExpectedVersion: 1 } });
+    expect(second).toMatchObject({ status: 'fulfilled', value: { nextExpectedVersion: 2 } });
+    expect(repeated).toMatchObject({ status: 'rejected', reason: { message: expect.stringContaining('appears twice') } });
+    expect(notJson).toMatchObject({ status: 'rejected', reason: { message: expect.stringContaining('not JSON') } });
+    expect((await fx.store.readStream(stream)).map((e) => e.type)).toEqual(['A', 'B']);
+  });
+
   if (name === 'postgres') {
     test('a reader never skips an event whose transaction commits late (lower position committing last)', async () => {
       const early = new pg.Client({ connectionString: fx.url! });

@@ -34,8 +34,13 @@ export function storeTargets(): StoreTarget[] {
   return targets;
 }
 
-async function openFixture(url: string | null, drop: () => Promise<void>): Promise<StoreFixture> {
-  const database = await openDatabase({ databaseUrl: url, dataDir: null });
+/** A migrated store on PostgreSQL (`url`) or PGlite (in `dataDir`, or in memory when null); `close` keeps the data. */
+export function openStore(url: string | null, dataDir: string | null = null): Promise<StoreFixture> {
+  return openFixture(url, async () => undefined, dataDir);
+}
+
+async function openFixture(url: string | null, drop: () => Promise<void>, dataDir: string | null = null): Promise<StoreFixture> {
+  const database = await openDatabase({ databaseUrl: url, dataDir });
   const dataSource = await openDataSource(database, url, []);
   await migrate(database, dataSource);
   return {

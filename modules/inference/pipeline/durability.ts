@@ -1,10 +1,16 @@
 /**
- * When request events must be durable (DESIGN §7):
- * - default: terminal events committed before the last byte reaches the client; RequestAdmitted does not
- *   hold up dispatch.
- * - strict: additionally, RequestAdmitted is committed before the first provider call.
- * - async: nothing waits for the database. A crash can lose the events of requests finished in the last
- *   group-commit window (a few milliseconds), including their billing.
+ * When request events become durable (DESIGN §7):
+ * - default: the request commits once — RequestAdmitted, every AttemptFinished and RequestCompleted in
+ *   one group-committed append — before the last byte reaches the client (before `[DONE]` for streams,
+ *   before the JSON body otherwise). Nothing is written before the first provider call, so admission
+ *   costs no database round trip; a client that received a complete answer is always billed. A crash
+ *   while a request is in flight leaves no trace of it in the log.
+ * - strict: additionally, RequestAdmitted is committed on its own before the first provider call (the
+ *   log shows every dispatched request even if the process dies mid-request); two commits per request.
+ * - async: nothing waits for the database; the one append runs in the background. A crash can lose the
+ *   events of requests answered in the last group-commit window (a few milliseconds), including their
+ *   billing.
+ * Every profile pins event ids, so an append retried after a lost connection is stored once.
  */
 export type DurabilityProfile = 'default' | 'strict' | 'async';
 

@@ -5,18 +5,26 @@ import type {
 import { requestStream } from '../../../events/request-events.js';
 import type { NewEvent } from '../../../src/kernel/event-store/event-store.js';
 import type { GroupCommitter } from '../../../src/kernel/event-store/group-committer.js';
+import { uuidv7 } from '../../../src/kernel/ids.js';
 import type { DurabilityProfile } from './durability.js';
 
 /**
- * The events of one request, appended through the group committer in stream order: RequestAdmitted as
- * version 1, then every AttemptFinished and the RequestCompleted together. The terminal append waits
- * for RequestAdmitted's commit so versions never leave a gap; if that commit failed, both go together.
+ * The events of one request, appended through the group committer (DESIGN §7). Under the default
+ * profile the request commits once: RequestAdmitted, every AttemptFinished and RequestCompleted in one
+ * append, before the last byte reaches the client. Under `strict`, RequestAdmitted is committed on its
+ * own before the first provider call, and the rest follows as versions 2…n. Under `async` the one append
+ * happens in the background and nobody waits.
+ *
+ * Every event gets its UUIDv7 once, when the journal creates it, so an append that is tried again after
+ * an ambiguous failure (the connection lost during COMMIT) finds its events stored and returns their
+ * positions: a request is never billed twice, nor lost to a version conflict with itself.
  */
 export class RequestJournal {
   private static readonly logger = new Logger('RequestJournal');
   private admitted: NewEvent | null = null;
-  private admittedCommit: Promise<boolean> | null = null;
-  private readonly attempts: Array<AttemptFinished['data']> = [];
+  /** Strict only: RequestAdmitted is stored, so the terminal append continues the stream at version 2. */
+  private admittedCommitted = false;
+  private readonly attempts: NewEvent[] = [];
   private terminal: Promise<void> | null = null;
 
   constructor(
@@ -52,20 +60,24 @@ export class RequestJournal {
     });
   }
 
-  /** Appends RequestAdmitted; under the strict profile the caller awaits it before dispatch. */
-  admit(data: RequestAdmitted['data']): Promise<void> {
+  /**
+   * Records RequestAdmitted. Only the strict profile commits it now (and the caller awaits that before
+   * dispatch); otherwise it travels with the terminal events.
+   */
+  async admit(data: RequestAdmitted['data']): Promise<void> {
+    if (this.admitted) throw new Error(`request ${this.requestId} was admitted already`);
     this.admitted = this.event('RequestAdmitted', data);
-    this.admittedCommit = this.committer
-      .append({ streamId: requestStream(this.requestId), events: [this.admitted], expectedVersion: 'no-stream' })
-      .then(() => true, () => false);
-    if (this.profile !== 'strict') return Promise.resolve();
-    return this.admittedCommit.then((ok) => {
-      if (!ok) throw new Error('RequestAdmitted could not be committed');
-    });
+    if (this.profile !== 'strict') return;
+    try {
+      await this.committer.append({ streamId: requestStream(this.requestId), events: [this.admitted], expectedVersion: 'no-stream' });
+    } catch (error) {
+      throw new Error(`RequestAdmitted could not be committed: ${(error as Error).message}`);
+    }
+    this.admittedCommitted = true;
   }
 
   recordAttempt(data: AttemptFinished['data']): void {
-    this.attempts.push(data);
+    this.attempts.push(this.event('AttemptFinished', data));
   }
 
   get attemptCount(): number {
@@ -73,29 +85,30 @@ export class RequestJournal {
   }
 
   /**
-   * Appends the attempts and RequestCompleted. Resolves when they are durable (default and strict);
-   * under the async profile it resolves at once and the append completes in the background.
+   * Appends what is not stored yet and RequestCompleted. Resolves when that is durable (default and
+   * strict); under the async profile it resolves at once and the append completes in the background.
+   * Calling it again returns the first call's promise.
    */
   complete(data: RequestCompleted['data']): Promise<void> {
     if (this.terminal) return this.terminal;
-    const events = [...this.attempts.map((attempt) => this.event('AttemptFinished', attempt)), this.event('RequestCompleted', data)];
-    const commit = (async () => {
-      const admittedOk = await this.admittedCommit;
-      await this.committer.append({
-        streamId: requestStream(this.requestId),
-        events: admittedOk ? events : [this.admitted!, ...events],
-        expectedVersion: admittedOk ? 1 : 'no-stream',
-      });
-    })();
+    if (!this.admitted) return Promise.reject(new Error(`request ${this.requestId} completed before it was admitted`));
+    const terminal = [...this.attempts, this.event('RequestCompleted', data)];
+    const commit = this.committer
+      .append(
+        this.admittedCommitted
+          ? { streamId: requestStream(this.requestId), events: terminal, expectedVersion: 1 }
+          : { streamId: requestStream(this.requestId), events: [this.admitted, ...terminal], expectedVersion: 'no-stream' },
+      )
+      .then(() => undefined);
     this.terminal = commit;
     if (this.profile === 'async') {
-      commit.catch((error: Error) => RequestJournal.logger.error(`request ${this.requestId}: terminal events lost: ${error.message}`));
+      commit.catch((error: Error) => RequestJournal.logger.error(`request ${this.requestId}: events lost: ${error.message}`));
       return Promise.resolve();
     }
     return commit;
   }
 
   private event(type: string, data: unknown): NewEvent {
-    return { type, data, metadata: this.metadata };
+    return { eventId: uuidv7(), type, data, metadata: this.metadata };
   }
 }

@@ -1,7 +1,7 @@
 import { EventHistory } from '../../../modules/audit/event-history.js';
 import { PageTokenError } from '../../../modules/audit/page-token.js';
 import { readEnvironment } from '../../config/environment.js';
-import { type LogPosition, START } from '../../kernel/event-store/event-store.js';
+import { type LogPosition, type RecordedEvent, START } from '../../kernel/event-store/event-store.js';
 import { openPlatform } from '../../platform.js';
 
 /** Prints the global log as JSON lines from a position; with --follow keeps printing new events. */
@@ -15,7 +15,7 @@ export async function eventsTail(options: { from: number; follow: boolean; types
       const page = await platform.store.readAll(position, {
         limit: 500, types: options.types ?? undefined, ...(options.stream ? { streamId: options.stream } : {}),
       });
-      for (const event of page.events) if (event.globalPosition >= options.from) process.stdout.write(`${JSON.stringify(event)}\n`);
+      for (const event of page.events) if (event.globalPosition >= options.from) process.stdout.write(`${eventLine(event)}\n`);
       position = page.next;
       if (page.caughtUp) {
         if (!options.follow || stop) return 0;
@@ -35,7 +35,7 @@ export async function eventsRead(streamId: string): Promise<number> {
       process.stderr.write(`Stream ${streamId} has no events.\n`);
       return 1;
     }
-    for (const event of events) process.stdout.write(`${JSON.stringify(event)}\n`);
+    for (const event of events) process.stdout.write(`${eventLine(event)}\n`);
     return 0;
   } finally {
     await platform.close();
@@ -59,4 +59,9 @@ export async function eventsList(options: { after?: string; stream?: string; typ
   } finally {
     await platform.close();
   }
+}
+
+/** One JSON line per event; the transaction id (an xid8, a bigint here) as its decimal string. */
+function eventLine(event: RecordedEvent): string {
+  return JSON.stringify({ ...event, transactionId: event.transactionId.toString() });
 }

@@ -5,13 +5,24 @@ import type { Database } from './database.js';
 type EntityList = MixedList<string | (new () => unknown) | EntitySchema>;
 
 /**
- * TypeORM over the same database the event store uses: PostgreSQL by URL, or the PGlite session
- * through the adapter's pg-compatible pool.
+ * TypeORM over the same database the event store uses: PostgreSQL by URL (a pool of its own, which the
+ * durable projections write through), or the PGlite session through the adapter's pg-compatible pool.
  */
 export async function openDataSource(database: Database, databaseUrl: string | null, entities: EntityList): Promise<DataSource> {
   const dataSource = new DataSource({
     type: 'postgres',
-    ...(database.kind === 'postgres' ? { url: databaseUrl ?? undefined, poolSize: 5 } : { driver: database.typeormDriver() }),
+    ...(database.kind === 'postgres'
+      ? {
+          url: databaseUrl ?? undefined,
+          poolSize: 5,
+          connectTimeoutMS: 5_000,
+          extra: { keepAlive: true },
+          // An idle pooled client that loses its server is dropped and replaced; a checked-out one is
+          // covered by TypeORM's query runner, which fails the running transaction (the projection
+          // runner retries it on its next wake-up).
+          poolErrorHandler: () => undefined,
+        }
+      : { driver: database.typeormDriver() }),
     entities,
     migrations: postgresMigrations,
     migrationsTableName: 'schema_migrations',

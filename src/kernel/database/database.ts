@@ -3,13 +3,24 @@
  * over the same SQL: a real PostgreSQL server (`pg`) and embedded PGlite.
  */
 export interface SqlExecutor {
-  query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<Row[]>;
+  /**
+   * `statementName` asks for a named prepared statement where the adapter has them (pg: parsed and
+   * planned once per connection); the same name must always carry the same SQL.
+   */
+  query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[], statementName?: string): Promise<Row[]>;
 }
 
 export interface Lease {
   /** False once the session that held the lease is gone; the holder must stop its work. */
   readonly held: boolean;
   release(): Promise<void>;
+}
+
+/** What readiness reports about the database: whether it answers, and every part that is failing, by name. */
+export interface DatabaseHealth {
+  reachable: boolean;
+  /** e.g. `queries: Connection terminated unexpectedly`, `notifications: reconnecting`. Empty when healthy. */
+  problems: string[];
 }
 
 export interface Database extends SqlExecutor {
@@ -21,6 +32,8 @@ export interface Database extends SqlExecutor {
   listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
   /** Session-level advisory lock: a lease that one process at a time holds. Null when taken. */
   tryAcquireLease(key: number): Promise<Lease | null>;
+  /** Probes the server with one cheap query (bounded by `timeoutMs`) and names every failing part. */
+  checkHealth(timeoutMs: number): Promise<DatabaseHealth>;
   /** The `driver` object handed to TypeORM's postgres driver (undefined = plain `pg`). */
   typeormDriver(): unknown;
   close(): Promise<void>;

@@ -1,7 +1,8 @@
 import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { PGlite, types } from '@electric-sql/pglite';
-import type { Database, Lease, SqlExecutor } from './database.js';
+import { describeDatabaseError } from './connection-loss.js';
+import type { Database, DatabaseHealth, Lease, SqlExecutor } from './database.js';
 import { DataDirLock } from './data-dir-lock.js';
 import { Mutex } from './mutex.js';
 
@@ -50,15 +51,16 @@ export class PgliteDatabase implements Database {
     }
   }
 
-  query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<Row[]> {
-    return this.session.run(async () => (await this.run(sql, params)).rows as Row[]);
+  query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[], statementName?: string): Promise<Row[]> {
+    return this.session.run(async () => (await this.run(sql, params, statementName)).rows as Row[]);
   }
 
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     return this.session.run(async () => {
       await this.pg.exec('BEGIN');
       const tx: SqlExecutor = {
-        query: async <Row>(sql: string, params?: readonly unknown[]) => (await this.run(sql, params)).rows as Row[],
+        query: async <Row>(sql: string, params?: readonly unknown[], statementName?: string) =>
+          (await this.run(sql, params, statementName)).rows as Row[],
       };
       try {
         const result = await work(tx);
@@ -81,6 +83,26 @@ export class PgliteDatabase implements Database {
   async tryAcquireLease(): Promise<Lease> {
     // The data-dir lock already makes this process the only one; every lease is ours.
     return { held: true, release: async () => undefined };
+  }
+
+  async checkHealth(timeoutMs: number): Promise<DatabaseHealth> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        this.query('SELECT 1'),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+        }),
+      ]);
+      return { reachable: true, problems: [] };
+    } catch (error) {
+      // In process, the engine's own message names no address; say what it says.
+      const described = describeDatabaseError(error);
+      const message = error instanceof Error ? error.message.slice(0, 200) : '';
+      return { reachable: false, problems: [`queries: ${described === 'query failed' && message ? message : described}`] };
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   typeormDriver(): unknown {
@@ -124,7 +146,20 @@ export class PgliteDatabase implements Database {
     return client;
   }
 
-  private async run(sql: string, params?: readonly unknown[]): Promise<PgLikeResult> {
+  private readonly preparedStatements = new Set<string>();
+
+  private async runPrepared(name: string, sql: string, params: readonly Literal[]): Promise<PgLikeResult> {
+    if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`Not a statement name: ${name}`);
+    if (!this.preparedStatements.has(name)) {
+      await this.pg.exec(`PREPARE ${name} AS ${sql}`);
+      this.preparedStatements.add(name);
+    }
+    const [result] = await this.pg.exec(`EXECUTE ${name}(${params.map(quoteLiteral).join(', ')})`);
+    return { rows: (result?.rows ?? []) as Record<string, unknown>[], rowCount: result?.affectedRows ?? result?.rows.length ?? 0, command: 'EXECUTE' };
+  }
+
+  private async run(sql: string, params?: readonly unknown[], statementName?: string): Promise<PgLikeResult> {
+    if (statementName && params?.every(isLiteral)) return this.runPrepared(statementName, sql, params);
     if (params && params.length > 0) {
       const result = await this.pg.query<Record<string, unknown>>(sql, params as unknown[]);
       return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length, command: commandOf(sql) };
@@ -138,6 +173,25 @@ export class PgliteDatabase implements Database {
       command: commandOf(sql),
     };
   }
+}
+
+/**
+ * PGlite's API re-parses and re-plans every parameterized statement. A statement it is asked to name
+ * (the append, on the hot path) is prepared once in the session with SQL PREPARE and run with EXECUTE;
+ * that halves its cost or better. EXECUTE takes no bind parameters, so the values travel as literals —
+ * only strings, numbers and nulls, which quote exactly (standard_conforming_strings is on: a quote is
+ * doubled, a backslash is literal); anything else takes the ordinary path.
+ */
+type Literal = string | number | null;
+
+function isLiteral(value: unknown): value is Literal {
+  return value === null || (typeof value === 'number' && Number.isFinite(value)) || (typeof value === 'string' && !value.includes('\0'));
+}
+
+function quoteLiteral(value: Literal): string {
+  if (value === null) return 'NULL';
+  if (typeof value === 'number') return String(value);
+  return `'${value.replace(/'/g, "''")}'`;
 }
 
 function commandOf(sql: string): string {

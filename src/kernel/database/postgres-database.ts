@@ -1,94 +1,140 @@
 import pg from 'pg';
-import type { Database, Lease, SqlExecutor } from './database.js';
+import { describeDatabaseError } from './connection-loss.js';
+import type { Database, DatabaseHealth, Lease, SqlExecutor } from './database.js';
+import { PostgresListenSession } from './postgres-listen-session.js';
 
-/** A real PostgreSQL server through node-postgres: a pool for queries, dedicated sessions for LISTEN and leases. */
+/** How long a new connection may take before the attempt fails (instead of waiting for ever on a dead server). */
+const CONNECT_TIMEOUT_MS = 5_000;
+
+/**
+ * A real PostgreSQL server through node-postgres: a pool for queries, dedicated sessions for LISTEN and
+ * leases. Every client has an error listener at every moment of its life — idle in the pool (the pool's),
+ * checked out for a transaction (ours), LISTEN and lease sessions (theirs) — because node-postgres emits
+ * 'error' when a server drops a connection, and an unheard 'error' ends the process. A lost connection
+ * fails only the statements that were running on it.
+ */
 export class PostgresDatabase implements Database {
   readonly kind = 'postgres' as const;
   readonly maxConcurrentTransactions: number;
   private readonly pool: pg.Pool;
-  private readonly listeners = new Set<pg.Client>();
-  private closed = false;
+  private readonly listeners = new Set<PostgresListenSession>();
+  private readonly leases = new Set<pg.Client>();
 
   constructor(private readonly url: string, poolSize = 10) {
     this.maxConcurrentTransactions = poolSize;
-    this.pool = new pg.Pool({ connectionString: url, max: poolSize, application_name: 'switchyard' });
-    // An idle client that loses its server must not crash the process; the pool replaces it.
+    this.pool = new pg.Pool({
+      connectionString: url,
+      max: poolSize,
+      application_name: 'switchyard',
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      keepAlive: true,
+    });
+    // An idle client that loses its server: the pool drops it and opens a new one when next needed.
     this.pool.on('error', () => undefined);
   }
 
-  async query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<Row[]> {
-    const result = await this.pool.query(sql, params as unknown[]);
+  async query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[], statementName?: string): Promise<Row[]> {
+    const values = params as unknown[] | undefined;
+    const result = await this.pool.query(statementName ? { name: statementName, text: sql, values } : { text: sql, values });
     return result.rows as Row[];
   }
 
   async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
+    // Checked out, the client is no longer covered by the pool's idle listener (pg-pool removes it).
+    let lost: Error | undefined;
+    const onError = (error: Error) => (lost ??= error);
+    client.on('error', onError);
     let broken: Error | undefined;
     try {
       await client.query('BEGIN');
       const tx: SqlExecutor = {
-        query: async <Row>(sql: string, params?: readonly unknown[]) =>
-          (await client.query(sql, params as unknown[])).rows as Row[],
+        query: async <Row>(sql: string, params?: readonly unknown[], statementName?: string) => {
+          const values = params as unknown[] | undefined;
+          const result = await client.query(statementName ? { name: statementName, text: sql, values } : { text: sql, values });
+          return result.rows as Row[];
+        },
       };
       const result = await work(tx);
       await client.query('COMMIT');
       return result;
     } catch (error) {
-      await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+      if (!lost) await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
       throw error;
     } finally {
-      client.release(broken);
+      client.removeListener('error', onError);
+      // A client that lost its connection (or could not roll back) is destroyed, not returned to the pool.
+      client.release(lost ?? broken);
     }
   }
 
   async listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>> {
-    let client: pg.Client | null = null;
-    let stopped = false;
-    const connect = async (): Promise<void> => {
-      const next = new pg.Client({ connectionString: this.url, application_name: 'switchyard-listen' });
-      next.on('notification', (message) => {
-        if (message.channel === channel) onNotify(message.payload ?? '');
-      });
-      next.on('error', () => undefined);
-      next.on('end', () => {
-        this.listeners.delete(next);
-        // Reconnect: notifications sent while disconnected are lost, which the subscribers' polling covers.
-        if (!stopped && !this.closed) setTimeout(() => void connect().catch(() => undefined), 500);
-      });
-      await next.connect();
-      await next.query(`LISTEN ${quoteIdentifier(channel)}`);
-      client = next;
-      this.listeners.add(next);
-      if (stopped) await next.end();
-    };
-    await connect();
+    const session = new PostgresListenSession(this.url, channel, onNotify);
+    await session.start();
+    this.listeners.add(session);
     return async () => {
-      stopped = true;
-      if (client) {
-        this.listeners.delete(client);
-        await client.end().catch(() => undefined);
-      }
+      this.listeners.delete(session);
+      await session.stop();
     };
   }
 
   async tryAcquireLease(key: number): Promise<Lease | null> {
-    const client = new pg.Client({ connectionString: this.url, application_name: 'switchyard-lease' });
-    client.on('error', () => undefined);
-    await client.connect();
-    const rows = (await client.query('SELECT pg_try_advisory_lock($1) AS acquired', [key])).rows;
-    if (!rows[0]?.acquired) {
-      await client.end();
-      return null;
+    const client = new pg.Client({
+      connectionString: this.url, application_name: 'switchyard-lease', keepAlive: true, connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    });
+    const lease = { held: false, release: async () => undefined as void };
+    // The lease lives exactly as long as its session: the server releases the advisory lock when the
+    // session ends, so a lost connection means another node may take over.
+    const lost = () => {
+      lease.held = false;
+      this.leases.delete(client);
+    };
+    client.on('error', lost);
+    client.on('end', lost);
+    try {
+      await client.connect();
+      const rows = (await client.query('SELECT pg_try_advisory_lock($1) AS acquired', [key])).rows;
+      if (!rows[0]?.acquired) {
+        await client.end().catch(() => undefined);
+        return null;
+      }
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw error;
     }
-    const lease = { held: true, release: async () => undefined as void };
-    client.on('end', () => (lease.held = false));
+    lease.held = true;
+    this.leases.add(client);
     lease.release = async () => {
       if (!lease.held) return;
       lease.held = false;
+      this.leases.delete(client);
       await client.query('SELECT pg_advisory_unlock($1)', [key]).catch(() => undefined);
       await client.end().catch(() => undefined);
     };
     return lease;
+  }
+
+  async checkHealth(timeoutMs: number): Promise<DatabaseHealth> {
+    const problems: string[] = [];
+    let reachable = true;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        this.pool.query('SELECT 1'),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+        }),
+      ]);
+    } catch (error) {
+      reachable = false;
+      problems.push(`queries: ${describeDatabaseError(error)}`);
+    } finally {
+      clearTimeout(timer);
+    }
+    for (const session of this.listeners) {
+      if (!session.listening) problems.push(`notifications: reconnecting for ${Math.round(session.downForMs / 1000)} s`);
+    }
+    return { reachable, problems };
   }
 
   typeormDriver(): unknown {
@@ -96,12 +142,9 @@ export class PostgresDatabase implements Database {
   }
 
   async close(): Promise<void> {
-    this.closed = true;
-    for (const client of this.listeners) await client.end().catch(() => undefined);
+    for (const session of this.listeners) await session.stop();
+    this.listeners.clear();
+    for (const client of this.leases) await client.end().catch(() => undefined);
     await this.pool.end();
   }
-}
-
-function quoteIdentifier(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
 }

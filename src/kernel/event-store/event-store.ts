@@ -1,4 +1,7 @@
 /** The event-store port (DESIGN §4): kept narrow so another store (e.g. KurrentDB) can implement it. */
+import type { LogPosition, TransactionId } from './log-position.js';
+
+export { type LogPosition, type TransactionId, START, comparePositions, formatPosition } from './log-position.js';
 
 export interface EventMetadata {
   /** Who caused the event: `admin:<tokenId>`, `key:<keyId>`, `config:<file>`, `system`. */
@@ -21,7 +24,8 @@ export interface NewEvent<Data = unknown> {
 
 export interface RecordedEvent<Data = unknown> {
   globalPosition: number;
-  transactionId: string;
+  /** The committing transaction (xid8): with globalPosition, the event's place in the global read order. */
+  transactionId: TransactionId;
   streamId: string;
   streamVersion: number;
   eventId: string;
@@ -51,17 +55,6 @@ export interface AppendResult {
   positions: number[];
 }
 
-/**
- * A position in the global order: everything at or before (transactionId, globalPosition) is read.
- * `transactionId` is an xid8 rendered as a decimal string.
- */
-export interface LogPosition {
-  transactionId: string;
-  globalPosition: number;
-}
-
-export const START: LogPosition = Object.freeze({ transactionId: '0', globalPosition: 0 });
-
 export interface ReadAllOptions {
   limit: number;
   /** Only these event types (the position still advances past the others). */
@@ -82,13 +75,6 @@ export interface EventStore {
   append(request: AppendRequest): Promise<AppendResult>;
   readStream(streamId: string, fromVersion?: number): Promise<RecordedEvent[]>;
   readAll(from: LogPosition, options: ReadAllOptions): Promise<ReadAllResult>;
-}
-
-export function comparePositions(a: LogPosition, b: LogPosition): number {
-  const ta = BigInt(a.transactionId);
-  const tb = BigInt(b.transactionId);
-  if (ta !== tb) return ta < tb ? -1 : 1;
-  return a.globalPosition - b.globalPosition;
 }
 
 /** NOTIFY channel that wakes subscribers after a commit; the payload lists the committed event types ('' = unknown). */

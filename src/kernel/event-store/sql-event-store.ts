@@ -1,17 +1,17 @@
-import { uuidv7 } from '../ids.js';
-import { type Database, type SqlExecutor, UNIQUE_VIOLATION, sqlErrorCode } from '../database/database.js';
+import { isConnectionLoss, retryOnConnectionLoss } from '../database/connection-loss.js';
+import { type Database, UNIQUE_VIOLATION, sqlErrorCode } from '../database/database.js';
 import { IdempotencyConflictError, WrongExpectedVersionError } from './errors.js';
 import {
   type AppendRequest,
   type AppendResult,
   EVENTS_CHANNEL,
   type EventStore,
-  type LogPosition,
-  type NewEvent,
   type ReadAllOptions,
   type ReadAllResult,
   type RecordedEvent,
 } from './event-store.js';
+import { type LogPosition, parseXid8, xid8Param } from './log-position.js';
+import { type PreparedAppend, prepareAppend } from './prepared-append.js';
 
 /** Brings an old payload to the latest schema of its type (see events/upcasters). */
 export type Upcaster = (type: string, schemaVersion: number, data: unknown) => { schemaVersion: number; data: unknown };
@@ -31,16 +31,93 @@ interface EventRow {
   recorded_at: Date | string;
 }
 
-type PreparedEvent = NewEvent & { eventId: string };
-type PreparedRequest = Omit<AppendRequest, 'events'> & { events: PreparedEvent[] };
-
-const COLUMNS = `global_position, transaction_id::text AS transaction_id, stream_id, stream_version, event_id::text AS event_id,
-  event_type, schema_version, data, metadata, recorded_at`;
+/** `transaction_id` is selected as the xid8 column itself (never as text under its own name), so ORDER BY binds to xid8. */
+const COLUMNS = `e.global_position, e.transaction_id, e.stream_id, e.stream_version, e.event_id::text AS event_id,
+  e.event_type, e.schema_version, e.data, e.metadata, e.recorded_at`;
 
 /**
- * The PostgreSQL event store. Both adapters (pg and PGlite) run this same SQL.
- * `appendMany` is the one write path: a control-plane command appends a batch of one, the data plane's
- * group committer appends many requests in one transaction; one bad request fails only itself.
+ * The append of a batch of requests on distinct streams with distinct event ids, in one statement (so in
+ * one transaction): each request is judged on its own — appended whole, already stored whole (an
+ * idempotent re-append: its stored positions are returned and nothing is inserted), or refused whole
+ * (wrong expected version, or partly stored) — and only the requests judged `append` are inserted.
+ * There is no ON CONFLICT: a concurrent writer that takes a version or an event id first fails the whole
+ * statement, which is then run again and sees that writer's rows. The batch arrives as one jsonb
+ * document: one parameter, parsed once, no per-column arrays to escape.
+ */
+const APPEND_SQL = `
+WITH req AS (
+  SELECT (r.ord - 1)::int AS ord, r.value->>'s' AS stream_id, (r.value->>'x')::int AS expected, r.value->'e' AS events
+  FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS r(value, ord)
+), ev AS (
+  SELECT req.ord, req.stream_id, (e.ofs - 1)::int AS ofs, (e.value->>'i')::uuid AS event_id, e.value->>'t' AS event_type,
+         (e.value->>'v')::smallint AS schema_version, e.value->'d' AS data, e.value->'m' AS metadata
+  FROM req CROSS JOIN LATERAL jsonb_array_elements(req.events) WITH ORDINALITY AS e(value, ofs)
+), stored AS (
+  -- The ids as an array: a probe of the unique index, never a scan of the log (the planner cannot size ev).
+  SELECT ev.ord, ev.ofs, s.stream_id, s.stream_version, s.global_position
+  FROM (SELECT x.event_id, x.stream_id, x.stream_version, x.global_position FROM events x
+        WHERE x.event_id = ANY (ARRAY(SELECT event_id FROM ev))) s
+  JOIN ev ON ev.event_id = s.event_id
+), verdict AS (
+  SELECT req.ord, cur.actual,
+    CASE
+      WHEN st.n = 0 AND (req.expected = -1 OR (req.expected = -3 AND cur.actual > 0) OR (req.expected >= 0 AND cur.actual = req.expected))
+        THEN 'append'
+      WHEN st.n = 0 THEN 'wrong-version'
+      WHEN st.n = jsonb_array_length(req.events) AND st.same_stream AND st.in_order THEN 'stored'
+      ELSE 'partly-stored'
+    END AS verdict
+  FROM req
+  CROSS JOIN LATERAL (SELECT coalesce(max(x.stream_version), 0) AS actual FROM events x WHERE x.stream_id = req.stream_id) cur
+  CROSS JOIN LATERAL (
+    SELECT count(*) AS n,
+           coalesce(bool_and(stored.stream_id = req.stream_id), true) AS same_stream,
+           count(DISTINCT stored.stream_version - stored.ofs) <= 1 AS in_order
+    FROM stored WHERE stored.ord = req.ord
+  ) st
+), ins AS (
+  INSERT INTO events (stream_id, stream_version, event_id, event_type, schema_version, data, metadata)
+  SELECT ev.stream_id, v.actual + ev.ofs + 1, ev.event_id, ev.event_type, ev.schema_version, ev.data, ev.metadata
+  FROM ev JOIN verdict v ON v.ord = ev.ord AND v.verdict = 'append'
+  ORDER BY ev.ord, ev.ofs
+  RETURNING event_id, stream_version, global_position
+), notified AS (
+  SELECT pg_notify($2, $3) FROM (SELECT 1 FROM ins LIMIT 1) AS anything_appended
+)
+SELECT v.ord, v.verdict, v.actual, o.ofs, o.stream_version, o.global_position::text AS global_position
+FROM verdict v LEFT JOIN LATERAL (
+  SELECT ev.ofs, i.stream_version, i.global_position FROM ins i JOIN ev ON ev.event_id = i.event_id WHERE ev.ord = v.ord
+  UNION ALL
+  SELECT s.ofs, s.stream_version, s.global_position FROM stored s WHERE s.ord = v.ord AND v.verdict = 'stored'
+) o ON true
+UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, NULL FROM notified`;
+
+/** Named prepared statement on pg: planned once per connection. Change the name whenever APPEND_SQL changes. */
+const APPEND_STATEMENT = 'switchyard_append_v2';
+
+interface VerdictRow {
+  ord: number | null;
+  verdict: 'append' | 'wrong-version' | 'stored' | 'partly-stored' | null;
+  actual: number | null;
+  ofs: number | null;
+  stream_version: number | null;
+  global_position: string | null;
+}
+
+/** Runs of the same statement while concurrent writers keep taking the same versions or ids first. */
+const CONTENDED_ATTEMPTS = 5;
+
+/** Connection losses one direct `append` survives (a group-committed batch is retried by the committer). */
+const APPEND_CONNECTION_ATTEMPTS = 4;
+
+/** Attempts of a read whose connection was lost. */
+const READ_CONNECTION_ATTEMPTS = 3;
+
+/**
+ * The PostgreSQL event store. Both adapters (pg and PGlite) run this same SQL. Appends are atomic per
+ * request on every path, and idempotent by event id: every id is pinned before the first attempt, so
+ * running an append again after an ambiguous failure (a connection lost during COMMIT) returns the
+ * stored positions instead of appending twice.
  */
 export class SqlEventStore implements EventStore {
   constructor(
@@ -49,350 +126,187 @@ export class SqlEventStore implements EventStore {
   ) {}
 
   async append(request: AppendRequest): Promise<AppendResult> {
-    const [result] = await this.appendMany([request]);
+    const prepared = prepareAppend(request);
+    const [result] = await retryOnConnectionLoss(() => this.appendPrepared([prepared]), {
+      attempts: APPEND_CONNECTION_ATTEMPTS,
+      baseDelayMs: 100,
+    });
     if (result instanceof Error) throw result;
     return result;
   }
 
-  /**
-   * Appends every request; each entry of the result is its request's outcome. The common case is one
-   * statement (one round trip, its own transaction): version checks, the multi-row insert and the commit
-   * notification together. Anything unusual — a stream twice in the batch, a version conflict, an
-   * idempotent re-append, a unique violation from a concurrent writer — goes to the careful path, one
-   * transaction per request, so one bad request fails only itself.
-   */
+  /** Appends every request; each entry of the result is its request's outcome. */
   async appendMany(requests: readonly AppendRequest[]): Promise<Array<AppendResult | Error>> {
-    const prepared: PreparedRequest[] = requests.map((request) => ({
-      ...request,
-      events: request.events.map((event) => ({ ...event, eventId: event.eventId ?? uuidv7() })),
-    }));
-    const results: Array<AppendResult | Error | null> = prepared.map(() => null);
-    // The first request of each stream goes in the single statement; a second one for the same stream
-    // (it must see the first one's versions) waits for the careful path.
-    const seen = new Set<string>();
-    const fast = prepared.filter((request) => {
-      if (seen.has(request.streamId)) return false;
-      seen.add(request.streamId);
-      return request.events.length > 0;
-    });
-    // A concurrent writer that took a (stream, version) fails the whole statement; the error names the
-    // stream, so that request moves to the careful path and the rest retry together.
-    let pending = fast;
-    for (let round = 0; pending.length > 0 && round < 4; round++) {
+    const results: Array<AppendResult | Error> = new Array(requests.length);
+    const prepared: PreparedAppend[] = [];
+    const indices: number[] = [];
+    requests.forEach((request, index) => {
       try {
-        const outcome = await this.appendInOneStatement(pending);
-        for (const request of pending) results[prepared.indexOf(request)] = outcome.get(request.streamId) ?? null;
-        break;
+        prepared.push(prepareAppend(request));
+        indices.push(index);
       } catch (error) {
-        const taken = sqlErrorCode(error) === UNIQUE_VIOLATION ? conflictingStream(error) : null;
-        if (!taken || !pending.some((request) => request.streamId === taken)) break;
-        pending = pending.filter((request) => request.streamId !== taken);
+        results[index] = asError(error);
       }
-    }
-    for (const [index, request] of prepared.entries()) {
-      if (results[index] !== null) continue;
-      results[index] = await this.database
-        .transaction(async (tx) => {
-          const [result] = await this.appendInTransaction(tx, [request]);
-          if (!(result instanceof Error) && request.events.length > 0) {
-            await tx.query(`SELECT pg_notify($1, $2)`, [EVENTS_CHANNEL, notificationPayload([request])]);
-          }
-          return result;
-        })
-        .catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
-    }
-    return results as Array<AppendResult | Error>;
+    });
+    const outcomes = await this.appendPrepared(prepared);
+    outcomes.forEach((outcome, k) => (results[indices[k]] = outcome));
+    return results;
   }
 
   /**
-   * Version check, insert and notify in a single statement for requests on distinct streams. Returns the
-   * outcome of each stream whose events were inserted; the others (conflict, re-append) are left out.
+   * Appends prepared requests, each all-or-nothing. Normally one statement for the whole batch. A
+   * second request on a stream already in the batch (it must see the first one's versions), or one
+   * repeating an event id, goes into a later statement. A statement that fails because of one request
+   * (a payload the database refuses, say) is split in halves until that request fails alone: the
+   * others still commit in a few transactions, not one each. A lost connection is thrown: the whole
+   * call can be repeated, since ids are pinned.
    */
-  private async appendInOneStatement(requests: readonly PreparedRequest[]): Promise<Map<string, AppendResult>> {
-    const reqStreams: string[] = [];
-    const reqExpected: number[] = [];
-    const reqOrder: number[] = [];
-    const evStreams: string[] = [];
-    const evOffsets: number[] = [];
-    const evIds: string[] = [];
-    const evTypes: string[] = [];
-    const evSchemas: number[] = [];
-    const evData: string[] = [];
-    const evMetadata: string[] = [];
-    requests.forEach((request, order) => {
-      reqStreams.push(request.streamId);
-      reqExpected.push(encodeExpected(request.expectedVersion));
-      reqOrder.push(order);
-      request.events.forEach((event, offset) => {
-        evStreams.push(request.streamId);
-        evOffsets.push(offset);
-        evIds.push(event.eventId);
-        evTypes.push(event.type);
-        evSchemas.push(event.schemaVersion ?? 1);
-        evData.push(JSON.stringify(event.data));
-        evMetadata.push(JSON.stringify(event.metadata ?? {}));
-      });
-    });
-    const rows = await this.database.query<{ stream_id: string; stream_version: number; event_id: string; global_position: string | number }>(
-      `WITH req AS (
-         SELECT * FROM unnest($1::text[], $2::int[], $3::int[]) AS r(stream_id, expected, ord)
-       ), cur AS (
-         SELECT req.stream_id, req.expected, req.ord,
-                coalesce((SELECT max(e.stream_version) FROM events e WHERE e.stream_id = req.stream_id), 0) AS actual
-         FROM req
-       ), ok AS (
-         SELECT * FROM cur
-         WHERE expected = -1 OR (expected = -3 AND actual > 0) OR (expected >= 0 AND actual = expected)
-       ), ev AS (
-         SELECT * FROM unnest($4::text[], $5::int[], $6::uuid[], $7::text[], $8::int2[], $9::jsonb[], $10::jsonb[])
-           AS e(stream_id, ofs, event_id, event_type, schema_version, data, metadata)
-       ), ins AS (
-         INSERT INTO events (stream_id, stream_version, event_id, event_type, schema_version, data, metadata)
-         SELECT ev.stream_id, ok.actual + ev.ofs + 1, ev.event_id, ev.event_type, ev.schema_version, ev.data, ev.metadata
-         FROM ev JOIN ok ON ok.stream_id = ev.stream_id
-         ORDER BY ok.ord, ev.ofs
-         ON CONFLICT (event_id) DO NOTHING
-         RETURNING stream_id, stream_version, event_id::text AS event_id, global_position
-       ), notified AS (
-         SELECT pg_notify($11, $12) FROM (SELECT 1 FROM ins LIMIT 1) AS any_inserted
-       )
-       SELECT stream_id, stream_version, event_id, global_position FROM ins
-       UNION ALL SELECT NULL, NULL, NULL, NULL FROM notified`,
-      [reqStreams, reqExpected, reqOrder, evStreams, evOffsets, evIds, evTypes, evSchemas, evData, evMetadata, EVENTS_CHANNEL, notificationPayload(requests)],
+  async appendPrepared(batch: readonly PreparedAppend[]): Promise<Array<AppendResult | Error>> {
+    const results: Array<AppendResult | Error> = new Array(batch.length);
+    for (const round of rounds(batch)) await this.appendRound(batch, round, results);
+    return results;
+  }
+
+  private async appendRound(batch: readonly PreparedAppend[], indices: number[], results: Array<AppendResult | Error>): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const outcomes = await this.runAppendStatement(indices.map((index) => batch[index]));
+        outcomes.forEach((outcome, k) => (results[indices[k]] = outcome));
+        return;
+      } catch (error) {
+        if (isConnectionLoss(error)) throw error;
+        // A concurrent writer took a version or an id first; the next statement sees its rows.
+        if (sqlErrorCode(error) === UNIQUE_VIOLATION && attempt < CONTENDED_ATTEMPTS) continue;
+        if (indices.length === 1) {
+          results[indices[0]] = await this.refusal(batch[indices[0]], error);
+          return;
+        }
+        const middle = Math.ceil(indices.length / 2);
+        await this.appendRound(batch, indices.slice(0, middle), results);
+        await this.appendRound(batch, indices.slice(middle), results);
+        return;
+      }
+    }
+  }
+
+  private async runAppendStatement(requests: readonly PreparedAppend[]): Promise<Array<AppendResult | Error>> {
+    const document = `[${requests.map((request) => request.json).join(',')}]`;
+    const rows = await this.database.query<VerdictRow>(
+      APPEND_SQL,
+      [document, EVENTS_CHANNEL, notificationPayload(requests)],
+      APPEND_STATEMENT,
     );
-    const byStream = new Map<string, Array<{ version: number; eventId: string; position: number }>>();
+    const verdicts = new Map<number, { verdict: NonNullable<VerdictRow['verdict']>; actual: number; events: VerdictRow[] }>();
     for (const row of rows) {
-      if (row.stream_id === null) continue;
-      const list = byStream.get(row.stream_id) ?? [];
-      list.push({ version: Number(row.stream_version), eventId: row.event_id, position: Number(row.global_position) });
-      byStream.set(row.stream_id, list);
+      if (row.ord === null) continue; // the notification's row
+      const ord = Number(row.ord);
+      let entry = verdicts.get(ord);
+      if (!entry) verdicts.set(ord, (entry = { verdict: row.verdict!, actual: Number(row.actual), events: [] }));
+      if (row.ofs !== null) entry.events.push(row);
     }
-    const outcome = new Map<string, AppendResult>();
-    for (const request of requests) {
-      const inserted = byStream.get(request.streamId);
-      // A partial insert (some ids already stored) is left to the careful path, which reports it exactly.
-      if (!inserted || inserted.length !== request.events.length) continue;
-      const positions = new Map(inserted.map((row) => [row.eventId, row.position]));
-      outcome.set(request.streamId, {
-        nextExpectedVersion: Math.max(...inserted.map((row) => row.version)),
-        positions: request.events.map((event) => positions.get(event.eventId)!),
-      });
-    }
-    return outcome;
+    return requests.map((request, ord) => {
+      const entry = verdicts.get(ord);
+      if (!entry) return new Error(`Stream ${request.streamId}: the append statement returned no verdict`);
+      switch (entry.verdict) {
+        case 'wrong-version':
+          return new WrongExpectedVersionError(request.streamId, request.expectedVersion, entry.actual);
+        case 'partly-stored':
+          return new IdempotencyConflictError(request.streamId);
+        case 'append':
+        case 'stored': {
+          const events = entry.events.sort((a, b) => Number(a.ofs) - Number(b.ofs));
+          if (events.length !== request.eventIds.length) {
+            return new Error(`Stream ${request.streamId}: ${events.length} of ${request.eventIds.length} events accounted for`);
+          }
+          return {
+            nextExpectedVersion: events.length ? Number(events[events.length - 1].stream_version) : entry.actual,
+            positions: events.map((event) => Number(event.global_position)),
+          };
+        }
+      }
+    });
+  }
+
+  /** A request that failed alone: versions taken under lasting contention are a version conflict; anything else as it came. */
+  private async refusal(request: PreparedAppend, error: unknown): Promise<Error> {
+    if (sqlErrorCode(error) !== UNIQUE_VIOLATION) return asError(error);
+    const rows = await this.database.query<{ version: number | null }>(
+      `SELECT max(stream_version) AS version FROM events WHERE stream_id = $1`,
+      [request.streamId],
+    );
+    return new WrongExpectedVersionError(request.streamId, request.expectedVersion, Number(rows[0]?.version ?? 0));
   }
 
   async readStream(streamId: string, fromVersion = 1): Promise<RecordedEvent[]> {
-    const rows = await this.database.query<EventRow>(
-      `SELECT ${COLUMNS} FROM events WHERE stream_id = $1 AND stream_version >= $2 ORDER BY stream_version`,
+    const rows = await this.read<EventRow>(
+      `SELECT ${COLUMNS} FROM events e WHERE e.stream_id = $1 AND e.stream_version >= $2 ORDER BY e.stream_version`,
       [streamId, fromVersion],
     );
     return rows.map((row) => this.toRecorded(row));
   }
 
   async readAll(from: LogPosition, options: ReadAllOptions): Promise<ReadAllResult> {
-    const params: unknown[] = [from.transactionId, from.globalPosition, options.limit];
+    const params: unknown[] = [xid8Param(from.transactionId), from.globalPosition, options.limit];
     let filters = '';
     if (options.types) {
       params.push(options.types);
-      filters += `AND event_type = ANY($${params.length}::text[]) `;
+      filters += `AND e.event_type = ANY($${params.length}::text[]) `;
     }
     if (options.streamId !== undefined) {
       params.push(options.streamId);
-      filters += `AND stream_id = $${params.length}`;
+      filters += `AND e.stream_id = $${params.length}`;
     }
     // One statement: the snapshot's xmin bounds the read, so a transaction still in flight (even one with
     // a lower global_position) is never skipped; it is read once it commits, after its xmin passes.
-    const rows = await this.database.query<EventRow & { horizon: string }>(
+    // Order and comparison are on the xid8 column and parameter, qualified, so nothing binds to text.
+    const rows = await this.read<EventRow & { horizon: string }>(
       `WITH horizon AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin)
-       SELECT horizon.xmin::text AS horizon, page.*
+       SELECT horizon.xmin AS horizon, page.*
        FROM horizon LEFT JOIN LATERAL (
-         SELECT ${COLUMNS} FROM events
-         WHERE (transaction_id, global_position) > ($1::text::xid8, $2::bigint)
-           AND transaction_id < horizon.xmin ${filters}
-         -- The table's columns, not the select list's text renderings: ORDER BY prefers an output name,
-         -- and xids as text sort '100000' before '99999'.
-         ORDER BY events.transaction_id, events.global_position
+         SELECT ${COLUMNS} FROM events e
+         WHERE (e.transaction_id, e.global_position) > ($1::xid8, $2::bigint)
+           AND e.transaction_id < horizon.xmin ${filters}
+         ORDER BY e.transaction_id, e.global_position
          LIMIT $3
        ) page ON true`,
       params,
     );
-    const horizon = rows[0]?.horizon ?? from.transactionId;
+    const horizon = rows[0] ? parseXid8(rows[0].horizon) : from.transactionId;
     const events = rows.filter((row) => row.event_id !== null).map((row) => this.toRecorded(row));
     const caughtUp = events.length < options.limit;
-    let next: LogPosition = from;
-    if (caughtUp) {
-      // Every transaction below the horizon has ended and was read: resume at the horizon itself.
-      if (BigInt(horizon) > BigInt(from.transactionId)) next = { transactionId: horizon, globalPosition: 0 };
-      const last = events[events.length - 1];
-      if (last && BigInt(last.transactionId) >= BigInt(next.transactionId)) {
-        next = { transactionId: last.transactionId, globalPosition: last.globalPosition };
-      }
-    } else {
-      const last = events[events.length - 1];
-      next = { transactionId: last.transactionId, globalPosition: last.globalPosition };
-    }
+    const last = events[events.length - 1];
+    let next: LogPosition = last ? { transactionId: last.transactionId, globalPosition: last.globalPosition } : from;
+    // Caught up: every transaction below the horizon has ended and was read, so resume at the horizon
+    // itself (past the skipped types too) unless the last event read is already beyond it.
+    if (caughtUp && horizon > next.transactionId) next = { transactionId: horizon, globalPosition: 0 };
     return { events, next, caughtUp };
+  }
+
+  /** The last event in the global read order that is visible now (null for an empty log). */
+  async lastPosition(): Promise<LogPosition | null> {
+    const rows = await this.read<{ transaction_id: string; global_position: string }>(
+      `SELECT e.transaction_id, e.global_position::text AS global_position FROM events e
+       ORDER BY e.transaction_id DESC, e.global_position DESC LIMIT 1`,
+    );
+    return rows[0] ? { transactionId: parseXid8(rows[0].transaction_id), globalPosition: Number(rows[0].global_position) } : null;
   }
 
   /** The newest committed global position (for status output). */
   async headPosition(): Promise<number> {
-    const rows = await this.database.query<{ head: string | null }>(`SELECT max(global_position)::text AS head FROM events`);
+    const rows = await this.read<{ head: string | null }>(`SELECT max(global_position)::text AS head FROM events`);
     return Number(rows[0]?.head ?? 0);
   }
 
-  private async appendInTransaction(
-    tx: SqlExecutor,
-    requests: ReadonlyArray<PreparedRequest>,
-  ): Promise<Array<AppendResult | Error>> {
-    const streamIds = [...new Set(requests.map((request) => request.streamId))];
-    const versionRows = await tx.query<{ stream_id: string; version: number }>(
-      `SELECT stream_id, max(stream_version) AS version FROM events WHERE stream_id = ANY($1::text[]) GROUP BY stream_id`,
-      [streamIds],
-    );
-    const current = new Map(versionRows.map((row) => [row.stream_id, Number(row.version)]));
-    const results: Array<AppendResult | Error | null> = [];
-    const planned: Array<{ index: number; request: (typeof requests)[number]; firstVersion: number }> = [];
-
-    for (const [index, request] of requests.entries()) {
-      const actual = current.get(request.streamId) ?? 0;
-      if (!versionMatches(request.expectedVersion, actual)) {
-        results.push(await this.idempotentOrConflict(tx, request, actual));
-        continue;
-      }
-      if (request.events.length === 0) {
-        results.push({ nextExpectedVersion: actual, positions: [] });
-        continue;
-      }
-      planned.push({ index, request, firstVersion: actual + 1 });
-      current.set(request.streamId, actual + request.events.length);
-      results.push(null);
-    }
-    if (planned.length === 0) return results as Array<AppendResult | Error>;
-
-    await tx.query('SAVEPOINT append_batch');
-    try {
-      const positions = await this.insert(tx, planned);
-      await tx.query('RELEASE SAVEPOINT append_batch');
-      for (const plan of planned) {
-        results[plan.index] = {
-          nextExpectedVersion: plan.firstVersion + plan.request.events.length - 1,
-          positions: plan.request.events.map((event) => positions.get(event.eventId) ?? 0),
-        };
-      }
-    } catch {
-      // A concurrent writer or a bad payload broke the batch: retry each request alone so that only
-      // the offending request fails.
-      await tx.query('ROLLBACK TO SAVEPOINT append_batch');
-      for (const plan of planned) results[plan.index] = await this.appendAlone(tx, plan.request);
-    }
-    return results as Array<AppendResult | Error>;
-  }
-
-  private async appendAlone(
-    tx: SqlExecutor,
-    request: PreparedRequest,
-  ): Promise<AppendResult | Error> {
-    await tx.query('SAVEPOINT append_one');
-    try {
-      const rows = await tx.query<{ version: number | null }>(
-        `SELECT max(stream_version) AS version FROM events WHERE stream_id = $1`,
-        [request.streamId],
-      );
-      const actual = Number(rows[0]?.version ?? 0);
-      if (!versionMatches(request.expectedVersion, actual)) {
-        await tx.query('RELEASE SAVEPOINT append_one');
-        return await this.idempotentOrConflict(tx, request, actual);
-      }
-      const positions = await this.insert(tx, [{ request, firstVersion: actual + 1 }]);
-      await tx.query('RELEASE SAVEPOINT append_one');
-      return {
-        nextExpectedVersion: actual + request.events.length,
-        positions: request.events.map((event) => positions.get(event.eventId) ?? 0),
-      };
-    } catch (error) {
-      await tx.query('ROLLBACK TO SAVEPOINT append_one');
-      if (sqlErrorCode(error) === UNIQUE_VIOLATION) {
-        const rows = await tx.query<{ version: number | null }>(
-          `SELECT max(stream_version) AS version FROM events WHERE stream_id = $1`,
-          [request.streamId],
-        );
-        return new WrongExpectedVersionError(request.streamId, request.expectedVersion, Number(rows[0]?.version ?? 0));
-      }
-      return error instanceof Error ? error : new Error(String(error));
-    }
-  }
-
-  private async insert(
-    tx: SqlExecutor,
-    planned: ReadonlyArray<{ request: PreparedRequest; firstVersion: number }>,
-  ): Promise<Map<string, number>> {
-    const streamIds: string[] = [];
-    const versions: number[] = [];
-    const eventIds: string[] = [];
-    const types: string[] = [];
-    const schemaVersions: number[] = [];
-    const data: string[] = [];
-    const metadata: string[] = [];
-    for (const { request, firstVersion } of planned) {
-      request.events.forEach((event, offset) => {
-        streamIds.push(request.streamId);
-        versions.push(firstVersion + offset);
-        eventIds.push(event.eventId);
-        types.push(event.type);
-        schemaVersions.push(event.schemaVersion ?? 1);
-        data.push(JSON.stringify(event.data));
-        metadata.push(JSON.stringify(event.metadata ?? {}));
-      });
-    }
-    // ON CONFLICT (event_id) only: a duplicate id is an idempotent no-op, while a taken
-    // (stream_id, stream_version) still raises and is reported as a version conflict.
-    const rows = await tx.query<{ event_id: string; global_position: string | number }>(
-      `INSERT INTO events (stream_id, stream_version, event_id, event_type, schema_version, data, metadata)
-       SELECT * FROM unnest($1::text[], $2::int[], $3::uuid[], $4::text[], $5::int2[], $6::jsonb[], $7::jsonb[])
-       ON CONFLICT (event_id) DO NOTHING
-       RETURNING event_id::text AS event_id, global_position`,
-      [streamIds, versions, eventIds, types, schemaVersions, data, metadata],
-    );
-    const positions = new Map(rows.map((row) => [row.event_id, Number(row.global_position)]));
-    const missing = eventIds.filter((id) => !positions.has(id));
-    if (missing.length > 0) {
-      const stored = await tx.query<{ event_id: string; global_position: string | number }>(
-        `SELECT event_id::text AS event_id, global_position FROM events WHERE event_id = ANY($1::uuid[])`,
-        [missing],
-      );
-      for (const row of stored) positions.set(row.event_id, Number(row.global_position));
-    }
-    return positions;
-  }
-
-  private async idempotentOrConflict(
-    tx: SqlExecutor,
-    request: PreparedRequest,
-    actual: number,
-  ): Promise<AppendResult | Error> {
-    const ids = request.events.map((event) => event.eventId);
-    const stored = ids.length
-      ? await tx.query<{ event_id: string; global_position: string | number; stream_id: string; stream_version: number }>(
-          `SELECT event_id::text AS event_id, global_position, stream_id, stream_version FROM events WHERE event_id = ANY($1::uuid[])`,
-          [ids],
-        )
-      : [];
-    if (stored.length === 0) return new WrongExpectedVersionError(request.streamId, request.expectedVersion, actual);
-    if (stored.length !== ids.length || stored.some((row) => row.stream_id !== request.streamId)) {
-      return new IdempotencyConflictError(request.streamId);
-    }
-    const byId = new Map(stored.map((row) => [row.event_id, row]));
-    return {
-      nextExpectedVersion: Math.max(...stored.map((row) => Number(row.stream_version))),
-      positions: ids.map((id) => Number(byId.get(id)!.global_position)),
-    };
+  /** A read is always safe to repeat: one whose connection was lost is run again (briefly). */
+  private read<Row>(sql: string, params?: readonly unknown[]): Promise<Row[]> {
+    return retryOnConnectionLoss(() => this.database.query<Row>(sql, params), { attempts: READ_CONNECTION_ATTEMPTS, baseDelayMs: 50 });
   }
 
   private toRecorded(row: EventRow): RecordedEvent {
     const { schemaVersion, data } = this.upcaster(row.event_type, Number(row.schema_version), row.data);
     return {
       globalPosition: Number(row.global_position),
-      transactionId: row.transaction_id,
+      transactionId: parseXid8(row.transaction_id),
       streamId: row.stream_id,
       streamVersion: Number(row.stream_version),
       eventId: row.event_id,
@@ -405,30 +319,29 @@ export class SqlEventStore implements EventStore {
   }
 }
 
-/** The stream named by a primary-key violation's detail: `Key (stream_id, stream_version)=(s, 3) already exists.` */
-function conflictingStream(error: unknown): string | null {
-  const detail = (error as { detail?: string })?.detail ?? '';
-  const match = /^Key \(stream_id, stream_version\)=\((.*), \d+\) already exists/.exec(detail);
-  return match ? match[1] : null;
-}
-
-/** Expected versions as integers for SQL: -1 any, -3 stream-exists, n ≥ 0 exact (no-stream = 0). */
-function encodeExpected(expected: AppendRequest['expectedVersion']): number {
-  if (expected === 'any') return -1;
-  if (expected === 'stream-exists') return -3;
-  if (expected === 'no-stream') return 0;
-  return expected;
+/**
+ * Splits a batch into statements: a request joins the first statement that has neither its stream nor
+ * any of its event ids, so that within one statement every stream and every id appears once.
+ */
+function rounds(batch: readonly PreparedAppend[]): number[][] {
+  const out: Array<{ indices: number[]; streams: Set<string>; ids: Set<string> }> = [];
+  batch.forEach((request, index) => {
+    const ids = request.eventIds.map((id) => id.toLowerCase());
+    let round = out.find((r) => !r.streams.has(request.streamId) && !ids.some((id) => r.ids.has(id)));
+    if (!round) out.push((round = { indices: [], streams: new Set(), ids: new Set() }));
+    round.indices.push(index);
+    round.streams.add(request.streamId);
+    for (const id of ids) round.ids.add(id);
+  });
+  return out.map((round) => round.indices);
 }
 
 /** The committed event types, so that subscribers following other types stay asleep ('' = wake all). */
-function notificationPayload(requests: readonly PreparedRequest[]): string {
-  const types = [...new Set(requests.flatMap((request) => request.events.map((event) => event.type)))].join(',');
+function notificationPayload(requests: readonly PreparedAppend[]): string {
+  const types = [...new Set(requests.flatMap((request) => request.eventTypes))].join(',');
   return types.length <= 7000 ? types : '';
 }
 
-function versionMatches(expected: AppendRequest['expectedVersion'], actual: number): boolean {
-  if (expected === 'any') return true;
-  if (expected === 'no-stream') return actual === 0;
-  if (expected === 'stream-exists') return actual > 0;
-  return expected === actual;
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
 }

@@ -1,8 +1,10 @@
 import { Logger } from '@nestjs/common';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import type { Database, Lease } from '../database/database.js';
-import { EVENTS_CHANNEL, type LogPosition, START, comparePositions } from '../event-store/event-store.js';
+import { EVENTS_CHANNEL } from '../event-store/event-store.js';
+import { type LogPosition, START, comparePositions, parseXid8, samePosition } from '../event-store/log-position.js';
 import type { SqlEventStore } from '../event-store/sql-event-store.js';
+import { projectionCheckpoints } from './projection-checkpoints.js';
 import { ALL_EVENT_TYPES, type DurableProjection, type EventTypeFilter, type InMemoryProjection } from './projection.js';
 
 export interface ProjectionRunnerOptions {
@@ -48,6 +50,9 @@ interface Worker {
 class StaleCheckpointError extends Error {}
 
 const DURABLE_WAKE_DELAY_MS = 100;
+
+/** How long catchUp and waitForEvent wait for a held-back read horizon before they give up. */
+const CATCH_UP_TIMEOUT_MS = 10_000;
 
 /**
  * Runs catch-up subscriptions over the global order: every projection has its own position and is woken
@@ -150,12 +155,15 @@ export class ProjectionRunner {
     worker.wakeTimer.unref();
   }
 
-  /** Resolves when the named projections (default: all) have read everything committed before the call. */
-  async catchUp(names?: readonly string[]): Promise<void> {
-    const selected = [...this.workers.values()].filter((w) => !names || names.includes(w.name));
-    await Promise.all(selected.map((w) => this.run(w)));
-    const failed = selected.find((w) => w.lastError);
-    if (failed) throw new Error(`Projection ${failed.name} failed: ${failed.lastError}`);
+  /**
+   * Resolves when the named projections (default: all) have read everything committed before the call.
+   * One pass is not always enough: a transaction still open anywhere on the server (another node's batch,
+   * say) holds the read horizon back, and events committed after it began become readable only when it
+   * ends. So the target is the last event visible now, and the projections are driven until they pass
+   * it. A singleton projection whose lease is held elsewhere cannot move here and is not waited for.
+   */
+  async catchUp(names?: readonly string[], timeoutMs = CATCH_UP_TIMEOUT_MS): Promise<void> {
+    await this.driveTo(names, await this.store.lastPosition(), timeoutMs, 'everything committed before the call');
   }
 
   /**
@@ -163,21 +171,38 @@ export class ProjectionRunner {
    * (for instance one a command just appended). The event becomes readable when every transaction that
    * started before it has ended, which on a busy server can take a moment.
    */
-  async waitForEvent(names: readonly string[], globalPosition: number, timeoutMs = 10_000): Promise<void> {
+  async waitForEvent(names: readonly string[], globalPosition: number, timeoutMs = CATCH_UP_TIMEOUT_MS): Promise<void> {
     const rows = await this.database.query<{ transaction_id: string }>(
-      `SELECT transaction_id::text AS transaction_id FROM events WHERE global_position = $1`,
+      `SELECT transaction_id FROM events WHERE global_position = $1`,
       [globalPosition],
     );
     if (!rows[0]) throw new Error(`No event at global position ${globalPosition}`);
-    const target: LogPosition = { transactionId: rows[0].transaction_id, globalPosition };
+    const target: LogPosition = { transactionId: parseXid8(rows[0].transaction_id), globalPosition };
+    await this.driveTo(names, target, timeoutMs, `position ${globalPosition}`);
+  }
+
+  private async driveTo(names: readonly string[] | undefined, target: LogPosition | null, timeoutMs: number, what: string): Promise<void> {
+    const selected = [...this.workers.values()].filter((w) => !names || names.includes(w.name));
     const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      await this.catchUp(names);
-      const behind = [...this.workers.values()].filter((w) => names.includes(w.name) && comparePositions(w.position, target) < 0);
+    for (let delay = 5; ; delay = Math.min(100, delay * 2)) {
+      await Promise.all(selected.map((w) => this.run(w)));
+      const failed = selected.find((w) => w.lastError);
+      if (failed) throw new Error(`Projection ${failed.name} failed: ${failed.lastError}`);
+      const behind = target ? selected.filter((w) => this.canMove(w) && comparePositions(w.position, target) < 0) : [];
       if (behind.length === 0) return;
-      if (Date.now() > deadline) throw new Error(`Projections ${behind.map((w) => w.name).join(', ')} did not reach position ${globalPosition} in time`);
-      await new Promise((resolve) => setTimeout(resolve, 10));
+      if (Date.now() > deadline) {
+        throw new Error(
+          `Projections ${behind.map((w) => w.name).join(', ')} did not reach ${what} within ${timeoutMs} ms: ` +
+            `a transaction open on the database server holds the read horizon back`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, delay));
     }
+  }
+
+  /** Whether this process can move the worker (a singleton needs the lease). */
+  private canMove(worker: Worker): boolean {
+    return worker.kind === 'in-memory' || (this.options.runDurable && Boolean(worker.lease?.held));
   }
 
   status(): ProjectionStatus[] {
@@ -205,7 +230,7 @@ export class ProjectionRunner {
       await worker.running?.catch(() => undefined);
       await this.dataSource.transaction(async (manager) => {
         await projection.reset(manager);
-        await manager.query(`DELETE FROM projection_checkpoints WHERE name = $1`, [name]);
+        await projectionCheckpoints.remove(manager, name);
       });
       worker.persisted = null;
       worker.position = START;
@@ -246,8 +271,10 @@ export class ProjectionRunner {
         } while (worker.again && !this.stopped);
         worker.lastError = null;
       } catch (error) {
-        worker.lastError = error instanceof Error ? error.message : String(error);
-        this.logger.warn(`${worker.name}: ${worker.lastError}; retrying on the next wake-up`);
+        const message = error instanceof Error ? error.message : String(error);
+        // Once per distinct failure: during a database outage every poll fails the same way.
+        if (message !== worker.lastError) this.logger.warn(`${worker.name}: ${message}; retrying on the next wake-up`);
+        worker.lastError = message;
       } finally {
         worker.running = null;
       }
@@ -266,15 +293,18 @@ export class ProjectionRunner {
   }
 
   private async durableStep(projection: DurableProjection, worker: Worker): Promise<boolean> {
+    // A lease lost with its session (the server dropped it) stops the projection until it is re-acquired:
+    // another node may hold it by now.
+    if (!worker.lease?.held) return false;
     if (!worker.persisted) {
       await projection.resume?.();
-      worker.persisted = await this.loadCheckpoint(projection.name);
+      worker.persisted = await projectionCheckpoints.load(this.database, projection.name);
       worker.position = worker.persisted;
     }
     const page = await this.store.readAll(worker.position, { limit: this.options.batchSize, types: typeFilter(projection.eventTypes) });
     if (page.events.length === 0) {
       worker.position = page.next;
-      if (page.caughtUp && !samePosition(await this.loadCheckpoint(projection.name), worker.persisted)) {
+      if (page.caughtUp && !samePosition(await projectionCheckpoints.load(this.database, projection.name), worker.persisted)) {
         // Idle, but the stored checkpoint moved under us (a rebuild from the CLI reset it): start over from it.
         worker.persisted = null;
         return true;
@@ -284,15 +314,10 @@ export class ProjectionRunner {
     const expected = worker.persisted;
     try {
       await this.dataSource.transaction(async (manager) => {
-        await this.verifyCheckpoint(manager, projection.name, expected);
+        const stored = await projectionCheckpoints.lock(manager, projection.name);
+        if (!samePosition(stored, expected)) throw new StaleCheckpointError();
         await projection.handle(manager, page.events);
-        await manager.query(
-          `INSERT INTO projection_checkpoints (name, transaction_id, global_position, updated_at)
-           VALUES ($1, $2, $3, now())
-           ON CONFLICT (name) DO UPDATE SET transaction_id = EXCLUDED.transaction_id,
-             global_position = EXCLUDED.global_position, updated_at = now()`,
-          [projection.name, page.next.transactionId, page.next.globalPosition],
-        );
+        await projectionCheckpoints.save(manager, projection.name, page.next);
       });
     } catch (error) {
       if (error instanceof StaleCheckpointError) {
@@ -306,37 +331,6 @@ export class ProjectionRunner {
     worker.lastGlobalPosition = page.events[page.events.length - 1].globalPosition;
     return !page.caughtUp;
   }
-
-  private async loadCheckpoint(name: string): Promise<LogPosition> {
-    const rows = await this.database.query<{ transaction_id: string; global_position: string }>(
-      `SELECT transaction_id::text AS transaction_id, global_position::text AS global_position
-       FROM projection_checkpoints WHERE name = $1`,
-      [name],
-    );
-    return rows[0] ? { transactionId: rows[0].transaction_id, globalPosition: Number(rows[0].global_position) } : START;
-  }
-
-  private async verifyCheckpoint(manager: EntityManager, name: string, expected: LogPosition): Promise<void> {
-    // Make sure there is a row to lock, so two writers of a brand-new projection also serialize here.
-    await manager.query(
-      `INSERT INTO projection_checkpoints (name, transaction_id, global_position) VALUES ($1, 0, 0)
-       ON CONFLICT (name) DO NOTHING`,
-      [name],
-    );
-    const rows: Array<{ transaction_id: string; global_position: string }> = await manager.query(
-      `SELECT transaction_id::text AS transaction_id, global_position::text AS global_position
-       FROM projection_checkpoints WHERE name = $1 FOR UPDATE`,
-      [name],
-    );
-    const stored = rows[0] ? { transactionId: rows[0].transaction_id, globalPosition: Number(rows[0].global_position) } : START;
-    if (stored.transactionId !== expected.transactionId || stored.globalPosition !== expected.globalPosition) {
-      throw new StaleCheckpointError();
-    }
-  }
-}
-
-function samePosition(a: LogPosition, b: LogPosition): boolean {
-  return a.transactionId === b.transactionId && a.globalPosition === b.globalPosition;
 }
 
 function typeFilter(eventTypes: EventTypeFilter): readonly string[] | undefined {

@@ -5,8 +5,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * event)`, and signed checkpoints over (sequence, position, hash) so that a truncated tail is detectable.
  * Checkpoints are attestations of what the chain was when they were signed: a rebuild keeps them.
  */
-export class AuditChain1764460800120 implements MigrationInterface {
-  name = 'AuditChain1764460800120';
+export class AuditChain1764547200120 implements MigrationInterface {
+  name = 'AuditChain1764547200120';
 
   async up(runner: QueryRunner): Promise<void> {
     await runner.query(`

@@ -1,0 +1,60 @@
+import { type LogPosition, START, parseXid8, xid8Param } from '../event-store/log-position.js';
+
+/** A session or transaction to run checkpoint statements on (the event store's executor or a TypeORM EntityManager). */
+interface Executor {
+  query(sql: string, params?: unknown[]): Promise<unknown>;
+}
+
+interface CheckpointRow {
+  transaction_id: string;
+  global_position: string;
+}
+
+/**
+ * `projection_checkpoints` (DESIGN §5): where each durable projection has read up to, as a log position.
+ * `transaction_id` is an xid8 column, so checkpoints compare with `events` positions directly, as xid8.
+ */
+export const projectionCheckpoints = {
+  async load(executor: Executor, name: string): Promise<LogPosition> {
+    const rows = (await executor.query(
+      `SELECT transaction_id, global_position::text AS global_position FROM projection_checkpoints WHERE name = $1`,
+      [name],
+    )) as CheckpointRow[];
+    return rows[0] ? toPosition(rows[0]) : START;
+  },
+
+  /**
+   * Locks the projection's checkpoint for the rest of the transaction and returns it. The row is created
+   * first if missing, so two writers of a brand-new projection also serialize here.
+   */
+  async lock(executor: Executor, name: string): Promise<LogPosition> {
+    await executor.query(
+      `INSERT INTO projection_checkpoints (name, transaction_id, global_position) VALUES ($1, '0'::xid8, 0)
+       ON CONFLICT (name) DO NOTHING`,
+      [name],
+    );
+    const rows = (await executor.query(
+      `SELECT transaction_id, global_position::text AS global_position FROM projection_checkpoints WHERE name = $1 FOR UPDATE`,
+      [name],
+    )) as CheckpointRow[];
+    return rows[0] ? toPosition(rows[0]) : START;
+  },
+
+  async save(executor: Executor, name: string, position: LogPosition): Promise<void> {
+    await executor.query(
+      `INSERT INTO projection_checkpoints (name, transaction_id, global_position, updated_at)
+       VALUES ($1, $2::xid8, $3, now())
+       ON CONFLICT (name) DO UPDATE SET transaction_id = EXCLUDED.transaction_id,
+         global_position = EXCLUDED.global_position, updated_at = now()`,
+      [name, xid8Param(position.transactionId), position.globalPosition],
+    );
+  },
+
+  async remove(executor: Executor, name: string): Promise<void> {
+    await executor.query(`DELETE FROM projection_checkpoints WHERE name = $1`, [name]);
+  },
+};
+
+function toPosition(row: CheckpointRow): LogPosition {
+  return { transactionId: parseXid8(row.transaction_id), globalPosition: Number(row.global_position) };
+}
