@@ -35,7 +35,7 @@ describeWithServices('ClickHouse analytics: killed between the ClickHouse insert
     writeFileSync(configPath, analyticsYaml(mockUrl, 'CRASH_TEST_KEY'));
     env = {
       ...process.env, DATABASE_URL: db.url, CLICKHOUSE_URL: ch.url, SWITCHYARD_CONFIG: configPath, CRASH_TEST_KEY: key,
-      SWITCHYARD_TEST_UPSTREAM_KEY: 'upstream-secret', ADMIN_TOKEN, LOG_LEVEL: 'warn', SWITCHYARD_POLL_MS: '200',
+      SY_TEST_UPSTREAM_KEY: 'upstream-secret', ADMIN_TOKEN, LOG_LEVEL: 'warn', SWITCHYARD_POLL_MS: '200',
       SWITCHYARD_FAULT_INJECTION: '',
     };
     client = new pg.Client({ connectionString: db.url });

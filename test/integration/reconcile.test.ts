@@ -14,15 +14,16 @@ function providersYaml(mockUrl: string, keyEnv: string): string {
   return defaultYaml(mockUrl, keyEnv).replace('deployments:', `  - id: openai-main
     type: openai
     baseUrl: https://api.openai.com/v1
-    apiKey: env:SWITCHYARD_TEST_UPSTREAM_KEY
+    apiKey: env:SY_TEST_UPSTREAM_KEY
   - id: anthropic-main
     type: anthropic
     baseUrl: https://api.anthropic.com
-    apiKey: env:SWITCHYARD_TEST_UPSTREAM_KEY
+    apiKey: env:SY_TEST_UPSTREAM_KEY
   - id: local-vllm
     type: openai-compatible
     baseUrl: ${mockUrl}/v1
-    apiKey: env:SWITCHYARD_TEST_UPSTREAM_KEY
+    allowPrivateNetwork: true   # the mock listens on loopback
+    apiKey: env:SY_TEST_UPSTREAM_KEY
 deployments:`);
 }
 

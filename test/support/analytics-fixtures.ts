@@ -9,14 +9,15 @@ export const ANALYTICS_KEYS = {
 } as const;
 
 export function analyticsYaml(mockUrl: string, keyEnv: string): string {
-  process.env.ANALYTICS_KEY_BATCH ??= generateApiKey();
-  process.env.ANALYTICS_KEY_GLOBEX ??= generateApiKey();
+  process.env.ANALYTICS_BATCH_KEY ??= generateApiKey();
+  process.env.ANALYTICS_GLOBEX_KEY ??= generateApiKey();
   return `
 providers:
   - id: mock-upstream
     type: openai-compatible
     baseUrl: ${mockUrl}/v1
-    apiKey: env:SWITCHYARD_TEST_UPSTREAM_KEY
+    allowPrivateNetwork: true   # the mock listens on loopback
+    apiKey: env:SY_TEST_UPSTREAM_KEY
 deployments:
   - id: primary
     provider: mock-upstream
@@ -57,11 +58,11 @@ apiKeys:
     scopes: [inference]
   - id: ${ANALYTICS_KEYS.acmeBatch}
     tenant: acme
-    key: env:ANALYTICS_KEY_BATCH
+    key: env:ANALYTICS_BATCH_KEY
     scopes: [inference]
   - id: ${ANALYTICS_KEYS.globexApp}
     tenant: globex
-    key: env:ANALYTICS_KEY_GLOBEX
+    key: env:ANALYTICS_GLOBEX_KEY
     scopes: [inference]
 `;
 }
@@ -73,6 +74,6 @@ const MIX: Array<{ kind: RequestKind; model: string }> = [
 
 /** Buffered, streamed, cancelled (client disconnect) and failed-mid-stream requests from all three keys. */
 export async function mixedTraffic(gatewayUrl: string, firstKey: string, perKey: number): Promise<void> {
-  await Promise.all([firstKey, process.env.ANALYTICS_KEY_BATCH!, process.env.ANALYTICS_KEY_GLOBEX!].map((key, k) =>
+  await Promise.all([firstKey, process.env.ANALYTICS_BATCH_KEY!, process.env.ANALYTICS_GLOBEX_KEY!].map((key, k) =>
     runLoad(gatewayUrl, key, perKey, 4, (i) => MIX[(i + k) % MIX.length])));
 }
