@@ -5,6 +5,7 @@ import { DEFAULT_HTTP_SETTINGS, type HttpSettings } from '../../modules/inferenc
 import { DURABILITY_PROFILES, type DurabilityProfile } from '../../modules/inference/pipeline/durability.js';
 import type { ResilienceOverrides } from '../../modules/inference/resilience/resilience-settings.js';
 import type { AdmissionSettings } from '../../modules/limits/admission-settings.js';
+import type { AuditSettings } from '../../projections/audit-chain/audit-settings.js';
 import { type SecretReferencePolicy, SecretPolicyError, secretReferencePolicy } from '../kernel/secret-references/secret-reference-policy.js';
 
 /** Everything configured through environment variables (DESIGN §8). */
@@ -32,6 +33,8 @@ export interface Environment {
   resilience?: ResilienceOverrides;
   /** Node-wide admission limits that differ from the defaults (admission-settings.ts). */
   admission?: Partial<AdmissionSettings>;
+  /** Audit checkpoint signing; absent = read from SWITCHYARD_AUDIT_* when the platform opens (audit-settings.ts). */
+  audit?: AuditSettings;
   /**
    * What `env:` and `file:` references may read (SWITCHYARD_SECRET_ENV, SWITCHYARD_SECRETS_DIR). Unset:
    * the defaults, with `secrets/` under `dataDir`.
