@@ -1,6 +1,8 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { AccessModule } from '../modules/access/access.module.js';
 import { AccessAdminModule } from '../modules/access/admin/access-admin.module.js';
+import { AnalyticsModule } from '../modules/analytics/analytics.module.js';
+import { AuditModule } from '../modules/audit/audit.module.js';
 import { CatalogAdminModule } from '../modules/catalog/admin/catalog-admin.module.js';
 import { CatalogModule } from '../modules/catalog/catalog.module.js';
 import { InferenceModule } from '../modules/inference/inference.module.js';
@@ -16,7 +18,8 @@ export class AppModule {
   static forRoot(platform: Platform): DynamicModule {
     return {
       module: AppModule,
-      imports: [PlatformModule.forRoot(platform), CatalogModule, AccessModule, ProvidersModule, InferenceModule, AccessAdminModule, CatalogAdminModule],
+      imports: [PlatformModule.forRoot(platform), CatalogModule, AccessModule, ProvidersModule, InferenceModule, AccessAdminModule, CatalogAdminModule,
+        AnalyticsModule, AuditModule],
       controllers: [HealthController, StatusController],
       providers: [ConfigApplier],
     };

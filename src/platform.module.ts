@@ -1,6 +1,7 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { DataSource } from 'typeorm';
+import { ClickHouseConnection } from '../projections/clickhouse-analytics/clickhouse-connection.js';
 import { KeyIndexProjection } from '../projections/key-index/key-index.projection.js';
 import { RoutingSnapshotProjection } from '../projections/routing-snapshot/routing-snapshot.projection.js';
 import { CommandExecutor } from './kernel/commands/command-executor.js';
@@ -29,6 +30,8 @@ export class PlatformModule {
       { provide: ProjectionRunner, useValue: platform.runner },
       { provide: RoutingSnapshotProjection, useValue: platform.routing },
       { provide: KeyIndexProjection, useValue: platform.keys },
+      // Null without CLICKHOUSE_URL (inject with @Optional()).
+      { provide: ClickHouseConnection, useValue: platform.clickhouse },
     ];
     return {
       module: PlatformModule,

@@ -1,6 +1,13 @@
 import { Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { upcasters } from '../events/upcasters.js';
+import { AuditChainProjection } from '../projections/audit-chain/audit-chain.projection.js';
+import { openCheckpointSigner, readAuditSettings } from '../projections/audit-chain/audit-settings.js';
+import type { CheckpointSigner } from '../projections/audit-chain/checkpoint-signer.js';
+import { analyticsFaults } from '../projections/clickhouse-analytics/analytics-faults.js';
+import { ClickHouseAnalyticsProjection } from '../projections/clickhouse-analytics/clickhouse-analytics.projection.js';
+import { ClickHouseConnection } from '../projections/clickhouse-analytics/clickhouse-connection.js';
+import { clickHouseSettings } from '../projections/clickhouse-analytics/clickhouse-settings.js';
 import { CostLedgerEntry } from '../projections/cost-ledger/cost-ledger-entry.entity.js';
 import { CostLedgerProjection } from '../projections/cost-ledger/cost-ledger.projection.js';
 import { KeyIndexProjection } from '../projections/key-index/key-index.projection.js';
@@ -32,11 +39,16 @@ export interface Platform {
   runner: ProjectionRunner;
   routing: RoutingSnapshotProjection;
   keys: KeyIndexProjection;
+  /** Signs audit checkpoints; null without SWITCHYARD_AUDIT_SIGNING_KEY. */
+  auditSigner: CheckpointSigner | null;
+  /** The ClickHouse analytics store and its projection; null without CLICKHOUSE_URL. */
+  clickhouse: ClickHouseConnection | null;
+  analytics: ClickHouseAnalyticsProjection | null;
   close(): Promise<void>;
 }
 
 export interface PlatformOptions {
-  /** Run singleton projections (ledger, spend) in this process. */
+  /** Run singleton projections (ledger, spend, audit chain, analytics) in this process. */
   runDurable: boolean;
 }
 
@@ -47,6 +59,10 @@ export async function openPlatform(environment: Environment, options: PlatformOp
   installSecretReferencePolicy(environment.secretReferences ?? secretReferencePolicy(process.env, environment.dataDir));
   rememberSecret(environment.adminToken);
   for (const url of [environment.databaseUrl, environment.redisUrl, environment.clickhouseUrl]) rememberUrlCredentials(url);
+  // Then settings: a bad signing key (or one the policy forbids) or ClickHouse URL stops the start before anything is opened.
+  const auditSettings = environment.audit ?? readAuditSettings(process.env);
+  const auditSigner = openCheckpointSigner(auditSettings);
+  const chSettings = environment.clickhouseUrl ? clickHouseSettings(environment.clickhouseUrl) : null;
   const dataDir = environment.databaseUrl || environment.dataDir === ':memory:' ? null : environment.dataDir;
   const database = await openDatabase({ databaseUrl: environment.databaseUrl, dataDir });
   let dataSource: DataSource | null = null;
@@ -77,13 +93,25 @@ export async function openPlatform(environment: Environment, options: PlatformOp
   runner.addInMemory(routing);
   runner.addInMemory(keys);
   runner.addDurable(new CostLedgerProjection());
+  runner.addDurable(new AuditChainProjection(auditSigner, auditSettings.checkpointIntervalMs));
+  const clickhouse = chSettings ? new ClickHouseConnection(chSettings) : null;
+  const analytics = clickhouse ? new ClickHouseAnalyticsProjection(clickhouse, analyticsFaults(process.env)) : null;
+  if (analytics) {
+    runner.addDurable(analytics);
+    // Schema at start; ClickHouse being down must not stop serving: the projection retries on its next batch.
+    if (options.runDurable) {
+      await analytics.prepare().catch((error: Error) => logger.warn(`ClickHouse is not reachable yet (${error.message}); analytics will catch up when it is`));
+    }
+  }
   const executor = new CommandExecutor(store);
   const openedDataSource = dataSource;
   return {
     environment, database, dataSource: openedDataSource, store, committer, executor, runner, routing, keys,
+    auditSigner, clickhouse, analytics,
     async close() {
       await committer.drain();
       await runner.stop();
+      await clickhouse?.close().catch(() => undefined);
       await openedDataSource.destroy().catch(() => undefined);
       await database.close();
     },

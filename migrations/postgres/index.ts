@@ -2,6 +2,11 @@ import { EventStore1764460800000 } from './1764460800000-event-store.js';
 import { CostLedger1764460800001 } from './1764460800001-cost-ledger.js';
 import { AdminTokens1764460800020 } from './1764460800020-admin-tokens.js';
 import { CheckpointXid81764547200000 } from './1764547200000-checkpoint-xid8.js';
+import { AuditChain1764547200120 } from './1764547200120-audit-chain.js';
+import { EventsPositionIndex1764547200121 } from './1764547200121-events-position-index.js';
 
 /** Every PostgreSQL migration, in order. TypeORM's runner applies the ones not yet recorded. */
-export const postgresMigrations = [EventStore1764460800000, CostLedger1764460800001, AdminTokens1764460800020, CheckpointXid81764547200000];
+export const postgresMigrations = [
+  EventStore1764460800000, CostLedger1764460800001, AdminTokens1764460800020, CheckpointXid81764547200000,
+  AuditChain1764547200120, EventsPositionIndex1764547200121,
+];

@@ -1,16 +1,23 @@
+import { Logger } from '@nestjs/common';
 import { parseArgs } from 'node:util';
 import { ConfigValidationError } from '../config/gateway-config.js';
 import { ApplyRefusedError } from '../config/apply/config-applier.js';
 import { ConfigurationError } from '../config/environment.js';
 import type { KeyScope } from '../../events/api-key-events.js';
 import { DomainError } from '../kernel/commands/decider.js';
+import { ExportRangeError } from '../../modules/audit/audit-export.js';
+import { UnknownActionError } from '../../modules/audit/control-plane-audit.js';
 import { apply } from './commands/apply.js';
 import { keysIssue, keysRevoke } from './commands/keys.js';
-import { eventsRead, eventsTail } from './commands/events.js';
+import { auditCheckpoint, auditExport, auditLog, auditPublicKey, auditVerify } from './commands/audit.js';
+import { eventsList, eventsRead, eventsTail } from './commands/events.js';
 import { mockProvider } from './commands/mock-provider.js';
 import { projectionsRebuild, projectionsStatus } from './commands/projections.js';
 import { projector } from './commands/projector.js';
+import { type ReconciledProvider, reconcileCommand } from './commands/reconcile.js';
+import { requestsShow } from './commands/requests.js';
 import { serve } from './commands/serve.js';
+import { StderrLogger } from './stderr-logger.js';
 
 const USAGE = `Usage: switchyard <command>
 
@@ -21,11 +28,29 @@ const USAGE = `Usage: switchyard <command>
   mock-provider [--port N] [--host H] [--latency-ms N] [--ttft-ms N] [--chunk-gap-ms N] [--chunks N]
                 [--status N] [--retry-after S]
                                      run the mock provider (OpenAI-compatible, with fault injection)
-  events tail [--from N] [--follow] [--type T ...]
+  events tail [--from N] [--follow] [--type T ...] [--stream S]
                                      print the global event log as JSON lines
+  events list [--after N|TOKEN] [--stream S] [--type T ...] [--limit N]
+                                     one page of the log by position (next page token on stderr)
   events read STREAM                 print one stream (e.g. request-<id>, alias-chat)
-  projections status                 positions of every projection
-  projections rebuild NAME           rebuild a durable projection (cost-ledger) from position zero
+  requests show ID                   reconstruct one request: admission, attempts, completion, cost,
+                                     alias and price versions in force
+  projections status [--json]        position and lag of every projection
+  projections rebuild NAME           replay a durable projection from position 0 (cost-ledger,
+                                     audit-chain, clickhouse-analytics), with a progress bar
+  audit verify [--checkpoint FILE] [--public-key FILE] [--json]
+                                     recompute the hash chain from the events table: OK, or the first
+                                     altered, missing or reordered position (exit 1)
+  audit export [--from N] [--to N] [--out FILE]
+                                     NDJSON of the chain with hashes and signed checkpoints
+  audit checkpoint                   the latest signed checkpoint as JSON (keep it outside the database)
+  audit public-key                   the Ed25519 public key auditors verify checkpoints with
+  audit log [--actor A] [--action TYPE ...] [--from ISO] [--to ISO] [--limit N]
+                                     control-plane changes with their actors, as JSON lines
+  reconcile --provider openai|anthropic --usage FILE [--usage FILE ...] [--provider-id ID ...]
+            [--tolerance USD] [--json]
+                                     compare the ledger with a provider's usage/cost export per day
+                                     and model (exit 1 when anything differs)
   keys issue --tenant T [--id ID] [--scope S ...] [--alias A ...] [--expires-at ISO]
              [--rpm N] [--tpm N] [--max-concurrency N]
                                      issue a gateway key; prints it once on stdout
@@ -35,6 +60,8 @@ const USAGE = `Usage: switchyard <command>
 /** Runs one CLI command; resolves to the process exit code. */
 export async function runCli(argv: string[]): Promise<number> {
   const [command, sub, ...rest] = argv;
+  // One-shot commands keep stdout for their result; the server configures its own logging.
+  if (command !== undefined && command !== 'serve' && command !== 'projector' && command !== 'mock-provider') Logger.overrideLogger(new StderrLogger(process.env.LOG_LEVEL));
   try {
     switch (command) {
       case undefined:
@@ -75,17 +102,80 @@ export async function runCli(argv: string[]): Promise<number> {
         if (sub === 'tail') {
           const { values } = parseArgs({
             args: rest,
-            options: { from: { type: 'string', default: '0' }, follow: { type: 'boolean' }, type: { type: 'string', multiple: true } },
+            options: {
+              from: { type: 'string', default: '0' }, follow: { type: 'boolean' }, type: { type: 'string', multiple: true }, stream: { type: 'string' },
+            },
           });
-          return await eventsTail({ from: Number(values.from), follow: values.follow ?? false, types: values.type ?? null });
+          return await eventsTail({ from: Number(values.from), follow: values.follow ?? false, types: values.type ?? null, stream: values.stream ?? null });
+        }
+        if (sub === 'list') {
+          const { values } = parseArgs({
+            args: rest,
+            options: { after: { type: 'string' }, stream: { type: 'string' }, type: { type: 'string', multiple: true }, limit: { type: 'string', default: '100' } },
+          });
+          const limit = Number(values.limit);
+          if (!Number.isInteger(limit) || limit < 1 || limit > 1000) return usage('--limit must be an integer from 1 to 1000');
+          return await eventsList({ after: values.after, stream: values.stream, types: values.type, limit });
         }
         if (sub === 'read' && rest[0]) return await eventsRead(rest[0]);
-        return usage('events tail|read STREAM');
+        return usage('events tail|list|read STREAM');
       }
+      case 'requests':
+        if (sub === 'show' && rest[0]) return await requestsShow(rest[0]);
+        return usage('requests show ID');
       case 'projections':
-        if (sub === 'status') return await projectionsStatus();
+        if (sub === 'status') {
+          const { values } = parseArgs({ args: rest, options: { json: { type: 'boolean' } } });
+          return await projectionsStatus({ json: values.json ?? false });
+        }
         if (sub === 'rebuild' && rest[0]) return await projectionsRebuild(rest[0]);
         return usage('projections status|rebuild NAME');
+      case 'audit': {
+        if (sub === 'verify') {
+          const { values } = parseArgs({ args: rest, options: { checkpoint: { type: 'string' }, 'public-key': { type: 'string' }, json: { type: 'boolean' } } });
+          return await auditVerify({ checkpointFile: values.checkpoint ?? null, publicKeyFile: values['public-key'] ?? null, json: values.json ?? false });
+        }
+        if (sub === 'export') {
+          const { values } = parseArgs({ args: rest, options: { from: { type: 'string' }, to: { type: 'string' }, out: { type: 'string' } } });
+          const position = (value: string | undefined) => (value === undefined ? undefined : Number(value));
+          for (const [name, value] of [['--from', values.from], ['--to', values.to]] as const) {
+            if (value !== undefined && !/^\d+$/.test(value)) return usage(`${name} must be a global position`);
+          }
+          return await auditExport({ from: position(values.from), to: position(values.to), out: values.out ?? null });
+        }
+        if (sub === 'checkpoint') return await auditCheckpoint();
+        if (sub === 'public-key') return await auditPublicKey();
+        if (sub === 'log') {
+          const { values } = parseArgs({
+            args: rest,
+            options: { actor: { type: 'string' }, action: { type: 'string', multiple: true }, from: { type: 'string' }, to: { type: 'string' }, limit: { type: 'string', default: '1000' } },
+          });
+          const date = (value: string | undefined) => (value === undefined ? undefined : new Date(value));
+          const from = date(values.from);
+          const to = date(values.to);
+          if ((from && Number.isNaN(from.getTime())) || (to && Number.isNaN(to.getTime()))) return usage('--from and --to must be ISO-8601 timestamps');
+          const limit = Number(values.limit);
+          if (!Number.isInteger(limit) || limit < 1) return usage('--limit must be a positive integer');
+          return await auditLog({ actor: values.actor, actions: values.action?.flatMap((a) => a.split(',')), from, to, limit });
+        }
+        return usage('audit verify|export|checkpoint|public-key|log');
+      }
+      case 'reconcile': {
+        const { values } = parseArgs({
+          args: argv.slice(1),
+          options: {
+            provider: { type: 'string' }, usage: { type: 'string', multiple: true }, 'provider-id': { type: 'string', multiple: true },
+            tolerance: { type: 'string', default: '0.01' }, json: { type: 'boolean' },
+          },
+        });
+        if (values.provider !== 'openai' && values.provider !== 'anthropic') return usage('reconcile needs --provider openai|anthropic');
+        if (!values.usage?.length) return usage('reconcile needs --usage FILE (a usage and/or cost export)');
+        if (!/^\d+(\.\d+)?$/.test(values.tolerance!)) return usage('--tolerance must be a non-negative amount in USD, e.g. 0.01');
+        return await reconcileCommand({
+          provider: values.provider as ReconciledProvider, usageFiles: values.usage, providerIds: values['provider-id'] ?? [],
+          toleranceUsd: values.tolerance!, json: values.json ?? false,
+        });
+      }
       case 'keys': {
         if (sub === 'issue') {
           const { values } = parseArgs({
@@ -124,7 +214,8 @@ export async function runCli(argv: string[]): Promise<number> {
         return usage(`unknown command '${command}'`);
     }
   } catch (error) {
-    if (error instanceof ConfigValidationError || error instanceof ApplyRefusedError || error instanceof ConfigurationError || error instanceof DomainError) {
+    if (error instanceof ConfigValidationError || error instanceof ApplyRefusedError || error instanceof ConfigurationError || error instanceof DomainError ||
+        error instanceof ExportRangeError || error instanceof UnknownActionError) {
       process.stderr.write(`${error.message}\n`);
       return 1;
     }

@@ -5,6 +5,7 @@ import { DEFAULT_HTTP_SETTINGS, type HttpSettings } from '../../modules/inferenc
 import { DURABILITY_PROFILES, type DurabilityProfile } from '../../modules/inference/pipeline/durability.js';
 import type { ResilienceOverrides } from '../../modules/inference/resilience/resilience-settings.js';
 import type { AdmissionSettings } from '../../modules/limits/admission-settings.js';
+import type { AuditSettings } from '../../projections/audit-chain/audit-settings.js';
 import { type SecretReferencePolicy, SecretPolicyError, secretReferencePolicy } from '../kernel/secret-references/secret-reference-policy.js';
 
 /** Everything configured through environment variables (DESIGN §8). */
@@ -39,6 +40,8 @@ export interface Environment {
    * or `external` in a `switchyard projector` process of their own, so they never cost the serving path.
    */
   projector?: 'embedded' | 'external';
+  /** Audit checkpoint signing; absent = read from SWITCHYARD_AUDIT_* when the platform opens (audit-settings.ts). */
+  audit?: AuditSettings;
   /**
    * What `env:` and `file:` references may read (SWITCHYARD_SECRET_ENV, SWITCHYARD_SECRETS_DIR). Unset:
    * the defaults, with `secrets/` under `dataDir`.

@@ -54,6 +54,21 @@ export function adminValidationPipe(): ValidationPipe {
   });
 }
 
+/** The same rules for query strings (history and analytics reads): unknown parameters are refused too. */
+export function adminQueryValidationPipe(): ValidationPipe {
+  return new ValidationPipe({
+    transform: true,
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    validationError: { target: false, value: false },
+    exceptionFactory: (errors: ValidationError[]) => {
+      const fields = fieldProblems(errors).map((problem) => (problem.message === 'unknown field' ? { ...problem, message: 'unknown parameter' } : problem));
+      const summary = fields.length === 1 ? `${fields[0].path}: ${fields[0].message}` : `${fields.length} problems in the query`;
+      return new AdminApiError(400, 'validation_failed', `The query is invalid: ${summary}.`, fields);
+    },
+  });
+}
+
 export function fieldProblems(errors: readonly ValidationError[], parent = ''): FieldProblem[] {
   const problems: FieldProblem[] = [];
   for (const error of errors) {

@@ -59,6 +59,8 @@ export interface ReadAllOptions {
   limit: number;
   /** Only these event types (the position still advances past the others). */
   types?: readonly string[];
+  /** Only this stream (history readers page one stream by global position). */
+  streamId?: string;
 }
 
 export interface ReadAllResult {

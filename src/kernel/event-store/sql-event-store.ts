@@ -246,9 +246,16 @@ export class SqlEventStore implements EventStore {
   }
 
   async readAll(from: LogPosition, options: ReadAllOptions): Promise<ReadAllResult> {
-    const typeFilter = options.types ? `AND e.event_type = ANY($4::text[])` : '';
     const params: unknown[] = [xid8Param(from.transactionId), from.globalPosition, options.limit];
-    if (options.types) params.push(options.types);
+    let filters = '';
+    if (options.types) {
+      params.push(options.types);
+      filters += `AND e.event_type = ANY($${params.length}::text[]) `;
+    }
+    if (options.streamId !== undefined) {
+      params.push(options.streamId);
+      filters += `AND e.stream_id = $${params.length}`;
+    }
     // One statement: the oldest transaction still in flight bounds the read, so one that commits late
     // (even with a lower global_position) is never skipped; it is read once it commits. Transactions of
     // other databases on the same server can never write to this log, so they do not hold it back (a
@@ -271,7 +278,7 @@ export class SqlEventStore implements EventStore {
        FROM horizon LEFT JOIN LATERAL (
          SELECT ${COLUMNS} FROM events e
          WHERE (e.transaction_id, e.global_position) > ($1::xid8, $2::bigint)
-           AND e.transaction_id < horizon.xmin ${typeFilter}
+           AND e.transaction_id < horizon.xmin ${filters}
          ORDER BY e.transaction_id, e.global_position
          LIMIT $3
        ) page ON true`,

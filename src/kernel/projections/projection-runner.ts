@@ -5,7 +5,7 @@ import { EVENTS_CHANNEL } from '../event-store/event-store.js';
 import { type LogPosition, START, comparePositions, parseXid8, samePosition } from '../event-store/log-position.js';
 import type { SqlEventStore } from '../event-store/sql-event-store.js';
 import { projectionCheckpoints } from './projection-checkpoints.js';
-import type { DurableProjection, InMemoryProjection } from './projection.js';
+import { ALL_EVENT_TYPES, type DurableProjection, type EventTypeFilter, type InMemoryProjection } from './projection.js';
 
 export interface ProjectionRunnerOptions {
   /** Poll interval: the fallback when a notification is lost. */
@@ -20,6 +20,8 @@ export interface ProjectionRunnerOptions {
 export interface ProjectionStatus {
   name: string;
   kind: 'in-memory' | 'durable';
+  /** The event types it follows (for lag and progress). */
+  eventTypes: EventTypeFilter;
   position: LogPosition;
   lastGlobalPosition: number;
   leaseHeld: boolean;
@@ -29,7 +31,7 @@ export interface ProjectionStatus {
 interface Worker {
   name: string;
   kind: 'in-memory' | 'durable';
-  eventTypes: readonly string[];
+  eventTypes: EventTypeFilter;
   position: LogPosition;
   lastGlobalPosition: number;
   /** The checkpoint as stored (durable only); a transaction that finds another value there aborts. */
@@ -73,7 +75,7 @@ export class ProjectionRunner {
 
   addInMemory(projection: InMemoryProjection): void {
     this.workers.set(projection.name, this.worker(projection.name, 'in-memory', projection.eventTypes, async (worker) => {
-      const page = await this.store.readAll(worker.position, { limit: this.options.batchSize, types: worker.eventTypes });
+      const page = await this.store.readAll(worker.position, { limit: this.options.batchSize, types: typeFilter(worker.eventTypes) });
       if (page.events.length > 0) {
         projection.apply(page.events, page.next);
         worker.lastGlobalPosition = page.events[page.events.length - 1].globalPosition;
@@ -119,7 +121,7 @@ export class ProjectionRunner {
     if (!payload) return this.wake();
     const types = payload.split(',');
     for (const worker of this.workers.values()) {
-      if (!types.some((type) => worker.eventTypes.includes(type))) continue;
+      if (worker.eventTypes !== ALL_EVENT_TYPES && !types.some((type) => worker.eventTypes.includes(type))) continue;
       if (worker.kind === 'durable') this.wakeSoon(worker);
       else void this.follow(worker).catch(() => undefined);
     }
@@ -207,6 +209,7 @@ export class ProjectionRunner {
     return [...this.workers.values()].map((w) => ({
       name: w.name,
       kind: w.kind,
+      eventTypes: w.eventTypes,
       position: w.position,
       lastGlobalPosition: w.lastGlobalPosition,
       leaseHeld: w.kind === 'in-memory' || Boolean(w.lease?.held),
@@ -242,7 +245,7 @@ export class ProjectionRunner {
   private worker(
     name: string,
     kind: Worker['kind'],
-    eventTypes: readonly string[],
+    eventTypes: EventTypeFilter,
     step: Worker['step'],
   ): Worker {
     return {
@@ -294,12 +297,18 @@ export class ProjectionRunner {
     // another node may hold it by now.
     if (!worker.lease?.held) return false;
     if (!worker.persisted) {
+      await projection.resume?.();
       worker.persisted = await projectionCheckpoints.load(this.database, projection.name);
       worker.position = worker.persisted;
     }
-    const page = await this.store.readAll(worker.position, { limit: this.options.batchSize, types: projection.eventTypes });
+    const page = await this.store.readAll(worker.position, { limit: this.options.batchSize, types: typeFilter(projection.eventTypes) });
     if (page.events.length === 0) {
       worker.position = page.next;
+      if (page.caughtUp && !samePosition(await projectionCheckpoints.load(this.database, projection.name), worker.persisted)) {
+        // Idle, but the stored checkpoint moved under us (a rebuild from the CLI reset it): start over from it.
+        worker.persisted = null;
+        return true;
+      }
       return !page.caughtUp;
     }
     const expected = worker.persisted;
@@ -322,6 +331,10 @@ export class ProjectionRunner {
     worker.lastGlobalPosition = page.events[page.events.length - 1].globalPosition;
     return !page.caughtUp;
   }
+}
+
+function typeFilter(eventTypes: EventTypeFilter): readonly string[] | undefined {
+  return eventTypes === ALL_EVENT_TYPES ? undefined : eventTypes;
 }
 
 /** Advisory-lock key for a projection's lease: a stable 31-bit hash of its name. */

@@ -2,6 +2,14 @@ import type { EntityManager } from 'typeorm';
 import type { LogPosition, RecordedEvent } from '../event-store/event-store.js';
 
 /**
+ * A projection that follows every event type, including ones added after it was written (the audit
+ * chain must never skip an event because its type was unknown when the code was built).
+ */
+export const ALL_EVENT_TYPES = 'all';
+
+export type EventTypeFilter = readonly string[] | typeof ALL_EVENT_TYPES;
+
+/**
  * A per-node projection kept in memory (routing snapshot, key index). It starts from position zero on
  * every boot and must stay cheap to rebuild, so it subscribes to the control-plane event types only.
  */
@@ -18,8 +26,14 @@ export interface InMemoryProjection {
  */
 export interface DurableProjection {
   readonly name: string;
-  readonly eventTypes: readonly string[];
+  readonly eventTypes: EventTypeFilter;
   handle(manager: EntityManager, events: readonly RecordedEvent[]): Promise<void>;
   /** Deletes everything the projection wrote, before a rebuild from position zero. */
   reset(manager: EntityManager): Promise<void>;
+  /**
+   * Called before the first batch after the runner (re)loads the checkpoint: at start, when this node
+   * (re)acquires the lease, and when another writer or a rebuild moved the checkpoint. A projection whose
+   * writes live outside PostgreSQL (ClickHouse) forgets what it believed it had written and re-reads it.
+   */
+  resume?(): Promise<void>;
 }

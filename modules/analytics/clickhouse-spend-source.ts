@@ -1,0 +1,75 @@
+import { Decimal } from 'decimal.js';
+import { type ClickHouseConnection, quoteString } from '../../projections/clickhouse-analytics/clickhouse-connection.js';
+import { dateTime } from '../../projections/clickhouse-analytics/attempt-row.js';
+import { SPEND_DIMENSIONS, type SpendMetrics, type SpendQuery, type SpendResult, type SpendSource, sortRows } from './spend-query.js';
+
+interface MetricRow {
+  m_requests: string;
+  m_attempts: string;
+  m_input: string;
+  m_cached: string;
+  m_cache_write: string;
+  m_output: string;
+  m_reasoning: string;
+  m_cost: string;
+}
+
+/**
+ * Billable attempts only, to match the ledger row for row. The rollups hold both counts: the billable
+ * ones and every attempt (errors, latency quantiles) for finance's own queries. Result names differ from
+ * every column: ClickHouse 18.16 resolves aliases first, and `sum(x) AS x` read elsewhere would recurse.
+ */
+const METRICS = `toString(uniqExactIfMerge(billable_requests)) AS m_requests, toString(sum(billable_attempts)) AS m_attempts,
+  toString(sum(input_tokens)) AS m_input, toString(sum(cached_input_tokens)) AS m_cached,
+  toString(sum(cache_write_tokens)) AS m_cache_write, toString(sum(output_tokens)) AS m_output,
+  toString(sum(reasoning_tokens)) AS m_reasoning, toString(sum(cost_usd)) AS m_cost`;
+
+/** Spend from the spend_hourly / spend_daily rollups (parts merge in the background, hence GROUP BY). */
+export class ClickHouseSpendSource implements SpendSource {
+  readonly name = 'clickhouse' as const;
+
+  constructor(private readonly clickhouse: ClickHouseConnection) {}
+
+  async report(query: SpendQuery): Promise<SpendResult> {
+    const hourly = query.granularity === 'hour';
+    const table = this.clickhouse.table(hourly ? 'spend_hourly' : 'spend_daily');
+    const bucket = hourly ? 'hour' : 'day';
+    const bound = (at: Date) => (hourly ? `toDateTime(${quoteString(dateTime(at))}, 'UTC')` : `toDate(${quoteString(at.toISOString().slice(0, 10))})`);
+    let where = `${bucket} >= ${bound(query.from)} AND ${bucket} < ${bound(query.to)}`;
+    for (const [dimension, value] of Object.entries(query.filters)) {
+      where += ` AND ${SPEND_DIMENSIONS[dimension as keyof typeof SPEND_DIMENSIONS]} = ${quoteString(value!)}`;
+    }
+    const columns = query.groupBy.map((dimension) => SPEND_DIMENSIONS[dimension]);
+    // Group keys are strings and the bucket; never a Decimal column (ClickHouse 18.16 crashes on that).
+    // Groups of unbilled attempts only have no ledger rows either.
+    const rows = await this.clickhouse.rows<MetricRow & Record<string, string>>(
+      `SELECT toString(${bucket}) AS m_period${columns.map((c) => `, ${c}`).join('')}, ${METRICS}
+       FROM ${table} WHERE ${where}
+       GROUP BY ${[bucket, ...columns].join(', ')}
+       HAVING sum(billable_attempts) > 0`,
+    );
+    const [totals] = await this.clickhouse.rows<MetricRow>(`SELECT ${METRICS} FROM ${table} WHERE ${where}`);
+    return {
+      rows: sortRows(rows.map((row) => ({
+        period: hourly ? `${row.m_period.slice(0, 10)}T${row.m_period.slice(11, 13)}:00:00Z` : row.m_period,
+        group: Object.fromEntries(query.groupBy.map((dimension) => [dimension, row[SPEND_DIMENSIONS[dimension]]])),
+        ...metrics(row),
+      })), query.groupBy),
+      totals: metrics(totals),
+    };
+  }
+}
+
+function metrics(row: MetricRow | undefined): SpendMetrics {
+  const count = (value: string | undefined) => Number(value ?? 0);
+  return {
+    requests: count(row?.m_requests),
+    attempts: count(row?.m_attempts),
+    inputTokens: count(row?.m_input),
+    cachedInputTokens: count(row?.m_cached),
+    cacheWriteTokens: count(row?.m_cache_write),
+    outputTokens: count(row?.m_output),
+    reasoningTokens: count(row?.m_reasoning),
+    costUsd: new Decimal(row?.m_cost ?? 0).toFixed(12),
+  };
+}

@@ -1,0 +1,68 @@
+import { Decimal } from 'decimal.js';
+import type { SqlExecutor } from '../../src/kernel/database/database.js';
+import { SPEND_DIMENSIONS, type SpendMetrics, type SpendQuery, type SpendResult, type SpendSource, sortRows } from './spend-query.js';
+
+interface MetricRow {
+  requests: string;
+  attempts: string;
+  input_tokens: string | null;
+  cached_input_tokens: string | null;
+  cache_write_tokens: string | null;
+  output_tokens: string | null;
+  reasoning_tokens: string | null;
+  cost_usd: string | null;
+}
+
+const METRICS = `count(DISTINCT request_id)::text AS requests, count(*)::text AS attempts,
+  sum(input_tokens)::text AS input_tokens, sum(cached_input_tokens)::text AS cached_input_tokens,
+  sum(cache_write_tokens)::text AS cache_write_tokens, sum(output_tokens)::text AS output_tokens,
+  sum(reasoning_tokens)::text AS reasoning_tokens, sum(cost_usd)::text AS cost_usd`;
+
+/** Spend from the `cost_ledger` table (no ClickHouse, or ClickHouse catching up). */
+export class PostgresSpendSource implements SpendSource {
+  readonly name = 'postgres' as const;
+
+  constructor(private readonly database: SqlExecutor) {}
+
+  async report(query: SpendQuery): Promise<SpendResult> {
+    const params: unknown[] = [query.from, query.to];
+    let where = `recorded_at >= $1 AND recorded_at < $2`;
+    for (const [dimension, value] of Object.entries(query.filters)) {
+      params.push(value);
+      where += ` AND ${SPEND_DIMENSIONS[dimension as keyof typeof SPEND_DIMENSIONS]} = $${params.length}`;
+    }
+    const period = query.granularity === 'hour'
+      ? `to_char(date_trunc('hour', recorded_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD"T"HH24:00:00"Z"')`
+      : `to_char(date_trunc('day', recorded_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD')`;
+    const columns = query.groupBy.map((dimension) => SPEND_DIMENSIONS[dimension]);
+    const rows = await this.database.query<MetricRow & Record<string, string>>(
+      `SELECT ${period} AS period${columns.map((c) => `, ${c}`).join('')}, ${METRICS}
+       FROM cost_ledger WHERE ${where}
+       GROUP BY 1${columns.map((_, i) => `, ${i + 2}`).join('')}`,
+      params,
+    );
+    const [totals] = await this.database.query<MetricRow>(`SELECT ${METRICS} FROM cost_ledger WHERE ${where}`, params);
+    return {
+      rows: sortRows(rows.map((row) => ({
+        period: row.period,
+        group: Object.fromEntries(query.groupBy.map((dimension) => [dimension, row[SPEND_DIMENSIONS[dimension]]])),
+        ...metrics(row),
+      })), query.groupBy),
+      totals: metrics(totals),
+    };
+  }
+}
+
+function metrics(row: MetricRow): SpendMetrics {
+  const count = (value: string | null) => Number(value ?? 0);
+  return {
+    requests: count(row.requests),
+    attempts: count(row.attempts),
+    inputTokens: count(row.input_tokens),
+    cachedInputTokens: count(row.cached_input_tokens),
+    cacheWriteTokens: count(row.cache_write_tokens),
+    outputTokens: count(row.output_tokens),
+    reasoningTokens: count(row.reasoning_tokens),
+    costUsd: new Decimal(row.cost_usd ?? 0).toFixed(12),
+  };
+}

@@ -1,0 +1,84 @@
+import type { EntityManager } from 'typeorm';
+import type { RecordedEvent } from '../../src/kernel/event-store/event-store.js';
+import { xid8Param } from '../../src/kernel/event-store/log-position.js';
+import { ALL_EVENT_TYPES, type DurableProjection } from '../../src/kernel/projections/projection.js';
+import { GENESIS_HASH, STORED_EVENT_COLUMNS, type StoredEventRow, canonicalEvent, chainHash, storedEvent } from './canonical-event.js';
+import type { CheckpointSigner } from './checkpoint-signer.js';
+
+interface ChainEntry {
+  sequence: number;
+  globalPosition: number;
+  transactionId: string;
+  eventId: string;
+  prevHash: string;
+  hash: string;
+}
+
+/**
+ * The hash-chained audit trail (DESIGN §5): every event, in global order, chained as
+ * `hash = sha256(prev_hash ‖ canonical event)` over the row as stored. With a signing key it ends a batch
+ * with a signed checkpoint when the newest one is older than the interval, so that cutting away the tail
+ * of the log (events and chain rows alike) leaves a checkpoint that no longer matches.
+ */
+export class AuditChainProjection implements DurableProjection {
+  readonly name = 'audit-chain';
+  readonly eventTypes = ALL_EVENT_TYPES;
+
+  constructor(
+    private readonly signer: CheckpointSigner | null,
+    private readonly checkpointIntervalMs: number,
+  ) {}
+
+  async handle(manager: EntityManager, events: readonly RecordedEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    // Re-read the rows as stored (raw payload, microsecond timestamps); the index on
+    // (transaction_id, global_position) finds them.
+    const rows: StoredEventRow[] = await manager.query(
+      `SELECT ${STORED_EVENT_COLUMNS} FROM events
+       WHERE (transaction_id, global_position) IN (SELECT * FROM unnest($1::text[]::xid8[], $2::bigint[]))`,
+      [events.map((e) => xid8Param(e.transactionId)), events.map((e) => e.globalPosition)],
+    );
+    const byPosition = new Map(rows.map((row) => [Number(row.global_position), storedEvent(row)]));
+    const head: Array<{ head: string; hash: string }> = await manager.query(
+      `SELECT c.sequence::text AS head, c.hash FROM audit_chain c ORDER BY c.sequence DESC LIMIT 1`,
+    );
+    let sequence = head[0] ? Number(head[0].head) : 0;
+    let prevHash = head[0]?.hash ?? GENESIS_HASH;
+    const entries: ChainEntry[] = [];
+    for (const event of events) {
+      const stored = byPosition.get(event.globalPosition);
+      if (!stored) throw new Error(`audit chain: event at global position ${event.globalPosition} vanished while it was being chained`);
+      const hash = chainHash(prevHash, canonicalEvent(stored));
+      entries.push({ sequence: ++sequence, globalPosition: stored.globalPosition, transactionId: stored.transactionId, eventId: stored.eventId, prevHash, hash });
+      prevHash = hash;
+    }
+    await manager.query(
+      `INSERT INTO audit_chain (sequence, global_position, transaction_id, event_id, prev_hash, hash)
+       SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[]::xid8[], $4::uuid[], $5::text[], $6::text[])`,
+      [
+        entries.map((e) => e.sequence), entries.map((e) => e.globalPosition), entries.map((e) => e.transactionId),
+        entries.map((e) => e.eventId), entries.map((e) => e.prevHash), entries.map((e) => e.hash),
+      ],
+    );
+    if (this.signer) await this.checkpointIfDue(manager, entries[entries.length - 1]);
+  }
+
+  /** Keeps the signed checkpoints: they attest what the chain was, and a rebuild must reproduce it. */
+  async reset(manager: EntityManager): Promise<void> {
+    await manager.query(`DELETE FROM audit_chain`);
+  }
+
+  private async checkpointIfDue(manager: EntityManager, last: ChainEntry): Promise<void> {
+    const signer = this.signer!;
+    const claim = { sequence: last.sequence, globalPosition: last.globalPosition, hash: last.hash };
+    // One statement: sign only when no checkpoint is younger than the interval. A replay that reaches a
+    // sequence already attested keeps the original signature (ON CONFLICT DO NOTHING).
+    await manager.query(
+      `INSERT INTO audit_checkpoints (sequence, global_position, hash, algorithm, key_id, signature)
+       SELECT $1, $2, $3, $4, $5, $6
+       WHERE NOT EXISTS (SELECT 1 FROM audit_checkpoints WHERE signed_at > now() - make_interval(secs => $7::double precision / 1000))
+       ON CONFLICT (sequence) DO NOTHING`,
+      [claim.sequence, claim.globalPosition, claim.hash, signer.algorithm, signer.keyId, signer.sign(claim), this.checkpointIntervalMs],
+    );
+  }
+}

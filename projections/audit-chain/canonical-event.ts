@@ -1,0 +1,83 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * An event exactly as the `events` table stores it: the raw payload (never upcast), the transaction id
+ * as a decimal string and `recorded_at` with its full microsecond precision. This, not what a reader
+ * of the event store sees, is what the audit chain hashes, so that an auditor can recompute every hash
+ * from the table alone.
+ */
+export interface StoredEvent {
+  globalPosition: number;
+  transactionId: string;
+  streamId: string;
+  streamVersion: number;
+  eventId: string;
+  type: string;
+  schemaVersion: number;
+  data: unknown;
+  metadata: unknown;
+  /** `YYYY-MM-DDTHH:MM:SS.ffffffZ` in UTC. */
+  recordedAt: string;
+}
+
+/** Selects the columns of `events` as `storedEvent()` reads them. */
+export const STORED_EVENT_COLUMNS = `global_position::text AS global_position, transaction_id::text AS transaction_id,
+  stream_id, stream_version, event_id::text AS event_id, event_type, schema_version, data, metadata,
+  to_char(recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS recorded_at`;
+
+export interface StoredEventRow {
+  global_position: string;
+  transaction_id: string;
+  stream_id: string;
+  stream_version: number;
+  event_id: string;
+  event_type: string;
+  schema_version: number;
+  data: unknown;
+  metadata: unknown;
+  recorded_at: string;
+}
+
+export function storedEvent(row: StoredEventRow): StoredEvent {
+  return {
+    globalPosition: Number(row.global_position),
+    transactionId: row.transaction_id,
+    streamId: row.stream_id,
+    streamVersion: Number(row.stream_version),
+    eventId: row.event_id,
+    type: row.event_type,
+    schemaVersion: Number(row.schema_version),
+    data: row.data,
+    metadata: row.metadata,
+    recordedAt: row.recorded_at,
+  };
+}
+
+/**
+ * The canonical encoding (version 1): the JSON Canonicalization Scheme (RFC 8785) of the object
+ * `{data, eventId, globalPosition, metadata, recordedAt, schemaVersion, streamId, streamVersion,
+ * transactionId, type}` — object keys sorted by UTF-16 code units at every level (integer-like keys
+ * too, which JSON.stringify alone would put first), no whitespace, strings and numbers as ECMAScript's
+ * JSON.stringify writes them. jsonb does not keep key order, so nothing may depend on it. The README's
+ * offline verifier is this same function.
+ */
+export function canonicalEvent(event: StoredEvent): string {
+  return jcs(event);
+}
+
+function jcs(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(jcs).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const record = value as Record<string, unknown>;
+    return `{${Object.keys(record).sort().map((key) => `${JSON.stringify(key)}:${jcs(record[key])}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** The hash of the empty chain: the `prev_hash` of the first entry. */
+export const GENESIS_HASH = '0'.repeat(64);
+
+/** `sha256(prev_hash as 32 raw bytes ‖ UTF-8 of the canonical event)`, as lowercase hex. */
+export function chainHash(prevHash: string, canonical: string): string {
+  return createHash('sha256').update(Buffer.from(prevHash, 'hex')).update(canonical, 'utf8').digest('hex');
+}

@@ -1,0 +1,129 @@
+import { Logger } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { type LogPosition, type RecordedEvent, comparePositions } from '../../src/kernel/event-store/event-store.js';
+import { parseXid8 } from '../../src/kernel/event-store/log-position.js';
+import { projectionCheckpoints } from '../../src/kernel/projections/projection-checkpoints.js';
+import { uuidv7 } from '../../src/kernel/ids.js';
+import type { DurableProjection } from '../../src/kernel/projections/projection.js';
+import { type AnalyticsFaults, NO_FAULTS } from './analytics-faults.js';
+import { ATTEMPT_COLUMNS, attemptLine } from './attempt-row.js';
+import type { ClickHouseConnection } from './clickhouse-connection.js';
+import { migrateClickHouse } from './clickhouse-migrator.js';
+
+/** Every insert of this projection runs under a query id with this prefix (see `waitForInFlightInserts`). */
+export const INSERT_QUERY_PREFIX = 'switchyard-analytics-';
+
+const IN_FLIGHT_WAIT_MS = 30_000;
+
+/**
+ * ClickHouse analytics (DESIGN §5): one `attempts` row per AttemptFinished; the materialized views keep
+ * spend_hourly and spend_daily. The checkpoint lives in PostgreSQL and cannot commit with the insert,
+ * so exactly-once rests on three facts:
+ *  - one writer at a time (the runner's lease), and each insert is one block into one partition, which
+ *    ClickHouse commits as a single part — all of it or none;
+ *  - the rows carry their log position, so ClickHouse itself records how far it got (the high-water
+ *    mark), and after any doubt (start, a new lease, a rebuild, a failed insert) the writer re-reads it
+ *    and skips everything at or below it;
+ *  - before re-reading, it waits until no insert of a previous writer is still running.
+ * A crash between the insert and the checkpoint therefore replays the batch into a mark that already
+ * covers it: nothing reaches the views twice. README "ClickHouse: exactly once" has the whole argument.
+ */
+export class ClickHouseAnalyticsProjection implements DurableProjection {
+  readonly name = 'clickhouse-analytics';
+  readonly eventTypes = ['AttemptFinished'] as const;
+  private readonly logger = new Logger('ClickHouseAnalytics');
+  /** Undefined: not known, read it from ClickHouse before the next insert. Null: the table is empty. */
+  private highWater: LogPosition | null | undefined = undefined;
+  private migrated = false;
+
+  constructor(
+    private readonly clickhouse: ClickHouseConnection,
+    private readonly faults: AnalyticsFaults = NO_FAULTS,
+  ) {}
+
+  /** Applies the ClickHouse migrations; the gateway calls it at start, `handle` again if that failed. */
+  async prepare(): Promise<void> {
+    if (this.migrated) return;
+    const applied = await migrateClickHouse(this.clickhouse);
+    if (applied.length) this.logger.log(`applied ClickHouse migrations in ${this.clickhouse.database}: ${applied.join(', ')}`);
+    this.migrated = true;
+  }
+
+  async resume(): Promise<void> {
+    this.highWater = undefined;
+  }
+
+  async handle(_manager: EntityManager, events: readonly RecordedEvent[]): Promise<void> {
+    await this.prepare();
+    if (this.highWater === undefined) this.highWater = await this.readHighWater();
+    const mark = this.highWater;
+    const fresh = mark ? events.filter((event) => comparePositions(positionOf(event), mark) > 0) : [...events];
+    for (const run of monthRuns(fresh)) {
+      try {
+        await this.clickhouse.insertTabSeparated('attempts', ATTEMPT_COLUMNS, run.map(attemptLine), `${INSERT_QUERY_PREFIX}${uuidv7()}`);
+      } catch (error) {
+        // The insert may still have happened (a timeout, a lost answer): only ClickHouse knows now.
+        this.highWater = undefined;
+        throw error;
+      }
+      this.highWater = positionOf(run[run.length - 1]);
+      this.faults.afterInsert();
+    }
+  }
+
+  /**
+   * Truncates the tables for a rebuild. The checkpoint row is locked first: a writer on another node holds
+   * that lock for the whole of its step, so no insert of a batch read before the reset can land after it.
+   */
+  async reset(manager: EntityManager): Promise<void> {
+    await projectionCheckpoints.lock(manager, this.name);
+    await this.prepare();
+    await this.waitForInFlightInserts();
+    for (const table of ['attempts', 'spend_hourly', 'spend_daily']) await this.clickhouse.command(`TRUNCATE TABLE ${this.clickhouse.table(table)}`);
+    this.highWater = undefined;
+  }
+
+  /** The position of the newest row in `attempts`: everything at or before it is already in ClickHouse. */
+  async readHighWater(): Promise<LogPosition | null> {
+    await this.waitForInFlightInserts();
+    // Aliases must not shadow the columns: ClickHouse (like PostgreSQL) would sort by the string.
+    const rows = await this.clickhouse.rows<{ mark_transaction: string; mark_position: string }>(
+      `SELECT toString(transaction_id) AS mark_transaction, toString(global_position) AS mark_position
+       FROM ${this.clickhouse.table('attempts')}
+       ORDER BY transaction_id DESC, global_position DESC LIMIT 1`,
+    );
+    return rows[0] ? { transactionId: parseXid8(rows[0].mark_transaction), globalPosition: Number(rows[0].mark_position) } : null;
+  }
+
+  /** A writer that died mid-insert may have left its insert running on the server: let it finish first. */
+  private async waitForInFlightInserts(): Promise<void> {
+    const deadline = Date.now() + IN_FLIGHT_WAIT_MS;
+    for (;;) {
+      const rows = await this.clickhouse.rows<{ running: string }>(
+        `SELECT toString(count()) AS running FROM system.processes WHERE query_id LIKE '${INSERT_QUERY_PREFIX}%'`,
+      );
+      if (Number(rows[0]?.running ?? 0) === 0) return;
+      if (Date.now() > deadline) throw new Error('an earlier analytics insert is still running on ClickHouse; retrying later');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+function positionOf(event: RecordedEvent): LogPosition {
+  return { transactionId: event.transactionId, globalPosition: event.globalPosition };
+}
+
+/** Consecutive events of one calendar month (UTC): each run is one insert into one partition. */
+function monthRuns(events: readonly RecordedEvent[]): RecordedEvent[][] {
+  const runs: RecordedEvent[][] = [];
+  let month = '';
+  for (const event of events) {
+    const current = event.recordedAt.toISOString().slice(0, 7);
+    if (current !== month || runs.length === 0) {
+      runs.push([]);
+      month = current;
+    }
+    runs[runs.length - 1].push(event);
+  }
+  return runs;
+}

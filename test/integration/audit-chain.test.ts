@@ -1,0 +1,312 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { secretReferencePolicy } from '../../src/kernel/secret-references/secret-reference-policy.js';
+import { openPlatform } from '../../src/platform.js';
+import { cloneDatabase, environmentFor, sql } from '../support/audit-fixtures.js';
+import { readmeExportVerifier } from '../support/readme-snippets.js';
+import { runCli } from '../support/cli-process.js';
+import { postJson, startTestGateway } from '../support/gateway-harness.js';
+import { createScratchDatabase, requireService } from '../support/services.js';
+
+const baseUrl = requireService('DATABASE_URL');
+const describeWithPostgres = baseUrl ? describe : describe.skip;
+
+const HMAC_KEY = 'audit-suite-hmac-key-0123456789abcdef-XYZ';
+const BYPASS = 'SET session_replication_role = replica';
+const dir = mkdtempSync(join(tmpdir(), 'switchyard-audit-'));
+let clones = 0;
+
+function cliEnv(databaseUrl: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return {
+    ...process.env, DATABASE_URL: databaseUrl, CLICKHOUSE_URL: '', LOG_LEVEL: 'error', AUDIT_SUITE_KEY: HMAC_KEY,
+    SWITCHYARD_AUDIT_SIGNING_KEY: 'env:AUDIT_SUITE_KEY', ...extra,
+  };
+}
+
+async function verify(databaseUrl: string, args: string[] = [], extra: NodeJS.ProcessEnv = {}) {
+  const result = await runCli(['audit', 'verify', '--json', ...args], cliEnv(databaseUrl, extra));
+  if (!result.stdout.trim()) throw new Error(`audit verify printed nothing (exit ${result.code}): ${result.stderr}`);
+  return { code: result.code, report: JSON.parse(result.stdout) };
+}
+
+/** Runs the README's verifier script on an export. */
+async function offline(exportFile: string, keyFile?: string) {
+  const script = join(dir, 'verify-audit-export.mjs');
+  writeFileSync(script, readmeExportVerifier());
+  const { spawn } = await import('node:child_process');
+  const child = spawn(process.execPath, [script, exportFile, ...(keyFile ? [keyFile] : [])], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  const code = await new Promise<number>((resolve) => child.once('exit', (c) => resolve(c ?? 1)));
+  return { code, out };
+}
+
+/** Events in the global order, as an auditor reads them. */
+async function orderedEvents(url: string) {
+  const [rows] = await sql(url, `SELECT global_position::int AS position, transaction_id::text AS tx, event_type FROM events ORDER BY transaction_id, global_position`);
+  return rows as Array<{ position: number; tx: string; event_type: string }>;
+}
+
+async function traffic(gatewayUrl: Awaited<ReturnType<typeof startTestGateway>>, requests: number) {
+  gatewayUrl.mock.addScenario({ model: 'model-primary', times: 1, behaviour: { status: 503 } });
+  for (let i = 0; i < requests; i++) {
+    const response = await postJson(gatewayUrl, '/v1/chat/completions', { model: 'chat', stream: i % 3 === 0, messages: [{ role: 'user', content: `audit ${i}` }] });
+    expect(response.status).toBe(200);
+  }
+  await gatewayUrl.gateway.platform.committer.drain();
+  await gatewayUrl.gateway.platform.runner.catchUp(['audit-chain']);
+}
+
+describeWithPostgres('audit chain on PostgreSQL: verify, tamper evidence, signed checkpoints, offline export', () => {
+  let pristine: { url: string; drop: () => Promise<void> };
+  let eventCount = 0;
+
+  /** A fresh copy of the untouched log for one destructive scenario. */
+  async function tampered(...statements: Array<string | [string, unknown[]]>) {
+    const clone = await cloneDatabase(baseUrl!, pristine.url, `${new URL(pristine.url).pathname.slice(1)}_t${++clones}`);
+    if (statements.length) await sql(clone.url, ...statements);
+    return clone;
+  }
+
+  beforeAll(async () => {
+    process.env.AUDIT_SUITE_KEY = HMAC_KEY;
+    pristine = await createScratchDatabase(baseUrl!);
+    const gw = await startTestGateway({
+      databaseUrl: pristine.url,
+      environment: { audit: { signingKeyRef: 'env:AUDIT_SUITE_KEY', checkpointIntervalMs: 0 } },
+    });
+    try {
+      await traffic(gw, 30);
+    } finally {
+      await gw.close();
+    }
+    eventCount = Number((await sql(pristine.url, 'SELECT count(*)::int AS n FROM events'))[0][0].n);
+  }, 60_000);
+
+  afterAll(async () => {
+    await pristine?.drop();
+  });
+
+  test('an untouched log verifies: every event recomputed, every signed checkpoint checked', async () => {
+    const { code, report } = await verify(pristine.url);
+    expect(code).toBe(0);
+    expect(report.ok).toBe(true);
+    expect(report.verifiedEvents).toBe(eventCount);
+    expect(report.pendingEvents).toBe(0);
+    expect(report.checkpoints.signaturesChecked).toBe(true);
+    expect(report.checkpoints.verified).toBeGreaterThan(1);
+    expect(report.checkpoints.latest.sequence).toBe(eventCount);
+    // The human form says OK too.
+    const plain = await runCli(['audit', 'verify'], cliEnv(pristine.url));
+    expect(plain.code).toBe(0);
+    expect(plain.stdout).toMatch(new RegExp(`^audit chain OK: ${eventCount} events verified`));
+  });
+
+  test('without the key, hashes are still checked and the report says signatures were not', async () => {
+    const { code, report } = await verify(pristine.url, [], { SWITCHYARD_AUDIT_SIGNING_KEY: '' });
+    expect(code).toBe(0);
+    expect(report.checkpoints.signaturesChecked).toBe(false);
+  });
+
+  test('altering an event as superuser (bypassing the trigger) makes verify name that position', async () => {
+    const target = (await orderedEvents(pristine.url)).filter((e) => e.event_type === 'AttemptFinished')[3].position;
+    const clone = await tampered();
+    try {
+      // The trigger refuses the edit as an ordinary session…
+      await expect(sql(clone.url, `UPDATE events SET data = jsonb_set(data, '{usage,output}', '9999') WHERE global_position = ${target}`))
+        .rejects.toThrow(/append-only/);
+      // …a superuser can switch it off.
+      await sql(clone.url, BYPASS, `UPDATE events SET data = jsonb_set(data, '{usage,output}', '9999') WHERE global_position = ${target}`);
+      const { code, report } = await verify(clone.url);
+      expect(code).toBe(1);
+      expect(report.problem).toMatchObject({ kind: 'altered', globalPosition: target });
+      const plain = await runCli(['audit', 'verify'], cliEnv(clone.url));
+      expect(plain.stdout).toContain(`FAILED (altered) at global position ${target}`);
+    } finally {
+      await clone.drop();
+    }
+  });
+
+  test('deleting an event makes verify name the missing position', async () => {
+    const target = (await orderedEvents(pristine.url))[Math.floor(eventCount / 2)].position;
+    const clone = await tampered(BYPASS, `DELETE FROM events WHERE global_position = ${target}`);
+    try {
+      const { code, report } = await verify(clone.url);
+      expect(code).toBe(1);
+      expect(report.problem).toMatchObject({ kind: 'missing', globalPosition: target });
+    } finally {
+      await clone.drop();
+    }
+  });
+
+  test('reordering two events (swapping their transaction ids) makes verify name the displaced position', async () => {
+    const events = await orderedEvents(pristine.url);
+    const perTx = new Map<string, number>();
+    for (const e of events) perTx.set(e.tx, (perTx.get(e.tx) ?? 0) + 1);
+    const index = events.findIndex((e, i) => i + 1 < events.length && perTx.get(e.tx) === 1 && perTx.get(events[i + 1].tx) === 1);
+    expect(index).toBeGreaterThanOrEqual(0);
+    const [first, second] = [events[index], events[index + 1]];
+    const clone = await tampered(BYPASS, `UPDATE events SET transaction_id = CASE WHEN global_position = ${first.position}
+      THEN '${second.tx}'::xid8 ELSE '${first.tx}'::xid8 END WHERE global_position IN (${first.position}, ${second.position})`);
+    try {
+      const reordered = await orderedEvents(clone.url);
+      expect(reordered[index].position).toBe(second.position);
+      const { code, report } = await verify(clone.url);
+      expect(code).toBe(1);
+      expect(report.problem).toMatchObject({ kind: 'reordered', globalPosition: first.position, sequence: index + 1 });
+    } finally {
+      await clone.drop();
+    }
+  });
+
+  test('an event inserted into the past is named', async () => {
+    const middle = (await orderedEvents(pristine.url))[5];
+    const clone = await tampered([`INSERT INTO events (global_position, transaction_id, stream_id, stream_version, event_id, event_type, schema_version, data, metadata)
+      OVERRIDING SYSTEM VALUE VALUES (1000000, $1::xid8, 'alias-forged', 1, gen_random_uuid(), 'AliasPublished', 1, '{}', '{"actor":"admin:forger"}')`, [middle.tx]]);
+    try {
+      const { code, report } = await verify(clone.url);
+      expect(code).toBe(1);
+      expect(report.problem).toMatchObject({ kind: 'inserted', globalPosition: 1000000 });
+    } finally {
+      await clone.drop();
+    }
+  });
+
+  test('truncating the tail (events and chain rows) is detected by the signed checkpoint; an external checkpoint catches it even when the checkpoint rows go too', async () => {
+    const checkpoint = await runCli(['audit', 'checkpoint'], cliEnv(pristine.url));
+    expect(checkpoint.code).toBe(0);
+    const checkpointFile = join(dir, 'checkpoint.json');
+    writeFileSync(checkpointFile, checkpoint.stdout);
+    expect(JSON.parse(checkpoint.stdout).sequence).toBe(eventCount);
+    const keep = (await orderedEvents(pristine.url))[eventCount - 6];
+    const cut = [BYPASS,
+      `DELETE FROM events WHERE (transaction_id, global_position) > ('${keep.tx}'::xid8, ${keep.position})`,
+      `DELETE FROM audit_chain WHERE global_position NOT IN (SELECT global_position FROM events)`] as const;
+    const clone = await tampered(...cut);
+    try {
+      const { code, report } = await verify(clone.url);
+      expect(code).toBe(1);
+      expect(report.problem.kind).toBe('truncated');
+      expect(report.problem.sequence).toBeGreaterThan(eventCount - 5);
+      expect(report.verifiedEvents).toBe(eventCount - 5);
+      // Deleting the checkpoints as well hides it from the database alone…
+      await sql(clone.url, BYPASS, `DELETE FROM audit_checkpoints WHERE sequence > ${eventCount - 5}`);
+      expect((await verify(clone.url)).code).toBe(0);
+      // …but not from a checkpoint kept outside it.
+      const external = await verify(clone.url, ['--checkpoint', checkpointFile]);
+      expect(external.code).toBe(1);
+      expect(external.report.problem).toMatchObject({ kind: 'truncated', sequence: eventCount });
+    } finally {
+      await clone.drop();
+    }
+  });
+
+  test('rewriting the chain to hide an alteration contradicts the signed checkpoints', async () => {
+    const target = (await orderedEvents(pristine.url)).filter((e) => e.event_type === 'AttemptFinished')[1].position;
+    const clone = await tampered(BYPASS, `UPDATE events SET data = jsonb_set(data, '{cost,total}', '"0.000000000001"') WHERE global_position = ${target}`);
+    try {
+      // The forger rebuilds the chain over the edited log; without the key they cannot re-sign.
+      const platform = await openPlatform(environmentFor(clone.url, { audit: { signingKeyRef: null, checkpointIntervalMs: 0 } }), { runDurable: true });
+      try {
+        await platform.runner.rebuild('audit-chain');
+      } finally {
+        await platform.close();
+      }
+      const { code, report } = await verify(clone.url);
+      expect(code).toBe(1);
+      expect(report.problem.kind).toBe('checkpoint-mismatch');
+      expect(report.problem.globalPosition).toBeGreaterThanOrEqual(target);
+    } finally {
+      await clone.drop();
+    }
+  });
+
+  test('a forged checkpoint signature is refused', async () => {
+    const clone = await tampered(BYPASS, `UPDATE audit_checkpoints SET signature = repeat('0', 64) WHERE sequence = (SELECT max(sequence) FROM audit_checkpoints)`);
+    try {
+      const { code, report } = await verify(clone.url);
+      expect(code).toBe(1);
+      expect(report.problem).toMatchObject({ kind: 'bad-signature', sequence: eventCount });
+    } finally {
+      await clone.drop();
+    }
+  });
+
+  test('an exported range verifies offline with the README script; an edited export does not', async () => {
+    const events = await orderedEvents(pristine.url);
+    const [checkpoints] = await sql(pristine.url, `SELECT global_position::int AS position, sequence::int AS sequence FROM audit_checkpoints ORDER BY sequence`);
+    const end = checkpoints[checkpoints.length - 2];
+    const from = events[2].position;
+    const exportFile = join(dir, 'range.ndjson');
+    const exported = await runCli(['audit', 'export', '--from', String(from), '--to', String(end.position), '--out', exportFile], cliEnv(pristine.url));
+    expect(exported.code).toBe(0);
+    const lines = readFileSync(exportFile, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    expect(lines[0]).toMatchObject({ type: 'header', format: 'switchyard-audit-export/v1', fromSequence: 3, toSequence: end.sequence, algorithm: 'hmac-sha256' });
+    expect(lines.filter((l) => l.type === 'event').map((l) => l.sequence)).toEqual(Array.from({ length: end.sequence - 2 }, (_, i) => i + 3));
+    expect(lines.some((l) => l.type === 'checkpoint' && l.sequence === end.sequence)).toBe(true);
+    const keyFile = join(dir, 'hmac.key');
+    writeFileSync(keyFile, `${HMAC_KEY}\n`);
+    const ok = await offline(exportFile, keyFile);
+    expect(ok.code).toBe(0);
+    expect(ok.out).toMatch(new RegExp(`^OK: ${end.sequence - 2} events chain correctly, \\d+ signed checkpoints verify`));
+    // One token changed in one line: the auditor's script names the position.
+    const victim = lines.find((l) => l.type === 'event' && l.event.type === 'AttemptFinished');
+    const edited = lines.map((l) => (l === victim ? { ...l, event: { ...l.event, data: { ...l.event.data, usage: { ...l.event.data.usage, output: 1 } } } } : l));
+    const editedFile = join(dir, 'edited.ndjson');
+    writeFileSync(editedFile, `${edited.map((l) => JSON.stringify(l)).join('\n')}\n`);
+    const bad = await offline(editedFile, keyFile);
+    expect(bad.code).toBe(1);
+    expect(bad.out).toContain(`FAILED: position ${victim.globalPosition}: the event does not match its hash`);
+    // A wrong key fails the signatures.
+    writeFileSync(keyFile, 'another-key-of-the-right-length-0123456789');
+    expect((await offline(exportFile, keyFile)).out).toMatch(/the signature does not verify/);
+    // A range that is not in the chain is refused with a clear message.
+    const missing = await runCli(['audit', 'export', '--from', '999999'], cliEnv(pristine.url));
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/position 999999 is not in the audit chain/);
+  });
+
+  test('Ed25519 checkpoints: the auditor verifies with the public key alone, online and offline', async () => {
+    const db = await createScratchDatabase(baseUrl!);
+    try {
+      const { privateKey } = generateKeyPairSync('ed25519');
+      // file: references read only under SWITCHYARD_SECRETS_DIR.
+      const secrets = mkdtempSync(join(tmpdir(), 'switchyard-audit-secrets-'));
+      const keyFile = join(secrets, 'ed25519.pem');
+      writeFileSync(keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }).toString());
+      const gw = await startTestGateway({
+        databaseUrl: db.url,
+        environment: {
+          audit: { signingKeyRef: `file:${keyFile}`, checkpointIntervalMs: 0 },
+          secretReferences: secretReferencePolicy({ ...process.env, SWITCHYARD_SECRETS_DIR: secrets }, null),
+        },
+      });
+      try {
+        await traffic(gw, 3);
+      } finally {
+        await gw.close();
+      }
+      const signing = { SWITCHYARD_AUDIT_SIGNING_KEY: `file:${keyFile}`, SWITCHYARD_SECRETS_DIR: secrets };
+      const publicKey = await runCli(['audit', 'public-key'], cliEnv(db.url, signing));
+      expect(publicKey.code).toBe(0);
+      expect(publicKey.stdout).toMatch(/^-----BEGIN PUBLIC KEY-----/);
+      const publicFile = join(dir, 'ed25519.pub.pem');
+      writeFileSync(publicFile, publicKey.stdout);
+      // No private key in the auditor's environment.
+      const { code, report } = await verify(db.url, ['--public-key', publicFile], { SWITCHYARD_AUDIT_SIGNING_KEY: '' });
+      expect(code).toBe(0);
+      expect(report.checkpoints).toMatchObject({ signaturesChecked: true });
+      expect(report.checkpoints.verified).toBeGreaterThan(0);
+      const exportFile = join(dir, 'ed25519.ndjson');
+      expect((await runCli(['audit', 'export', '--out', exportFile], cliEnv(db.url, signing))).code).toBe(0);
+      const ok = await offline(exportFile, publicFile);
+      expect(ok.code).toBe(0);
+      expect(ok.out).toMatch(/^OK: \d+ events chain correctly, [1-9]\d* signed checkpoints verify/);
+    } finally {
+      await db.drop();
+    }
+  }, 60_000);
+});
