@@ -7,6 +7,7 @@ export * from './tenant-events.js';
 export * from './api-key-events.js';
 export * from './request-events.js';
 export * from './breaker-events.js';
+export * from './switchyard-event.js';
 export { upcasters, UpcasterRegistry } from './upcasters.js';
 
 import { ALIAS_EVENT_TYPES } from './alias-events.js';

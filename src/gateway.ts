@@ -18,7 +18,7 @@ import { AppModule } from './app.module.js';
 import { ConfigApplier } from './config/apply/config-applier.js';
 import { demoConfig } from './config/demo-config.js';
 import type { Environment } from './config/environment.js';
-import { parseGatewayConfig } from './config/gateway-config.js';
+import { type GatewayConfig, parseGatewayConfig } from './config/gateway-config.js';
 import { uuidv7 } from './kernel/ids.js';
 import { currentSecretReferencePolicy, installSecretReferencePolicy } from './kernel/secret-references/secret-reference.js';
 import { openPlatform, type Platform } from './platform.js';
@@ -42,13 +42,29 @@ export interface StartOptions {
   applyConfig?: boolean;
   /** Listen on this port instead of the environment's (0 = any free port). */
   port?: number;
+  /** Run the durable projections (ledger, spend) in this process; default: unless SWITCHYARD_PROJECTOR=external. */
+  runDurable?: boolean;
+}
+
+/** The configuration a start applies: SWITCHYARD_CONFIG, or the built-in demo (whose key is kept in the data directory). */
+export function startupConfiguration(environment: Environment): { config: GatewayConfig; source: string; demoKey: string | null } {
+  if (environment.configPath) {
+    return { config: parseGatewayConfig(readFileSync(environment.configPath, 'utf8'), environment.configPath), source: environment.configPath, demoKey: null };
+  }
+  const demo = demoConfig(environment.dataDir);
+  // The demo's key file is the gateway's own; its directory is readable whatever SWITCHYARD_SECRETS_DIR says.
+  const policy = currentSecretReferencePolicy();
+  if (!policy.secretDirectories.includes(demo.secretsDir)) {
+    installSecretReferencePolicy({ ...policy, secretDirectories: [...policy.secretDirectories, demo.secretsDir] });
+  }
+  return { config: parseGatewayConfig(demo.yaml, 'built-in demo'), source: 'built-in demo', demoKey: demo.key };
 }
 
 /** Opens the platform, wires the NestJS modules, applies the configuration and starts serving. */
 export async function startGateway(environment: Environment, options: StartOptions = {}): Promise<Gateway> {
   Logger.overrideLogger(logLevels(environment.logLevel));
   const logger = new Logger('Switchyard');
-  const platform = await openPlatform(environment, { runDurable: true });
+  const platform = await openPlatform(environment, { runDurable: options.runDurable ?? (environment.projector ?? 'embedded') === 'embedded' });
   try {
     installPublicationGuard(platform);
     await platform.runner.start();
@@ -103,27 +119,11 @@ export async function startGateway(environment: Environment, options: StartOptio
 
     let demoKey: string | null = null;
     if (options.applyConfig ?? true) {
-      let yaml: string;
-      let source: string;
-      if (environment.configPath) {
-        yaml = readFileSync(environment.configPath, 'utf8');
-        source = environment.configPath;
-      } else {
-        const demo = demoConfig(environment.dataDir);
-        // The demo's key file is the gateway's own; its directory is readable whatever SWITCHYARD_SECRETS_DIR says.
-        const policy = currentSecretReferencePolicy();
-        if (!policy.secretDirectories.includes(demo.secretsDir)) {
-          installSecretReferencePolicy({ ...policy, secretDirectories: [...policy.secretDirectories, demo.secretsDir] });
-        }
-        yaml = demo.yaml;
-        demoKey = demo.key;
-        source = 'built-in demo';
-      }
-      const result = await app.get(ConfigApplier).apply(parseGatewayConfig(yaml, source), {
-        dryRun: false, prune: false, actor: `config:${source}`,
-      });
-      if (result.appended > 0) logger.log(`applied ${source}: ${result.steps.length} change(s), ${result.appended} event(s)`);
-      for (const line of result.drift) logger.warn(`${source} differs from the running state, which is kept: ${line}`);
+      const startup = startupConfiguration(environment);
+      demoKey = startup.demoKey;
+      const result = await app.get(ConfigApplier).apply(startup.config, { dryRun: false, prune: false, actor: `config:${startup.source}` });
+      if (result.appended > 0) logger.log(`applied ${startup.source}: ${result.steps.length} change(s), ${result.appended} event(s)`);
+      for (const line of result.drift) logger.warn(`${startup.source} differs from the running state, which is kept: ${line}`);
     }
     await app.listen(options.port ?? environment.port, environment.host);
     const url = (await app.getUrl()).replace('[::1]', 'localhost');
@@ -160,7 +160,7 @@ function boundConnections(server: Server, settings: HttpSettings, logger: Logger
   });
 }
 
-function logLevels(level: Environment['logLevel']): LogLevel[] {
+export function logLevels(level: Environment['logLevel']): LogLevel[] {
   const order: LogLevel[] = ['error', 'warn', 'log', 'debug'];
   return order.slice(0, order.indexOf(level) + 1);
 }

@@ -79,7 +79,7 @@ export async function openPlatform(environment: Environment, options: PlatformOp
   const committer = new GroupCommitter(store, {
     maxBatchEvents: 500,
     maxBatchBytes: 2 * 1024 * 1024,
-    maxDelayMs: 1,
+    maxDelayMs: 0,
     maxInFlight: Math.max(1, Math.min(4, database.maxConcurrentTransactions - 2)),
   });
   const routing = new RoutingSnapshotProjection();

@@ -1,3 +1,5 @@
+import { firstHeader } from './headers.js';
+
 /** Typed classes every provider adapter maps its failures into; routing decides on these alone. */
 export const ERROR_CLASSES = [
   'transient', 'rate_limited', 'auth', 'invalid_request', 'content_policy', 'context_length', 'overloaded', 'timeout',
@@ -42,15 +44,11 @@ export class ProviderError extends Error {
 
 /** Parses `retry-after` (seconds or HTTP date) and `retry-after-ms` into milliseconds. */
 export function retryAfterMs(headers: Record<string, string | string[] | undefined>, now = Date.now()): number | null {
-  const ms = first(headers['retry-after-ms']);
+  const ms = firstHeader(headers['retry-after-ms']);
   if (ms && /^\d+(\.\d+)?$/.test(ms)) return Math.ceil(Number(ms));
-  const value = first(headers['retry-after']);
+  const value = firstHeader(headers['retry-after']);
   if (!value) return null;
   if (/^\d+(\.\d+)?$/.test(value)) return Math.ceil(Number(value) * 1000);
   const at = Date.parse(value);
   return Number.isNaN(at) ? null : Math.max(0, at - now);
-}
-
-function first(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
 }

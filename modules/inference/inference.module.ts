@@ -18,6 +18,8 @@ import { MessagesController } from './http/messages.controller.js';
 import { ModelsController } from './http/models.controller.js';
 import { ChatPipeline } from './pipeline/chat-pipeline.js';
 import { EmbeddingsPipeline } from './pipeline/embeddings-pipeline.js';
+import type { InferenceServices, PipelineSettings } from './pipeline/inference-services.js';
+import { DeploymentGate } from './resilience/deployment-gate.js';
 import { BreakerJournal } from './resilience/breaker-journal.js';
 import { BreakerSignals } from './resilience/breaker-signals.js';
 import { DeploymentHealth } from './resilience/deployment-health.js';
@@ -28,6 +30,8 @@ import { RoutePlanner } from './routing/route-planner.js';
 
 /** Cross-node breaker signals (Redis), or nothing to close when REDIS_URL is unset. */
 const BREAKER_SIGNALS = Symbol('BREAKER_SIGNALS');
+const INFERENCE_SERVICES = Symbol('INFERENCE_SERVICES');
+const PIPELINE_SETTINGS = Symbol('PIPELINE_SETTINGS');
 type Closeable = { close(): Promise<void> };
 
 /** The data plane: client formats, pipeline, routing and streaming. */
@@ -63,41 +67,34 @@ type Closeable = { close(): Promise<void> };
       inject: [LatencyTracker, DeploymentHealth, DeploymentConcurrency],
     },
     {
-      provide: ChatPipeline,
+      provide: DeploymentGate,
+      useFactory: (health: DeploymentHealth, load: DeploymentConcurrency) => new DeploymentGate(health, load),
+      inject: [DeploymentHealth, DeploymentConcurrency],
+    },
+    {
+      provide: INFERENCE_SERVICES,
       useFactory: (
         auth: GatewayAuthenticator, routing: RoutingSnapshotProjection, planner: RoutePlanner, adapters: ProviderAdapters,
-        pools: UpstreamPools, committer: GroupCommitter, latency: LatencyTracker, health: DeploymentHealth,
-        admission: AdmissionControl, deploymentLoad: DeploymentConcurrency, environment: Environment,
-      ) =>
-        new ChatPipeline(
-          { auth, routing, planner, adapters, pools, committer, latency, health, admission, deploymentLoad },
-          { durability: environment.durability, nodeId: environment.nodeId, resilience: resolveResilience(environment.resilience) },
-        ),
-      inject: [
-        GatewayAuthenticator, RoutingSnapshotProjection, RoutePlanner, ProviderAdapters, UpstreamPools, GroupCommitter, LatencyTracker,
-        DeploymentHealth, AdmissionControl, DeploymentConcurrency, ENVIRONMENT,
-      ],
+        pools: UpstreamPools, committer: GroupCommitter, latency: LatencyTracker, gate: DeploymentGate, admission: AdmissionControl,
+      ): InferenceServices => ({ auth, routing, planner, adapters, pools, committer, latency, gate, admission }),
+      inject: [GatewayAuthenticator, RoutingSnapshotProjection, RoutePlanner, ProviderAdapters, UpstreamPools, GroupCommitter, LatencyTracker, DeploymentGate, AdmissionControl],
+    },
+    {
+      provide: PIPELINE_SETTINGS,
+      useFactory: (environment: Environment): PipelineSettings => ({
+        durability: environment.durability, nodeId: environment.nodeId, resilience: resolveResilience(environment.resilience),
+      }),
+      inject: [ENVIRONMENT],
+    },
+    {
+      provide: ChatPipeline,
+      useFactory: (services: InferenceServices, settings: PipelineSettings) => new ChatPipeline(services, settings),
+      inject: [INFERENCE_SERVICES, PIPELINE_SETTINGS],
     },
     {
       provide: EmbeddingsPipeline,
-      useFactory: (
-        auth: GatewayAuthenticator, routing: RoutingSnapshotProjection, planner: RoutePlanner, adapters: ProviderAdapters,
-        pools: UpstreamPools, committer: GroupCommitter, latency: LatencyTracker, admission: AdmissionControl, health: DeploymentHealth,
-        environment: Environment,
-      ) => {
-        const resilience = resolveResilience(environment.resilience);
-        return new EmbeddingsPipeline(auth, routing, planner, adapters, pools, committer, latency, admission, health, {
-          durability: environment.durability,
-          nodeId: environment.nodeId,
-          requestTimeoutMs: resilience.deadlines.requestTimeoutMs,
-          idleTimeoutMs: resilience.deadlines.idleTimeoutMs,
-          maxAttempts: resilience.retry.maxAttempts,
-        });
-      },
-      inject: [
-        GatewayAuthenticator, RoutingSnapshotProjection, RoutePlanner, ProviderAdapters, UpstreamPools, GroupCommitter, LatencyTracker,
-        AdmissionControl, DeploymentHealth, ENVIRONMENT,
-      ],
+      useFactory: (services: InferenceServices, settings: PipelineSettings) => new EmbeddingsPipeline(services, settings),
+      inject: [INFERENCE_SERVICES, PIPELINE_SETTINGS],
     },
   ],
 })

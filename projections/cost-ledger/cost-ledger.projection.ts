@@ -1,11 +1,9 @@
 import { Decimal } from 'decimal.js';
 import type { EntityManager } from 'typeorm';
 import type { AttemptFinished } from '../../events/request-events.js';
+import { recorded } from '../../events/switchyard-event.js';
 import type { RecordedEvent } from '../../src/kernel/event-store/event-store.js';
 import type { DurableProjection } from '../../src/kernel/projections/projection.js';
-import { accrueSpend } from '../tenant-spend/accrue-spend.js';
-import { TenantSpend } from '../tenant-spend/tenant-spend.entity.js';
-import { CostLedgerEntry } from './cost-ledger-entry.entity.js';
 
 /** An attempt is billable when it succeeded or the provider produced (and will charge for) tokens. */
 export function isBillable(data: AttemptFinished['data']): boolean {
@@ -13,63 +11,77 @@ export function isBillable(data: AttemptFinished['data']): boolean {
 }
 
 /**
+ * One statement per page: the billable attempts arrive as one JSON parameter, are inserted with
+ * `ON CONFLICT DO NOTHING` (a replayed event can never bill twice), and only the rows actually inserted
+ * are added to the tenants' running totals per UTC day and month — the increment happens in SQL, in
+ * exact numeric. Set-based and free of a query builder: this runs for every request the gateway serves.
+ */
+const LEDGER_PAGE = `
+WITH page AS (
+  SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(
+    request_id text, attempt integer, tenant_id text, key_id text, alias text, deployment_id text, provider_id text, model text,
+    input_tokens integer, cached_input_tokens integer, cache_write_tokens integer, output_tokens integer, reasoning_tokens integer,
+    cost_usd numeric, price_version integer, outcome text, usage_evidence text, global_position bigint, recorded_at timestamptz)
+), inserted AS (
+  INSERT INTO cost_ledger (request_id, attempt, tenant_id, key_id, alias, deployment_id, provider_id, model, input_tokens,
+    cached_input_tokens, cache_write_tokens, output_tokens, reasoning_tokens, cost_usd, price_version, outcome, usage_evidence,
+    global_position, recorded_at)
+  SELECT request_id, attempt, tenant_id, key_id, alias, deployment_id, provider_id, model, input_tokens, cached_input_tokens,
+    cache_write_tokens, output_tokens, reasoning_tokens, cost_usd, price_version, outcome, usage_evidence, global_position, recorded_at
+  FROM page
+  ON CONFLICT (request_id, attempt) DO NOTHING
+  RETURNING tenant_id, cost_usd, recorded_at
+), accrued AS (
+  SELECT tenant_id, period.name AS period, date_trunc(period.name, recorded_at, 'UTC') AS period_start, sum(cost_usd) AS amount
+  FROM inserted CROSS JOIN (VALUES ('day'), ('month')) AS period(name)
+  GROUP BY tenant_id, period.name, date_trunc(period.name, recorded_at, 'UTC')
+)
+INSERT INTO tenant_spend (tenant_id, period, period_start, spent_usd)
+SELECT tenant_id, period, period_start, amount FROM accrued
+ON CONFLICT (tenant_id, period, period_start) DO UPDATE SET spent_usd = tenant_spend.spent_usd + EXCLUDED.spent_usd`;
+
+/**
  * The exactly-once cost ledger: one row per billable attempt, keyed (request_id, attempt), with tenant
  * spend derived from the rows actually inserted — all in the transaction that moves the checkpoint.
- * `ON CONFLICT DO NOTHING` is a second guard: a replayed event can never bill twice.
  */
 export class CostLedgerProjection implements DurableProjection {
   readonly name = 'cost-ledger';
   readonly eventTypes = ['AttemptFinished'] as const;
 
   async handle(manager: EntityManager, events: readonly RecordedEvent[]): Promise<void> {
-    const rows: Array<Partial<CostLedgerEntry>> = [];
-    for (const event of events) {
-      const data = event.data as AttemptFinished['data'];
+    const rows: unknown[] = [];
+    for (const event of recorded(events)) {
+      if (event.type !== 'AttemptFinished') continue;
+      const { data } = event;
       if (!isBillable(data)) continue;
       rows.push({
-        requestId: data.requestId,
+        request_id: data.requestId,
         attempt: data.attempt,
-        tenantId: data.tenantId,
-        keyId: data.keyId,
+        tenant_id: data.tenantId,
+        key_id: data.keyId,
         alias: data.alias,
-        deploymentId: data.deploymentId,
-        providerId: data.providerId,
+        deployment_id: data.deploymentId,
+        provider_id: data.providerId,
         model: data.model,
-        inputTokens: data.usage.input,
-        cachedInputTokens: data.usage.cachedInput,
-        cacheWriteTokens: data.usage.cacheWrite,
-        outputTokens: data.usage.output,
-        reasoningTokens: data.usage.reasoning,
-        costUsd: data.cost.total,
-        priceVersion: data.priceVersion,
+        input_tokens: data.usage.input,
+        cached_input_tokens: data.usage.cachedInput,
+        cache_write_tokens: data.usage.cacheWrite,
+        output_tokens: data.usage.output,
+        reasoning_tokens: data.usage.reasoning,
+        // A JSON string, so the exact decimal never passes through a float.
+        cost_usd: data.cost.total,
+        price_version: data.priceVersion,
         outcome: data.outcome,
-        usageEvidence: data.usageEvidence,
-        globalPosition: String(event.globalPosition),
-        recordedAt: event.recordedAt,
+        usage_evidence: data.usageEvidence,
+        global_position: event.globalPosition,
+        recorded_at: event.recordedAt.toISOString(),
       });
     }
-    for (let offset = 0; offset < rows.length; offset += 500) {
-      const chunk = rows.slice(offset, offset + 500);
-      const result = await manager
-        .createQueryBuilder()
-        .insert()
-        .into(CostLedgerEntry)
-        .values(chunk)
-        .orIgnore()
-        .returning('"request_id", "attempt"')
-        .execute();
-      const inserted = new Set((result.raw as Array<{ request_id: string; attempt: number }>).map((r) => `${r.request_id}#${r.attempt}`));
-      await accrueSpend(
-        manager,
-        chunk
-          .filter((row) => inserted.has(`${row.requestId}#${row.attempt}`))
-          .map((row) => ({ tenantId: row.tenantId!, costUsd: row.costUsd!, recordedAt: row.recordedAt! })),
-      );
-    }
+    if (rows.length > 0) await manager.query(LEDGER_PAGE, [JSON.stringify(rows)]);
   }
 
   async reset(manager: EntityManager): Promise<void> {
-    await manager.getRepository(CostLedgerEntry).clear();
-    await manager.getRepository(TenantSpend).clear();
+    await manager.query('DELETE FROM cost_ledger');
+    await manager.query('DELETE FROM tenant_spend');
   }
 }

@@ -13,6 +13,7 @@ import { auditCheckpoint, auditExport, auditLog, auditPublicKey, auditVerify } f
 import { eventsList, eventsRead, eventsTail } from './commands/events.js';
 import { mockProvider } from './commands/mock-provider.js';
 import { projectionsRebuild, projectionsStatus } from './commands/projections.js';
+import { projector } from './commands/projector.js';
 import { type ReconciledProvider, reconcileCommand } from './commands/reconcile.js';
 import { requestsShow } from './commands/requests.js';
 import { serve } from './commands/serve.js';
@@ -20,7 +21,8 @@ import { StderrLogger } from './stderr-logger.js';
 
 const USAGE = `Usage: switchyard <command>
 
-  serve                              run the gateway (PORT, HOST, SWITCHYARD_CONFIG, DATABASE_URL, …)
+  serve                              run the gateway (PORT, HOST, SWITCHYARD_CONFIG, DATABASE_URL, SWITCHYARD_WORKERS, …)
+  projector                          run the durable projections only (next to nodes with SWITCHYARD_PROJECTOR=external)
   apply -f FILE [--dry-run] [--prune]
                                      make the event store match a configuration file
   mock-provider [--port N] [--host H] [--latency-ms N] [--ttft-ms N] [--chunk-gap-ms N] [--chunks N]
@@ -59,13 +61,16 @@ const USAGE = `Usage: switchyard <command>
 export async function runCli(argv: string[]): Promise<number> {
   const [command, sub, ...rest] = argv;
   // One-shot commands keep stdout for their result; the server configures its own logging.
-  if (command !== undefined && command !== 'serve' && command !== 'mock-provider') Logger.overrideLogger(new StderrLogger(process.env.LOG_LEVEL));
+  if (command !== undefined && command !== 'serve' && command !== 'projector' && command !== 'mock-provider') Logger.overrideLogger(new StderrLogger(process.env.LOG_LEVEL));
   try {
     switch (command) {
       case undefined:
       case 'serve':
         await serve();
         return -1; // keep running
+      case 'projector':
+        await projector();
+        return -1;
       case 'apply': {
         const { values } = parseArgs({
           args: argv.slice(1),

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { hostname } from 'node:os';
+import { availableParallelism, hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { DEFAULT_HTTP_SETTINGS, type HttpSettings } from '../../modules/inference/http/http-settings.js';
 import { DURABILITY_PROFILES, type DurabilityProfile } from '../../modules/inference/pipeline/durability.js';
@@ -33,6 +33,13 @@ export interface Environment {
   resilience?: ResilienceOverrides;
   /** Node-wide admission limits that differ from the defaults (admission-settings.ts). */
   admission?: Partial<AdmissionSettings>;
+  /** HTTP worker processes of this node (node:cluster); more than one needs PostgreSQL. */
+  workers?: number;
+  /**
+   * Where the durable projections (ledger, spend) run: `embedded` in the serving process (the default),
+   * or `external` in a `switchyard projector` process of their own, so they never cost the serving path.
+   */
+  projector?: 'embedded' | 'external';
   /** Audit checkpoint signing; absent = read from SWITCHYARD_AUDIT_* when the platform opens (audit-settings.ts). */
   audit?: AuditSettings;
   /**
@@ -57,6 +64,17 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
   let configPath = env.SWITCHYARD_CONFIG ? resolve(env.SWITCHYARD_CONFIG) : null;
   if (!configPath && existsSync('switchyard.yaml')) configPath = resolve('switchyard.yaml');
   const logLevel = (env.LOG_LEVEL ?? 'log') as Environment['logLevel'];
+  const databaseUrl = env.DATABASE_URL || null;
+  const workers = env.SWITCHYARD_WORKERS === 'auto' ? availableParallelism() : integer(env.SWITCHYARD_WORKERS, 1, 'SWITCHYARD_WORKERS');
+  if (workers < 1) throw new ConfigurationError("SWITCHYARD_WORKERS must be a positive integer or 'auto'");
+  if (workers > 1 && !databaseUrl) {
+    throw new ConfigurationError('SWITCHYARD_WORKERS above 1 needs DATABASE_URL: the embedded PGlite store belongs to one process');
+  }
+  const projector = (env.SWITCHYARD_PROJECTOR || 'embedded') as Environment['projector'];
+  if (projector !== 'embedded' && projector !== 'external') throw new ConfigurationError('SWITCHYARD_PROJECTOR must be embedded or external');
+  if (projector === 'external' && !databaseUrl) {
+    throw new ConfigurationError('SWITCHYARD_PROJECTOR=external needs DATABASE_URL: with embedded PGlite the projections run in the serving process');
+  }
   const dataDir = env.SWITCHYARD_DATA_DIR === ':memory:' ? ':memory:' : resolve(env.SWITCHYARD_DATA_DIR || '.switchyard');
   let secretReferences: SecretReferencePolicy;
   try {
@@ -70,7 +88,7 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
     host: env.HOST || '127.0.0.1',
     configPath,
     dataDir,
-    databaseUrl: env.DATABASE_URL || null,
+    databaseUrl,
     redisUrl: env.REDIS_URL || null,
     clickhouseUrl: env.CLICKHOUSE_URL || null,
     adminToken: env.ADMIN_TOKEN || null,
@@ -81,6 +99,8 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
     logLevel: ['error', 'warn', 'log', 'debug'].includes(logLevel) ? logLevel : 'log',
     resilience: readResilience(env),
     admission: readAdmission(env),
+    workers,
+    projector,
     secretReferences,
     http: readHttp(env),
   };

@@ -186,6 +186,27 @@ describe('POST /v1/embeddings', () => {
     expect(gw.gateway.app.get(AdmissionControl).load().requests).toBe(0);
   });
 
+  test('with one route, a transient failure is retried on the same deployment (as chat does)', async () => {
+    gw.mock.addScenario({ model: TITAN, times: 1, behaviour: { status: 500 } });
+    const { response } = await client.embeddings.create({ model: 'embed-titan', input: 'retry me', encoding_format: 'float' }).withResponse();
+    const { attempts } = await eventsOf(response.headers.get('x-request-id')!);
+    expect(attempts.map((a) => [a.deploymentId, a.outcome])).toEqual([['titan-embed', 'failed'], ['titan-embed', 'success']]);
+    expect(attempts[1].routing.reason).toMatch(/retry 1 after \d+ ms backoff/);
+  });
+
+  test('when every route fails, the 503 names routes by alias position, never deployments or providers', async () => {
+    gw.mock.addScenario({ model: 'text-embedding-3-small', times: 3, behaviour: { status: 503 } });
+    gw.mock.addScenario({ model: TITAN, times: 3, behaviour: { status: 503 } });
+    const response = await postJson(gw, '/v1/embeddings', { model: 'embed', input: 'nobody home' });
+    expect(response.status).toBe(503);
+    expect(response.json.error).toMatchObject({ code: 'all_providers_unavailable' });
+    // embed#1's breaker may still be open from the breaker test above: either way it is listed by route.
+    expect(response.json.error.message).toMatch(/embed#1 \((overloaded|circuit_open)\)/);
+    expect(response.json.error.message).toContain('embed#2 (overloaded)');
+    expect(response.text).not.toMatch(/openai-embed|titan-embed|mock-openai|aws-bedrock|text-embedding-3-small/);
+    expect(response.headers.get('retry-after')).toMatch(/^\d+$/);
+  });
+
   test('a provider validation error is not retried elsewhere; the client gets 400 in the OpenAI envelope', async () => {
     let caught: unknown;
     try {

@@ -9,6 +9,7 @@ import { type StoreFixture, openStore, storeTargets } from '../support/event-sto
 import { OwnPostgres, ownPostgresAvailable } from '../support/own-postgres.js';
 import { LoggingProjection, RecordingProjection } from '../support/recording-projections.js';
 import { burnTransactionIdsUntil, nextTransactionId } from '../support/transaction-ids.js';
+import { createScratchDatabase, requireService } from '../support/services.js';
 
 /**
  * The global order (DESIGN §4) is (transaction_id, global_position), both numeric. These suites push
@@ -293,6 +294,47 @@ describe.each(storeTargets().filter((t) => t.name === 'postgres').map((t) => [t.
     } finally {
       await runner.stop();
       await blocker.end();
+      await fixture.close();
+    }
+  });
+});
+
+/**
+ * Transactions of other databases on the same server cannot write to this log, so they must not hold
+ * its readers back: a long batch job in a neighbouring database would otherwise stall revocations and
+ * routing changes on every gateway node. One in this database still does (it may append).
+ */
+describe.each(storeTargets().filter((t) => t.name === 'postgres').map((t) => [t.name, t] as const))('the read horizon and other databases on %s', (_name, target) => {
+  test('a writing transaction open in another database does not hold the log back; one in this database does', async () => {
+    const fixture = await target.open();
+    const neighbour = await createScratchDatabase(requireService('DATABASE_URL')!);
+    const foreign = new pg.Client({ connectionString: neighbour.url });
+    const local = new pg.Client({ connectionString: fixture.url! });
+    await foreign.connect();
+    await local.connect();
+    try {
+      await foreign.query('BEGIN');
+      await foreign.query('SELECT pg_current_xact_id()'); // an xid older than everything appended below
+      const first = uuidv7();
+      await fixture.store.append({ streamId: `neighbour-${first}`, events: [{ eventId: first, type: 'Neighbour', data: {} }], expectedVersion: 'no-stream' });
+      const read = await fixture.store.readAll(START, { limit: 100, types: ['Neighbour'] });
+      expect(read.events.map((e) => e.eventId)).toEqual([first]);
+
+      await local.query('BEGIN');
+      await local.query('SELECT pg_current_xact_id()');
+      const second = uuidv7();
+      await fixture.store.append({ streamId: `neighbour-${second}`, events: [{ eventId: second, type: 'Neighbour', data: {} }], expectedVersion: 'no-stream' });
+      const held = await fixture.store.readAll(read.next, { limit: 100, types: ['Neighbour'] });
+      expect(held.events).toEqual([]); // committed, but a transaction of this database began before it and may still append
+      await local.query('COMMIT');
+      const released = await fixture.store.readAll(read.next, { limit: 100, types: ['Neighbour'] });
+      expect(released.events.map((e) => e.eventId)).toEqual([second]);
+    } finally {
+      await foreign.query('ROLLBACK').catch(() => undefined);
+      await local.query('ROLLBACK').catch(() => undefined);
+      await foreign.end();
+      await local.end();
+      await neighbour.drop();
       await fixture.close();
     }
   });

@@ -6,15 +6,17 @@ const baseUrl = requireService('DATABASE_URL');
 const describeWithPostgres = baseUrl ? describe : describe.skip;
 
 /**
- * Readers only see transactions below the snapshot's xmin, and xids are cluster-wide: any open write
- * transaction on the server (even in another database) holds back what projections can read. Applying a
- * configuration must then wait for its own events instead of deciding on a stale snapshot.
+ * Readers only see transactions below the oldest write transaction still open in the gateway's own
+ * database (transactions of other databases on the server cannot append to its log and are not waited
+ * for). Applying a configuration must then wait for its own events instead of deciding on a stale
+ * snapshot.
  */
 describeWithPostgres('read-your-writes on a busy PostgreSQL server', () => {
   test('applying a configuration waits for its own events while another transaction holds back visibility', async () => {
     const gatewayDb = await createScratchDatabase(baseUrl!);
     const otherDb = await createScratchDatabase(baseUrl!);
-    const blocker = new pg.Client({ connectionString: otherDb.url });
+    // The blocker writes in the gateway's own database: it could be appending to the log.
+    const blocker = new pg.Client({ connectionString: gatewayDb.url });
     await blocker.connect();
     try {
       await blocker.query('CREATE TABLE busy (n int)');
@@ -34,6 +36,30 @@ describeWithPostgres('read-your-writes on a busy PostgreSQL server', () => {
     } finally {
       await blocker.query('COMMIT').catch(() => undefined);
       await blocker.end();
+      await gatewayDb.drop();
+      await otherDb.drop();
+    }
+  });
+
+  test('an open write transaction in another database on the server does not hold the start back', async () => {
+    const gatewayDb = await createScratchDatabase(baseUrl!);
+    const otherDb = await createScratchDatabase(baseUrl!);
+    const neighbour = new pg.Client({ connectionString: otherDb.url });
+    await neighbour.connect();
+    try {
+      await neighbour.query('CREATE TABLE busy (n int)');
+      await neighbour.query('BEGIN');
+      await neighbour.query('INSERT INTO busy VALUES (1)');
+      const gw = await startTestGateway({ databaseUrl: gatewayDb.url }); // would time out if it waited for the neighbour
+      try {
+        const response = await fetch(`${gw.url}/v1/models`, { headers: { authorization: `Bearer ${gw.key}` } });
+        expect(response.status).toBe(200);
+      } finally {
+        await gw.close();
+      }
+    } finally {
+      await neighbour.query('ROLLBACK').catch(() => undefined);
+      await neighbour.end();
       await gatewayDb.drop();
       await otherDb.drop();
     }

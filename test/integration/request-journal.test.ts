@@ -49,15 +49,18 @@ describe.each(storeTargets().map((t) => [t.name, t] as const))('request journal 
   }
 
   async function serve(j: RequestJournal): Promise<void> {
-    await j.admitRequest({ tenantId: 't1', keyId: 'key-1' }, { name: 'chat', version: 3 }, 42, {}, {
-      clientFormat: 'openai', operation: 'chat', stream: false, estimatedInputTokens: 10, reservedOutputTokens: 20,
+    await j.admit({
+      requestId: j.requestId, tenantId: 't1', keyId: 'key-1', alias: 'chat', aliasVersion: 3, snapshotPosition: 42,
+      clientFormat: 'openai', operation: 'chat', stream: false, estimatedInputTokens: 10, reservedOutputTokens: 20, idempotencyKey: null,
     });
   }
 
   const attempt = (requestId: string, n: number) =>
-    ({ requestId, attempt: n, outcome: n === 1 ? 'failed' : 'success', cost: { total: '0.000001000000' } }) as unknown as AttemptFinished['data'];
-  const completed = (requestId: string) =>
-    ({ requestId, status: 'success', httpStatus: 200, errorCode: null, fallbackDepth: 1, cacheHit: false, totals: {} }) as never;
+    ({
+      requestId, attempt: n, outcome: n === 1 ? 'failed' : 'success', cost: { total: n === 1 ? '0.000000000000' : '0.000001000000' },
+      usage: { input: 10 * n, cachedInput: n, cacheWrite: 0, output: 5 * n, reasoning: 0 },
+    }) as unknown as AttemptFinished['data'];
+  const completed = (_requestId: string) => ({ status: 'success' as const, httpStatus: 200, errorCode: null, cacheHit: false });
 
   async function stream(requestId: string) {
     const events = await fx.store.readStream(`request-${requestId}`);
@@ -74,6 +77,20 @@ describe.each(storeTargets().map((t) => [t.name, t] as const))('request journal 
     await j.complete(completed(j.requestId));
     expect(await stream(j.requestId)).toEqual({
       types: ['RequestAdmitted', 'AttemptFinished', 'AttemptFinished', 'RequestCompleted'], versions: [1, 2, 3, 4], transactions: 1,
+    });
+  });
+
+  test('settlement: RequestCompleted carries the sum of the attempts recorded, and the fallback depth', async () => {
+    const { committer } = committerOver();
+    const j = journal(committer, 'default');
+    await serve(j);
+    j.recordAttempt(attempt(j.requestId, 1));
+    j.recordAttempt(attempt(j.requestId, 2));
+    await j.complete(completed(j.requestId));
+    const events = await fx.store.readStream(`request-${j.requestId}`);
+    expect(events.at(-1)?.data).toMatchObject({
+      requestId: j.requestId, status: 'success', fallbackDepth: 1,
+      totals: { usage: { input: 30, cachedInput: 3, cacheWrite: 0, output: 15, reasoning: 0 }, costUsd: '0.000001000000', attempts: 2 },
     });
   });
 

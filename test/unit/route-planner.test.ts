@@ -51,7 +51,7 @@ const input = (a: ResolvedAlias, overrides: Partial<PlanInput> = {}): PlanInput 
 });
 
 /** Health that marks the listed deployments unavailable. */
-const unhealthy = (reasons: Record<string, { reason: string; until: number | null }>): HealthView => ({
+const unhealthy = (reasons: Record<string, { reason: 'circuit_open' | 'trial_in_flight' | 'throttled' | 'saturated'; until: number | null }>): HealthView => ({
   unavailable: (d) => reasons[d.id] ?? null,
 });
 
@@ -73,7 +73,7 @@ describe('eligibility, in order: region → capabilities → health → budget',
     const planner = new RoutePlanner(new LatencyTracker(), unhealthy({ a: { reason: 'circuit_open', until: 5 } }));
     const plan = planner.plan(input(alias('priority', [[a, 0, 1]], { regions: ['eu'] })));
     expect(plan).toMatchObject({ candidates: [], emptiedBy: 'region' });
-    expect(plan.skipped).toEqual([{ deploymentId: 'a', route: 'chat#1', stage: 'region', reason: 'outside the allowed regions', until: null }]);
+    expect(plan.skipped).toEqual([{ deploymentId: 'a', route: 'chat#1', stage: 'region', reason: 'outside_region', detail: [], until: null }]);
   });
 
   test('capabilities come before health: a request no healthy route could serve is a 400, not a 503', () => {
@@ -81,7 +81,7 @@ describe('eligibility, in order: region → capabilities → health → budget',
     const plan = planner.plan(input(alias('priority', [[b, 0, 1], [c, 1, 1]], { regions: ['eu'] }), { needs: ['chat', 'tools'] }));
     // b lacks tools (capabilities stage); c has them but is open (health stage): the health stage emptied it.
     expect(plan.emptiedBy).toBe('health');
-    expect(plan.skipped.map((s) => [s.deploymentId, s.stage, s.reason])).toEqual([['b', 'capabilities', 'lacks tools'], ['c', 'health', 'circuit_open']]);
+    expect(plan.skipped.map((s) => [s.deploymentId, s.stage, s.reason, s.detail])).toEqual([['b', 'capabilities', 'lacks_capability', ['tools']], ['c', 'health', 'circuit_open', []]]);
     const onlyB = planner.plan(input(alias('priority', [[b, 0, 1]]), { needs: ['chat', 'tools'] }));
     expect(onlyB.emptiedBy).toBe('capabilities');
   });
@@ -91,7 +91,7 @@ describe('eligibility, in order: region → capabilities → health → budget',
     const unpriced = deployment('unpriced', { prices: [] });
     const plan = new RoutePlanner(new LatencyTracker()).plan(input(alias('priority', [[small, 0, 1], [unpriced, 0, 1], [c, 1, 1]]), { estimatedInputTokens: 450 }));
     expect(plan.candidates.map((x) => x.deployment.id)).toEqual(['c']);
-    expect(plan.skipped.map((s) => s.reason)).toEqual(['context window too small', 'no price in effect']);
+    expect(plan.skipped.map((s) => s.reason)).toEqual(['context_window_too_small', 'no_price_in_effect']);
   });
 
   test('health skips disabled, open, throttled and saturated deployments and keeps when they recover', () => {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Decimal } from 'decimal.js';
 import { DataSource } from 'typeorm';
-import { periodStart } from '../../../projections/tenant-spend/accrue-spend.js';
+import { periodStart } from '../../../projections/tenant-spend/spend-period.js';
 import { type SpendPeriod, TenantSpend } from '../../../projections/tenant-spend/tenant-spend.entity.js';
 
 export interface PeriodSpend {

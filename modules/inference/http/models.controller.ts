@@ -2,8 +2,9 @@ import { Controller, Get, Param, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayAuthenticator } from '../../access/gateway-authenticator.js';
 import { GatewayError } from '../../canonical/gateway-error.js';
-import { mayUseAlias, type Principal } from '../../../projections/key-index/principal.js';
+import type { Principal } from '../../../projections/key-index/principal.js';
 import type { ResolvedAlias } from '../../../projections/routing-snapshot/routing-snapshot.js';
+import { listedFor, modelNotFound } from '../pipeline/callable-alias.js';
 import { RoutingSnapshotProjection } from '../../../projections/routing-snapshot/routing-snapshot.projection.js';
 import { openAiClientFormat } from '../formats/openai/openai-client-format.js';
 import { respondWithError } from './respond-with-error.js';
@@ -23,7 +24,7 @@ export class ModelsController {
   list(@Req() request: FastifyRequest, @Res() reply: FastifyReply): void {
     this.answer(request, reply, (principal) => ({
       object: 'list',
-      data: [...this.routing.current.aliases.values()].filter((alias) => listed(principal, alias)).map(toModel),
+      data: [...this.routing.current.aliases.values()].filter((alias) => listedFor(principal, alias)).map(toModel),
     }));
   }
 
@@ -31,9 +32,7 @@ export class ModelsController {
   one(@Param('id') id: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): void {
     this.answer(request, reply, (principal) => {
       const alias = this.routing.current.aliases.get(id);
-      if (!alias || !listed(principal, alias)) {
-        throw new GatewayError(404, 'model_not_found', `The model '${id}' does not exist or you do not have access to it.`, 'model');
-      }
+      if (!alias || !listedFor(principal, alias)) throw modelNotFound(id);
       return toModel(alias);
     });
   }
@@ -48,10 +47,6 @@ export class ModelsController {
       respondWithError(reply.raw, openAiClientFormat, error, request.id);
     }
   }
-}
-
-function listed(principal: Principal, alias: ResolvedAlias): boolean {
-  return alias.visibility === 'public' && mayUseAlias(principal, alias.name);
 }
 
 function toModel(alias: ResolvedAlias) {

@@ -10,8 +10,3 @@ export function linkedAbort(parent: AbortSignal): AbortController & { dispose: (
   controller.dispose = () => parent.removeEventListener('abort', onAbort);
   return controller;
 }
-
-/** The first value of a header that may repeat. */
-export function headerValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
-}

@@ -1,12 +1,16 @@
 import { Logger } from '@nestjs/common';
 import type {
-  AttemptFinished, RequestAdmitted, RequestCompleted,
+  AttemptFinished, RequestAdmitted, RequestCompleted, TokenUsage,
 } from '../../../events/request-events.js';
 import { requestStream } from '../../../events/request-events.js';
 import type { NewEvent } from '../../../src/kernel/event-store/event-store.js';
 import type { GroupCommitter } from '../../../src/kernel/event-store/group-committer.js';
 import { uuidv7 } from '../../../src/kernel/ids.js';
+import { sumCosts } from '../pricing/attempt-cost.js';
 import type { DurabilityProfile } from './durability.js';
+
+/** How a request ended, as the pipeline knows it; the journal adds the totals from the attempts it recorded. */
+export type RequestEnding = Pick<RequestCompleted['data'], 'status' | 'httpStatus' | 'errorCode' | 'cacheHit'>;
 
 /**
  * The events of one request, appended through the group committer (DESIGN §7). Under the default
@@ -18,14 +22,19 @@ import type { DurabilityProfile } from './durability.js';
  * Every event gets its UUIDv7 once, when the journal creates it, so an append that is tried again after
  * an ambiguous failure (the connection lost during COMMIT) finds its events stored and returns their
  * positions: a request is never billed twice, nor lost to a version conflict with itself.
+ *
+ * Settlement lives here too: the request's totals are the sum of the attempts recorded, so nothing else
+ * keeps a second account of them.
  */
 export class RequestJournal {
   private static readonly logger = new Logger('RequestJournal');
   private admitted: NewEvent | null = null;
   /** Strict only: RequestAdmitted is stored, so the terminal append continues the stream at version 2. */
   private admittedCommitted = false;
-  private readonly attempts: NewEvent[] = [];
+  private readonly attempts: Array<AttemptFinished['data']> = [];
+  private readonly attemptEvents: NewEvent[] = [];
   private terminal: Promise<void> | null = null;
+  private readonly startedAt = Date.now();
 
   constructor(
     private readonly committer: GroupCommitter,
@@ -37,27 +46,6 @@ export class RequestJournal {
   /** The journal of one request sent with a gateway key: events carry the key as actor and the request id as correlation. */
   static forKey(committer: GroupCommitter, profile: DurabilityProfile, nodeId: string, requestId: string, keyId: string): RequestJournal {
     return new RequestJournal(committer, profile, requestId, { actor: `key:${keyId}`, correlationId: requestId, nodeId });
-  }
-
-  /** RequestAdmitted from what every operation knows (who, which alias on which snapshot) plus its own details. */
-  admitRequest(
-    who: { tenantId: string; keyId: string },
-    alias: { name: string; version: number },
-    snapshotPosition: number,
-    headers: Record<string, string | string[] | undefined>,
-    details: Pick<RequestAdmitted['data'], 'clientFormat' | 'operation' | 'stream' | 'estimatedInputTokens' | 'reservedOutputTokens'>,
-  ): Promise<void> {
-    const idempotencyKey = headers['idempotency-key'];
-    return this.admit({
-      requestId: this.requestId,
-      tenantId: who.tenantId,
-      keyId: who.keyId,
-      alias: alias.name,
-      aliasVersion: alias.version,
-      snapshotPosition,
-      ...details,
-      idempotencyKey: (Array.isArray(idempotencyKey) ? idempotencyKey[0] : idempotencyKey) ?? null,
-    });
   }
 
   /**
@@ -77,7 +65,8 @@ export class RequestJournal {
   }
 
   recordAttempt(data: AttemptFinished['data']): void {
-    this.attempts.push(this.event('AttemptFinished', data));
+    this.attempts.push(data);
+    this.attemptEvents.push(this.event('AttemptFinished', data));
   }
 
   get attemptCount(): number {
@@ -85,14 +74,15 @@ export class RequestJournal {
   }
 
   /**
-   * Appends what is not stored yet and RequestCompleted. Resolves when that is durable (default and
-   * strict); under the async profile it resolves at once and the append completes in the background.
-   * Calling it again returns the first call's promise.
+   * Appends what is not stored yet and RequestCompleted, whose totals are settled from the attempts.
+   * Resolves when that is durable (default and strict); under the async profile it resolves at once and
+   * the append completes in the background. Calling it again returns the first call's promise.
    */
-  complete(data: RequestCompleted['data']): Promise<void> {
+  complete(ending: RequestEnding): Promise<void> {
     if (this.terminal) return this.terminal;
     if (!this.admitted) return Promise.reject(new Error(`request ${this.requestId} completed before it was admitted`));
-    const terminal = [...this.attempts, this.event('RequestCompleted', data)];
+    const completed: RequestCompleted['data'] = { requestId: this.requestId, ...ending, ...this.settlement() };
+    const terminal = [...this.attemptEvents, this.event('RequestCompleted', completed)];
     const commit = this.committer
       .append(
         this.admittedCommitted
@@ -106,6 +96,22 @@ export class RequestJournal {
       return Promise.resolve();
     }
     return commit;
+  }
+
+  /** RequestCompleted's totals and fallback depth, from the attempts recorded. */
+  private settlement(): Pick<RequestCompleted['data'], 'fallbackDepth' | 'totals'> {
+    const usage: TokenUsage = { input: 0, cachedInput: 0, cacheWrite: 0, output: 0, reasoning: 0 };
+    for (const attempt of this.attempts) {
+      usage.input += attempt.usage.input;
+      usage.cachedInput += attempt.usage.cachedInput;
+      usage.cacheWrite += attempt.usage.cacheWrite;
+      usage.output += attempt.usage.output;
+      usage.reasoning += attempt.usage.reasoning;
+    }
+    return {
+      fallbackDepth: Math.max(0, this.attempts.length - 1),
+      totals: { usage, costUsd: sumCosts(this.attempts.map((a) => a.cost)), attempts: this.attempts.length, latencyMs: Date.now() - this.startedAt },
+    };
   }
 
   private event(type: string, data: unknown): NewEvent {

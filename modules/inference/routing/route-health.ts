@@ -10,7 +10,7 @@ export class RouteHealth implements HealthView {
     private readonly concurrency: DeploymentConcurrency,
   ) {}
 
-  unavailable(deployment: ResolvedDeployment): { reason: string; until: number | null } | null {
+  unavailable(deployment: ResolvedDeployment): ReturnType<HealthView['unavailable']> {
     const blocked = this.health.unavailable(deployment.id);
     if (blocked) return blocked;
     if (this.concurrency.saturated(deployment)) return { reason: 'saturated', until: null };

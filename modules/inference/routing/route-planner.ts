@@ -18,11 +18,29 @@ export interface RouteCandidate {
 /** The eligibility stages, in the order they apply (after the caller's alias allowlist). */
 export type EligibilityStage = 'region' | 'capabilities' | 'health' | 'budget';
 
+/** Why the health stage (or the deployment gate at call time) leaves a deployment out. */
+export type HealthRefusal = 'disabled' | 'circuit_open' | 'trial_in_flight' | 'throttled' | 'saturated';
+
+/**
+ * Why a route was left out, as a typed code: client errors are built from these, never from text.
+ * The code doubles as the `error_class` a 503 lists for the route.
+ */
+export type SkipReason =
+  | 'outside_region'
+  | 'lacks_capability'
+  | 'unsupported_parameter'
+  | 'context_window_too_small'
+  | 'no_price_in_effect'
+  | HealthRefusal
+  | 'over_budget';
+
 export interface SkippedRoute {
   deploymentId: string;
   route: string;
   stage: EligibilityStage;
-  reason: string;
+  reason: SkipReason;
+  /** lacks_capability: the capabilities missing; unsupported_parameter: the parameter. */
+  detail: readonly string[];
   /** Health only: when the deployment should take traffic again (epoch ms), if known. */
   until: number | null;
 }
@@ -39,8 +57,11 @@ export interface RoutePlan {
 
 /** Live health of a deployment: null when it may take traffic, else why not (and until when). */
 export interface HealthView {
-  unavailable(deployment: ResolvedDeployment): { reason: string; until: number | null } | null;
+  unavailable(deployment: ResolvedDeployment): { reason: Exclude<HealthRefusal, 'disabled'>; until: number | null } | null;
 }
+
+/** Names a request parameter the deployment's provider cannot honour, or null when it honours them all. */
+export type ParameterSupport = (deployment: ResolvedDeployment) => string | null;
 
 /** Who is asking, for sticky sessions and canary assignment. */
 export interface Affinity {
@@ -63,6 +84,16 @@ export interface PlanInput {
   affinity?: Affinity;
   /** What the caller may still spend (USD decimal); routes whose estimate exceeds it are skipped. */
   remainingBudgetUsd?: string | null;
+  /** Capabilities stage: routes whose provider cannot honour a requested parameter are skipped. */
+  honours?: ParameterSupport;
+  /** Capabilities stage: whether the provider's adapter can serve a capability the deployment declares (default: yes). */
+  adapterServes?: (deployment: ResolvedDeployment, capability: string) => boolean;
+}
+
+interface Verdict {
+  reason: SkipReason;
+  detail?: readonly string[];
+  until?: number | null;
 }
 
 const ALWAYS_HEALTHY: HealthView = { unavailable: () => null };
@@ -95,11 +126,14 @@ export class RoutePlanner {
       candidate: { deployment: route.deployment, priority: route.priority, weight: route.weight, route: `${alias.name}#${index + 1}` },
       price: priceInEffect(route.deployment, input.at),
     }));
-    const stage = (name: EligibilityStage, reasonOf: (entry: (typeof remaining)[number]) => { reason: string; until: number | null } | null): boolean => {
+    const stage = (name: EligibilityStage, reasonOf: (entry: (typeof remaining)[number]) => Verdict | null): boolean => {
       remaining = remaining.filter((entry) => {
         const verdict = reasonOf(entry);
         if (!verdict) return true;
-        skipped.push({ deploymentId: entry.candidate.deployment.id, route: entry.candidate.route, stage: name, reason: verdict.reason, until: verdict.until });
+        skipped.push({
+          deploymentId: entry.candidate.deployment.id, route: entry.candidate.route, stage: name,
+          reason: verdict.reason, detail: verdict.detail ?? [], until: verdict.until ?? null,
+        });
         return false;
       });
       return remaining.length > 0;
@@ -107,40 +141,39 @@ export class RoutePlanner {
     const emptied = (name: EligibilityStage): RoutePlan => ({ candidates: [], skipped, reason: `no route passed the ${name} stage`, emptiedBy: name });
 
     const regions = alias.policy.regions;
-    if (!stage('region', ({ candidate }) => (regions.length && !regions.includes(candidate.deployment.region ?? '') ? { reason: 'outside the allowed regions', until: null } : null))) {
+    if (!stage('region', ({ candidate }) => (regions.length && !regions.includes(candidate.deployment.region ?? '') ? { reason: 'outside_region' } : null))) {
       return emptied('region');
     }
-    if (!stage('capabilities', ({ candidate, price }) => {
-      const reason = this.incapability(candidate.deployment, input, price);
-      return reason ? { reason, until: null } : null;
-    })) {
+    if (!stage('capabilities', ({ candidate, price }) => this.incapability(candidate.deployment, input, price))) {
       return emptied('capabilities');
     }
     if (!stage('health', ({ candidate }) => {
-      if (candidate.deployment.status !== 'active') return { reason: 'disabled', until: null };
+      if (candidate.deployment.status !== 'active') return { reason: 'disabled' };
       return this.health.unavailable(candidate.deployment);
     })) {
       return emptied('health');
     }
     const budget = input.remainingBudgetUsd != null ? new Decimal(input.remainingBudgetUsd) : null;
-    if (budget && !stage('budget', ({ price }) => (estimatedCost(price!, input).greaterThan(budget) ? { reason: 'estimated cost exceeds the remaining budget', until: null } : null))) {
+    if (budget && !stage('budget', ({ price }) => (estimatedCost(price!, input).greaterThan(budget) ? { reason: 'over_budget' } : null))) {
       return emptied('budget');
     }
 
     const eligible: RouteCandidate[] = remaining.map(({ candidate, price }) => ({ ...candidate, price: price! }));
     const { ordered, reason } = this.order(eligible, input);
     const canary = this.applyCanary(ordered, input);
-    const skippedNote = skipped.length ? `; skipped ${skipped.map((s) => `${s.deploymentId} (${s.reason})`).join(', ')}` : '';
+    const skippedNote = skipped.length ? `; skipped ${skipped.map((s) => `${s.deploymentId} (${s.reason}${s.detail.length ? `: ${s.detail.join(', ')}` : ''})`).join(', ')}` : '';
     return { candidates: canary.ordered, skipped, reason: `${reason}${canary.note}${skippedNote}`, emptiedBy: null };
   }
 
-  private incapability(deployment: ResolvedDeployment, input: PlanInput, price: ScheduledPrice | null): string | null {
-    const missing = input.needs.filter((need) => !deployment.capabilities.has(need));
-    if (missing.length) return `lacks ${missing.join(', ')}`;
+  private incapability(deployment: ResolvedDeployment, input: PlanInput, price: ScheduledPrice | null): Verdict | null {
+    const missing = input.needs.filter((need) => !deployment.capabilities.has(need) || input.adapterServes?.(deployment, need) === false);
+    if (missing.length) return { reason: 'lacks_capability', detail: missing };
+    const parameter = input.honours?.(deployment) ?? null;
+    if (parameter !== null) return { reason: 'unsupported_parameter', detail: [parameter] };
     if (input.estimatedInputTokens + Math.min(input.reservedOutputTokens, deployment.maxOutputTokens) > deployment.contextWindow) {
-      return 'context window too small';
+      return { reason: 'context_window_too_small' };
     }
-    if (!price) return 'no price in effect';
+    if (!price) return { reason: 'no_price_in_effect' };
     return null;
   }
 

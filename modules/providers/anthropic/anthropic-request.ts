@@ -1,6 +1,7 @@
 import type { ChatMessage, ChatRequest, ContentPart, ToolCall } from '../../canonical/chat-request.js';
 import { ProviderError } from '../../canonical/provider-error.js';
 import type { AnthropicContentBlock, AnthropicMessage, AnthropicRequest, AnthropicToolChoice } from './anthropic-wire.js';
+import { toolArgumentsObject } from '../../canonical/tool-arguments.js';
 
 export interface AnthropicRequestOptions {
   /** The provider's model id. */
@@ -139,16 +140,8 @@ function toolUse(call: ToolCall, param: string): AnthropicContentBlock {
   return { type: 'tool_use', id: call.id, name: call.name, input };
 }
 
-/** Anthropic stores tool input as an object: empty arguments are `{}`, anything but a JSON object is null. */
-function toolInput(call: ToolCall): Record<string, unknown> | null {
-  if (call.arguments.trim().length === 0) return {};
-  try {
-    const input: unknown = JSON.parse(call.arguments);
-    return typeof input === 'object' && input !== null && !Array.isArray(input) ? (input as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
-}
+/** Anthropic stores tool input as an object. */
+const toolInput = toolArgumentsObject;
 
 function textOf(parts: ContentPart[]): string {
   return parts.map((part) => (part.type === 'text' ? part.text : '')).join('');

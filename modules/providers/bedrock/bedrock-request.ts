@@ -1,3 +1,4 @@
+import { toolArgumentsObject } from '../../canonical/tool-arguments.js';
 import type { ChatMessage, ChatRequest, ContentPart, ToolChoice } from '../../canonical/chat-request.js';
 import type {
   ConverseContentBlock, ConverseImageFormat, ConverseMessage, ConverseRequest, ConverseToolChoice,
@@ -37,7 +38,7 @@ export function converseUnsupportedParameter(request: ChatRequest): string | nul
     }
     if (message.role === 'assistant') {
       for (const [j, call] of message.toolCalls.entries()) {
-        if (toolInput(call.arguments) === undefined) return `messages[${i}].tool_calls[${j}].function.arguments`;
+        if (toolArgumentsObject(call) === null) return `messages[${i}].tool_calls[${j}].function.arguments`;
       }
     }
   }
@@ -104,7 +105,7 @@ function toBlocks(message: Exclude<ChatMessage, { role: 'system' }>): ConverseCo
     case 'assistant':
       return [
         ...message.content.flatMap(toContentBlock),
-        ...message.toolCalls.map((call) => ({ toolUse: { toolUseId: call.id, name: call.name, input: toolInput(call.arguments) ?? {} } })),
+        ...message.toolCalls.map((call) => ({ toolUse: { toolUseId: call.id, name: call.name, input: toolArgumentsObject(call) ?? {} } })),
       ];
     case 'tool':
       return [
@@ -138,16 +139,6 @@ function toConverseToolChoice(choice: ToolChoice | null): ConverseToolChoice | n
   }
 }
 
-/** Tool-call arguments as Converse's `input` object; undefined when they are not a JSON object. */
-function toolInput(args: string): Record<string, unknown> | undefined {
-  if (args.trim() === '') return {};
-  try {
-    const value: unknown = JSON.parse(args);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** OpenAI `metadata` and `user` (the end-user id) → Converse `requestMetadata`, kept with the invocation. */
 function requestMetadata(request: ChatRequest): Record<string, string> {

@@ -1,4 +1,5 @@
-import type { ChatMessage, ChatRequest, ContentPart, ToolChoice } from '../../canonical/chat-request.js';
+import { toolArgumentsObject } from '../../canonical/tool-arguments.js';
+import type { ChatMessage, ChatRequest, ContentPart, ToolCall, ToolChoice } from '../../canonical/chat-request.js';
 import { JSON_LIMITS, jsonTextNestsDeeperThan } from '../../canonical/json-bounds.js';
 import { SchemaNotRepresentable, toGeminiParameters, toGeminiSchema } from './gemini-schema.js';
 import type { GeminiContent, GeminiGenerationConfig, GeminiPart, GeminiRequest } from './gemini-wire.js';
@@ -71,7 +72,7 @@ function toContent(message: Exclude<ChatMessage, { role: 'system' }>, callNames:
       return { role: 'user', parts: message.content.map(toPart) };
     case 'assistant': {
       const parts: GeminiPart[] = message.content.filter(isText).filter((p) => p.text.length > 0).map((p) => ({ text: p.text }));
-      for (const call of message.toolCalls) parts.push({ functionCall: { name: call.name, args: parseArguments(call.arguments, call.name) } });
+      for (const call of message.toolCalls) parts.push({ functionCall: { name: call.name, args: parseArguments(call) } });
       // Gemini rejects a turn without parts; an empty assistant turn still takes its place in the history.
       return { role: 'model', parts: parts.length ? parts : [{ text: '' }] };
     }
@@ -138,15 +139,11 @@ function functionResponse(content: ContentPart[], isError: boolean): Record<stri
   return { output: value };
 }
 
-function parseArguments(text: string, name: string): Record<string, unknown> {
-  if (text.trim() === '') return {};
-  try {
-    const parsed = JSON.parse(text) as unknown;
-    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
-  } catch {
-    // fall through: Gemini needs the arguments as an object, and guessing one would change the history
-  }
-  throw new GeminiRequestProblem('messages', `the arguments of the earlier call to '${name}' are not a JSON object`);
+function parseArguments(call: ToolCall): Record<string, unknown> {
+  const args = toolArgumentsObject(call);
+  // Gemini needs the arguments as an object, and guessing one would change the history.
+  if (args === null) throw new GeminiRequestProblem('messages', `the arguments of the earlier call to '${call.name}' are not a JSON object`);
+  return args;
 }
 
 function functionCalling(choice: ToolChoice): NonNullable<GeminiRequest['toolConfig']>['functionCallingConfig'] {

@@ -9,7 +9,12 @@ export interface GroupCommitOptions {
   maxBatchEvents: number;
   /** Most payload bytes in one transaction. */
   maxBatchBytes: number;
-  /** How long the first append of a batch waits for company. */
+  /**
+   * How long the first append of a batch waits for company when a commit slot is free. 0 (the serving
+   * default) sends it on the next turn of the event loop, with everything queued in the same turn: low
+   * load pays no timer, and high load batches by size anyway, because appends queue up while every slot
+   * is committing and the next batch leaves the moment one is free.
+   */
   maxDelayMs: number;
   /** Batches committing at once; more keep batches flowing while one waits on fsync. */
   maxInFlight: number;
@@ -40,6 +45,7 @@ export class GroupCommitter {
   private queue: Pending[] = [];
   private queuedEvents = 0;
   private timer: NodeJS.Timeout | null = null;
+  private immediate: NodeJS.Immediate | null = null;
   private inFlight = 0;
   private idleWaiters: Array<() => void> = [];
 
@@ -60,7 +66,9 @@ export class GroupCommitter {
       this.queue.push({ prepared, events, bytes: prepared.json.length, resolve, reject });
       this.queuedEvents += events;
       if (this.queuedEvents >= this.options.maxBatchEvents) this.flush();
-      else if (!this.timer) this.timer = setTimeout(() => this.flush(), this.options.maxDelayMs);
+      else if (this.inFlight >= this.options.maxInFlight) return; // a finishing batch sends the next
+      else if (this.options.maxDelayMs <= 0) this.immediate ??= setImmediate(() => this.flush());
+      else this.timer ??= setTimeout(() => this.flush(), this.options.maxDelayMs);
     });
   }
 
@@ -81,6 +89,10 @@ export class GroupCommitter {
     if (this.timer) {
       clearTimeout(this.timer);
       this.timer = null;
+    }
+    if (this.immediate) {
+      clearImmediate(this.immediate);
+      this.immediate = null;
     }
     while (this.queue.length > 0 && this.inFlight < this.options.maxInFlight) {
       const batch = this.takeBatch();

@@ -1,0 +1,27 @@
+import type { ToolCall } from './chat-request.js';
+
+const parsed = new WeakMap<ToolCall, Record<string, unknown> | null>();
+
+/**
+ * A tool call's arguments as the JSON object providers that store them as objects (Anthropic, Gemini,
+ * Bedrock) need: empty arguments are `{}`, anything but a JSON object is null. Parsed once per request —
+ * the planner asks every candidate whether it can honour the history, and the chosen adapter then builds
+ * its body from the same object (which is therefore never mutated).
+ */
+export function toolArgumentsObject(call: ToolCall): Record<string, unknown> | null {
+  const cached = parsed.get(call);
+  if (cached !== undefined) return cached;
+  const value = parse(call.arguments);
+  parsed.set(call, value);
+  return value;
+}
+
+function parse(text: string): Record<string, unknown> | null {
+  if (text.trim().length === 0) return {};
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,88 @@
+import { Logger } from '@nestjs/common';
+import type { AttemptOutcome, TokenUsage, UsageEvidence } from '../../../events/request-events.js';
+import { ZERO_USAGE } from '../../canonical/chat-response.js';
+import { GatewayFault } from './gateway-fault.js';
+import type { ProviderError } from '../../canonical/provider-error.js';
+import type { ProviderAdapter } from '../../providers/provider-adapter.js';
+import { type AttemptReport, type AttemptTurn, runAttemptLoop } from './attempt-loop.js';
+import { attemptFinished } from './attempt-finished.js';
+import { exhaustedError } from './client-errors.js';
+import type { InferenceServices, PipelineSettings } from './inference-services.js';
+import type { AdmittedRequest } from './request-admission.js';
+
+const logger = new Logger('Attempts');
+
+/**
+ * Runs an admitted request's attempt loop with one operation's attempt function, and settles a request
+ * that could not be answered: the failure is committed to the journal and thrown as the caller's
+ * GatewayError (the controller renders it; a client that went away is simply not written to). A
+ * GatewayFault (the gateway's own failure during an attempt) ends the request with its error — the
+ * caller's 4xx or our 500 — and no attempt is recorded for it: nothing billable happened.
+ */
+export async function runAdmittedAttempts<Answer>(
+  services: InferenceServices,
+  settings: PipelineSettings,
+  admitted: AdmittedRequest,
+  attempt: (turn: AttemptTurn, adapter: ProviderAdapter) => Promise<AttemptReport<Answer>>,
+): Promise<Answer> {
+  const { retry } = settings.resilience;
+  let result;
+  try {
+    result = await runAttemptLoop<Answer>({
+      candidates: admitted.plan.candidates,
+      gate: services.gate,
+      retry,
+      maxAttempts: admitted.alias.policy.maxAttempts ?? retry.maxAttempts,
+      signal: admitted.lifetime.signal,
+      remainingMs: () => admitted.lifetime.remainingMs(),
+      random: services.random ?? Math.random,
+      attempt: (turn) => attempt(turn, services.adapters.for(turn.candidate.deployment.provider.type)!),
+    });
+  } catch (error) {
+    if (!(error instanceof GatewayFault)) throw error;
+    if (error.isOurs) logger.error(`request ${admitted.requestId}: the gateway failed during an attempt: ${error.describeCause()}`);
+    await admitted.journal.complete({ status: 'failed', httpStatus: error.error.status, errorCode: error.error.code, cacheHit: false });
+    throw error.error;
+  }
+  if (result.kind === 'answered') return result.answer;
+  const tried = new Map(admitted.plan.candidates.filter((c) => result.deploymentsTried.has(c.deployment.id)).map((c) => [c.route, c.deployment.id]));
+  const failure = exhaustedError(admitted.alias, admitted.plan, admitted.lifetime.signal.reason, result.lastError, result.tried, (route) => {
+    // Deployments that failed here may have just opened their breaker: that is when they recover.
+    const deploymentId = tried.get(route);
+    return deploymentId ? services.gate.recoversAt(deploymentId) : null;
+  });
+  await admitted.journal.complete({ status: failure.status === 499 ? 'cancelled' : 'failed', httpStatus: failure.status, errorCode: failure.code, cacheHit: false });
+  throw failure;
+}
+
+/** What an attempt produced, for its AttemptFinished record. */
+export interface AttemptRecord {
+  outcome: AttemptOutcome;
+  error: ProviderError | null;
+  /** Null: nothing billable (a failure before any output). */
+  usage: TokenUsage | null;
+  evidence: UsageEvidence;
+  latencyMs: number;
+  ttftMs: number | null;
+  providerRequestId: string | null;
+}
+
+/** Records one finished attempt in the request's journal (priced at the admission's price version). */
+export function recordAttempt(admitted: AdmittedRequest, turn: AttemptTurn, record: AttemptRecord): void {
+  admitted.journal.recordAttempt(attemptFinished({
+    requestId: admitted.requestId,
+    attempt: turn.attempt,
+    principal: admitted.principal,
+    alias: admitted.alias,
+    candidate: turn.candidate,
+    candidateIds: admitted.plan.candidates.map((c) => c.deployment.id),
+    routingReason: `${admitted.plan.reason}; ${turn.why}${turn.trial ? ' (half-open trial)' : ''}`,
+    ...record,
+    usage: record.usage ?? ZERO_USAGE,
+  }));
+}
+
+/** A failure before any output: cancelled when the client or a cancellation ended it, failed otherwise. */
+export function failedOutcome(error: ProviderError): AttemptOutcome {
+  return error.errorClass === 'cancelled' ? 'cancelled' : 'failed';
+}

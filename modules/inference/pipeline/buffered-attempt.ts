@@ -1,0 +1,46 @@
+import type { TokenUsage, UsageEvidence } from '../../../events/request-events.js';
+import type { ChatRequest } from '../../canonical/chat-request.js';
+import type { ChatResponse } from '../../canonical/chat-response.js';
+import type { ProviderError } from '../../canonical/provider-error.js';
+import type { ProviderAdapter } from '../../providers/provider-adapter.js';
+import { linkedAbort } from './attempt-abort.js';
+import { attemptFailure } from './attempt-failure.js';
+import { GatewayFault } from './gateway-fault.js';
+import { OutputMeter } from './output-meter.js';
+import type { CallTransport } from './upstream-call.js';
+
+export type BufferedChatResult =
+  | { kind: 'answered'; response: ChatResponse; usage: TokenUsage; evidence: UsageEvidence; providerRequestId: string | null }
+  | { kind: 'failed'; error: ProviderError };
+
+/**
+ * One buffered chat call; a GatewayFault (the gateway's own failure) is thrown, not returned, because it
+ * ends the request. The provider's usage is billed when it reports one; otherwise the output is
+ * counted from the answer and the input taken from the admission estimate (evidence `counted`).
+ */
+export async function bufferedChatAttempt(
+  adapter: ProviderAdapter,
+  request: ChatRequest,
+  estimatedInputTokens: number,
+  requestSignal: AbortSignal,
+  transport: (signal: AbortSignal) => Promise<CallTransport>,
+): Promise<BufferedChatResult> {
+  const attemptAbort = linkedAbort(requestSignal);
+  try {
+    const response = await adapter.chat({ ...(await transport(attemptAbort.signal)), request });
+    const providerRequestId = response.providerRequestId;
+    if (response.usage) return { kind: 'answered', response, usage: response.usage, evidence: 'provider', providerRequestId };
+    const meter = new OutputMeter();
+    for (const choice of response.choices) {
+      meter.observe({ type: 'text', choice: choice.index, text: choice.text });
+      for (const call of choice.toolCalls) meter.observe({ type: 'tool_call', choice: choice.index, index: 0, id: call.id, name: call.name, arguments: call.arguments });
+    }
+    return { kind: 'answered', response, ...meter.usage(estimatedInputTokens), providerRequestId };
+  } catch (error) {
+    const failure = attemptFailure(error, attemptAbort.signal);
+    if (failure instanceof GatewayFault) throw failure;
+    return { kind: 'failed', error: failure };
+  } finally {
+    attemptAbort.dispose();
+  }
+}

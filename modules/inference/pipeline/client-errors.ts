@@ -1,0 +1,137 @@
+import { GatewayError } from '../../canonical/gateway-error.js';
+import { ProviderError } from '../../canonical/provider-error.js';
+import type { ResolvedAlias } from '../../../projections/routing-snapshot/routing-snapshot.js';
+import { DEADLINE_CODES, DeadlineExceeded } from '../resilience/deadlines.js';
+import type { RoutePlan, SkippedRoute } from '../routing/route-planner.js';
+import type { TriedRoute } from './attempt-loop.js';
+import { providerErrorMessageForClient, withProviderRequestId } from './provider-error-disclosure.js';
+
+/** The request parameter each capability stands for, so a 400 can name what the caller asked for. */
+const PARAMETER_OF_CAPABILITY: Readonly<Record<string, string>> = Object.freeze({
+  tools: 'tools',
+  vision: 'messages',
+  json_schema: 'response_format',
+  streaming: 'stream',
+  n: 'n',
+  embeddings: 'model',
+  chat: 'model',
+});
+
+/**
+ * The error for a plan that left no route eligible, named after the stage that emptied it and built
+ * from the typed skip reasons: a request no route could ever serve is the caller's 400, a budget the
+ * caller's 402, and only health makes it a 503.
+ */
+export function noRouteError(alias: ResolvedAlias, plan: RoutePlan): GatewayError {
+  const skipped = plan.skipped.filter((s) => s.stage === plan.emptiedBy);
+  switch (plan.emptiedBy) {
+    case 'region':
+      return new GatewayError(400, 'no_compliant_provider', `No route of '${alias.name}' lies within the allowed regions.`);
+    case 'capabilities': {
+      const parameter = skipped.find((s) => s.reason === 'unsupported_parameter');
+      if (parameter) {
+        const name = parameter.detail[0];
+        return new GatewayError(400, 'unsupported_parameter', `Unsupported parameter '${name}': no route of '${alias.name}' can honour it.`, name);
+      }
+      const lacking = skipped.find((s) => s.reason === 'lacks_capability');
+      if (lacking) {
+        const missing = lacking.detail;
+        if (missing.includes('embeddings')) return new GatewayError(400, 'invalid_request', `The model '${alias.name}' does not serve embeddings.`, 'model');
+        if (missing.includes('chat')) return new GatewayError(400, 'invalid_request', `The model '${alias.name}' does not serve chat.`, 'model');
+        const param = missing.map((capability) => PARAMETER_OF_CAPABILITY[capability]).find((p) => p !== undefined) ?? null;
+        return new GatewayError(400, 'unsupported_parameter', `The model '${alias.name}' cannot serve this request: its routes lack ${missing.join(', ')}.`, param);
+      }
+      if (skipped.length > 0 && skipped.every((s) => s.reason === 'context_window_too_small')) {
+        return new GatewayError(400, 'context_length_exceeded', `The request does not fit the context window of any route of '${alias.name}'.`, 'messages');
+      }
+      return unavailableError(alias, skipped.map(skippedLine));
+    }
+    case 'budget':
+      return new GatewayError(402, 'budget_exceeded', `The estimated cost of this request exceeds the remaining budget on every route of '${alias.name}'.`);
+    case 'health':
+    default:
+      return unavailableError(alias, skipped.map(skippedLine));
+  }
+}
+
+/**
+ * Why a request whose attempts ran out failed, for the caller: a disconnect or a deadline first, then a
+ * provider's refusal of the request itself, and otherwise 503 (or 429 when every route is rate limited)
+ * listing the routes tried and when they recover.
+ */
+export function exhaustedError(
+  alias: ResolvedAlias,
+  plan: RoutePlan,
+  abortReason: unknown,
+  lastError: ProviderError | null,
+  tried: readonly TriedRoute[],
+  recoveryOf: (route: string) => number | null,
+): GatewayError {
+  const aborted = abortedError(abortReason);
+  if (aborted) return aborted;
+  if (lastError && !lastError.fallbackable) return providerRefusal(lastError);
+  const lines = tried.map((t) => ({ ...t, recoversAt: latest(t.recoversAt, recoveryOf(t.route)) }));
+  const healthSkipped = plan.skipped.filter((s) => s.stage === 'health').map(skippedLine);
+  return withProviderRequestId(unavailableError(alias, [...lines, ...healthSkipped]), lastError);
+}
+
+/** A client that went away (499, never written) or a request-level deadline (504). */
+export function abortedError(reason: unknown): GatewayError | null {
+  if (reason instanceof DeadlineExceeded) {
+    return new GatewayError(504, DEADLINE_CODES[reason.deadline], `The ${reason.deadline} deadline passed before a provider answered.`);
+  }
+  if (reason instanceof ProviderError && reason.errorClass === 'cancelled') return new GatewayError(499, 'client_disconnected', 'The client disconnected.');
+  return null;
+}
+
+/**
+ * A provider's final "no" about the request itself: the caller's 400 (or the provider's own 4xx), even
+ * when it came inside a 200 (Gemini's promptFeedback.blockReason). A provider that rejects the gateway's
+ * credentials is the gateway's problem: 502, with none of the provider's text. What of the provider's
+ * words the caller may read is decided by the disclosure rule.
+ */
+export function providerRefusal(error: ProviderError): GatewayError {
+  if (error.errorClass === 'auth') return new GatewayError(502, 'upstream_auth_error', providerErrorMessageForClient(error));
+  const callerFault = error.errorClass === 'content_policy' || error.errorClass === 'context_length' || error.errorClass === 'invalid_request';
+  const status = error.httpStatus && error.httpStatus >= 400 && error.httpStatus < 500 ? error.httpStatus : callerFault ? 400 : 502;
+  const code = error.errorClass === 'context_length' ? 'context_length_exceeded' : error.errorClass === 'content_policy' ? 'content_policy_violation' : 'invalid_request';
+  return new GatewayError(status, code, providerErrorMessageForClient(error));
+}
+
+/**
+ * 503 all_providers_unavailable: the routes considered (by their alias-level names) and why each could
+ * not serve, with retry-after the soonest recovery. When every route said it is rate limited, that is a
+ * 429 the caller's SDK knows to retry, not an outage.
+ */
+export function unavailableError(alias: ResolvedAlias, attempts: readonly TriedRoute[]): GatewayError {
+  const byRoute = new Map<string, TriedRoute>();
+  for (const a of attempts) byRoute.set(a.route, { ...a, recoversAt: latest(a.recoversAt, byRoute.get(a.route)?.recoversAt ?? null) });
+  const routes = [...byRoute.values()];
+  const now = Date.now();
+  const soonest = routes.reduce<number | null>((min, r) => (r.recoversAt !== null && r.recoversAt > now && (min === null || r.recoversAt < min) ? r.recoversAt : min), null);
+  const anyNow = routes.some((r) => r.recoversAt === null || r.recoversAt <= now);
+  const retryAfterS = Math.max(1, Math.ceil(((anyNow || soonest === null ? now + 1000 : soonest) - now) / 1000));
+  const listed = routes.map((r) => `${r.route} (${r.errorClass})`).join(', ');
+  const detail = { candidates_tried: routes.map((r) => ({ route: r.route, error_class: r.errorClass })), retry_after_s: retryAfterS };
+  if (routes.length > 0 && routes.every((r) => r.errorClass === 'rate_limited')) {
+    return new GatewayError(
+      429, 'rate_limited', `Every route of '${alias.name}' is rate limited by its provider: ${listed}. Retry after ${retryAfterS} s.`,
+      null, { 'retry-after': String(retryAfterS) }, { scope: 'provider', ...detail },
+    );
+  }
+  return new GatewayError(
+    503, 'all_providers_unavailable',
+    listed ? `Every route of '${alias.name}' failed or is unavailable: ${listed}.` : `No route of '${alias.name}' is available right now.`,
+    null, { 'retry-after': String(retryAfterS) }, detail,
+  );
+}
+
+function skippedLine(skipped: SkippedRoute): TriedRoute {
+  return { route: skipped.route, errorClass: skipped.reason, recoversAt: skipped.until };
+}
+
+function latest(a: number | null, b: number | null): number | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return Math.max(a, b);
+}

@@ -1,0 +1,32 @@
+import type { GatewayAuthenticator } from '../../access/gateway-authenticator.js';
+import type { AdmissionControl } from '../../limits/admission-control.js';
+import type { ProviderAdapters } from '../../providers/provider-adapters.js';
+import type { UpstreamPools } from '../../providers/upstream-pools.js';
+import type { RoutingSnapshotProjection } from '../../../projections/routing-snapshot/routing-snapshot.projection.js';
+import type { GroupCommitter } from '../../../src/kernel/event-store/group-committer.js';
+import type { DeploymentGate } from '../resilience/deployment-gate.js';
+import type { ResilienceSettings } from '../resilience/resilience-settings.js';
+import type { LatencyTracker } from '../routing/latency-tracker.js';
+import type { RoutePlanner } from '../routing/route-planner.js';
+import type { DurabilityProfile } from './durability.js';
+
+/** The data plane's collaborators, shared by every operation's pipeline (wired by InferenceModule). */
+export interface InferenceServices {
+  auth: GatewayAuthenticator;
+  routing: RoutingSnapshotProjection;
+  planner: RoutePlanner;
+  adapters: ProviderAdapters;
+  pools: UpstreamPools;
+  committer: GroupCommitter;
+  latency: LatencyTracker;
+  gate: DeploymentGate;
+  admission: AdmissionControl;
+  /** Jitter source for backoff (tests pin it). */
+  random?: () => number;
+}
+
+export interface PipelineSettings {
+  durability: DurabilityProfile;
+  nodeId: string;
+  resilience: ResilienceSettings;
+}

@@ -1,0 +1,68 @@
+import type { ProviderError } from '../../canonical/provider-error.js';
+import type { DeploymentConcurrency } from '../../limits/deployment-concurrency.js';
+import type { ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
+import type { HealthRefusal } from '../routing/route-planner.js';
+import type { HealthSignal } from './circuit-breaker.js';
+import type { DeploymentHealth } from './deployment-health.js';
+
+/** Permission to make one call to a deployment: a breaker pass and a concurrency slot, held together. */
+export interface GateLease {
+  /** The call is a half-open trial of a recovering breaker. */
+  readonly trial: boolean;
+  /**
+   * Ends the call: frees the slot, tells the breaker what the call said about the provider and, when the
+   * provider asked for it, holds the deployment back for its retry-after. Idempotent.
+   */
+  leave(signal: HealthSignal, error: ProviderError | null): void;
+}
+
+/** Why a deployment cannot take a call right now, and when that should change (epoch ms), if known. */
+export interface GateRefusal {
+  refused: Exclude<HealthRefusal, 'disabled'>;
+  until: number | null;
+}
+
+/**
+ * The one door to a deployment at call time (the planner's health stage only looked; this takes):
+ * per-deployment concurrency, then the circuit breaker and the retry-after throttle. A lease is released
+ * on every path by `leave`.
+ */
+export class DeploymentGate {
+  constructor(
+    private readonly health: DeploymentHealth,
+    private readonly load: DeploymentConcurrency,
+  ) {}
+
+  /** `afterRetryAfter`: the caller just waited out this deployment's retry-after, so its throttle no longer applies. */
+  enter(deployment: ResolvedDeployment, afterRetryAfter = false): GateLease | GateRefusal {
+    const slot = this.load.tryAcquire(deployment);
+    if (!slot) return { refused: 'saturated', until: null };
+    const pass = this.health.tryPass(deployment.id, { ignoreThrottle: afterRetryAfter });
+    if ('reason' in pass) {
+      slot.release();
+      return { refused: pass.reason, until: pass.until };
+    }
+    let open = true;
+    return {
+      trial: pass.trial,
+      leave: (signal, error) => {
+        if (!open) return;
+        open = false;
+        slot.release();
+        this.health.finish(pass, signal);
+        if (error?.retryAfterMs != null && (error.errorClass === 'rate_limited' || error.errorClass === 'overloaded')) {
+          this.health.throttle(deployment.id, error.retryAfterMs);
+        }
+      },
+    };
+  }
+
+  /** When a deployment that failed in this request is expected back (an opened breaker's end), if it is out. */
+  recoversAt(deploymentId: string): number | null {
+    return this.health.unavailable(deploymentId)?.until ?? null;
+  }
+}
+
+export function isRefusal(entry: GateLease | GateRefusal): entry is GateRefusal {
+  return 'refused' in entry;
+}

@@ -1,0 +1,45 @@
+import { Logger } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { AdminTokens } from '../modules/access/admin/admin-tokens.js';
+import { CliModule } from './cli/cli.module.js';
+import { ConfigApplier } from './config/apply/config-applier.js';
+import type { Environment } from './config/environment.js';
+import { logLevels, startupConfiguration } from './gateway.js';
+import { openPlatform } from './platform.js';
+import { installPublicationGuard } from './publication-guard.js';
+
+export interface ClusterSetup {
+  adminToken: string | null;
+  demoKey: string | null;
+  close(): Promise<void>;
+}
+
+/**
+ * What a multi-worker node does once, in its primary process, before any worker serves: migrate, make
+ * sure an admin token exists, apply the configuration (workers racing to apply it would conflict on
+ * stream versions), and keep running the durable projections unless a separate projector does.
+ */
+export async function prepareCluster(environment: Environment): Promise<ClusterSetup> {
+  Logger.overrideLogger(logLevels(environment.logLevel));
+  const platform = await openPlatform(environment, { runDurable: (environment.projector ?? 'embedded') === 'embedded' });
+  try {
+    installPublicationGuard(platform);
+    await platform.runner.start();
+    const tokens = new AdminTokens(platform.database, environment.adminToken);
+    await tokens.initialize();
+    const startup = startupConfiguration(environment);
+    const app = await NestFactory.createApplicationContext(CliModule.forRoot(platform), { logger: logLevels(environment.logLevel) });
+    try {
+      const result = await app.get(ConfigApplier).apply(startup.config, { dryRun: false, prune: false, actor: `config:${startup.source}` });
+      const logger = new Logger('Switchyard');
+      if (result.appended > 0) logger.log(`applied ${startup.source}: ${result.steps.length} change(s), ${result.appended} event(s)`);
+      for (const line of result.drift) logger.warn(`${startup.source} differs from the running state, which is kept: ${line}`);
+    } finally {
+      await app.close();
+    }
+    return { adminToken: tokens.takeGeneratedToken(), demoKey: startup.demoKey, close: () => platform.close() };
+  } catch (error) {
+    await platform.close().catch(() => undefined);
+    throw error;
+  }
+}
