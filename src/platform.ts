@@ -84,7 +84,7 @@ export async function openPlatform(environment: Environment, options: PlatformOp
   });
   const routing = new RoutingSnapshotProjection();
   const keys = new KeyIndexProjection();
-  const runner = new ProjectionRunner(store, database, dataSource, {
+  const runner = new ProjectionRunner(store, database, {
     pollIntervalMs: environment.pollIntervalMs,
     listen: environment.listen,
     batchSize: 500,

@@ -32,8 +32,11 @@ interface EventRow {
 }
 
 /** `transaction_id` is selected as the xid8 column itself (never as text under its own name), so ORDER BY binds to xid8. */
+// recorded_at as UTC text with its microseconds: what the audit chain hashes, and cheaper to read than a
+// driver-parsed timestamp (a Date cannot hold microseconds).
 const COLUMNS = `e.global_position, e.transaction_id, e.stream_id, e.stream_version, e.event_id::text AS event_id,
-  e.event_type, e.schema_version, e.data, e.metadata, e.recorded_at`;
+  e.event_type, e.schema_version, e.data, e.metadata,
+  to_char(e.recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS recorded_at`;
 
 /**
  * The append of a batch of requests on distinct streams with distinct event ids, in one statement (so in
@@ -53,10 +56,12 @@ WITH req AS (
          (e.value->>'v')::smallint AS schema_version, e.value->'d' AS data, e.value->'m' AS metadata
   FROM req CROSS JOIN LATERAL jsonb_array_elements(req.events) WITH ORDINALITY AS e(value, ofs)
 ), stored AS (
-  -- The ids as an array: a probe of the unique index, never a scan of the log (the planner cannot size ev).
+  -- The ids arrive as an array parameter of their own: a probe of the unique index, never a scan of the
+  -- log. (Derived from the document instead, the planner cannot size it, and the statement's generic
+  -- plan — used once it is prepared — chose a sequential scan of every event.)
   SELECT ev.ord, ev.ofs, s.stream_id, s.stream_version, s.global_position
   FROM (SELECT x.event_id, x.stream_id, x.stream_version, x.global_position FROM events x
-        WHERE x.event_id = ANY (ARRAY(SELECT event_id FROM ev))) s
+        WHERE x.event_id = ANY ($4::uuid[])) s
   JOIN ev ON ev.event_id = s.event_id
 ), verdict AS (
   SELECT req.ord, cur.actual,
@@ -93,7 +98,7 @@ FROM verdict v LEFT JOIN LATERAL (
 UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, NULL FROM notified`;
 
 /** Named prepared statement on pg: planned once per connection. Change the name whenever APPEND_SQL changes. */
-const APPEND_STATEMENT = 'switchyard_append_v2';
+const APPEND_STATEMENT = 'switchyard_append_v3';
 
 interface VerdictRow {
   ord: number | null;
@@ -193,7 +198,7 @@ export class SqlEventStore implements EventStore {
     const document = `[${requests.map((request) => request.json).join(',')}]`;
     const rows = await this.database.query<VerdictRow>(
       APPEND_SQL,
-      [document, EVENTS_CHANNEL, notificationPayload(requests)],
+      [document, EVENTS_CHANNEL, notificationPayload(requests), requests.flatMap((request) => request.eventIds)],
       APPEND_STATEMENT,
     );
     const verdicts = new Map<number, { verdict: NonNullable<VerdictRow['verdict']>; actual: number; events: VerdictRow[] }>();
@@ -262,6 +267,9 @@ export class SqlEventStore implements EventStore {
     // long batch job next door must not stall revocations here); a transaction whose database cannot be
     // seen counts as ours. Order and comparison are on the xid8 column and parameter, so nothing binds
     // to text.
+    // Readers run all the time (every projection on every commit): planned once per connection and
+    // filter shape, as named statements.
+    const statement = `switchyard_read_all_v2${options.types ? '_types' : ''}${options.streamId !== undefined ? '_stream' : ''}`;
     const rows = await this.read<EventRow & { horizon: string }>(
       `WITH snap AS (SELECT pg_current_snapshot() AS s),
        horizon AS (
@@ -283,6 +291,7 @@ export class SqlEventStore implements EventStore {
          LIMIT $3
        ) page ON true`,
       params,
+      statement,
     );
     const horizon = rows[0] ? parseXid8(rows[0].horizon) : from.transactionId;
     const events = rows.filter((row) => row.event_id !== null).map((row) => this.toRecorded(row));
@@ -311,12 +320,14 @@ export class SqlEventStore implements EventStore {
   }
 
   /** A read is always safe to repeat: one whose connection was lost is run again (briefly). */
-  private read<Row>(sql: string, params?: readonly unknown[]): Promise<Row[]> {
-    return retryOnConnectionLoss(() => this.database.query<Row>(sql, params), { attempts: READ_CONNECTION_ATTEMPTS, baseDelayMs: 50 });
+  private read<Row>(sql: string, params?: readonly unknown[], statementName?: string): Promise<Row[]> {
+    return retryOnConnectionLoss(() => this.database.query<Row>(sql, params, statementName), { attempts: READ_CONNECTION_ATTEMPTS, baseDelayMs: 50 });
   }
 
   private toRecorded(row: EventRow): RecordedEvent {
-    const { schemaVersion, data } = this.upcaster(row.event_type, Number(row.schema_version), row.data);
+    const storedVersion = Number(row.schema_version);
+    const { schemaVersion, data } = this.upcaster(row.event_type, storedVersion, row.data);
+    const recordedAt = row.recorded_at instanceof Date ? row.recorded_at.toISOString() : row.recorded_at;
     return {
       globalPosition: Number(row.global_position),
       transactionId: parseXid8(row.transaction_id),
@@ -327,7 +338,8 @@ export class SqlEventStore implements EventStore {
       schemaVersion,
       data,
       metadata: row.metadata ?? {},
-      recordedAt: row.recorded_at instanceof Date ? row.recorded_at : new Date(row.recorded_at),
+      recordedAt: new Date(recordedAt),
+      stored: { schemaVersion: storedVersion, data: row.data, recordedAt },
     };
   }
 }
