@@ -87,7 +87,8 @@ WITH req AS (
   ORDER BY ev.ord, ev.ofs
   RETURNING event_id, stream_version, global_position
 ), notified AS (
-  SELECT pg_notify($2, $3) FROM (SELECT 1 FROM ins LIMIT 1) AS anything_appended
+  -- No channel: the caller announces these events later, coalesced with others (see GroupCommitter).
+  SELECT pg_notify($2, $3) FROM (SELECT 1 FROM ins LIMIT 1) AS anything_appended WHERE $2 <> ''
 )
 SELECT v.ord, v.verdict, v.actual, o.ofs, o.stream_version, o.global_position::text AS global_position
 FROM verdict v LEFT JOIN LATERAL (
@@ -97,8 +98,13 @@ FROM verdict v LEFT JOIN LATERAL (
 ) o ON true
 UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, NULL FROM notified`;
 
+export interface AppendOptions {
+  /** Announce the commit to subscribers in the same statement (default). */
+  notify?: boolean;
+}
+
 /** Named prepared statement on pg: planned once per connection. Change the name whenever APPEND_SQL changes. */
-const APPEND_STATEMENT = 'switchyard_append_v3';
+const APPEND_STATEMENT = 'switchyard_append_v4';
 
 interface VerdictRow {
   ord: number | null;
@@ -166,16 +172,21 @@ export class SqlEventStore implements EventStore {
    * others still commit in a few transactions, not one each. A lost connection is thrown: the whole
    * call can be repeated, since ids are pinned.
    */
-  async appendPrepared(batch: readonly PreparedAppend[]): Promise<Array<AppendResult | Error>> {
+  async appendPrepared(batch: readonly PreparedAppend[], options: AppendOptions = {}): Promise<Array<AppendResult | Error>> {
     const results: Array<AppendResult | Error> = new Array(batch.length);
-    for (const round of rounds(batch)) await this.appendRound(batch, round, results);
+    for (const round of rounds(batch)) await this.appendRound(batch, round, results, options.notify ?? true);
     return results;
   }
 
-  private async appendRound(batch: readonly PreparedAppend[], indices: number[], results: Array<AppendResult | Error>): Promise<void> {
+  /** Announces committed events of these types to subscribers (what an append without `notify` left out). */
+  async notify(types: readonly string[]): Promise<void> {
+    await this.database.query(`SELECT pg_notify($1, $2)`, [EVENTS_CHANNEL, notificationTypes(types)]);
+  }
+
+  private async appendRound(batch: readonly PreparedAppend[], indices: number[], results: Array<AppendResult | Error>, notify: boolean): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const outcomes = await this.runAppendStatement(indices.map((index) => batch[index]));
+        const outcomes = await this.runAppendStatement(indices.map((index) => batch[index]), notify);
         outcomes.forEach((outcome, k) => (results[indices[k]] = outcome));
         return;
       } catch (error) {
@@ -187,18 +198,18 @@ export class SqlEventStore implements EventStore {
           return;
         }
         const middle = Math.ceil(indices.length / 2);
-        await this.appendRound(batch, indices.slice(0, middle), results);
-        await this.appendRound(batch, indices.slice(middle), results);
+        await this.appendRound(batch, indices.slice(0, middle), results, notify);
+        await this.appendRound(batch, indices.slice(middle), results, notify);
         return;
       }
     }
   }
 
-  private async runAppendStatement(requests: readonly PreparedAppend[]): Promise<Array<AppendResult | Error>> {
+  private async runAppendStatement(requests: readonly PreparedAppend[], notify: boolean): Promise<Array<AppendResult | Error>> {
     const document = `[${requests.map((request) => request.json).join(',')}]`;
     const rows = await this.database.query<VerdictRow>(
       APPEND_SQL,
-      [document, EVENTS_CHANNEL, notificationPayload(requests), requests.flatMap((request) => request.eventIds)],
+      [document, notify ? EVENTS_CHANNEL : '', notify ? notificationPayload(requests) : '', requests.flatMap((request) => request.eventIds)],
       APPEND_STATEMENT,
     );
     const verdicts = new Map<number, { verdict: NonNullable<VerdictRow['verdict']>; actual: number; events: VerdictRow[] }>();
@@ -361,10 +372,14 @@ function rounds(batch: readonly PreparedAppend[]): number[][] {
   return out.map((round) => round.indices);
 }
 
-/** The committed event types, so that subscribers following other types stay asleep ('' = wake all). */
 function notificationPayload(requests: readonly PreparedAppend[]): string {
-  const types = [...new Set(requests.flatMap((request) => request.eventTypes))].join(',');
-  return types.length <= 7000 ? types : '';
+  return notificationTypes(requests.flatMap((request) => request.eventTypes));
+}
+
+/** The committed event types, so that subscribers following other types stay asleep ('' = wake all). */
+function notificationTypes(types: readonly string[]): string {
+  const listed = [...new Set(types)].join(',');
+  return listed.length <= 7000 ? listed : '';
 }
 
 function asError(error: unknown): Error {
