@@ -80,11 +80,12 @@ export async function openPlatform(environment: Environment, options: PlatformOp
     maxBatchEvents: 500,
     maxBatchBytes: 2 * 1024 * 1024,
     maxDelayMs: 0,
+    notifyIntervalMs: 25,
     maxInFlight: Math.max(1, Math.min(4, database.maxConcurrentTransactions - 2)),
   });
   const routing = new RoutingSnapshotProjection();
   const keys = new KeyIndexProjection();
-  const runner = new ProjectionRunner(store, database, dataSource, {
+  const runner = new ProjectionRunner(store, database, {
     pollIntervalMs: environment.pollIntervalMs,
     listen: environment.listen,
     batchSize: 500,

@@ -1,8 +1,8 @@
-import type { EntityManager } from 'typeorm';
+import type { SqlExecutor } from '../../src/kernel/database/database.js';
 import type { RecordedEvent } from '../../src/kernel/event-store/event-store.js';
 import { xid8Param } from '../../src/kernel/event-store/log-position.js';
 import { ALL_EVENT_TYPES, type DurableProjection } from '../../src/kernel/projections/projection.js';
-import { GENESIS_HASH, STORED_EVENT_COLUMNS, type StoredEventRow, canonicalEvent, chainHash, storedEvent } from './canonical-event.js';
+import { GENESIS_HASH, STORED_EVENT_COLUMNS, type StoredEvent, type StoredEventRow, canonicalEvent, chainHash, storedEvent } from './canonical-event.js';
 import type { CheckpointSigner } from './checkpoint-signer.js';
 
 interface ChainEntry {
@@ -29,16 +29,20 @@ export class AuditChainProjection implements DurableProjection {
     private readonly checkpointIntervalMs: number,
   ) {}
 
-  async handle(manager: EntityManager, events: readonly RecordedEvent[]): Promise<void> {
+  async handle(manager: SqlExecutor, events: readonly RecordedEvent[]): Promise<void> {
     if (events.length === 0) return;
-    // Re-read the rows as stored (raw payload, microsecond timestamps); the index on
-    // (transaction_id, global_position) finds them.
-    const rows: StoredEventRow[] = await manager.query(
-      `SELECT ${STORED_EVENT_COLUMNS} FROM events
-       WHERE (transaction_id, global_position) IN (SELECT * FROM unnest($1::text[]::xid8[], $2::bigint[]))`,
-      [events.map((e) => xid8Param(e.transactionId)), events.map((e) => e.globalPosition)],
-    );
-    const byPosition = new Map(rows.map((row) => [Number(row.global_position), storedEvent(row)]));
+    // The rows as stored (raw payload, microsecond timestamps): the store's read carries them; only a
+    // reader that does not (none today) makes the chain read them again.
+    const byPosition = new Map(events.filter((e) => e.stored).map((e) => [e.globalPosition, asStored(e)]));
+    const missing = events.filter((e) => !e.stored);
+    if (missing.length > 0) {
+      const rows: StoredEventRow[] = await manager.query(
+        `SELECT ${STORED_EVENT_COLUMNS} FROM events
+         WHERE (transaction_id, global_position) IN (SELECT * FROM unnest($1::text[]::xid8[], $2::bigint[]))`,
+        [missing.map((e) => xid8Param(e.transactionId)), missing.map((e) => e.globalPosition)],
+      );
+      for (const row of rows) byPosition.set(Number(row.global_position), storedEvent(row));
+    }
     const head: Array<{ head: string; hash: string }> = await manager.query(
       `SELECT c.sequence::text AS head, c.hash FROM audit_chain c ORDER BY c.sequence DESC LIMIT 1`,
     );
@@ -64,11 +68,11 @@ export class AuditChainProjection implements DurableProjection {
   }
 
   /** Keeps the signed checkpoints: they attest what the chain was, and a rebuild must reproduce it. */
-  async reset(manager: EntityManager): Promise<void> {
+  async reset(manager: SqlExecutor): Promise<void> {
     await manager.query(`DELETE FROM audit_chain`);
   }
 
-  private async checkpointIfDue(manager: EntityManager, last: ChainEntry): Promise<void> {
+  private async checkpointIfDue(manager: SqlExecutor, last: ChainEntry): Promise<void> {
     const signer = this.signer!;
     const claim = { sequence: last.sequence, globalPosition: last.globalPosition, hash: last.hash };
     // One statement: sign only when no checkpoint is younger than the interval. A replay that reaches a
@@ -81,4 +85,21 @@ export class AuditChainProjection implements DurableProjection {
       [claim.sequence, claim.globalPosition, claim.hash, signer.algorithm, signer.keyId, signer.sign(claim), this.checkpointIntervalMs],
     );
   }
+}
+
+/** The event as the log stores it, from what the store's read carried. */
+function asStored(event: RecordedEvent): StoredEvent {
+  const stored = event.stored!;
+  return {
+    globalPosition: event.globalPosition,
+    transactionId: event.transactionId.toString(),
+    streamId: event.streamId,
+    streamVersion: event.streamVersion,
+    eventId: event.eventId,
+    type: event.type,
+    schemaVersion: stored.schemaVersion,
+    data: stored.data,
+    metadata: event.metadata,
+    recordedAt: stored.recordedAt,
+  };
 }

@@ -1,5 +1,5 @@
+import type { SqlExecutor } from '../../src/kernel/database/database.js';
 import { Logger } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
 import { type LogPosition, type RecordedEvent, comparePositions } from '../../src/kernel/event-store/event-store.js';
 import { parseXid8 } from '../../src/kernel/event-store/log-position.js';
 import { projectionCheckpoints } from '../../src/kernel/projections/projection-checkpoints.js';
@@ -53,7 +53,7 @@ export class ClickHouseAnalyticsProjection implements DurableProjection {
     this.highWater = undefined;
   }
 
-  async handle(_manager: EntityManager, events: readonly RecordedEvent[]): Promise<void> {
+  async handle(_manager: SqlExecutor, events: readonly RecordedEvent[]): Promise<void> {
     await this.prepare();
     if (this.highWater === undefined) this.highWater = await this.readHighWater();
     const mark = this.highWater;
@@ -75,7 +75,7 @@ export class ClickHouseAnalyticsProjection implements DurableProjection {
    * Truncates the tables for a rebuild. The checkpoint row is locked first: a writer on another node holds
    * that lock for the whole of its step, so no insert of a batch read before the reset can land after it.
    */
-  async reset(manager: EntityManager): Promise<void> {
+  async reset(manager: SqlExecutor): Promise<void> {
     await projectionCheckpoints.lock(manager, this.name);
     await this.prepare();
     await this.waitForInFlightInserts();

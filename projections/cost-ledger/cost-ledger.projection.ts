@@ -1,5 +1,5 @@
+import type { SqlExecutor } from '../../src/kernel/database/database.js';
 import { Decimal } from 'decimal.js';
-import type { EntityManager } from 'typeorm';
 import type { AttemptFinished } from '../../events/request-events.js';
 import { recorded } from '../../events/switchyard-event.js';
 import type { RecordedEvent } from '../../src/kernel/event-store/event-store.js';
@@ -48,7 +48,7 @@ export class CostLedgerProjection implements DurableProjection {
   readonly name = 'cost-ledger';
   readonly eventTypes = ['AttemptFinished'] as const;
 
-  async handle(manager: EntityManager, events: readonly RecordedEvent[]): Promise<void> {
+  async handle(manager: SqlExecutor, events: readonly RecordedEvent[]): Promise<void> {
     const rows: unknown[] = [];
     for (const event of recorded(events)) {
       if (event.type !== 'AttemptFinished') continue;
@@ -80,7 +80,7 @@ export class CostLedgerProjection implements DurableProjection {
     if (rows.length > 0) await manager.query(LEDGER_PAGE, [JSON.stringify(rows)]);
   }
 
-  async reset(manager: EntityManager): Promise<void> {
+  async reset(manager: SqlExecutor): Promise<void> {
     await manager.query('DELETE FROM cost_ledger');
     await manager.query('DELETE FROM tenant_spend');
   }

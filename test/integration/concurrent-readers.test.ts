@@ -200,7 +200,7 @@ describeOwn('concurrent writers, many readers: one order, every committed event 
     await fresh.toEnd();
     expect(fresh.seen).toEqual(committed);
     await LoggingProjection.createTable(fixture.database);
-    const runner = new ProjectionRunner(fixture.store, fixture.database, fixture.dataSource, {
+    const runner = new ProjectionRunner(fixture.store, fixture.database, {
       pollIntervalMs: 3_600_000, listen: false, batchSize: 7, runDurable: true,
     });
     runner.addDurable(new LoggingProjection('raced', ['Raced']));

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { IdempotencyConflictError, WrongExpectedVersionError } from '../../src/kernel/event-store/errors.js';
-import { type LogPosition, START } from '../../src/kernel/event-store/event-store.js';
+import { EVENTS_CHANNEL, type LogPosition, START } from '../../src/kernel/event-store/event-store.js';
 import { GroupCommitter } from '../../src/kernel/event-store/group-committer.js';
 import { uuidv7 } from '../../src/kernel/ids.js';
 import { type StoreFixture, storeTargets } from '../support/event-store-targets.js';
@@ -89,6 +89,29 @@ describe.each(storeTargets().map((t) => [t.name, t] as const))('event store on %
     expect(Number(rows[0].events)).toBe(500);
     expect(Number(rows[0].transactions)).toBeLessThan(100);
     await committer.drain();
+  });
+
+  test('commit notifications are coalesced to one per interval, and every committed type is still announced after its commit', async () => {
+    const heard: string[] = [];
+    const unlisten = await fx.database.listen(EVENTS_CHANNEL, (payload) => heard.push(payload));
+    try {
+      const committer = new GroupCommitter(fx.store, { maxBatchEvents: 4, maxBatchBytes: 1 << 20, maxDelayMs: 0, maxInFlight: 1, notifyIntervalMs: 200 });
+      // 12 batches of one request each, in quick succession: one is announced in its own statement, the
+      // rest together when the interval ends.
+      for (let i = 0; i < 12; i++) {
+        await committer.append({ streamId: `coalesced-${uuidv7()}`, events: [event(i < 6 ? 'CoalescedA' : 'CoalescedB')], expectedVersion: 'no-stream' });
+      }
+      const started = Date.now();
+      for (; Date.now() - started < 3_000 && !heard.some((p) => p.includes('CoalescedB')); ) await new Promise((resolve) => setTimeout(resolve, 20));
+      const mine = heard.filter((p) => p.includes('Coalesced'));
+      expect(mine.length).toBeGreaterThanOrEqual(1);
+      expect(mine.length).toBeLessThanOrEqual(3); // not twelve
+      expect(mine.join(',')).toContain('CoalescedA');
+      expect(mine.join(',')).toContain('CoalescedB');
+      await committer.drain();
+    } finally {
+      await unlisten();
+    }
   });
 
   test('a subscriber reading in batches sees every event exactly once, in order', async () => {

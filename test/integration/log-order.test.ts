@@ -34,7 +34,7 @@ interface Session {
 async function openSession(url: string | null, dataDir: string | null, batchSize = 2): Promise<Session> {
   const fixture = await openStore(url, dataDir);
   await LoggingProjection.createTable(fixture.database);
-  const runner = new ProjectionRunner(fixture.store, fixture.database, fixture.dataSource, {
+  const runner = new ProjectionRunner(fixture.store, fixture.database, {
     pollIntervalMs: 3_600_000, // only catchUp moves the projections, so the test decides when pages are read
     listen: false,
     batchSize,
@@ -245,7 +245,7 @@ describe.each(storeTargets().map((t) => [t.name, t] as const))('reading order at
       expect((await readWhole(fixture, limit, ['Restored'])).map((event) => event.eventId)).toEqual(expected);
     }
     await LoggingProjection.createTable(fixture.database);
-    const runner = new ProjectionRunner(fixture.store, fixture.database, fixture.dataSource, {
+    const runner = new ProjectionRunner(fixture.store, fixture.database, {
       pollIntervalMs: 3_600_000, listen: false, batchSize: 1, runDurable: true,
     });
     const memory = new RecordingProjection('memory-restored', ['Restored']);
@@ -274,7 +274,7 @@ describe.each(storeTargets().filter((t) => t.name === 'postgres').map((t) => [t.
     const fixture = await target.open();
     const blocker = new pg.Client({ connectionString: fixture.url! });
     await blocker.connect();
-    const runner = new ProjectionRunner(fixture.store, fixture.database, fixture.dataSource, {
+    const runner = new ProjectionRunner(fixture.store, fixture.database, {
       pollIntervalMs: 3_600_000, listen: false, batchSize: 10, runDurable: true,
     });
     const memory = new RecordingProjection('memory-held', ['Held']);

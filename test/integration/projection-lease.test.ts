@@ -26,7 +26,7 @@ describeWithPostgres('a durable projection whose lease session is terminated', (
       for (let n = 0; n < 2; n++) {
         const fixture = await openStore(scratch.url);
         if (n === 0) await LoggingProjection.createTable(fixture.database);
-        const runner = new ProjectionRunner(fixture.store, fixture.database, fixture.dataSource, {
+        const runner = new ProjectionRunner(fixture.store, fixture.database, {
           pollIntervalMs: 100, listen: true, batchSize: 3, runDurable: true,
         });
         runner.addDurable(new LoggingProjection('shared', ['Leased']));

@@ -1,4 +1,3 @@
-import type { EntityManager } from 'typeorm';
 import type { SqlExecutor } from '../../src/kernel/database/database.js';
 import type { LogPosition, RecordedEvent } from '../../src/kernel/event-store/event-store.js';
 import type { DurableProjection, InMemoryProjection } from '../../src/kernel/projections/projection.js';
@@ -51,7 +50,7 @@ export class LoggingProjection implements DurableProjection {
     return rows.map((row) => row.event_id);
   }
 
-  async handle(manager: EntityManager, events: readonly RecordedEvent[]): Promise<void> {
+  async handle(manager: SqlExecutor, events: readonly RecordedEvent[]): Promise<void> {
     await manager.query(
       `INSERT INTO projection_log (projection, event_id)
        SELECT $1, u.id FROM unnest($2::uuid[]) WITH ORDINALITY AS u(id, n) ORDER BY u.n`,
@@ -59,7 +58,7 @@ export class LoggingProjection implements DurableProjection {
     );
   }
 
-  async reset(manager: EntityManager): Promise<void> {
+  async reset(manager: SqlExecutor): Promise<void> {
     await manager.query(`DELETE FROM projection_log WHERE projection = $1`, [this.name]);
   }
 }

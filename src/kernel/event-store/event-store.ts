@@ -34,6 +34,18 @@ export interface RecordedEvent<Data = unknown> {
   data: Data;
   metadata: EventMetadata;
   recordedAt: Date;
+  /**
+   * The row as the log stores it, for readers that must see exactly that (the audit chain hashes it):
+   * the payload before upcasting and `recorded_at` with its microseconds. Filled by the store's reads.
+   */
+  stored?: StoredForm;
+}
+
+export interface StoredForm {
+  schemaVersion: number;
+  data: unknown;
+  /** `YYYY-MM-DDTHH:MM:SS.ffffffZ` in UTC. */
+  recordedAt: string;
 }
 
 /**

@@ -23,6 +23,13 @@ export interface GroupCommitOptions {
    * because every event id is pinned before the first attempt: a batch that did commit is found stored.
    */
   connectionAttempts?: number;
+  /**
+   * At most one commit notification per this many ms (0: every commit announces itself). NOTIFY costs a
+   * lock and a queue write in every commit; the data plane's events are followed by durable projections
+   * that coalesce wake-ups anyway, so announcing the commits of a short interval once is enough. A
+   * commit left unannounced is announced when the interval ends, so no subscriber waits for its poll.
+   */
+  notifyIntervalMs?: number;
 }
 
 interface Pending {
@@ -48,6 +55,10 @@ export class GroupCommitter {
   private immediate: NodeJS.Immediate | null = null;
   private inFlight = 0;
   private idleWaiters: Array<() => void> = [];
+  private lastNotifiedAt = 0;
+  /** Types committed but not announced yet, and the timer that announces them. */
+  private unannounced = new Set<string>();
+  private announceTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly store: SqlEventStore,
@@ -72,13 +83,18 @@ export class GroupCommitter {
     });
   }
 
-  /** Resolves once every queued append has committed or failed. */
-  drain(): Promise<void> {
-    if (this.queue.length === 0 && this.inFlight === 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      this.idleWaiters.push(resolve);
-      this.flush();
-    });
+  /** Resolves once every queued append has committed or failed, and every commit has been announced. */
+  async drain(): Promise<void> {
+    if (this.queue.length > 0 || this.inFlight > 0) {
+      await new Promise<void>((resolve) => {
+        this.idleWaiters.push(resolve);
+        this.flush();
+      });
+    }
+    if (this.announceTimer) {
+      clearTimeout(this.announceTimer);
+      await this.announce();
+    }
   }
 
   get pending(): number {
@@ -107,17 +123,47 @@ export class GroupCommitter {
 
   /** Never rejects: every caller of the batch is settled, with its own outcome or the batch's failure. */
   private async commit(batch: Pending[]): Promise<void> {
+    const notify = this.claimNotification();
     try {
-      const results = await retryOnConnectionLoss(() => this.store.appendPrepared(batch.map((pending) => pending.prepared)), {
+      const results = await retryOnConnectionLoss(() => this.store.appendPrepared(batch.map((pending) => pending.prepared), { notify }), {
         attempts: this.options.connectionAttempts ?? DEFAULT_CONNECTION_ATTEMPTS,
         baseDelayMs: 100,
         onRetry: (_error, attempt) => this.logger.warn(`a batch of ${batch.length} lost its database connection; retrying (${attempt})`),
       });
+      if (!notify) this.announceLater(batch);
       results.forEach((result, index) => (result instanceof Error ? batch[index].reject(result) : batch[index].resolve(result)));
     } catch (error) {
       const failure = error instanceof Error ? error : new Error(String(error));
       for (const pending of batch) pending.reject(failure);
     }
+  }
+
+  /** Whether the next batch's statement announces itself (at most once per interval). */
+  private claimNotification(): boolean {
+    const interval = this.options.notifyIntervalMs ?? 0;
+    const now = Date.now();
+    if (interval > 0 && now - this.lastNotifiedAt < interval) return false;
+    this.lastNotifiedAt = now;
+    return true;
+  }
+
+  /** A batch committed without a notification: its types are announced when the interval ends (after its commit). */
+  private announceLater(batch: Pending[]): void {
+    for (const pending of batch) for (const type of pending.prepared.eventTypes) this.unannounced.add(type);
+    if (this.announceTimer) return;
+    const wait = Math.max(0, this.lastNotifiedAt + (this.options.notifyIntervalMs ?? 0) - Date.now());
+    this.announceTimer = setTimeout(() => void this.announce(), wait);
+    this.announceTimer.unref();
+  }
+
+  private async announce(): Promise<void> {
+    this.announceTimer = null;
+    if (this.unannounced.size === 0) return;
+    const types = [...this.unannounced];
+    this.unannounced.clear();
+    this.lastNotifiedAt = Date.now();
+    // A lost announcement only delays subscribers until their poll.
+    await this.store.notify(types).catch((error: Error) => this.logger.warn(`commit notification not sent: ${error.message}`));
   }
 
   private takeBatch(): Pending[] {

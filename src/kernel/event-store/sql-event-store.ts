@@ -32,8 +32,11 @@ interface EventRow {
 }
 
 /** `transaction_id` is selected as the xid8 column itself (never as text under its own name), so ORDER BY binds to xid8. */
+// recorded_at as UTC text with its microseconds: what the audit chain hashes, and cheaper to read than a
+// driver-parsed timestamp (a Date cannot hold microseconds).
 const COLUMNS = `e.global_position, e.transaction_id, e.stream_id, e.stream_version, e.event_id::text AS event_id,
-  e.event_type, e.schema_version, e.data, e.metadata, e.recorded_at`;
+  e.event_type, e.schema_version, e.data, e.metadata,
+  to_char(e.recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS recorded_at`;
 
 /**
  * The append of a batch of requests on distinct streams with distinct event ids, in one statement (so in
@@ -53,10 +56,12 @@ WITH req AS (
          (e.value->>'v')::smallint AS schema_version, e.value->'d' AS data, e.value->'m' AS metadata
   FROM req CROSS JOIN LATERAL jsonb_array_elements(req.events) WITH ORDINALITY AS e(value, ofs)
 ), stored AS (
-  -- The ids as an array: a probe of the unique index, never a scan of the log (the planner cannot size ev).
+  -- The ids arrive as an array parameter of their own: a probe of the unique index, never a scan of the
+  -- log. (Derived from the document instead, the planner cannot size it, and the statement's generic
+  -- plan — used once it is prepared — chose a sequential scan of every event.)
   SELECT ev.ord, ev.ofs, s.stream_id, s.stream_version, s.global_position
   FROM (SELECT x.event_id, x.stream_id, x.stream_version, x.global_position FROM events x
-        WHERE x.event_id = ANY (ARRAY(SELECT event_id FROM ev))) s
+        WHERE x.event_id = ANY ($4::uuid[])) s
   JOIN ev ON ev.event_id = s.event_id
 ), verdict AS (
   SELECT req.ord, cur.actual,
@@ -82,7 +87,8 @@ WITH req AS (
   ORDER BY ev.ord, ev.ofs
   RETURNING event_id, stream_version, global_position
 ), notified AS (
-  SELECT pg_notify($2, $3) FROM (SELECT 1 FROM ins LIMIT 1) AS anything_appended
+  -- No channel: the caller announces these events later, coalesced with others (see GroupCommitter).
+  SELECT pg_notify($2, $3) FROM (SELECT 1 FROM ins LIMIT 1) AS anything_appended WHERE $2 <> ''
 )
 SELECT v.ord, v.verdict, v.actual, o.ofs, o.stream_version, o.global_position::text AS global_position
 FROM verdict v LEFT JOIN LATERAL (
@@ -92,8 +98,13 @@ FROM verdict v LEFT JOIN LATERAL (
 ) o ON true
 UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, NULL FROM notified`;
 
+export interface AppendOptions {
+  /** Announce the commit to subscribers in the same statement (default). */
+  notify?: boolean;
+}
+
 /** Named prepared statement on pg: planned once per connection. Change the name whenever APPEND_SQL changes. */
-const APPEND_STATEMENT = 'switchyard_append_v2';
+const APPEND_STATEMENT = 'switchyard_append_v4';
 
 interface VerdictRow {
   ord: number | null;
@@ -161,16 +172,21 @@ export class SqlEventStore implements EventStore {
    * others still commit in a few transactions, not one each. A lost connection is thrown: the whole
    * call can be repeated, since ids are pinned.
    */
-  async appendPrepared(batch: readonly PreparedAppend[]): Promise<Array<AppendResult | Error>> {
+  async appendPrepared(batch: readonly PreparedAppend[], options: AppendOptions = {}): Promise<Array<AppendResult | Error>> {
     const results: Array<AppendResult | Error> = new Array(batch.length);
-    for (const round of rounds(batch)) await this.appendRound(batch, round, results);
+    for (const round of rounds(batch)) await this.appendRound(batch, round, results, options.notify ?? true);
     return results;
   }
 
-  private async appendRound(batch: readonly PreparedAppend[], indices: number[], results: Array<AppendResult | Error>): Promise<void> {
+  /** Announces committed events of these types to subscribers (what an append without `notify` left out). */
+  async notify(types: readonly string[]): Promise<void> {
+    await this.database.query(`SELECT pg_notify($1, $2)`, [EVENTS_CHANNEL, notificationTypes(types)]);
+  }
+
+  private async appendRound(batch: readonly PreparedAppend[], indices: number[], results: Array<AppendResult | Error>, notify: boolean): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const outcomes = await this.runAppendStatement(indices.map((index) => batch[index]));
+        const outcomes = await this.runAppendStatement(indices.map((index) => batch[index]), notify);
         outcomes.forEach((outcome, k) => (results[indices[k]] = outcome));
         return;
       } catch (error) {
@@ -182,18 +198,18 @@ export class SqlEventStore implements EventStore {
           return;
         }
         const middle = Math.ceil(indices.length / 2);
-        await this.appendRound(batch, indices.slice(0, middle), results);
-        await this.appendRound(batch, indices.slice(middle), results);
+        await this.appendRound(batch, indices.slice(0, middle), results, notify);
+        await this.appendRound(batch, indices.slice(middle), results, notify);
         return;
       }
     }
   }
 
-  private async runAppendStatement(requests: readonly PreparedAppend[]): Promise<Array<AppendResult | Error>> {
+  private async runAppendStatement(requests: readonly PreparedAppend[], notify: boolean): Promise<Array<AppendResult | Error>> {
     const document = `[${requests.map((request) => request.json).join(',')}]`;
     const rows = await this.database.query<VerdictRow>(
       APPEND_SQL,
-      [document, EVENTS_CHANNEL, notificationPayload(requests)],
+      [document, notify ? EVENTS_CHANNEL : '', notify ? notificationPayload(requests) : '', requests.flatMap((request) => request.eventIds)],
       APPEND_STATEMENT,
     );
     const verdicts = new Map<number, { verdict: NonNullable<VerdictRow['verdict']>; actual: number; events: VerdictRow[] }>();
@@ -262,6 +278,9 @@ export class SqlEventStore implements EventStore {
     // long batch job next door must not stall revocations here); a transaction whose database cannot be
     // seen counts as ours. Order and comparison are on the xid8 column and parameter, so nothing binds
     // to text.
+    // Readers run all the time (every projection on every commit): planned once per connection and
+    // filter shape, as named statements.
+    const statement = `switchyard_read_all_v2${options.types ? '_types' : ''}${options.streamId !== undefined ? '_stream' : ''}`;
     const rows = await this.read<EventRow & { horizon: string }>(
       `WITH snap AS (SELECT pg_current_snapshot() AS s),
        horizon AS (
@@ -283,6 +302,7 @@ export class SqlEventStore implements EventStore {
          LIMIT $3
        ) page ON true`,
       params,
+      statement,
     );
     const horizon = rows[0] ? parseXid8(rows[0].horizon) : from.transactionId;
     const events = rows.filter((row) => row.event_id !== null).map((row) => this.toRecorded(row));
@@ -311,12 +331,14 @@ export class SqlEventStore implements EventStore {
   }
 
   /** A read is always safe to repeat: one whose connection was lost is run again (briefly). */
-  private read<Row>(sql: string, params?: readonly unknown[]): Promise<Row[]> {
-    return retryOnConnectionLoss(() => this.database.query<Row>(sql, params), { attempts: READ_CONNECTION_ATTEMPTS, baseDelayMs: 50 });
+  private read<Row>(sql: string, params?: readonly unknown[], statementName?: string): Promise<Row[]> {
+    return retryOnConnectionLoss(() => this.database.query<Row>(sql, params, statementName), { attempts: READ_CONNECTION_ATTEMPTS, baseDelayMs: 50 });
   }
 
   private toRecorded(row: EventRow): RecordedEvent {
-    const { schemaVersion, data } = this.upcaster(row.event_type, Number(row.schema_version), row.data);
+    const storedVersion = Number(row.schema_version);
+    const { schemaVersion, data } = this.upcaster(row.event_type, storedVersion, row.data);
+    const recordedAt = row.recorded_at instanceof Date ? row.recorded_at.toISOString() : row.recorded_at;
     return {
       globalPosition: Number(row.global_position),
       transactionId: parseXid8(row.transaction_id),
@@ -327,7 +349,8 @@ export class SqlEventStore implements EventStore {
       schemaVersion,
       data,
       metadata: row.metadata ?? {},
-      recordedAt: row.recorded_at instanceof Date ? row.recorded_at : new Date(row.recorded_at),
+      recordedAt: new Date(recordedAt),
+      stored: { schemaVersion: storedVersion, data: row.data, recordedAt },
     };
   }
 }
@@ -349,10 +372,14 @@ function rounds(batch: readonly PreparedAppend[]): number[][] {
   return out.map((round) => round.indices);
 }
 
-/** The committed event types, so that subscribers following other types stay asleep ('' = wake all). */
 function notificationPayload(requests: readonly PreparedAppend[]): string {
-  const types = [...new Set(requests.flatMap((request) => request.eventTypes))].join(',');
-  return types.length <= 7000 ? types : '';
+  return notificationTypes(requests.flatMap((request) => request.eventTypes));
+}
+
+/** The committed event types, so that subscribers following other types stay asleep ('' = wake all). */
+function notificationTypes(types: readonly string[]): string {
+  const listed = [...new Set(types)].join(',');
+  return listed.length <= 7000 ? listed : '';
 }
 
 function asError(error: unknown): Error {

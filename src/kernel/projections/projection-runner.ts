@@ -1,5 +1,4 @@
 import { Logger } from '@nestjs/common';
-import type { DataSource } from 'typeorm';
 import type { Database, Lease } from '../database/database.js';
 import { EVENTS_CHANNEL } from '../event-store/event-store.js';
 import { type LogPosition, START, comparePositions, parseXid8, samePosition } from '../event-store/log-position.js';
@@ -69,7 +68,6 @@ export class ProjectionRunner {
   constructor(
     private readonly store: SqlEventStore,
     private readonly database: Database,
-    private readonly dataSource: DataSource,
     private readonly options: ProjectionRunnerOptions,
   ) {}
 
@@ -228,9 +226,9 @@ export class ProjectionRunner {
     worker.paused = true;
     try {
       await worker.running?.catch(() => undefined);
-      await this.dataSource.transaction(async (manager) => {
-        await projection.reset(manager);
-        await projectionCheckpoints.remove(manager, name);
+      await this.database.transaction(async (tx) => {
+        await projection.reset(tx);
+        await projectionCheckpoints.remove(tx, name);
       });
       worker.persisted = null;
       worker.position = START;
@@ -313,11 +311,11 @@ export class ProjectionRunner {
     }
     const expected = worker.persisted;
     try {
-      await this.dataSource.transaction(async (manager) => {
-        const stored = await projectionCheckpoints.lock(manager, projection.name);
+      await this.database.transaction(async (tx) => {
+        const stored = await projectionCheckpoints.lock(tx, projection.name);
         if (!samePosition(stored, expected)) throw new StaleCheckpointError();
-        await projection.handle(manager, page.events);
-        await projectionCheckpoints.save(manager, projection.name, page.next);
+        await projection.handle(tx, page.events);
+        await projectionCheckpoints.save(tx, projection.name, page.next);
       });
     } catch (error) {
       if (error instanceof StaleCheckpointError) {

@@ -1,4 +1,4 @@
-import type { EntityManager } from 'typeorm';
+import type { SqlExecutor } from '../database/database.js';
 import type { LogPosition, RecordedEvent } from '../event-store/event-store.js';
 
 /**
@@ -27,9 +27,9 @@ export interface InMemoryProjection {
 export interface DurableProjection {
   readonly name: string;
   readonly eventTypes: EventTypeFilter;
-  handle(manager: EntityManager, events: readonly RecordedEvent[]): Promise<void>;
+  handle(manager: SqlExecutor, events: readonly RecordedEvent[]): Promise<void>;
   /** Deletes everything the projection wrote, before a rebuild from position zero. */
-  reset(manager: EntityManager): Promise<void>;
+  reset(manager: SqlExecutor): Promise<void>;
   /**
    * Called before the first batch after the runner (re)loads the checkpoint: at start, when this node
    * (re)acquires the lease, and when another writer or a rebuild moved the checkpoint. A projection whose
