@@ -23,6 +23,7 @@ import { uuidv7 } from './kernel/ids.js';
 import { currentSecretReferencePolicy, installSecretReferencePolicy } from './kernel/secret-references/secret-reference.js';
 import { openPlatform, type Platform } from './platform.js';
 import { installPublicationGuard } from './publication-guard.js';
+import { warmTokenizer } from '../modules/canonical/tokenizer.js';
 
 
 export interface Gateway {
@@ -125,6 +126,7 @@ export async function startGateway(environment: Environment, options: StartOptio
       if (result.appended > 0) logger.log(`applied ${startup.source}: ${result.steps.length} change(s), ${result.appended} event(s)`);
       for (const line of result.drift) logger.warn(`${startup.source} differs from the running state, which is kept: ${line}`);
     }
+    warmTokenizer(); // ≈0.35 s once, before traffic rather than on the first request
     await app.listen(options.port ?? environment.port, environment.host);
     const url = (await app.getUrl()).replace('[::1]', 'localhost');
     return {

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { estimateTokens } from '../../canonical/token-estimate.js';
 import { bedrockMockFormat } from './bedrock-mock-format.js';
 import { MockBadRequest } from './mock-format.js';
 import { openAiMockFormat } from './openai-mock-format.js';
+import { mockTokens } from './mock-script.js';
 
 /** What the mock needs to know of an embeddings request, whatever dialect it arrived in. */
 export interface MockEmbeddingsInput {
@@ -43,7 +43,7 @@ export function mockEmbedding(text: string, dimensions: number): number[] {
 }
 
 export function mockEmbeddingTokens(text: string): number {
-  return Math.max(1, estimateTokens(text));
+  return Math.max(1, mockTokens(text));
 }
 
 const AZURE_EMBEDDINGS = /\/openai\/deployments\/([^/]+)\/embeddings$/;
@@ -106,3 +106,4 @@ export const titanEmbeddingsMockFormat: MockEmbeddingsFormat = {
 };
 
 export const MOCK_EMBEDDINGS_FORMATS: MockEmbeddingsFormat[] = [openAiEmbeddingsMockFormat, titanEmbeddingsMockFormat];
+

@@ -1,4 +1,3 @@
-import { estimateTokens } from '../../canonical/token-estimate.js';
 import type { MockBehaviour } from './mock-behaviour.js';
 
 /** What the mock needs to know of a request, whatever wire format it arrived in. */
@@ -28,7 +27,7 @@ const WORDS = ['Switchyard', 'routes', 'this', 'mock', 'answer', 'through', 'one
 
 /** Deterministic answers, so tests can compute the expected usage and cost by hand. */
 export function planAnswer(input: MockInput, behaviour: MockBehaviour, sequence: number): MockAnswer {
-  const prompt = estimateTokens(input.promptText) + 3;
+  const prompt = mockTokens(input.promptText) + 3;
   const cached = Math.min(behaviour.cachedTokens, prompt);
   const tool = chooseTool(input);
   if (tool) {
@@ -91,4 +90,9 @@ function split(text: string, parts: number): string[] {
   const pieces: string[] = [];
   for (let i = 0; i < text.length; i += size) pieces.push(text.slice(i, i + size));
   return pieces.length ? pieces : [''];
+}
+
+/** The mock's own usage rule (four characters per token), so tests can compute expected usage by hand. */
+export function mockTokens(text: string): number {
+  return text.length === 0 ? 0 : Math.ceil(text.length / 4);
 }

@@ -1,0 +1,39 @@
+import { Tiktoken } from 'js-tiktoken/lite';
+import cl100kBase from 'js-tiktoken/ranks/cl100k_base';
+
+/**
+ * A real BPE tokenizer (cl100k_base) for admission reservations, count_tokens estimates and billing
+ * when a provider reports no usage. Every provider tokenizes differently, so every count from here is
+ * an estimate; cl100k is chosen over o200k because it builds in a third of the time and memory
+ * (≈0.35 s and ≈80 MB once per process) while counting within a few percent on ordinary text.
+ */
+let encoder: Tiktoken | null = null;
+
+/** Builds the encoder now (start-up) so the first request does not pay for it. */
+export function warmTokenizer(): void {
+  encoder ??= new Tiktoken(cl100kBase);
+}
+
+/**
+ * BPE merging is quadratic in the length of one pre-tokenized piece; a long run without whitespace
+ * (base64, "aaaa…") would take seconds. Such runs are counted in slices: a slice boundary can only
+ * add a token, never lose one, so the estimate stays a slight over-count.
+ */
+const LONG_RUN = /\S{257,}/;
+const SLICE = 256;
+
+export function countTokens(text: string): number {
+  if (text.length === 0) return 0;
+  warmTokenizer();
+  const bpe = encoder!;
+  if (!LONG_RUN.test(text)) return bpe.encode(text).length;
+  let total = 0;
+  for (const piece of text.split(/(\s+)/)) {
+    if (piece.length <= SLICE) {
+      if (piece.length > 0) total += bpe.encode(piece).length;
+      continue;
+    }
+    for (let at = 0; at < piece.length; at += SLICE) total += bpe.encode(piece.slice(at, at + SLICE)).length;
+  }
+  return total;
+}
