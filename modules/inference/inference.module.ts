@@ -16,6 +16,7 @@ import { ChatCompletionsController } from './http/chat-completions.controller.js
 import { EmbeddingsController } from './http/embeddings.controller.js';
 import { MessagesController } from './http/messages.controller.js';
 import { ModelsController } from './http/models.controller.js';
+import { ResponsesController } from './http/responses.controller.js';
 import { ChatPipeline } from './pipeline/chat-pipeline.js';
 import { EmbeddingsPipeline } from './pipeline/embeddings-pipeline.js';
 import type { InferenceServices, PipelineSettings } from './pipeline/inference-services.js';
@@ -37,7 +38,7 @@ type Closeable = { close(): Promise<void> };
 /** The data plane: client formats, pipeline, routing and streaming. */
 @Module({
   imports: [AccessModule, ProvidersModule, LimitsModule],
-  controllers: [ChatCompletionsController, MessagesController, ModelsController, EmbeddingsController],
+  controllers: [ChatCompletionsController, MessagesController, ResponsesController, ModelsController, EmbeddingsController],
   providers: [
     { provide: LatencyTracker, useFactory: () => new LatencyTracker() },
     {

@@ -1,0 +1,28 @@
+import { Controller, Logger, Post, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { GatewayError } from '../../canonical/gateway-error.js';
+import { responsesClientFormat } from '../formats/responses/responses-client-format.js';
+import { ChatPipeline } from '../pipeline/chat-pipeline.js';
+import { internalError, respondWithError } from './respond-with-error.js';
+
+/** OpenAI Responses: `POST /v1/responses`, buffered and SSE, over the same pipeline as Chat Completions and Messages. */
+@Controller('v1')
+export class ResponsesController {
+  private readonly logger = new Logger('Responses');
+
+  constructor(private readonly pipeline: ChatPipeline) {}
+
+  @Post('responses')
+  async create(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    reply.hijack();
+    try {
+      await this.pipeline.handle(
+        { requestId: request.id, headers: request.headers, body: request.body, raw: reply.raw },
+        responsesClientFormat,
+      );
+    } catch (error) {
+      if (!(error instanceof GatewayError)) this.logger.error(`request ${request.id} failed: ${(error as Error).stack ?? error}`);
+      respondWithError(reply.raw, responsesClientFormat, error instanceof GatewayError ? error : internalError(), request.id);
+    }
+  }
+}
