@@ -2,6 +2,7 @@ import { Controller, Logger, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../canonical/gateway-error.js';
 import { responsesClientFormat } from '../formats/responses/responses-client-format.js';
+import { inResponsesTerms } from '../formats/responses/responses-parameter-names.js';
 import { ChatPipeline } from '../pipeline/chat-pipeline.js';
 import { internalError, respondWithError } from './respond-with-error.js';
 
@@ -22,7 +23,7 @@ export class ResponsesController {
       );
     } catch (error) {
       if (!(error instanceof GatewayError)) this.logger.error(`request ${request.id} failed: ${(error as Error).stack ?? error}`);
-      respondWithError(reply.raw, responsesClientFormat, error instanceof GatewayError ? error : internalError(), request.id);
+      respondWithError(reply.raw, responsesClientFormat, error instanceof GatewayError ? inResponsesTerms(error) : internalError(), request.id);
     }
   }
 }

@@ -75,18 +75,11 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
 
   private text(text: string): string {
     let out = '';
-    if (this.openText === null) {
-      out += this.closeCalls();
-      const index = this.output.length;
-      const item: MessageItem = { type: 'message', id: messageItemId(this.identity, index), status: 'in_progress', role: 'assistant', content: [] };
-      this.output.push(item);
-      this.openText = index;
-      out += this.frame('response.output_item.added', { output_index: index, item: { ...item, content: [] } });
-      out += this.frame('response.content_part.added', { item_id: item.id, output_index: index, content_index: 0, part: outputText('') });
-      item.content.push(outputText(''));
-    }
+    // An empty piece (some providers open with one) starts no item: an answer without text has no message.
+    if (this.openText === null && text.length === 0) return out;
+    if (this.openText === null) out += this.closeCalls() + this.openTextItem();
     if (text.length === 0) return out;
-    const item = this.output[this.openText] as MessageItem;
+    const item = this.output[this.openText!] as MessageItem;
     item.content[0].text += text;
     return out + this.frame('response.output_text.delta', { item_id: item.id, output_index: this.openText, content_index: 0, delta: text, logprobs: [] });
   }
@@ -118,8 +111,22 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
     return this.frame('response.created', { response }) + this.frame('response.in_progress', { response });
   }
 
+  /** Closes every open item; an answer that produced nothing still gets its (empty) message, as a buffered one does. */
   private closeAll(): string {
-    return this.closeText() + this.closeCalls();
+    const empty = this.output.length === 0 ? this.openTextItem() : '';
+    return empty + this.closeText() + this.closeCalls();
+  }
+
+  private openTextItem(): string {
+    const index = this.output.length;
+    const item: MessageItem = { type: 'message', id: messageItemId(this.identity, index), status: 'in_progress', role: 'assistant', content: [] };
+    this.output.push(item);
+    this.openText = index;
+    item.content.push(outputText(''));
+    return (
+      this.frame('response.output_item.added', { output_index: index, item: { ...item, content: [] } }) +
+      this.frame('response.content_part.added', { item_id: item.id, output_index: index, content_index: 0, part: outputText('') })
+    );
   }
 
   private closeText(): string {
