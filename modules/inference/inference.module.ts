@@ -13,12 +13,14 @@ import { AdmissionControl } from '../limits/admission-control.js';
 import { DeploymentConcurrency } from '../limits/deployment-concurrency.js';
 import { LimitsModule } from '../limits/limits.module.js';
 import { ChatCompletionsController } from './http/chat-completions.controller.js';
+import { CountTokensController } from './http/count-tokens.controller.js';
 import { EmbeddingsController } from './http/embeddings.controller.js';
 import { MessagesController } from './http/messages.controller.js';
 import { ModelsController } from './http/models.controller.js';
 import { ResponsesController } from './http/responses.controller.js';
 import { ChatPipeline } from './pipeline/chat-pipeline.js';
 import { EmbeddingsPipeline } from './pipeline/embeddings-pipeline.js';
+import { TokenCountPipeline } from './pipeline/token-count-pipeline.js';
 import type { InferenceServices, PipelineSettings } from './pipeline/inference-services.js';
 import { DeploymentGate } from './resilience/deployment-gate.js';
 import { BreakerJournal } from './resilience/breaker-journal.js';
@@ -38,7 +40,7 @@ type Closeable = { close(): Promise<void> };
 /** The data plane: client formats, pipeline, routing and streaming. */
 @Module({
   imports: [AccessModule, ProvidersModule, LimitsModule],
-  controllers: [ChatCompletionsController, MessagesController, ResponsesController, ModelsController, EmbeddingsController],
+  controllers: [ChatCompletionsController, MessagesController, CountTokensController, ResponsesController, ModelsController, EmbeddingsController],
   providers: [
     { provide: LatencyTracker, useFactory: () => new LatencyTracker() },
     {
@@ -90,6 +92,11 @@ type Closeable = { close(): Promise<void> };
     {
       provide: ChatPipeline,
       useFactory: (services: InferenceServices, settings: PipelineSettings) => new ChatPipeline(services, settings),
+      inject: [INFERENCE_SERVICES, PIPELINE_SETTINGS],
+    },
+    {
+      provide: TokenCountPipeline,
+      useFactory: (services: InferenceServices, settings: PipelineSettings) => new TokenCountPipeline(services, settings),
       inject: [INFERENCE_SERVICES, PIPELINE_SETTINGS],
     },
     {
