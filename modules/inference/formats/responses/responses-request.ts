@@ -80,7 +80,14 @@ export function parseResponsesRequest(body: unknown): ChatRequest {
   const echo: ResponsesEcho = {
     instructions,
     textFormat: text.echo,
-    tools: (body.tools as Json[] | undefined) ?? [],
+    // Function tools as the API reports them: every field present, null where the caller sent none.
+    tools: ((body.tools as Json[] | undefined | null) ?? []).map((tool) => ({
+      type: 'function',
+      name: tool.name,
+      description: tool.description ?? null,
+      parameters: tool.parameters ?? null,
+      strict: tool.strict ?? null,
+    })),
     toolChoice: (body.tool_choice as ResponsesEcho['toolChoice'] | undefined) ?? 'auto',
     safetyIdentifier,
   };
