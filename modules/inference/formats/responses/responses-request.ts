@@ -128,7 +128,10 @@ function parseInput(value: unknown): ChatMessage[] {
         return;
       default:
         if (typeof type === 'string' && STATEFUL_ITEMS.has(type)) {
-          throw unsupportedParameter(`${param}.type`, `items of type '${type}' refer to state Switchyard does not keep; send the conversation as message, function_call and function_call_output items.`);
+          throw unsupportedParameter(
+            `${param}.type`,
+            `items of type '${type}' refer to state Switchyard does not keep; send the conversation as message, function_call and function_call_output items (clients that reference earlier output by id, such as the Vercel AI SDK, do so with store: false).`,
+          );
         }
         throw unsupportedParameter(`${param}.type`, `input items of type '${String(type)}' are not supported (use message, function_call or function_call_output).`);
     }
