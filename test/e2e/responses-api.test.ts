@@ -1,4 +1,6 @@
 import OpenAI from 'openai';
+import { zodTextFormat } from 'openai/helpers/zod';
+import { z } from 'zod';
 import type { RequestAdmitted } from '../../events/request-events.js';
 import type { MockRequestRecord } from '../../modules/providers/mock/mock-provider-server.js';
 import {
@@ -174,6 +176,12 @@ describe('/v1/responses with the official openai SDK', () => {
         expect(JSON.parse(response.output_text)).toEqual(plannedArguments(CAPITAL_SCHEMA));
         expect(response.text?.format).toMatchObject({ type: 'json_schema', name: 'capital', strict: true });
         expectOneCall(provider, false);
+      });
+
+      test('structured output through the SDK helper (responses.parse with a zod format): output_parsed is the planned object', async () => {
+        const Capital = z.object({ city: z.string(), population: z.number().int() });
+        const parsed = await client.responses.parse({ model: provider.alias, input: 'Capital of France as JSON', text: { format: zodTextFormat(Capital, 'capital') } });
+        expect(parsed.output_parsed).toEqual(plannedArguments(CAPITAL_SCHEMA));
       });
     } else {
       test('structured output cannot be honoured on this route: 400 unsupported_parameter naming text.format, nothing sent upstream', async () => {
