@@ -224,6 +224,7 @@ describe('/v1/responses with the official openai SDK', () => {
       ['previous_response_id', { input: 'hi', previous_response_id: 'resp_123' }, 'previous_response_id', 'unsupported_parameter'],
       ['a reasoning effort (not yet routable)', { input: 'hi', reasoning: { effort: 'high' } }, 'reasoning.effort', 'unsupported_parameter'],
       ['truncation: auto', { input: 'hi', truncation: 'auto' }, 'truncation', 'unsupported_parameter'],
+      ['obfuscated stream events', { input: 'hi', stream: true, stream_options: { include_obfuscation: true } }, 'stream_options.include_obfuscation', 'unsupported_parameter'],
       ['an unknown text.format type', { input: 'hi', text: { format: { type: 'yaml' } } }, 'text.format.type', 'invalid_request'],
       ['a json_schema format without a schema', { input: 'hi', text: { format: { type: 'json_schema', name: 'x' } } }, 'text.format.schema', 'invalid_request'],
       ['max_output_tokens of 0', { input: 'hi', max_output_tokens: 0 }, 'max_output_tokens', 'invalid_request'],

@@ -74,6 +74,7 @@ describe('parseResponsesRequest', () => {
       store: false,
       include: [],
       truncation: 'disabled',
+      stream_options: { include_obfuscation: false },
     });
     expect(request).toMatchObject({
       tools: [{ name: 'get_weather', description: 'Weather', parameters: schema, strict: true }],

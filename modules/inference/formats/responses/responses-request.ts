@@ -7,7 +7,7 @@ import { type ResponsesEcho, rememberEcho } from './responses-echo.js';
 
 const KNOWN = new Set([
   'model', 'input', 'instructions', 'tools', 'tool_choice', 'text', 'max_output_tokens', 'temperature', 'top_p',
-  'metadata', 'parallel_tool_calls', 'stream', 'store', 'previous_response_id', 'reasoning', 'user', 'safety_identifier',
+  'metadata', 'parallel_tool_calls', 'stream', 'stream_options', 'store', 'previous_response_id', 'reasoning', 'user', 'safety_identifier',
 ]);
 /** Accepted with these values only: what SDKs send by default and what changes nothing. */
 const NEUTRAL_VALUES: ReadonlyMap<string, readonly unknown[]> = new Map<string, unknown[]>([
@@ -47,6 +47,7 @@ export function parseResponsesRequest(body: unknown): ChatRequest {
     throw unsupportedParameter('previous_response_id', 'Switchyard keeps no conversation state; pass the earlier turns as input items instead.');
   }
   parseReasoning(body.reasoning);
+  parseStreamOptions(body.stream_options);
 
   const instructions = optionalString(body, 'instructions');
   const messages: ChatMessage[] = [];
@@ -102,6 +103,19 @@ function parseReasoning(value: unknown): void {
   for (const [key, item] of Object.entries(value)) {
     if (item === null || item === undefined) continue;
     throw unsupportedParameter(`reasoning.${key}`, 'Switchyard cannot pass reasoning settings to every route yet; remove it.');
+  }
+}
+
+/**
+ * `stream_options.include_obfuscation` pads stream events with random characters against length
+ * side channels; Switchyard never pads, so only `false` (or leaving it out) is honoured.
+ */
+function parseStreamOptions(value: unknown): void {
+  if (value === undefined || value === null) return;
+  if (!isObject(value)) throw invalidRequest("'stream_options' must be an object.", 'stream_options');
+  for (const [key, item] of Object.entries(value)) {
+    if (item === null || item === undefined || (key === 'include_obfuscation' && item === false)) continue;
+    throw unsupportedParameter(`stream_options.${key}`, 'Switchyard does not pad stream events; remove it or send include_obfuscation: false.');
   }
 }
 
