@@ -8,10 +8,11 @@ import { CommandExecutor } from './kernel/commands/command-executor.js';
 import { GroupCommitter } from './kernel/event-store/group-committer.js';
 import { SqlEventStore } from './kernel/event-store/sql-event-store.js';
 import { ProjectionRunner } from './kernel/projections/projection-runner.js';
+import { DATABASE } from './kernel/tokens.js';
 import type { Platform } from './platform.js';
+import { ADMIN_SETTINGS } from '../modules/admin/admin-settings.js';
 
 export const ENVIRONMENT = Symbol('ENVIRONMENT');
-export const DATABASE = Symbol('DATABASE');
 export const PLATFORM = Symbol('PLATFORM');
 
 /** Makes the already-opened platform kernel injectable everywhere. */
@@ -23,6 +24,7 @@ export class PlatformModule {
       { provide: PLATFORM, useValue: platform },
       { provide: ENVIRONMENT, useValue: platform.environment },
       { provide: DATABASE, useValue: platform.database },
+      { provide: ADMIN_SETTINGS, useValue: { adminToken: platform.environment.adminToken } },
       { provide: DataSource, useValue: platform.dataSource },
       { provide: SqlEventStore, useValue: platform.store },
       { provide: GroupCommitter, useValue: platform.committer },

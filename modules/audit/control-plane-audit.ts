@@ -4,7 +4,7 @@ import { upcasters } from '../../events/upcasters.js';
 import type { Database } from '../../src/kernel/database/database.js';
 import { type LogPosition, comparePositions } from '../../src/kernel/event-store/event-store.js';
 import { parseXid8, xid8Param } from '../../src/kernel/event-store/log-position.js';
-import { DATABASE } from '../../src/platform.module.js';
+import { DATABASE } from '../../src/kernel/tokens.js';
 import { encodePageToken, positionAfter } from './page-token.js';
 
 export interface AuditQuery {

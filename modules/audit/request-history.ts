@@ -9,7 +9,7 @@ import { requestStream } from '../../events/request-events.js';
 import type { Database } from '../../src/kernel/database/database.js';
 import type { RecordedEvent } from '../../src/kernel/event-store/event-store.js';
 import { SqlEventStore } from '../../src/kernel/event-store/sql-event-store.js';
-import { DATABASE } from '../../src/platform.module.js';
+import { DATABASE } from '../../src/kernel/tokens.js';
 
 /** Request ids are UUIDv7 (the `x-request-id` header); anything else cannot name a request stream. */
 export const REQUEST_ID = /^[0-9A-Za-z][0-9A-Za-z-]{0,63}$/;

@@ -6,6 +6,7 @@ import { DURABILITY_PROFILES, type DurabilityProfile } from '../../modules/infer
 import type { ResilienceOverrides } from '../../modules/inference/resilience/resilience-settings.js';
 import type { AdmissionSettings } from '../../modules/limits/admission-settings.js';
 import type { AuditSettings } from '../../projections/audit-chain/audit-settings.js';
+import { ConfigurationError } from '../kernel/configuration-error.js';
 import { type SecretReferencePolicy, SecretPolicyError, secretReferencePolicy } from '../kernel/secret-references/secret-reference-policy.js';
 
 /** Everything configured through environment variables (DESIGN §8). */
@@ -51,9 +52,7 @@ export interface Environment {
   http?: Partial<HttpSettings>;
 }
 
-export class ConfigurationError extends Error {
-  override readonly name = 'ConfigurationError';
-}
+export { ConfigurationError };
 
 export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environment {
   const port = integer(env.PORT, 8080, 'PORT');

@@ -6,14 +6,14 @@ import { randomBase62 } from '../../../src/kernel/ids.js';
 import { ApiKeyCommand } from '../access.commands.js';
 import type { ApiKeyState } from '../api-key/api-key.decider.js';
 import { displayPrefix, generateApiKey, hashApiKey } from '../api-key/key-format.js';
-import { AdminCommands, etag } from './admin-commands.js';
-import { AdminApiError } from './admin-error.js';
-import { AdminExceptionFilter } from './admin-exception.filter.js';
-import { adminValidationPipe } from './admin-validation.js';
-import { AdminGuard } from './admin.guard.js';
+import { AdminCommands, etag } from '../../admin/admin-commands.js';
+import { AdminApiError } from '../../admin/admin-error.js';
+import { AdminExceptionFilter } from '../../admin/admin-exception.filter.js';
+import { adminValidationPipe } from '../../admin/admin-validation.js';
+import { AdminGuard } from '../../admin/admin.guard.js';
 import { IssueKeyDto } from './key.dto.js';
-import { limitsOf } from './limits.dto.js';
-import { ReasonDto } from './reason.dto.js';
+import { limitsOf } from '../../admin/limits.dto.js';
+import { ReasonDto } from '../../admin/reason.dto.js';
 
 /**
  * `/admin/v1/keys`: issue (the plaintext key is in that one response and nowhere else, ever), revoke,

@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { randomBase62 } from '../../../src/kernel/ids.js';
 
 /** `sk-sy-` + 32 base62 characters: about 190 bits of entropy. */
@@ -17,8 +17,3 @@ export function displayPrefix(key: string): string {
   return `${key.slice(0, 10)}…`;
 }
 
-export function sameHash(a: string, b: string): boolean {
-  const left = Buffer.from(a, 'hex');
-  const right = Buffer.from(b, 'hex');
-  return left.length === right.length && timingSafeEqual(left, right);
-}

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Server } from 'node:http';
 import type { KeyScope } from '../../../events/api-key-events.js';
-import { isAdminPath, respondWithAdminError } from '../../access/admin/admin-error.js';
+import { isAdminPath, respondWithAdminError } from '../../admin/admin-error.js';
 import type { GatewayAuthenticator } from '../../access/gateway-authenticator.js';
 import { GatewayError } from '../../canonical/gateway-error.js';
 import { clientFormatForPath } from './client-format-for-path.js';
