@@ -1,5 +1,5 @@
 import { Global, Module } from '@nestjs/common';
-import { AdminKeyVerifier } from '../admin/admin-key-verifier.js';
+import { AdminKeyVerifier } from '../admin/index.js';
 import { KeyIndexProjection } from '../../projections/key-index/key-index.projection.js';
 import { ApiKeyCommand, TenantCommand } from './access.commands.js';
 import { GatewayAuthenticator } from './gateway-authenticator.js';

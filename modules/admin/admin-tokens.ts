@@ -1,9 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ConfigurationError } from '../../src/kernel/configuration-error.js';
-import type { SqlExecutor } from '../../src/kernel/database/database.js';
-import { randomBase62 } from '../../src/kernel/ids.js';
-import { sameHash } from '../../src/kernel/same-hash.js';
-import { rememberSecret } from '../../src/kernel/secret-references/known-secrets.js';
+import { ConfigurationError, randomBase62, rememberSecret, sameHash, type SqlExecutor } from '../../src/kernel/index.js';
 
 /** A configured ADMIN_TOKEN shorter than this is refused at start: the admin API controls everything. */
 const MIN_CONFIGURED_LENGTH = 16;

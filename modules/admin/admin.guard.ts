@@ -1,7 +1,7 @@
 import { type CanActivate, type ExecutionContext, Injectable, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { GatewayError } from '../canonical/gateway-error.js';
+import { GatewayError } from '../canonical/index.js';
 import { AdminApiError } from './admin-error.js';
 import { AdminKeyVerifier } from './admin-key-verifier.js';
 import { AdminTokens } from './admin-tokens.js';

@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
-import type { Database } from '../../src/kernel/database/database.js';
-import { DATABASE } from '../../src/kernel/tokens.js';
+import { type Database, DATABASE } from '../../src/kernel/index.js';
 import { AdminCommands } from './admin-commands.js';
 import { ADMIN_SETTINGS, type AdminSettings } from './admin-settings.js';
 import { AdminTokens } from './admin-tokens.js';

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { AdminModule } from '../admin/admin.module.js';
+import { AdminModule } from '../admin/index.js';
 import { SpendController } from './spend.controller.js';
 import { SpendReports } from './spend-reports.js';
 

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { AdminModule } from '../admin/admin.module.js';
+import { AdminModule } from '../admin/index.js';
 import { ControlPlaneAudit } from './control-plane-audit.js';
 import { EventHistory } from './event-history.js';
 import { HistoryController } from './history.controller.js';

@@ -1,8 +1,5 @@
 import { Controller, Get, Param, Query, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
-import { AdminApiError } from '../admin/admin-error.js';
-import { AdminExceptionFilter } from '../admin/admin-exception.filter.js';
-import { adminQueryValidationPipe } from '../admin/admin-validation.js';
-import { AdminGuard } from '../admin/admin.guard.js';
+import { AdminApiError, AdminExceptionFilter, AdminGuard, adminQueryValidationPipe } from '../admin/index.js';
 import { ControlPlaneAudit, UnknownActionError } from './control-plane-audit.js';
 import { EventHistory } from './event-history.js';
 import { AuditQueryDto, EventsQueryDto } from './history-query.dto.js';

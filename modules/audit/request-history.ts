@@ -1,15 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Decimal } from 'decimal.js';
-import { aliasStream } from '../../events/alias-events.js';
-import type { AliasPublished } from '../../events/alias-events.js';
-import { priceStream } from '../../events/price-events.js';
-import type { PriceScheduled } from '../../events/price-events.js';
-import type { AttemptFinished, RequestAdmitted, RequestCompleted, RequestRejected } from '../../events/request-events.js';
-import { requestStream } from '../../events/request-events.js';
-import type { Database } from '../../src/kernel/database/database.js';
-import type { RecordedEvent } from '../../src/kernel/event-store/event-store.js';
-import { SqlEventStore } from '../../src/kernel/event-store/sql-event-store.js';
-import { DATABASE } from '../../src/kernel/tokens.js';
+import { type AliasPublished, aliasStream, type AttemptFinished, type PriceScheduled, priceStream, type RequestAdmitted, type RequestCompleted, type RequestRejected, requestStream } from '../../events/index.js';
+import { type Database, DATABASE, type RecordedEvent, SqlEventStore } from '../../src/kernel/index.js';
 
 /** Request ids are UUIDv7 (the `x-request-id` header); anything else cannot name a request stream. */
 export const REQUEST_ID = /^[0-9A-Za-z][0-9A-Za-z-]{0,63}$/;

@@ -1,17 +1,11 @@
 import { Inject, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { GroupCommitter } from '../../src/kernel/event-store/group-committer.js';
-import { SqlEventStore } from '../../src/kernel/event-store/sql-event-store.js';
+import { GroupCommitter, SqlEventStore } from '../../src/kernel/index.js';
 import { RoutingSnapshotProjection } from '../../projections/routing-snapshot/routing-snapshot.projection.js';
 import { ENVIRONMENT } from '../../src/platform.module.js';
 import type { Environment } from '../../src/config/environment.js';
-import { AccessModule } from '../access/access.module.js';
-import { GatewayAuthenticator } from '../access/gateway-authenticator.js';
-import { ProviderAdapters } from '../providers/provider-adapters.js';
-import { ProvidersModule } from '../providers/providers.module.js';
-import { UpstreamPools } from '../providers/upstream-pools.js';
-import { AdmissionControl } from '../limits/admission-control.js';
-import { DeploymentConcurrency } from '../limits/deployment-concurrency.js';
-import { LimitsModule } from '../limits/limits.module.js';
+import { GatewayAuthenticator } from '../access/index.js';
+import { ProviderAdapters, ProvidersModule, UpstreamPools } from '../providers/index.js';
+import { AdmissionControl, DeploymentConcurrency, LimitsModule } from '../limits/index.js';
 import { ChatCompletionsController } from './http/chat-completions.controller.js';
 import { EmbeddingsController } from './http/embeddings.controller.js';
 import { MessagesController } from './http/messages.controller.js';
@@ -36,7 +30,8 @@ type Closeable = { close(): Promise<void> };
 
 /** The data plane: client formats, pipeline, routing and streaming. */
 @Module({
-  imports: [AccessModule, ProvidersModule, LimitsModule],
+  // GatewayAuthenticator comes from AccessModule, which is global.
+  imports: [ProvidersModule, LimitsModule],
   controllers: [ChatCompletionsController, MessagesController, ModelsController, EmbeddingsController],
   providers: [
     { provide: LatencyTracker, useFactory: () => new LatencyTracker() },

@@ -1,6 +1,6 @@
 import { Decimal } from 'decimal.js';
-import type { AttemptFinished } from '../../events/request-events.js';
-import type { RecordedEvent } from '../../src/kernel/event-store/event-store.js';
+import type { AttemptFinished } from '../../events/index.js';
+import type { RecordedEvent } from '../../src/kernel/index.js';
 import { isBillable } from '../cost-ledger/cost-ledger.projection.js';
 
 /** The columns of `attempts`, in the order `attemptRow` writes them. */

@@ -1,10 +1,5 @@
-import type { SqlExecutor } from '../../src/kernel/database/database.js';
+import { comparePositions, type DurableProjection, type LogPosition, parseXid8, projectionCheckpoints, type RecordedEvent, type SqlExecutor, uuidv7 } from '../../src/kernel/index.js';
 import { Logger } from '@nestjs/common';
-import { type LogPosition, type RecordedEvent, comparePositions } from '../../src/kernel/event-store/event-store.js';
-import { parseXid8 } from '../../src/kernel/event-store/log-position.js';
-import { projectionCheckpoints } from '../../src/kernel/projections/projection-checkpoints.js';
-import { uuidv7 } from '../../src/kernel/ids.js';
-import type { DurableProjection } from '../../src/kernel/projections/projection.js';
 import { type AnalyticsFaults, NO_FAULTS } from './analytics-faults.js';
 import { ATTEMPT_COLUMNS, attemptLine } from './attempt-row.js';
 import type { ClickHouseConnection } from './clickhouse-connection.js';

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { AdminModule } from '../../admin/admin.module.js';
+import { AdminModule } from '../../admin/index.js';
 import { AccessModule } from '../access.module.js';
 import { KeyExpirySweeper } from '../api-key/key-expiry-sweeper.js';
 import { KeysController } from './keys.controller.js';

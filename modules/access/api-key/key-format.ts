@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { randomBase62 } from '../../../src/kernel/ids.js';
+import { randomBase62 } from '../../../src/kernel/index.js';
 
 /** `sk-sy-` + 32 base62 characters: about 190 bits of entropy. */
 export const KEY_PATTERN = /^sk-sy-[0-9A-Za-z]{32}$/;

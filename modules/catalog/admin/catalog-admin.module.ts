@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { AdminModule } from '../../admin/admin.module.js';
+import { AdminModule } from '../../admin/index.js';
 import { CatalogModule } from '../catalog.module.js';
 import { AliasesController } from './aliases.controller.js';
 import { DeploymentsController } from './deployments.controller.js';

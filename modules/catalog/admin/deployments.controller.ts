@@ -1,12 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, Req, Res, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RoutingSnapshotProjection } from '../../../projections/routing-snapshot/routing-snapshot.projection.js';
-import { AdminCommands, etag } from '../../admin/admin-commands.js';
-import { AdminApiError } from '../../admin/admin-error.js';
-import { AdminExceptionFilter } from '../../admin/admin-exception.filter.js';
-import { adminValidationPipe } from '../../admin/admin-validation.js';
-import { AdminGuard } from '../../admin/admin.guard.js';
-import { ReasonDto } from '../../admin/reason.dto.js';
+import { AdminApiError, AdminCommands, AdminExceptionFilter, AdminGuard, adminValidationPipe, etag, ReasonDto } from '../../admin/index.js';
 import { DeploymentCommand } from '../catalog.commands.js';
 import { deploymentView } from './catalog-views.js';
 import { DeploymentSettingsDto, RegisterDeploymentDto, deploymentSettingsOf } from './deployment.dto.js';

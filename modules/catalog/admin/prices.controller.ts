@@ -1,11 +1,7 @@
 import { Body, Controller, Get, Param, Post, Req, Res, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RoutingSnapshotProjection } from '../../../projections/routing-snapshot/routing-snapshot.projection.js';
-import { AdminCommands, etag } from '../../admin/admin-commands.js';
-import { AdminApiError } from '../../admin/admin-error.js';
-import { AdminExceptionFilter } from '../../admin/admin-exception.filter.js';
-import { adminValidationPipe } from '../../admin/admin-validation.js';
-import { AdminGuard } from '../../admin/admin.guard.js';
+import { AdminApiError, AdminCommands, AdminExceptionFilter, AdminGuard, adminValidationPipe, etag } from '../../admin/index.js';
 import { PriceCommand } from '../catalog.commands.js';
 import { priceHistoryView } from './catalog-views.js';
 import { SchedulePriceDto, priceTableOf } from './price.dto.js';

@@ -1,8 +1,5 @@
 import type { Dispatcher } from 'undici';
-import type { ChatRequest } from '../../canonical/chat-request.js';
-import type { ChatResponse, StreamEvent } from '../../canonical/chat-response.js';
-import type { EmbeddingsResponse } from '../../canonical/embeddings.js';
-import { ProviderError } from '../../canonical/provider-error.js';
+import { type ChatRequest, type ChatResponse, type EmbeddingsResponse, ProviderError, type StreamEvent } from '../../canonical/index.js';
 import type { EmbeddingsCall, ProviderAdapter, UpstreamCall, UpstreamStream } from '../provider-adapter.js';
 import { requestIdFrom, transportError, withProviderRequestId } from '../upstream-errors.js';
 import { fromTitanEmbeddingResponse, toTitanEmbeddingRequest } from './bedrock-embeddings.js';
