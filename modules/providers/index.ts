@@ -8,3 +8,4 @@ export * from './anthropic/anthropic-wire.js';
 export * from './openai/openai-usage.js';
 export * from './openai/openai-wire.js';
 export * from './providers.module.js';
+export * from './provider-settings.js';

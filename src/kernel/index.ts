@@ -8,6 +8,7 @@ export * from './clock.js';
 export * from './configuration-error.js';
 export * from './ids.js';
 export * from './same-hash.js';
+export * from './settings.js';
 export * from './tokens.js';
 export * from './commands/command-executor.js';
 export * from './commands/decider-command.js';

@@ -1,6 +1,5 @@
 import { PROVIDER_TYPES, type ProviderEvent, type ProviderSettings } from '../../../events/index.js';
-import { assertNever, type Decider, DomainError, sameJson } from '../../../src/kernel/index.js';
-import { isSecretRef } from '../../../src/config/secret-ref.js';
+import { assertNever, type Decider, DomainError, isSecretRef, sameJson } from '../../../src/kernel/index.js';
 import { baseUrlProblem } from './base-url-policy.js';
 
 export type ProviderCommand =
