@@ -8,6 +8,7 @@ import { type ResilienceOverrides, readResilienceOverrides } from '../../modules
 import { type AdmissionSettings, readAdmissionOverrides } from '../../modules/limits/admission-settings.js';
 import type { AuditSettings } from '../../projections/audit-chain/audit-settings.js';
 import { ConfigurationError } from '../kernel/configuration-error.js';
+import { DEFAULT_DATA_DIR } from '../kernel/settings.js';
 import { type SecretReferencePolicy, SecretPolicyError, secretReferencePolicy } from '../kernel/secret-references/secret-reference-policy.js';
 
 /** Everything configured through environment variables (DESIGN §8). */
@@ -72,7 +73,7 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
   if (projector === 'external' && !databaseUrl) {
     throw new ConfigurationError('SWITCHYARD_PROJECTOR=external needs DATABASE_URL: with embedded PGlite the projections run in the serving process');
   }
-  const dataDir = env.SWITCHYARD_DATA_DIR === ':memory:' ? ':memory:' : resolve(env.SWITCHYARD_DATA_DIR || '.switchyard');
+  const dataDir = env.SWITCHYARD_DATA_DIR === ':memory:' ? ':memory:' : resolve(env.SWITCHYARD_DATA_DIR || DEFAULT_DATA_DIR);
   let secretReferences: SecretReferencePolicy;
   try {
     secretReferences = secretReferencePolicy(env, dataDir);

@@ -5,6 +5,9 @@ import { ConfigurationError } from './configuration-error.js';
  * variables. A knob's default lives in its context's defaults object, so readers here return
  * `undefined` for an unset variable instead of a default of their own.
  */
+/** SWITCHYARD_DATA_DIR when unset: where PGlite keeps the log and `file:` secrets are looked for. */
+export const DEFAULT_DATA_DIR = '.switchyard';
+
 export type SettingsEnv = Readonly<Record<string, string | undefined>>;
 
 /** A non-negative integer, or undefined when unset (empty counts as unset). */
