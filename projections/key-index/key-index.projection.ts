@@ -30,7 +30,7 @@ export class KeyIndexProjection implements InMemoryProjection {
   }
 
   apply(events: readonly RecordedEvent[], _position: LogPosition): void {
-    this.access = this.access.withAll(events as Array<RecordedEvent & { type: string }>);
+    this.access = this.access.withAll(events);
     this.position = events[events.length - 1].globalPosition;
     const index = new Map<string, Principal>();
     for (const key of this.access.keys.values()) {

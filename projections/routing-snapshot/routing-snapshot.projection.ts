@@ -39,7 +39,7 @@ export class RoutingSnapshotProjection implements InMemoryProjection {
   }
 
   apply(events: readonly RecordedEvent[], _position: LogPosition): void {
-    this.catalog = this.catalog.withAll(events as Array<RecordedEvent & { type: string }>);
+    this.catalog = this.catalog.withAll(events);
     const version = events[events.length - 1].globalPosition;
     const { snapshot, problems } = buildRoutingSnapshot(this.catalog, version, this.snapshot);
     const fresh = problems.filter((problem) => !this.lastProblems.includes(problem));
