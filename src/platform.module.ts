@@ -16,7 +16,6 @@ import { ProjectionRunner } from './kernel/projections/projection-runner.js';
 import { DATABASE } from './kernel/tokens.js';
 import type { Platform } from './platform.js';
 
-export const ENVIRONMENT = Symbol('ENVIRONMENT');
 export const PLATFORM = Symbol('PLATFORM');
 
 /** Makes the already-opened platform kernel injectable everywhere. */
@@ -32,7 +31,6 @@ export class PlatformModule {
     const providerSettings: ProviderSettings = { connectTimeoutMs: resilience.deadlines.connectTimeoutMs };
     const providers = [
       { provide: PLATFORM, useValue: platform },
-      { provide: ENVIRONMENT, useValue: platform.environment },
       { provide: DATABASE, useValue: platform.database },
       { provide: ADMIN_SETTINGS, useValue: admin },
       { provide: INFERENCE_SETTINGS, useValue: inference },
