@@ -1,6 +1,6 @@
 import { Controller, Logger, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { GatewayError } from '../../canonical/gateway-error.js';
+import { GatewayError } from '../../canonical/index.js';
 import { responsesClientFormat } from '../formats/responses/responses-client-format.js';
 import { inResponsesTerms } from '../formats/responses/responses-parameter-names.js';
 import { ChatPipeline } from '../pipeline/chat-pipeline.js';

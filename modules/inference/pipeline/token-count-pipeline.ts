@@ -1,7 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { type ChatRequest, requiredCapabilities } from '../../canonical/chat-request.js';
-import { ProviderError } from '../../canonical/provider-error.js';
-import { estimateInputTokens } from '../../canonical/token-estimate.js';
+import { type ChatRequest, estimateInputTokens, ProviderError, requiredCapabilities } from '../../canonical/index.js';
 import type { ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
 import { parseAnthropicCountTokensRequest } from '../formats/anthropic/anthropic-count-tokens-request.js';
 import { BACKSTOP_SLACK_MS } from '../resilience/deadlines.js';

@@ -1,5 +1,4 @@
-import type { ChatRequest } from '../../../canonical/chat-request.js';
-import { invalidRequest, unsupportedParameter } from '../../../canonical/gateway-error.js';
+import { type ChatRequest, invalidRequest, unsupportedParameter } from '../../../canonical/index.js';
 import { parseAnthropicMessagesRequest } from './anthropic-messages-request.js';
 
 /** What Anthropic's count_tokens takes: the prompt, not the generation settings. */

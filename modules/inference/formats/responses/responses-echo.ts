@@ -1,4 +1,4 @@
-import type { ChatRequest } from '../../../canonical/chat-request.js';
+import type { ChatRequest } from '../../../canonical/index.js';
 
 /**
  * What a Responses object reports back about its request that the canonical model does not carry in

@@ -1,6 +1,5 @@
-import type { TokenUsage } from '../../../../events/request-events.js';
-import type { ChatRequest, ToolCall } from '../../../canonical/chat-request.js';
-import type { StopReason } from '../../../canonical/chat-response.js';
+import type { TokenUsage } from '../../../../events/index.js';
+import type { ChatRequest, StopReason, ToolCall } from '../../../canonical/index.js';
 import type { ResponseIdentity } from '../client-format.js';
 import { echoOf } from './responses-echo.js';
 

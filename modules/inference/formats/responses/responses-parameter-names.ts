@@ -1,4 +1,4 @@
-import { GatewayError } from '../../../canonical/gateway-error.js';
+import { GatewayError } from '../../../canonical/index.js';
 
 /**
  * Routing names a parameter a route cannot honour by its Chat Completions name; a Responses client sent

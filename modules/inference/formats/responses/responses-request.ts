@@ -1,8 +1,4 @@
-import type {
-  ChatMessage, ChatRequest, ContentPart, ResponseFormat, ToolCall, ToolChoice, ToolDefinition,
-} from '../../../canonical/chat-request.js';
-import { invalidRequest, unsupportedParameter } from '../../../canonical/gateway-error.js';
-import { JSON_LIMITS, type JsonShape, assertJsonWithinBounds, jsonTextNestsDeeperThan } from '../../../canonical/json-bounds.js';
+import { assertJsonWithinBounds, type ChatMessage, type ChatRequest, type ContentPart, invalidRequest, JSON_LIMITS, type JsonShape, jsonTextNestsDeeperThan, type ResponseFormat, type ToolCall, type ToolChoice, type ToolDefinition, unsupportedParameter } from '../../../canonical/index.js';
 import { type ResponsesEcho, rememberEcho } from './responses-echo.js';
 
 const KNOWN = new Set([

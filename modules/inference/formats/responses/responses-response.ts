@@ -1,6 +1,5 @@
-import type { TokenUsage } from '../../../../events/request-events.js';
-import type { ChatRequest } from '../../../canonical/chat-request.js';
-import type { ChatResponse } from '../../../canonical/chat-response.js';
+import type { TokenUsage } from '../../../../events/index.js';
+import type { ChatRequest, ChatResponse } from '../../../canonical/index.js';
 import type { ResponseIdentity } from '../client-format.js';
 import { type OutputItem, functionCallItem, incompleteReason, messageItemId, outputText, responseObject } from './responses-object.js';
 

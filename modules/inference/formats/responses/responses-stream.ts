@@ -1,7 +1,5 @@
-import type { TokenUsage } from '../../../../events/request-events.js';
-import type { ChatRequest } from '../../../canonical/chat-request.js';
-import type { StopReason, StreamEvent } from '../../../canonical/chat-response.js';
-import type { GatewayError } from '../../../canonical/gateway-error.js';
+import type { TokenUsage } from '../../../../events/index.js';
+import type { ChatRequest, GatewayError, StopReason, StreamEvent } from '../../../canonical/index.js';
 import type { ClientStreamEncoder } from '../client-stream-encoder.js';
 import type { ResponseIdentity } from '../client-format.js';
 import {
