@@ -287,3 +287,44 @@ describe('/v1/responses with the official openai SDK', () => {
     expect(recorded.find((e) => e.type === 'AttemptFinished')!.data).toMatchObject({ outcome: 'failed_partial' });
   });
 });
+
+/**
+ * `/v1/responses` runs on the chat pipeline itself: a provider failure before any output falls back to
+ * the alias's next route, and both attempts are recorded (the failed one unbilled), as for any client format.
+ */
+describe('/v1/responses on the shared pipeline: fallback and settlement', () => {
+  let gw: TestGateway;
+  let client: OpenAI;
+
+  beforeAll(async () => {
+    gw = await startTestGateway();
+    client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0 });
+  });
+  afterAll(async () => {
+    await gw.close();
+  });
+
+  test.each([false, true])('stream=%s: the primary answers 503, the backup answers; two attempts recorded, one billed', async (stream) => {
+    gw.mock.clearRequests();
+    gw.mock.addScenario({ model: 'model-primary', times: 1, behaviour: { status: 503 } });
+    let requestId: string;
+    let text: string;
+    if (stream) {
+      const { data, response } = await client.responses.create({ model: 'chat', input: PROMPT, stream: true }).withResponse();
+      requestId = response.headers.get('x-request-id')!;
+      text = '';
+      for await (const event of data) if (event.type === 'response.output_text.delta') text += event.delta;
+    } else {
+      const { data, response } = await client.responses.create({ model: 'chat', input: PROMPT }).withResponse();
+      requestId = response.headers.get('x-request-id')!;
+      text = data.output_text;
+    }
+    expect(text).toBe(planned.text);
+    expect(gw.mock.requests().map((r) => [r.model, r.outcome])).toEqual([['model-primary', 'error-status'], ['model-backup', 'completed']]);
+    const events = await gw.requestEvents(requestId);
+    expect(events.map((e) => e.type)).toEqual(['RequestAdmitted', 'AttemptFinished', 'AttemptFinished', 'RequestCompleted']);
+    expect(events[1].data).toMatchObject({ deploymentId: 'primary', outcome: 'failed', usage: { input: 0, output: 0 } });
+    expect(events[2].data).toMatchObject({ deploymentId: 'backup', outcome: 'success', usage: { input: planned.usage.prompt, output: planned.usage.completion } });
+    expect(events[3].data).toMatchObject({ status: 'success', fallbackDepth: 1 });
+  });
+});
