@@ -1,5 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { getEncoding } from 'js-tiktoken';
+import OpenAI from 'openai';
 import { mockTokens } from '../../modules/providers/mock/mock-script.js';
 import {
   BEDROCK_CREDENTIALS,
@@ -118,5 +119,33 @@ describe('/v1/messages/count_tokens with @anthropic-ai/sdk', () => {
     await client.messages.countTokens({ model: byType('anthropic').alias, messages: [{ role: 'user', content: PROMPT }] });
     expect(await gw.countEvents(['RequestAdmitted', 'AttemptFinished'])).toBe(before);
     expect(gw.mock.requests()).toHaveLength(1);
+  });
+
+  describe('OpenAI POST /v1/responses/input_tokens (client.responses.inputTokens.count): the same counting for Responses bodies', () => {
+    let openai: OpenAI;
+    beforeAll(() => {
+      openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0 });
+    });
+
+    test('anthropic route: the provider counts the instructions and input', async () => {
+      const { data, response } = await openai.responses.inputTokens.count({ model: byType('anthropic').alias, instructions: SYSTEM, input: PROMPT }).withResponse();
+      expect(data).toEqual({ object: 'response.input_tokens', input_tokens: mockTokens(`${SYSTEM}\n${PROMPT}`) + 3 });
+      expect(response.headers.get('x-switchyard-token-count')).toBe('provider');
+      expect(gw.mock.requests()[0]).toMatchObject({ format: 'anthropic-count-tokens', outcome: 'completed' });
+    });
+
+    test('openai-compatible route: the tokenizer answers (two messages: instructions and input), labelled estimate', async () => {
+      const { data, response } = await openai.responses.inputTokens.count({ model: byType('openai-compatible').alias, instructions: SYSTEM, input: PROMPT }).withResponse();
+      expect(data).toEqual({ object: 'response.input_tokens', input_tokens: cl100k.encode(SYSTEM).length + cl100k.encode(PROMPT).length + 3 + 3 + 3 });
+      expect(response.headers.get('x-switchyard-token-count')).toBe('estimate');
+      expect(gw.mock.requests()).toHaveLength(0);
+    });
+
+    test('validated as a response request: errors in the OpenAI envelope naming the parameter', async () => {
+      const error = await openai.responses.inputTokens.count({ model: byType('anthropic').alias, input: [{ type: 'item_reference', id: 'msg_1' }] }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+      expect(error).toMatchObject({ status: 400, code: 'unsupported_parameter', param: 'input[0].type' });
+      expect(gw.mock.requests()).toHaveLength(0);
+    });
   });
 });

@@ -1,7 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { type ChatRequest, estimateInputTokens, ProviderError, requiredCapabilities } from '../../canonical/index.js';
 import type { ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
-import { parseAnthropicCountTokensRequest } from '../formats/anthropic/anthropic-count-tokens-request.js';
 import { BACKSTOP_SLACK_MS } from '../resilience/deadlines.js';
 import { attemptFailure } from './attempt-failure.js';
 import { callableAlias } from './callable-alias.js';
@@ -16,13 +15,20 @@ import { callTransport } from './upstream-call.js';
 export const TOKEN_COUNT_HEADER = 'x-switchyard-token-count';
 export type TokenCountSource = 'provider' | 'estimate';
 
+/** One client format's token-count endpoint: its body → the canonical request, and the count → its answer. */
+export interface TokenCountDialect {
+  parse(body: unknown): ChatRequest;
+  answer(inputTokens: number): unknown;
+}
+
 /**
- * `POST /v1/messages/count_tokens` (Anthropic format): the alias's first route in plan order decides.
+ * Token counting — Anthropic `POST /v1/messages/count_tokens`, OpenAI `POST /v1/responses/input_tokens` —
+ * over the canonical request: the alias's first route in plan order decides.
  * When its provider has a count endpoint (Anthropic, Bedrock) the provider counts, translated exactly
  * as a message to that route would be; otherwise — or when the provider's count fails for a reason that
  * is not the caller's — the gateway's tokenizer (cl100k, with the chat template's overhead) answers,
  * labelled as an estimate in `x-switchyard-token-count`. A count is not a generation: nothing is
- * admitted, reserved or billed, and no request events are written. Access rules are those of messages.
+ * admitted, reserved or billed, and no request events are written. Access rules are those of inference.
  */
 export class TokenCountPipeline {
   constructor(
@@ -30,10 +36,10 @@ export class TokenCountPipeline {
     private readonly settings: PipelineSettings,
   ) {}
 
-  /** Throws a GatewayError before anything was written (the controller renders it in Anthropic's envelope). */
-  async handle(exchange: Exchange): Promise<void> {
+  /** Throws a GatewayError before anything was written (the controller renders it in its format's envelope). */
+  async handle(exchange: Exchange, dialect: TokenCountDialect): Promise<void> {
     const principal = this.services.auth.authenticate(exchange.headers, 'inference');
-    const request = parseAnthropicCountTokensRequest(exchange.body);
+    const request = dialect.parse(exchange.body);
     const alias = callableAlias(this.services.routing.current, principal, request.model);
     const estimate = estimateInputTokens(request);
     const adapters = this.services.adapters;
@@ -49,7 +55,7 @@ export class TokenCountPipeline {
     });
     const route = plan.candidates[0]?.deployment ?? null;
     const counted = route ? await this.providerCount(route, request, exchange.raw) : null;
-    answer(exchange, counted ?? estimate, counted === null ? 'estimate' : 'provider');
+    answer(exchange, dialect.answer(counted ?? estimate), counted === null ? 'estimate' : 'provider');
   }
 
   /** The provider's count, or null when this route has none or could not give one. */
@@ -80,9 +86,9 @@ export class TokenCountPipeline {
   }
 }
 
-function answer(exchange: Exchange, inputTokens: number, source: TokenCountSource): void {
+function answer(exchange: Exchange, payload: unknown, source: TokenCountSource): void {
   if (exchange.raw.destroyed) return;
-  const body = JSON.stringify({ input_tokens: inputTokens });
+  const body = JSON.stringify(payload);
   exchange.raw.writeHead(200, {
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(body),

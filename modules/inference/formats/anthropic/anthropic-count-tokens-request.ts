@@ -17,3 +17,9 @@ export function parseAnthropicCountTokensRequest(body: unknown): ChatRequest {
   }
   return parseAnthropicMessagesRequest({ ...body, max_tokens: 1 });
 }
+
+/** Anthropic's answer: `{input_tokens}`. */
+export const anthropicTokenCount = {
+  parse: parseAnthropicCountTokensRequest,
+  answer: (inputTokens: number) => ({ input_tokens: inputTokens }),
+};
