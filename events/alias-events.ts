@@ -26,6 +26,16 @@ export interface AliasPolicy {
   regions: string[];
   /** Sends a stable share of traffic to one route first (absent = no canary). */
   canary?: AliasCanary;
+  /** Rate limits of the alias as a whole, over every caller (absent = none). */
+  limits?: AliasRateLimits;
+}
+
+/** Per-minute limits of an alias; unset members are left out. */
+export interface AliasRateLimits {
+  rpm?: number;
+  tpm?: number;
+  inputTpm?: number;
+  outputTpm?: number;
 }
 
 /**

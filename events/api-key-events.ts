@@ -3,9 +3,15 @@ import type { DomainEvent } from './event.js';
 export const KEY_SCOPES = ['inference', 'models:read', 'usage:read', 'admin'] as const;
 export type KeyScope = (typeof KEY_SCOPES)[number];
 
+/**
+ * Rate limits per minute and concurrency. `inputTpm` and `outputTpm` are left out when unset, so keys
+ * issued before they existed compare equal with a configuration that does not set them.
+ */
 export interface KeyLimits {
   rpm: number | null;
   tpm: number | null;
+  inputTpm?: number | null;
+  outputTpm?: number | null;
   maxConcurrency: number | null;
 }
 

@@ -1,8 +1,11 @@
 import type { DomainEvent } from './event.js';
 
+/** Same shape as a key's limits (KeyLimits): `inputTpm` / `outputTpm` are left out when unset. */
 export interface TenantLimits {
   rpm: number | null;
   tpm: number | null;
+  inputTpm?: number | null;
+  outputTpm?: number | null;
   maxConcurrency: number | null;
 }
 

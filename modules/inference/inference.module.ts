@@ -12,6 +12,7 @@ import { UpstreamPools } from '../providers/upstream-pools.js';
 import { AdmissionControl } from '../limits/admission-control.js';
 import { DeploymentConcurrency } from '../limits/deployment-concurrency.js';
 import { LimitsModule } from '../limits/limits.module.js';
+import { RateLimiter } from '../limits/rate-limit/rate-limiter.js';
 import { ChatCompletionsController } from './http/chat-completions.controller.js';
 import { EmbeddingsController } from './http/embeddings.controller.js';
 import { MessagesController } from './http/messages.controller.js';
@@ -76,8 +77,12 @@ type Closeable = { close(): Promise<void> };
       useFactory: (
         auth: GatewayAuthenticator, routing: RoutingSnapshotProjection, planner: RoutePlanner, adapters: ProviderAdapters,
         pools: UpstreamPools, committer: GroupCommitter, latency: LatencyTracker, gate: DeploymentGate, admission: AdmissionControl,
-      ): InferenceServices => ({ auth, routing, planner, adapters, pools, committer, latency, gate, admission }),
-      inject: [GatewayAuthenticator, RoutingSnapshotProjection, RoutePlanner, ProviderAdapters, UpstreamPools, GroupCommitter, LatencyTracker, DeploymentGate, AdmissionControl],
+        rateLimits: RateLimiter,
+      ): InferenceServices => ({ auth, routing, planner, adapters, pools, committer, latency, gate, admission, rateLimits }),
+      inject: [
+        GatewayAuthenticator, RoutingSnapshotProjection, RoutePlanner, ProviderAdapters, UpstreamPools, GroupCommitter, LatencyTracker, DeploymentGate,
+        AdmissionControl, RateLimiter,
+      ],
     },
     {
       provide: PIPELINE_SETTINGS,

@@ -1,5 +1,5 @@
 import { parse } from 'yaml';
-import { ROUTING_STRATEGIES, type AliasCanary, type AliasPolicy, type RoutingStrategy } from '../../events/alias-events.js';
+import { ROUTING_STRATEGIES, type AliasCanary, type AliasPolicy, type AliasRateLimits, type RoutingStrategy } from '../../events/alias-events.js';
 import { CAPABILITIES, type Capability, type DeploymentLimits } from '../../events/deployment-events.js';
 import { KEY_SCOPES, type KeyScope } from '../../events/api-key-events.js';
 import type { PriceTable } from '../../events/price-events.js';
@@ -107,8 +107,9 @@ export function parseGatewayConfig(text: string, source = 'config'): GatewayConf
     });
     if (routes.length === 0) reader.problem(`${path}.routes`, 'needs at least one route');
     const policyNode = isNode(node.policy) ? node.policy : {};
-    reader.known(policyNode, `${path}.policy`, ['requiredCapabilities', 'maxAttempts', 'ttftTimeoutMs', 'regions', 'canary']);
+    reader.known(policyNode, `${path}.policy`, ['requiredCapabilities', 'maxAttempts', 'ttftTimeoutMs', 'regions', 'canary', 'limits']);
     const canary = reader.canary(policyNode, `${path}.policy`, new Set(routes.map((r) => r.deployment)));
+    const aliasLimits = reader.aliasLimits(policyNode, `${path}.policy`);
     return {
       name: reader.string(node, path, 'name'),
       strategy: reader.oneOf(node, `${path}.strategy`, 'strategy', ROUTING_STRATEGIES, 'priority') as RoutingStrategy,
@@ -120,6 +121,7 @@ export function parseGatewayConfig(text: string, source = 'config'): GatewayConf
         regions: reader.stringList(policyNode, `${path}.policy`, 'regions') ?? [],
         // Left out when absent, so aliases published before canaries existed compare equal.
         ...(canary ? { canary } : {}),
+        ...(aliasLimits ? { limits: aliasLimits } : {}),
       },
       visibility: reader.oneOf(node, `${path}.visibility`, 'visibility', ['public', 'private'] as const, 'public') as 'public' | 'private',
     };
@@ -340,19 +342,51 @@ class Reader {
     return { deploymentId, percent, salt: this.optionalString(value, `${path}.canary`, 'salt') ?? '' };
   }
 
-  limits(node: Node, path: string): { rpm: number | null; tpm: number | null; maxConcurrency: number | null } {
+  limits(node: Node, path: string): TenantLimits {
     const value = node.limits;
     if (value === undefined || value === null) return { rpm: null, tpm: null, maxConcurrency: null };
     if (!isNode(value)) {
       this.problem(`${path}.limits`, 'must be a mapping');
       return { rpm: null, tpm: null, maxConcurrency: null };
     }
-    this.known(value, `${path}.limits`, ['rpm', 'tpm', 'maxConcurrency']);
+    this.known(value, `${path}.limits`, ['rpm', 'tpm', 'inputTpm', 'outputTpm', 'maxConcurrency']);
+    const inputTpm = this.positiveInteger(value, `${path}.limits`, 'inputTpm');
+    const outputTpm = this.positiveInteger(value, `${path}.limits`, 'outputTpm');
     return {
-      rpm: this.optionalInteger(value, `${path}.limits`, 'rpm'),
-      tpm: this.optionalInteger(value, `${path}.limits`, 'tpm'),
-      maxConcurrency: this.optionalInteger(value, `${path}.limits`, 'maxConcurrency'),
+      rpm: this.positiveInteger(value, `${path}.limits`, 'rpm'),
+      tpm: this.positiveInteger(value, `${path}.limits`, 'tpm'),
+      // Left out when unset, so what was issued before these existed compares equal.
+      ...(inputTpm !== null ? { inputTpm } : {}),
+      ...(outputTpm !== null ? { outputTpm } : {}),
+      maxConcurrency: this.positiveInteger(value, `${path}.limits`, 'maxConcurrency'),
     };
+  }
+
+  /** An alias's `policy.limits`: per-minute rates of the alias over every caller. */
+  aliasLimits(node: Node, path: string): AliasRateLimits | null {
+    const value = node.limits;
+    if (value === undefined || value === null) return null;
+    if (!isNode(value)) {
+      this.problem(`${path}.limits`, 'must be a mapping');
+      return null;
+    }
+    this.known(value, `${path}.limits`, ['rpm', 'tpm', 'inputTpm', 'outputTpm']);
+    const limits: AliasRateLimits = {};
+    for (const name of ['rpm', 'tpm', 'inputTpm', 'outputTpm'] as const) {
+      const limit = this.positiveInteger(value, `${path}.limits`, name);
+      if (limit !== null) limits[name] = limit;
+    }
+    return Object.keys(limits).length ? limits : null;
+  }
+
+  /** A limit: absent or null = unlimited; otherwise at least 1 (a limit of 0 would refuse everything silently). */
+  positiveInteger(node: Node, path: string, key: string): number | null {
+    const value = this.optionalInteger(node, path, key);
+    if (value === 0) {
+      this.problem(`${path}.${key}`, 'must be a positive integer (leave it out for no limit)');
+      return null;
+    }
+    return value;
   }
 }
 

@@ -1,5 +1,6 @@
 import type { GatewayAuthenticator } from '../../access/gateway-authenticator.js';
 import type { AdmissionControl } from '../../limits/admission-control.js';
+import type { RateLimiter } from '../../limits/rate-limit/rate-limiter.js';
 import type { ProviderAdapters } from '../../providers/provider-adapters.js';
 import type { UpstreamPools } from '../../providers/upstream-pools.js';
 import type { RoutingSnapshotProjection } from '../../../projections/routing-snapshot/routing-snapshot.projection.js';
@@ -21,6 +22,7 @@ export interface InferenceServices {
   latency: LatencyTracker;
   gate: DeploymentGate;
   admission: AdmissionControl;
+  rateLimits: RateLimiter;
   /** Jitter source for backoff (tests pin it). */
   random?: () => number;
 }

@@ -1,6 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import type { RequestAdmitted } from '../../../events/request-events.js';
 import type { Permit } from '../../limits/permit.js';
+import type { RateReservation } from '../../limits/rate-limit/rate-limiter.js';
+import type { RateScope } from '../../limits/rate-limit/rate-limit-scopes.js';
 import type { Principal } from '../../../projections/key-index/principal.js';
 import type { ResolvedAlias, ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
 import type { ParameterSupport, RoutePlan } from '../routing/route-planner.js';
@@ -67,6 +69,7 @@ export async function admitRequest(
   const alias = callableAlias(snapshot, principal, intent.model);
   const lifetime = new RequestLifetime(exchange.raw, settings.resilience.deadlines.requestTimeoutMs);
   let permit: Permit | null = null;
+  let rate: RateReservation | null = null;
   try {
     permit = await services.admission.admit(principal, intent.stream, lifetime.signal);
     const plan = services.planner.plan({
@@ -81,6 +84,11 @@ export async function admitRequest(
       adapterServes: intent.adapterServes,
     });
     if (plan.emptiedBy) throw noRouteError(alias, plan);
+    rate = await services.rateLimits.reserve(rateScopes(principal, alias, plan), {
+      requests: 1, inputTokens: intent.estimatedInputTokens, outputTokens: intent.reservedOutputTokens,
+    });
+    // Set now, so every answer from here on (success, stream, or a later error) carries them.
+    for (const [name, value] of Object.entries(rate.headers)) exchange.raw.setHeader(name, value);
     const journal = RequestJournal.forKey(services.committer, settings.durability, settings.nodeId, exchange.requestId, principal.keyId);
     await journal.admit({
       requestId: exchange.requestId,
@@ -97,16 +105,36 @@ export async function admitRequest(
       idempotencyKey: idempotencyKeyOf(exchange.headers),
     });
     const held = permit;
+    const reserved = rate;
     return {
       requestId: exchange.requestId, principal, alias, plan, journal, lifetime,
       release: () => {
         lifetime.dispose();
         held.release();
+        // Settlement: the estimate becomes what the attempts actually used (zero when nothing was produced).
+        const used = journal.usage();
+        reserved.settle({ requests: 1, inputTokens: used.input, outputTokens: used.output });
       },
     };
   } catch (error) {
     lifetime.dispose();
     permit?.release();
+    rate?.cancel();
     throw error;
   }
+}
+
+/**
+ * The scopes a request counts against: its key, its tenant, the alias, and the quota group of the
+ * deployment it is planned to reach first (the provider's quota shared by everything routed there).
+ */
+function rateScopes(principal: Principal, alias: ResolvedAlias, plan: RoutePlan): RateScope[] {
+  const scopes: RateScope[] = [
+    { kind: 'key', id: principal.keyId, limits: principal.limits },
+    { kind: 'tenant', id: principal.tenantId, limits: principal.tenant.limits },
+  ];
+  if (alias.policy.limits) scopes.push({ kind: 'alias', id: alias.name, limits: alias.policy.limits });
+  const first = plan.candidates[0]?.deployment;
+  if (first) scopes.push({ kind: 'quota_group', id: first.quotaGroup ?? first.id, limits: first.limits });
+  return scopes;
 }
