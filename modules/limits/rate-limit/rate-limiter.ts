@@ -99,6 +99,7 @@ export class RateLimiter {
     let decision;
     try {
       decision = await store.charge(charges, now);
+      if (store === this.shared) this.recovered();
     } catch (error) {
       this.degrade((error as Error).message);
       store = this.local;
