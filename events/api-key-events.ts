@@ -1,4 +1,5 @@
 import type { DomainEvent } from './event.js';
+import type { TenantBudget } from './tenant-events.js';
 
 export const KEY_SCOPES = ['inference', 'models:read', 'usage:read', 'admin'] as const;
 export type KeyScope = (typeof KEY_SCOPES)[number];
@@ -28,6 +29,8 @@ export type ApiKeyIssued = DomainEvent<
     aliases: string[];
     limits: KeyLimits;
     expiresAt: string | null;
+    /** The key's own spending limit, on top of its tenant's; left out when it has none. */
+    budget?: TenantBudget;
   }
 >;
 export type ApiKeyRevoked = DomainEvent<'ApiKeyRevoked', { keyId: string; reason: string | null }>;

@@ -13,6 +13,7 @@ import { AdmissionControl } from '../limits/admission-control.js';
 import { DeploymentConcurrency } from '../limits/deployment-concurrency.js';
 import { LimitsModule } from '../limits/limits.module.js';
 import { RateLimiter } from '../limits/rate-limit/rate-limiter.js';
+import { BudgetGuard } from '../limits/budget/budget-guard.js';
 import { ChatCompletionsController } from './http/chat-completions.controller.js';
 import { EmbeddingsController } from './http/embeddings.controller.js';
 import { MessagesController } from './http/messages.controller.js';
@@ -77,11 +78,11 @@ type Closeable = { close(): Promise<void> };
       useFactory: (
         auth: GatewayAuthenticator, routing: RoutingSnapshotProjection, planner: RoutePlanner, adapters: ProviderAdapters,
         pools: UpstreamPools, committer: GroupCommitter, latency: LatencyTracker, gate: DeploymentGate, admission: AdmissionControl,
-        rateLimits: RateLimiter,
-      ): InferenceServices => ({ auth, routing, planner, adapters, pools, committer, latency, gate, admission, rateLimits }),
+        rateLimits: RateLimiter, budgets: BudgetGuard,
+      ): InferenceServices => ({ auth, routing, planner, adapters, pools, committer, latency, gate, admission, rateLimits, budgets }),
       inject: [
         GatewayAuthenticator, RoutingSnapshotProjection, RoutePlanner, ProviderAdapters, UpstreamPools, GroupCommitter, LatencyTracker, DeploymentGate,
-        AdmissionControl, RateLimiter,
+        AdmissionControl, RateLimiter, BudgetGuard,
       ],
     },
     {

@@ -46,6 +46,7 @@ export class KeyIndexProjection implements InMemoryProjection {
         scopes: new Set(key.grant.scopes),
         aliases: key.grant.aliases.length ? new Set(key.grant.aliases) : null,
         limits: key.grant.limits,
+        budget: key.grant.budget ?? null,
         expiresAt: key.grant.expiresAt ? Date.parse(key.grant.expiresAt) : null,
         tenant: { status: tenant.status, limits: tenant.limits, budget: tenant.budget },
       });

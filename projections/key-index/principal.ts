@@ -10,6 +10,8 @@ export interface Principal {
   /** Aliases the key may call; null = all. */
   aliases: ReadonlySet<string> | null;
   limits: KeyLimits;
+  /** The key's own budget (its tenant's is in `tenant`); null = none. */
+  budget: TenantBudget | null;
   /** Epoch ms; null = never. */
   expiresAt: number | null;
   tenant: {

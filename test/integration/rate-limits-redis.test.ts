@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { GatewayError } from '../../modules/canonical/gateway-error.js';
 import type { RateScope } from '../../modules/limits/rate-limit/rate-limit-scopes.js';
+import { LimitsRedis } from '../../modules/limits/limits-redis.js';
 import { RateLimiter } from '../../modules/limits/rate-limit/rate-limiter.js';
 import { OwnRedis, redisServerAvailable } from '../support/own-redis.js';
 import { requireService } from '../support/services.js';
@@ -24,17 +25,12 @@ async function waitUntil(condition: () => boolean, ms: number, what: string): Pr
 }
 
 describeWithRedis('rate limits shared through Redis', () => {
-  let nodeA: RateLimiter;
-  let nodeB: RateLimiter;
-  beforeAll(async () => {
-    nodeA = new RateLimiter(redisUrl, 'node-a');
-    nodeB = new RateLimiter(redisUrl, 'node-b');
-    await Promise.all([nodeA.start(), nodeB.start()]);
-  });
-  afterAll(async () => {
-    await nodeA.close();
-    await nodeB.close();
-  });
+  const redisA = new LimitsRedis(redisUrl, 'node-a');
+  const redisB = new LimitsRedis(redisUrl, 'node-b');
+  const nodeA = new RateLimiter(redisA);
+  const nodeB = new RateLimiter(redisB);
+  beforeAll(() => Promise.all([redisA.start(), redisB.start()]));
+  afterAll(() => Promise.all([redisA.close(), redisB.close()]));
 
   test('two nodes racing for one key admit exactly its limit, requests and tokens alike', async () => {
     const id = `race-${randomBytes(4).toString('hex')}`;
@@ -42,7 +38,7 @@ describeWithRedis('rate limits shared through Redis', () => {
     const outcomes = await Promise.all(Array.from({ length: 300 }, (_, i) => admitted((i % 2 ? nodeA : nodeB).reserve(scopes, one))));
     // 9,000 tokens / 100 per request = 90 < 120 requests: the token counter is the one that binds.
     expect(outcomes.filter(Boolean)).toHaveLength(90);
-    expect(nodeA.status()).toEqual({ backend: 'redis', degraded: false, degradedSince: null });
+    expect(redisA.status()).toEqual({ backend: 'redis', degraded: false, degradedSince: null });
   });
 
   test('settlement on one node frees tokens for the other', async () => {
@@ -62,17 +58,21 @@ describeWithRedis('rate limits shared through Redis', () => {
 describeWithOwnRedis('rate limits while Redis is away', () => {
   // Ports 56100-56199 belong to this suite's worktree.
   const redis = new OwnRedis(56101);
+  let redisA: LimitsRedis;
+  let redisB: LimitsRedis;
   let nodeA: RateLimiter;
   let nodeB: RateLimiter;
   beforeAll(async () => {
     await redis.start();
-    nodeA = new RateLimiter(redis.url, 'node-a');
-    nodeB = new RateLimiter(redis.url, 'node-b');
-    await Promise.all([nodeA.start(), nodeB.start()]);
+    redisA = new LimitsRedis(redis.url, 'node-a');
+    redisB = new LimitsRedis(redis.url, 'node-b');
+    await Promise.all([redisA.start(), redisB.start()]);
+    nodeA = new RateLimiter(redisA);
+    nodeB = new RateLimiter(redisB);
   });
   afterAll(async () => {
-    await nodeA?.close();
-    await nodeB?.close();
+    await redisA?.close();
+    await redisB?.close();
     await redis.stop();
   });
 
@@ -88,14 +88,14 @@ describeWithOwnRedis('rate limits while Redis is away', () => {
     // Served, not failed: each node applies the limit by itself (so at most twice it across two nodes).
     const during = await burst('during');
     expect(during).toBe(20);
-    for (const node of [nodeA, nodeB]) {
+    for (const node of [redisA, redisB]) {
       expect(node.status()).toMatchObject({ backend: 'local', degraded: true });
       expect(node.status().degradedSince).not.toBeNull();
     }
 
     await redis.start();
-    await waitUntil(() => !nodeA.status().degraded && !nodeB.status().degraded, 10_000, 'both nodes use Redis again');
-    expect(nodeA.status().backend).toBe('redis');
+    await waitUntil(() => !redisA.status().degraded && !redisB.status().degraded, 10_000, 'both nodes use Redis again');
+    expect(redisA.status().backend).toBe('redis');
     expect(await burst('after')).toBe(10);
   });
 });

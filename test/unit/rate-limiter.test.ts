@@ -3,11 +3,12 @@ import { LocalWindowStore } from '../../modules/limits/rate-limit/local-window-s
 import { duration } from '../../modules/limits/rate-limit/rate-limit-headers.js';
 import type { RateScope } from '../../modules/limits/rate-limit/rate-limit-scopes.js';
 import { RateLimiter } from '../../modules/limits/rate-limit/rate-limiter.js';
+import { LimitsRedis } from '../../modules/limits/limits-redis.js';
 
 const T0 = Date.UTC(2026, 11, 1, 12, 0, 0);
 
 function limiter(clock: { now: number }) {
-  return new RateLimiter(null, 'test-node', () => clock.now);
+  return new RateLimiter(new LimitsRedis(null, 'test-node'), () => clock.now);
 }
 
 const key = (limits: RateScope['limits'], id = 'app'): RateScope => ({ kind: 'key', id, limits });
@@ -81,7 +82,6 @@ describe('RateLimiter (in process)', () => {
   test('no limits: nothing is counted and no headers are added', async () => {
     const limits = limiter({ now: T0 });
     expect((await limits.reserve([key({ rpm: null, tpm: null })], one)).headers).toEqual({});
-    expect(limits.status()).toEqual({ backend: 'local', degraded: false, degradedSince: null });
   });
 
   test('the window never admits more than the limit in any 60 s, whatever the arrival pattern', async () => {

@@ -14,6 +14,7 @@ import { LimitsDto, limitsOf } from './limits.dto.js';
 import { ReasonDto } from './reason.dto.js';
 import { CreateTenantDto, TenantBudgetDto } from './tenant.dto.js';
 import { type CurrentSpend, TenantSpendReader } from './tenant-spend-reader.js';
+import { budgetOf } from './tenant.dto.js';
 
 /** `/admin/v1/tenants`: create, limits, budget, suspend and reinstate; reads include current spend. */
 @Controller('admin/v1/tenants')
@@ -60,7 +61,7 @@ export class TenantsController {
 
   @Put(':id/budget')
   async setBudget(@Param('id') id: string, @Body() body: TenantBudgetDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
-    const budget = { monthlyUsd: body.monthlyUsd, softPct: body.softPct ?? 80, enforcement: body.enforcement ?? 'hard' } as const;
+    const budget = budgetOf(body);
     const outcome = await this.commands.send(TenantCommand, { type: 'SetTenantBudget', tenantId: id, budget }, request, reply);
     return this.after(id, outcome.events.map((e) => e.type));
   }
@@ -92,9 +93,10 @@ export class TenantsController {
 
   private view(id: string, tenant: TenantState, spend: CurrentSpend) {
     if (tenant.status === 'absent') throw new AdminApiError(404, 'tenant_not_found', `Tenant ${id} does not exist.`);
-    const budgetUsedPct = tenant.budget
-      ? Number(new Decimal(spend.month.spentUsd).div(tenant.budget.monthlyUsd).times(100).toDecimalPlaces(2).toString())
-      : null;
+    // The monthly amount when there is one, else the daily one.
+    const budget = tenant.budget;
+    const [spent, amount] = budget?.monthlyUsd ? [spend.month.spentUsd, budget.monthlyUsd] : [spend.day.spentUsd, budget?.dailyUsd];
+    const budgetUsedPct = amount ? Number(new Decimal(spent).div(amount).times(100).toDecimalPlaces(2).toString()) : null;
     return {
       id,
       name: tenant.name,

@@ -1,5 +1,7 @@
 import { type ApiKeyEvent, KEY_SCOPES, type KeyLimits, type KeyScope } from '../../../events/api-key-events.js';
+import type { TenantBudget } from '../../../events/tenant-events.js';
 import { sameJson } from '../../../src/kernel/canonical-json.js';
+import { budgetProblem } from '../tenant/tenant.decider.js';
 import { type Decider, DomainError, assertNever } from '../../../src/kernel/commands/decider.js';
 
 export interface KeyGrant {
@@ -8,6 +10,8 @@ export interface KeyGrant {
   aliases: string[];
   limits: KeyLimits;
   expiresAt: string | null;
+  /** Left out when the key has no budget of its own. */
+  budget?: TenantBudget;
 }
 
 export type ApiKeyCommand =
@@ -75,6 +79,10 @@ function grantProblem(grant: KeyGrant, now: Date): string | null {
   if (grant.scopes.length === 0) return 'a key needs at least one scope';
   const unknown = grant.scopes.filter((scope) => !KEY_SCOPES.includes(scope));
   if (unknown.length) return `unknown scopes: ${unknown.join(', ')} (known: ${KEY_SCOPES.join(', ')})`;
+  if (grant.budget) {
+    const problem = budgetProblem(grant.budget);
+    if (problem) return problem;
+  }
   if (grant.expiresAt !== null) {
     const at = new Date(grant.expiresAt);
     if (Number.isNaN(at.getTime())) return 'expiresAt must be an ISO-8601 timestamp';

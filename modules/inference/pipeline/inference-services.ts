@@ -1,6 +1,7 @@
 import type { GatewayAuthenticator } from '../../access/gateway-authenticator.js';
 import type { AdmissionControl } from '../../limits/admission-control.js';
 import type { RateLimiter } from '../../limits/rate-limit/rate-limiter.js';
+import type { BudgetGuard } from '../../limits/budget/budget-guard.js';
 import type { ProviderAdapters } from '../../providers/provider-adapters.js';
 import type { UpstreamPools } from '../../providers/upstream-pools.js';
 import type { RoutingSnapshotProjection } from '../../../projections/routing-snapshot/routing-snapshot.projection.js';
@@ -23,6 +24,7 @@ export interface InferenceServices {
   gate: DeploymentGate;
   admission: AdmissionControl;
   rateLimits: RateLimiter;
+  budgets: BudgetGuard;
   /** Jitter source for backoff (tests pin it). */
   random?: () => number;
 }

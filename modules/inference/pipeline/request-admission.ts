@@ -3,6 +3,9 @@ import type { RequestAdmitted } from '../../../events/request-events.js';
 import type { Permit } from '../../limits/permit.js';
 import type { RateReservation } from '../../limits/rate-limit/rate-limiter.js';
 import type { RateScope } from '../../limits/rate-limit/rate-limit-scopes.js';
+import type { BudgetReservation, BudgetScope } from '../../limits/budget/budget-guard.js';
+import { Decimal } from 'decimal.js';
+import { estimatedCost } from '../routing/route-planner.js';
 import type { Principal } from '../../../projections/key-index/principal.js';
 import type { ResolvedAlias, ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
 import type { ParameterSupport, RoutePlan } from '../routing/route-planner.js';
@@ -70,6 +73,7 @@ export async function admitRequest(
   const lifetime = new RequestLifetime(exchange.raw, settings.resilience.deadlines.requestTimeoutMs);
   let permit: Permit | null = null;
   let rate: RateReservation | null = null;
+  let budget: BudgetReservation | null = null;
   try {
     permit = await services.admission.admit(principal, intent.stream, lifetime.signal);
     const plan = services.planner.plan({
@@ -89,6 +93,9 @@ export async function admitRequest(
     });
     // Set now, so every answer from here on (success, stream, or a later error) carries them.
     for (const [name, value] of Object.entries(rate.headers)) exchange.raw.setHeader(name, value);
+    // The most this request can cost: its estimate at the highest price among the routes it may take.
+    const maxCost = plan.candidates.reduce((max, c) => Decimal.max(max, estimatedCost(c.price, intent)), new Decimal(0));
+    budget = await services.budgets.reserve(budgetScopes(principal), maxCost);
     const journal = RequestJournal.forKey(services.committer, settings.durability, settings.nodeId, exchange.requestId, principal.keyId);
     await journal.admit({
       requestId: exchange.requestId,
@@ -106,6 +113,7 @@ export async function admitRequest(
     });
     const held = permit;
     const reserved = rate;
+    const committed = budget;
     return {
       requestId: exchange.requestId, principal, alias, plan, journal, lifetime,
       release: () => {
@@ -114,12 +122,14 @@ export async function admitRequest(
         // Settlement: the estimate becomes what the attempts actually used (zero when nothing was produced).
         const used = journal.usage();
         reserved.settle({ requests: 1, inputTokens: used.input, outputTokens: used.output });
+        committed.settle(journal.cost());
       },
     };
   } catch (error) {
     lifetime.dispose();
     permit?.release();
     rate?.cancel();
+    budget?.cancel();
     throw error;
   }
 }
@@ -136,5 +146,13 @@ function rateScopes(principal: Principal, alias: ResolvedAlias, plan: RoutePlan)
   if (alias.policy.limits) scopes.push({ kind: 'alias', id: alias.name, limits: alias.policy.limits });
   const first = plan.candidates[0]?.deployment;
   if (first) scopes.push({ kind: 'quota_group', id: first.quotaGroup ?? first.id, limits: first.limits });
+  return scopes;
+}
+
+/** The budgets a request counts against: its tenant's and its key's own. */
+function budgetScopes(principal: Principal): BudgetScope[] {
+  const scopes: BudgetScope[] = [];
+  if (principal.tenant.budget) scopes.push({ kind: 'tenant', id: principal.tenantId, tenantId: principal.tenantId, budget: principal.tenant.budget });
+  if (principal.budget) scopes.push({ kind: 'key', id: principal.keyId, tenantId: principal.tenantId, budget: principal.budget });
   return scopes;
 }

@@ -135,6 +135,8 @@ export function planApply(config: GatewayConfig, state: ControlPlaneState, optio
         drift.push(`${path}: tenant ${t.id} was suspended at runtime and stays suspended (reinstate it with POST /admin/v1/tenants/${t.id}/reinstate)`);
       }
     }
+    const hookProblem = t.budget?.webhook ? secretProblem(t.budget.webhook.secret) : null;
+    if (hookProblem) problems.push(`${path}.budget.webhook.secret: ${hookProblem.replace(/^apiKey /, '')}`);
     const limits = exists ? current.limits : { rpm: null, tpm: null, maxConcurrency: null };
     if (!sameJson(limits, t.limits)) {
       steps.push({ family: 'tenant', path: `${path}.limits`, summary: `set limits of tenant ${t.id}`, command: { type: 'SetTenantLimits', tenantId: t.id, limits: t.limits } });
@@ -177,8 +179,10 @@ export function planApply(config: GatewayConfig, state: ControlPlaneState, optio
       problems.push(`${path}.key: the key behind ${k.key} must look like sk-sy- followed by 32 letters and digits`);
       return;
     }
+    const hookProblem = k.budget?.webhook ? secretProblem(k.budget.webhook.secret) : null;
+    if (hookProblem) problems.push(`${path}.budget.webhook.secret: ${hookProblem.replace(/^apiKey /, '')}`);
     const hash = hashApiKey(plaintext);
-    const grant = { tenantId: k.tenant, scopes: k.scopes, aliases: k.aliases, limits: k.limits, expiresAt: k.expiresAt };
+    const grant = { tenantId: k.tenant, scopes: k.scopes, aliases: k.aliases, limits: k.limits, expiresAt: k.expiresAt, ...(k.budget ? { budget: k.budget } : {}) };
     if (!current || current.status === 'absent') {
       steps.push({ family: 'apikey', path, summary: `issue key ${k.id}`, command: { type: 'IssueApiKey', keyId: k.id, hash, prefix: displayPrefix(plaintext), grant } });
     } else if (current.hash !== hash || !sameJson(current.grant, grant)) {
