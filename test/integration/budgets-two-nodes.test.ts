@@ -4,6 +4,8 @@ import { readFileSync } from 'node:fs';
 import { Decimal } from 'decimal.js';
 import { type TestGateway, postJson, startTestGateway } from '../support/gateway-harness.js';
 import { waitUntil } from '../support/resilience.js';
+import { AdminClient } from '../support/admin-client.js';
+import { runCli } from '../support/cli-process.js';
 import { createScratchDatabase, requireService } from '../support/services.js';
 
 const databaseUrl = requireService('DATABASE_URL');
@@ -12,6 +14,7 @@ const describeWithServices = databaseUrl && redisUrl ? describe : describe.skip;
 
 /** Ports 56100-56199 belong to this worktree's suites. */
 const HOOK_PORT = 56110;
+const ADMIN_TOKEN = 'budget-admin-token-0123456789abcdef';
 
 /**
  * A tenant budget of $1.00 hit by concurrent requests spread over two gateway nodes sharing PostgreSQL
@@ -67,9 +70,9 @@ apiKeys:
     });
     await new Promise<void>((resolve) => hook.listen(HOOK_PORT, '127.0.0.1', resolve));
     scratch = await createScratchDatabase(databaseUrl!);
-    nodeA = await startTestGateway({ databaseUrl: scratch.url, yaml, environment: { redisUrl, nodeId: 'budget-a' } });
+    nodeA = await startTestGateway({ databaseUrl: scratch.url, yaml, environment: { redisUrl, nodeId: 'budget-a', adminToken: ADMIN_TOKEN } });
     const config = readFileSync(nodeA.configPath, 'utf8');
-    nodeB = await startTestGateway({ databaseUrl: scratch.url, yaml: () => config, environment: { redisUrl, nodeId: 'budget-b' } });
+    nodeB = await startTestGateway({ databaseUrl: scratch.url, yaml: () => config, environment: { redisUrl, nodeId: 'budget-b', adminToken: ADMIN_TOKEN } });
   }, 60_000);
   afterAll(async () => {
     await nodeB?.close();
@@ -132,6 +135,30 @@ apiKeys:
     const [, timestamp, signature] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(fifty[0].signature)!;
     expect(createHmac('sha256', hookSecret).update(`${timestamp}.${fifty[0].body}`).digest('hex')).toBe(signature);
     expect(JSON.parse(fifty[0].body)).toMatchObject({ type: 'budget.threshold_crossed', tenantId: tenant, pct: 50, budgetUsd: '1.00' });
+  }, 30_000);
+
+  test('spend is readable per tenant and per key by period, through the admin API and the CLI', async () => {
+    const admin = new AdminClient(nodeB.url, ADMIN_TOKEN);
+    const total = await ledgerTotal();
+    const month = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), 1)).toISOString();
+    const tenantSpend = await admin.get(`/tenants/${tenant}/spend?period=month`);
+    expect(tenantSpend.status).toBe(200);
+    expect(tenantSpend.json).toMatchObject({ tenant, period: 'month', budget: { monthlyUsd: '1.00', softPct: 50 } });
+    expect(tenantSpend.json.data).toHaveLength(1);
+    expect(tenantSpend.json.data[0].periodStart).toBe(month);
+    expect(new Decimal(tenantSpend.json.data[0].spentUsd).eq(total)).toBe(true);
+    const keySpend = await admin.get(`/keys/${tenant}-app/spend?period=day`);
+    expect(keySpend.status).toBe(200);
+    expect(new Decimal(keySpend.json.data[0].spentUsd).eq(total)).toBe(true);
+    expect((await admin.get(`/keys/nobody/spend`)).status).toBe(404);
+    expect((await admin.get(`/tenants/${tenant}/spend?period=week`)).status).toBe(400);
+
+    const cli = await runCli(['spend', '--tenant', tenant, '--json'], { ...process.env, DATABASE_URL: scratch.url, SWITCHYARD_DATA_DIR: ':memory:', LOG_LEVEL: 'error' });
+    expect(cli.code).toBe(0);
+    expect(new Decimal(JSON.parse(cli.stdout).data[0].spentUsd).eq(total)).toBe(true);
+    const refused = await runCli(['spend', '--period', 'day'], { ...process.env, DATABASE_URL: scratch.url, SWITCHYARD_DATA_DIR: ':memory:' });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('spend needs --tenant T or --key K');
   }, 30_000);
 
   async function ledgerTotal(): Promise<string> {

@@ -9,6 +9,7 @@ import { AdminTokens } from './admin-tokens.js';
 import { AdminGuard } from './admin.guard.js';
 import { KeysController } from './keys.controller.js';
 import { TenantSpendReader } from './tenant-spend-reader.js';
+import { SpendHistory } from './spend-history.js';
 import { TenantsController } from './tenants.controller.js';
 
 /**
@@ -31,6 +32,7 @@ import { TenantsController } from './tenants.controller.js';
     AdminGuard,
     AdminCommands,
     TenantSpendReader,
+    { provide: SpendHistory, useFactory: (database: Database) => new SpendHistory(database), inject: [DATABASE] },
     KeyExpirySweeper,
   ],
   exports: [AccessModule, AdminTokens, AdminGuard, AdminCommands],

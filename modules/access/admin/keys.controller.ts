@@ -14,6 +14,8 @@ import { AdminGuard } from './admin.guard.js';
 import { IssueKeyDto } from './key.dto.js';
 import { limitsOf } from './limits.dto.js';
 import { ReasonDto } from './reason.dto.js';
+import { SpendHistory } from './spend-history.js';
+import { SpendQueryDto } from './spend.dto.js';
 
 /**
  * `/admin/v1/keys`: issue (the plaintext key is in that one response and nowhere else, ever), revoke,
@@ -27,6 +29,7 @@ export class KeysController {
   constructor(
     private readonly commands: AdminCommands,
     private readonly keys: KeyIndexProjection,
+    private readonly history: SpendHistory,
   ) {}
 
   @Get()
@@ -46,6 +49,17 @@ export class KeysController {
     const view = this.view(id, key, Date.now());
     reply.header('etag', etag(view.version));
     return view;
+  }
+
+  /** Spend by period (`?period=day|month&from=&to=`), with the budget it counts against. */
+  @Get(':id/spend')
+  async spendByPeriod(@Param('id') id: string, @Query() query: SpendQueryDto) {
+    await this.commands.fresh();
+    const found = this.keys.state.keys.get(id);
+    if (!found || found.status === 'absent') throw new AdminApiError(404, 'key_not_found', `Key ${id} does not exist.`);
+    const period = query.period ?? 'month';
+    const data = await this.history.of('key', id, period, query.from ? new Date(query.from) : null, query.to ? new Date(query.to) : null);
+    return { key: id, period, budget: found.grant.budget ?? null, data };
   }
 
   @Post()

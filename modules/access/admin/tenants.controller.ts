@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Req, Res, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, Res, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
 import { Decimal } from 'decimal.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { tenantStream } from '../../../events/tenant-events.js';
@@ -12,6 +12,8 @@ import { adminValidationPipe } from './admin-validation.js';
 import { AdminGuard } from './admin.guard.js';
 import { LimitsDto, limitsOf } from './limits.dto.js';
 import { ReasonDto } from './reason.dto.js';
+import { SpendHistory } from './spend-history.js';
+import { SpendQueryDto } from './spend.dto.js';
 import { CreateTenantDto, TenantBudgetDto } from './tenant.dto.js';
 import { type CurrentSpend, TenantSpendReader } from './tenant-spend-reader.js';
 import { budgetOf } from './tenant.dto.js';
@@ -25,6 +27,7 @@ export class TenantsController {
   constructor(
     private readonly commands: AdminCommands,
     private readonly keys: KeyIndexProjection,
+    private readonly history: SpendHistory,
     private readonly spend: TenantSpendReader,
   ) {}
 
@@ -44,6 +47,17 @@ export class TenantsController {
     const view = this.view(id, tenant, (await this.spend.current([id])).get(id)!);
     reply.header('etag', etag(view.version));
     return view;
+  }
+
+  /** Spend by period (`?period=day|month&from=&to=`), with the budget it counts against. */
+  @Get(':id/spend')
+  async spendByPeriod(@Param('id') id: string, @Query() query: SpendQueryDto) {
+    await this.commands.fresh();
+    const found = this.keys.state.tenants.get(id);
+    if (!found || found.status === 'absent') throw new AdminApiError(404, 'tenant_not_found', `Tenant ${id} does not exist.`);
+    const period = query.period ?? 'month';
+    const data = await this.history.of('tenant', id, period, query.from ? new Date(query.from) : null, query.to ? new Date(query.to) : null);
+    return { tenant: id, period, budget: found.budget, data };
   }
 
   @Post()
