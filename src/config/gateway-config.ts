@@ -109,7 +109,8 @@ export function parseGatewayConfig(text: string, source = 'config'): GatewayConf
     });
     if (routes.length === 0) reader.problem(`${path}.routes`, 'needs at least one route');
     const policyNode = isNode(node.policy) ? node.policy : {};
-    reader.known(policyNode, `${path}.policy`, ['requiredCapabilities', 'maxAttempts', 'ttftTimeoutMs', 'regions', 'canary', 'limits']);
+    reader.known(policyNode, `${path}.policy`, ['requiredCapabilities', 'maxAttempts', 'ttftTimeoutMs', 'regions', 'canary', 'limits', 'budgetDowngrade']);
+    const budgetDowngrade = reader.optionalString(policyNode, `${path}.policy`, 'budgetDowngrade');
     const canary = reader.canary(policyNode, `${path}.policy`, new Set(routes.map((r) => r.deployment)));
     const aliasLimits = reader.aliasLimits(policyNode, `${path}.policy`);
     return {
@@ -124,6 +125,7 @@ export function parseGatewayConfig(text: string, source = 'config'): GatewayConf
         // Left out when absent, so aliases published before canaries existed compare equal.
         ...(canary ? { canary } : {}),
         ...(aliasLimits ? { limits: aliasLimits } : {}),
+        ...(budgetDowngrade ? { budgetDowngrade } : {}),
       },
       visibility: reader.oneOf(node, `${path}.visibility`, 'visibility', ['public', 'private'] as const, 'public') as 'public' | 'private',
     };
@@ -157,6 +159,12 @@ export function parseGatewayConfig(text: string, source = 'config'): GatewayConf
       expiresAt: reader.timestamp(node, path, 'expiresAt'),
       budget: reader.budget(node, path),
     };
+  });
+
+  const aliasNames = new Set(aliases.map((a) => a.name));
+  aliases.forEach((a, i) => {
+    const target = a.policy.budgetDowngrade;
+    if (target && !aliasNames.has(target)) reader.problem(`aliases[${i}].policy.budgetDowngrade`, `names alias '${target}', which is not declared`);
   });
 
   for (const [kind, ids] of [

@@ -6,6 +6,7 @@ import { type TestGateway, postJson, startTestGateway } from '../support/gateway
 import { waitUntil } from '../support/resilience.js';
 import { AdminClient } from '../support/admin-client.js';
 import { runCli } from '../support/cli-process.js';
+import { generateApiKey } from '../../modules/access/api-key/key-format.js';
 import { createScratchDatabase, requireService } from '../support/services.js';
 
 const databaseUrl = requireService('DATABASE_URL');
@@ -26,6 +27,8 @@ describeWithServices('budgets across two nodes (Redis + PostgreSQL)', () => {
   const tenant = `budget-${randomBytes(4).toString('hex')}`;
   const hookSecret = randomBytes(16).toString('hex');
   process.env.SY_TEST_BUDGET_HOOK_KEY = hookSecret;
+  const frugalKey = generateApiKey();
+  process.env.SY_TEST_BUDGET_FRUGAL_KEY = frugalKey;
   let scratch: { url: string; drop: () => Promise<void> };
   let nodeA: TestGateway;
   let nodeB: TestGateway;
@@ -44,10 +47,21 @@ deployments:
     provider: mock-upstream
     model: model-pricey
     price: { inputPer1M: "100", outputPer1M: "2000" }
+  - id: thrifty
+    provider: mock-upstream
+    model: model-thrifty
+    price: { inputPer1M: "0.01", outputPer1M: "0.02" }
 aliases:
   - name: chat
     routes: [{ deployment: pricey }]
+  - name: premium
+    routes: [{ deployment: pricey }]
+    policy: { budgetDowngrade: cheap }
+  - name: cheap
+    routes: [{ deployment: thrifty }]
 tenants:
+  - id: ${tenant}-frugal
+    budget: { dailyUsd: "0.01" }
   - id: ${tenant}
     budget:
       monthlyUsd: "1.00"
@@ -57,6 +71,9 @@ apiKeys:
   - id: ${tenant}-app
     tenant: ${tenant}
     key: env:${keyEnv}
+  - id: ${tenant}-frugal-app
+    tenant: ${tenant}-frugal
+    key: env:SY_TEST_BUDGET_FRUGAL_KEY
 `;
 
   beforeAll(async () => {
@@ -160,6 +177,22 @@ apiKeys:
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('spend needs --tenant T or --key K');
   }, 30_000);
+
+  test('an alias with a budget downgrade serves what the budget refuses through its target; without one, 402', async () => {
+    const frugal = (model: string) =>
+      postJson({ ...nodeA, key: frugalKey }, '/v1/chat/completions', { model, max_tokens: 20, messages: [{ role: 'user', content: 'Spend a little.' }] });
+    // The request's maximum cost on `pricey` (about $0.04) does not fit a daily budget of $0.01.
+    const refused = await frugal('chat');
+    expect(refused.status).toBe(402);
+    expect(refused.json.error.period).toBe('day');
+    const downgraded = await frugal('premium');
+    expect(downgraded.status).toBe(200);
+    expect(downgraded.headers.get('x-switchyard-budget-downgrade')).toBe('premium->cheap');
+    expect(downgraded.json.model).toBe('cheap');
+    const events = await nodeA.requestEvents(downgraded.headers.get('x-request-id')!);
+    expect(events.find((e) => e.type === 'RequestAdmitted')!.data).toMatchObject({ alias: 'cheap' });
+    expect(events.find((e) => e.type === 'AttemptFinished')!.data).toMatchObject({ deploymentId: 'thrifty' });
+  });
 
   async function ledgerTotal(): Promise<string> {
     const rows = await nodeA.gateway.platform.database.query<{ total: string }>(

@@ -11,6 +11,7 @@ import type { ResolvedAlias, ResolvedDeployment } from '../../../projections/rou
 import type { ParameterSupport, RoutePlan } from '../routing/route-planner.js';
 import { callableAlias } from './callable-alias.js';
 import { noRouteError } from './client-errors.js';
+import { GatewayError } from '../../canonical/gateway-error.js';
 import type { InferenceServices, PipelineSettings } from './inference-services.js';
 import { type RequestHeaders, idempotencyKeyOf } from './request-headers.js';
 import { RequestJournal } from './request-journal.js';
@@ -69,33 +70,30 @@ export async function admitRequest(
   intent: RequestIntent,
 ): Promise<AdmittedRequest> {
   const snapshot = services.routing.current;
-  const alias = callableAlias(snapshot, principal, intent.model);
+  let alias = callableAlias(snapshot, principal, intent.model);
   const lifetime = new RequestLifetime(exchange.raw, settings.resilience.deadlines.requestTimeoutMs);
   let permit: Permit | null = null;
   let rate: RateReservation | null = null;
   let budget: BudgetReservation | null = null;
   try {
     permit = await services.admission.admit(principal, intent.stream, lifetime.signal);
-    const plan = services.planner.plan({
-      alias,
-      needs: intent.needs,
-      estimatedInputTokens: intent.contextInputTokens,
-      reservedOutputTokens: intent.reservedOutputTokens,
-      at: new Date(),
-      stream: intent.stream,
-      affinity: { principal: `${principal.tenantId}/${principal.keyId}`, sessionId: intent.sessionId, requestId: exchange.requestId },
-      honours: intent.honours,
-      adapterServes: intent.adapterServes,
-    });
-    if (plan.emptiedBy) throw noRouteError(alias, plan);
+    let plan = planFor(services, exchange, principal, intent, alias);
     rate = await services.rateLimits.reserve(rateScopes(principal, alias, plan), {
       requests: 1, inputTokens: intent.estimatedInputTokens, outputTokens: intent.reservedOutputTokens,
     });
     // Set now, so every answer from here on (success, stream, or a later error) carries them.
     for (const [name, value] of Object.entries(rate.headers)) exchange.raw.setHeader(name, value);
-    // The most this request can cost: its estimate at the highest price among the routes it may take.
-    const maxCost = plan.candidates.reduce((max, c) => Decimal.max(max, estimatedCost(c.price, intent)), new Decimal(0));
-    budget = await services.budgets.reserve(budgetScopes(principal), maxCost);
+    try {
+      budget = await services.budgets.reserve(budgetScopes(principal), maxCostOf(plan, intent));
+    } catch (error) {
+      const target = alias.policy.budgetDowngrade ? snapshot.aliases.get(alias.policy.budgetDowngrade) : undefined;
+      if (!(error instanceof GatewayError) || error.code !== 'budget_exceeded' || !target) throw error;
+      // The alias serves what the budget refuses through its downgrade target, still counting its cost.
+      exchange.raw.setHeader('x-switchyard-budget-downgrade', `${alias.name}->${target.name}`);
+      alias = target;
+      plan = planFor(services, exchange, principal, intent, alias);
+      budget = await services.budgets.reserve(budgetScopes(principal), maxCostOf(plan, intent), { enforce: false });
+    }
     const journal = RequestJournal.forKey(services.committer, settings.durability, settings.nodeId, exchange.requestId, principal.keyId);
     await journal.admit({
       requestId: exchange.requestId,
@@ -132,6 +130,28 @@ export async function admitRequest(
     budget?.cancel();
     throw error;
   }
+}
+
+/** Eligibility and strategy on the captured snapshot; a plan without candidates is the caller's error. */
+function planFor(services: InferenceServices, exchange: Exchange, principal: Principal, intent: RequestIntent, alias: ResolvedAlias): RoutePlan {
+  const plan = services.planner.plan({
+    alias,
+    needs: intent.needs,
+    estimatedInputTokens: intent.contextInputTokens,
+    reservedOutputTokens: intent.reservedOutputTokens,
+    at: new Date(),
+    stream: intent.stream,
+    affinity: { principal: `${principal.tenantId}/${principal.keyId}`, sessionId: intent.sessionId, requestId: exchange.requestId },
+    honours: intent.honours,
+    adapterServes: intent.adapterServes,
+  });
+  if (plan.emptiedBy) throw noRouteError(alias, plan);
+  return plan;
+}
+
+/** The most a request can cost: its estimate at the highest price among the routes it may take. */
+function maxCostOf(plan: RoutePlan, intent: RequestIntent): Decimal {
+  return plan.candidates.reduce((max, c) => Decimal.max(max, estimatedCost(c.price, intent)), new Decimal(0));
 }
 
 /**

@@ -65,9 +65,10 @@ export class BudgetGuard {
     this.shared = redis.client ? new RedisBudgetStore(redis.client, '{switchyard}:budget:') : null;
   }
 
-  async reserve(scopes: readonly BudgetScope[], maxCostUsd: Decimal.Value): Promise<BudgetReservation> {
+  /** `enforce: false` counts the reservation without refusing (an alias's budget downgrade). */
+  async reserve(scopes: readonly BudgetScope[], maxCostUsd: Decimal.Value, options: { enforce: boolean } = { enforce: true }): Promise<BudgetReservation> {
     const at = new Date(this.clock());
-    const counters = scopes.flatMap((scope) => periodCounters(scope, at));
+    const counters = scopes.flatMap((scope) => periodCounters(scope, at)).map((c) => (options.enforce ? c : { ...c, limit: null }));
     if (counters.length === 0) return NOTHING;
     const cost = toNanoUsd(maxCostUsd);
     let store: BudgetStore = this.shared && this.redis.usable() ? this.shared : this.local;
