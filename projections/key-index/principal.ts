@@ -14,6 +14,8 @@ export interface Principal {
   budget: TenantBudget | null;
   /** Epoch ms; null = never. */
   expiresAt: number | null;
+  /** Set on a rotated-out secret still inside its overlap window: when it stops working (epoch ms). */
+  rotatedAt?: number;
   tenant: {
     status: 'active' | 'suspended';
     limits: TenantLimits;

@@ -8,7 +8,7 @@ import { DomainError } from '../kernel/commands/decider.js';
 import { ExportRangeError } from '../../modules/audit/audit-export.js';
 import { UnknownActionError } from '../../modules/audit/control-plane-audit.js';
 import { apply } from './commands/apply.js';
-import { keysIssue, keysRevoke } from './commands/keys.js';
+import { keysIssue, keysRevoke, keysRotate } from './commands/keys.js';
 import { spendCommand } from './commands/spend.js';
 import { auditCheckpoint, auditExport, auditLog, auditPublicKey, auditVerify } from './commands/audit.js';
 import { eventsList, eventsRead, eventsTail } from './commands/events.js';
@@ -56,6 +56,8 @@ const USAGE = `Usage: switchyard <command>
              [--rpm N] [--tpm N] [--max-concurrency N]
                                      issue a gateway key; prints it once on stdout
   keys revoke ID [--reason TEXT]     revoke a key (every node refuses it within a second)
+  keys rotate ID [--overlap SECONDS] a new secret for the same key, printed once; the previous one
+                                     keeps working for the overlap (default 0: it stops now)
   spend --tenant T | --key K [--period day|month] [--from ISO] [--to ISO] [--json]
                                      spend by period (default: the last twelve months)
 `;
@@ -206,7 +208,13 @@ export async function runCli(argv: string[]): Promise<number> {
           const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { reason: { type: 'string' } } });
           return await keysRevoke(positionals[0], values.reason ?? null);
         }
-        return usage('keys issue --tenant T | keys revoke ID');
+        if (sub === 'rotate' && rest[0]) {
+          const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { overlap: { type: 'string', default: '0' } } });
+          const overlap = Number(values.overlap);
+          if (!Number.isInteger(overlap) || overlap < 0 || overlap > 2_592_000) return usage('--overlap must be a number of seconds from 0 to 2592000 (30 days)');
+          return await keysRotate(positionals[0], overlap);
+        }
+        return usage('keys issue --tenant T | keys revoke ID | keys rotate ID [--overlap SECONDS]');
       }
       case 'spend': {
         const { values } = parseArgs({
