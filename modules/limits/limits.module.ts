@@ -1,13 +1,11 @@
 import { Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
-import type { Environment } from '../../src/config/environment.js';
-import { CommandExecutor } from '../../src/kernel/commands/command-executor.js';
-import type { Database } from '../../src/kernel/database/database.js';
-import { DATABASE, ENVIRONMENT } from '../../src/platform.module.js';
+import { CommandExecutor, DATABASE, type Database } from '../../src/kernel/index.js';
 import { AdmissionControl } from './admission-control.js';
-import { resolveAdmission } from './admission-settings.js';
+import { ADMISSION_SETTINGS, type AdmissionSettings } from './admission-settings.js';
 import { BudgetAlerts } from './budget/budget-alerts.js';
 import { BudgetGuard } from './budget/budget-guard.js';
 import { SpendSeeds } from './budget/spend-seeds.js';
+import { LIMITS_SETTINGS, type LimitsSettings } from './limits-settings.js';
 import { DeploymentConcurrency } from './deployment-concurrency.js';
 import { LimitsRedis } from './limits-redis.js';
 import { RateLimiter } from './rate-limit/rate-limiter.js';
@@ -17,23 +15,23 @@ import { RateLimiter } from './rate-limit/rate-limiter.js';
   providers: [
     {
       provide: LimitsRedis,
-      useFactory: async (environment: Environment) => {
-        const redis = new LimitsRedis(environment.redisUrl, environment.nodeId);
+      useFactory: async (settings: LimitsSettings) => {
+        const redis = new LimitsRedis(settings.redisUrl, settings.nodeId);
         await redis.start();
         return redis;
       },
-      inject: [ENVIRONMENT],
+      inject: [LIMITS_SETTINGS],
     },
     { provide: RateLimiter, useFactory: (redis: LimitsRedis) => new RateLimiter(redis), inject: [LimitsRedis] },
     {
       provide: BudgetGuard,
-      useFactory: (redis: LimitsRedis, database: Database, executor: CommandExecutor, environment: Environment) => {
-        const alerts = new BudgetAlerts(executor, environment.nodeId);
+      useFactory: (redis: LimitsRedis, database: Database, executor: CommandExecutor, settings: LimitsSettings) => {
+        const alerts = new BudgetAlerts(executor, settings.nodeId);
         return new BudgetGuard(redis, new SpendSeeds(database), (crossing) => alerts.crossed(crossing));
       },
-      inject: [LimitsRedis, DATABASE, CommandExecutor, ENVIRONMENT],
+      inject: [LimitsRedis, DATABASE, CommandExecutor, LIMITS_SETTINGS],
     },
-    { provide: AdmissionControl, useFactory: (environment: Environment) => new AdmissionControl(resolveAdmission(environment.admission)), inject: [ENVIRONMENT] },
+    { provide: AdmissionControl, useFactory: (settings: AdmissionSettings) => new AdmissionControl(settings), inject: [ADMISSION_SETTINGS] },
     { provide: DeploymentConcurrency, useFactory: () => new DeploymentConcurrency() },
   ],
   exports: [AdmissionControl, DeploymentConcurrency, RateLimiter, BudgetGuard, LimitsRedis],

@@ -1,6 +1,6 @@
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
-import type { TenantBudget } from '../../../events/tenant-events.js';
+import type { TenantBudget } from '../../../events/index.js';
 import { TENANT_ID } from '../tenant/tenant.decider.js';
 
 export class CreateTenantDto {

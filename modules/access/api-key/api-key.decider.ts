@@ -1,8 +1,6 @@
-import { type ApiKeyEvent, KEY_SCOPES, type KeyLimits, type KeyScope } from '../../../events/api-key-events.js';
-import type { TenantBudget } from '../../../events/tenant-events.js';
-import { sameJson } from '../../../src/kernel/canonical-json.js';
+import { type ApiKeyEvent, KEY_SCOPES, type KeyLimits, type KeyScope, type TenantBudget } from '../../../events/index.js';
+import { assertNever, type Decider, DomainError, sameJson } from '../../../src/kernel/index.js';
 import { budgetProblem } from '../tenant/tenant.decider.js';
-import { type Decider, DomainError, assertNever } from '../../../src/kernel/commands/decider.js';
 
 export interface KeyGrant {
   tenantId: string;

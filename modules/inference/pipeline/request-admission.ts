@@ -1,9 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import type { RequestAdmitted } from '../../../events/request-events.js';
-import type { Permit } from '../../limits/permit.js';
-import type { RateReservation } from '../../limits/rate-limit/rate-limiter.js';
-import type { RateScope } from '../../limits/rate-limit/rate-limit-scopes.js';
-import type { BudgetReservation, BudgetScope } from '../../limits/budget/budget-guard.js';
+import type { RequestAdmitted } from '../../../events/index.js';
+import type { BudgetReservation, BudgetScope, Permit, RateReservation, RateScope } from '../../limits/index.js';
 import { Decimal } from 'decimal.js';
 import { estimatedCost } from '../routing/route-planner.js';
 import type { Principal } from '../../../projections/key-index/principal.js';
@@ -11,7 +8,7 @@ import type { ResolvedAlias, ResolvedDeployment } from '../../../projections/rou
 import type { ParameterSupport, RoutePlan } from '../routing/route-planner.js';
 import { callableAlias } from './callable-alias.js';
 import { noRouteError } from './client-errors.js';
-import { GatewayError } from '../../canonical/gateway-error.js';
+import { GatewayError } from '../../canonical/index.js';
 import type { InferenceServices, PipelineSettings } from './inference-services.js';
 import { type RequestHeaders, idempotencyKeyOf } from './request-headers.js';
 import { RequestJournal } from './request-journal.js';

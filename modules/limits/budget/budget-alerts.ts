@@ -1,10 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { Logger } from '@nestjs/common';
-import { tenantStream } from '../../../events/tenant-events.js';
-import type { CommandExecutor } from '../../../src/kernel/commands/command-executor.js';
-import { WrongExpectedVersionError } from '../../../src/kernel/event-store/errors.js';
-import { resolveSecret } from '../../../src/kernel/secret-references/secret-reference.js';
-import { type TenantCommand, tenantDecider } from '../../access/tenant/tenant.decider.js';
+import { tenantStream } from '../../../events/index.js';
+import { type CommandExecutor, WrongExpectedVersionError, resolveSecret } from '../../../src/kernel/index.js';
+import { type TenantCommand, tenantDecider } from '../../access/index.js';
 import type { ThresholdCrossing } from './budget-guard.js';
 
 export interface AlertSettings {

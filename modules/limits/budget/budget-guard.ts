@@ -1,6 +1,6 @@
 import { Decimal } from 'decimal.js';
-import type { TenantBudget } from '../../../events/tenant-events.js';
-import { GatewayError } from '../../canonical/gateway-error.js';
+import type { TenantBudget } from '../../../events/index.js';
+import { GatewayError } from '../../canonical/index.js';
 import type { LimitsRedis } from '../limits-redis.js';
 import { type BudgetPeriod, periodEndOf, periodId } from './budget-period.js';
 import { type BudgetCounter, type BudgetStore, LocalBudgetStore, type SettledChange } from './budget-store.js';

@@ -1,5 +1,5 @@
 import { Decimal } from 'decimal.js';
-import type { SqlExecutor } from '../../../src/kernel/database/database.js';
+import type { SqlExecutor } from '../../../src/kernel/index.js';
 import { type BudgetPeriod, periodEndOf, periodStartOf } from './budget-period.js';
 
 /** Nano-USD, rounded up: a budget counter never shows less than was spent. */

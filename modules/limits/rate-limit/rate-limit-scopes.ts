@@ -1,5 +1,4 @@
-import type { AliasRateLimits } from '../../../events/alias-events.js';
-import type { TenantLimits } from '../../../events/tenant-events.js';
+import type { AliasRateLimits, TenantLimits } from '../../../events/index.js';
 import type { CounterCharge } from './rate-window.js';
 
 /** What a request uses of each per-minute limit: estimated at admission, actual at settlement. */

@@ -1,4 +1,4 @@
-import { GatewayError } from '../../canonical/gateway-error.js';
+import { GatewayError } from '../../canonical/index.js';
 import type { LimitsRedis } from '../limits-redis.js';
 import { LocalWindowStore } from './local-window-store.js';
 import { RedisWindowStore } from './redis-window-store.js';

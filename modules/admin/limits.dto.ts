@@ -1,5 +1,5 @@
 import { IsInt, IsOptional, Min } from 'class-validator';
-import type { TenantLimits } from '../../../events/tenant-events.js';
+import type { TenantLimits } from '../../events/index.js';
 
 /** Requests per minute, tokens per minute, concurrent requests; absent or null = unlimited. */
 export class LimitsDto {
