@@ -3,7 +3,7 @@ import { GroupCommitter, SqlEventStore } from '../../src/kernel/index.js';
 import { RoutingSnapshotProjection } from '../../projections/routing-snapshot/routing-snapshot.projection.js';
 import { GatewayAuthenticator } from '../access/index.js';
 import { ProviderAdapters, ProvidersModule, UpstreamPools } from '../providers/index.js';
-import { AdmissionControl, BudgetGuard, DeploymentConcurrency, LimitsModule, RateLimiter } from '../limits/index.js';
+import { AdmissionControl, BudgetGuard, DeploymentConcurrency, LimitsModule, RateLimiter, SharedConcurrency } from '../limits/index.js';
 import { ChatCompletionsController } from './http/chat-completions.controller.js';
 import { EmbeddingsController } from './http/embeddings.controller.js';
 import { MessagesController } from './http/messages.controller.js';
@@ -69,11 +69,11 @@ type Closeable = { close(): Promise<void> };
       useFactory: (
         auth: GatewayAuthenticator, routing: RoutingSnapshotProjection, planner: RoutePlanner, adapters: ProviderAdapters,
         pools: UpstreamPools, committer: GroupCommitter, latency: LatencyTracker, gate: DeploymentGate, admission: AdmissionControl,
-        rateLimits: RateLimiter, budgets: BudgetGuard,
-      ): InferenceServices => ({ auth, routing, planner, adapters, pools, committer, latency, gate, admission, rateLimits, budgets }),
+        rateLimits: RateLimiter, budgets: BudgetGuard, concurrency: SharedConcurrency,
+      ): InferenceServices => ({ auth, routing, planner, adapters, pools, committer, latency, gate, admission, rateLimits, budgets, concurrency }),
       inject: [
         GatewayAuthenticator, RoutingSnapshotProjection, RoutePlanner, ProviderAdapters, UpstreamPools, GroupCommitter, LatencyTracker, DeploymentGate,
-        AdmissionControl, RateLimiter, BudgetGuard,
+        AdmissionControl, RateLimiter, BudgetGuard, SharedConcurrency,
       ],
     },
     {

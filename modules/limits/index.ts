@@ -9,3 +9,4 @@ export * from './limits-redis.js';
 export * from './rate-limit/rate-limiter.js';
 export * from './rate-limit/rate-limit-scopes.js';
 export * from './budget/budget-guard.js';
+export * from './shared-concurrency.js';

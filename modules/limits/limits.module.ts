@@ -9,6 +9,7 @@ import { LIMITS_SETTINGS, type LimitsSettings } from './limits-settings.js';
 import { DeploymentConcurrency } from './deployment-concurrency.js';
 import { LimitsRedis } from './limits-redis.js';
 import { RateLimiter } from './rate-limit/rate-limiter.js';
+import { SharedConcurrency } from './shared-concurrency.js';
 
 /** Admission: concurrency permits per key, tenant, node and deployment; per-minute rate limits; budgets. */
 @Module({
@@ -23,6 +24,7 @@ import { RateLimiter } from './rate-limit/rate-limiter.js';
       inject: [LIMITS_SETTINGS],
     },
     { provide: RateLimiter, useFactory: (redis: LimitsRedis) => new RateLimiter(redis), inject: [LimitsRedis] },
+    { provide: SharedConcurrency, useFactory: (redis: LimitsRedis) => new SharedConcurrency(redis), inject: [LimitsRedis] },
     {
       provide: BudgetGuard,
       useFactory: (redis: LimitsRedis, database: Database, executor: CommandExecutor, settings: LimitsSettings) => {
@@ -34,7 +36,7 @@ import { RateLimiter } from './rate-limit/rate-limiter.js';
     { provide: AdmissionControl, useFactory: (settings: AdmissionSettings) => new AdmissionControl(settings), inject: [ADMISSION_SETTINGS] },
     { provide: DeploymentConcurrency, useFactory: () => new DeploymentConcurrency() },
   ],
-  exports: [AdmissionControl, DeploymentConcurrency, RateLimiter, BudgetGuard, LimitsRedis],
+  exports: [AdmissionControl, DeploymentConcurrency, RateLimiter, BudgetGuard, LimitsRedis, SharedConcurrency],
 })
 export class LimitsModule implements OnApplicationShutdown {
   constructor(@Inject(LimitsRedis) private readonly redis: LimitsRedis) {}

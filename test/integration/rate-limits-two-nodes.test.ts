@@ -69,6 +69,8 @@ describeWithServices('rate limits across two nodes (Redis + PostgreSQL)', () => 
   const keyId = `rl-${randomBytes(4).toString('hex')}`;
   const requestKey = generateApiKey();
   process.env.SY_TEST_RL_REQUESTS_KEY = requestKey;
+  const concurrentKey = generateApiKey();
+  process.env.SY_TEST_RL_CONCURRENT_KEY = concurrentKey;
   let scratch: { url: string; drop: () => Promise<void> };
   let nodeA: TestGateway;
   let nodeB: TestGateway;
@@ -76,7 +78,8 @@ describeWithServices('rate limits across two nodes (Redis + PostgreSQL)', () => 
   beforeAll(async () => {
     scratch = await createScratchDatabase(databaseUrl!);
     // A second key whose request limit binds first (the machine cannot send 600 requests in a few seconds).
-    const second = `  - id: ${keyId}-rpm\n    tenant: t-${keyId}\n    key: env:SY_TEST_RL_REQUESTS_KEY\n    limits: { rpm: 150, tpm: 100000 }\n`;
+    const second = `  - id: ${keyId}-rpm\n    tenant: t-${keyId}\n    key: env:SY_TEST_RL_REQUESTS_KEY\n    limits: { rpm: 150, tpm: 100000 }\n` +
+      `  - id: ${keyId}-cc\n    tenant: t-${keyId}\n    key: env:SY_TEST_RL_CONCURRENT_KEY\n    limits: { maxConcurrency: 2 }\n`;
     nodeA = await startTestGateway({ databaseUrl: scratch.url, yaml: limitedYaml(keyId, '{ rpm: 600, tpm: 100000 }', second), environment: { redisUrl, nodeId: 'rl-a' } });
     const config = readFileSync(nodeA.configPath, 'utf8');
     nodeB = await startTestGateway({ databaseUrl: scratch.url, yaml: () => config, environment: { redisUrl, nodeId: 'rl-b' } });
@@ -111,6 +114,19 @@ describeWithServices('rate limits across two nodes (Redis + PostgreSQL)', () => 
     expect(refused.length).toBeGreaterThan(0);
     return { admitted, refused };
   }
+
+  test('concurrency: a key limited to 2 concurrent requests gets 2 across both nodes, not 2 per node; leases come back', async () => {
+    nodeA.mock.addScenario({ model: `m-${keyId}`, times: 4, behaviour: { latencyMs: 400 } });
+    for (let round = 0; round < 2; round++) {
+      const outcomes = await Promise.all(Array.from({ length: 10 }, (_, i) => call(i % 2 ? nodeB : nodeA, concurrentKey, false, 16)));
+      expect(outcomes.filter((o) => o.status === 200)).toHaveLength(2);
+      for (const o of outcomes.filter((o) => o.status !== 200)) {
+        expect(o.status).toBe(429);
+        expect(o.json.error).toMatchObject({ code: 'rate_limited', scope: 'key.maxConcurrency' });
+        expect(o.headers.get('retry-after')).toBe('1');
+      }
+    }
+  }, 30_000);
 
   test('requests: admitted within the limit (+2%) and at least 95% of it', async () => {
     const { admitted } = await load(requestKey, `key:${keyId}-rpm`, 16);

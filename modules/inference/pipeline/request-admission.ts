@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { RequestAdmitted } from '../../../events/index.js';
-import type { BudgetReservation, BudgetScope, Permit, RateReservation, RateScope } from '../../limits/index.js';
+import { type BudgetReservation, type BudgetScope, type ConcurrencyScope, type Permit, type RateReservation, type RateScope, permits } from '../../limits/index.js';
 import { Decimal } from 'decimal.js';
 import { estimatedCost } from '../routing/route-planner.js';
 import type { Principal } from '../../../projections/key-index/principal.js';
@@ -73,7 +73,16 @@ export async function admitRequest(
   let rate: RateReservation | null = null;
   let budget: BudgetReservation | null = null;
   try {
-    permit = await services.admission.admit(principal, intent.stream, lifetime.signal);
+    const local = await services.admission.admit(principal, intent.stream, lifetime.signal);
+    permit = local;
+    // Across nodes (Redis): the node's own count above can only be lower, so it never refuses first.
+    const deadlines = settings.resilience.deadlines;
+    const shared = await services.concurrency.acquire(concurrencyScopes(principal), exchange.requestId,
+      Math.max(deadlines.requestTimeoutMs, deadlines.streamTimeoutMs) + 60_000).catch((error: unknown) => {
+      local.release();
+      throw error;
+    });
+    permit = permits([local, shared]);
     let plan = planFor(services, exchange, principal, intent, alias);
     rate = await services.rateLimits.reserve(rateScopes(principal, alias, plan), {
       requests: 1, inputTokens: intent.estimatedInputTokens, outputTokens: intent.reservedOutputTokens,
@@ -171,5 +180,13 @@ function budgetScopes(principal: Principal): BudgetScope[] {
   const scopes: BudgetScope[] = [];
   if (principal.tenant.budget) scopes.push({ kind: 'tenant', id: principal.tenantId, tenantId: principal.tenantId, budget: principal.tenant.budget });
   if (principal.budget) scopes.push({ kind: 'key', id: principal.keyId, tenantId: principal.tenantId, budget: principal.budget });
+  return scopes;
+}
+
+/** The concurrency limits shared across nodes: the key's and its tenant's `maxConcurrency`. */
+function concurrencyScopes(principal: Principal): ConcurrencyScope[] {
+  const scopes: ConcurrencyScope[] = [];
+  if (principal.limits.maxConcurrency) scopes.push({ kind: 'key', id: principal.keyId, limit: principal.limits.maxConcurrency });
+  if (principal.tenant.limits.maxConcurrency) scopes.push({ kind: 'tenant', id: principal.tenantId, limit: principal.tenant.limits.maxConcurrency });
   return scopes;
 }
