@@ -1,5 +1,8 @@
 import { generateApiKey } from '../../modules/access/index.js';
 import { type TestGateway, defaultYaml, postJson, startTestGateway } from '../support/gateway-harness.js';
+import { AdminClient } from '../support/admin-client.js';
+
+const ADMIN_TOKEN = 'limits-http-admin-token-0123456789';
 
 /**
  * Rate limits and budgets as a client sees them, in each client format (one node, in-process
@@ -18,7 +21,7 @@ describe('rate limits and budgets over HTTP', () => {
     '  - id: broke-app\n    tenant: broke\n    key: env:SY_TEST_LIMITS_BROKE_KEY\n';
 
   beforeAll(async () => {
-    gw = await startTestGateway({ yaml });
+    gw = await startTestGateway({ yaml, environment: { adminToken: ADMIN_TOKEN } });
   }, 60_000);
   afterAll(() => gw?.close());
 
@@ -44,6 +47,21 @@ describe('rate limits and budgets over HTTP', () => {
     const limitedOpenAi = await openai();
     expect(limitedOpenAi.status).toBe(429);
     expect(limitedOpenAi.json.error).toMatchObject({ type: 'rate_limit_error', code: 'rate_limited', scope: 'key:acme-app', limit_type: 'requests' });
+  });
+
+  test('an alias published through the admin API with policy.limits is limited over every caller, naming the alias', async () => {
+    const admin = new AdminClient(gw.url, ADMIN_TOKEN);
+    const published = await admin.put('/aliases/scarce', { routes: [{ deployment: 'primary' }], policy: { limits: { rpm: 1 } } });
+    expect(published.status).toBe(201);
+    expect(published.json.policy.limits).toEqual({ rpm: 1 });
+    // Two callers without limits of their own share the alias's one request a minute.
+    const keys = await Promise.all([1, 2].map(async () => (await admin.post('/keys', { tenant: 'acme', aliases: ['scarce'] })).json.key as string));
+    const ask = (key: string) => postJson({ ...gw, key }, '/v1/chat/completions', { ...body, model: 'scarce' });
+    expect((await ask(keys[0])).status).toBe(200);
+    const limited = await ask(keys[1]);
+    expect(limited.status).toBe(429);
+    expect(limited.json.error).toMatchObject({ code: 'rate_limited', scope: 'alias:scarce', limit_type: 'requests' });
+    expect((await admin.put('/aliases/scarce', { routes: [{ deployment: 'primary' }], policy: { limits: { rpm: 0 } } })).status).toBe(400);
   });
 
   test('over a hard budget, 402 in each format with the reset time; keys without limits get no rate-limit headers', async () => {
