@@ -87,6 +87,26 @@ describe('Vercel AI SDK (@ai-sdk/openai Responses model) against the gateway', (
       expect(calls).toHaveLength(2);
       expect(JSON.stringify(calls[1].body)).toMatch(/temperature\\?":18/);
     });
+
+    test('a streamed tool loop: the call streams in, is executed, and the answer streams back', async () => {
+      const errors: unknown[] = [];
+      const result = streamText({
+        model: openai(provider.alias),
+        prompt: 'Weather in Paris?',
+        tools: { get_weather: weather() },
+        stopWhen: stepCountIs(3),
+        maxRetries: 0,
+        onError: ({ error }) => void errors.push(error),
+      });
+      let text = '';
+      for await (const piece of result.textStream) text += piece;
+      expect(errors).toEqual([]);
+      expect(text).toBe(planned.text);
+      const steps = await result.steps;
+      expect(steps).toHaveLength(2);
+      expect(steps[0].toolCalls).toEqual([expect.objectContaining({ toolName: 'get_weather', input: { city: 'Paris' } })]);
+      expect(gw.mock.requests().map((r) => r.stream)).toEqual([true, true]);
+    });
   });
 
   test('multi-turn from response.messages: with store unset the SDK references the earlier answer by id → a 400 naming the fix; with store: false it works', async () => {
