@@ -65,7 +65,7 @@ export function startupConfiguration(environment: Environment): { config: Gatewa
 export async function startGateway(environment: Environment, options: StartOptions = {}): Promise<Gateway> {
   Logger.overrideLogger(logLevels(environment.logLevel));
   const logger = new Logger('Switchyard');
-  const platform = await openPlatform(environment, { runDurable: options.runDurable ?? (environment.projector ?? 'embedded') === 'embedded' });
+  const platform = await openPlatform(environment, { runDurable: options.runDurable ?? (environment.projector ?? 'embedded') === 'embedded', spool: true });
   try {
     installPublicationGuard(platform);
     await platform.runner.start();

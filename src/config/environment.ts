@@ -6,6 +6,7 @@ import { DURABILITY_PROFILES, type DurabilityProfile } from '../../modules/infer
 import type { ResilienceOverrides } from '../../modules/inference/resilience/resilience-settings.js';
 import type { AdmissionSettings } from '../../modules/limits/admission-settings.js';
 import type { AuditSettings } from '../../projections/audit-chain/audit-settings.js';
+import { DEFAULT_SPOOL_MAX_BYTES, DEFAULT_SPOOL_SEGMENT_BYTES, type SpoolSettings, defaultSpoolDirectory } from '../kernel/event-store/spool/spool-settings.js';
 import { type SecretReferencePolicy, SecretPolicyError, secretReferencePolicy } from '../kernel/secret-references/secret-reference-policy.js';
 
 /** Everything configured through environment variables (DESIGN §8). */
@@ -49,6 +50,8 @@ export interface Environment {
   secretReferences?: SecretReferencePolicy;
   /** Client connection timeouts and cap that differ from the defaults (http-settings.ts). */
   http?: Partial<HttpSettings>;
+  /** The outage spool (PostgreSQL deployments); absent = the defaults under `dataDir`. */
+  spool?: SpoolSettings;
 }
 
 export class ConfigurationError extends Error {
@@ -103,6 +106,11 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
     projector,
     secretReferences,
     http: readHttp(env),
+    spool: {
+      directory: env.SWITCHYARD_SPOOL_DIR ? resolve(env.SWITCHYARD_SPOOL_DIR) : defaultSpoolDirectory(dataDir),
+      maxBytes: integer(env.SWITCHYARD_SPOOL_MAX_BYTES, DEFAULT_SPOOL_MAX_BYTES, 'SWITCHYARD_SPOOL_MAX_BYTES'),
+      segmentBytes: DEFAULT_SPOOL_SEGMENT_BYTES,
+    },
   };
 }
 
