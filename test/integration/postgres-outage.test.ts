@@ -1,0 +1,151 @@
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { generateApiKey } from '../../modules/access/api-key/key-format.js';
+import { MockProviderServer } from '../../modules/providers/mock/mock-provider-server.js';
+import { startServer } from '../support/cli-process.js';
+import { defaultYaml } from '../support/gateway-harness.js';
+import { type LoadResult, type RequestKind, sendRequest } from '../support/load.js';
+import { OwnPostgres, ownPostgresAvailable } from '../support/own-postgres.js';
+
+/**
+ * Issue 13 item 6, the acceptance test: a PostgreSQL server of the test's own is stopped for 20 s under
+ * load. The gateway (a child process) keeps answering from its routing snapshot, spooling each
+ * request's events to local disk before the answer's last byte; when the server returns, the spool
+ * drains and every answered request is in the cost ledger exactly once.
+ */
+
+/** This helper's port range (HELPERS.md): 56400-56499. */
+async function portInRange(skip: number[] = []): Promise<number> {
+  for (let port = 56400; port <= 56499; port++) {
+    if (skip.includes(port)) continue;
+    const free = await new Promise<boolean>((resolve) => {
+      const server = createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+  throw new Error('no free port in 56400-56499');
+}
+
+async function within(ms: number, probe: () => Promise<boolean>, what: string): Promise<void> {
+  const started = Date.now();
+  while (!(await probe())) {
+    if (Date.now() - started > ms) throw new Error(`${what}: not within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+function segmentFiles(dir: string): string[] {
+  const found: string[] = [];
+  const walk = (path: string) => {
+    for (const name of readdirSync(path)) {
+      const full = join(path, name);
+      if (statSync(full).isDirectory()) walk(full);
+      else if (/^segment-\d+\.log$/.test(name)) found.push(full);
+    }
+  };
+  walk(dir);
+  return found;
+}
+
+const describeOwn = ownPostgresAvailable() ? describe : describe.skip;
+
+describeOwn('PostgreSQL stopped for 20 s under load (a server of its own)', () => {
+  test('requests keep succeeding; control-plane changes get 503; after the drain every answered request is billed exactly once', async () => {
+    const pgPort = await portInRange();
+    const server = await OwnPostgres.create({ port: pgPort });
+    const mock = new MockProviderServer();
+    const mockUrl = await mock.listen(0);
+    mock.setDefaults({ ttftMs: 5, chunkGapMs: 2, latencyMs: 5 });
+    const dir = mkdtempSync(join(tmpdir(), 'switchyard-outage-'));
+    const spoolDir = join(dir, 'spool');
+    const key = generateApiKey();
+    const adminToken = `outage-admin-${'x'.repeat(24)}`;
+    writeFileSync(join(dir, 'switchyard.yaml'), defaultYaml(mockUrl, 'OUTAGE_TEST_KEY'));
+    const env: NodeJS.ProcessEnv = {
+      ...process.env, DATABASE_URL: server.url(), SWITCHYARD_CONFIG: join(dir, 'switchyard.yaml'), OUTAGE_TEST_KEY: key,
+      SY_TEST_UPSTREAM_KEY: 'upstream-secret', LOG_LEVEL: 'warn', SWITCHYARD_POLL_MS: '250', ADMIN_TOKEN: adminToken,
+      SWITCHYARD_DATA_DIR: join(dir, 'data'), SWITCHYARD_SPOOL_DIR: spoolDir,
+    };
+    const gw = await startServer(env, await portInRange([pgPort]));
+    const exits: Array<number | string | null> = [];
+    gw.child.on('exit', (code, signal) => exits.push(code ?? signal));
+    const results: Array<LoadResult & { during: boolean }> = [];
+    let outage = false;
+    let stop = false;
+    try {
+      const load = Promise.all(
+        Array.from({ length: 6 }, async (_, worker) => {
+          for (let i = 0; !stop; i++) {
+            const kind: RequestKind = (worker + i) % 2 === 0 ? 'buffered' : 'stream';
+            const during = outage;
+            results.push({ ...(await sendRequest(gw.url, key, kind)), during });
+            await new Promise((resolve) => setTimeout(resolve, 15));
+          }
+        }),
+      );
+      await within(10_000, async () => results.filter((r) => r.complete).length >= 50, 'answers before the outage');
+
+      await server.stop(); // fast: every session of the gateway is terminated, new connections are refused
+      outage = true;
+      // The control plane needs the log itself: a clear 503 in the admin envelope, nothing changed.
+      const refused = await fetch(`${gw.url}/admin/v1/tenants`, {
+        method: 'POST', headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ id: 'during-outage' }),
+      });
+      expect(refused.status).toBe(503);
+      expect(await refused.json()).toEqual({ error: { code: 'event_store_unavailable', message: expect.stringMatching(/unreachable.*nothing was changed/) } });
+      await within(15_000, async () => segmentFiles(spoolDir).length > 0, 'events reaching the spool');
+      await new Promise((resolve) => setTimeout(resolve, 20_000));
+      const duringCount = results.filter((r) => r.during).length;
+      await server.start();
+      outage = false;
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      stop = true;
+      await load;
+      expect(exits).toEqual([]);
+
+      const during = results.filter((r) => r.during);
+      expect(duringCount).toBeGreaterThan(100);
+      // Requests kept succeeding: every one sent during the outage got its whole answer.
+      expect(during.filter((r) => !r.complete)).toEqual([]);
+      expect(results.filter((r) => !r.complete)).toEqual([]);
+
+      await within(60_000, async () => segmentFiles(spoolDir).length === 0, 'the spool draining');
+      const client = new pg.Client({ connectionString: server.url() });
+      await client.connect();
+      try {
+        await within(60_000, async () => {
+          const { rows } = await client.query(`
+            SELECT count(*)::int AS pending FROM events e WHERE e.event_type = 'AttemptFinished'
+              AND NOT EXISTS (SELECT 1 FROM projection_checkpoints c WHERE c.name = 'cost-ledger'
+                AND (e.transaction_id, e.global_position) <= (c.transaction_id, c.global_position))`);
+          return rows[0].pending === 0;
+        }, 'the cost ledger catching up');
+        const answered = results.filter((r) => r.status === 200 && r.complete).map((r) => r.requestId!);
+        const { rows } = await client.query<{ request_id: string; n: number }>(`SELECT request_id, count(*)::int AS n FROM cost_ledger GROUP BY request_id`);
+        expect(rows.filter((row) => row.n !== 1)).toEqual([]);
+        expect(rows.map((row) => row.request_id).sort()).toEqual([...answered].sort());
+        // And in the log once each: RequestCompleted per answered request, no duplicate event ids.
+        const completed = await client.query<{ n: number; streams: number }>(
+          `SELECT count(*)::int AS n, count(DISTINCT stream_id)::int AS streams FROM events WHERE event_type = 'RequestCompleted'`);
+        expect(completed.rows[0]).toEqual({ n: answered.length, streams: answered.length });
+        // The control-plane change refused during the outage never happened.
+        expect((await client.query(`SELECT 1 FROM events WHERE stream_id = 'tenant-during-outage'`)).rowCount).toBe(0);
+      } finally {
+        await client.end();
+      }
+      expect(gw.output()).toMatch(/outage spool/);
+    } finally {
+      stop = true;
+      await gw.stop();
+      await mock.close();
+      await server.remove();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 180_000);
+});
