@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { generateApiKey } from '../../modules/access/api-key/key-format.js';
 import { MockProviderServer } from '../../modules/providers/mock/mock-provider-server.js';
-import { startServer } from '../support/cli-process.js';
+import { type ServerProcess, startServer } from '../support/cli-process.js';
 import { defaultYaml } from '../support/gateway-harness.js';
 import { type LoadResult, type RequestKind, sendRequest } from '../support/load.js';
 import { OwnPostgres, ownPostgresAvailable } from '../support/own-postgres.js';
@@ -52,28 +52,70 @@ function segmentFiles(dir: string): string[] {
   return found;
 }
 
+
+interface OutageRig {
+  server: OwnPostgres;
+  gw: ServerProcess;
+  key: string;
+  adminToken: string;
+  spoolDir: string;
+  exits: Array<number | string | null>;
+  close(): Promise<void>;
+}
+
+/** A PostgreSQL server of the test's own and a gateway process on it, with its spool in a directory of the test's. */
+async function startRig(extraEnv: NodeJS.ProcessEnv = {}): Promise<OutageRig> {
+  const pgPort = await portInRange();
+  const server = await OwnPostgres.create({ port: pgPort });
+  const mock = new MockProviderServer();
+  const mockUrl = await mock.listen(0);
+  mock.setDefaults({ ttftMs: 5, chunkGapMs: 2, latencyMs: 5 });
+  const dir = mkdtempSync(join(tmpdir(), 'switchyard-outage-'));
+  const spoolDir = join(dir, 'spool');
+  const key = generateApiKey();
+  const adminToken = `outage-admin-${'x'.repeat(24)}`;
+  writeFileSync(join(dir, 'switchyard.yaml'), defaultYaml(mockUrl, 'OUTAGE_TEST_KEY'));
+  const env: NodeJS.ProcessEnv = {
+    ...process.env, DATABASE_URL: server.url(), SWITCHYARD_CONFIG: join(dir, 'switchyard.yaml'), OUTAGE_TEST_KEY: key,
+    SY_TEST_UPSTREAM_KEY: 'upstream-secret', LOG_LEVEL: 'warn', SWITCHYARD_POLL_MS: '250', ADMIN_TOKEN: adminToken,
+    SWITCHYARD_DATA_DIR: join(dir, 'data'), SWITCHYARD_SPOOL_DIR: spoolDir, ...extraEnv,
+  };
+  let gw: ServerProcess;
+  try {
+    gw = await startServer(env, await portInRange([pgPort]));
+  } catch (error) {
+    await mock.close();
+    await server.remove();
+    throw error;
+  }
+  const exits: Array<number | string | null> = [];
+  gw.child.on('exit', (code, signal) => exits.push(code ?? signal));
+  return {
+    server, gw, key, adminToken, spoolDir, exits,
+    close: async () => {
+      await gw.stop();
+      await mock.close();
+      await server.remove();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function ledgerCaughtUp(client: pg.Client): Promise<void> {
+  await within(60_000, async () => {
+    const { rows } = await client.query(`
+      SELECT count(*)::int AS pending FROM events e WHERE e.event_type = 'AttemptFinished'
+        AND NOT EXISTS (SELECT 1 FROM projection_checkpoints c WHERE c.name = 'cost-ledger'
+          AND (e.transaction_id, e.global_position) <= (c.transaction_id, c.global_position))`);
+    return rows[0].pending === 0;
+  }, 'the cost ledger catching up');
+}
+
 const describeOwn = ownPostgresAvailable() ? describe : describe.skip;
 
-describeOwn('PostgreSQL stopped for 20 s under load (a server of its own)', () => {
-  test('requests keep succeeding; control-plane changes get 503; after the drain every answered request is billed exactly once', async () => {
-    const pgPort = await portInRange();
-    const server = await OwnPostgres.create({ port: pgPort });
-    const mock = new MockProviderServer();
-    const mockUrl = await mock.listen(0);
-    mock.setDefaults({ ttftMs: 5, chunkGapMs: 2, latencyMs: 5 });
-    const dir = mkdtempSync(join(tmpdir(), 'switchyard-outage-'));
-    const spoolDir = join(dir, 'spool');
-    const key = generateApiKey();
-    const adminToken = `outage-admin-${'x'.repeat(24)}`;
-    writeFileSync(join(dir, 'switchyard.yaml'), defaultYaml(mockUrl, 'OUTAGE_TEST_KEY'));
-    const env: NodeJS.ProcessEnv = {
-      ...process.env, DATABASE_URL: server.url(), SWITCHYARD_CONFIG: join(dir, 'switchyard.yaml'), OUTAGE_TEST_KEY: key,
-      SY_TEST_UPSTREAM_KEY: 'upstream-secret', LOG_LEVEL: 'warn', SWITCHYARD_POLL_MS: '250', ADMIN_TOKEN: adminToken,
-      SWITCHYARD_DATA_DIR: join(dir, 'data'), SWITCHYARD_SPOOL_DIR: spoolDir,
-    };
-    const gw = await startServer(env, await portInRange([pgPort]));
-    const exits: Array<number | string | null> = [];
-    gw.child.on('exit', (code, signal) => exits.push(code ?? signal));
+describeOwn('PostgreSQL stopped under load (a server of its own)', () => {
+  test('for 20 s: requests keep succeeding; control-plane changes get 503; after the drain every answered request is billed exactly once', async () => {
+    const { server, gw, key, adminToken, spoolDir, exits, close } = await startRig();
     const results: Array<LoadResult & { during: boolean }> = [];
     let outage = false;
     let stop = false;
@@ -119,13 +161,7 @@ describeOwn('PostgreSQL stopped for 20 s under load (a server of its own)', () =
       const client = new pg.Client({ connectionString: server.url() });
       await client.connect();
       try {
-        await within(60_000, async () => {
-          const { rows } = await client.query(`
-            SELECT count(*)::int AS pending FROM events e WHERE e.event_type = 'AttemptFinished'
-              AND NOT EXISTS (SELECT 1 FROM projection_checkpoints c WHERE c.name = 'cost-ledger'
-                AND (e.transaction_id, e.global_position) <= (c.transaction_id, c.global_position))`);
-          return rows[0].pending === 0;
-        }, 'the cost ledger catching up');
+        await ledgerCaughtUp(client);
         const answered = results.filter((r) => r.status === 200 && r.complete).map((r) => r.requestId!);
         const { rows } = await client.query<{ request_id: string; n: number }>(`SELECT request_id, count(*)::int AS n FROM cost_ledger GROUP BY request_id`);
         expect(rows.filter((row) => row.n !== 1)).toEqual([]);
@@ -142,10 +178,59 @@ describeOwn('PostgreSQL stopped for 20 s under load (a server of its own)', () =
       expect(gw.output()).toMatch(/outage spool/);
     } finally {
       stop = true;
-      await gw.stop();
-      await mock.close();
-      await server.remove();
-      rmSync(dir, { recursive: true, force: true });
+      await close();
     }
   }, 180_000);
+
+  test('a full spool (SWITCHYARD_SPOOL_MAX_BYTES): further answers are refused with 503 event_spool_full in the client\'s format, and never billed', async () => {
+    const { server, gw, key, spoolDir, exits, close } = await startRig({ SWITCHYARD_SPOOL_MAX_BYTES: '6000' });
+    try {
+      expect((await sendRequest(gw.url, key, 'buffered')).complete).toBe(true);
+      await server.stop();
+      const spooled: LoadResult[] = [];
+      let refusal: { status: number; body: any } | null = null;
+      for (let i = 0; i < 40 && !refusal; i++) {
+        const response = await fetch(`${gw.url}/v1/chat/completions`, {
+          method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] }),
+        });
+        const body = await response.json();
+        if (response.status === 200) spooled.push({ kind: 'buffered', requestId: response.headers.get('x-request-id'), status: 200, complete: true });
+        else refusal = { status: response.status, body };
+      }
+      // The first answers fit (each request's events are ~2 KB of JSON); then the bound refuses.
+      expect(spooled.length).toBeGreaterThan(0);
+      expect(refusal).toEqual({
+        status: 503,
+        body: { error: { message: expect.stringMatching(/outage spool is full/), type: expect.any(String), param: null, code: 'event_spool_full' } },
+      });
+      const spooledBytes = segmentFiles(spoolDir).reduce((sum, path) => sum + statSync(path).size, 0);
+      expect(spooledBytes).toBeLessThanOrEqual(6000);
+      // Anthropic's envelope on /v1/messages; a stream ends in an error event, without its end marker.
+      const messages = await fetch(`${gw.url}/v1/messages`, {
+        method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+        body: JSON.stringify({ model: 'chat', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      expect(messages.status).toBe(503);
+      expect(await messages.json()).toEqual({ type: 'error', error: { type: expect.any(String), message: expect.stringMatching(/outage spool is full/) } });
+      const stream = await sendRequest(gw.url, key, 'stream');
+      expect(stream.complete).toBe(false);
+
+      await server.start();
+      await within(60_000, async () => segmentFiles(spoolDir).length === 0, 'the spool draining');
+      const client = new pg.Client({ connectionString: server.url() });
+      await client.connect();
+      try {
+        await ledgerCaughtUp(client);
+        const { rows } = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM cost_ledger`);
+        expect(rows[0].n).toBe(1 + spooled.length); // the first request, and the spooled ones; never the refused
+      } finally {
+        await client.end();
+      }
+      expect((await sendRequest(gw.url, key, 'buffered')).complete).toBe(true);
+      expect(exits).toEqual([]);
+    } finally {
+      await close();
+    }
+  }, 120_000);
 });

@@ -1,6 +1,7 @@
 import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ConfigurationError, readEnvironment } from '../../src/config/environment.js';
 import { prepareAppend } from '../../src/kernel/event-store/prepared-append.js';
 import { OutageSpool, SpoolFullError } from '../../src/kernel/event-store/spool/outage-spool.js';
 import { RECORD_HEADER_BYTES, encodeRecord, preparedFromPayload, scanSegment } from '../../src/kernel/event-store/spool/spool-segment.js';
@@ -197,5 +198,14 @@ describe('the outage spool on disk', () => {
     expect(scan.payloads.map((p) => JSON.parse(p).s)).toEqual(['request-1', 'request-2']);
     expect(scan.tornTailBytes).toBe(20);
     await reopened.close();
+  });
+});
+
+describe('spool settings from the environment', () => {
+  test('SWITCHYARD_SPOOL_DIR and SWITCHYARD_SPOOL_MAX_BYTES; defaults under the data directory; bad values stop the start', () => {
+    expect(readEnvironment({ SWITCHYARD_DATA_DIR: '/var/lib/sy' }).spool).toMatchObject({ directory: '/var/lib/sy/spool', maxBytes: 256 * 1024 * 1024 });
+    expect(readEnvironment({ SWITCHYARD_SPOOL_DIR: '/srv/spool', SWITCHYARD_SPOOL_MAX_BYTES: '0' }).spool).toMatchObject({ directory: '/srv/spool', maxBytes: 0 });
+    expect(() => readEnvironment({ SWITCHYARD_SPOOL_MAX_BYTES: '1GB' })).toThrow(new ConfigurationError('SWITCHYARD_SPOOL_MAX_BYTES must be a non-negative integer'));
+    expect(() => readEnvironment({ SWITCHYARD_SPOOL_MAX_BYTES: '-1' })).toThrow(ConfigurationError);
   });
 });

@@ -2,7 +2,6 @@ import { Logger } from '@nestjs/common';
 import type { TokenUsage } from '../../../events/request-events.js';
 import { type ChatRequest, requiredCapabilities } from '../../canonical/chat-request.js';
 import type { ChatResponse } from '../../canonical/chat-response.js';
-import { GatewayError } from '../../canonical/gateway-error.js';
 import type { ClientFormat } from '../formats/client-format.js';
 import { BACKSTOP_SLACK_MS } from '../resilience/deadlines.js';
 import { chatReservation } from './admission-estimate.js';

@@ -2,7 +2,6 @@ import { Logger } from '@nestjs/common';
 import type { TokenUsage } from '../../../events/request-events.js';
 import { ZERO_USAGE } from '../../canonical/chat-response.js';
 import type { EmbeddingsRequest, EmbeddingsResponse } from '../../canonical/embeddings.js';
-import { GatewayError } from '../../canonical/gateway-error.js';
 import { ProviderError } from '../../canonical/provider-error.js';
 import { estimateTokens } from '../../canonical/token-estimate.js';
 import { parseOpenAiEmbeddingsRequest } from '../formats/openai/openai-embeddings-request.js';
