@@ -4,7 +4,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { AdminGuard } from '../modules/access/admin/admin.guard.js';
-import { AdminTokens } from '../modules/access/admin/admin-tokens.js';
+import { AdminTokens, LOST_ADMIN_TOKEN_NOTICE } from '../modules/access/admin/admin-tokens.js';
 import { GatewayAuthenticator } from '../modules/access/gateway-authenticator.js';
 import { ClientConnectionErrors } from '../modules/inference/http/client-connection-errors.js';
 import { clientFormatForPath, parameterPathStyleForPath } from '../modules/inference/http/client-format-for-path.js';
@@ -66,6 +66,7 @@ export async function startGateway(environment: Environment, options: StartOptio
   Logger.overrideLogger(logLevels(environment.logLevel));
   const logger = new Logger('Switchyard');
   const platform = await openPlatform(environment, { runDurable: options.runDurable ?? (environment.projector ?? 'embedded') === 'embedded', spool: true });
+  let tokens: AdminTokens | null = null;
   try {
     installPublicationGuard(platform);
     await platform.runner.start();
@@ -116,7 +117,9 @@ export async function startGateway(environment: Environment, options: StartOptio
     deferContinue(adapter.getHttpServer());
     app.useGlobalFilters(new GatewayExceptionFilter(clientFormatForPath));
     await app.init();
-    const adminToken = app.get(AdminTokens).takeGeneratedToken();
+    const adminTokens = app.get(AdminTokens);
+    tokens = adminTokens;
+    const adminToken = adminTokens.takeGeneratedToken();
 
     let demoKey: string | null = null;
     if (options.applyConfig ?? true) {
@@ -139,6 +142,7 @@ export async function startGateway(environment: Environment, options: StartOptio
       },
     };
   } catch (error) {
+    if (tokens?.generatedOne) logger.error(LOST_ADMIN_TOKEN_NOTICE);
     await platform.close().catch(() => undefined);
     throw error;
   }

@@ -7,6 +7,7 @@ import type { KeyScope } from '../../events/api-key-events.js';
 import { DomainError } from '../kernel/commands/decider.js';
 import { ExportRangeError } from '../../modules/audit/audit-export.js';
 import { UnknownActionError } from '../../modules/audit/control-plane-audit.js';
+import { adminTokenReset } from './commands/admin-token.js';
 import { apply } from './commands/apply.js';
 import { keysIssue, keysRevoke } from './commands/keys.js';
 import { auditCheckpoint, auditExport, auditLog, auditPublicKey, auditVerify } from './commands/audit.js';
@@ -55,6 +56,8 @@ const USAGE = `Usage: switchyard <command>
              [--rpm N] [--tpm N] [--max-concurrency N]
                                      issue a gateway key; prints it once on stdout
   keys revoke ID [--reason TEXT]     revoke a key (every node refuses it within a second)
+  admin-token reset                  with every server stopped: revoke the stored admin tokens, issue a
+                                     new one and print it once (recovers a token that was never shown)
 `;
 
 /** Runs one CLI command; resolves to the process exit code. */
@@ -205,6 +208,9 @@ export async function runCli(argv: string[]): Promise<number> {
         }
         return usage('keys issue --tenant T | keys revoke ID');
       }
+      case 'admin-token':
+        if (sub === 'reset' && rest.length === 0) return await adminTokenReset();
+        return usage('admin-token reset');
       case 'help':
       case '--help':
       case '-h':

@@ -1,5 +1,4 @@
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -9,6 +8,7 @@ import { type ServerProcess, startServer } from '../support/cli-process.js';
 import { defaultYaml } from '../support/gateway-harness.js';
 import { type LoadResult, type RequestKind, sendRequest } from '../support/load.js';
 import { OwnPostgres, ownPostgresAvailable } from '../support/own-postgres.js';
+import { SPOOL_PORTS, freePortIn } from '../support/port-range.js';
 
 /**
  * Issue 13 item 6, the acceptance test: a PostgreSQL server of the test's own is stopped for 20 s under
@@ -18,18 +18,7 @@ import { OwnPostgres, ownPostgresAvailable } from '../support/own-postgres.js';
  */
 
 /** This helper's port range (HELPERS.md): 56400-56499. */
-async function portInRange(skip: number[] = []): Promise<number> {
-  for (let port = 56400; port <= 56499; port++) {
-    if (skip.includes(port)) continue;
-    const free = await new Promise<boolean>((resolve) => {
-      const server = createServer();
-      server.once('error', () => resolve(false));
-      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-    });
-    if (free) return port;
-  }
-  throw new Error('no free port in 56400-56499');
-}
+const portInRange = (taken: number[] = []) => freePortIn(SPOOL_PORTS, taken);
 
 async function within(ms: number, probe: () => Promise<boolean>, what: string): Promise<void> {
   const started = Date.now();
