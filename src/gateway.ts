@@ -21,6 +21,7 @@ import type { Environment } from './config/environment.js';
 import { type GatewayConfig, parseGatewayConfig } from './config/gateway-config.js';
 import { uuidv7 } from './kernel/ids.js';
 import { currentSecretReferencePolicy, installSecretReferencePolicy } from './kernel/secret-references/secret-reference.js';
+import { OperatorSocket } from './operator-socket.js';
 import { openPlatform, type Platform } from './platform.js';
 import { installPublicationGuard } from './publication-guard.js';
 import { warmTokenizer } from '../modules/canonical/tokenizer.js';
@@ -132,11 +133,19 @@ export async function startGateway(environment: Environment, options: StartOptio
     warmTokenizer(); // ≈0.35 s once, before traffic rather than on the first request
     await app.listen(options.port ?? environment.port, environment.host);
     const url = (await app.getUrl()).replace('[::1]', 'localhost');
+    // With embedded PGlite nobody else may open the store: the CLI reaches it through this process.
+    const operatorSocket = platform.database.kind === 'pglite' && environment.dataDir !== ':memory:'
+      ? await OperatorSocket.open(environment.dataDir, fastify, adminTokens).catch((error: Error) => {
+        logger.warn(`no operator socket (${error.message}); CLI commands need the server stopped`);
+        return null;
+      })
+      : null;
     return {
       app, platform, url, demoKey, adminToken,
       mock: app.get(MockProviderHost),
       async close() {
         closing = true;
+        await operatorSocket?.close().catch(() => undefined);
         await app.close();
         await platform.close();
       },

@@ -56,6 +56,17 @@ export class AdminTokens {
     this.known = rows.map((row) => ({ tokenId: row.token_id, hash: row.hash }));
   }
 
+  /**
+   * A token for the operator socket of this process (src/operator-socket.ts): random, in memory only, valid
+   * until the process ends. The socket adds it to the requests it forwards; nothing else ever sees it.
+   */
+  addLocalOperator(): string {
+    const token = `sy-local-${randomBase62(40)}`;
+    this.known.push({ tokenId: 'local-operator', hash: sha256(token) });
+    rememberSecret(token);
+    return token;
+  }
+
   /** Whether this start generated a token (taken or not): a start that fails afterwards must say how to recover. */
   get generatedOne(): boolean {
     return this.generatedAny;
