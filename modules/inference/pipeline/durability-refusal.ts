@@ -16,3 +16,14 @@ export function durabilityRefusal(error: unknown, delivered: 'buffered' | 'strea
   }
   return new GatewayError(503, 'durability_unavailable', `The answer could not be recorded durably;${notDelivered} Retry the request.`);
 }
+
+/** Under the strict profile RequestAdmitted must be durable before the first provider call; when it is not, nothing is sent. */
+export function admissionRefusal(error: unknown): GatewayError {
+  if (error instanceof SpoolFullError) {
+    return new GatewayError(
+      503, 'event_spool_full',
+      "The event store is unreachable and this node's outage spool is full, so the request could not be recorded before it is sent; nothing was sent. Retry later.",
+    );
+  }
+  return new GatewayError(503, 'durability_unavailable', 'The request could not be recorded durably before it is sent; nothing was sent. Retry the request.');
+}

@@ -7,6 +7,7 @@ import type { NewEvent } from '../../../src/kernel/event-store/event-store.js';
 import type { GroupCommitter } from '../../../src/kernel/event-store/group-committer.js';
 import { uuidv7 } from '../../../src/kernel/ids.js';
 import { sumCosts } from '../pricing/attempt-cost.js';
+import { admissionRefusal } from './durability-refusal.js';
 import type { DurabilityProfile } from './durability.js';
 
 /** How a request ended, as the pipeline knows it; the journal adds the totals from the attempts it recorded. */
@@ -59,7 +60,8 @@ export class RequestJournal {
     try {
       await this.committer.append({ streamId: requestStream(this.requestId), events: [this.admitted], expectedVersion: 'no-stream' });
     } catch (error) {
-      throw new Error(`RequestAdmitted could not be committed: ${(error as Error).message}`);
+      RequestJournal.logger.error(`request ${this.requestId}: RequestAdmitted could not be committed: ${(error as Error).message}`);
+      throw admissionRefusal(error);
     }
     this.admittedCommitted = true;
   }
