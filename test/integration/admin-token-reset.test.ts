@@ -1,7 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { runCli, startServer } from '../support/cli-process.js';
+import { createScratchDatabase, requireService } from '../support/services.js';
 import { SPOOL_PORTS, freePortIn } from '../support/port-range.js';
 
 /**
@@ -82,4 +84,33 @@ describe('admin-token reset (embedded PGlite, real processes)', () => {
       await restarted.stop();
     }
   }, 180_000);
+});
+
+const baseUrl = requireService('DATABASE_URL');
+(baseUrl ? describe : describe.skip)('admin-token reset on PostgreSQL', () => {
+  test('refuses while another Switchyard session is connected; works once none is', async () => {
+    const db = await createScratchDatabase(baseUrl!);
+    const env = { ...process.env, DATABASE_URL: db.url, LOG_LEVEL: 'warn', ADMIN_TOKEN: '' };
+    const other = new pg.Client({ connectionString: db.url, application_name: 'switchyard' });
+    await other.connect();
+    try {
+      const refused = await runCli(['admin-token', 'reset'], env);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/1 Switchyard session\(s\) are connected to this event store.*Stop it first/);
+      expect(refused.stdout).toBe('');
+      await other.end();
+      const reset = await runCli(['admin-token', 'reset'], env);
+      expect(reset.code).toBe(0);
+      expect(reset.stdout).toMatch(/^sy-admin-[0-9A-Za-z]{40}\n$/);
+      expect(reset.stderr).toMatch(/No admin token was stored; issued reset-/);
+      const check = new pg.Client({ connectionString: db.url });
+      await check.connect();
+      const { rows } = await check.query<{ token_id: string }>('SELECT token_id FROM admin_tokens');
+      await check.end();
+      expect(rows.map((row) => row.token_id)).toEqual([expect.stringMatching(/^reset-/)]);
+    } finally {
+      await other.end().catch(() => undefined);
+      await db.drop();
+    }
+  }, 60_000);
 });

@@ -119,6 +119,10 @@ describe('the CLI while a server runs on the embedded store', () => {
     expect(issued.stdout).toMatch(/^sk-sy-[0-9A-Za-z]{32}\n$/);
     expect(issued.stderr).toMatch(/Issued key from-cli \(sk-sy-/);
     const key = issued.stdout.trim();
+    // Recorded as the operator socket's actor; the key itself is nowhere in the log.
+    const recorded = await runCli(['events', 'read', 'apikey-from-cli'], env);
+    expect(lines(recorded.stdout).map((line) => JSON.parse(line).metadata.actor)).toEqual(['admin:local-operator']);
+    expect(recorded.stdout).not.toContain(key);
     const call = () => fetch(`${server.url}/v1/chat/completions`, {
       method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'demo', messages: [{ role: 'user', content: 'hi' }] }),
