@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import { type Server, createServer } from 'node:http';
 import { join } from 'node:path';
-import type { AdminTokens } from '../modules/access/admin/admin-tokens.js';
+import type { AdminTokens } from '../modules/admin/admin-tokens.js';
 
 /** Unix socket paths are bounded (108 bytes on Linux, with the terminating NUL). */
 const MAX_SOCKET_PATH = 107;

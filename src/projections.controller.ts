@@ -1,6 +1,5 @@
 import { Controller, Get, Inject, UseFilters, UseGuards } from '@nestjs/common';
-import { AdminExceptionFilter } from '../modules/access/admin/admin-exception.filter.js';
-import { AdminGuard } from '../modules/access/admin/admin.guard.js';
+import { AdminExceptionFilter, AdminGuard } from '../modules/admin/index.js';
 import { PLATFORM } from './platform.module.js';
 import type { Platform } from './platform.js';
 import { projectionReport } from './projection-report.js';

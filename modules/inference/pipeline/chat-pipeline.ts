@@ -1,7 +1,6 @@
 import { Logger } from '@nestjs/common';
-import type { TokenUsage } from '../../../events/request-events.js';
-import { type ChatRequest, requiredCapabilities } from '../../canonical/chat-request.js';
-import type { ChatResponse } from '../../canonical/chat-response.js';
+import type { TokenUsage } from '../../../events/index.js';
+import { type ChatRequest, type ChatResponse, requiredCapabilities } from '../../canonical/index.js';
 import type { ClientFormat } from '../formats/client-format.js';
 import { BACKSTOP_SLACK_MS } from '../resilience/deadlines.js';
 import { chatReservation } from './admission-estimate.js';

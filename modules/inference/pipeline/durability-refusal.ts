@@ -1,5 +1,5 @@
-import { SpoolFullError } from '../../../src/kernel/event-store/spool/outage-spool.js';
-import { GatewayError } from '../../canonical/gateway-error.js';
+import { SpoolFullError } from '../../../src/kernel/index.js';
+import { GatewayError } from '../../canonical/index.js';
 
 /**
  * What the client gets when a finished answer's events could not be made durable (DESIGN §7): the answer

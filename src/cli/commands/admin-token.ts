@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { userInfo } from 'node:os';
 import { ADMIN_TOKEN_STREAM } from '../../../events/admin-token-events.js';
-import { resetAdminTokens } from '../../../modules/access/admin/admin-tokens.js';
+import { resetAdminTokens } from '../../../modules/admin/admin-tokens.js';
 import { readEnvironment } from '../../config/environment.js';
 import { DataDirLock } from '../../kernel/database/data-dir-lock.js';
 import { openPlatform } from '../../platform.js';

@@ -1,9 +1,6 @@
 import { Body, Controller, HttpCode, Post, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
 import { IsBoolean, IsOptional, IsString, MaxLength } from 'class-validator';
-import { AdminApiError } from '../../../modules/access/admin/admin-error.js';
-import { AdminExceptionFilter } from '../../../modules/access/admin/admin-exception.filter.js';
-import { adminValidationPipe } from '../../../modules/access/admin/admin-validation.js';
-import { AdminGuard, AdminTokenOnly } from '../../../modules/access/admin/admin.guard.js';
+import { AdminApiError, AdminExceptionFilter, AdminGuard, AdminTokenOnly, adminValidationPipe } from '../../../modules/admin/index.js';
 import { ConfigValidationError, parseGatewayConfig } from '../gateway-config.js';
 import { ApplyRefusedError, ConfigApplier } from './config-applier.js';
 
