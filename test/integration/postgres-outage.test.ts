@@ -222,4 +222,35 @@ describeOwn('PostgreSQL stopped under load (a server of its own)', () => {
       await close();
     }
   }, 120_000);
+
+  test('strict profile: RequestAdmitted and the rest are spooled as two appends and drain in order, each answered request billed once', async () => {
+    const { server, gw, key, spoolDir, exits, close } = await startRig({ SWITCHYARD_DURABILITY: 'strict' });
+    try {
+      expect((await sendRequest(gw.url, key, 'buffered')).complete).toBe(true);
+      await server.stop();
+      const during: LoadResult[] = [];
+      for (let i = 0; i < 12; i++) during.push(await sendRequest(gw.url, key, i % 2 ? 'stream' : 'buffered'));
+      expect(during.filter((r) => !r.complete)).toEqual([]);
+      expect(segmentFiles(spoolDir).length).toBeGreaterThan(0);
+      await server.start();
+      await within(60_000, async () => segmentFiles(spoolDir).length === 0, 'the spool draining');
+      const client = new pg.Client({ connectionString: server.url() });
+      await client.connect();
+      try {
+        await ledgerCaughtUp(client);
+        const { rows } = await client.query<{ stream_id: string; versions: number[]; types: string[] }>(
+          `SELECT stream_id, array_agg(stream_version ORDER BY stream_version) AS versions, array_agg(event_type ORDER BY stream_version) AS types
+           FROM events WHERE stream_id = ANY($1::text[]) GROUP BY stream_id`, [during.map((r) => `request-${r.requestId}`)]);
+        expect(rows).toHaveLength(during.length);
+        for (const row of rows) expect([row.versions, row.types]).toEqual([[1, 2, 3], ['RequestAdmitted', 'AttemptFinished', 'RequestCompleted']]);
+        const ledger = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM cost_ledger`);
+        expect(ledger.rows[0].n).toBe(1 + during.length);
+      } finally {
+        await client.end();
+      }
+      expect(exits).toEqual([]);
+    } finally {
+      await close();
+    }
+  }, 120_000);
 });
