@@ -135,7 +135,12 @@ describeOwn('PostgreSQL stopped under load (a server of its own)', () => {
       const duringCount = results.filter((r) => r.during).length;
       await server.start();
       outage = false;
-      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      // Traffic goes on: the spool must still run empty (new requests commit directly once the backlog has been drained once).
+      await within(30_000, async () => segmentFiles(spoolDir).length === 0, 'the spool draining under steady traffic');
+      const answeredWhenDrained = results.length;
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      expect(results.length).toBeGreaterThan(answeredWhenDrained + 20);
+      expect(segmentFiles(spoolDir)).toEqual([]); // and stays empty while the store answers
       stop = true;
       await load;
       expect(exits).toEqual([]);

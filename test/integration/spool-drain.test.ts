@@ -1,6 +1,7 @@
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { GroupCommitter } from '../../src/kernel/event-store/group-committer.js';
 import { prepareAppend } from '../../src/kernel/event-store/prepared-append.js';
 import { OutageSpool } from '../../src/kernel/event-store/spool/outage-spool.js';
 import { SpoolDrainer } from '../../src/kernel/event-store/spool/spool-drainer.js';
@@ -82,6 +83,35 @@ describe.each(storeTargets().filter((t) => t.name === 'postgres').map((t) => [t.
     expect(await new SpoolDrainer(fixture.store, next).drain()).toBe(true);
     expect(await countEvents()).toBe(30);
     await next.close();
+  });
+
+  test('under steady traffic the drain still ends: after one whole pass new appends commit directly; a strict request continues at version 2', async () => {
+    const spool = OutageSpool.open(settings(), 'steady');
+    const committer = new GroupCommitter(fixture.store, { maxBatchEvents: 500, maxBatchBytes: 1 << 20, maxDelayMs: 0, maxInFlight: 2, spool });
+    // The backlog of an outage, a strict request among it (RequestAdmitted spooled, the rest still to come).
+    for (let n = 0; n < 30; n++) await spool.write([request(n)]);
+    await spool.write([prepareAppend({ streamId: 'request-strict', expectedVersion: 'no-stream', events: [{ type: 'RequestAdmitted', data: {} }] })]);
+    let writing = true;
+    let written = 0;
+    const traffic = (async () => {
+      for (let n = 100; writing; n++) {
+        await Promise.all([0, 1, 2, 3].map((k) => committer.append({ streamId: `request-${n}-${k}`, expectedVersion: 'no-stream', events: [{ type: 'RequestAdmitted', data: {} }] })));
+        written += 4;
+      }
+    })();
+    const drained = await new SpoolDrainer(fixture.store, spool, { batchAppends: 5 }).drain();
+    const writtenWhenDrained = written;
+    const rest = await committer.append({ streamId: 'request-strict', expectedVersion: 1, events: [{ type: 'RequestCompleted', data: {} }] });
+    writing = false;
+    await traffic;
+    expect(drained).toBe(true);
+    expect(spool.engaged).toBe(false);
+    expect(rest.spooled).toBeUndefined(); // the spool was empty by then: committed directly, at version 2
+    expect(rest.nextExpectedVersion).toBe(2);
+    expect(written).toBeGreaterThan(writtenWhenDrained); // traffic kept flowing while and after the spool ran empty
+    expect(await countEvents()).toBe(30 * 3 + 2 + written);
+    await committer.drain();
+    await spool.close();
   });
 
   test('a torn tail is ignored; damage mid-file keeps the file for an operator and drains the intact records', async () => {

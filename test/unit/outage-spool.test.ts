@@ -187,6 +187,27 @@ describe('the outage spool on disk', () => {
     await reopened.close();
   });
 
+  test('once the store answers again, only streams that still have records here keep coming here; an outage again takes everything', async () => {
+    const spool = OutageSpool.open(settings(), 'store-i');
+    expect(spool.takes('request-a')).toBe(false);
+    await spool.write([appendOf(1, 'request-a')]);
+    expect([spool.takes('request-a'), spool.takes('request-b'), spool.bypassing]).toEqual([true, true, false]);
+    spool.resumeDirect();
+    expect([spool.takes('request-a'), spool.takes('request-b'), spool.bypassing]).toEqual([true, false, true]);
+    spool.engage();
+    expect(spool.takes('request-b')).toBe(true);
+    spool.resumeDirect();
+    await spool.seal();
+    for (const segment of spool.sealedSegments()) spool.remove(segment);
+    // Empty: nothing comes here, and the next outage starts without the old streams.
+    expect([spool.engaged, spool.takes('request-a'), spool.bypassing]).toEqual([false, false, false]);
+    await spool.write([appendOf(2, 'request-c')]);
+    expect([spool.takes('request-a'), spool.takes('request-c')]).toEqual([true, true]);
+    spool.resumeDirect();
+    expect([spool.takes('request-a'), spool.takes('request-c')]).toEqual([false, true]);
+    await spool.close();
+  });
+
   test('a torn tail left in a segment by a crash does not hide the records before it', async () => {
     const spool = OutageSpool.open(settings(), 'store-h');
     await spool.write([appendOf(1), appendOf(2)]);

@@ -80,7 +80,7 @@ export class GroupCommitter {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
     const spool = this.options.spool;
-    if (spool?.engaged) return this.spoolAppends(spool, [prepared]).then(([result]) => result);
+    if (spool?.takes(prepared.streamId)) return this.spoolAppends(spool, [prepared]).then(([result]) => result);
     return new Promise((resolve, reject) => {
       const events = prepared.eventIds.length;
       this.queue.push({ prepared, events, bytes: prepared.json.length, resolve, reject });
@@ -132,7 +132,8 @@ export class GroupCommitter {
 
   /** Never rejects: every caller of the batch is settled, with its own outcome or the batch's failure. */
   private async commit(batch: Pending[]): Promise<void> {
-    if (this.options.spool?.engaged) return this.spoolBatch(this.options.spool, batch); // queued before the outage began
+    const spool = this.options.spool;
+    if (spool?.engaged && !spool.bypassing) return this.spoolBatch(spool, batch); // queued before the outage began
     const notify = this.claimNotification();
     try {
       const results = await retryOnConnectionLoss(() => this.store.appendPrepared(batch.map((pending) => pending.prepared), { notify }), {
@@ -143,9 +144,9 @@ export class GroupCommitter {
       if (!notify) this.announceLater(batch);
       results.forEach((result, index) => (result instanceof Error ? batch[index].reject(result) : batch[index].resolve(result)));
     } catch (error) {
-      const spool = this.options.spool;
       if (spool && isConnectionLoss(error)) {
         this.logger.warn(`a batch of ${batch.length} could not reach the event store; writing it to the outage spool`);
+        spool.engage();
         return this.spoolBatch(spool, batch);
       }
       const failure = error instanceof Error ? error : new Error(String(error));

@@ -51,6 +51,10 @@ export class OutageSpool {
   private pending: PendingWrite[] = [];
   private pendingBytes = 0;
   private flushing: Promise<void> | null = null;
+  /** The store answers again and new appends go to it directly, except for streams that still have records here. */
+  private bypass = false;
+  /** Streams with records spooled by this process and not yet drained (their next appends must follow them). */
+  private readonly streams = new Set<string>();
 
   private constructor(
     readonly slot: string,
@@ -108,6 +112,30 @@ export class OutageSpool {
     return this.totalBytes > 0 || this.pending.length > 0 || this.flushing !== null;
   }
 
+  /**
+   * Whether an append to this stream must come here: while the spool holds anything, unless the drainer
+   * has seen the store answer again (then only appends to streams that still have records here, so a
+   * stream's events stay in order; a strict request's RequestAdmitted may be spooled, its rest not yet).
+   */
+  takes(streamId: string): boolean {
+    return this.engaged && (!this.bypass || this.streams.has(streamId));
+  }
+
+  /** True while the store answers again and only the backlog is left to drain. */
+  get bypassing(): boolean {
+    return this.bypass && this.engaged;
+  }
+
+  /** The drainer has put a whole pass of segments into the store: new appends may go to it directly. */
+  resumeDirect(): void {
+    if (this.engaged) this.bypass = true;
+  }
+
+  /** An append lost its connection again: everything comes here until the next drain. */
+  engage(): void {
+    this.bypass = false;
+  }
+
   /** Bytes spooled and not yet drained (the metric of the spool's depth). */
   spoolBytes(): number {
     return this.totalBytes + this.pendingBytes;
@@ -130,6 +158,7 @@ export class OutageSpool {
     }
     const bytes = records.reduce((sum, record) => sum + record.length, 0);
     if (this.totalBytes + this.pendingBytes + bytes > this.settings.maxBytes) return Promise.reject(new SpoolFullError(this.settings.maxBytes));
+    for (const append of appends) this.streams.add(append.streamId);
     return new Promise((resolve, reject) => {
       this.pending.push({ records, bytes, resolve, reject });
       this.pendingBytes += bytes;
@@ -195,6 +224,14 @@ export class OutageSpool {
     if (index === -1) return;
     this.totalBytes -= this.segments[index].bytes;
     this.segments.splice(index, 1);
+    this.settleIfEmpty();
+  }
+
+  /** Nothing left: the next outage starts afresh. */
+  private settleIfEmpty(): void {
+    if (this.engaged) return;
+    this.bypass = false;
+    this.streams.clear();
   }
 
   private async flush(): Promise<void> {
@@ -216,6 +253,7 @@ export class OutageSpool {
       }
     } finally {
       this.flushing = null;
+      this.settleIfEmpty(); // a batch that failed to be written leaves nothing behind
     }
   }
 

@@ -64,6 +64,9 @@ export class SpoolDrainer {
         continue;
       }
       for (const segment of segments) await this.drainSegment(segment);
+      // The store took a whole pass: new requests commit directly again, or under steady traffic the
+      // spool would never run empty; only streams that still have records here keep coming here.
+      this.spool.resumeDirect();
     }
     return !this.spool.engaged;
   }
