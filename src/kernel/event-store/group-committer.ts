@@ -33,8 +33,9 @@ export interface GroupCommitOptions {
   notifyIntervalMs?: number;
   /**
    * Where appends go while the database is unreachable (PostgreSQL deployments; DESIGN §7). A batch that
-   * lost its connection on every attempt is written there instead of failing, and while the spool holds
-   * anything, new appends go straight to it, until its drainer has put everything into the log.
+   * lost its connection on every attempt is written there instead of failing. While the spool holds
+   * anything, new appends go straight to it, until its drainer has put a whole pass into the log; from
+   * then on only appends to streams that still have spooled records do (OutageSpool.takes).
    */
   spool?: OutageSpool | null;
 }
