@@ -3,7 +3,7 @@ import { GroupCommitter, SqlEventStore } from '../../src/kernel/index.js';
 import { RoutingSnapshotProjection } from '../../projections/routing-snapshot/routing-snapshot.projection.js';
 import { GatewayAuthenticator } from '../access/index.js';
 import { ProviderAdapters, ProvidersModule, UpstreamPools } from '../providers/index.js';
-import { AdmissionControl, DeploymentConcurrency, LimitsModule } from '../limits/index.js';
+import { AdmissionControl, BudgetGuard, DeploymentConcurrency, LimitsModule, RateLimiter, SharedConcurrency } from '../limits/index.js';
 import { ChatCompletionsController } from './http/chat-completions.controller.js';
 import { CountTokensController } from './http/count-tokens.controller.js';
 import { EmbeddingsController } from './http/embeddings.controller.js';
@@ -73,8 +73,12 @@ type Closeable = { close(): Promise<void> };
       useFactory: (
         auth: GatewayAuthenticator, routing: RoutingSnapshotProjection, planner: RoutePlanner, adapters: ProviderAdapters,
         pools: UpstreamPools, committer: GroupCommitter, latency: LatencyTracker, gate: DeploymentGate, admission: AdmissionControl,
-      ): InferenceServices => ({ auth, routing, planner, adapters, pools, committer, latency, gate, admission }),
-      inject: [GatewayAuthenticator, RoutingSnapshotProjection, RoutePlanner, ProviderAdapters, UpstreamPools, GroupCommitter, LatencyTracker, DeploymentGate, AdmissionControl],
+        rateLimits: RateLimiter, budgets: BudgetGuard, concurrency: SharedConcurrency,
+      ): InferenceServices => ({ auth, routing, planner, adapters, pools, committer, latency, gate, admission, rateLimits, budgets, concurrency }),
+      inject: [
+        GatewayAuthenticator, RoutingSnapshotProjection, RoutePlanner, ProviderAdapters, UpstreamPools, GroupCommitter, LatencyTracker, DeploymentGate,
+        AdmissionControl, RateLimiter, BudgetGuard, SharedConcurrency,
+      ],
     },
     {
       provide: PIPELINE_SETTINGS,
