@@ -7,6 +7,7 @@ import { type DurabilityProfile, readDurability } from '../../modules/inference/
 import { type ResilienceOverrides, readResilienceOverrides } from '../../modules/inference/resilience/resilience-settings.js';
 import { type AdmissionSettings, readAdmissionOverrides } from '../../modules/limits/admission-settings.js';
 import type { AuditSettings } from '../../projections/audit-chain/audit-settings.js';
+import { DEFAULT_SPOOL_MAX_BYTES, DEFAULT_SPOOL_SEGMENT_BYTES, type SpoolSettings, defaultSpoolDirectory } from '../kernel/event-store/spool/spool-settings.js';
 import { ConfigurationError } from '../kernel/configuration-error.js';
 import { DEFAULT_DATA_DIR } from '../kernel/settings.js';
 import { type SecretReferencePolicy, SecretPolicyError, secretReferencePolicy } from '../kernel/secret-references/secret-reference-policy.js';
@@ -52,6 +53,8 @@ export interface Environment {
   secretReferences?: SecretReferencePolicy;
   /** Client connection timeouts and cap that differ from the defaults (http-settings.ts). */
   http?: Partial<HttpSettings>;
+  /** The outage spool (PostgreSQL deployments); absent = the defaults under `dataDir`. */
+  spool?: SpoolSettings;
 }
 
 export { ConfigurationError };
@@ -101,6 +104,11 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
     projector,
     secretReferences,
     http: readHttpOverrides(env),
+    spool: {
+      directory: env.SWITCHYARD_SPOOL_DIR ? resolve(env.SWITCHYARD_SPOOL_DIR) : defaultSpoolDirectory(dataDir),
+      maxBytes: integer(env.SWITCHYARD_SPOOL_MAX_BYTES, DEFAULT_SPOOL_MAX_BYTES, 'SWITCHYARD_SPOOL_MAX_BYTES'),
+      segmentBytes: DEFAULT_SPOOL_SEGMENT_BYTES,
+    },
   };
 }
 

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { TokenUsage } from '../../../events/index.js';
-import { type ChatRequest, type ChatResponse, GatewayError, requiredCapabilities } from '../../canonical/index.js';
+import { type ChatRequest, type ChatResponse, requiredCapabilities } from '../../canonical/index.js';
 import type { ClientFormat } from '../formats/client-format.js';
 import { BACKSTOP_SLACK_MS } from '../resilience/deadlines.js';
 import { chatReservation } from './admission-estimate.js';
@@ -11,6 +11,7 @@ import { type AdmittedRequest, type Exchange, admitRequest } from './request-adm
 import { sessionIdOf } from './request-headers.js';
 import { type StreamAttemptResult, StreamRelay, streamFailure } from './stream-relay.js';
 import { callTransport } from './upstream-call.js';
+import { durabilityRefusal } from './durability-refusal.js';
 
 type BufferedAnswer = { response: ChatResponse; usage: TokenUsage };
 type StreamedAnswer = Extract<StreamAttemptResult, { reachedClient: true }>;
@@ -83,7 +84,7 @@ export class ChatPipeline {
       await admitted.journal.complete({ status: 'success', httpStatus: 200, errorCode: null, cacheHit: false });
     } catch (error) {
       this.logger.error(`request ${exchange.requestId}: terminal events not committed: ${(error as Error).message}`);
-      throw new GatewayError(503, 'durability_unavailable', 'The answer could not be recorded durably; it was not delivered. Retry the request.');
+      throw durabilityRefusal(error, 'buffered');
     }
     if (exchange.raw.destroyed) return;
     const identity = { id: format.responseId(exchange.requestId), created: Math.floor(Date.now() / 1000), model: admitted.alias.name };
