@@ -89,8 +89,10 @@ export async function admitRequest(
     });
     // Set now, so every answer from here on (success, stream, or a later error) carries them.
     for (const [name, value] of Object.entries(rate.headers)) exchange.raw.setHeader(name, value);
+    const budgets = budgetScopes(principal);
     try {
-      budget = await services.budgets.reserve(budgetScopes(principal), maxCostOf(plan, intent));
+      // The cost is only worked out for a request that has a budget to count against.
+      budget = await services.budgets.reserve(budgets, budgets.length ? maxCostOf(plan, intent) : 0);
     } catch (error) {
       const target = alias.policy.budgetDowngrade ? snapshot.aliases.get(alias.policy.budgetDowngrade) : undefined;
       if (!(error instanceof GatewayError) || error.code !== 'budget_exceeded' || !target) throw error;
@@ -98,7 +100,7 @@ export async function admitRequest(
       exchange.raw.setHeader('x-switchyard-budget-downgrade', `${alias.name}->${target.name}`);
       alias = target;
       plan = planFor(services, exchange, principal, intent, alias);
-      budget = await services.budgets.reserve(budgetScopes(principal), maxCostOf(plan, intent), { enforce: false });
+      budget = await services.budgets.reserve(budgets, maxCostOf(plan, intent), { enforce: false });
     }
     const journal = RequestJournal.forKey(services.committer, settings.durability, settings.nodeId, exchange.requestId, principal.keyId);
     await journal.admit({
