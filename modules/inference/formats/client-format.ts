@@ -17,6 +17,7 @@ export interface ClientFormat {
   parseChat(body: unknown): ChatRequest;
   responseId(requestId: string): string;
   encodeChat(response: ChatResponse, identity: ResponseIdentity, usage: TokenUsage): unknown;
-  streamEncoder(identity: ResponseIdentity, request: ChatRequest): ClientStreamEncoder;
+  /** `estimatedInputTokens`: the admission estimate, for formats that report input before the provider's count is known. */
+  streamEncoder(identity: ResponseIdentity, request: ChatRequest, estimatedInputTokens?: number): ClientStreamEncoder;
   errorBody(error: GatewayError): unknown;
 }

@@ -104,7 +104,7 @@ export class ChatPipeline {
     const relay = new StreamRelay({
       raw: exchange.raw,
       requestId: exchange.requestId,
-      encoder: format.streamEncoder(identity, request),
+      encoder: format.streamEncoder(identity, request, estimatedInputTokens),
       deadlines,
       requestAbort: admitted.lifetime.abort,
       onFirstOutput: () => admitted.lifetime.endRequestDeadline(),

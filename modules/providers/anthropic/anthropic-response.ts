@@ -27,7 +27,7 @@ export function fromAnthropicMessage(body: unknown): ChatResponse {
   }
   return {
     providerRequestId: typeof message.id === 'string' ? message.id : null,
-    choices: [{ index: 0, text, toolCalls, stopReason: stopReasonFromAnthropic(message.stop_reason) }],
+    choices: [{ index: 0, text, toolCalls, stopReason: stopReasonFromAnthropic(message.stop_reason), reasoning: [], logprobs: null }],
     usage: message.usage && typeof message.usage === 'object' ? usageFromAnthropic(message.usage) : null,
   };
 }

@@ -28,7 +28,7 @@ export function fromConverseResponse(body: unknown, providerRequestId: string | 
   }
   return {
     providerRequestId,
-    choices: [{ index: 0, text, toolCalls, stopReason: stopReasonFromConverse(response.stopReason) }],
+    choices: [{ index: 0, text, toolCalls, stopReason: stopReasonFromConverse(response.stopReason), reasoning: [], logprobs: null }],
     usage: response.usage ? usageFromConverse(response.usage) : null,
   };
 }

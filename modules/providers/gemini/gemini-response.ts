@@ -51,6 +51,8 @@ function choiceOf(candidate: GeminiCandidate, position: number): ChatChoice {
     text,
     toolCalls,
     stopReason: stopReasonFromGemini(candidate.finishReason, toolCalls.length > 0),
+    reasoning: [],
+    logprobs: null,
   };
 }
 

@@ -20,6 +20,8 @@ export function fromOpenAiCompletion(body: unknown): ChatResponse {
         arguments: call.function?.arguments ?? '',
       })),
       stopReason: stopReasonFromOpenAi(choice.finish_reason),
+      reasoning: [],
+      logprobs: null,
     })),
     usage: completion.usage ? usageFromOpenAi(completion.usage) : null,
   };

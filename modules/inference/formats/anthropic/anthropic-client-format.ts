@@ -10,6 +10,6 @@ export const anthropicClientFormat: ClientFormat = {
   parseChat: parseAnthropicMessagesRequest,
   responseId: (requestId) => `msg_${requestId.replace(/-/g, '')}`,
   encodeChat: toAnthropicMessage,
-  streamEncoder: (identity) => new AnthropicMessagesStreamEncoder(identity),
+  streamEncoder: (identity, _request, estimatedInputTokens) => new AnthropicMessagesStreamEncoder(identity, estimatedInputTokens),
   errorBody: anthropicErrorBody,
 };

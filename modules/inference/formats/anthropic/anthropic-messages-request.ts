@@ -1,4 +1,4 @@
-import type { ChatMessage, ChatRequest, ContentPart, ToolCall, ToolChoice, ToolDefinition } from '../../../canonical/chat-request.js';
+import { type ChatMessage, type ChatRequest, type ContentPart, type ToolCall, type ToolChoice, type ToolDefinition, UNSET_PARAMETERS } from '../../../canonical/chat-request.js';
 import { invalidRequest, unsupportedParameter } from '../../../canonical/gateway-error.js';
 import { type JsonShape, assertJsonWithinBounds } from '../../../canonical/json-bounds.js';
 
@@ -58,6 +58,7 @@ export function parseAnthropicMessagesRequest(body: unknown): ChatRequest {
     user: parseMetadata(body.metadata),
     metadata: null,
     n: 1,
+    ...UNSET_PARAMETERS,
   };
 }
 

@@ -1,5 +1,5 @@
-import type {
-  ChatMessage, ChatRequest, ContentPart, ResponseFormat, ToolCall, ToolChoice, ToolDefinition,
+import {
+  type ChatMessage, type ChatRequest, type ContentPart, type ResponseFormat, type ToolCall, type ToolChoice, type ToolDefinition, UNSET_PARAMETERS,
 } from '../../../canonical/chat-request.js';
 import { invalidRequest, unsupportedParameter } from '../../../canonical/gateway-error.js';
 import { JSON_LIMITS, type JsonShape, assertJsonWithinBounds, jsonTextNestsDeeperThan } from '../../../canonical/json-bounds.js';
@@ -64,6 +64,7 @@ export function parseOpenAiChatRequest(body: unknown): ChatRequest {
     user: optionalString(body, 'user'),
     metadata: parseMetadata(body.metadata),
     n: optionalInteger(body, 'n', 1, 128) ?? 1,
+    ...UNSET_PARAMETERS,
   };
 }
 

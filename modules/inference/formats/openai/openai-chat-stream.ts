@@ -1,6 +1,6 @@
 import type { TokenUsage } from '../../../../events/request-events.js';
-import type { StreamEvent } from '../../../canonical/chat-response.js';
-import { usageToOpenAi } from '../../../providers/openai/openai-usage.js';
+import type { StreamEvent, TokenLogprob } from '../../../canonical/chat-response.js';
+import { logprobsToOpenAi, usageToOpenAi } from '../../../providers/openai/openai-usage.js';
 import type { GatewayError } from '../../../canonical/gateway-error.js';
 import type { ClientStreamEncoder } from '../client-stream-encoder.js';
 import { openAiErrorBody } from './openai-error-envelope.js';
@@ -26,6 +26,14 @@ export class OpenAiChatStreamEncoder implements ClientStreamEncoder {
     switch (event.type) {
       case 'text':
         return this.open(event.choice) + this.frame(event.choice, { content: event.text }, null);
+      case 'reasoning':
+        // DeepSeek/vLLM-style `reasoning_content` deltas: what OpenAI-compatible clients read thinking from.
+        return event.text ? this.open(event.choice) + this.frame(event.choice, { reasoning_content: event.text }, null) : '';
+      case 'reasoning_signature':
+      case 'reasoning_redacted':
+        return ''; // Chat Completions has no place for them; the thinking text already went out
+      case 'logprobs':
+        return this.open(event.choice) + this.frame(event.choice, {}, null, event.content);
       case 'tool_call': {
         const call: Record<string, unknown> = { index: event.index };
         if (event.id !== null) {
@@ -40,6 +48,7 @@ export class OpenAiChatStreamEncoder implements ClientStreamEncoder {
       case 'finish':
         return this.open(event.choice) + this.frame(event.choice, {}, event.stopReason);
       case 'usage':
+      case 'prompt_usage':
         return '';
     }
   }
@@ -59,7 +68,8 @@ export class OpenAiChatStreamEncoder implements ClientStreamEncoder {
     return this.frame(choice, { role: 'assistant', content: '' }, null);
   }
 
-  private frame(choice: number, delta: Record<string, unknown>, finishReason: string | null): string {
-    return `data: ${this.prefix}[{"index":${choice},"delta":${JSON.stringify(delta)},"finish_reason":${JSON.stringify(finishReason)},"logprobs":null}]}\n\n`;
+  private frame(choice: number, delta: Record<string, unknown>, finishReason: string | null, logprobs: TokenLogprob[] | null = null): string {
+    const lp = logprobs ? JSON.stringify({ content: logprobsToOpenAi(logprobs), refusal: null }) : 'null';
+    return `data: ${this.prefix}[{"index":${choice},"delta":${JSON.stringify(delta)},"finish_reason":${JSON.stringify(finishReason)},"logprobs":${lp}}]}\n\n`;
   }
 }
