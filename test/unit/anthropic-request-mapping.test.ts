@@ -5,6 +5,7 @@ import { parseAnthropicMessagesRequest } from '../../modules/inference/formats/a
 import { parseOpenAiChatRequest } from '../../modules/inference/formats/openai/openai-chat-request.js';
 import { messagesPath } from '../../modules/providers/anthropic/anthropic-adapter.js';
 import { toAnthropicRequest, unsupportedByAnthropic } from '../../modules/providers/anthropic/anthropic-request.js';
+import { resolvedDeployment } from '../support/provider-fixtures.js';
 
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg==';
 const weatherTool = { name: 'get_weather', description: 'Weather for a city', input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
@@ -216,11 +217,11 @@ describe('canonical → Anthropic provider request', () => {
     [{ messages: [{ role: 'user', content: 'x', name: 'bob' }] }, 'messages[0].name'],
     [{ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x.test/a.png', detail: 'high' } }] }] }, 'messages[0].content[0].image_url.detail'],
   ])('what Anthropic cannot honour is named, not dropped: %j → %s', (body, param) => {
-    expect(unsupportedByAnthropic(openAi(body))).toBe(param);
+    expect(unsupportedByAnthropic(openAi(body), resolvedDeployment('anthropic'))).toBe(param);
   });
 
   test('plain requests are fully supported', () => {
-    expect(unsupportedByAnthropic(openAi({ temperature: 1, top_p: 0.5, stop: 'x', user: 'u', response_format: { type: 'text' } }))).toBeNull();
+    expect(unsupportedByAnthropic(openAi({ temperature: 1, top_p: 0.5, stop: 'x', user: 'u', response_format: { type: 'text' } }), resolvedDeployment('anthropic'))).toBeNull();
   });
 
   test('assistant history whose tool arguments are not a JSON object is named before any provider call', () => {
@@ -230,7 +231,7 @@ describe('canonical → Anthropic provider request', () => {
         { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '[1,2' } }] },
       ],
     });
-    expect(unsupportedByAnthropic(request)).toBe('messages[1].tool_calls[0].function.arguments');
+    expect(unsupportedByAnthropic(request, resolvedDeployment('anthropic'))).toBe('messages[1].tool_calls[0].function.arguments');
     expect(() => toAnthropicRequest(request, options)).toThrow(ProviderError);
     expect(() => toAnthropicRequest(request, options)).toThrow(expect.objectContaining({ errorClass: 'invalid_request', httpStatus: 400 }));
   });

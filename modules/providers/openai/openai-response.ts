@@ -1,6 +1,7 @@
 import type { ChatResponse } from '../../canonical/chat-response.js';
 import { ProviderError } from '../../canonical/provider-error.js';
-import { stopReasonFromOpenAi, usageFromOpenAi } from './openai-usage.js';
+import type { ReasoningPart } from '../../canonical/chat-request.js';
+import { logprobsFromOpenAi, stopReasonFromOpenAi, usageFromOpenAi } from './openai-usage.js';
 import type { OpenAiChatCompletion } from './openai-wire.js';
 
 /** OpenAI chat.completion JSON → canonical response. A body that is not a completion is malformed. */
@@ -20,9 +21,15 @@ export function fromOpenAiCompletion(body: unknown): ChatResponse {
         arguments: call.function?.arguments ?? '',
       })),
       stopReason: stopReasonFromOpenAi(choice.finish_reason),
-      reasoning: [],
-      logprobs: null,
+      reasoning: reasoningOf(choice.message),
+      logprobs: Array.isArray(choice.logprobs?.content) ? logprobsFromOpenAi(choice.logprobs.content) : null,
     })),
     usage: completion.usage ? usageFromOpenAi(completion.usage) : null,
   };
+}
+
+/** reasoning_content (vLLM, DeepSeek) or reasoning (Ollama, OpenRouter): plain text without a signature. */
+function reasoningOf(message: OpenAiChatCompletion['choices'][number]['message'] | undefined): ReasoningPart[] {
+  const text = message?.reasoning_content ?? message?.reasoning;
+  return typeof text === 'string' && text.length > 0 ? [{ type: 'thinking', text, signature: null }] : [];
 }

@@ -60,6 +60,7 @@ export interface OpenAiChatCompletion {
       /** Reasoning text of OpenAI-compatible reasoning servers (DeepSeek, vLLM, Ollama); `reasoning` on some. */
       reasoning_content?: string | null;
       reasoning?: string | null;
+      thinking_blocks?: unknown[];
     };
     finish_reason: string | null;
     logprobs?: OpenAiLogprobs | null;
