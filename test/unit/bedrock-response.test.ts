@@ -23,7 +23,7 @@ describe('Bedrock Converse responses', () => {
     expect(response.usage).toEqual({ input: 470, cachedInput: 0, cacheWrite: 0, output: 18, reasoning: 0 });
   });
 
-  test('text and several tool uses in one message; reasoning blocks are not relayed', () => {
+  test('text and several tool uses in one message; reasoning blocks become reasoning parts', () => {
     const response = fromConverseResponse(
       {
         output: {
@@ -50,7 +50,7 @@ describe('Bedrock Converse responses', () => {
         { id: 'b', name: 'g', arguments: '{}' },
       ],
       stopReason: 'tool_calls',
-      reasoning: [],
+      reasoning: [{ type: 'thinking', text: 'thinking', signature: null }],
       logprobs: null,
     });
     expect(response.usage).toBeNull();

@@ -20,4 +20,6 @@ export interface ClientFormat {
   /** `estimatedInputTokens`: the admission estimate, for formats that report input before the provider's count is known. */
   streamEncoder(identity: ResponseIdentity, request: ChatRequest, estimatedInputTokens?: number): ClientStreamEncoder;
   errorBody(error: GatewayError): unknown;
+  /** How this format spells a parameter named in OpenAI's terms (errors name what the client sent); identity when absent. */
+  parameterName?(parameter: string): string;
 }

@@ -50,7 +50,11 @@ export class ChatPipeline {
       contextInputTokens: reservation.inputTokens,
       reservedOutputTokens: reservation.outputTokens,
       sessionId: sessionIdOf(exchange.headers),
-      honours: (deployment) => adapters.for(deployment.provider.type)?.unsupportedParameter(request, deployment) ?? null,
+      honours: (deployment) => {
+        const parameter = adapters.for(deployment.provider.type)?.unsupportedParameter(request, deployment) ?? null;
+        return parameter !== null && format.parameterName ? format.parameterName(parameter) : parameter;
+      },
+      parameterName: format.parameterName,
       adapterServes: (deployment) => adapters.for(deployment.provider.type) !== undefined,
     });
     try {

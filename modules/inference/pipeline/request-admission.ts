@@ -28,6 +28,8 @@ export interface RequestIntent {
   reservedOutputTokens: number;
   sessionId: string | null;
   honours?: ParameterSupport;
+  /** The client format's spelling of a parameter, for errors that name one. */
+  parameterName?: (parameter: string) => string;
   adapterServes?: (deployment: ResolvedDeployment, capability: string) => boolean;
 }
 
@@ -80,7 +82,7 @@ export async function admitRequest(
       honours: intent.honours,
       adapterServes: intent.adapterServes,
     });
-    if (plan.emptiedBy) throw noRouteError(alias, plan);
+    if (plan.emptiedBy) throw noRouteError(alias, plan, intent.parameterName);
     const journal = RequestJournal.forKey(services.committer, settings.durability, settings.nodeId, exchange.requestId, principal.keyId);
     await journal.admit({
       requestId: exchange.requestId,

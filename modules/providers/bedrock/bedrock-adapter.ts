@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import type { ChatRequest } from '../../canonical/chat-request.js';
+import type { ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
 import type { ChatResponse, StreamEvent } from '../../canonical/chat-response.js';
 import type { EmbeddingsResponse } from '../../canonical/embeddings.js';
 import { ProviderError } from '../../canonical/provider-error.js';
@@ -28,17 +29,17 @@ const EMBED_CONCURRENCY = 4;
 export class BedrockAdapter implements ProviderAdapter {
   constructor(private readonly signer: BedrockSigner = new BedrockSigner()) {}
 
-  unsupportedParameter(request: ChatRequest): string | null {
-    return converseUnsupportedParameter(request);
+  unsupportedParameter(request: ChatRequest, deployment: ResolvedDeployment): string | null {
+    return converseUnsupportedParameter(request, deployment);
   }
 
   async chat(call: UpstreamCall): Promise<ChatResponse> {
-    const response = await this.send(call, 'converse', toConverseRequest(call.request), call.signal);
+    const response = await this.send(call, 'converse', toConverseRequest(call.request, call.deployment.maxOutputTokens), call.signal);
     return fromConverseResponse(await readJsonBody(response.body, call.signal), requestIdOf(response.headers));
   }
 
   async chatStream(call: UpstreamCall): Promise<UpstreamStream> {
-    const response = await this.send(call, 'converse-stream', toConverseRequest(call.request), call.signal);
+    const response = await this.send(call, 'converse-stream', toConverseRequest(call.request, call.deployment.maxOutputTokens), call.signal);
     const body = response.body;
     const translator = new ConverseStreamTranslator();
     const providerRequestId = requestIdOf(response.headers);

@@ -1,3 +1,4 @@
+import { ANTHROPIC_PARAMETER_NAMES } from '../../../providers/parameters/parameter-table.js';
 import type { ClientFormat } from '../client-format.js';
 import { anthropicErrorBody } from './anthropic-error-envelope.js';
 import { parseAnthropicMessagesRequest } from './anthropic-messages-request.js';
@@ -12,4 +13,5 @@ export const anthropicClientFormat: ClientFormat = {
   encodeChat: toAnthropicMessage,
   streamEncoder: (identity, _request, estimatedInputTokens) => new AnthropicMessagesStreamEncoder(identity, estimatedInputTokens),
   errorBody: anthropicErrorBody,
+  parameterName: (parameter) => (ANTHROPIC_PARAMETER_NAMES as Readonly<Record<string, string>>)[parameter] ?? parameter,
 };
