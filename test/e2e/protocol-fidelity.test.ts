@@ -1,0 +1,310 @@
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import type { AttemptFinished } from '../../events/request-events.js';
+import { mockSignature, MOCK_REASONING } from '../../modules/providers/mock/mock-script.js';
+import { type TestGateway, startTestGateway } from '../support/gateway-harness.js';
+
+const CREDENTIALS_ENV = 'SY_TEST_PARAMS_BEDROCK_CREDENTIALS';
+const THINKING = MOCK_REASONING.join('');
+const WORDS = 'Switchyard routes this mock answer through one gateway with exact usage and';
+
+/**
+ * One mock server behind every provider format: `gpt` (OpenAI wire, OpenAI's parameter table), `claude`
+ * (Anthropic), `gemini`, `bedrock` (Claude on Bedrock), and `mixed` (the OpenAI route first, then Anthropic).
+ */
+function fidelityYaml(mockUrl: string, keyEnv: string): string {
+  return `
+providers:
+  - { id: p-openai, type: mock, baseUrl: ${mockUrl}/v1, allowPrivateNetwork: true, apiKey: env:SY_TEST_UPSTREAM_KEY }
+  - { id: p-anthropic, type: anthropic, baseUrl: ${mockUrl}, allowPrivateNetwork: true, apiKey: env:SY_TEST_UPSTREAM_KEY }
+  - { id: p-gemini, type: gemini, baseUrl: ${mockUrl}, allowPrivateNetwork: true, apiKey: env:SY_TEST_UPSTREAM_KEY }
+  - { id: p-bedrock, type: bedrock, region: us-east-1, baseUrl: ${mockUrl}, allowPrivateNetwork: true, apiKey: env:${CREDENTIALS_ENV} }
+deployments:
+  - id: d-gpt
+    provider: p-openai
+    model: gpt-upstream
+    capabilities: [chat, streaming, tools, json_object, json_schema, reasoning]
+    contextWindow: 128000
+    maxOutputTokens: 16384
+    price: { inputPer1M: "2.50", outputPer1M: "10.00", cachedInputPer1M: "1.25" }
+  - id: d-claude
+    provider: p-anthropic
+    model: claude-upstream
+    capabilities: [chat, streaming, tools, reasoning]
+    contextWindow: 200000
+    maxOutputTokens: 32000
+    price: { inputPer1M: "3.00", outputPer1M: "15.00", cachedInputPer1M: "0.30", cacheWritePer1M: "3.75" }
+  - id: d-gemini
+    provider: p-gemini
+    model: gemini-upstream
+    capabilities: [chat, streaming, tools, json_object, json_schema, reasoning]
+    contextWindow: 1000000
+    maxOutputTokens: 65536
+    price: { inputPer1M: "0.30", outputPer1M: "2.50" }
+  - id: d-bedrock
+    provider: p-bedrock
+    model: anthropic.claude-3-7-sonnet-20250219-v1:0
+    capabilities: [chat, streaming, tools, reasoning]
+    contextWindow: 200000
+    maxOutputTokens: 32000
+    price: { inputPer1M: "3.00", outputPer1M: "15.00", cachedInputPer1M: "0.30", cacheWritePer1M: "3.75" }
+aliases:
+  - { name: gpt, routes: [{ deployment: d-gpt, priority: 0 }] }
+  - { name: claude, routes: [{ deployment: d-claude, priority: 0 }] }
+  - { name: gemini, routes: [{ deployment: d-gemini, priority: 0 }] }
+  - { name: bedrock, routes: [{ deployment: d-bedrock, priority: 0 }] }
+  - name: mixed
+    routes:
+      - { deployment: d-gpt, priority: 0 }
+      - { deployment: d-claude, priority: 1 }
+tenants:
+  - id: acme
+apiKeys:
+  - id: acme-app
+    tenant: acme
+    key: env:${keyEnv}
+    scopes: [inference, models:read]
+`;
+}
+
+const weatherOpenAi = {
+  type: 'function' as const,
+  function: { name: 'get_weather', description: 'Weather for a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
+};
+const weatherAnthropic = { name: 'get_weather', description: 'Weather for a city', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] } };
+
+describe('protocol fidelity: parameters, reasoning, prompt caching and stream usage with the official SDKs', () => {
+  let gw: TestGateway;
+  let openai: OpenAI;
+  let anthropic: Anthropic;
+
+  async function attemptOf(requestId: string): Promise<AttemptFinished['data']> {
+    const events = await gw.requestEvents(requestId);
+    return events.find((e) => e.type === 'AttemptFinished')!.data as AttemptFinished['data'];
+  }
+
+  beforeAll(async () => {
+    process.env[CREDENTIALS_ENV] = 'AKIDEXAMPLE:wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY';
+    gw = await startTestGateway({ yaml: fidelityYaml });
+    openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0 });
+    anthropic = new Anthropic({ baseURL: gw.url, apiKey: gw.key, maxRetries: 0 });
+  });
+  afterAll(async () => {
+    await gw.close();
+  });
+  beforeEach(() => {
+    gw.mock.clearScenarios();
+    gw.mock.clearRequests();
+  });
+
+  describe('OpenAI SDK', () => {
+    test('penalties, logit_bias, seed, logprobs, safety_identifier and prompt_cache_key pass through to an OpenAI route; logprobs come back', async () => {
+      const completion = await openai.chat.completions.create({
+        model: 'gpt', messages: [{ role: 'user', content: 'Hello' }],
+        frequency_penalty: 0.4, presence_penalty: -0.2, logit_bias: { '50256': -100 }, seed: 11, logprobs: true, top_logprobs: 2,
+        safety_identifier: 'user-hash-1', prompt_cache_key: 'acme-greeting-v1', store: true, verbosity: 'low', service_tier: 'flex',
+      });
+      expect(gw.mock.requests()[0].body).toMatchObject({
+        frequency_penalty: 0.4, presence_penalty: -0.2, logit_bias: { '50256': -100 }, seed: 11, logprobs: true, top_logprobs: 2,
+        safety_identifier: 'user-hash-1', prompt_cache_key: 'acme-greeting-v1', store: true, verbosity: 'low', service_tier: 'flex',
+      });
+      const logprobs = completion.choices[0].logprobs!.content!;
+      expect(logprobs.map((l) => l.token).join('')).toBe(completion.choices[0].message.content);
+      expect(logprobs[0]).toMatchObject({ logprob: -0.1, top_logprobs: [{ token: logprobs[0].token, logprob: -0.1 }, { token: `${logprobs[0].token}~1`, logprob: -1.1 }] });
+    });
+
+    test('a parameter no route of the alias can honour is a 400 naming it, and no provider is called', async () => {
+      const error = await openai.chat.completions.create({ model: 'claude', messages: [{ role: 'user', content: 'x' }], frequency_penalty: 0.5 }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+      expect((error as InstanceType<typeof OpenAI.BadRequestError>).error).toMatchObject({ code: 'unsupported_parameter', param: 'frequency_penalty' });
+      expect(gw.mock.requests()).toHaveLength(0);
+    });
+
+    test('routing: top_k makes the OpenAI route ineligible (recorded on the attempt) and the Anthropic route serves', async () => {
+      const { data, response } = await openai.chat.completions
+        .create({ model: 'mixed', messages: [{ role: 'user', content: 'Hello' }], top_k: 40 } as OpenAI.ChatCompletionCreateParamsNonStreaming)
+        .withResponse();
+      expect(data.choices[0].message.content).toBe(WORDS);
+      const upstream = gw.mock.requests();
+      expect(upstream).toHaveLength(1);
+      expect(upstream[0]).toMatchObject({ format: 'anthropic', body: { top_k: 40 } });
+      const attempt = await attemptOf(response.headers.get('x-request-id')!);
+      expect(attempt.deploymentId).toBe('d-claude');
+      expect(attempt.routing.reason).toContain('d-gpt (unsupported_parameter: top_k)');
+    });
+
+    test('reasoning_effort to an OpenAI route: passed as is, reasoning_content returned, reasoning tokens in usage and on the attempt', async () => {
+      const { data, response } = await openai.chat.completions.create({ model: 'gpt', messages: [{ role: 'user', content: 'Think' }], reasoning_effort: 'high' }).withResponse();
+      expect(gw.mock.requests()[0].body).toMatchObject({ reasoning_effort: 'high' });
+      expect((data.choices[0].message as unknown as { reasoning_content: string }).reasoning_content).toBe(THINKING);
+      expect(data.usage).toMatchObject({ completion_tokens: 12 + 3, completion_tokens_details: { reasoning_tokens: 3 } });
+      const attempt = await attemptOf(response.headers.get('x-request-id')!);
+      expect(attempt.usage).toMatchObject({ output: 15, reasoning: 3 });
+    });
+
+    test('reasoning_effort to an Anthropic route: a thinking budget upstream; signed thinking_blocks make a tool round trip verify', async () => {
+      const first = await openai.chat.completions.create({ model: 'claude', max_tokens: 8000, messages: [{ role: 'user', content: 'Weather in Paris?' }], tools: [weatherOpenAi], reasoning_effort: 'low' });
+      expect(gw.mock.requests()[0].body).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 2048 }, max_tokens: 8000 });
+      const message = first.choices[0].message as OpenAI.ChatCompletionMessage & { reasoning_content: string; thinking_blocks: unknown[] };
+      expect(message.reasoning_content).toBe(THINKING);
+      expect(message.thinking_blocks).toEqual([{ type: 'thinking', thinking: THINKING, signature: mockSignature(THINKING) }]);
+      const call = message.tool_calls![0] as OpenAI.ChatCompletionMessageFunctionToolCall;
+
+      const second = await openai.chat.completions.create({
+        model: 'claude', max_tokens: 8000, tools: [weatherOpenAi], reasoning_effort: 'low',
+        messages: [
+          { role: 'user', content: 'Weather in Paris?' },
+          { role: 'assistant', content: null, tool_calls: [call], thinking_blocks: message.thinking_blocks } as OpenAI.ChatCompletionAssistantMessageParam,
+          { role: 'tool', tool_call_id: call.id, content: '18°C' },
+        ],
+      });
+      expect(second.choices[0].finish_reason).toBe('stop');
+      expect((gw.mock.requests()[1].body as { messages: Array<{ content: unknown[] }> }).messages[1].content[0]).toEqual({ type: 'thinking', thinking: THINKING, signature: mockSignature(THINKING) });
+
+      // Without the signed thinking the provider refuses the continuation, as Anthropic does: nothing is invented.
+      const bare = await openai.chat.completions
+        .create({
+          model: 'claude', max_tokens: 8000, tools: [weatherOpenAi], reasoning_effort: 'low',
+          messages: [{ role: 'user', content: 'Weather in Paris?' }, { role: 'assistant', content: null, tool_calls: [call] }, { role: 'tool', tool_call_id: call.id, content: '18°C' }],
+        })
+        .catch((e: unknown) => e);
+      expect(bare).toBeInstanceOf(OpenAI.BadRequestError);
+    });
+
+    test('streamed reasoning from a Gemini route arrives as reasoning_content deltas before the answer; thinkingConfig upstream', async () => {
+      const stream = await openai.chat.completions.create({ model: 'gemini', messages: [{ role: 'user', content: 'Think' }], reasoning_effort: 'medium', stream: true, stream_options: { include_usage: true } });
+      let reasoning = '';
+      let text = '';
+      let reasoningAfterText = false;
+      let usage: OpenAI.CompletionUsage | undefined;
+      for await (const chunk of stream) {
+        const delta = chunk.choices[0]?.delta as (OpenAI.ChatCompletionChunk.Choice.Delta & { reasoning_content?: string }) | undefined;
+        if (delta?.reasoning_content) {
+          reasoning += delta.reasoning_content;
+          if (text) reasoningAfterText = true;
+        }
+        if (delta?.content) text += delta.content;
+        if (chunk.usage) usage = chunk.usage;
+      }
+      expect(reasoning).toBe(THINKING);
+      expect(reasoningAfterText).toBe(false);
+      expect(text).toBe(WORDS);
+      expect(usage?.completion_tokens_details?.reasoning_tokens).toBe(3);
+      expect(gw.mock.requests()[0].body).toMatchObject({ generationConfig: { thinkingConfig: { thinkingBudget: 8192, includeThoughts: true } } });
+    });
+
+    test('structured output: json_schema to OpenAI and Gemini routes answers with JSON matching the schema', async () => {
+      const schema = { type: 'object', properties: { city: { type: 'string' }, temperature: { type: 'number' } }, required: ['city', 'temperature'], additionalProperties: false };
+      for (const model of ['gpt', 'gemini']) {
+        const completion = await openai.chat.completions.create({
+          model, messages: [{ role: 'user', content: 'Weather as JSON' }], response_format: { type: 'json_schema', json_schema: { name: 'weather', schema, strict: true } },
+        });
+        expect(JSON.parse(completion.choices[0].message.content!)).toEqual({ city: 'Paris', temperature: 42 });
+      }
+    });
+  });
+
+  describe('Anthropic SDK', () => {
+    test('top_k and cache_control on system and tools reach an Anthropic route; cache writes are reported and billed at the cache-write price', async () => {
+      const { data, response } = await anthropic.messages
+        .create({
+          model: 'claude', max_tokens: 200, top_k: 5,
+          system: [{ type: 'text', text: 'You are a weather assistant with long instructions.', cache_control: { type: 'ephemeral' } }],
+          tools: [{ ...weatherAnthropic, cache_control: { type: 'ephemeral', ttl: '1h' } }],
+          tool_choice: { type: 'none' },
+          messages: [{ role: 'user', content: 'Hello' }],
+        } as Anthropic.MessageCreateParamsNonStreaming)
+        .withResponse();
+      const body = gw.mock.requests()[0].body as Record<string, unknown>;
+      expect(body).toMatchObject({
+        top_k: 5,
+        system: [{ type: 'text', text: 'You are a weather assistant with long instructions.', cache_control: { type: 'ephemeral' } }],
+        tools: [{ name: 'get_weather', cache_control: { type: 'ephemeral', ttl: '1h' } }],
+      });
+      expect(data.usage.cache_creation_input_tokens).toBeGreaterThan(0);
+      const attempt = await attemptOf(response.headers.get('x-request-id')!);
+      expect(attempt.usage.cacheWrite).toBe(data.usage.cache_creation_input_tokens);
+      expect(attempt.cost.cacheWrite).not.toBe('0');
+    });
+
+    test('cache_control to a Bedrock route becomes cachePoint blocks; cache writes come back in usage', async () => {
+      const message = await anthropic.messages.create({
+        model: 'bedrock', max_tokens: 200,
+        system: [{ type: 'text', text: 'Long instructions.', cache_control: { type: 'ephemeral' } }],
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello', cache_control: { type: 'ephemeral' } }] }],
+      });
+      const body = gw.mock.requests()[0].body as { system: unknown[]; messages: Array<{ content: unknown[] }> };
+      expect(body.system).toEqual([{ text: 'Long instructions.' }, { cachePoint: { type: 'default' } }]);
+      expect(body.messages[0].content).toEqual([{ text: 'Hello' }, { cachePoint: { type: 'default' } }]);
+      expect(message.usage.cache_creation_input_tokens).toBeGreaterThan(0);
+    });
+
+    for (const model of ['claude', 'bedrock']) {
+      test(`thinking with a tool round trip (${model}): streamed thinking with its signature, sent back, verified upstream`, async () => {
+        const request = {
+          model, max_tokens: 4000, thinking: { type: 'enabled' as const, budget_tokens: 2000 }, tools: [weatherAnthropic],
+          messages: [{ role: 'user' as const, content: 'Weather in Paris?' }],
+        };
+        const first = await anthropic.messages.stream(request).finalMessage();
+        expect(first.content[0]).toEqual({ type: 'thinking', thinking: THINKING, signature: mockSignature(THINKING) });
+        const toolUse = first.content.find((b) => b.type === 'tool_use')!;
+        if (toolUse.type !== 'tool_use') throw new Error('expected tool_use');
+        const second = await anthropic.messages.create({
+          ...request,
+          messages: [...request.messages, { role: 'assistant', content: first.content }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUse.id, content: '18°C' }] }],
+        });
+        expect(second.stop_reason).toBe('end_turn');
+        expect(second.content.map((b) => b.type)).toEqual(['thinking', 'text']);
+      });
+    }
+
+    test('stream usage: message_start carries the provider\'s input count from an Anthropic route and the admission estimate otherwise', async () => {
+      const starts: Record<string, number> = {};
+      const finals: Record<string, number> = {};
+      for (const model of ['claude', 'gpt']) {
+        const stream = await anthropic.messages.create({ model, max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'Count my input tokens please' }] });
+        for await (const event of stream) {
+          if (event.type === 'message_start') starts[model] = event.message.usage.input_tokens;
+          if (event.type === 'message_delta') finals[model] = event.usage.input_tokens ?? -1;
+        }
+      }
+      // The mock counts 4 characters a token plus 3: 'Count my input tokens please' → 7 + 3.
+      expect(starts.claude).toBe(10);
+      expect(finals.claude).toBe(10);
+      expect(starts.gpt).toBeGreaterThan(0); // the gateway's estimate; message_delta then has the provider's count
+      expect(finals.gpt).toBe(10);
+    });
+
+    test('thinking on an OpenAI route: the budget becomes reasoning_effort; thinking comes back as a thinking block', async () => {
+      const message = await anthropic.messages.create({ model: 'gpt', max_tokens: 20000, thinking: { type: 'enabled', budget_tokens: 16000 }, messages: [{ role: 'user', content: 'Think' }] });
+      expect(gw.mock.requests()[0].body).toMatchObject({ reasoning_effort: 'high' });
+      expect(message.content[0]).toMatchObject({ type: 'thinking', thinking: THINKING });
+    });
+
+    test('/v1/models answers in the Models API shape for Anthropic clients, paged, and OpenAI\'s list otherwise', async () => {
+      const page = await anthropic.models.list({ limit: 2 });
+      expect(page.data).toEqual([
+        { type: 'model', id: 'gpt', display_name: 'gpt', created_at: '1970-01-01T00:00:00Z' },
+        { type: 'model', id: 'claude', display_name: 'claude', created_at: '1970-01-01T00:00:00Z' },
+      ]);
+      const all: string[] = [];
+      for await (const model of anthropic.models.list({ limit: 2 })) all.push(model.id);
+      expect(all).toEqual(['gpt', 'claude', 'gemini', 'bedrock', 'mixed']);
+      expect(await anthropic.models.retrieve('gemini')).toMatchObject({ type: 'model', id: 'gemini' });
+      const missing = await anthropic.models.retrieve('nope').catch((e: unknown) => e);
+      expect(missing).toBeInstanceOf(Anthropic.NotFoundError);
+      const openAiList = await openai.models.list();
+      expect(openAiList.data[0]).toMatchObject({ id: 'gpt', object: 'model' });
+    });
+
+    test('eager_input_streaming on tools passes to Anthropic; a route that cannot honour it is refused by name', async () => {
+      await anthropic.messages.create({ model: 'claude', max_tokens: 100, tools: [{ ...weatherAnthropic, eager_input_streaming: true } as Anthropic.Tool], messages: [{ role: 'user', content: 'x' }] });
+      expect(gw.mock.requests()[0].body).toMatchObject({ tools: [{ name: 'get_weather', eager_input_streaming: true }] });
+      const refused = await anthropic.messages
+        .create({ model: 'gemini', max_tokens: 100, tools: [{ ...weatherAnthropic, eager_input_streaming: true } as Anthropic.Tool], messages: [{ role: 'user', content: 'x' }] })
+        .catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(Anthropic.BadRequestError);
+      expect((refused as InstanceType<typeof Anthropic.BadRequestError>).message).toContain('eager_input_streaming');
+    });
+  });
+});
