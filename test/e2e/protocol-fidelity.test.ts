@@ -2,70 +2,11 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import type { AttemptFinished } from '../../events/request-events.js';
 import { mockSignature, MOCK_REASONING } from '../../modules/providers/mock/mock-script.js';
+import { FIDELITY_CREDENTIALS_ENV, fidelityYaml } from '../support/fidelity-yaml.js';
 import { type TestGateway, startTestGateway } from '../support/gateway-harness.js';
 
-const CREDENTIALS_ENV = 'SY_TEST_PARAMS_BEDROCK_CREDENTIALS';
 const THINKING = MOCK_REASONING.join('');
 const WORDS = 'Switchyard routes this mock answer through one gateway with exact usage and';
-
-/**
- * One mock server behind every provider format: `gpt` (OpenAI wire, OpenAI's parameter table), `claude`
- * (Anthropic), `gemini`, `bedrock` (Claude on Bedrock), and `mixed` (the OpenAI route first, then Anthropic).
- */
-function fidelityYaml(mockUrl: string, keyEnv: string): string {
-  return `
-providers:
-  - { id: p-openai, type: mock, baseUrl: ${mockUrl}/v1, allowPrivateNetwork: true, apiKey: env:SY_TEST_UPSTREAM_KEY }
-  - { id: p-anthropic, type: anthropic, baseUrl: ${mockUrl}, allowPrivateNetwork: true, apiKey: env:SY_TEST_UPSTREAM_KEY }
-  - { id: p-gemini, type: gemini, baseUrl: ${mockUrl}, allowPrivateNetwork: true, apiKey: env:SY_TEST_UPSTREAM_KEY }
-  - { id: p-bedrock, type: bedrock, region: us-east-1, baseUrl: ${mockUrl}, allowPrivateNetwork: true, apiKey: env:${CREDENTIALS_ENV} }
-deployments:
-  - id: d-gpt
-    provider: p-openai
-    model: gpt-upstream
-    capabilities: [chat, streaming, tools, json_object, json_schema, reasoning]
-    contextWindow: 128000
-    maxOutputTokens: 16384
-    price: { inputPer1M: "2.50", outputPer1M: "10.00", cachedInputPer1M: "1.25" }
-  - id: d-claude
-    provider: p-anthropic
-    model: claude-upstream
-    capabilities: [chat, streaming, tools, reasoning]
-    contextWindow: 200000
-    maxOutputTokens: 32000
-    price: { inputPer1M: "3.00", outputPer1M: "15.00", cachedInputPer1M: "0.30", cacheWritePer1M: "3.75" }
-  - id: d-gemini
-    provider: p-gemini
-    model: gemini-upstream
-    capabilities: [chat, streaming, tools, json_object, json_schema, reasoning]
-    contextWindow: 1000000
-    maxOutputTokens: 65536
-    price: { inputPer1M: "0.30", outputPer1M: "2.50" }
-  - id: d-bedrock
-    provider: p-bedrock
-    model: anthropic.claude-3-7-sonnet-20250219-v1:0
-    capabilities: [chat, streaming, tools, reasoning]
-    contextWindow: 200000
-    maxOutputTokens: 32000
-    price: { inputPer1M: "3.00", outputPer1M: "15.00", cachedInputPer1M: "0.30", cacheWritePer1M: "3.75" }
-aliases:
-  - { name: gpt, routes: [{ deployment: d-gpt, priority: 0 }] }
-  - { name: claude, routes: [{ deployment: d-claude, priority: 0 }] }
-  - { name: gemini, routes: [{ deployment: d-gemini, priority: 0 }] }
-  - { name: bedrock, routes: [{ deployment: d-bedrock, priority: 0 }] }
-  - name: mixed
-    routes:
-      - { deployment: d-gpt, priority: 0 }
-      - { deployment: d-claude, priority: 1 }
-tenants:
-  - id: acme
-apiKeys:
-  - id: acme-app
-    tenant: acme
-    key: env:${keyEnv}
-    scopes: [inference, models:read]
-`;
-}
 
 const weatherOpenAi = {
   type: 'function' as const,
@@ -84,7 +25,7 @@ describe('protocol fidelity: parameters, reasoning, prompt caching and stream us
   }
 
   beforeAll(async () => {
-    process.env[CREDENTIALS_ENV] = 'AKIDEXAMPLE:wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY';
+    process.env[FIDELITY_CREDENTIALS_ENV] = 'AKIDEXAMPLE:wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY';
     gw = await startTestGateway({ yaml: fidelityYaml });
     openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0 });
     anthropic = new Anthropic({ baseURL: gw.url, apiKey: gw.key, maxRetries: 0 });
@@ -297,14 +238,23 @@ describe('protocol fidelity: parameters, reasoning, prompt caching and stream us
       expect(openAiList.data[0]).toMatchObject({ id: 'gpt', object: 'model' });
     });
 
-    test('eager_input_streaming on tools passes to Anthropic; a route that cannot honour it is refused by name', async () => {
-      await anthropic.messages.create({ model: 'claude', max_tokens: 100, tools: [{ ...weatherAnthropic, eager_input_streaming: true } as Anthropic.Tool], messages: [{ role: 'user', content: 'x' }] });
+    test('eager_input_streaming on tools passes to Anthropic and is satisfied by every other format\'s tool streaming', async () => {
+      for (const model of ['claude', 'gemini', 'bedrock', 'gpt']) {
+        const stream = anthropic.messages.stream({ model, max_tokens: 100, tools: [{ ...weatherAnthropic, eager_input_streaming: true } as Anthropic.Tool], messages: [{ role: 'user', content: 'x' }] });
+        expect((await stream.finalMessage()).stop_reason).toBe('tool_use');
+      }
       expect(gw.mock.requests()[0].body).toMatchObject({ tools: [{ name: 'get_weather', eager_input_streaming: true }] });
-      const refused = await anthropic.messages
-        .create({ model: 'gemini', max_tokens: 100, tools: [{ ...weatherAnthropic, eager_input_streaming: true } as Anthropic.Tool], messages: [{ role: 'user', content: 'x' }] })
-        .catch((e: unknown) => e);
-      expect(refused).toBeInstanceOf(Anthropic.BadRequestError);
-      expect((refused as InstanceType<typeof Anthropic.BadRequestError>).message).toContain('eager_input_streaming');
+    });
+
+    test('a parameter the only route cannot honour is a 400 in Anthropic\'s envelope naming it as the client spelled it', async () => {
+      const topK = await anthropic.messages.create({ model: 'gpt', max_tokens: 100, top_k: 3, messages: [{ role: 'user', content: 'x' }] } as Anthropic.MessageCreateParamsNonStreaming).catch((e: unknown) => e);
+      expect(topK).toBeInstanceOf(Anthropic.BadRequestError);
+      expect((topK as InstanceType<typeof Anthropic.BadRequestError>).error).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining("'top_k'") } });
+      // Anthropic's own tier has no OpenAI meaning: the OpenAI route cannot honour it.
+      const tier = await anthropic.messages.create({ model: 'gpt', max_tokens: 100, service_tier: 'standard_only', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
+      expect(tier).toBeInstanceOf(Anthropic.BadRequestError);
+      expect((tier as Error).message).toContain("'service_tier'");
+      expect(gw.mock.requests()).toHaveLength(0);
     });
   });
 });

@@ -99,6 +99,7 @@ const WIRE: Readonly<Record<'openai' | 'anthropic' | 'gemini' | 'bedrock', Parti
     stop: (b) => expect(b.generationConfig.stopSequences).toEqual(['END']),
     n: (b) => expect(b.generationConfig.candidateCount).toBe(2),
     cache_control: (b) => expect(b.systemInstruction).toEqual({ parts: [{ text: 'Long instructions' }] }),
+    eager_input_streaming: (b) => expect(b.tools[0].functionDeclarations[0].name).toBe('get_weather'),
   },
   bedrock: {
     top_k: (b) => expect(b.additionalModelRequestFields).toEqual({ top_k: 40 }),
@@ -108,6 +109,7 @@ const WIRE: Readonly<Record<'openai' | 'anthropic' | 'gemini' | 'bedrock', Parti
     metadata: (b) => expect(b.requestMetadata).toEqual({ team: 'search' }),
     safety_identifier: (b) => expect(b.requestMetadata).toEqual({ safety_identifier: 'hashed-user' }),
     cache_control: (b) => expect(b.system).toEqual([{ text: 'Long instructions' }, { cachePoint: { type: 'default' } }]),
+    eager_input_streaming: (b) => expect(b.toolConfig.tools[0].toolSpec.name).toBe('get_weather'),
   },
 };
 

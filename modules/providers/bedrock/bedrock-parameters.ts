@@ -42,5 +42,5 @@ export const BEDROCK_PARAMETERS: ParameterTable = Object.freeze({
   modalities: { handling: 'refuse', wire: null, note: 'text output only' },
   prediction: { handling: 'refuse', wire: null, note: 'Converse has no predicted outputs' },
   cache_control: { handling: 'translate', wire: 'cachePoint', note: 'a cachePoint block after each marked system block, message block and tool' },
-  eager_input_streaming: { handling: 'refuse', wire: null, note: 'Converse has no fine-grained tool streaming switch' },
+  eager_input_streaming: { handling: 'translate', wire: null, note: 'ConverseStream always streams tool input as it is produced' },
 });

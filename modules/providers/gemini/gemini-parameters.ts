@@ -30,5 +30,6 @@ export const GEMINI_PARAMETERS: ParameterTable = Object.freeze({
   modalities: { handling: 'refuse', wire: null, note: 'text output only through this gateway' },
   prediction: { handling: 'refuse', wire: null, note: 'Gemini has no predicted outputs' },
   cache_control: { handling: 'translate', wire: null, note: 'Gemini 2.5 caches prompt prefixes implicitly; cached tokens (cachedContentTokenCount) are billed at the cached price' },
-  eager_input_streaming: { handling: 'refuse', wire: null, note: 'Gemini streams each function call whole' },
+  // A latency hint that changes nothing in the answer: Gemini has no partial inputs to send earlier.
+  eager_input_streaming: { handling: 'translate', wire: null, note: 'Gemini sends each function call whole the moment it is complete' },
 });

@@ -1,5 +1,8 @@
 import type { ParameterTable } from '../parameters/parameter-table.js';
 
+/** OpenAI's processing tiers; Anthropic's `standard_only` has no OpenAI meaning. */
+const OPENAI_TIERS = new Set(['auto', 'default', 'flex', 'priority', 'scale']);
+
 /**
  * OpenAI Chat Completions: the client format the table is named after, so almost everything passes
  * through under its own name. Anthropic-only parameters are translated or refused.
@@ -14,7 +17,7 @@ export const OPENAI_PARAMETERS: ParameterTable = Object.freeze({
   top_k: { handling: 'refuse', wire: null, note: 'OpenAI has no top-k sampling' },
   reasoning_effort: { handling: 'translate', wire: 'reasoning_effort', note: 'an Anthropic thinking budget becomes the effort band it falls in' },
   verbosity: { handling: 'pass', wire: 'verbosity', note: '' },
-  service_tier: { handling: 'pass', wire: 'service_tier', note: '' },
+  service_tier: { handling: 'pass', wire: 'service_tier', note: 'auto, default, flex, priority, scale', honours: (r) => r.serviceTier === null || OPENAI_TIERS.has(r.serviceTier) },
   parallel_tool_calls: { handling: 'pass', wire: 'parallel_tool_calls', note: '' },
   response_format: { handling: 'pass', wire: 'response_format', note: '' },
   stop: { handling: 'pass', wire: 'stop', note: '' },
