@@ -138,6 +138,8 @@ export function requiredCapabilities(request: ChatRequest): string[] {
   if (request.responseFormat?.type === 'json_schema') needs.add('json_schema');
   if (request.n > 1) needs.add('n');
   if (request.messages.some((m) => m.content.some((p) => p.type === 'image'))) needs.add('vision');
+  // Reasoning is a property of the model, not of the wire format: the deployment must declare it.
+  if (request.reasoning !== null) needs.add('reasoning');
   if (request.modalities?.includes('audio')) needs.add('audio');
   return [...needs];
 }

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { ChatRequest } from '../../modules/canonical/chat-request.js';
 import type { ResolvedDeployment } from '../../projections/routing-snapshot/routing-snapshot.js';
 import { ANTHROPIC_PARAMETERS } from '../../modules/providers/anthropic/anthropic-parameters.js';
@@ -11,6 +13,7 @@ import { toOpenAiRequest } from '../../modules/providers/openai/openai-request.j
 import { type ParameterTable, REQUESTED, TABLE_PARAMETERS, type TableParameter, refusedParameter } from '../../modules/providers/parameters/parameter-table.js';
 import { ProviderAdapters } from '../../modules/providers/provider-adapters.js';
 import type { ProviderType } from '../../events/provider-events.js';
+import { renderParameterTable } from '../../modules/providers/parameters/parameter-doc.js';
 import { chatRequest, resolvedDeployment } from '../support/provider-fixtures.js';
 
 const weather = { name: 'get_weather', description: null, parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: null };
@@ -264,4 +267,8 @@ describe('parameter tables: rows that depend on the deployment or the value', ()
     const openai = toOpenAiRequest(request, { model: 'o', maxTokensField: 'max_tokens', stream: false }) as any;
     expect(openai.messages[1]).not.toHaveProperty('reasoning_content');
   });
+});
+
+test('the README shows the parameter tables exactly as the code declares them', () => {
+  expect(readFileSync(join(process.cwd(), 'README.md'), 'utf8')).toContain(renderParameterTable());
 });
