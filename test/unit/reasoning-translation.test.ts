@@ -130,11 +130,13 @@ describe('reasoning in the client formats', () => {
     expect(frames[0].data.message.usage.input_tokens).toBe(42);
   });
 
-  test('OpenAI stream encoder: reasoning_content deltas and logprobs; signatures have no place and produce nothing', () => {
+  test('OpenAI stream encoder: reasoning_content deltas, a signed block whole as thinking_blocks, and logprobs', () => {
     const encoder = new OpenAiChatStreamEncoder(identity, false);
     const reasoning = sseFrames(encoder.encode({ type: 'reasoning', choice: 0, part: 0, text: 'Hmm' }));
     expect(reasoning.map((f) => f.data.choices[0].delta)).toEqual([{ role: 'assistant', content: '' }, { reasoning_content: 'Hmm' }]);
-    expect(encoder.encode({ type: 'reasoning_signature', choice: 0, part: 0, signature: 's' })).toBe('');
+    expect(sseFrames(encoder.encode({ type: 'reasoning_signature', choice: 0, part: 0, signature: 's' }))[0].data.choices[0].delta).toEqual({
+      thinking_blocks: [{ type: 'thinking', thinking: 'Hmm', signature: 's' }],
+    });
     const logprobs = sseFrames(encoder.encode({ type: 'logprobs', choice: 0, content: [{ token: 'A', logprob: -1, bytes: [65], topLogprobs: [] }] }));
     expect(logprobs[0].data.choices[0].logprobs).toEqual({ content: [{ token: 'A', logprob: -1, bytes: [65], top_logprobs: [] }], refusal: null });
   });

@@ -13,6 +13,8 @@ import type { ResponseIdentity } from '../client-format.js';
 export class OpenAiChatStreamEncoder implements ClientStreamEncoder {
   readonly contentType = 'text/event-stream; charset=utf-8';
   private readonly opened = new Set<number>();
+  /** Thinking text per (choice, part), to send whole with its signature. */
+  private readonly thinking = new Map<string, string>();
   private readonly prefix: string;
 
   constructor(
@@ -28,10 +30,17 @@ export class OpenAiChatStreamEncoder implements ClientStreamEncoder {
         return this.open(event.choice) + this.frame(event.choice, { content: event.text }, null);
       case 'reasoning':
         // DeepSeek/vLLM-style `reasoning_content` deltas: what OpenAI-compatible clients read thinking from.
-        return event.text ? this.open(event.choice) + this.frame(event.choice, { reasoning_content: event.text }, null) : '';
-      case 'reasoning_signature':
+        if (!event.text) return '';
+        this.thinking.set(key(event), (this.thinking.get(key(event)) ?? '') + event.text);
+        return this.open(event.choice) + this.frame(event.choice, { reasoning_content: event.text }, null);
+      case 'reasoning_signature': {
+        // Once a thinking block is signed it goes out whole as a `thinking_blocks` delta (LiteLLM's field), so a
+        // client can send it back and an Anthropic or Bedrock route can verify it.
+        const block = { type: 'thinking', thinking: this.thinking.get(key(event)) ?? '', signature: event.signature };
+        return this.open(event.choice) + this.frame(event.choice, { thinking_blocks: [block] }, null);
+      }
       case 'reasoning_redacted':
-        return ''; // Chat Completions has no place for them; the thinking text already went out
+        return this.open(event.choice) + this.frame(event.choice, { thinking_blocks: [{ type: 'redacted_thinking', data: event.data }] }, null);
       case 'logprobs':
         return this.open(event.choice) + this.frame(event.choice, {}, null, event.content);
       case 'tool_call': {
@@ -73,3 +82,5 @@ export class OpenAiChatStreamEncoder implements ClientStreamEncoder {
     return `data: ${this.prefix}[{"index":${choice},"delta":${JSON.stringify(delta)},"finish_reason":${JSON.stringify(finishReason)},"logprobs":${lp}}]}\n\n`;
   }
 }
+
+const key = (event: { choice: number; part: number }) => `${event.choice}:${event.part}`;
