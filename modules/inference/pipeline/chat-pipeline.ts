@@ -1,8 +1,6 @@
 import { Logger } from '@nestjs/common';
-import type { TokenUsage } from '../../../events/request-events.js';
-import { type ChatRequest, requiredCapabilities } from '../../canonical/chat-request.js';
-import type { ChatResponse } from '../../canonical/chat-response.js';
-import { GatewayError } from '../../canonical/gateway-error.js';
+import type { TokenUsage } from '../../../events/index.js';
+import { type ChatRequest, type ChatResponse, GatewayError, requiredCapabilities } from '../../canonical/index.js';
 import type { ClientFormat } from '../formats/client-format.js';
 import { BACKSTOP_SLACK_MS } from '../resilience/deadlines.js';
 import { chatReservation } from './admission-estimate.js';

@@ -1,11 +1,11 @@
-import type { CacheControl, ChatMessage, ChatRequest, ContentPart, ReasoningPart, ToolCall } from '../../canonical/chat-request.js';
-import { ProviderError } from '../../canonical/provider-error.js';
+import {
+  type CacheControl, type ChatMessage, type ChatRequest, type ContentPart, ProviderError, type ReasoningPart, toolArgumentsObject, type ToolCall,
+} from '../../canonical/index.js';
 import type { ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
 import { refusedParameter } from '../parameters/parameter-table.js';
 import { anthropicBudget } from '../parameters/reasoning-budget.js';
 import { ANTHROPIC_PARAMETERS } from './anthropic-parameters.js';
 import type { AnthropicCacheControl, AnthropicContentBlock, AnthropicMessage, AnthropicRequest, AnthropicToolChoice } from './anthropic-wire.js';
-import { toolArgumentsObject } from '../../canonical/tool-arguments.js';
 
 export interface AnthropicRequestOptions {
   /** The provider's model id. */

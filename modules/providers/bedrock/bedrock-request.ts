@@ -1,6 +1,4 @@
-import { ProviderError } from '../../canonical/provider-error.js';
-import { toolArgumentsObject } from '../../canonical/tool-arguments.js';
-import type { ChatMessage, ChatRequest, ContentPart, ReasoningPart, ToolChoice } from '../../canonical/chat-request.js';
+import { type ChatMessage, type ChatRequest, type ContentPart, ProviderError, type ReasoningPart, toolArgumentsObject, type ToolChoice } from '../../canonical/index.js';
 import type { ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
 import { refusedParameter } from '../parameters/parameter-table.js';
 import { anthropicBudget } from '../parameters/reasoning-budget.js';

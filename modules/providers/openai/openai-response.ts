@@ -1,6 +1,4 @@
-import type { ChatResponse } from '../../canonical/chat-response.js';
-import { ProviderError } from '../../canonical/provider-error.js';
-import type { ReasoningPart } from '../../canonical/chat-request.js';
+import { type ChatResponse, ProviderError, type ReasoningPart } from '../../canonical/index.js';
 import { logprobsFromOpenAi, stopReasonFromOpenAi, usageFromOpenAi } from './openai-usage.js';
 import type { OpenAiChatCompletion } from './openai-wire.js';
 

@@ -1,4 +1,4 @@
-import type { ChatRequest } from '../../canonical/chat-request.js';
+import type { ChatRequest } from '../../canonical/index.js';
 import type { ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
 
 /**

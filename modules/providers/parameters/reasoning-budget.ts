@@ -1,4 +1,4 @@
-import type { ReasoningEffort, ReasoningRequest } from '../../canonical/chat-request.js';
+import type { ReasoningEffort, ReasoningRequest } from '../../canonical/index.js';
 
 /**
  * Effort ↔ thinking budget, one table for every provider format (the mapping LiteLLM and OpenRouter use in

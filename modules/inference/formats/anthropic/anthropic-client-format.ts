@@ -1,4 +1,4 @@
-import { ANTHROPIC_PARAMETER_NAMES } from '../../../providers/parameters/parameter-table.js';
+import { ANTHROPIC_PARAMETER_NAMES } from '../../../providers/index.js';
 import type { ClientFormat } from '../client-format.js';
 import { anthropicErrorBody } from './anthropic-error-envelope.js';
 import { parseAnthropicMessagesRequest } from './anthropic-messages-request.js';

@@ -1,6 +1,7 @@
-import { type CacheControl, type ChatMessage, type ChatRequest, type ContentPart, type ReasoningPart, type ReasoningRequest, type ToolCall, type ToolChoice, type ToolDefinition, UNSET_PARAMETERS } from '../../../canonical/chat-request.js';
-import { invalidRequest, unsupportedParameter } from '../../../canonical/gateway-error.js';
-import { type JsonShape, assertJsonWithinBounds } from '../../../canonical/json-bounds.js';
+import {
+  assertJsonWithinBounds, type CacheControl, type ChatMessage, type ChatRequest, type ContentPart, invalidRequest, type JsonShape, type ReasoningPart,
+  type ReasoningRequest, type ToolCall, type ToolChoice, type ToolDefinition, UNSET_PARAMETERS, unsupportedParameter,
+} from '../../../canonical/index.js';
 
 /** Every parameter Switchyard parses; whether a route honours it is the provider's parameter table's call. */
 const KNOWN = new Set([

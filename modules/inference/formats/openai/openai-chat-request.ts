@@ -1,8 +1,7 @@
 import {
-  type ChatMessage, type ChatRequest, type ReasoningPart, type ContentPart, type ResponseFormat, type ToolCall, type ToolChoice, type ToolDefinition, UNSET_PARAMETERS,
-} from '../../../canonical/chat-request.js';
-import { invalidRequest, unsupportedParameter } from '../../../canonical/gateway-error.js';
-import { JSON_LIMITS, type JsonShape, assertJsonWithinBounds, jsonTextNestsDeeperThan } from '../../../canonical/json-bounds.js';
+  assertJsonWithinBounds, type ChatMessage, type ChatRequest, type ContentPart, invalidRequest, JSON_LIMITS, type JsonShape, jsonTextNestsDeeperThan,
+  type ReasoningPart, type ResponseFormat, type ToolCall, type ToolChoice, type ToolDefinition, UNSET_PARAMETERS, unsupportedParameter,
+} from '../../../canonical/index.js';
 
 /**
  * Every parameter Switchyard parses. Whether a route can honour one is the provider's parameter table's
