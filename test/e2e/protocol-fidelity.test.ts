@@ -112,6 +112,30 @@ describe('protocol fidelity: parameters, reasoning, prompt caching and stream us
       expect(bare).toBeInstanceOf(OpenAI.BadRequestError);
     });
 
+    test('streamed thinking from an Anthropic route: the signed block arrives whole as a thinking_blocks delta and round-trips', async () => {
+      const stream = await openai.chat.completions.create({ model: 'claude', max_tokens: 8000, messages: [{ role: 'user', content: 'Weather in Paris?' }], tools: [weatherOpenAi], reasoning_effort: 'low', stream: true });
+      const blocks: unknown[] = [];
+      let call: { id: string; name: string; arguments: string } | null = null;
+      for await (const chunk of stream) {
+        const delta = chunk.choices[0]?.delta as (OpenAI.ChatCompletionChunk.Choice.Delta & { thinking_blocks?: unknown[] }) | undefined;
+        if (delta?.thinking_blocks) blocks.push(...delta.thinking_blocks);
+        for (const piece of delta?.tool_calls ?? []) {
+          if (piece.id) call = { id: piece.id, name: piece.function!.name!, arguments: '' };
+          call!.arguments += piece.function?.arguments ?? '';
+        }
+      }
+      expect(blocks).toEqual([{ type: 'thinking', thinking: THINKING, signature: mockSignature(THINKING) }]);
+      const second = await openai.chat.completions.create({
+        model: 'claude', max_tokens: 8000, tools: [weatherOpenAi], reasoning_effort: 'low',
+        messages: [
+          { role: 'user', content: 'Weather in Paris?' },
+          { role: 'assistant', content: null, tool_calls: [{ id: call!.id, type: 'function', function: { name: call!.name, arguments: call!.arguments } }], thinking_blocks: blocks } as OpenAI.ChatCompletionAssistantMessageParam,
+          { role: 'tool', tool_call_id: call!.id, content: '18°C' },
+        ],
+      });
+      expect(second.choices[0].message.content).toBe(WORDS);
+    });
+
     test('streamed reasoning from a Gemini route arrives as reasoning_content deltas before the answer; thinkingConfig upstream', async () => {
       const stream = await openai.chat.completions.create({ model: 'gemini', messages: [{ role: 'user', content: 'Think' }], reasoning_effort: 'medium', stream: true, stream_options: { include_usage: true } });
       let reasoning = '';
