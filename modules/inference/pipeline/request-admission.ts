@@ -31,6 +31,8 @@ export interface RequestIntent {
   reservedOutputTokens: number;
   sessionId: string | null;
   honours?: ParameterSupport;
+  /** The client format's spelling of a parameter, for errors that name one. */
+  parameterName?: (parameter: string) => string;
   adapterServes?: (deployment: ResolvedDeployment, capability: string) => boolean;
 }
 
@@ -153,7 +155,7 @@ function planFor(services: InferenceServices, exchange: Exchange, principal: Pri
     honours: intent.honours,
     adapterServes: intent.adapterServes,
   });
-  if (plan.emptiedBy) throw noRouteError(alias, plan);
+  if (plan.emptiedBy) throw noRouteError(alias, plan, intent.parameterName);
   return plan;
 }
 
