@@ -3,6 +3,7 @@ import { AccessModule } from '../modules/access/access.module.js';
 import { AccessAdminModule } from '../modules/access/admin/access-admin.module.js';
 import { AnalyticsModule } from '../modules/analytics/analytics.module.js';
 import { AuditModule } from '../modules/audit/audit.module.js';
+import { CacheAdminModule } from '../modules/cache/admin/cache-admin.module.js';
 import { CatalogAdminModule } from '../modules/catalog/admin/catalog-admin.module.js';
 import { CatalogModule } from '../modules/catalog/catalog.module.js';
 import { InferenceModule } from '../modules/inference/inference.module.js';
@@ -19,7 +20,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [PlatformModule.forRoot(platform), CatalogModule, AccessModule, ProvidersModule, InferenceModule, AccessAdminModule, CatalogAdminModule,
-        AnalyticsModule, AuditModule],
+        AnalyticsModule, AuditModule, CacheAdminModule],
       controllers: [HealthController, StatusController],
       providers: [ConfigApplier],
     };

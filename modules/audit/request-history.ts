@@ -4,7 +4,7 @@ import { aliasStream } from '../../events/alias-events.js';
 import type { AliasPublished } from '../../events/alias-events.js';
 import { priceStream } from '../../events/price-events.js';
 import type { PriceScheduled } from '../../events/price-events.js';
-import type { AttemptFinished, RequestAdmitted, RequestCompleted, RequestRejected } from '../../events/request-events.js';
+import type { AttemptFinished, RequestAdmitted, RequestCompleted, RequestRejected, RequestServedFromCache } from '../../events/request-events.js';
 import { requestStream } from '../../events/request-events.js';
 import type { Database } from '../../src/kernel/database/database.js';
 import type { RecordedEvent } from '../../src/kernel/event-store/event-store.js';
@@ -41,6 +41,7 @@ export class RequestHistory {
     const rejected = events.find((e) => e.type === 'RequestRejected') as RecordedEvent<RequestRejected['data']> | undefined;
     const completed = events.find((e) => e.type === 'RequestCompleted') as RecordedEvent<RequestCompleted['data']> | undefined;
     const attempts = events.filter((e) => e.type === 'AttemptFinished') as Array<RecordedEvent<AttemptFinished['data']>>;
+    const cacheHit = events.find((e) => e.type === 'RequestServedFromCache') as RecordedEvent<RequestServedFromCache['data']> | undefined;
     const ledger = await this.database.query<LedgerRow>(
       `SELECT attempt, cost_usd::text AS cost_usd, price_version, recorded_at FROM cost_ledger WHERE request_id = $1 ORDER BY attempt`,
       [requestId],
@@ -80,6 +81,7 @@ export class RequestHistory {
           ledger: row ? { costUsd: new Decimal(row.cost_usd).toFixed(12), recordedAt: new Date(row.recorded_at).toISOString() } : null,
         };
       }),
+      cacheHit: cacheHit ? { ...cacheHit.data, at: cacheHit.recordedAt.toISOString(), globalPosition: cacheHit.globalPosition } : null,
       completion: completed ? { ...completed.data, at: completed.recordedAt.toISOString(), globalPosition: completed.globalPosition } : null,
       billing: {
         ledgerRows: ledger.length,

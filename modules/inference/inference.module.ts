@@ -12,11 +12,17 @@ import { UpstreamPools } from '../providers/upstream-pools.js';
 import { AdmissionControl } from '../limits/admission-control.js';
 import { DeploymentConcurrency } from '../limits/deployment-concurrency.js';
 import { LimitsModule } from '../limits/limits.module.js';
+import { CACHE_SETTINGS, CacheModule, EXACT_CACHE, IDEMPOTENCY_STORE } from '../cache/cache.module.js';
+import type { CacheSettings } from '../cache/cache-settings.js';
+import type { ExactCache } from '../cache/exact-cache.js';
+import type { IdempotencyStore } from '../cache/idempotency-store.js';
+import { ExactCacheLookup } from './pipeline/exact-cache-lookup.js';
+import { IdempotentReplay } from './pipeline/idempotent-replay.js';
 import { ChatCompletionsController } from './http/chat-completions.controller.js';
 import { EmbeddingsController } from './http/embeddings.controller.js';
 import { MessagesController } from './http/messages.controller.js';
 import { ModelsController } from './http/models.controller.js';
-import { ChatPipeline } from './pipeline/chat-pipeline.js';
+import { ChatPipeline, type StoredAnswerParts } from './pipeline/chat-pipeline.js';
 import { EmbeddingsPipeline } from './pipeline/embeddings-pipeline.js';
 import type { InferenceServices, PipelineSettings } from './pipeline/inference-services.js';
 import { DeploymentGate } from './resilience/deployment-gate.js';
@@ -32,11 +38,12 @@ import { RoutePlanner } from './routing/route-planner.js';
 const BREAKER_SIGNALS = Symbol('BREAKER_SIGNALS');
 const INFERENCE_SERVICES = Symbol('INFERENCE_SERVICES');
 const PIPELINE_SETTINGS = Symbol('PIPELINE_SETTINGS');
+const STORED_ANSWER_PARTS = Symbol('STORED_ANSWER_PARTS');
 type Closeable = { close(): Promise<void> };
 
 /** The data plane: client formats, pipeline, routing and streaming. */
 @Module({
-  imports: [AccessModule, ProvidersModule, LimitsModule],
+  imports: [AccessModule, ProvidersModule, LimitsModule, CacheModule],
   controllers: [ChatCompletionsController, MessagesController, ModelsController, EmbeddingsController],
   providers: [
     { provide: LatencyTracker, useFactory: () => new LatencyTracker() },
@@ -87,9 +94,18 @@ type Closeable = { close(): Promise<void> };
       inject: [ENVIRONMENT],
     },
     {
+      provide: STORED_ANSWER_PARTS,
+      useFactory: (settings: CacheSettings, cache: ExactCache, store: IdempotencyStore, pipeline: PipelineSettings): StoredAnswerParts => ({
+        idempotency: new IdempotentReplay(store, { retentionMs: settings.idempotencyRetentionMs, waitLimitMs: pipeline.resilience.deadlines.requestTimeoutMs }),
+        cache: new ExactCacheLookup(cache, { enabled: settings.exactCacheEnabled, ttlMs: settings.exactCacheTtlMs }),
+        maxEntryBytes: settings.maxEntryBytes,
+      }),
+      inject: [CACHE_SETTINGS, EXACT_CACHE, IDEMPOTENCY_STORE, PIPELINE_SETTINGS],
+    },
+    {
       provide: ChatPipeline,
-      useFactory: (services: InferenceServices, settings: PipelineSettings) => new ChatPipeline(services, settings),
-      inject: [INFERENCE_SERVICES, PIPELINE_SETTINGS],
+      useFactory: (services: InferenceServices, settings: PipelineSettings, stored: StoredAnswerParts) => new ChatPipeline(services, settings, stored),
+      inject: [INFERENCE_SERVICES, PIPELINE_SETTINGS, STORED_ANSWER_PARTS],
     },
     {
       provide: EmbeddingsPipeline,

@@ -5,6 +5,7 @@ import { DEFAULT_HTTP_SETTINGS, type HttpSettings } from '../../modules/inferenc
 import { DURABILITY_PROFILES, type DurabilityProfile } from '../../modules/inference/pipeline/durability.js';
 import type { ResilienceOverrides } from '../../modules/inference/resilience/resilience-settings.js';
 import type { AdmissionSettings } from '../../modules/limits/admission-settings.js';
+import { type CacheSettings, CacheSettingsError, readCacheSettings } from '../../modules/cache/cache-settings.js';
 import type { AuditSettings } from '../../projections/audit-chain/audit-settings.js';
 import { type SecretReferencePolicy, SecretPolicyError, secretReferencePolicy } from '../kernel/secret-references/secret-reference-policy.js';
 
@@ -49,6 +50,8 @@ export interface Environment {
   secretReferences?: SecretReferencePolicy;
   /** Client connection timeouts and cap that differ from the defaults (http-settings.ts). */
   http?: Partial<HttpSettings>;
+  /** Exact cache and idempotency knobs that differ from the defaults (cache-settings.ts). */
+  cache?: Partial<CacheSettings>;
 }
 
 export class ConfigurationError extends Error {
@@ -83,6 +86,13 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
     if (error instanceof SecretPolicyError) throw new ConfigurationError(error.message);
     throw error;
   }
+  let cache: Partial<CacheSettings>;
+  try {
+    cache = readCacheSettings(env);
+  } catch (error) {
+    if (error instanceof CacheSettingsError) throw new ConfigurationError(error.message);
+    throw error;
+  }
   return {
     port,
     host: env.HOST || '127.0.0.1',
@@ -103,6 +113,7 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
     projector,
     secretReferences,
     http: readHttp(env),
+    cache,
   };
 }
 

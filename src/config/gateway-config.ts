@@ -107,7 +107,7 @@ export function parseGatewayConfig(text: string, source = 'config'): GatewayConf
     });
     if (routes.length === 0) reader.problem(`${path}.routes`, 'needs at least one route');
     const policyNode = isNode(node.policy) ? node.policy : {};
-    reader.known(policyNode, `${path}.policy`, ['requiredCapabilities', 'maxAttempts', 'ttftTimeoutMs', 'regions', 'canary']);
+    reader.known(policyNode, `${path}.policy`, ['requiredCapabilities', 'maxAttempts', 'ttftTimeoutMs', 'regions', 'canary', 'cache']);
     const canary = reader.canary(policyNode, `${path}.policy`, new Set(routes.map((r) => r.deployment)));
     return {
       name: reader.string(node, path, 'name'),
@@ -120,6 +120,8 @@ export function parseGatewayConfig(text: string, source = 'config'): GatewayConf
         regions: reader.stringList(policyNode, `${path}.policy`, 'regions') ?? [],
         // Left out when absent, so aliases published before canaries existed compare equal.
         ...(canary ? { canary } : {}),
+        // Only the opt-out is written: the cache is on by default.
+        ...(reader.optionalBoolean(policyNode, `${path}.policy`, 'cache') === false ? { cache: false as const } : {}),
       },
       visibility: reader.oneOf(node, `${path}.visibility`, 'visibility', ['public', 'private'] as const, 'public') as 'public' | 'private',
     };

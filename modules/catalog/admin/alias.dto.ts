@@ -1,6 +1,6 @@
 import { Type } from 'class-transformer';
 import {
-  ArrayMaxSize, ArrayNotEmpty, IsArray, IsIn, IsInt, IsNumber, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateNested,
+  ArrayMaxSize, ArrayNotEmpty, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateNested,
 } from 'class-validator';
 import { ROUTING_STRATEGIES, type RoutingStrategy } from '../../../events/alias-events.js';
 import { CAPABILITIES } from '../../../events/deployment-events.js';
@@ -44,6 +44,10 @@ export class AliasPolicyDto {
 
   @IsOptional() @ValidateNested() @Type(() => AliasCanaryDto)
   canary?: AliasCanaryDto;
+
+  /** false: the exact cache never serves this alias (on by default). */
+  @IsOptional() @IsBoolean()
+  cache?: boolean;
 }
 
 /** A new version of an alias; the names match the YAML configuration. */
@@ -73,6 +77,7 @@ export function aliasDefinitionOf(dto: PublishAliasDto): AliasDefinition {
       regions: dto.policy?.regions ?? [],
       // Absent rather than null, as the YAML does, so both describe the same definition.
       ...(canary ? { canary: { deploymentId: canary.deployment, percent: canary.percent, salt: canary.salt ?? '' } } : {}),
+      ...(dto.policy?.cache === false ? { cache: false as const } : {}),
     },
     visibility: dto.visibility ?? 'public',
   };

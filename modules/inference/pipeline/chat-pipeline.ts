@@ -9,19 +9,40 @@ import { chatReservation } from './admission-estimate.js';
 import { failedOutcome, recordAttempt, runAdmittedAttempts } from './admitted-attempts.js';
 import { bufferedChatAttempt } from './buffered-attempt.js';
 import type { InferenceServices, PipelineSettings } from './inference-services.js';
+import type { Principal } from '../../../projections/key-index/principal.js';
 import { type AdmittedRequest, type Exchange, admitRequest } from './request-admission.js';
 import { sessionIdOf } from './request-headers.js';
 import { type StreamAttemptResult, StreamRelay, streamFailure } from './stream-relay.js';
 import { callTransport } from './upstream-call.js';
+import type { StoredAnswer } from '../../cache/stored-answer.js';
+import { AnswerCapture } from './answer-capture.js';
+import type { CacheDecision, ExactCacheLookup } from './exact-cache-lookup.js';
+import type { IdempotentReplay, IdempotentTurn } from './idempotent-replay.js';
+import { replyWithStoredAnswer } from './stored-answer-reply.js';
 
 type BufferedAnswer = { response: ChatResponse; usage: TokenUsage };
+
+/** The parts that answer from stored outcomes before dispatch: idempotent replay and the exact cache. */
+export interface StoredAnswerParts {
+  idempotency: IdempotentReplay;
+  cache: ExactCacheLookup;
+  /** The largest answer kept for either (characters of a streamed answer as it is captured). */
+  maxEntryBytes: number;
+}
+
+/** What a request does with its complete answer before the last byte: the cache entry, the idempotent outcome. */
+interface AnswerKeeping {
+  cache: CacheDecision;
+  idempotency: IdempotentTurn | null;
+}
 type StreamedAnswer = Extract<StreamAttemptResult, { reachedClient: true }>;
 
 /**
  * Chat, for every client format (OpenAI Chat Completions, Anthropic Messages): authenticate → validate
- * → admit (alias, permits, plan, RequestAdmitted) → attempts, buffered or through the stream relay →
- * settle in the journal and commit before the last byte → respond. Every permit and timer is released
- * on every path.
+ * → idempotent replay → admit (alias, permits, plan, RequestAdmitted) → exact cache → attempts,
+ * buffered or through the stream relay → settle in the journal and commit before the last byte (and
+ * keep the answer for the cache and the idempotency key) → respond. Every permit, timer and
+ * idempotency hold is released on every path.
  */
 export class ChatPipeline {
   private readonly logger = new Logger('ChatPipeline');
@@ -29,6 +50,7 @@ export class ChatPipeline {
   constructor(
     private readonly services: InferenceServices,
     private readonly settings: PipelineSettings,
+    private readonly stored: StoredAnswerParts,
   ) {}
 
   /**
@@ -38,6 +60,16 @@ export class ChatPipeline {
   async handle(exchange: Exchange, format: ClientFormat): Promise<void> {
     const principal = this.services.auth.authenticate(exchange.headers, 'inference');
     const request = format.parseChat(exchange.body);
+    const idempotency = await this.stored.idempotency.enter(exchange, principal, format, request);
+    if (idempotency === 'replayed') return;
+    try {
+      await this.admitted(exchange, format, request, principal, idempotency);
+    } finally {
+      idempotency?.release();
+    }
+  }
+
+  private async admitted(exchange: Exchange, format: ClientFormat, request: ChatRequest, principal: Principal, idempotency: IdempotentTurn | null): Promise<void> {
     const reservation = chatReservation(request);
     const adapters = this.services.adapters;
     const admitted = await admitRequest(this.services, this.settings, exchange, principal, {
@@ -54,14 +86,62 @@ export class ChatPipeline {
       adapterServes: (deployment) => adapters.for(deployment.provider.type) !== undefined,
     });
     try {
-      if (request.stream) await this.stream(exchange, format, request, admitted, reservation.inputTokens);
-      else await this.buffered(exchange, format, request, admitted, reservation.inputTokens);
+      const cache = await this.stored.cache.decide(principal.tenantId, admitted.alias, request, exchange.headers);
+      const keeping = { cache, idempotency };
+      if (cache.status === 'hit') await this.fromCache(exchange, format, request, admitted, cache.answer, idempotency);
+      else if (request.stream) await this.stream(exchange, format, request, admitted, reservation.inputTokens, keeping);
+      else await this.buffered(exchange, format, request, admitted, reservation.inputTokens, keeping);
     } finally {
       admitted.release();
     }
   }
 
-  private async buffered(exchange: Exchange, format: ClientFormat, request: ChatRequest, admitted: AdmittedRequest, estimatedInputTokens: number): Promise<void> {
+  /**
+   * Answers from the exact cache: no provider call. The request's events say so (RequestServedFromCache,
+   * zero cost, the saving) and are committed before the first byte; the answer is then written whole.
+   */
+  private async fromCache(exchange: Exchange, format: ClientFormat, request: ChatRequest, admitted: AdmittedRequest, hit: StoredAnswer, idempotency: IdempotentTurn | null): Promise<void> {
+    admitted.journal.recordCacheHit({
+      requestId: exchange.requestId,
+      tenantId: admitted.principal.tenantId,
+      keyId: admitted.principal.keyId,
+      alias: admitted.alias.name,
+      aliasVersion: admitted.alias.version,
+      sourceRequestId: hit.requestId,
+      deploymentId: hit.source.deploymentId,
+      providerId: hit.source.providerId,
+      model: hit.source.model,
+      priceVersion: hit.source.priceVersion,
+      usage: hit.usage,
+      savedCostUsd: hit.source.costUsd,
+    });
+    try {
+      await admitted.journal.complete({ status: 'success', httpStatus: 200, errorCode: null, cacheHit: true });
+    } catch (error) {
+      this.logger.error(`request ${exchange.requestId}: terminal events not committed: ${(error as Error).message}`);
+      throw new GatewayError(503, 'durability_unavailable', 'The answer could not be recorded durably; it was not delivered. Retry the request.');
+    }
+    const created = Math.floor(Date.now() / 1000);
+    await idempotency?.settle({ ...hit, requestId: exchange.requestId, created });
+    const identity = { id: format.responseId(exchange.requestId), created, model: admitted.alias.name };
+    await replyWithStoredAnswer(exchange.raw, format, request, hit, identity, { 'x-request-id': exchange.requestId, 'x-switchyard-cache': 'hit' });
+  }
+
+  /** Keeps a complete provider answer for the exact cache and the idempotency key; never throws. */
+  private async keep(keeping: AnswerKeeping, admitted: AdmittedRequest, response: ChatResponse, usage: TokenUsage, created: number): Promise<void> {
+    const attempt = admitted.journal.lastAttempt;
+    if (!attempt || attempt.outcome !== 'success') return;
+    const answer: StoredAnswer = {
+      requestId: admitted.requestId,
+      created,
+      response: { ...response, usage: null },
+      usage,
+      source: { deploymentId: attempt.deploymentId, providerId: attempt.providerId, model: attempt.model, priceVersion: attempt.priceVersion, costUsd: attempt.cost.total },
+    };
+    await Promise.all([this.stored.cache.remember(keeping.cache, answer), keeping.idempotency?.settle(answer)]);
+  }
+
+  private async buffered(exchange: Exchange, format: ClientFormat, request: ChatRequest, admitted: AdmittedRequest, estimatedInputTokens: number, keeping: AnswerKeeping): Promise<void> {
     const idleTimeoutMs = this.settings.resilience.deadlines.idleTimeoutMs + BACKSTOP_SLACK_MS;
     const answer = await runAdmittedAttempts<BufferedAnswer>(this.services, this.settings, admitted, async (turn, adapter) => {
       const started = Date.now();
@@ -87,27 +167,33 @@ export class ChatPipeline {
       this.logger.error(`request ${exchange.requestId}: terminal events not committed: ${(error as Error).message}`);
       throw new GatewayError(503, 'durability_unavailable', 'The answer could not be recorded durably; it was not delivered. Retry the request.');
     }
-    if (exchange.raw.destroyed) return;
     const identity = { id: format.responseId(exchange.requestId), created: Math.floor(Date.now() / 1000), model: admitted.alias.name };
+    await this.keep(keeping, admitted, answer.response, answer.usage, identity.created);
+    if (exchange.raw.destroyed) return;
     const body = JSON.stringify(format.encodeChat(answer.response, identity, answer.usage));
     exchange.raw.writeHead(200, {
       'content-type': 'application/json; charset=utf-8',
       'content-length': Buffer.byteLength(body),
       'x-request-id': exchange.requestId,
+      'x-switchyard-cache': keeping.cache.status,
     });
     exchange.raw.end(body);
   }
 
-  private async stream(exchange: Exchange, format: ClientFormat, request: ChatRequest, admitted: AdmittedRequest, estimatedInputTokens: number): Promise<void> {
+  private async stream(
+    exchange: Exchange, format: ClientFormat, request: ChatRequest, admitted: AdmittedRequest, estimatedInputTokens: number, keeping: AnswerKeeping,
+  ): Promise<void> {
     const deadlines = this.settings.resilience.deadlines;
     const identity = { id: format.responseId(exchange.requestId), created: Math.floor(Date.now() / 1000), model: admitted.alias.name };
+    const capture = new AnswerCapture(format.streamEncoder(identity, request), this.stored.maxEntryBytes);
     const relay = new StreamRelay({
       raw: exchange.raw,
       requestId: exchange.requestId,
-      encoder: format.streamEncoder(identity, request),
+      encoder: capture,
       deadlines,
       requestAbort: admitted.lifetime.abort,
       onFirstOutput: () => admitted.lifetime.endRequestDeadline(),
+      headers: { 'x-switchyard-cache': keeping.cache.status },
     });
     try {
       const ttftLimitMs = admitted.alias.policy.ttftTimeoutMs ?? deadlines.ttftTimeoutMs;
@@ -136,7 +222,12 @@ export class ChatPipeline {
       if (answer.fault?.isOurs) this.logger.error(`request ${exchange.requestId}: the gateway failed while relaying the stream: ${answer.fault.describeCause()}`);
       await relay.finish(
         answer,
-        () => admitted.journal.complete({ ...ending, cacheHit: false }),
+        async () => {
+          await admitted.journal.complete({ ...ending, cacheHit: false });
+          // Committed: keep a complete answer before its end marker goes out, so an immediate repeat finds it.
+          const response = answer.outcome === 'success' && !relay.clientGone ? capture.response(answer.providerRequestId) : null;
+          if (response) await this.keep(keeping, admitted, response, answer.usage, identity.created);
+        },
         (error) => this.logger.error(`request ${exchange.requestId}: terminal events not committed: ${error.message}`),
       );
     } finally {
