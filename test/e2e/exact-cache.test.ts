@@ -222,6 +222,15 @@ suite('exact cache (Redis + PostgreSQL)', () => {
     expect(calls()).toBe(before + 1);
     const events = await gw.requestEvents(after.headers.get('x-request-id')!);
     expect(events[0].data).toMatchObject({ aliasVersion: version });
+
+    // The opt-out through the admin API, and back.
+    const optOut = await admin.put('/aliases/chat', { routes: [{ deployment: 'primary', priority: 0, weight: 2 }], policy: { cache: false } });
+    expect(optOut.json.appended).toEqual(['AliasPublished']);
+    await waitUntil(async () => routing.current.aliases.get('chat')!.policy.cache === false, 5_000, 'the opt-out to serve');
+    expect((await postJson(gw, '/v1/chat/completions', body)).headers.get('x-switchyard-cache')).toBe('bypass');
+    await admin.put('/aliases/chat', { routes: [{ deployment: 'primary', priority: 0, weight: 2 }] });
+    await waitUntil(async () => routing.current.aliases.get('chat')!.policy.cache === undefined, 5_000, 'the cache to serve again');
+    expect((await postJson(gw, '/v1/chat/completions', body)).headers.get('x-switchyard-cache')).toBe('miss');
   });
 
   test('cache-control: no-cache and an alias that opts out bypass it; errors and truncated answers are never stored', async () => {
@@ -306,6 +315,19 @@ describe('exact cache in memory (no Redis)', () => {
     expect((await postJson(gw, '/v1/chat/completions', body)).headers.get('x-switchyard-cache')).toBe('hit');
     await new Promise((r) => setTimeout(r, 1_100));
     expect((await postJson(gw, '/v1/chat/completions', body)).headers.get('x-switchyard-cache')).toBe('miss');
+    expect(gw.mock.requests()).toHaveLength(2);
+  });
+
+  test('an unreachable Redis is a miss, never a failed request (and idempotency steps aside)', async () => {
+    // Nothing listens on this port of the suite's range: every cache and idempotency command fails at once.
+    gw = await startTestGateway({ databaseUrl: await database(), environment: { redisUrl: 'redis://127.0.0.1:56299', cache: {} } });
+    const body = { model: 'solo', messages: [{ role: 'user', content: 'no redis' }] };
+    for (let i = 0; i < 2; i++) {
+      const answer = await postJson(gw, '/v1/chat/completions', body, { 'idempotency-key': 'no-redis' });
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('x-switchyard-cache')).toBe('miss');
+      expect(answer.headers.get('idempotent-replayed')).toBeNull();
+    }
     expect(gw.mock.requests()).toHaveLength(2);
   });
 
