@@ -200,6 +200,9 @@ suite('exact cache (Redis + PostgreSQL)', () => {
       expect(new Decimal(period.saved_usd).eq(ledger.saved)).toBe(true);
     }
     expect(new Decimal(ledger.saved).gte(new Decimal(original.cost_usd).times(2))).toBe(true);
+    const tenant = await admin.get('/tenants/globex');
+    expect(new Decimal(tenant.json.spend.month.savedUsd).eq(ledger.saved)).toBe(true);
+    expect(new Decimal(tenant.json.spend.month.spentUsd).eq(ledger.cost)).toBe(true);
     const history = await admin.get(`/requests/${hits[0].headers.get('x-request-id')}`);
     expect(history.json.cacheHit).toMatchObject({ sourceRequestId: first.headers.get('x-request-id'), savedCostUsd: expect.any(String) });
   });
