@@ -8,6 +8,8 @@ import { type StoredAnswer, storedBytes } from '../../modules/cache/stored-answe
 import type { ChatRequest } from '../../modules/canonical/chat-request.js';
 import { openAiClientFormat } from '../../modules/inference/formats/openai/openai-client-format.js';
 import { AnswerCapture } from '../../modules/inference/pipeline/answer-capture.js';
+import { aliasDefinitionProblem } from '../../modules/catalog/alias/alias.decider.js';
+import { ConfigValidationError, parseGatewayConfig } from '../../src/config/gateway-config.js';
 
 const request = (overrides: Partial<ChatRequest> = {}): ChatRequest => ({
   model: 'chat',
@@ -157,5 +159,34 @@ describe('cache settings', () => {
     expect(purgeCutoff('2026-01-01T00:00:00Z', now)).toBe(Date.UTC(2026, 0, 1));
     expect(purgeCutoff('yesterday', now)).toBeNull();
     expect(purgeCutoff('-5m', now)).toBeNull();
+  });
+});
+
+describe('alias opt-out in the YAML', () => {
+  const yaml = (policy: string) => `
+providers:
+  - { id: p1, type: mock }
+deployments:
+  - { id: d1, provider: p1, model: m, capabilities: [chat], contextWindow: 1000, maxOutputTokens: 100, price: { inputPer1M: "1", outputPer1M: "2" } }
+aliases:
+  - name: chat
+    routes: [{ deployment: d1 }]
+    ${policy}
+`;
+  const policyOf = (text: string) => parseGatewayConfig(text).aliases[0].policy;
+
+  test('only `cache: false` is written, so an alias without it reads as before', () => {
+    expect(policyOf(yaml('policy: { cache: false }')).cache).toBe(false);
+    expect('cache' in policyOf(yaml('policy: { cache: true }'))).toBe(false);
+    expect('cache' in policyOf(yaml(''))).toBe(false);
+    expect(() => parseGatewayConfig(yaml('policy: { cache: "off" }'))).toThrow(ConfigValidationError);
+    expect(() => parseGatewayConfig(yaml('policy: { cache: "off" }'))).toThrow(/policy\.cache: must be true or false/);
+  });
+
+  test('the alias decider refuses anything but false', () => {
+    const definition = { strategy: 'priority' as const, routes: [{ deploymentId: 'd1', priority: 0, weight: 1 }], visibility: 'public' as const,
+      policy: { requiredCapabilities: [], maxAttempts: null, ttftTimeoutMs: null, regions: [], cache: true as unknown as false } };
+    expect(aliasDefinitionProblem('chat', definition)).toContain('policy.cache');
+    expect(aliasDefinitionProblem('chat', { ...definition, policy: { ...definition.policy, cache: false } })).toBeNull();
   });
 });
