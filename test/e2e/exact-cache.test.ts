@@ -334,6 +334,18 @@ describe('exact cache in memory (no Redis)', () => {
     expect(gw.mock.requests()).toHaveLength(2);
   });
 
+  test('under the strict profile a hit continues the stream RequestAdmitted was committed in', async () => {
+    gw = await startTestGateway({ databaseUrl: await database(), environment: { durability: 'strict', cache: {} } });
+    const body = { model: 'solo', messages: [{ role: 'user', content: 'strict' }] };
+    await postJson(gw, '/v1/chat/completions', body);
+    const hit = await postJson(gw, '/v1/chat/completions', { ...body, stream: true });
+    expect(hit.headers.get('x-switchyard-cache')).toBe('hit');
+    expect(sseData(hit.text).at(-1)).toBe('[DONE]');
+    const events = await gw.requestEvents(hit.headers.get('x-request-id')!);
+    expect(events.map((e) => [e.type, e.streamVersion])).toEqual([['RequestAdmitted', 1], ['RequestServedFromCache', 2], ['RequestCompleted', 3]]);
+    expect(gw.mock.requests()).toHaveLength(1);
+  });
+
   test('SWITCHYARD_CACHE=off bypasses it on the whole node', async () => {
     gw = await startTestGateway({ databaseUrl: await database(), environment: { cache: { exactCacheEnabled: false } } });
     const body = { model: 'solo', messages: [{ role: 'user', content: 'off' }] };
