@@ -1,6 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { AccessModule } from '../modules/access/access.module.js';
 import { AccessAdminModule } from '../modules/access/admin/access-admin.module.js';
+import { AdminModule } from '../modules/admin/admin.module.js';
 import { AnalyticsModule } from '../modules/analytics/analytics.module.js';
 import { AuditModule } from '../modules/audit/audit.module.js';
 import { CacheAdminModule } from '../modules/cache/admin/cache-admin.module.js';
@@ -19,7 +20,7 @@ export class AppModule {
   static forRoot(platform: Platform): DynamicModule {
     return {
       module: AppModule,
-      imports: [PlatformModule.forRoot(platform), CatalogModule, AccessModule, ProvidersModule, InferenceModule, AccessAdminModule, CatalogAdminModule,
+      imports: [PlatformModule.forRoot(platform), CatalogModule, AccessModule, ProvidersModule, InferenceModule, AdminModule, AccessAdminModule, CatalogAdminModule,
         AnalyticsModule, AuditModule, CacheAdminModule],
       controllers: [HealthController, StatusController],
       providers: [ConfigApplier],

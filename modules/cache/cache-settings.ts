@@ -1,8 +1,10 @@
+import { ConfigurationError, type SettingsEnv, definedOnly, positiveIntegerSetting } from '../../src/kernel/index.js';
+
 /**
  * The exact cache and idempotency knobs (environment variables). Both stores hold content (answers), so
  * every one of them is bounded: by time always, and by bytes when the store is this process's memory.
  */
-export interface CacheSettings {
+export interface CacheKnobs {
   /** `SWITCHYARD_CACHE`: `on` (default) or `off` for the whole node; aliases and requests can opt out on their own. */
   exactCacheEnabled: boolean;
   /** How long an exact-cache entry serves hits. */
@@ -19,7 +21,7 @@ export interface CacheSettings {
   namespace: string;
 }
 
-export const DEFAULT_CACHE_SETTINGS: CacheSettings = Object.freeze({
+export const DEFAULT_CACHE_KNOBS: CacheKnobs = Object.freeze({
   exactCacheEnabled: true,
   exactCacheTtlMs: 3_600_000,
   exactCacheMaxBytes: 64 * 1024 * 1024,
@@ -29,43 +31,40 @@ export const DEFAULT_CACHE_SETTINGS: CacheSettings = Object.freeze({
   namespace: 'switchyard',
 });
 
-export class CacheSettingsError extends Error {
-  override readonly name = 'CacheSettingsError';
+/** The cache context's resolved settings: its knobs, and where the shared stores live. */
+export interface CacheSettings extends CacheKnobs {
+  /** Both stores in Redis (shared by every node); null = in this process. */
+  redisUrl: string | null;
+  /** Names this node's Redis connection. */
+  nodeId: string;
 }
 
-/** Only the variables that are set; each must be a positive integer. */
-export function readCacheSettings(env: NodeJS.ProcessEnv): Partial<CacheSettings> {
-  const positive = (name: string): number | undefined => {
-    const raw = env[name];
-    if (raw === undefined || raw === '') return undefined;
-    const value = Number(raw);
-    if (!Number.isInteger(value) || value < 1) throw new CacheSettingsError(`${name} must be a positive integer`);
-    return value;
+/** DI token of the cache context's resolved settings. */
+export const CACHE_SETTINGS = Symbol('CACHE_SETTINGS');
+
+/** Only the variables that are set; the sizes and durations must be positive integers. */
+export function readCacheOverrides(env: SettingsEnv): Partial<CacheKnobs> {
+  const seconds = (name: string) => {
+    const value = positiveIntegerSetting(env, name);
+    return value === undefined ? undefined : value * 1000;
   };
-  const settings: Partial<CacheSettings> = {};
   const switchValue = (env.SWITCHYARD_CACHE ?? '').toLowerCase();
-  if (switchValue !== '') {
-    if (!['on', 'off'].includes(switchValue)) throw new CacheSettingsError('SWITCHYARD_CACHE must be on or off');
-    settings.exactCacheEnabled = switchValue === 'on';
+  if (switchValue !== '' && switchValue !== 'on' && switchValue !== 'off') throw new ConfigurationError('SWITCHYARD_CACHE must be on or off');
+  const namespace = env.SWITCHYARD_REDIS_NAMESPACE || undefined;
+  if (namespace !== undefined && !/^[A-Za-z0-9._-]{1,64}$/.test(namespace)) {
+    throw new ConfigurationError('SWITCHYARD_REDIS_NAMESPACE must be 1 to 64 characters of A-Z a-z 0-9 . _ -');
   }
-  const ttl = positive('SWITCHYARD_CACHE_TTL_SECONDS');
-  if (ttl !== undefined) settings.exactCacheTtlMs = ttl * 1000;
-  const cacheBytes = positive('SWITCHYARD_CACHE_MAX_BYTES');
-  if (cacheBytes !== undefined) settings.exactCacheMaxBytes = cacheBytes;
-  const entryBytes = positive('SWITCHYARD_CACHE_MAX_ENTRY_BYTES');
-  if (entryBytes !== undefined) settings.maxEntryBytes = entryBytes;
-  const retention = positive('SWITCHYARD_IDEMPOTENCY_RETENTION_SECONDS');
-  if (retention !== undefined) settings.idempotencyRetentionMs = retention * 1000;
-  const idempotencyBytes = positive('SWITCHYARD_IDEMPOTENCY_MAX_BYTES');
-  if (idempotencyBytes !== undefined) settings.idempotencyMaxBytes = idempotencyBytes;
-  const namespace = env.SWITCHYARD_REDIS_NAMESPACE;
-  if (namespace !== undefined && namespace !== '') {
-    if (!/^[A-Za-z0-9._-]{1,64}$/.test(namespace)) throw new CacheSettingsError('SWITCHYARD_REDIS_NAMESPACE must be 1 to 64 characters of A-Z a-z 0-9 . _ -');
-    settings.namespace = namespace;
-  }
-  return settings;
+  return definedOnly({
+    exactCacheEnabled: switchValue === '' ? undefined : switchValue === 'on',
+    exactCacheTtlMs: seconds('SWITCHYARD_CACHE_TTL_SECONDS'),
+    exactCacheMaxBytes: positiveIntegerSetting(env, 'SWITCHYARD_CACHE_MAX_BYTES'),
+    maxEntryBytes: positiveIntegerSetting(env, 'SWITCHYARD_CACHE_MAX_ENTRY_BYTES'),
+    idempotencyRetentionMs: seconds('SWITCHYARD_IDEMPOTENCY_RETENTION_SECONDS'),
+    idempotencyMaxBytes: positiveIntegerSetting(env, 'SWITCHYARD_IDEMPOTENCY_MAX_BYTES'),
+    namespace,
+  });
 }
 
-export function resolveCacheSettings(overrides: Partial<CacheSettings> | undefined): CacheSettings {
-  return { ...DEFAULT_CACHE_SETTINGS, ...overrides };
+export function resolveCacheSettings(overrides: Partial<CacheKnobs> | undefined, redisUrl: string | null, nodeId: string): CacheSettings {
+  return { ...DEFAULT_CACHE_KNOBS, ...overrides, redisUrl, nodeId };
 }

@@ -1,8 +1,6 @@
 import { Inject, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { Redis } from 'ioredis';
-import type { Environment } from '../../src/config/environment.js';
-import { ENVIRONMENT } from '../../src/platform.module.js';
-import { type CacheSettings, resolveCacheSettings } from './cache-settings.js';
+import { CACHE_SETTINGS, type CacheSettings } from './cache-settings.js';
 import type { ExactCache } from './exact-cache.js';
 import type { IdempotencyStore } from './idempotency-store.js';
 import { MemoryExactCache } from './memory-exact-cache.js';
@@ -10,7 +8,6 @@ import { MemoryIdempotencyStore } from './memory-idempotency-store.js';
 import { RedisExactCache } from './redis-exact-cache.js';
 import { RedisIdempotencyStore } from './redis-idempotency-store.js';
 
-export const CACHE_SETTINGS = Symbol('CACHE_SETTINGS');
 export const EXACT_CACHE = Symbol('EXACT_CACHE');
 export const IDEMPOTENCY_STORE = Symbol('IDEMPOTENCY_STORE');
 /** The stores' Redis connection, or null without REDIS_URL. */
@@ -24,18 +21,17 @@ const CACHE_REDIS = Symbol('CACHE_REDIS');
  */
 @Module({
   providers: [
-    { provide: CACHE_SETTINGS, useFactory: (environment: Environment) => resolveCacheSettings(environment.cache), inject: [ENVIRONMENT] },
     {
       provide: CACHE_REDIS,
-      useFactory: (environment: Environment): Redis | null => {
-        if (!environment.redisUrl) return null;
-        const redis = new Redis(environment.redisUrl, {
-          enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 1_000, connectionName: `switchyard-cache-${environment.nodeId}`,
+      useFactory: (settings: CacheSettings): Redis | null => {
+        if (!settings.redisUrl) return null;
+        const redis = new Redis(settings.redisUrl, {
+          enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 1_000, connectionName: `switchyard-cache-${settings.nodeId}`,
         });
         redis.on('error', () => undefined); // failures surface per command; reconnection is automatic
         return redis;
       },
-      inject: [ENVIRONMENT],
+      inject: [CACHE_SETTINGS],
     },
     {
       provide: EXACT_CACHE,
@@ -50,7 +46,7 @@ const CACHE_REDIS = Symbol('CACHE_REDIS');
       inject: [CACHE_SETTINGS, CACHE_REDIS],
     },
   ],
-  exports: [CACHE_SETTINGS, EXACT_CACHE, IDEMPOTENCY_STORE],
+  exports: [EXACT_CACHE, IDEMPOTENCY_STORE],
 })
 export class CacheModule implements OnApplicationShutdown {
   constructor(@Inject(CACHE_REDIS) private readonly redis: Redis | null) {}

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '../../src/kernel/canonical-json.js';
-import type { ChatRequest } from '../canonical/chat-request.js';
+import { canonicalJson } from '../../src/kernel/index.js';
+import type { ChatRequest } from '../canonical/index.js';
 import type { StoredAnswer } from './stored-answer.js';
 
 /**

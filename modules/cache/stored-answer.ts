@@ -1,5 +1,5 @@
-import type { TokenUsage } from '../../events/request-events.js';
-import type { ChatResponse } from '../canonical/chat-response.js';
+import type { TokenUsage } from '../../events/index.js';
+import type { ChatResponse } from '../canonical/index.js';
 
 /**
  * A complete chat answer kept outside the event log (it is content): what the exact cache serves and

@@ -1,6 +1,6 @@
 import { ByteBoundedLru } from '../../modules/cache/byte-bounded-lru.js';
 import { purgeCutoff } from '../../modules/cache/admin/cache-purge.js';
-import { DEFAULT_CACHE_SETTINGS, readCacheSettings } from '../../modules/cache/cache-settings.js';
+import { DEFAULT_CACHE_KNOBS, readCacheOverrides } from '../../modules/cache/cache-settings.js';
 import { exactCacheDigest } from '../../modules/cache/exact-cache.js';
 import { MemoryExactCache } from '../../modules/cache/memory-exact-cache.js';
 import { MemoryIdempotencyStore } from '../../modules/cache/memory-idempotency-store.js';
@@ -142,13 +142,13 @@ describe('answer capture', () => {
 
 describe('cache settings', () => {
   test('defaults, overrides and refusals', () => {
-    expect(readCacheSettings({})).toEqual({});
-    expect(DEFAULT_CACHE_SETTINGS).toMatchObject({ exactCacheTtlMs: 3_600_000, idempotencyRetentionMs: 600_000, exactCacheEnabled: true });
-    expect(readCacheSettings({ SWITCHYARD_CACHE: 'off', SWITCHYARD_CACHE_TTL_SECONDS: '60', SWITCHYARD_IDEMPOTENCY_RETENTION_SECONDS: '5', SWITCHYARD_CACHE_MAX_BYTES: '1000' }))
+    expect(readCacheOverrides({})).toEqual({});
+    expect(DEFAULT_CACHE_KNOBS).toMatchObject({ exactCacheTtlMs: 3_600_000, idempotencyRetentionMs: 600_000, exactCacheEnabled: true });
+    expect(readCacheOverrides({ SWITCHYARD_CACHE: 'off', SWITCHYARD_CACHE_TTL_SECONDS: '60', SWITCHYARD_IDEMPOTENCY_RETENTION_SECONDS: '5', SWITCHYARD_CACHE_MAX_BYTES: '1000' }))
       .toEqual({ exactCacheEnabled: false, exactCacheTtlMs: 60_000, idempotencyRetentionMs: 5_000, exactCacheMaxBytes: 1000 });
-    expect(() => readCacheSettings({ SWITCHYARD_CACHE_TTL_SECONDS: '0' })).toThrow('SWITCHYARD_CACHE_TTL_SECONDS must be a positive integer');
-    expect(() => readCacheSettings({ SWITCHYARD_CACHE: 'maybe' })).toThrow('SWITCHYARD_CACHE must be on or off');
-    expect(() => readCacheSettings({ SWITCHYARD_REDIS_NAMESPACE: 'a:b' })).toThrow('SWITCHYARD_REDIS_NAMESPACE');
+    expect(() => readCacheOverrides({ SWITCHYARD_CACHE_TTL_SECONDS: '0' })).toThrow('SWITCHYARD_CACHE_TTL_SECONDS must be a positive integer');
+    expect(() => readCacheOverrides({ SWITCHYARD_CACHE: 'maybe' })).toThrow('SWITCHYARD_CACHE must be on or off');
+    expect(() => readCacheOverrides({ SWITCHYARD_REDIS_NAMESPACE: 'a:b' })).toThrow('SWITCHYARD_REDIS_NAMESPACE');
   });
 
   test('purge ages: durations and instants', () => {

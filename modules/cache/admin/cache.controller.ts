@@ -1,7 +1,5 @@
 import { Controller, Delete, Inject, Logger, Query, UseFilters, UseGuards } from '@nestjs/common';
-import { AdminApiError } from '../../access/admin/admin-error.js';
-import { AdminExceptionFilter } from '../../access/admin/admin-exception.filter.js';
-import { AdminGuard } from '../../access/admin/admin.guard.js';
+import { AdminApiError, AdminExceptionFilter, AdminGuard } from '../../admin/index.js';
 import { EXACT_CACHE } from '../cache.module.js';
 import type { ExactCache } from '../exact-cache.js';
 import { purgeCutoff } from './cache-purge.js';

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { GatewayError } from '../../canonical/gateway-error.js';
+import { GatewayError } from '../../canonical/index.js';
 import type { ClientFormat } from '../formats/client-format.js';
 
 /** An error answer before it is written: on a response, or on a bare socket (errors Node raises). */

@@ -1,7 +1,7 @@
-import type { TokenUsage } from '../../../events/request-events.js';
-import type { ChatChoice, ChatResponse, StopReason, StreamEvent } from '../../canonical/chat-response.js';
-import type { ToolCall } from '../../canonical/chat-request.js';
-import type { GatewayError } from '../../canonical/gateway-error.js';
+import type { TokenUsage } from '../../../events/index.js';
+import type { ChatChoice, ChatResponse, StopReason, StreamEvent } from '../../canonical/index.js';
+import type { ToolCall } from '../../canonical/index.js';
+import type { GatewayError } from '../../canonical/index.js';
 import type { ClientStreamEncoder } from '../formats/client-stream-encoder.js';
 
 interface ChoiceSoFar {

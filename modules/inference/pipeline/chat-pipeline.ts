@@ -1,8 +1,6 @@
 import { Logger } from '@nestjs/common';
-import type { TokenUsage } from '../../../events/request-events.js';
-import { type ChatRequest, requiredCapabilities } from '../../canonical/chat-request.js';
-import type { ChatResponse } from '../../canonical/chat-response.js';
-import { GatewayError } from '../../canonical/gateway-error.js';
+import type { TokenUsage } from '../../../events/index.js';
+import { type ChatRequest, type ChatResponse, GatewayError, requiredCapabilities } from '../../canonical/index.js';
 import type { ClientFormat } from '../formats/client-format.js';
 import { BACKSTOP_SLACK_MS } from '../resilience/deadlines.js';
 import { chatReservation } from './admission-estimate.js';
@@ -14,7 +12,7 @@ import { type AdmittedRequest, type Exchange, admitRequest } from './request-adm
 import { sessionIdOf } from './request-headers.js';
 import { type StreamAttemptResult, StreamRelay, streamFailure } from './stream-relay.js';
 import { callTransport } from './upstream-call.js';
-import type { StoredAnswer } from '../../cache/stored-answer.js';
+import type { StoredAnswer } from '../../cache/index.js';
 import { AnswerCapture } from './answer-capture.js';
 import type { CacheDecision, ExactCacheLookup } from './exact-cache-lookup.js';
 import type { IdempotentReplay, IdempotentTurn } from './idempotent-replay.js';

@@ -1,11 +1,11 @@
 import { Logger } from '@nestjs/common';
 import type { ResolvedAlias } from '../../../projections/routing-snapshot/routing-snapshot.js';
-import { StoreOutageLog } from '../../cache/cache.module.js';
-import { type CacheEntryKey, type ExactCache, exactCacheDigest } from '../../cache/exact-cache.js';
-import type { StoredAnswer } from '../../cache/stored-answer.js';
-import type { ChatRequest } from '../../canonical/chat-request.js';
-import type { ChatResponse } from '../../canonical/chat-response.js';
-import { firstHeader } from '../../canonical/headers.js';
+import { StoreOutageLog } from '../../cache/index.js';
+import { type CacheEntryKey, type ExactCache, exactCacheDigest } from '../../cache/index.js';
+import type { StoredAnswer } from '../../cache/index.js';
+import type { ChatRequest } from '../../canonical/index.js';
+import type { ChatResponse } from '../../canonical/index.js';
+import { firstHeader } from '../../canonical/index.js';
 import type { RequestHeaders } from './request-headers.js';
 
 export interface ExactCacheSettings {

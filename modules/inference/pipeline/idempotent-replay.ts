@@ -1,12 +1,12 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
-import { canonicalJson } from '../../../src/kernel/canonical-json.js';
+import { canonicalJson } from '../../../src/kernel/index.js';
 import type { Principal } from '../../../projections/key-index/principal.js';
-import { StoreOutageLog } from '../../cache/cache.module.js';
-import type { IdempotencyStore } from '../../cache/idempotency-store.js';
-import type { StoredAnswer } from '../../cache/stored-answer.js';
-import type { ChatRequest } from '../../canonical/chat-request.js';
-import { GatewayError } from '../../canonical/gateway-error.js';
+import { StoreOutageLog } from '../../cache/index.js';
+import type { IdempotencyStore } from '../../cache/index.js';
+import type { StoredAnswer } from '../../cache/index.js';
+import type { ChatRequest } from '../../canonical/index.js';
+import { GatewayError } from '../../canonical/index.js';
 import type { ClientFormat } from '../formats/client-format.js';
 import type { Exchange } from './request-admission.js';
 import { idempotencyKeyOf } from './request-headers.js';

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import type { RequestAdmitted } from '../../../events/request-events.js';
-import type { Permit } from '../../limits/permit.js';
+import type { RequestAdmitted } from '../../../events/index.js';
+import type { Permit } from '../../limits/index.js';
 import type { Principal } from '../../../projections/key-index/principal.js';
 import type { ResolvedAlias, ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
 import type { ParameterSupport, RoutePlan } from '../routing/route-planner.js';

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
-import type { StreamEvent } from '../../canonical/chat-response.js';
-import type { ChatRequest } from '../../canonical/chat-request.js';
-import type { StoredAnswer } from '../../cache/stored-answer.js';
+import type { StreamEvent } from '../../canonical/index.js';
+import type { ChatRequest } from '../../canonical/index.js';
+import type { StoredAnswer } from '../../cache/index.js';
 import type { ClientFormat, ResponseIdentity } from '../formats/client-format.js';
 import { SseResponse } from './sse-response.js';
 
