@@ -200,6 +200,14 @@ suite('exact cache (Redis + PostgreSQL)', () => {
       expect(new Decimal(period.saved_usd).eq(ledger.saved)).toBe(true);
     }
     expect(new Decimal(ledger.saved).gte(new Decimal(original.cost_usd).times(2))).toBe(true);
+    // A rebuild from position zero reproduces the hit rows and the saving exactly.
+    const snapshot = () => db.query<Record<string, string>>(
+      `SELECT request_id, attempt, outcome, cost_usd::text, saved_usd::text FROM cost_ledger WHERE tenant_id = 'globex' ORDER BY request_id, attempt`);
+    const spendSnapshot = () => db.query(`SELECT period, spent_usd::text, saved_usd::text FROM tenant_spend WHERE tenant_id = 'globex' ORDER BY period`);
+    const [beforeRows, beforeSpend] = [await snapshot(), await spendSnapshot()];
+    await gw.gateway.platform.runner.rebuild('cost-ledger');
+    expect(await snapshot()).toEqual(beforeRows);
+    expect(await spendSnapshot()).toEqual(beforeSpend);
     const tenant = await admin.get('/tenants/globex');
     expect(new Decimal(tenant.json.spend.month.savedUsd).eq(ledger.saved)).toBe(true);
     expect(new Decimal(tenant.json.spend.month.spentUsd).eq(ledger.cost)).toBe(true);
