@@ -183,11 +183,13 @@ export class ChatPipeline {
   ): Promise<void> {
     const deadlines = this.settings.resilience.deadlines;
     const identity = { id: format.responseId(exchange.requestId), created: Math.floor(Date.now() / 1000), model: admitted.alias.name };
-    const capture = new AnswerCapture(format.streamEncoder(identity, request), this.stored.maxEntryBytes);
+    // Only a stream whose answer will be kept pays for keeping its text (bounded by the entry size).
+    const encoder = format.streamEncoder(identity, request);
+    const capture = keeping.cache.status === 'miss' || keeping.idempotency ? new AnswerCapture(encoder, this.stored.maxEntryBytes) : null;
     const relay = new StreamRelay({
       raw: exchange.raw,
       requestId: exchange.requestId,
-      encoder: capture,
+      encoder: capture ?? encoder,
       deadlines,
       requestAbort: admitted.lifetime.abort,
       onFirstOutput: () => admitted.lifetime.endRequestDeadline(),
@@ -223,7 +225,7 @@ export class ChatPipeline {
         async () => {
           await admitted.journal.complete({ ...ending, cacheHit: false });
           // Committed: keep a complete answer before its end marker goes out, so an immediate repeat finds it.
-          const response = answer.outcome === 'success' && !relay.clientGone ? capture.response(answer.providerRequestId) : null;
+          const response = capture && answer.outcome === 'success' && !relay.clientGone ? capture.response(answer.providerRequestId) : null;
           if (response) await this.keep(keeping, admitted, response, answer.usage, identity.created);
         },
         (error) => this.logger.error(`request ${exchange.requestId}: terminal events not committed: ${error.message}`),
