@@ -267,6 +267,7 @@ suite('exact cache (Redis + PostgreSQL)', () => {
     gw.mock.addScenario({ model: 'model-primary', times: 3, behaviour: { status: 500 } });
     const failed = await postJson(gw, '/v1/chat/completions', failing);
     expect(failed.status).toBeGreaterThanOrEqual(500);
+    expect(failed.headers.get('x-switchyard-cache')).toBe('miss'); // errors say what the cache decided, too
     gw.mock.clearScenarios();
     const retried = await postJson(gw, '/v1/chat/completions', failing);
     expect(retried.status).toBe(200);

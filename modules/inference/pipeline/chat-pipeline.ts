@@ -86,9 +86,13 @@ export class ChatPipeline {
     try {
       const cache = await this.stored.cache.decide(principal.tenantId, admitted.alias, request, exchange.headers);
       const keeping = { cache, idempotency };
-      if (cache.status === 'hit') await this.fromCache(exchange, format, request, admitted, cache.answer, idempotency);
-      else if (request.stream) await this.stream(exchange, format, request, admitted, reservation.inputTokens, keeping);
-      else await this.buffered(exchange, format, request, admitted, reservation.inputTokens, keeping);
+      try {
+        if (cache.status === 'hit') await this.fromCache(exchange, format, request, admitted, cache.answer, idempotency);
+        else if (request.stream) await this.stream(exchange, format, request, admitted, reservation.inputTokens, keeping);
+        else await this.buffered(exchange, format, request, admitted, reservation.inputTokens, keeping);
+      } catch (error) {
+        throw error instanceof GatewayError ? withCacheStatus(error, cache.status) : error;
+      }
     } finally {
       admitted.release();
     }
@@ -234,6 +238,11 @@ export class ChatPipeline {
       relay.dispose();
     }
   }
+}
+
+/** The same error, answered with the cache's decision too (a copy: an error object may be shared). */
+function withCacheStatus(error: GatewayError, status: CacheDecision['status']): GatewayError {
+  return new GatewayError(error.status, error.code, error.message, error.param, { ...error.headers, 'x-switchyard-cache': status }, error.detail);
 }
 
 function streamEnding(answer: StreamedAnswer): { status: 'failed' | 'cancelled'; httpStatus: number; errorCode: string } {
