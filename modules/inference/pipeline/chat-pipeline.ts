@@ -7,18 +7,19 @@ import { chatReservation } from './admission-estimate.js';
 import { failedOutcome, recordAttempt, runAdmittedAttempts } from './admitted-attempts.js';
 import { bufferedChatAttempt } from './buffered-attempt.js';
 import type { InferenceServices, PipelineSettings } from './inference-services.js';
-import type { Principal } from '../../../projections/key-index/principal.js';
 import { type AdmittedRequest, type Exchange, admitRequest } from './request-admission.js';
 import { sessionIdOf } from './request-headers.js';
 import { type StreamAttemptResult, StreamRelay, streamFailure } from './stream-relay.js';
 import { callTransport } from './upstream-call.js';
 import type { StoredAnswer } from '../../cache/index.js';
+import type { Principal } from '../../../projections/key-index/principal.js';
 import { AnswerCapture } from './answer-capture.js';
 import type { CacheDecision, ExactCacheLookup } from './exact-cache-lookup.js';
 import type { IdempotentReplay, IdempotentTurn } from './idempotent-replay.js';
 import { replyWithStoredAnswer } from './stored-answer-reply.js';
 
 type BufferedAnswer = { response: ChatResponse; usage: TokenUsage };
+type StreamedAnswer = Extract<StreamAttemptResult, { reachedClient: true }>;
 
 /** The parts that answer from stored outcomes before dispatch: idempotent replay and the exact cache. */
 export interface StoredAnswerParts {
@@ -33,7 +34,6 @@ interface AnswerKeeping {
   cache: CacheDecision;
   idempotency: IdempotentTurn | null;
 }
-type StreamedAnswer = Extract<StreamAttemptResult, { reachedClient: true }>;
 
 /**
  * Chat, for every client format (OpenAI Chat Completions, Anthropic Messages): authenticate → validate
