@@ -31,6 +31,21 @@ export interface AliasPolicy {
    * written), so versions published before the cache existed read the same as new ones.
    */
   cache?: false;
+  /** Rate limits of the alias as a whole, over every caller (absent = none). */
+  limits?: AliasRateLimits;
+  /**
+   * An alias (usually cheaper) that serves a request a hard budget would refuse, instead of the 402;
+   * its cost still counts against the budget. Absent = refuse.
+   */
+  budgetDowngrade?: string;
+}
+
+/** Per-minute limits of an alias; unset members are left out. */
+export interface AliasRateLimits {
+  rpm?: number;
+  tpm?: number;
+  inputTpm?: number;
+  outputTpm?: number;
 }
 
 /**

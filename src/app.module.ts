@@ -8,6 +8,7 @@ import { CacheAdminModule } from '../modules/cache/admin/cache-admin.module.js';
 import { CatalogAdminModule } from '../modules/catalog/admin/catalog-admin.module.js';
 import { CatalogModule } from '../modules/catalog/catalog.module.js';
 import { InferenceModule } from '../modules/inference/inference.module.js';
+import { LimitsModule } from '../modules/limits/limits.module.js';
 import { ProvidersModule } from '../modules/providers/providers.module.js';
 import { ConfigApplier } from './config/apply/config-applier.js';
 import { HealthController } from './health.controller.js';
@@ -20,8 +21,8 @@ export class AppModule {
   static forRoot(platform: Platform): DynamicModule {
     return {
       module: AppModule,
-      imports: [PlatformModule.forRoot(platform), CatalogModule, AccessModule, ProvidersModule, InferenceModule, AdminModule, AccessAdminModule, CatalogAdminModule,
-        AnalyticsModule, AuditModule, CacheAdminModule],
+      imports: [PlatformModule.forRoot(platform), CatalogModule, AccessModule, ProvidersModule, LimitsModule, InferenceModule, AdminModule, AccessAdminModule,
+        CatalogAdminModule, AnalyticsModule, AuditModule, CacheAdminModule],
       controllers: [HealthController, StatusController],
       providers: [ConfigApplier],
     };

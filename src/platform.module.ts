@@ -6,6 +6,7 @@ import { INFERENCE_SETTINGS, type InferenceSettings } from '../modules/inference
 import { resolveResilience } from '../modules/inference/resilience/resilience-settings.js';
 import { ADMISSION_SETTINGS, resolveAdmission } from '../modules/limits/admission-settings.js';
 import { CACHE_SETTINGS, resolveCacheSettings } from '../modules/cache/cache-settings.js';
+import { LIMITS_SETTINGS, type LimitsSettings } from '../modules/limits/limits-settings.js';
 import { PROVIDER_SETTINGS, type ProviderSettings } from '../modules/providers/provider-settings.js';
 import { ClickHouseConnection } from '../projections/clickhouse-analytics/clickhouse-connection.js';
 import { KeyIndexProjection } from '../projections/key-index/key-index.projection.js';
@@ -29,6 +30,7 @@ export class PlatformModule {
     const resilience = resolveResilience(environment.resilience);
     const admin: AdminSettings = { adminToken: environment.adminToken };
     const inference: InferenceSettings = { durability: environment.durability, nodeId: environment.nodeId, redisUrl: environment.redisUrl, resilience };
+    const limits: LimitsSettings = { redisUrl: environment.redisUrl, nodeId: environment.nodeId };
     const providerSettings: ProviderSettings = { connectTimeoutMs: resilience.deadlines.connectTimeoutMs };
     const providers = [
       { provide: PLATFORM, useValue: platform },
@@ -36,6 +38,7 @@ export class PlatformModule {
       { provide: ADMIN_SETTINGS, useValue: admin },
       { provide: INFERENCE_SETTINGS, useValue: inference },
       { provide: ADMISSION_SETTINGS, useValue: resolveAdmission(environment.admission) },
+      { provide: LIMITS_SETTINGS, useValue: limits },
       { provide: PROVIDER_SETTINGS, useValue: providerSettings },
       { provide: CACHE_SETTINGS, useValue: resolveCacheSettings(environment.cache, environment.redisUrl, environment.nodeId) },
       { provide: DataSource, useValue: platform.dataSource },

@@ -1,6 +1,7 @@
 import { Controller, Get, Inject, UseFilters, UseGuards } from '@nestjs/common';
 import { AdminExceptionFilter } from '../modules/admin/admin-exception.filter.js';
 import { AdminGuard } from '../modules/admin/admin.guard.js';
+import { LimitsRedis } from '../modules/limits/limits-redis.js';
 import { formatPosition } from './kernel/event-store/log-position.js';
 import { PLATFORM } from './platform.module.js';
 import type { Platform } from './platform.js';
@@ -13,7 +14,10 @@ import type { Platform } from './platform.js';
 @UseGuards(AdminGuard)
 @UseFilters(AdminExceptionFilter)
 export class StatusController {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(
+    @Inject(PLATFORM) private readonly platform: Platform,
+    private readonly limits: LimitsRedis,
+  ) {}
 
   @Get()
   async status() {
@@ -29,6 +33,8 @@ export class StatusController {
         problems: routing.problems,
       },
       keyIndex: { version: keys.version },
+      // `degraded: true`: Redis is configured but away, and this node applies rate limits and budgets on its own.
+      limits: this.limits.status(),
       eventLog: { head: eventStore.reachable ? await store.headPosition() : null, ...eventStore },
       // `position` is the last event applied; `logPosition` the read cursor, `transactionId:globalPosition`.
       projections: runner.status().map(({ name, kind, position, lastGlobalPosition, leaseHeld, lastError }) => ({

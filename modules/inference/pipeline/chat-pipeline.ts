@@ -36,11 +36,11 @@ interface AnswerKeeping {
 }
 
 /**
- * Chat, for every client format (OpenAI Chat Completions, Anthropic Messages): authenticate → validate
- * → idempotent replay → admit (alias, permits, plan, RequestAdmitted) → exact cache → attempts,
- * buffered or through the stream relay → settle in the journal and commit before the last byte (and
- * keep the answer for the cache and the idempotency key) → respond. Every permit, timer and
- * idempotency hold is released on every path.
+ * Chat, for every client format (OpenAI Chat Completions, Anthropic Messages, OpenAI Responses):
+ * authenticate → validate → idempotent replay → admit (alias, permits, plan, RequestAdmitted) → exact
+ * cache → attempts, buffered or through the stream relay → settle in the journal and commit before the
+ * last byte (and keep the answer for the cache and the idempotency key) → respond. Every permit, timer
+ * and idempotency hold is released on every path.
  */
 export class ChatPipeline {
   private readonly logger = new Logger('ChatPipeline');
@@ -172,7 +172,7 @@ export class ChatPipeline {
     const identity = { id: format.responseId(exchange.requestId), created: Math.floor(Date.now() / 1000), model: admitted.alias.name };
     await this.keep(keeping, admitted, answer.response, answer.usage, identity.created);
     if (exchange.raw.destroyed) return;
-    const body = JSON.stringify(format.encodeChat(answer.response, identity, answer.usage));
+    const body = JSON.stringify(format.encodeChat(answer.response, identity, answer.usage, request));
     exchange.raw.writeHead(200, {
       'content-type': 'application/json; charset=utf-8',
       'content-length': Buffer.byteLength(body),

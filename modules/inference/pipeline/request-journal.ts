@@ -65,6 +65,16 @@ export class RequestJournal {
     this.attemptEvents.push(this.event('AttemptFinished', data));
   }
 
+  /** Tokens the attempts recorded so far used, summed (what settlement reconciles the reservation with). */
+  usage(): TokenUsage {
+    return this.settlement().totals.usage;
+  }
+
+  /** What the attempts recorded so far cost, in USD (exact decimal string). */
+  cost(): string {
+    return sumCosts(this.attempts.map((a) => a.cost));
+  }
+
   get attemptCount(): number {
     return this.attempts.length;
   }
