@@ -4,7 +4,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { AdminGuard } from '../modules/admin/admin.guard.js';
-import { AdminTokens } from '../modules/admin/admin-tokens.js';
+import { AdminTokens, LOST_ADMIN_TOKEN_NOTICE } from '../modules/admin/admin-tokens.js';
 import { GatewayAuthenticator } from '../modules/access/gateway-authenticator.js';
 import { ClientConnectionErrors } from '../modules/inference/http/client-connection-errors.js';
 import { clientFormatForPath, parameterPathStyleForPath } from '../modules/inference/http/client-format-for-path.js';
@@ -21,6 +21,7 @@ import type { Environment } from './config/environment.js';
 import { type GatewayConfig, parseGatewayConfig } from './config/gateway-config.js';
 import { uuidv7 } from './kernel/ids.js';
 import { currentSecretReferencePolicy, installSecretReferencePolicy } from './kernel/secret-references/secret-reference.js';
+import { OperatorSocket } from './operator-socket.js';
 import { openPlatform, type Platform } from './platform.js';
 import { installPublicationGuard } from './publication-guard.js';
 import { warmTokenizer } from '../modules/canonical/tokenizer.js';
@@ -65,7 +66,8 @@ export function startupConfiguration(environment: Environment): { config: Gatewa
 export async function startGateway(environment: Environment, options: StartOptions = {}): Promise<Gateway> {
   Logger.overrideLogger(logLevels(environment.logLevel));
   const logger = new Logger('Switchyard');
-  const platform = await openPlatform(environment, { runDurable: options.runDurable ?? (environment.projector ?? 'embedded') === 'embedded' });
+  const platform = await openPlatform(environment, { runDurable: options.runDurable ?? (environment.projector ?? 'embedded') === 'embedded', spool: true });
+  let tokens: AdminTokens | null = null;
   try {
     installPublicationGuard(platform);
     await platform.runner.start();
@@ -116,7 +118,9 @@ export async function startGateway(environment: Environment, options: StartOptio
     deferContinue(adapter.getHttpServer());
     app.useGlobalFilters(new GatewayExceptionFilter(clientFormatForPath));
     await app.init();
-    const adminToken = app.get(AdminTokens).takeGeneratedToken();
+    const adminTokens = app.get(AdminTokens);
+    tokens = adminTokens;
+    const adminToken = adminTokens.takeGeneratedToken();
 
     let demoKey: string | null = null;
     if (options.applyConfig ?? true) {
@@ -129,16 +133,25 @@ export async function startGateway(environment: Environment, options: StartOptio
     warmTokenizer(); // ≈0.35 s once, before traffic rather than on the first request
     await app.listen(options.port ?? environment.port, environment.host);
     const url = (await app.getUrl()).replace('[::1]', 'localhost');
+    // With embedded PGlite nobody else may open the store: the CLI reaches it through this process.
+    const operatorSocket = platform.database.kind === 'pglite' && environment.dataDir !== ':memory:'
+      ? await OperatorSocket.open(environment.dataDir, fastify, adminTokens).catch((error: Error) => {
+        logger.warn(`no operator socket (${error.message}); CLI commands need the server stopped`);
+        return null;
+      })
+      : null;
     return {
       app, platform, url, demoKey, adminToken,
       mock: app.get(MockProviderHost),
       async close() {
         closing = true;
+        await operatorSocket?.close().catch(() => undefined);
         await app.close();
         await platform.close();
       },
     };
   } catch (error) {
+    if (tokens?.generatedOne) logger.error(LOST_ADMIN_TOKEN_NOTICE);
     await platform.close().catch(() => undefined);
     throw error;
   }

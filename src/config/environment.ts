@@ -8,6 +8,7 @@ import { type ResilienceOverrides, readResilienceOverrides } from '../../modules
 import { type AdmissionSettings, readAdmissionOverrides } from '../../modules/limits/admission-settings.js';
 import { type CacheKnobs, readCacheOverrides } from '../../modules/cache/cache-settings.js';
 import type { AuditSettings } from '../../projections/audit-chain/audit-settings.js';
+import { DEFAULT_SPOOL_MAX_BYTES, DEFAULT_SPOOL_SEGMENT_BYTES, type SpoolSettings, defaultSpoolDirectory } from '../kernel/event-store/spool/spool-settings.js';
 import { ConfigurationError } from '../kernel/configuration-error.js';
 import { DEFAULT_DATA_DIR } from '../kernel/settings.js';
 import { type SecretReferencePolicy, SecretPolicyError, secretReferencePolicy } from '../kernel/secret-references/secret-reference-policy.js';
@@ -55,6 +56,8 @@ export interface Environment {
   http?: Partial<HttpSettings>;
   /** Exact cache and idempotency knobs that differ from the defaults (cache-settings.ts). */
   cache?: Partial<CacheKnobs>;
+  /** The outage spool (PostgreSQL deployments); absent = the defaults under `dataDir`. */
+  spool?: SpoolSettings;
 }
 
 export { ConfigurationError };
@@ -105,6 +108,11 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
     secretReferences,
     http: readHttpOverrides(env),
     cache: readCacheOverrides(env),
+    spool: {
+      directory: env.SWITCHYARD_SPOOL_DIR ? resolve(env.SWITCHYARD_SPOOL_DIR) : defaultSpoolDirectory(dataDir),
+      maxBytes: integer(env.SWITCHYARD_SPOOL_MAX_BYTES, DEFAULT_SPOOL_MAX_BYTES, 'SWITCHYARD_SPOOL_MAX_BYTES'),
+      segmentBytes: DEFAULT_SPOOL_SEGMENT_BYTES,
+    },
   };
 }
 

@@ -17,6 +17,7 @@ import { AnswerCapture } from './answer-capture.js';
 import type { CacheDecision, ExactCacheLookup } from './exact-cache-lookup.js';
 import type { IdempotentReplay, IdempotentTurn } from './idempotent-replay.js';
 import { replyWithStoredAnswer } from './stored-answer-reply.js';
+import { durabilityRefusal } from './durability-refusal.js';
 
 type BufferedAnswer = { response: ChatResponse; usage: TokenUsage };
 type StreamedAnswer = Extract<StreamAttemptResult, { reachedClient: true }>;
@@ -121,7 +122,7 @@ export class ChatPipeline {
       await admitted.journal.complete({ status: 'success', httpStatus: 200, errorCode: null, cacheHit: true });
     } catch (error) {
       this.logger.error(`request ${exchange.requestId}: terminal events not committed: ${(error as Error).message}`);
-      throw new GatewayError(503, 'durability_unavailable', 'The answer could not be recorded durably; it was not delivered. Retry the request.');
+      throw durabilityRefusal(error, 'buffered');
     }
     const created = Math.floor(Date.now() / 1000);
     await idempotency?.settle({ ...hit, requestId: exchange.requestId, created });
@@ -167,7 +168,7 @@ export class ChatPipeline {
       await admitted.journal.complete({ status: 'success', httpStatus: 200, errorCode: null, cacheHit: false });
     } catch (error) {
       this.logger.error(`request ${exchange.requestId}: terminal events not committed: ${(error as Error).message}`);
-      throw new GatewayError(503, 'durability_unavailable', 'The answer could not be recorded durably; it was not delivered. Retry the request.');
+      throw durabilityRefusal(error, 'buffered');
     }
     const identity = { id: format.responseId(exchange.requestId), created: Math.floor(Date.now() / 1000), model: admitted.alias.name };
     await this.keep(keeping, admitted, answer.response, answer.usage, identity.created);
