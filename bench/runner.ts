@@ -77,7 +77,9 @@ async function main(): Promise<number> {
       if (kind === 'portkey') report.targets.push(await bench.measure('portkey', () => startPortkey(ready.url, workDir)));
       if (kind === 'switchyard') {
         for (const variant of plan.variants) {
-          const env = { ...plan.gatewayEnv, ...slowStreamAdmission(plan) };
+          // The bench measures the gateway in front of a provider; exact-cache hits would measure the cache
+          // (its requests repeat). --gateway-env SWITCHYARD_CACHE=on measures that instead.
+          const env = { SWITCHYARD_CACHE: 'off', ...plan.gatewayEnv, ...slowStreamAdmission(plan) };
           report.targets.push(
             await bench.measure(`switchyard:${variant.name}`, () =>
               startSwitchyard(variant, { mockUrl: ready.url, workDir, serverUrl: process.env.DATABASE_URL || null, env, streamDeployments: plan.slowStreams?.deployments ?? 0 }),

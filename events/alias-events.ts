@@ -26,6 +26,11 @@ export interface AliasPolicy {
   regions: string[];
   /** Sends a stable share of traffic to one route first (absent = no canary). */
   canary?: AliasCanary;
+  /**
+   * The exact cache serves this alias unless this is false. Absent means on (and is how `on` is
+   * written), so versions published before the cache existed read the same as new ones.
+   */
+  cache?: false;
   /** Rate limits of the alias as a whole, over every caller (absent = none). */
   limits?: AliasRateLimits;
   /**

@@ -86,7 +86,34 @@ export type RequestCompleted = DomainEvent<
   }
 >;
 
-export type RequestEvent = RequestAdmitted | RequestRejected | AttemptFinished | RequestCompleted;
-export const REQUEST_EVENT_TYPES = ['RequestAdmitted', 'RequestRejected', 'AttemptFinished', 'RequestCompleted'] as const;
+/**
+ * The request was answered from the exact cache: no provider was called, so nothing is billed, and
+ * `savedCostUsd` is what the attempt that produced the cached answer cost (the saving the ledger shows).
+ * The answer itself is content and stays in the cache, never here.
+ */
+export type RequestServedFromCache = DomainEvent<
+  'RequestServedFromCache',
+  {
+    requestId: string;
+    tenantId: string;
+    keyId: string;
+    alias: string;
+    aliasVersion: number;
+    /** The request whose provider attempt produced the cached answer. */
+    sourceRequestId: string;
+    /** Where that answer came from, and the price version its cost was computed with. */
+    deploymentId: string;
+    providerId: string;
+    model: string;
+    priceVersion: number;
+    /** The usage the cached answer reports to the client (the provider consumed none of it now). */
+    usage: TokenUsage;
+    /** Exact decimal string. */
+    savedCostUsd: string;
+  }
+>;
+
+export type RequestEvent = RequestAdmitted | RequestRejected | AttemptFinished | RequestServedFromCache | RequestCompleted;
+export const REQUEST_EVENT_TYPES = ['RequestAdmitted', 'RequestRejected', 'AttemptFinished', 'RequestServedFromCache', 'RequestCompleted'] as const;
 
 export const requestStream = (requestId: string) => `request-${requestId}`;

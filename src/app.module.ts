@@ -4,6 +4,7 @@ import { AccessAdminModule } from '../modules/access/admin/access-admin.module.j
 import { AdminModule } from '../modules/admin/admin.module.js';
 import { AnalyticsModule } from '../modules/analytics/analytics.module.js';
 import { AuditModule } from '../modules/audit/audit.module.js';
+import { CacheAdminModule } from '../modules/cache/admin/cache-admin.module.js';
 import { CatalogAdminModule } from '../modules/catalog/admin/catalog-admin.module.js';
 import { CatalogModule } from '../modules/catalog/catalog.module.js';
 import { InferenceModule } from '../modules/inference/inference.module.js';
@@ -23,7 +24,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [PlatformModule.forRoot(platform), CatalogModule, AccessModule, ProvidersModule, LimitsModule, InferenceModule, AdminModule, AccessAdminModule,
-        CatalogAdminModule, AnalyticsModule, AuditModule],
+        CatalogAdminModule, AnalyticsModule, AuditModule, CacheAdminModule],
       controllers: [HealthController, StatusController, ProjectionsController, ConfigApplyController],
       providers: [ConfigApplier],
     };

@@ -5,6 +5,7 @@ import { ADMIN_SETTINGS, type AdminSettings } from '../modules/admin/admin-setti
 import { INFERENCE_SETTINGS, type InferenceSettings } from '../modules/inference/inference-settings.js';
 import { resolveResilience } from '../modules/inference/resilience/resilience-settings.js';
 import { ADMISSION_SETTINGS, resolveAdmission } from '../modules/limits/admission-settings.js';
+import { CACHE_SETTINGS, resolveCacheSettings } from '../modules/cache/cache-settings.js';
 import { LIMITS_SETTINGS, type LimitsSettings } from '../modules/limits/limits-settings.js';
 import { PROVIDER_SETTINGS, type ProviderSettings } from '../modules/providers/provider-settings.js';
 import { ClickHouseConnection } from '../projections/clickhouse-analytics/clickhouse-connection.js';
@@ -39,6 +40,7 @@ export class PlatformModule {
       { provide: ADMISSION_SETTINGS, useValue: resolveAdmission(environment.admission) },
       { provide: LIMITS_SETTINGS, useValue: limits },
       { provide: PROVIDER_SETTINGS, useValue: providerSettings },
+      { provide: CACHE_SETTINGS, useValue: resolveCacheSettings(environment.cache, environment.redisUrl, environment.nodeId) },
       { provide: DataSource, useValue: platform.dataSource },
       { provide: SqlEventStore, useValue: platform.store },
       { provide: GroupCommitter, useValue: platform.committer },

@@ -26,7 +26,8 @@ export class PostgresSpendSource implements SpendSource {
 
   async report(query: SpendQuery): Promise<SpendResult> {
     const params: unknown[] = [query.from, query.to];
-    let where = `recorded_at >= $1 AND recorded_at < $2`;
+    // Exact-cache hits (zero cost, no provider attempt) are not attempts: ClickHouse never sees them either.
+    let where = `recorded_at >= $1 AND recorded_at < $2 AND outcome <> 'cache_hit'`;
     for (const [dimension, value] of Object.entries(query.filters)) {
       params.push(value);
       where += ` AND ${SPEND_DIMENSIONS[dimension as keyof typeof SPEND_DIMENSIONS]} = $${params.length}`;

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Decimal } from 'decimal.js';
-import { type AliasPublished, aliasStream, type AttemptFinished, priceStream, type Recorded, recorded, type RequestAdmitted, type RequestCompleted, type RequestRejected, requestStream } from '../../events/index.js';
+import { type AliasPublished, aliasStream, type AttemptFinished, priceStream, type Recorded, recorded, type RequestAdmitted, type RequestCompleted, type RequestRejected, type RequestServedFromCache, requestStream } from '../../events/index.js';
 import { type Database, DATABASE, type RecordedEvent, SqlEventStore } from '../../src/kernel/index.js';
 
 /** Request ids are UUIDv7 (the `x-request-id` header); anything else cannot name a request stream. */
@@ -33,6 +33,7 @@ export class RequestHistory {
     const rejected = events.find((e) => e.type === 'RequestRejected') as RecordedEvent<RequestRejected['data']> | undefined;
     const completed = events.find((e) => e.type === 'RequestCompleted') as RecordedEvent<RequestCompleted['data']> | undefined;
     const attempts = events.filter((e) => e.type === 'AttemptFinished') as Array<RecordedEvent<AttemptFinished['data']>>;
+    const cacheHit = events.find((e) => e.type === 'RequestServedFromCache') as RecordedEvent<RequestServedFromCache['data']> | undefined;
     const ledger = await this.database.query<LedgerRow>(
       `SELECT attempt, cost_usd::text AS cost_usd, price_version, recorded_at FROM cost_ledger WHERE request_id = $1 ORDER BY attempt`,
       [requestId],
@@ -72,6 +73,7 @@ export class RequestHistory {
           ledger: row ? { costUsd: new Decimal(row.cost_usd).toFixed(12), recordedAt: new Date(row.recorded_at).toISOString() } : null,
         };
       }),
+      cacheHit: cacheHit ? { ...cacheHit.data, at: cacheHit.recordedAt.toISOString(), globalPosition: cacheHit.globalPosition } : null,
       completion: completed ? { ...completed.data, at: completed.recordedAt.toISOString(), globalPosition: completed.globalPosition } : null,
       billing: {
         ledgerRows: ledger.length,

@@ -4,6 +4,9 @@ import { RoutingSnapshotProjection } from '../../projections/routing-snapshot/ro
 import { GatewayAuthenticator } from '../access/index.js';
 import { ProviderAdapters, ProvidersModule, UpstreamPools } from '../providers/index.js';
 import { AdmissionControl, BudgetGuard, DeploymentConcurrency, LimitsModule, RateLimiter, SharedConcurrency } from '../limits/index.js';
+import { CACHE_SETTINGS, type CacheSettings, CacheModule, EXACT_CACHE, type ExactCache, IDEMPOTENCY_STORE, type IdempotencyStore } from '../cache/index.js';
+import { ExactCacheLookup } from './pipeline/exact-cache-lookup.js';
+import { IdempotentReplay } from './pipeline/idempotent-replay.js';
 import { ChatCompletionsController } from './http/chat-completions.controller.js';
 import { CountTokensController } from './http/count-tokens.controller.js';
 import { EmbeddingsController } from './http/embeddings.controller.js';
@@ -12,7 +15,7 @@ import { ModelsController } from './http/models.controller.js';
 import { ResponsesController } from './http/responses.controller.js';
 import { StoredResponsesController } from './http/stored-responses.controller.js';
 import { INFERENCE_SETTINGS, type InferenceSettings } from './inference-settings.js';
-import { ChatPipeline } from './pipeline/chat-pipeline.js';
+import { ChatPipeline, type StoredAnswerParts } from './pipeline/chat-pipeline.js';
 import { EmbeddingsPipeline } from './pipeline/embeddings-pipeline.js';
 import { TokenCountPipeline } from './pipeline/token-count-pipeline.js';
 import type { InferenceServices, PipelineSettings } from './pipeline/inference-services.js';
@@ -28,12 +31,13 @@ import { RoutePlanner } from './routing/route-planner.js';
 const BREAKER_SIGNALS = Symbol('BREAKER_SIGNALS');
 const INFERENCE_SERVICES = Symbol('INFERENCE_SERVICES');
 const PIPELINE_SETTINGS = Symbol('PIPELINE_SETTINGS');
+const STORED_ANSWER_PARTS = Symbol('STORED_ANSWER_PARTS');
 type Closeable = { close(): Promise<void> };
 
 /** The data plane: client formats, pipeline, routing and streaming. */
 @Module({
   // GatewayAuthenticator comes from AccessModule, which is global.
-  imports: [ProvidersModule, LimitsModule],
+  imports: [ProvidersModule, LimitsModule, CacheModule],
   controllers: [ChatCompletionsController, MessagesController, CountTokensController, ResponsesController, StoredResponsesController, ModelsController, EmbeddingsController],
   providers: [
     { provide: LatencyTracker, useFactory: () => new LatencyTracker() },
@@ -88,9 +92,18 @@ type Closeable = { close(): Promise<void> };
       inject: [INFERENCE_SETTINGS],
     },
     {
+      provide: STORED_ANSWER_PARTS,
+      useFactory: (settings: CacheSettings, cache: ExactCache, store: IdempotencyStore, pipeline: PipelineSettings): StoredAnswerParts => ({
+        idempotency: new IdempotentReplay(store, { retentionMs: settings.idempotencyRetentionMs, waitLimitMs: pipeline.resilience.deadlines.requestTimeoutMs }),
+        cache: new ExactCacheLookup(cache, { enabled: settings.exactCacheEnabled, ttlMs: settings.exactCacheTtlMs }),
+        maxEntryBytes: settings.maxEntryBytes,
+      }),
+      inject: [CACHE_SETTINGS, EXACT_CACHE, IDEMPOTENCY_STORE, PIPELINE_SETTINGS],
+    },
+    {
       provide: ChatPipeline,
-      useFactory: (services: InferenceServices, settings: PipelineSettings) => new ChatPipeline(services, settings),
-      inject: [INFERENCE_SERVICES, PIPELINE_SETTINGS],
+      useFactory: (services: InferenceServices, settings: PipelineSettings, stored: StoredAnswerParts) => new ChatPipeline(services, settings, stored),
+      inject: [INFERENCE_SERVICES, PIPELINE_SETTINGS, STORED_ANSWER_PARTS],
     },
     {
       provide: TokenCountPipeline,

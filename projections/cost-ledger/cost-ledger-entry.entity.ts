@@ -46,6 +46,10 @@ export class CostLedgerEntry {
   @Column({ name: 'cost_usd', type: 'numeric', precision: 24, scale: 12 })
   costUsd!: string;
 
+  /** What an exact-cache hit saved (the cached answer's original cost); 0 on provider attempts. */
+  @Column({ name: 'saved_usd', type: 'numeric', precision: 24, scale: 12 })
+  savedUsd!: string;
+
   @Column({ name: 'price_version', type: 'integer' })
   priceVersion!: number;
 

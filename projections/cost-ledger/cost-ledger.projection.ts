@@ -1,6 +1,6 @@
 import type { DurableProjection, RecordedEvent, SqlExecutor } from '../../src/kernel/index.js';
 import { Decimal } from 'decimal.js';
-import { type AttemptFinished, recorded } from '../../events/index.js';
+import { type AttemptFinished, recorded, type RequestServedFromCache } from '../../events/index.js';
 
 /** An attempt is billable when it succeeded or the provider produced (and will charge for) tokens. */
 export function isBillable(data: AttemptFinished['data']): boolean {
@@ -18,24 +18,29 @@ WITH page AS (
   SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(
     request_id text, attempt integer, tenant_id text, key_id text, alias text, deployment_id text, provider_id text, model text,
     input_tokens integer, cached_input_tokens integer, cache_write_tokens integer, output_tokens integer, reasoning_tokens integer,
-    cost_usd numeric, price_version integer, outcome text, usage_evidence text, global_position bigint, recorded_at timestamptz)
+    cost_usd numeric, saved_usd numeric, price_version integer, outcome text, usage_evidence text, global_position bigint, recorded_at timestamptz)
 ), inserted AS (
   INSERT INTO cost_ledger (request_id, attempt, tenant_id, key_id, alias, deployment_id, provider_id, model, input_tokens,
-    cached_input_tokens, cache_write_tokens, output_tokens, reasoning_tokens, cost_usd, price_version, outcome, usage_evidence,
+    cached_input_tokens, cache_write_tokens, output_tokens, reasoning_tokens, cost_usd, saved_usd, price_version, outcome, usage_evidence,
     global_position, recorded_at)
   SELECT request_id, attempt, tenant_id, key_id, alias, deployment_id, provider_id, model, input_tokens, cached_input_tokens,
-    cache_write_tokens, output_tokens, reasoning_tokens, cost_usd, price_version, outcome, usage_evidence, global_position, recorded_at
+    cache_write_tokens, output_tokens, reasoning_tokens, cost_usd, saved_usd, price_version, outcome, usage_evidence, global_position, recorded_at
   FROM page
   ON CONFLICT (request_id, attempt) DO NOTHING
-  RETURNING tenant_id, cost_usd, recorded_at
+  RETURNING tenant_id, cost_usd, saved_usd, recorded_at
 ), accrued AS (
-  SELECT tenant_id, period.name AS period, date_trunc(period.name, recorded_at, 'UTC') AS period_start, sum(cost_usd) AS amount
+  SELECT tenant_id, period.name AS period, date_trunc(period.name, recorded_at, 'UTC') AS period_start, sum(cost_usd) AS amount,
+    sum(saved_usd) AS saved
   FROM inserted CROSS JOIN (VALUES ('day'), ('month')) AS period(name)
   GROUP BY tenant_id, period.name, date_trunc(period.name, recorded_at, 'UTC')
 )
-INSERT INTO tenant_spend (tenant_id, period, period_start, spent_usd)
-SELECT tenant_id, period, period_start, amount FROM accrued
-ON CONFLICT (tenant_id, period, period_start) DO UPDATE SET spent_usd = tenant_spend.spent_usd + EXCLUDED.spent_usd`;
+INSERT INTO tenant_spend (tenant_id, period, period_start, spent_usd, saved_usd)
+SELECT tenant_id, period, period_start, amount, saved FROM accrued
+ON CONFLICT (tenant_id, period, period_start) DO UPDATE SET spent_usd = tenant_spend.spent_usd + EXCLUDED.spent_usd,
+  saved_usd = tenant_spend.saved_usd + EXCLUDED.saved_usd`;
+
+/** A cache hit's ledger row: attempt 0 (no provider attempt), zero tokens and cost, and the saving. */
+export const CACHE_HIT_ATTEMPT = 0;
 
 /**
  * The exactly-once cost ledger: one row per billable attempt, keyed (request_id, attempt), with tenant
@@ -43,11 +48,15 @@ ON CONFLICT (tenant_id, period, period_start) DO UPDATE SET spent_usd = tenant_s
  */
 export class CostLedgerProjection implements DurableProjection {
   readonly name = 'cost-ledger';
-  readonly eventTypes = ['AttemptFinished'] as const;
+  readonly eventTypes = ['AttemptFinished', 'RequestServedFromCache'] as const;
 
   async handle(manager: SqlExecutor, events: readonly RecordedEvent[]): Promise<void> {
     const rows: unknown[] = [];
     for (const event of recorded(events)) {
+      if (event.type === 'RequestServedFromCache') {
+        rows.push(cacheHitRow(event.data, event.globalPosition, event.recordedAt));
+        continue;
+      }
       if (event.type !== 'AttemptFinished') continue;
       const { data } = event;
       if (!isBillable(data)) continue;
@@ -67,6 +76,7 @@ export class CostLedgerProjection implements DurableProjection {
         reasoning_tokens: data.usage.reasoning,
         // A JSON string, so the exact decimal never passes through a float.
         cost_usd: data.cost.total,
+        saved_usd: '0',
         price_version: data.priceVersion,
         outcome: data.outcome,
         usage_evidence: data.usageEvidence,
@@ -81,4 +91,30 @@ export class CostLedgerProjection implements DurableProjection {
     await manager.query('DELETE FROM cost_ledger');
     await manager.query('DELETE FROM tenant_spend');
   }
+}
+
+function cacheHitRow(data: RequestServedFromCache['data'], globalPosition: number, recordedAt: Date): Record<string, unknown> {
+  return {
+    request_id: data.requestId,
+    attempt: CACHE_HIT_ATTEMPT,
+    tenant_id: data.tenantId,
+    key_id: data.keyId,
+    alias: data.alias,
+    deployment_id: data.deploymentId,
+    provider_id: data.providerId,
+    model: data.model,
+    // No provider consumed anything for this answer.
+    input_tokens: 0,
+    cached_input_tokens: 0,
+    cache_write_tokens: 0,
+    output_tokens: 0,
+    reasoning_tokens: 0,
+    cost_usd: '0',
+    saved_usd: data.savedCostUsd,
+    price_version: data.priceVersion,
+    outcome: 'cache_hit',
+    usage_evidence: 'cache',
+    global_position: globalPosition,
+    recorded_at: recordedAt.toISOString(),
+  };
 }

@@ -16,4 +16,8 @@ export class TenantSpend {
 
   @Column({ name: 'spent_usd', type: 'numeric', precision: 24, scale: 12 })
   spentUsd!: string;
+
+  /** Running saving of exact-cache hits in the period. */
+  @Column({ name: 'saved_usd', type: 'numeric', precision: 24, scale: 12 })
+  savedUsd!: string;
 }

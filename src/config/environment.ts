@@ -6,6 +6,7 @@ import { type HttpSettings, readHttpOverrides } from '../../modules/inference/ht
 import { type DurabilityProfile, readDurability } from '../../modules/inference/pipeline/durability.js';
 import { type ResilienceOverrides, readResilienceOverrides } from '../../modules/inference/resilience/resilience-settings.js';
 import { type AdmissionSettings, readAdmissionOverrides } from '../../modules/limits/admission-settings.js';
+import { type CacheKnobs, readCacheOverrides } from '../../modules/cache/cache-settings.js';
 import type { AuditSettings } from '../../projections/audit-chain/audit-settings.js';
 import { DEFAULT_SPOOL_MAX_BYTES, DEFAULT_SPOOL_SEGMENT_BYTES, type SpoolSettings, defaultSpoolDirectory } from '../kernel/event-store/spool/spool-settings.js';
 import { ConfigurationError } from '../kernel/configuration-error.js';
@@ -53,6 +54,8 @@ export interface Environment {
   secretReferences?: SecretReferencePolicy;
   /** Client connection timeouts and cap that differ from the defaults (http-settings.ts). */
   http?: Partial<HttpSettings>;
+  /** Exact cache and idempotency knobs that differ from the defaults (cache-settings.ts). */
+  cache?: Partial<CacheKnobs>;
   /** The outage spool (PostgreSQL deployments); absent = the defaults under `dataDir`. */
   spool?: SpoolSettings;
 }
@@ -104,6 +107,7 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
     projector,
     secretReferences,
     http: readHttpOverrides(env),
+    cache: readCacheOverrides(env),
     spool: {
       directory: env.SWITCHYARD_SPOOL_DIR ? resolve(env.SWITCHYARD_SPOOL_DIR) : defaultSpoolDirectory(dataDir),
       maxBytes: integer(env.SWITCHYARD_SPOOL_MAX_BYTES, DEFAULT_SPOOL_MAX_BYTES, 'SWITCHYARD_SPOOL_MAX_BYTES'),

@@ -109,7 +109,7 @@ export function parseGatewayConfig(text: string, source = 'config'): GatewayConf
     });
     if (routes.length === 0) reader.problem(`${path}.routes`, 'needs at least one route');
     const policyNode = isNode(node.policy) ? node.policy : {};
-    reader.known(policyNode, `${path}.policy`, ['requiredCapabilities', 'maxAttempts', 'ttftTimeoutMs', 'regions', 'canary', 'limits', 'budgetDowngrade']);
+    reader.known(policyNode, `${path}.policy`, ['requiredCapabilities', 'maxAttempts', 'ttftTimeoutMs', 'regions', 'canary', 'limits', 'budgetDowngrade', 'cache']);
     const budgetDowngrade = reader.optionalString(policyNode, `${path}.policy`, 'budgetDowngrade');
     const canary = reader.canary(policyNode, `${path}.policy`, new Set(routes.map((r) => r.deployment)));
     const aliasLimits = reader.aliasLimits(policyNode, `${path}.policy`);
@@ -124,6 +124,8 @@ export function parseGatewayConfig(text: string, source = 'config'): GatewayConf
         regions: reader.stringList(policyNode, `${path}.policy`, 'regions') ?? [],
         // Left out when absent, so aliases published before canaries existed compare equal.
         ...(canary ? { canary } : {}),
+        // Only the opt-out is written: the cache is on by default.
+        ...(reader.optionalBoolean(policyNode, `${path}.policy`, 'cache') === false ? { cache: false as const } : {}),
         ...(aliasLimits ? { limits: aliasLimits } : {}),
         ...(budgetDowngrade ? { budgetDowngrade } : {}),
       },

@@ -12,8 +12,14 @@ export interface CliResult {
 }
 
 /** Runs one CLI command to completion. */
+/**
+ * These suites count provider calls, attempts and ledger rows of repeated identical requests: the exact
+ * cache (on by default) would answer the repeats. Its own suites turn it on (exact-cache.test.ts).
+ */
+const WITHOUT_EXACT_CACHE = { SWITCHYARD_CACHE: 'off' };
+
 export function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
-  const child = spawn(process.execPath, [MAIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [MAIN, ...args], { env: { ...WITHOUT_EXACT_CACHE, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (d) => (stdout += d));
@@ -32,7 +38,7 @@ export interface ServerProcess {
 
 export async function startServer(env: NodeJS.ProcessEnv, port?: number): Promise<ServerProcess> {
   const chosen = port ?? (await freePort());
-  const child = spawn(process.execPath, [MAIN, 'serve'], { env: { ...env, PORT: String(chosen) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [MAIN, 'serve'], { env: { ...WITHOUT_EXACT_CACHE, ...env, PORT: String(chosen) }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));

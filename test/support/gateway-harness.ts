@@ -95,6 +95,9 @@ export async function startTestGateway(options: HarnessOptions = {}): Promise<Te
     pollIntervalMs: 200,
     nodeId: `test-${keyCounter}`,
     logLevel: 'error',
+    // Suites here count provider calls and attempts of repeated identical requests, which the exact cache
+    // (on by default) would answer; a suite that passes `cache` gets the real defaults (exact-cache.test.ts).
+    cache: { exactCacheEnabled: false },
     ...options.environment,
   };
   let gateway: Gateway;

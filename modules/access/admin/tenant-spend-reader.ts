@@ -7,6 +7,8 @@ import { type SpendPeriod, TenantSpend } from '../../../projections/tenant-spend
 export interface PeriodSpend {
   periodStart: string;
   spentUsd: string;
+  /** What exact-cache hits saved in the period. */
+  savedUsd: string;
 }
 
 export type CurrentSpend = Record<SpendPeriod, PeriodSpend>;
@@ -21,7 +23,7 @@ export class TenantSpendReader {
     const month = periodStart('month', now);
     const result = new Map<string, CurrentSpend>();
     for (const id of tenantIds) {
-      result.set(id, { day: { periodStart: day.toISOString(), spentUsd: '0' }, month: { periodStart: month.toISOString(), spentUsd: '0' } });
+      result.set(id, { day: { periodStart: day.toISOString(), spentUsd: '0', savedUsd: '0' }, month: { periodStart: month.toISOString(), spentUsd: '0', savedUsd: '0' } });
     }
     if (tenantIds.length === 0) return result;
     const rows = await this.dataSource.getRepository(TenantSpend).find({
@@ -29,7 +31,9 @@ export class TenantSpendReader {
     });
     for (const row of rows) {
       const spend = result.get(row.tenantId);
-      if (spend) spend[row.period].spentUsd = new Decimal(row.spentUsd).toFixed();
+      if (!spend) continue;
+      spend[row.period].spentUsd = new Decimal(row.spentUsd).toFixed();
+      spend[row.period].savedUsd = new Decimal(row.savedUsd).toFixed();
     }
     return result;
   }

@@ -57,7 +57,7 @@ export async function ledgerUsage(database: SqlExecutor, providerIds: readonly s
             count(*)::text AS attempts, sum(input_tokens)::text AS input, sum(cached_input_tokens)::text AS cached,
             sum(cache_write_tokens)::text AS write, sum(output_tokens)::text AS output, sum(cost_usd)::text AS cost
      FROM cost_ledger
-     WHERE provider_id = ANY($1::text[]) AND recorded_at >= $2::date AND recorded_at < ($3::date + 1)
+     WHERE provider_id = ANY($1::text[]) AND recorded_at >= $2::date AND recorded_at < ($3::date + 1) AND outcome <> 'cache_hit'
      GROUP BY 1, 2`,
     [providerIds, fromDay, toDay],
   );

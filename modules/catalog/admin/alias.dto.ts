@@ -1,6 +1,6 @@
 import { Type } from 'class-transformer';
 import {
-  ArrayMaxSize, ArrayNotEmpty, IsArray, IsIn, IsInt, IsNumber, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateNested,
+  ArrayMaxSize, ArrayNotEmpty, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateNested,
 } from 'class-validator';
 import { CAPABILITIES, ROUTING_STRATEGIES, type RoutingStrategy } from '../../../events/index.js';
 import type { AliasDefinition } from '../alias/alias.decider.js';
@@ -59,6 +59,10 @@ export class AliasPolicyDto {
   @IsOptional() @ValidateNested() @Type(() => AliasCanaryDto)
   canary?: AliasCanaryDto;
 
+  /** false: the exact cache never serves this alias (on by default). */
+  @IsOptional() @IsBoolean()
+  cache?: boolean;
+
   @IsOptional() @ValidateNested() @Type(() => AliasLimitsDto)
   limits?: AliasLimitsDto;
 
@@ -97,6 +101,7 @@ export function aliasDefinitionOf(dto: PublishAliasDto): AliasDefinition {
       regions: dto.policy?.regions ?? [],
       // Absent rather than null, as the YAML does, so both describe the same definition.
       ...(canary ? { canary: { deploymentId: canary.deployment, percent: canary.percent, salt: canary.salt ?? '' } } : {}),
+      ...(dto.policy?.cache === false ? { cache: false as const } : {}),
       ...(Object.keys(limits).length ? { limits } : {}),
       ...(dto.policy?.budgetDowngrade ? { budgetDowngrade: dto.policy.budgetDowngrade } : {}),
     },

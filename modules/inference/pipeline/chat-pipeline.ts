@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { TokenUsage } from '../../../events/index.js';
-import { type ChatRequest, type ChatResponse, requiredCapabilities } from '../../canonical/index.js';
+import { type ChatRequest, type ChatResponse, GatewayError, requiredCapabilities } from '../../canonical/index.js';
 import type { ClientFormat } from '../formats/client-format.js';
 import { BACKSTOP_SLACK_MS } from '../resilience/deadlines.js';
 import { chatReservation } from './admission-estimate.js';
@@ -11,16 +11,37 @@ import { type AdmittedRequest, type Exchange, admitRequest } from './request-adm
 import { sessionIdOf } from './request-headers.js';
 import { type StreamAttemptResult, StreamRelay, streamFailure } from './stream-relay.js';
 import { callTransport } from './upstream-call.js';
+import type { StoredAnswer } from '../../cache/index.js';
+import type { Principal } from '../../../projections/key-index/principal.js';
+import { AnswerCapture } from './answer-capture.js';
+import type { CacheDecision, ExactCacheLookup } from './exact-cache-lookup.js';
+import type { IdempotentReplay, IdempotentTurn } from './idempotent-replay.js';
+import { replyWithStoredAnswer } from './stored-answer-reply.js';
 import { durabilityRefusal } from './durability-refusal.js';
 
 type BufferedAnswer = { response: ChatResponse; usage: TokenUsage };
 type StreamedAnswer = Extract<StreamAttemptResult, { reachedClient: true }>;
 
+/** The parts that answer from stored outcomes before dispatch: idempotent replay and the exact cache. */
+export interface StoredAnswerParts {
+  idempotency: IdempotentReplay;
+  cache: ExactCacheLookup;
+  /** The largest answer kept for either (characters of a streamed answer as it is captured). */
+  maxEntryBytes: number;
+}
+
+/** What a request does with its complete answer before the last byte: the cache entry, the idempotent outcome. */
+interface AnswerKeeping {
+  cache: CacheDecision;
+  idempotency: IdempotentTurn | null;
+}
+
 /**
- * Chat, for every client format (OpenAI Chat Completions, Anthropic Messages, OpenAI Responses): authenticate → validate
- * → admit (alias, permits, plan, RequestAdmitted) → attempts, buffered or through the stream relay →
- * settle in the journal and commit before the last byte → respond. Every permit and timer is released
- * on every path.
+ * Chat, for every client format (OpenAI Chat Completions, Anthropic Messages, OpenAI Responses):
+ * authenticate → validate → idempotent replay → admit (alias, permits, plan, RequestAdmitted) → exact
+ * cache → attempts, buffered or through the stream relay → settle in the journal and commit before the
+ * last byte (and keep the answer for the cache and the idempotency key) → respond. Every permit, timer
+ * and idempotency hold is released on every path.
  */
 export class ChatPipeline {
   private readonly logger = new Logger('ChatPipeline');
@@ -28,6 +49,7 @@ export class ChatPipeline {
   constructor(
     private readonly services: InferenceServices,
     private readonly settings: PipelineSettings,
+    private readonly stored: StoredAnswerParts,
   ) {}
 
   /**
@@ -37,6 +59,16 @@ export class ChatPipeline {
   async handle(exchange: Exchange, format: ClientFormat): Promise<void> {
     const principal = this.services.auth.authenticate(exchange.headers, 'inference');
     const request = format.parseChat(exchange.body);
+    const idempotency = await this.stored.idempotency.enter(exchange, principal, format, request);
+    if (idempotency === 'replayed') return;
+    try {
+      await this.admitted(exchange, format, request, principal, idempotency);
+    } finally {
+      idempotency?.release();
+    }
+  }
+
+  private async admitted(exchange: Exchange, format: ClientFormat, request: ChatRequest, principal: Principal, idempotency: IdempotentTurn | null): Promise<void> {
     const reservation = chatReservation(request);
     const adapters = this.services.adapters;
     const admitted = await admitRequest(this.services, this.settings, exchange, principal, {
@@ -57,14 +89,66 @@ export class ChatPipeline {
       adapterServes: (deployment) => adapters.for(deployment.provider.type) !== undefined,
     });
     try {
-      if (request.stream) await this.stream(exchange, format, request, admitted, reservation.inputTokens);
-      else await this.buffered(exchange, format, request, admitted, reservation.inputTokens);
+      const cache = await this.stored.cache.decide(principal.tenantId, admitted.alias, request, exchange.headers);
+      const keeping = { cache, idempotency };
+      try {
+        if (cache.status === 'hit') await this.fromCache(exchange, format, request, admitted, cache.answer, idempotency);
+        else if (request.stream) await this.stream(exchange, format, request, admitted, reservation.inputTokens, keeping);
+        else await this.buffered(exchange, format, request, admitted, reservation.inputTokens, keeping);
+      } catch (error) {
+        throw error instanceof GatewayError ? withCacheStatus(error, cache.status) : error;
+      }
     } finally {
       admitted.release();
     }
   }
 
-  private async buffered(exchange: Exchange, format: ClientFormat, request: ChatRequest, admitted: AdmittedRequest, estimatedInputTokens: number): Promise<void> {
+  /**
+   * Answers from the exact cache: no provider call. The request's events say so (RequestServedFromCache,
+   * zero cost, the saving) and are committed before the first byte; the answer is then written whole.
+   */
+  private async fromCache(exchange: Exchange, format: ClientFormat, request: ChatRequest, admitted: AdmittedRequest, hit: StoredAnswer, idempotency: IdempotentTurn | null): Promise<void> {
+    admitted.journal.recordCacheHit({
+      requestId: exchange.requestId,
+      tenantId: admitted.principal.tenantId,
+      keyId: admitted.principal.keyId,
+      alias: admitted.alias.name,
+      aliasVersion: admitted.alias.version,
+      sourceRequestId: hit.requestId,
+      deploymentId: hit.source.deploymentId,
+      providerId: hit.source.providerId,
+      model: hit.source.model,
+      priceVersion: hit.source.priceVersion,
+      usage: hit.usage,
+      savedCostUsd: hit.source.costUsd,
+    });
+    try {
+      await admitted.journal.complete({ status: 'success', httpStatus: 200, errorCode: null, cacheHit: true });
+    } catch (error) {
+      this.logger.error(`request ${exchange.requestId}: terminal events not committed: ${(error as Error).message}`);
+      throw durabilityRefusal(error, 'buffered');
+    }
+    const created = Math.floor(Date.now() / 1000);
+    await idempotency?.settle({ ...hit, requestId: exchange.requestId, created });
+    const identity = { id: format.responseId(exchange.requestId), created, model: admitted.alias.name };
+    await replyWithStoredAnswer(exchange.raw, format, request, hit, identity, { 'x-request-id': exchange.requestId, 'x-switchyard-cache': 'hit' });
+  }
+
+  /** Keeps a complete provider answer for the exact cache and the idempotency key; never throws. */
+  private async keep(keeping: AnswerKeeping, admitted: AdmittedRequest, response: ChatResponse, usage: TokenUsage, created: number): Promise<void> {
+    const attempt = admitted.journal.lastAttempt;
+    if (!attempt || attempt.outcome !== 'success') return;
+    const answer: StoredAnswer = {
+      requestId: admitted.requestId,
+      created,
+      response: { ...response, usage: null },
+      usage,
+      source: { deploymentId: attempt.deploymentId, providerId: attempt.providerId, model: attempt.model, priceVersion: attempt.priceVersion, costUsd: attempt.cost.total },
+    };
+    await Promise.all([this.stored.cache.remember(keeping.cache, answer), keeping.idempotency?.settle(answer)]);
+  }
+
+  private async buffered(exchange: Exchange, format: ClientFormat, request: ChatRequest, admitted: AdmittedRequest, estimatedInputTokens: number, keeping: AnswerKeeping): Promise<void> {
     const idleTimeoutMs = this.settings.resilience.deadlines.idleTimeoutMs + BACKSTOP_SLACK_MS;
     const answer = await runAdmittedAttempts<BufferedAnswer>(this.services, this.settings, admitted, async (turn, adapter) => {
       const started = Date.now();
@@ -90,27 +174,35 @@ export class ChatPipeline {
       this.logger.error(`request ${exchange.requestId}: terminal events not committed: ${(error as Error).message}`);
       throw durabilityRefusal(error, 'buffered');
     }
-    if (exchange.raw.destroyed) return;
     const identity = { id: format.responseId(exchange.requestId), created: Math.floor(Date.now() / 1000), model: admitted.alias.name };
+    await this.keep(keeping, admitted, answer.response, answer.usage, identity.created);
+    if (exchange.raw.destroyed) return;
     const body = JSON.stringify(format.encodeChat(answer.response, identity, answer.usage, request));
     exchange.raw.writeHead(200, {
       'content-type': 'application/json; charset=utf-8',
       'content-length': Buffer.byteLength(body),
       'x-request-id': exchange.requestId,
+      'x-switchyard-cache': keeping.cache.status,
     });
     exchange.raw.end(body);
   }
 
-  private async stream(exchange: Exchange, format: ClientFormat, request: ChatRequest, admitted: AdmittedRequest, estimatedInputTokens: number): Promise<void> {
+  private async stream(
+    exchange: Exchange, format: ClientFormat, request: ChatRequest, admitted: AdmittedRequest, estimatedInputTokens: number, keeping: AnswerKeeping,
+  ): Promise<void> {
     const deadlines = this.settings.resilience.deadlines;
     const identity = { id: format.responseId(exchange.requestId), created: Math.floor(Date.now() / 1000), model: admitted.alias.name };
+    // Only a stream whose answer will be kept pays for keeping its text (bounded by the entry size).
+    const encoder = format.streamEncoder(identity, request, estimatedInputTokens);
+    const capture = keeping.cache.status === 'miss' || keeping.idempotency ? new AnswerCapture(encoder, this.stored.maxEntryBytes) : null;
     const relay = new StreamRelay({
       raw: exchange.raw,
       requestId: exchange.requestId,
-      encoder: format.streamEncoder(identity, request, estimatedInputTokens),
+      encoder: capture ?? encoder,
       deadlines,
       requestAbort: admitted.lifetime.abort,
       onFirstOutput: () => admitted.lifetime.endRequestDeadline(),
+      headers: { 'x-switchyard-cache': keeping.cache.status },
     });
     try {
       const ttftLimitMs = admitted.alias.policy.ttftTimeoutMs ?? deadlines.ttftTimeoutMs;
@@ -139,13 +231,23 @@ export class ChatPipeline {
       if (answer.fault?.isOurs) this.logger.error(`request ${exchange.requestId}: the gateway failed while relaying the stream: ${answer.fault.describeCause()}`);
       await relay.finish(
         answer,
-        () => admitted.journal.complete({ ...ending, cacheHit: false }),
+        async () => {
+          await admitted.journal.complete({ ...ending, cacheHit: false });
+          // Committed: keep a complete answer before its end marker goes out, so an immediate repeat finds it.
+          const response = capture && answer.outcome === 'success' && !relay.clientGone ? capture.response(answer.providerRequestId) : null;
+          if (response) await this.keep(keeping, admitted, response, answer.usage, identity.created);
+        },
         (error) => this.logger.error(`request ${exchange.requestId}: terminal events not committed: ${error.message}`),
       );
     } finally {
       relay.dispose();
     }
   }
+}
+
+/** The same error, answered with the cache's decision too (a copy: an error object may be shared). */
+function withCacheStatus(error: GatewayError, status: CacheDecision['status']): GatewayError {
+  return new GatewayError(error.status, error.code, error.message, error.param, { ...error.headers, 'x-switchyard-cache': status }, error.detail);
 }
 
 function streamEnding(answer: StreamedAnswer): { status: 'failed' | 'cancelled'; httpStatus: number; errorCode: string } {

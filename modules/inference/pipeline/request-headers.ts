@@ -14,7 +14,14 @@ export function sessionIdOf(headers: RequestHeaders): string | null {
   return value;
 }
 
-/** The caller's `Idempotency-Key`, recorded on RequestAdmitted. */
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/** The caller's `Idempotency-Key` (replays, and recorded on RequestAdmitted): untrusted, so bounded. */
 export function idempotencyKeyOf(headers: RequestHeaders): string | null {
-  return firstHeader(headers['idempotency-key']) ?? null;
+  const value = firstHeader(headers['idempotency-key']);
+  if (value === undefined) return null;
+  if (!IDEMPOTENCY_KEY.test(value)) {
+    throw new GatewayError(400, 'invalid_request', "The 'Idempotency-Key' header must be 1 to 255 printable ASCII characters without spaces.", 'idempotency-key');
+  }
+  return value;
 }

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { type AttemptFinished, type RequestAdmitted, type RequestCompleted, requestStream, type TokenUsage } from '../../../events/index.js';
+import { type AttemptFinished, type RequestAdmitted, type RequestCompleted, type RequestServedFromCache, requestStream, type TokenUsage } from '../../../events/index.js';
 import { type GroupCommitter, type NewEvent, uuidv7 } from '../../../src/kernel/index.js';
 import { sumCosts } from '../pricing/attempt-cost.js';
 import { admissionRefusal } from './durability-refusal.js';
@@ -29,6 +29,7 @@ export class RequestJournal {
   private admittedCommitted = false;
   private readonly attempts: Array<AttemptFinished['data']> = [];
   private readonly attemptEvents: NewEvent[] = [];
+  private servedFromCache: NewEvent | null = null;
   private terminal: Promise<void> | null = null;
   private readonly startedAt = Date.now();
 
@@ -80,6 +81,17 @@ export class RequestJournal {
     return this.attempts.length;
   }
 
+  /** The attempt recorded last (the one that answered, when the request succeeded). */
+  get lastAttempt(): AttemptFinished['data'] | null {
+    return this.attempts.at(-1) ?? null;
+  }
+
+  /** Records that the exact cache answered: instead of attempts, not besides them. */
+  recordCacheHit(data: RequestServedFromCache['data']): void {
+    if (this.attempts.length > 0 || this.servedFromCache) throw new Error(`request ${this.requestId} was answered already`);
+    this.servedFromCache = this.event('RequestServedFromCache', data);
+  }
+
   /**
    * Appends what is not stored yet and RequestCompleted, whose totals are settled from the attempts.
    * Resolves when that is durable (default and strict); under the async profile it resolves at once and
@@ -89,7 +101,7 @@ export class RequestJournal {
     if (this.terminal) return this.terminal;
     if (!this.admitted) return Promise.reject(new Error(`request ${this.requestId} completed before it was admitted`));
     const completed: RequestCompleted['data'] = { requestId: this.requestId, ...ending, ...this.settlement() };
-    const terminal = [...this.attemptEvents, this.event('RequestCompleted', completed)];
+    const terminal = [...this.attemptEvents, ...(this.servedFromCache ? [this.servedFromCache] : []), this.event('RequestCompleted', completed)];
     const commit = this.committer
       .append(
         this.admittedCommitted

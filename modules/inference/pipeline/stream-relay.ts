@@ -34,6 +34,8 @@ export interface StreamRelayOptions {
   requestAbort: AbortController;
   /** Called once, when the first output is about to reach the client (the pre-output deadline ends there). */
   onFirstOutput: () => void;
+  /** Response headers besides the request id (e.g. `x-switchyard-cache`). */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -48,7 +50,7 @@ export class StreamRelay {
   private readonly lifetime: NodeJS.Timeout;
 
   constructor(private readonly options: StreamRelayOptions) {
-    this.sse = new SseResponse(options.raw, { 'x-request-id': options.requestId });
+    this.sse = new SseResponse(options.raw, { ...options.headers, 'x-request-id': options.requestId });
     // No heartbeat, trickle or retry extends this.
     this.lifetime = setTimeout(() => options.requestAbort.abort(new DeadlineExceeded('stream')), options.deadlines.streamTimeoutMs);
   }

@@ -1,0 +1,68 @@
+import { Logger } from '@nestjs/common';
+import type { ResolvedAlias } from '../../../projections/routing-snapshot/routing-snapshot.js';
+import { StoreOutageLog } from '../../cache/index.js';
+import { type CacheEntryKey, type ExactCache, exactCacheDigest } from '../../cache/index.js';
+import type { StoredAnswer } from '../../cache/index.js';
+import type { ChatRequest } from '../../canonical/index.js';
+import type { ChatResponse } from '../../canonical/index.js';
+import { firstHeader } from '../../canonical/index.js';
+import type { RequestHeaders } from './request-headers.js';
+
+export interface ExactCacheSettings {
+  enabled: boolean;
+  ttlMs: number;
+}
+
+/** What the exact cache decided for one request; `status` is the `x-switchyard-cache` header. */
+export type CacheDecision =
+  | { status: 'bypass' }
+  | { status: 'miss'; key: CacheEntryKey }
+  | { status: 'hit'; key: CacheEntryKey; answer: StoredAnswer };
+
+/**
+ * The exact-cache part of the pipeline, after admission and before dispatch: the key is the tenant's
+ * partition, the alias and a digest of the alias version and the normalized request. Bypassed when the
+ * node, the alias (`policy.cache: false`) or the request (`cache-control: no-cache` / `no-store`) says
+ * so. Only complete answers are stored (every choice ended with `stop` or `tool_calls`): errors and
+ * truncated answers (`length`, `content_filter`, a cut or cancelled stream) never are. An unreachable
+ * store is a miss (logged), never a failed request.
+ */
+export class ExactCacheLookup {
+  private static readonly logger = new Logger('ExactCache');
+  private readonly outage = new StoreOutageLog(ExactCacheLookup.logger, 'exact cache');
+
+  constructor(
+    private readonly cache: ExactCache,
+    private readonly settings: ExactCacheSettings,
+  ) {}
+
+  async decide(tenantId: string, alias: ResolvedAlias, request: ChatRequest, headers: RequestHeaders): Promise<CacheDecision> {
+    if (!this.settings.enabled || alias.policy.cache === false || refusesCache(headers)) return { status: 'bypass' };
+    const key = { tenantId, alias: alias.name, digest: exactCacheDigest(alias.version, request) };
+    try {
+      const answer = await this.cache.get(key);
+      return answer ? { status: 'hit', key, answer } : { status: 'miss', key };
+    } catch (error) {
+      this.outage.failed(error);
+      return { status: 'miss', key };
+    }
+  }
+
+  /**
+   * Stores a provider's answer after a miss, if it is complete. The pipeline awaits it before the
+   * answer's last byte, so a repeat sent the moment the answer arrived already hits; never rejects.
+   */
+  async remember(decision: CacheDecision, answer: StoredAnswer): Promise<void> {
+    if (decision.status !== 'miss' || !isComplete(answer.response)) return;
+    await this.cache.put(decision.key, answer, this.settings.ttlMs).catch((error) => this.outage.failed(error));
+  }
+}
+
+function refusesCache(headers: RequestHeaders): boolean {
+  const value = firstHeader(headers['cache-control']);
+  return value !== undefined && /(^|[\s,])no-(cache|store)([\s,;=]|$)/i.test(value);
+}
+
+function isComplete(response: ChatResponse): boolean {
+  return response.choices.length > 0 && response.choices.every((c) => c.stopReason === 'stop' || c.stopReason === 'tool_calls');
+}
