@@ -5,6 +5,7 @@ import { AnalyticsModule } from '../modules/analytics/analytics.module.js';
 import { AuditModule } from '../modules/audit/audit.module.js';
 import { CatalogAdminModule } from '../modules/catalog/admin/catalog-admin.module.js';
 import { CatalogModule } from '../modules/catalog/catalog.module.js';
+import { ObservabilityModule } from '../modules/observability/observability.module.js';
 import { InferenceModule } from '../modules/inference/inference.module.js';
 import { ProvidersModule } from '../modules/providers/providers.module.js';
 import { ConfigApplier } from './config/apply/config-applier.js';
@@ -18,7 +19,7 @@ export class AppModule {
   static forRoot(platform: Platform): DynamicModule {
     return {
       module: AppModule,
-      imports: [PlatformModule.forRoot(platform), CatalogModule, AccessModule, ProvidersModule, InferenceModule, AccessAdminModule, CatalogAdminModule,
+      imports: [PlatformModule.forRoot(platform), ObservabilityModule, CatalogModule, AccessModule, ProvidersModule, InferenceModule, AccessAdminModule, CatalogAdminModule,
         AnalyticsModule, AuditModule],
       controllers: [HealthController, StatusController],
       providers: [ConfigApplier],

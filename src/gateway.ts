@@ -24,6 +24,8 @@ import { currentSecretReferencePolicy, installSecretReferencePolicy } from './ke
 import { openPlatform, type Platform } from './platform.js';
 import { installPublicationGuard } from './publication-guard.js';
 import { warmTokenizer } from '../modules/canonical/tokenizer.js';
+import { Observability } from '../modules/observability/observability.js';
+import { GatewayLogger } from './gateway-logger.js';
 
 
 export interface Gateway {
@@ -63,7 +65,8 @@ export function startupConfiguration(environment: Environment): { config: Gatewa
 
 /** Opens the platform, wires the NestJS modules, applies the configuration and starts serving. */
 export async function startGateway(environment: Environment, options: StartOptions = {}): Promise<Gateway> {
-  Logger.overrideLogger(logLevels(environment.logLevel));
+  const gatewayLogger = new GatewayLogger(logLevels(environment.logLevel));
+  Logger.overrideLogger(gatewayLogger);
   const logger = new Logger('Switchyard');
   const platform = await openPlatform(environment, { runDurable: options.runDurable ?? (environment.projector ?? 'embedded') === 'embedded' });
   try {
@@ -95,7 +98,7 @@ export async function startGateway(environment: Environment, options: StartOptio
       frameworkErrors: answerRouterError,
     });
     const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(platform), adapter, {
-      logger: logLevels(environment.logLevel),
+      logger: gatewayLogger,
       bufferLogs: false,
       // Only JSON bodies are accepted, through the parser below; any other type is a 415.
       bodyParser: false,
@@ -110,8 +113,12 @@ export async function startGateway(environment: Environment, options: StartOptio
         done(error as Error, undefined);
       }
     });
+    const observability = app.get(Observability);
+    // First, so that every answer — refusals included — is observed and carries the overhead header.
+    fastify.addHook('onRequest', observability.track);
     fastify.addHook('onRequest', connectionErrors.track);
-    fastify.addHook('onRequest', new EarlyAuthentication(app.get(GatewayAuthenticator), app.get(AdminGuard), () => closing).onRequest);
+    const adminOnly = (path: string) => path === '/metrics' && observability.settings.metricsAccess === 'admin';
+    fastify.addHook('onRequest', new EarlyAuthentication(app.get(GatewayAuthenticator), app.get(AdminGuard), () => closing, adminOnly).onRequest);
     boundConnections(adapter.getHttpServer(), http, logger);
     deferContinue(adapter.getHttpServer());
     app.useGlobalFilters(new GatewayExceptionFilter(clientFormatForPath));

@@ -12,6 +12,8 @@ import { UpstreamPools } from '../providers/upstream-pools.js';
 import { AdmissionControl } from '../limits/admission-control.js';
 import { DeploymentConcurrency } from '../limits/deployment-concurrency.js';
 import { LimitsModule } from '../limits/limits.module.js';
+import { Observability } from '../observability/observability.js';
+import { registerInferenceGauges } from './inference-gauges.js';
 import { ChatCompletionsController } from './http/chat-completions.controller.js';
 import { EmbeddingsController } from './http/embeddings.controller.js';
 import { MessagesController } from './http/messages.controller.js';
@@ -32,6 +34,7 @@ import { RoutePlanner } from './routing/route-planner.js';
 const BREAKER_SIGNALS = Symbol('BREAKER_SIGNALS');
 const INFERENCE_SERVICES = Symbol('INFERENCE_SERVICES');
 const PIPELINE_SETTINGS = Symbol('PIPELINE_SETTINGS');
+const INFERENCE_GAUGES = Symbol('INFERENCE_GAUGES');
 type Closeable = { close(): Promise<void> };
 
 /** The data plane: client formats, pipeline, routing and streaming. */
@@ -80,6 +83,14 @@ type Closeable = { close(): Promise<void> };
       inject: [GatewayAuthenticator, RoutingSnapshotProjection, RoutePlanner, ProviderAdapters, UpstreamPools, GroupCommitter, LatencyTracker, DeploymentGate, AdmissionControl],
     },
     {
+      provide: INFERENCE_GAUGES,
+      useFactory: (observability: Observability, health: DeploymentHealth, admission: AdmissionControl) => {
+        registerInferenceGauges(observability, health, admission);
+        return true;
+      },
+      inject: [Observability, DeploymentHealth, AdmissionControl],
+    },
+    {
       provide: PIPELINE_SETTINGS,
       useFactory: (environment: Environment): PipelineSettings => ({
         durability: environment.durability, nodeId: environment.nodeId, resilience: resolveResilience(environment.resilience),
@@ -99,7 +110,11 @@ type Closeable = { close(): Promise<void> };
   ],
 })
 export class InferenceModule implements OnApplicationShutdown {
-  constructor(@Inject(BREAKER_SIGNALS) private readonly breakerSignals: Closeable) {}
+  constructor(
+    @Inject(BREAKER_SIGNALS) private readonly breakerSignals: Closeable,
+    // Registered once per gateway: nothing injects the gauges, so the module asks for them.
+    @Inject(INFERENCE_GAUGES) _gauges: unknown,
+  ) {}
 
   async onApplicationShutdown(): Promise<void> {
     await this.breakerSignals.close();

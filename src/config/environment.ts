@@ -5,6 +5,7 @@ import { DEFAULT_HTTP_SETTINGS, type HttpSettings } from '../../modules/inferenc
 import { DURABILITY_PROFILES, type DurabilityProfile } from '../../modules/inference/pipeline/durability.js';
 import type { ResilienceOverrides } from '../../modules/inference/resilience/resilience-settings.js';
 import type { AdmissionSettings } from '../../modules/limits/admission-settings.js';
+import type { ObservabilityOverrides } from '../../modules/observability/observability-settings.js';
 import type { AuditSettings } from '../../projections/audit-chain/audit-settings.js';
 import { type SecretReferencePolicy, SecretPolicyError, secretReferencePolicy } from '../kernel/secret-references/secret-reference-policy.js';
 
@@ -49,6 +50,8 @@ export interface Environment {
   secretReferences?: SecretReferencePolicy;
   /** Client connection timeouts and cap that differ from the defaults (http-settings.ts). */
   http?: Partial<HttpSettings>;
+  /** Programmatic overrides of the observability settings read from OTEL_* and SWITCHYARD_* (observability-settings.ts). */
+  observability?: ObservabilityOverrides;
 }
 
 export class ConfigurationError extends Error {

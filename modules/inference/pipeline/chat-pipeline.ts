@@ -13,6 +13,7 @@ import { type AdmittedRequest, type Exchange, admitRequest } from './request-adm
 import { sessionIdOf } from './request-headers.js';
 import { type StreamAttemptResult, StreamRelay, streamFailure } from './stream-relay.js';
 import { callTransport } from './upstream-call.js';
+import { observationOf } from '../../observability/observability.js';
 
 type BufferedAnswer = { response: ChatResponse; usage: TokenUsage };
 type StreamedAnswer = Extract<StreamAttemptResult, { reachedClient: true }>;
@@ -37,7 +38,10 @@ export class ChatPipeline {
    */
   async handle(exchange: Exchange, format: ClientFormat): Promise<void> {
     const principal = this.services.auth.authenticate(exchange.headers, 'inference');
+    const observation = observationOf(exchange.raw);
+    observation?.identify(principal);
     const request = format.parseChat(exchange.body);
+    if (observation?.logsContent) observation.recordContent('prompt', () => promptText(request));
     const reservation = chatReservation(request);
     const adapters = this.services.adapters;
     const admitted = await admitRequest(this.services, this.settings, exchange, principal, {
@@ -63,11 +67,11 @@ export class ChatPipeline {
 
   private async buffered(exchange: Exchange, format: ClientFormat, request: ChatRequest, admitted: AdmittedRequest, estimatedInputTokens: number): Promise<void> {
     const idleTimeoutMs = this.settings.resilience.deadlines.idleTimeoutMs + BACKSTOP_SLACK_MS;
-    const answer = await runAdmittedAttempts<BufferedAnswer>(this.services, this.settings, admitted, async (turn, adapter) => {
+    const answer = await runAdmittedAttempts<BufferedAnswer>(this.services, this.settings, admitted, async (turn, adapter, traceHeaders) => {
       const started = Date.now();
       const timeouts = { headersTimeoutMs: Math.max(1, admitted.lifetime.remainingMs()) + BACKSTOP_SLACK_MS, idleTimeoutMs };
       const result = await bufferedChatAttempt(adapter, request, estimatedInputTokens, admitted.lifetime.signal, (signal) =>
-        callTransport(this.services.pools, turn.candidate.deployment, signal, timeouts),
+        callTransport(this.services.pools, turn.candidate.deployment, signal, timeouts, traceHeaders),
       );
       const latencyMs = Date.now() - started;
       if (result.kind === 'failed') {
@@ -87,6 +91,7 @@ export class ChatPipeline {
       this.logger.error(`request ${exchange.requestId}: terminal events not committed: ${(error as Error).message}`);
       throw new GatewayError(503, 'durability_unavailable', 'The answer could not be recorded durably; it was not delivered. Retry the request.');
     }
+    if (admitted.observation?.logsContent) admitted.observation.recordContent('completion', () => answer.response.choices.map((c) => c.text).join('\n'));
     if (exchange.raw.destroyed) return;
     const identity = { id: format.responseId(exchange.requestId), created: Math.floor(Date.now() / 1000), model: admitted.alias.name };
     const body = JSON.stringify(format.encodeChat(answer.response, identity, answer.usage));
@@ -112,11 +117,11 @@ export class ChatPipeline {
     try {
       const ttftLimitMs = admitted.alias.policy.ttftTimeoutMs ?? deadlines.ttftTimeoutMs;
       const timeouts = { headersTimeoutMs: ttftLimitMs + BACKSTOP_SLACK_MS, idleTimeoutMs: deadlines.idleTimeoutMs + BACKSTOP_SLACK_MS };
-      const answer = await runAdmittedAttempts<StreamedAnswer>(this.services, this.settings, admitted, async (turn, adapter) => {
+      const answer = await runAdmittedAttempts<StreamedAnswer>(this.services, this.settings, admitted, async (turn, adapter, traceHeaders) => {
         const started = Date.now();
         const deployment = turn.candidate.deployment;
         const result = await relay.attempt(
-          async (signal) => adapter.chatStream({ ...(await callTransport(this.services.pools, deployment, signal, timeouts)), request }),
+          async (signal) => adapter.chatStream({ ...(await callTransport(this.services.pools, deployment, signal, timeouts, traceHeaders)), request }),
           ttftLimitMs,
           estimatedInputTokens,
           (ttftMs) => this.services.latency.observeTtft(deployment.id, ttftMs),
@@ -148,4 +153,11 @@ export class ChatPipeline {
 function streamEnding(answer: StreamedAnswer): { status: 'failed' | 'cancelled'; httpStatus: number; errorCode: string } {
   const { status, code } = streamFailure(answer);
   return { status: answer.outcome === 'cancelled' ? 'cancelled' : 'failed', httpStatus: status, errorCode: code };
+}
+
+/** The text of a request's messages, for an opted-in tenant's content log (redacted there). */
+function promptText(request: ChatRequest): string {
+  return request.messages
+    .map((message) => `${message.role}: ${message.content.map((part) => (part.type === 'text' ? part.text : '[image]')).join(' ')}`)
+    .join('\n');
 }

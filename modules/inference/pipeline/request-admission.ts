@@ -4,6 +4,8 @@ import type { Permit } from '../../limits/permit.js';
 import type { Principal } from '../../../projections/key-index/principal.js';
 import type { ResolvedAlias, ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
 import type { ParameterSupport, RoutePlan } from '../routing/route-planner.js';
+import { observationOf } from '../../observability/observability.js';
+import type { RequestObservation } from '../../observability/request-observation.js';
 import { callableAlias } from './callable-alias.js';
 import { noRouteError } from './client-errors.js';
 import type { InferenceServices, PipelineSettings } from './inference-services.js';
@@ -39,6 +41,8 @@ export interface AdmittedRequest {
   plan: RoutePlan;
   journal: RequestJournal;
   lifetime: RequestLifetime;
+  /** What the request reports to (metrics, traces, its log line); null when nobody observes. */
+  observation: RequestObservation | null;
   /** Releases the admission permits and the request's timers; idempotent. */
   release(): void;
 }
@@ -81,7 +85,8 @@ export async function admitRequest(
       adapterServes: intent.adapterServes,
     });
     if (plan.emptiedBy) throw noRouteError(alias, plan);
-    const journal = RequestJournal.forKey(services.committer, settings.durability, settings.nodeId, exchange.requestId, principal.keyId);
+    const observation = observationOf(exchange.raw);
+    const journal = RequestJournal.forKey(services.committer, settings.durability, settings.nodeId, exchange.requestId, principal.keyId, observation);
     await journal.admit({
       requestId: exchange.requestId,
       tenantId: principal.tenantId,
@@ -97,11 +102,16 @@ export async function admitRequest(
       idempotencyKey: idempotencyKeyOf(exchange.headers),
     });
     const held = permit;
+    // The observation ends only once the request is settled, even when its client left earlier.
+    observation?.hold();
+    let released = false;
     return {
-      requestId: exchange.requestId, principal, alias, plan, journal, lifetime,
+      requestId: exchange.requestId, principal, alias, plan, journal, lifetime, observation,
       release: () => {
         lifetime.dispose();
         held.release();
+        if (!released) observation?.release();
+        released = true;
       },
     };
   } catch (error) {

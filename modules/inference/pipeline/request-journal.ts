@@ -6,6 +6,7 @@ import { requestStream } from '../../../events/request-events.js';
 import type { NewEvent } from '../../../src/kernel/event-store/event-store.js';
 import type { GroupCommitter } from '../../../src/kernel/event-store/group-committer.js';
 import { uuidv7 } from '../../../src/kernel/ids.js';
+import type { RequestObservation } from '../../observability/request-observation.js';
 import { sumCosts } from '../pricing/attempt-cost.js';
 import type { DurabilityProfile } from './durability.js';
 
@@ -41,11 +42,15 @@ export class RequestJournal {
     private readonly profile: DurabilityProfile,
     readonly requestId: string,
     private readonly metadata: Record<string, unknown>,
+    /** Told every event this journal records (metrics, traces, the request log); null when nobody observes. */
+    private readonly observation: RequestObservation | null = null,
   ) {}
 
   /** The journal of one request sent with a gateway key: events carry the key as actor and the request id as correlation. */
-  static forKey(committer: GroupCommitter, profile: DurabilityProfile, nodeId: string, requestId: string, keyId: string): RequestJournal {
-    return new RequestJournal(committer, profile, requestId, { actor: `key:${keyId}`, correlationId: requestId, nodeId });
+  static forKey(
+    committer: GroupCommitter, profile: DurabilityProfile, nodeId: string, requestId: string, keyId: string, observation: RequestObservation | null = null,
+  ): RequestJournal {
+    return new RequestJournal(committer, profile, requestId, { actor: `key:${keyId}`, correlationId: requestId, nodeId }, observation);
   }
 
   /**
@@ -55,6 +60,7 @@ export class RequestJournal {
   async admit(data: RequestAdmitted['data']): Promise<void> {
     if (this.admitted) throw new Error(`request ${this.requestId} was admitted already`);
     this.admitted = this.event('RequestAdmitted', data);
+    this.observation?.admitted(data);
     if (this.profile !== 'strict') return;
     try {
       await this.committer.append({ streamId: requestStream(this.requestId), events: [this.admitted], expectedVersion: 'no-stream' });
@@ -67,6 +73,7 @@ export class RequestJournal {
   recordAttempt(data: AttemptFinished['data']): void {
     this.attempts.push(data);
     this.attemptEvents.push(this.event('AttemptFinished', data));
+    this.observation?.attemptFinished(data);
   }
 
   get attemptCount(): number {
@@ -83,6 +90,7 @@ export class RequestJournal {
     if (!this.admitted) return Promise.reject(new Error(`request ${this.requestId} completed before it was admitted`));
     const completed: RequestCompleted['data'] = { requestId: this.requestId, ...ending, ...this.settlement() };
     const terminal = [...this.attemptEvents, this.event('RequestCompleted', completed)];
+    this.observation?.completed(completed);
     const commit = this.committer
       .append(
         this.admittedCommitted

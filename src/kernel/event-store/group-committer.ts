@@ -42,6 +42,17 @@ interface Pending {
 
 const DEFAULT_CONNECTION_ATTEMPTS = 5;
 
+/** One batch's commit, for whoever watches the committer (metrics): the kernel only reports, it never imports a watcher. */
+export interface CommitStats {
+  appends: number;
+  events: number;
+  durationMs: number;
+  /** The whole batch failed (a single append's own rejection does not count). */
+  failed: boolean;
+}
+
+export type CommitListener = (stats: CommitStats) => void;
+
 /**
  * Group commit for the data plane (DESIGN §4): appends from concurrent requests share one multi-row
  * insert per transaction. Each caller's promise settles when its own batch commits; an append that
@@ -59,6 +70,7 @@ export class GroupCommitter {
   /** Types committed but not announced yet, and the timer that announces them. */
   private unannounced = new Set<string>();
   private announceTimer: NodeJS.Timeout | null = null;
+  private readonly listeners = new Set<CommitListener>();
 
   constructor(
     private readonly store: SqlEventStore,
@@ -97,6 +109,12 @@ export class GroupCommitter {
     }
   }
 
+  /** Calls `listener` after every batch; returns the function that stops it. */
+  onCommit(listener: CommitListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
   get pending(): number {
     return this.queue.length;
   }
@@ -124,6 +142,8 @@ export class GroupCommitter {
   /** Never rejects: every caller of the batch is settled, with its own outcome or the batch's failure. */
   private async commit(batch: Pending[]): Promise<void> {
     const notify = this.claimNotification();
+    const started = performance.now();
+    let failed = false;
     try {
       const results = await retryOnConnectionLoss(() => this.store.appendPrepared(batch.map((pending) => pending.prepared), { notify }), {
         attempts: this.options.connectionAttempts ?? DEFAULT_CONNECTION_ATTEMPTS,
@@ -134,7 +154,20 @@ export class GroupCommitter {
       results.forEach((result, index) => (result instanceof Error ? batch[index].reject(result) : batch[index].resolve(result)));
     } catch (error) {
       const failure = error instanceof Error ? error : new Error(String(error));
+      failed = true;
       for (const pending of batch) pending.reject(failure);
+    } finally {
+      this.report({ appends: batch.length, events: batch.reduce((sum, pending) => sum + pending.events, 0), durationMs: performance.now() - started, failed });
+    }
+  }
+
+  private report(stats: CommitStats): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(stats);
+      } catch (error) {
+        this.logger.warn(`a commit listener failed: ${(error as Error).message}`);
+      }
     }
   }
 

@@ -1,0 +1,40 @@
+import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import type { Environment } from '../../src/config/environment.js';
+import { ENVIRONMENT, PLATFORM } from '../../src/platform.module.js';
+import type { Platform } from '../../src/platform.js';
+import { ClusterMetrics } from './cluster-metrics.js';
+import { MetricsController } from './metrics.controller.js';
+import { Observability } from './observability.js';
+import { readObservabilitySettings } from './observability-settings.js';
+import { watchPlatform } from './platform-metrics.js';
+
+/**
+ * Metrics, traces and request logs. Global, so the data plane and the kernel's watchers share one
+ * Observability per gateway; other modules register their own gauges on `observability.metrics`.
+ */
+@Global()
+@Module({
+  controllers: [MetricsController],
+  providers: [
+    ClusterMetrics,
+    {
+      provide: Observability,
+      useFactory: (environment: Environment, platform: Platform, clusterMetrics: ClusterMetrics) => {
+        const { requestLogDestination, ...overrides } = environment.observability ?? {};
+        const observability = new Observability({ ...readObservabilitySettings(process.env), ...overrides }, requestLogDestination);
+        clusterMetrics.adopt(observability.metrics.registry);
+        observability.onClose(watchPlatform(observability, platform));
+        return observability;
+      },
+      inject: [ENVIRONMENT, PLATFORM, ClusterMetrics],
+    },
+  ],
+  exports: [Observability],
+})
+export class ObservabilityModule implements OnApplicationShutdown {
+  constructor(@Inject(Observability) private readonly observability: Observability) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.observability.close();
+  }
+}
