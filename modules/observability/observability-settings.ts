@@ -25,6 +25,8 @@ export interface ObservabilitySettings {
   serviceName: string;
   /** How long a SIGTERM waits for in-flight requests and streams (SWITCHYARD_SHUTDOWN_DEADLINE_MS, default 30 s). */
   shutdownDeadlineMs: number;
+  /** An in-memory projection further behind than this makes the node unready (SWITCHYARD_READY_MAX_LAG_EVENTS, default 1000). */
+  readyMaxLagEvents: number;
   /** Programmatic only (tests, embedding): spans go to this exporter, whatever the environment says. */
   spanExporter?: SpanExporter;
 }
@@ -55,6 +57,11 @@ export function readObservabilitySettings(env: NodeJS.ProcessEnv = process.env):
   if (!Number.isInteger(shutdownDeadlineMs) || shutdownDeadlineMs < 0) {
     throw new ObservabilitySettingsError('SWITCHYARD_SHUTDOWN_DEADLINE_MS must be a non-negative integer');
   }
+  const lagText = env.SWITCHYARD_READY_MAX_LAG_EVENTS;
+  const readyMaxLagEvents = lagText === undefined || lagText === '' ? 1_000 : Number(lagText);
+  if (!Number.isInteger(readyMaxLagEvents) || readyMaxLagEvents < 0) {
+    throw new ObservabilitySettingsError('SWITCHYARD_READY_MAX_LAG_EVENTS must be a non-negative integer');
+  }
   const traces = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || null;
   const base = env.OTEL_EXPORTER_OTLP_ENDPOINT || null;
   return {
@@ -66,5 +73,6 @@ export function readObservabilitySettings(env: NodeJS.ProcessEnv = process.env):
     sampler: { kind, ratio },
     serviceName: env.OTEL_SERVICE_NAME || 'switchyard',
     shutdownDeadlineMs,
+    readyMaxLagEvents,
   };
 }

@@ -7,6 +7,7 @@ import { MetricsController } from './metrics.controller.js';
 import { Observability } from './observability.js';
 import { readObservabilitySettings } from './observability-settings.js';
 import { watchPlatform } from './platform-metrics.js';
+import { Readiness } from './readiness.js';
 
 /**
  * Metrics, traces and request logs. Global, so the data plane and the kernel's watchers share one
@@ -28,13 +29,22 @@ import { watchPlatform } from './platform-metrics.js';
       },
       inject: [ENVIRONMENT, PLATFORM, ClusterMetrics],
     },
+    {
+      provide: Readiness,
+      useFactory: (observability: Observability, platform: Platform) => new Readiness(platform, observability.settings.readyMaxLagEvents),
+      inject: [Observability, PLATFORM],
+    },
   ],
-  exports: [Observability],
+  exports: [Observability, Readiness],
 })
 export class ObservabilityModule implements OnApplicationShutdown {
-  constructor(@Inject(Observability) private readonly observability: Observability) {}
+  constructor(
+    @Inject(Observability) private readonly observability: Observability,
+    @Inject(Readiness) private readonly readiness: Readiness,
+  ) {}
 
   async onApplicationShutdown(): Promise<void> {
+    await this.readiness.close();
     await this.observability.close();
   }
 }

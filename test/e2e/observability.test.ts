@@ -1,4 +1,6 @@
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { type TestGateway, defaultYaml, postJson, startTestGateway } from '../support/gateway-harness.js';
 
 const ADMIN_TOKEN = 'sy-admin-observability-test-token-0123456789';
@@ -81,6 +83,25 @@ describe('observability: metrics, traces and request logs', () => {
       'switchyard_group_commit_duration_seconds', 'switchyard_event_spool_bytes', 'switchyard_cache_hits_total',
     ]) expect(scraped.text).toContain(`# TYPE ${name} `);
     expect(sample(scraped.text, 'switchyard_event_spool_bytes')).toBe(0);
+  });
+
+  test('the Grafana dashboard in ops/grafana loads, and every metric its panels query is exported', async () => {
+    const dashboard = JSON.parse(readFileSync(fileURLToPath(new URL('../../../ops/grafana/switchyard.json', import.meta.url)), 'utf8'));
+    expect(dashboard.uid).toBe('switchyard-gateway');
+    expect(dashboard.panels.length).toBeGreaterThanOrEqual(15);
+    const exported = (await scrape(gw)).text;
+    const queried = new Set<string>();
+    for (const panel of dashboard.panels) {
+      expect(panel.targets.length).toBeGreaterThan(0);
+      for (const target of panel.targets) {
+        const names = [...String(target.expr).matchAll(/\b(?:gen_ai|switchyard)_[a-z0-9_]+/g)].map((m) => m[0]);
+        expect(names.length).toBeGreaterThan(0);
+        for (const name of names) queried.add(name.replace(/_(bucket|sum|count)$/, ''));
+      }
+    }
+    const missing = [...queried].filter((name) => !exported.includes(`# TYPE ${name} `));
+    expect(missing).toEqual([]);
+    expect(queried.size).toBeGreaterThanOrEqual(20);
   });
 
   test('a success, a fallback, a stream and a refusal show up in the metrics with bounded labels only', async () => {
