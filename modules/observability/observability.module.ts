@@ -22,7 +22,7 @@ import { Readiness } from './readiness.js';
       provide: Observability,
       useFactory: (environment: Environment, platform: Platform, clusterMetrics: ClusterMetrics) => {
         const { requestLogDestination, ...overrides } = environment.observability ?? {};
-        const observability = new Observability({ ...readObservabilitySettings(process.env), ...overrides }, requestLogDestination);
+        const observability = new Observability({ ...readObservabilitySettings(process.env), ...overrides }, environment.logLevel, requestLogDestination);
         clusterMetrics.adopt(observability.metrics.registry);
         observability.onClose(watchPlatform(observability, platform));
         return observability;

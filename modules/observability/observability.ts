@@ -34,9 +34,14 @@ export class Observability {
   private readonly closers: Array<() => void> = [];
   private spoolDepth: () => number = () => 0;
 
-  constructor(readonly settings: ObservabilitySettings, logDestination?: { write(line: string): void }) {
+  constructor(
+    readonly settings: ObservabilitySettings,
+    logLevel: 'error' | 'warn' | 'log' | 'debug' = 'log',
+    logDestination?: { write(line: string): void },
+  ) {
     this.tracing = new GatewayTracing(settings);
-    this.log = settings.requestLog ? new RequestLog(logDestination) : null;
+    // Successes are `info` lines, refusals `warn`, failures `error`: LOG_LEVEL=warn keeps only the problems.
+    this.log = settings.requestLog ? new RequestLog(logLevel === 'log' ? 'info' : logLevel, logDestination) : null;
   }
 
   readonly track = (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {

@@ -36,10 +36,11 @@ export class RequestLog {
   private readonly logger: Logger;
   private readonly destination: DestinationStream & { flushSync?: () => void };
 
-  constructor(destination?: DestinationStream) {
+  /** `level`: the least severe line written (LOG_LEVEL's `log` is pino's `info`). */
+  constructor(level: 'error' | 'warn' | 'info' | 'debug', destination?: DestinationStream) {
     this.destination = destination ?? pino.destination({ dest: 1, sync: false, minLength: 4096 });
     this.logger = pino(
-      { base: undefined, timestamp: pino.stdTimeFunctions.isoTime, formatters: { level: (label) => ({ level: label }) } },
+      { level, base: undefined, timestamp: pino.stdTimeFunctions.isoTime, formatters: { level: (label) => ({ level: label }) } },
       this.destination,
     );
   }

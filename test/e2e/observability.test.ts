@@ -51,7 +51,7 @@ describe('observability: metrics, traces and request logs', () => {
 
   beforeAll(async () => {
     gw = await startTestGateway({
-      environment: { adminToken: ADMIN_TOKEN, observability: { spanExporter: spans, requestLogDestination: log, metricsAccess: 'admin', requestLog: true } },
+      environment: { adminToken: ADMIN_TOKEN, logLevel: 'log', observability: { spanExporter: spans, requestLogDestination: log, metricsAccess: 'admin', requestLog: true } },
     });
   });
   afterAll(async () => {
@@ -246,7 +246,7 @@ describe('observability: open metrics, rate-limit scopes and opt-in content logg
   beforeAll(async () => {
     gw = await startTestGateway({
       yaml: (mockUrl, keyEnv) => defaultYaml(mockUrl, keyEnv).replace('scopes: [inference, models:read]', 'scopes: [inference, models:read]\n    limits: { maxConcurrency: 1 }'),
-      environment: { observability: { metricsAccess: 'open', requestLogDestination: log, requestLog: true, contentLogTenants: new Set(['acme']) } },
+      environment: { logLevel: 'log', observability: { metricsAccess: 'open', requestLogDestination: log, requestLog: true, contentLogTenants: new Set(['acme']) } },
     });
   });
   afterAll(async () => {

@@ -95,6 +95,8 @@ export async function startTestGateway(options: HarnessOptions = {}): Promise<Te
     pollIntervalMs: 200,
     nodeId: `test-${keyCounter}`,
     logLevel: 'error',
+    // Suites that look at request logs ask for them (with a destination of their own).
+    observability: { requestLog: false },
     ...options.environment,
   };
   let gateway: Gateway;
