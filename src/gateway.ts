@@ -139,16 +139,43 @@ export async function startGateway(environment: Environment, options: StartOptio
     return {
       app, platform, url, demoKey, adminToken,
       mock: app.get(MockProviderHost),
-      async close() {
-        closing = true;
-        await app.close();
-        await platform.close();
-      },
+      close: () => shutDown(app, platform, observability, logger, () => (closing = true)),
     };
   } catch (error) {
     await platform.close().catch(() => undefined);
     throw error;
   }
+}
+
+/** After the deadline, how long requests that were cut get to settle (cancel upstream, commit what they produced). */
+const SETTLE_AFTER_CUT_MS = 5_000;
+
+/**
+ * Graceful shutdown (README "Shutdown"): stop accepting connections, answer requests that still arrive
+ * on open connections with 503 (`connection: close`), let the requests and streams in flight finish up
+ * to SWITCHYARD_SHUTDOWN_DEADLINE_MS, cut those still running (each settles what it produced), then
+ * close the modules, flush the group committer and stop the projections (durable checkpoints are
+ * committed with their writes, so nothing is lost there).
+ */
+async function shutDown(app: NestFastifyApplication, platform: Platform, observability: Observability, logger: Logger, startClosing: () => void): Promise<void> {
+  startClosing();
+  const server = app.getHttpServer() as Server;
+  // No new connections; Fastify's own close later tolerates the server being closed already.
+  server.close();
+  server.closeIdleConnections();
+  const deadlineMs = observability.settings.shutdownDeadlineMs;
+  const inFlight = observability.inFlight;
+  if (inFlight > 0 && !(await observability.waitForIdle(deadlineMs))) {
+    const cut = observability.cutInFlight();
+    logger.warn(`shutdown deadline (${deadlineMs} ms) reached: ${cut} request(s) still in flight were ended; settling what they produced`);
+    await observability.waitForIdle(SETTLE_AFTER_CUT_MS);
+  }
+  // Every request's events are committed; the projections this process runs (the ledger among them)
+  // apply them and commit their checkpoints before the process goes, so a restart has nothing to redo.
+  await platform.committer.drain();
+  await platform.runner.catchUp().catch((error: Error) => logger.warn(`projections did not catch up before shutdown (${error.message}); they resume from their checkpoints`));
+  await app.close();
+  await platform.close();
 }
 
 /**
