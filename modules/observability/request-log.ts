@@ -46,7 +46,10 @@ export class RequestLog {
   }
 
   write(line: RequestLogLine): void {
-    const level = line.status >= 500 || (line.outcomeStatus ?? 0) >= 500 ? 'error' : line.status >= 400 || line.errorClass ? 'warn' : 'info';
+    const failed = line.status >= 400 || line.errorClass !== null;
+    // Probes and scrapes arrive every few seconds: their successes are debug lines, not the request log.
+    const routine = !failed && (line.operation === 'health' || line.operation === 'metrics');
+    const level = line.status >= 500 || (line.outcomeStatus ?? 0) >= 500 ? 'error' : failed ? 'warn' : routine ? 'debug' : 'info';
     this.logger[level](line, 'request');
   }
 
