@@ -135,7 +135,7 @@ export class GatewayMetrics {
   });
 
   constructor() {
-    collectDefaultMetrics({ register: this.registry, prefix: 'switchyard_process_' });
+    collectDefaultMetrics({ register: this.registry, prefix: 'switchyard_' }); // switchyard_process_*, switchyard_nodejs_*
   }
 
   /** A gauge whose value is read at scrape time (breaker states, in-flight counts, lags, spool depth). */

@@ -3,6 +3,7 @@ import type { Environment } from '../../src/config/environment.js';
 import { ENVIRONMENT, PLATFORM } from '../../src/platform.module.js';
 import type { Platform } from '../../src/platform.js';
 import { ClusterMetrics } from './cluster-metrics.js';
+import { DocsController } from './docs.controller.js';
 import { MetricsController } from './metrics.controller.js';
 import { Observability } from './observability.js';
 import { readObservabilitySettings } from './observability-settings.js';
@@ -15,7 +16,7 @@ import { Readiness } from './readiness.js';
  */
 @Global()
 @Module({
-  controllers: [MetricsController],
+  controllers: [MetricsController, DocsController],
   providers: [
     ClusterMetrics,
     {

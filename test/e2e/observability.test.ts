@@ -1,3 +1,5 @@
+import { RequestMethod } from '@nestjs/common';
+import { ModulesContainer } from '@nestjs/core';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -94,7 +96,9 @@ describe('observability: metrics, traces and request logs', () => {
     for (const panel of dashboard.panels) {
       expect(panel.targets.length).toBeGreaterThan(0);
       for (const target of panel.targets) {
-        const names = [...String(target.expr).matchAll(/\b(?:gen_ai|switchyard)_[a-z0-9_]+/g)].map((m) => m[0]);
+        // Label names (in `by (…)` and `{…}`) are not metrics.
+        const expr = String(target.expr).replace(/\b(?:by|without)\s*\([^)]*\)/g, '').replace(/\{[^}]*\}/g, '');
+        const names = [...expr.matchAll(/\b(?:gen_ai|switchyard)_[a-z0-9_]+/g)].map((m) => m[0]);
         expect(names.length).toBeGreaterThan(0);
         for (const name of names) queried.add(name.replace(/_(bucket|sum|count)$/, ''));
       }
@@ -102,6 +106,43 @@ describe('observability: metrics, traces and request logs', () => {
     const missing = [...queried].filter((name) => !exported.includes(`# TYPE ${name} `));
     expect(missing).toEqual([]);
     expect(queried.size).toBeGreaterThanOrEqual(20);
+  });
+
+  test('the committed OpenAPI document (docs/openapi.json, served at /docs) lists exactly the routes the gateway registers', async () => {
+    const committed = JSON.parse(readFileSync(fileURLToPath(new URL('../../../docs/openapi.json', import.meta.url)), 'utf8'));
+    const served = await fetch(`${gw.url}/docs`);
+    expect(served.status).toBe(200);
+    expect(served.headers.get('content-type')).toContain('application/json');
+    const document: any = await served.json();
+    expect(document).toEqual(committed);
+    expect(document.openapi).toBe('3.1.0');
+    // Every route of every controller, from Nest's own metadata ('path' and 'method' are its metadata keys).
+    const registered = new Set<string>();
+    for (const module of gw.gateway.app.get(ModulesContainer).values()) {
+      for (const wrapper of module.controllers.values()) {
+        const controller = wrapper.metatype as (new (...args: unknown[]) => unknown) | null;
+        if (!controller) continue;
+        const prefixes = [Reflect.getMetadata('path', controller)].flat() as string[];
+        for (const name of Object.getOwnPropertyNames(controller.prototype)) {
+          const handler = controller.prototype[name];
+          if (typeof handler !== 'function' || Reflect.getMetadata('method', handler) === undefined) continue;
+          const method = RequestMethod[Reflect.getMetadata('method', handler) as number].toLowerCase();
+          for (const prefix of prefixes) {
+            for (const sub of [Reflect.getMetadata('path', handler)].flat() as string[]) {
+              const path = `/${[prefix, sub].map((part) => part.replace(/^\/+|\/+$/g, '')).filter(Boolean).join('/')}`.replace(/:(\w+)/g, '{$1}');
+              registered.add(`${method} ${path}`);
+            }
+          }
+        }
+      }
+    }
+    const documented = new Set(Object.entries(document.paths).flatMap(([path, operations]) => Object.keys(operations as object).map((method) => `${method} ${path}`)));
+    expect([...registered].filter((route) => !documented.has(route)).sort()).toEqual([]);
+    expect([...documented].filter((route) => !registered.has(route)).sort()).toEqual([]);
+    expect(registered.size).toBeGreaterThanOrEqual(40);
+    const page = await fetch(`${gw.url}/docs/index.html`);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(await page.text()).toContain('<code>/v1/chat/completions</code>');
   });
 
   test('a success, a fallback, a stream and a refusal show up in the metrics with bounded labels only', async () => {
