@@ -3,7 +3,7 @@ import { ModulesContainer } from '@nestjs/core';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { type TestGateway, defaultYaml, postJson, startTestGateway } from '../support/gateway-harness.js';
+import { type TestGateway, defaultYaml, postJson, sseData, startTestGateway } from '../support/gateway-harness.js';
 
 const ADMIN_TOKEN = 'sy-admin-observability-test-token-0123456789';
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -321,5 +321,16 @@ describe('observability: open metrics, rate-limit scopes and opt-in content logg
     expect(typeof line.content.completion).toBe('string');
     expect(line.content.completion.length).toBeGreaterThan(0);
     for (const secret of ['jane.doe', '7946', '4111', '078-05', 'sk-proj']) expect(log.raw).not.toContain(secret);
+  });
+
+  test('a streamed answer of an opted-in tenant is logged too, once, from the text relayed', async () => {
+    const response = await postJson(gw, '/v1/chat/completions', ask('solo', 'stream to bob@example.org', { stream: true }));
+    expect(response.status).toBe(200);
+    const line = await log.forRequest(response.headers.get('x-request-id')!);
+    expect(line.stream).toBe(true);
+    expect(line.content.prompt).toBe('user: stream to [email]');
+    const relayed = sseData(response.text).filter((data) => data !== '[DONE]').map((data) => JSON.parse(data).choices?.[0]?.delta?.content ?? '').join('');
+    expect(relayed.length).toBeGreaterThan(0);
+    expect(line.content.completion).toBe(relayed.replace(/\s+/g, ' ').trim());
   });
 });

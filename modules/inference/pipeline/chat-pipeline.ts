@@ -1,7 +1,8 @@
 import { Logger } from '@nestjs/common';
 import type { TokenUsage } from '../../../events/request-events.js';
 import { type ChatRequest, requiredCapabilities } from '../../canonical/chat-request.js';
-import type { ChatResponse } from '../../canonical/chat-response.js';
+import type { ChatResponse, StreamEvent } from '../../canonical/chat-response.js';
+import { MAX_LOGGED_CONTENT } from '../../observability/content-redaction.js';
 import { GatewayError } from '../../canonical/gateway-error.js';
 import type { ClientFormat } from '../formats/client-format.js';
 import { BACKSTOP_SLACK_MS } from '../resilience/deadlines.js';
@@ -105,6 +106,9 @@ export class ChatPipeline {
 
   private async stream(exchange: Exchange, format: ClientFormat, request: ChatRequest, admitted: AdmittedRequest, estimatedInputTokens: number): Promise<void> {
     const deadlines = this.settings.resilience.deadlines;
+    const observation = admitted.observation;
+    // An opted-in tenant's streamed completion, kept (bounded) for its log line.
+    const completion = observation?.logsContent ? new StreamedText() : null;
     const identity = { id: format.responseId(exchange.requestId), created: Math.floor(Date.now() / 1000), model: admitted.alias.name };
     const relay = new StreamRelay({
       raw: exchange.raw,
@@ -113,6 +117,7 @@ export class ChatPipeline {
       deadlines,
       requestAbort: admitted.lifetime.abort,
       onFirstOutput: () => admitted.lifetime.endRequestDeadline(),
+      onRelayed: completion ? (event) => completion.add(event) : undefined,
     });
     try {
       const ttftLimitMs = admitted.alias.policy.ttftTimeoutMs ?? deadlines.ttftTimeoutMs;
@@ -144,6 +149,7 @@ export class ChatPipeline {
         () => admitted.journal.complete({ ...ending, cacheHit: false }),
         (error) => this.logger.error(`request ${exchange.requestId}: terminal events not committed: ${error.message}`),
       );
+      if (completion) observation!.recordContent('completion', () => completion.text());
     } finally {
       relay.dispose();
     }
@@ -160,4 +166,20 @@ function promptText(request: ChatRequest): string {
   return request.messages
     .map((message) => `${message.role}: ${message.content.map((part) => (part.type === 'text' ? part.text : '[image]')).join(' ')}`)
     .join('\n');
+}
+
+/** The text of a streamed answer, for a content log line: at most MAX_LOGGED_CONTENT characters are kept. */
+class StreamedText {
+  private readonly parts: string[] = [];
+  private length = 0;
+
+  add(event: StreamEvent): void {
+    if (event.type !== 'text' || this.length >= MAX_LOGGED_CONTENT) return;
+    this.parts.push(event.text);
+    this.length += event.text.length;
+  }
+
+  text(): string {
+    return this.parts.join('');
+  }
 }

@@ -35,6 +35,8 @@ export interface StreamRelayOptions {
   requestAbort: AbortController;
   /** Called once, when the first output is about to reach the client (the pre-output deadline ends there). */
   onFirstOutput: () => void;
+  /** Sees each event relayed; set only when a tenant's content is logged (nothing per chunk otherwise). */
+  onRelayed?: (event: StreamEvent) => void;
 }
 
 /**
@@ -101,13 +103,17 @@ export class StreamRelay {
       onTtft(ttftMs);
       this.options.onFirstOutput();
       this.sse.open(this.options.encoder.contentType);
-      for (const event of pending) await this.send(this.options.encoder.encode(event));
+      for (const event of pending) {
+        this.options.onRelayed?.(event);
+        await this.send(this.options.encoder.encode(event));
+      }
       idle = setTimeout(() => attemptAbort.abort(new DeadlineExceeded('idle')), this.options.deadlines.idleTimeoutMs);
       for (;;) {
         const next = await iterator.next();
         if (next.done) break;
         idle.refresh();
         meter.observe(next.value);
+        this.options.onRelayed?.(next.value);
         await this.send(this.options.encoder.encode(next.value));
       }
       if (!meter.sawFinish) throw new ProviderError('malformed_response', 'the provider stream ended without a finish reason');
