@@ -1,4 +1,9 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import tseslint from 'typescript-eslint';
+import layerBoundaries from './eslint-rules/layer-boundaries.js';
+
+const root = path.dirname(fileURLToPath(import.meta.url));
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'bench/k6-chat.js', 'bench/results/**'] },
@@ -10,5 +15,11 @@ export default tseslint.config(
       // Nest providers are often classes with only a constructor (DI) or decorators.
       '@typescript-eslint/no-extraneous-class': 'off',
     },
+  },
+  {
+    // Kernel / modules / projections import direction and public surfaces (DESIGN §3, README "Layout").
+    files: ['src/kernel/**/*.ts', 'modules/**/*.ts', 'projections/**/*.ts', 'events/**/*.ts'],
+    plugins: { switchyard: { rules: { 'layer-boundaries': layerBoundaries } } },
+    rules: { 'switchyard/layer-boundaries': ['error', { root }] },
   },
 );

@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '../src/kernel/event-store/event-store.js';
+import type { RecordedEvent } from '../src/kernel/index.js';
 import type { AliasEvent } from './alias-events.js';
 import type { ApiKeyEvent } from './api-key-events.js';
 import type { BreakerEvent } from './breaker-events.js';

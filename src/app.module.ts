@@ -1,11 +1,12 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { AccessModule } from '../modules/access/access.module.js';
 import { AccessAdminModule } from '../modules/access/admin/access-admin.module.js';
+import { AdminModule } from '../modules/admin/admin.module.js';
 import { AnalyticsModule } from '../modules/analytics/analytics.module.js';
 import { AuditModule } from '../modules/audit/audit.module.js';
 import { CatalogAdminModule } from '../modules/catalog/admin/catalog-admin.module.js';
 import { CatalogModule } from '../modules/catalog/catalog.module.js';
-import { ObservabilityModule } from '../modules/observability/observability.module.js';
+import { ObservabilityModule } from '../modules/observability/index.js';
 import { InferenceModule } from '../modules/inference/inference.module.js';
 import { ProvidersModule } from '../modules/providers/providers.module.js';
 import { ConfigApplier } from './config/apply/config-applier.js';
@@ -19,7 +20,7 @@ export class AppModule {
   static forRoot(platform: Platform): DynamicModule {
     return {
       module: AppModule,
-      imports: [PlatformModule.forRoot(platform), ObservabilityModule, CatalogModule, AccessModule, ProvidersModule, InferenceModule, AccessAdminModule, CatalogAdminModule,
+      imports: [PlatformModule.forRoot(platform), ObservabilityModule, CatalogModule, AccessModule, ProvidersModule, InferenceModule, AdminModule, AccessAdminModule, CatalogAdminModule,
         AnalyticsModule, AuditModule],
       controllers: [HealthController, StatusController],
       providers: [ConfigApplier],

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { AdminTokens } from '../modules/access/admin/admin-tokens.js';
+import { AdminTokens } from '../modules/admin/admin-tokens.js';
 import { CliModule } from './cli/cli.module.js';
 import { ConfigApplier } from './config/apply/config-applier.js';
 import type { Environment } from './config/environment.js';

@@ -3,8 +3,8 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
-import { AdminGuard } from '../modules/access/admin/admin.guard.js';
-import { AdminTokens } from '../modules/access/admin/admin-tokens.js';
+import { AdminGuard } from '../modules/admin/admin.guard.js';
+import { AdminTokens } from '../modules/admin/admin-tokens.js';
 import { GatewayAuthenticator } from '../modules/access/gateway-authenticator.js';
 import { ClientConnectionErrors } from '../modules/inference/http/client-connection-errors.js';
 import { clientFormatForPath, parameterPathStyleForPath } from '../modules/inference/http/client-format-for-path.js';
@@ -24,7 +24,7 @@ import { currentSecretReferencePolicy, installSecretReferencePolicy } from './ke
 import { openPlatform, type Platform } from './platform.js';
 import { installPublicationGuard } from './publication-guard.js';
 import { warmTokenizer } from '../modules/canonical/tokenizer.js';
-import { Observability } from '../modules/observability/observability.js';
+import { Observability } from '../modules/observability/index.js';
 import { GatewayLogger } from './gateway-logger.js';
 
 

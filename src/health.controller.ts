@@ -1,6 +1,6 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { Readiness } from '../modules/observability/readiness.js';
+import { Readiness } from '../modules/observability/index.js';
 import { PLATFORM } from './platform.module.js';
 import type { Platform } from './platform.js';
 

@@ -1,6 +1,12 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { DataSource } from 'typeorm';
+import { ADMIN_SETTINGS, type AdminSettings } from '../modules/admin/admin-settings.js';
+import { INFERENCE_SETTINGS, type InferenceSettings } from '../modules/inference/inference-settings.js';
+import { resolveResilience } from '../modules/inference/resilience/resilience-settings.js';
+import { ADMISSION_SETTINGS, resolveAdmission } from '../modules/limits/admission-settings.js';
+import { OBSERVABILITY_SETTINGS, type ObservabilityContext, resolveObservability } from '../modules/observability/observability-settings.js';
+import { PROVIDER_SETTINGS, type ProviderSettings } from '../modules/providers/provider-settings.js';
 import { ClickHouseConnection } from '../projections/clickhouse-analytics/clickhouse-connection.js';
 import { KeyIndexProjection } from '../projections/key-index/key-index.projection.js';
 import { RoutingSnapshotProjection } from '../projections/routing-snapshot/routing-snapshot.projection.js';
@@ -8,10 +14,9 @@ import { CommandExecutor } from './kernel/commands/command-executor.js';
 import { GroupCommitter } from './kernel/event-store/group-committer.js';
 import { SqlEventStore } from './kernel/event-store/sql-event-store.js';
 import { ProjectionRunner } from './kernel/projections/projection-runner.js';
+import { DATABASE } from './kernel/tokens.js';
 import type { Platform } from './platform.js';
 
-export const ENVIRONMENT = Symbol('ENVIRONMENT');
-export const DATABASE = Symbol('DATABASE');
 export const PLATFORM = Symbol('PLATFORM');
 
 /** Makes the already-opened platform kernel injectable everywhere. */
@@ -19,10 +24,21 @@ export const PLATFORM = Symbol('PLATFORM');
 @Module({})
 export class PlatformModule {
   static forRoot(platform: Platform): DynamicModule {
+    const environment = platform.environment;
+    // Each context gets its own settings, resolved once here; none sees the whole environment.
+    const resilience = resolveResilience(environment.resilience);
+    const admin: AdminSettings = { adminToken: environment.adminToken };
+    const inference: InferenceSettings = { durability: environment.durability, nodeId: environment.nodeId, redisUrl: environment.redisUrl, resilience };
+    const providerSettings: ProviderSettings = { connectTimeoutMs: resilience.deadlines.connectTimeoutMs };
+    const observability: ObservabilityContext = { ...resolveObservability(environment.observability), logLevel: environment.logLevel, redisUrl: environment.redisUrl };
     const providers = [
       { provide: PLATFORM, useValue: platform },
-      { provide: ENVIRONMENT, useValue: platform.environment },
       { provide: DATABASE, useValue: platform.database },
+      { provide: ADMIN_SETTINGS, useValue: admin },
+      { provide: INFERENCE_SETTINGS, useValue: inference },
+      { provide: ADMISSION_SETTINGS, useValue: resolveAdmission(environment.admission) },
+      { provide: PROVIDER_SETTINGS, useValue: providerSettings },
+      { provide: OBSERVABILITY_SETTINGS, useValue: observability },
       { provide: DataSource, useValue: platform.dataSource },
       { provide: SqlEventStore, useValue: platform.store },
       { provide: GroupCommitter, useValue: platform.committer },

@@ -1,8 +1,8 @@
 import { Controller, Get, Inject, UseFilters, UseGuards } from '@nestjs/common';
-import { AdminExceptionFilter } from '../modules/access/admin/admin-exception.filter.js';
-import { AdminGuard } from '../modules/access/admin/admin.guard.js';
 import { readFileSync } from 'node:fs';
-import { Readiness } from '../modules/observability/readiness.js';
+import { AdminExceptionFilter } from '../modules/admin/admin-exception.filter.js';
+import { AdminGuard } from '../modules/admin/admin.guard.js';
+import { Readiness } from '../modules/observability/index.js';
 import { formatPosition } from './kernel/event-store/log-position.js';
 import { PLATFORM } from './platform.module.js';
 import type { Platform } from './platform.js';

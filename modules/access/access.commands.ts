@@ -1,6 +1,5 @@
-import { apiKeyStream } from '../../events/api-key-events.js';
-import { tenantStream } from '../../events/tenant-events.js';
-import { deciderCommand } from '../../src/kernel/commands/decider-command.js';
+import { apiKeyStream, tenantStream } from '../../events/index.js';
+import { deciderCommand } from '../../src/kernel/index.js';
 import { apiKeyDecider } from './api-key/api-key.decider.js';
 import { tenantDecider } from './tenant/tenant.decider.js';
 

@@ -1,15 +1,21 @@
-import { Module } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
+import { AdminKeyVerifier } from '../admin/index.js';
 import { KeyIndexProjection } from '../../projections/key-index/key-index.projection.js';
 import { ApiKeyCommand, TenantCommand } from './access.commands.js';
 import { GatewayAuthenticator } from './gateway-authenticator.js';
 
-/** Tenants and API keys; exports the authenticator the data plane uses. */
+/**
+ * Tenants and API keys; exports the authenticator the data plane uses. Global, because it also answers
+ * the admin context's AdminKeyVerifier port wherever an admin guard runs.
+ */
+@Global()
 @Module({
   providers: [
     TenantCommand.Handler,
     ApiKeyCommand.Handler,
     { provide: GatewayAuthenticator, useFactory: (keys: KeyIndexProjection) => new GatewayAuthenticator(keys), inject: [KeyIndexProjection] },
+    { provide: AdminKeyVerifier, useExisting: GatewayAuthenticator },
   ],
-  exports: [GatewayAuthenticator],
+  exports: [GatewayAuthenticator, AdminKeyVerifier],
 })
 export class AccessModule {}

@@ -1,7 +1,7 @@
-import type { KeyScope } from '../../events/api-key-events.js';
+import type { KeyScope } from '../../events/index.js';
 import type { KeyIndexProjection } from '../../projections/key-index/key-index.projection.js';
 import type { Principal } from '../../projections/key-index/principal.js';
-import { GatewayError } from '../canonical/gateway-error.js';
+import { GatewayError } from '../canonical/index.js';
 import { hashApiKey } from './api-key/key-format.js';
 
 type Headers = Record<string, string | string[] | undefined>;

@@ -1,11 +1,11 @@
 import { Module } from '@nestjs/common';
-import { AccessAdminModule } from '../access/admin/access-admin.module.js';
+import { AdminModule } from '../admin/index.js';
 import { SpendController } from './spend.controller.js';
 import { SpendReports } from './spend-reports.js';
 
 /** Finance's context: spend reports from ClickHouse rollups or, without ClickHouse, the PostgreSQL ledger. */
 @Module({
-  imports: [AccessAdminModule],
+  imports: [AdminModule],
   controllers: [SpendController],
   providers: [SpendReports],
   exports: [SpendReports],

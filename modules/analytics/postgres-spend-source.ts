@@ -1,5 +1,5 @@
 import { Decimal } from 'decimal.js';
-import type { SqlExecutor } from '../../src/kernel/database/database.js';
+import type { SqlExecutor } from '../../src/kernel/index.js';
 import { SPEND_DIMENSIONS, type SpendMetrics, type SpendQuery, type SpendResult, type SpendSource, sortRows } from './spend-query.js';
 
 interface MetricRow {

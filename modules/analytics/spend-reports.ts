@@ -1,7 +1,6 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { ClickHouseConnection } from '../../projections/clickhouse-analytics/clickhouse-connection.js';
-import type { Database } from '../../src/kernel/database/database.js';
-import { DATABASE } from '../../src/platform.module.js';
+import { type Database, DATABASE } from '../../src/kernel/index.js';
 import { ClickHouseSpendSource } from './clickhouse-spend-source.js';
 import { PostgresSpendSource } from './postgres-spend-source.js';
 import type { SpendQuery, SpendResult, SpendSource } from './spend-query.js';

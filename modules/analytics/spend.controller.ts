@@ -1,9 +1,6 @@
 import { Controller, Get, Query, Req, Res, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AdminApiError } from '../access/admin/admin-error.js';
-import { AdminExceptionFilter } from '../access/admin/admin-exception.filter.js';
-import { adminQueryValidationPipe } from '../access/admin/admin-validation.js';
-import { AdminGuard } from '../access/admin/admin.guard.js';
+import { AdminApiError, AdminExceptionFilter, AdminGuard, adminQueryValidationPipe } from '../admin/index.js';
 import { spendCsv } from './spend-csv.js';
 import { SPEND_DIMENSION_NAMES, type SpendDimension, type SpendQuery } from './spend-query.js';
 import { SpendQueryDto } from './spend-query.dto.js';

@@ -1,4 +1,4 @@
-import type { SqlExecutor } from '../../src/kernel/database/database.js';
+import type { SqlExecutor } from '../../src/kernel/index.js';
 import { STORED_EVENT_COLUMNS, type StoredEventRow, storedEvent } from '../../projections/audit-chain/canonical-event.js';
 import type { CheckpointSigner } from '../../projections/audit-chain/checkpoint-signer.js';
 import { checkpointRecord } from './audit-verifier.js';

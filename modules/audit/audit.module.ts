@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { AccessAdminModule } from '../access/admin/access-admin.module.js';
+import { AdminModule } from '../admin/index.js';
 import { ControlPlaneAudit } from './control-plane-audit.js';
 import { EventHistory } from './event-history.js';
 import { HistoryController } from './history.controller.js';
@@ -10,7 +10,7 @@ import { RequestHistory } from './request-history.js';
  * — through the CLI — verification and export of the hash-chained audit trail.
  */
 @Module({
-  imports: [AccessAdminModule],
+  imports: [AdminModule],
   controllers: [HistoryController],
   providers: [EventHistory, RequestHistory, ControlPlaneAudit],
   exports: [EventHistory, RequestHistory, ControlPlaneAudit],

@@ -1,10 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CONTROL_PLANE_EVENT_TYPES } from '../../events/index.js';
-import { upcasters } from '../../events/upcasters.js';
-import type { Database } from '../../src/kernel/database/database.js';
-import { type LogPosition, comparePositions } from '../../src/kernel/event-store/event-store.js';
-import { parseXid8, xid8Param } from '../../src/kernel/event-store/log-position.js';
-import { DATABASE } from '../../src/platform.module.js';
+import { CONTROL_PLANE_EVENT_TYPES, upcasters } from '../../events/index.js';
+import { comparePositions, type Database, DATABASE, type LogPosition, parseXid8, xid8Param } from '../../src/kernel/index.js';
 import { encodePageToken, positionAfter } from './page-token.js';
 
 export interface AuditQuery {

@@ -1,7 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Database } from '../../src/kernel/database/database.js';
-import { SqlEventStore } from '../../src/kernel/event-store/sql-event-store.js';
-import { DATABASE } from '../../src/platform.module.js';
+import { type Database, DATABASE, SqlEventStore } from '../../src/kernel/index.js';
 import { encodePageToken, positionAfter } from './page-token.js';
 import { eventView } from './event-view.js';
 

@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '../../src/kernel/event-store/event-store.js';
+import type { RecordedEvent } from '../../src/kernel/index.js';
 
 /** An event as the history APIs show it (the position is the one users quote). */
 export function eventView(event: RecordedEvent) {

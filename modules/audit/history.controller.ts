@@ -1,8 +1,5 @@
 import { Controller, Get, Param, Query, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
-import { AdminApiError } from '../access/admin/admin-error.js';
-import { AdminExceptionFilter } from '../access/admin/admin-exception.filter.js';
-import { adminQueryValidationPipe } from '../access/admin/admin-validation.js';
-import { AdminGuard } from '../access/admin/admin.guard.js';
+import { AdminApiError, AdminExceptionFilter, AdminGuard, adminQueryValidationPipe } from '../admin/index.js';
 import { ControlPlaneAudit, UnknownActionError } from './control-plane-audit.js';
 import { EventHistory } from './event-history.js';
 import { AuditQueryDto, EventsQueryDto } from './history-query.dto.js';

@@ -1,5 +1,4 @@
-import { type LogPosition, START } from '../../src/kernel/event-store/event-store.js';
-import { parseXid8 } from '../../src/kernel/event-store/log-position.js';
+import { type LogPosition, parseXid8, START } from '../../src/kernel/index.js';
 
 /**
  * History pages are keyed by a position in the global order, carried as an opaque token. A plain number

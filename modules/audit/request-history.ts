@@ -1,15 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Decimal } from 'decimal.js';
-import { aliasStream } from '../../events/alias-events.js';
-import type { AliasPublished } from '../../events/alias-events.js';
-import { priceStream } from '../../events/price-events.js';
-import type { PriceScheduled } from '../../events/price-events.js';
-import type { AttemptFinished, RequestAdmitted, RequestCompleted, RequestRejected } from '../../events/request-events.js';
-import { requestStream } from '../../events/request-events.js';
-import type { Database } from '../../src/kernel/database/database.js';
-import type { RecordedEvent } from '../../src/kernel/event-store/event-store.js';
-import { SqlEventStore } from '../../src/kernel/event-store/sql-event-store.js';
-import { DATABASE } from '../../src/platform.module.js';
+import { type AliasPublished, aliasStream, type AttemptFinished, priceStream, type Recorded, recorded, type RequestAdmitted, type RequestCompleted, type RequestRejected, requestStream } from '../../events/index.js';
+import { type Database, DATABASE, type RecordedEvent, SqlEventStore } from '../../src/kernel/index.js';
 
 /** Request ids are UUIDv7 (the `x-request-id` header); anything else cannot name a request stream. */
 export const REQUEST_ID = /^[0-9A-Za-z][0-9A-Za-z-]{0,63}$/;
@@ -90,9 +82,9 @@ export class RequestHistory {
 
   /** The AliasPublished of the version the request was admitted under. */
   private async aliasVersion(alias: string, version: number) {
-    const published = (await this.store.readStream(aliasStream(alias))).find(
-      (e) => e.type === 'AliasPublished' && (e.data as AliasPublished['data']).version === version,
-    ) as RecordedEvent<AliasPublished['data']> | undefined;
+    const published = recorded(await this.store.readStream(aliasStream(alias))).find(
+      (e): e is Recorded<AliasPublished> => e.type === 'AliasPublished' && e.data.version === version,
+    );
     if (!published) return { name: alias, version };
     const { alias: name, ...rest } = published.data;
     return { name, ...rest, publishedAt: published.recordedAt.toISOString(), publishedBy: published.metadata.actor ?? null, globalPosition: published.globalPosition };
@@ -102,9 +94,11 @@ export class RequestHistory {
   private async prices(wanted: ReadonlyArray<{ deploymentId: string; version: number }>) {
     const result = new Map<string, Record<string, unknown>>();
     for (const deploymentId of new Set(wanted.map((w) => w.deploymentId))) {
-      for (const event of await this.store.readStream(priceStream(deploymentId))) {
+      for (const event of recorded(await this.store.readStream(priceStream(deploymentId)))) {
+        // A price stream holds PriceScheduled events only.
+        if (event.type !== 'PriceScheduled') continue;
         if (!wanted.some((w) => w.deploymentId === deploymentId && w.version === event.streamVersion)) continue;
-        const { deploymentId: _deployment, ...price } = event.data as PriceScheduled['data'];
+        const { deploymentId: _deployment, ...price } = event.data;
         result.set(`${deploymentId}#${event.streamVersion}`, { version: event.streamVersion, ...price, scheduledAt: event.recordedAt.toISOString(), scheduledBy: event.metadata.actor ?? null });
       }
     }

@@ -1,4 +1,4 @@
-import type { TokenUsage } from '../../events/request-events.js';
+import type { TokenUsage } from '../../events/index.js';
 import type { ToolCall } from './chat-request.js';
 
 export type StopReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';

@@ -11,13 +11,36 @@ export function estimateTokens(text: string): number {
   return countTokens(text);
 }
 
+/**
+ * At most this many characters of one request are tokenized exactly (the tokenizer runs on the event
+ * loop); the rest is counted at the ratio the exactly counted texts showed.
+ */
+const EXACT_CHARS_PER_REQUEST = 65_536;
+
+class RequestTokenCounter {
+  private exactChars = 0;
+  private exactTokens = 0;
+
+  count(text: string): number {
+    if (text.length === 0) return 0;
+    if (this.exactChars >= EXACT_CHARS_PER_REQUEST && this.exactChars > 0) {
+      return Math.ceil((this.exactTokens * text.length) / this.exactChars);
+    }
+    const tokens = countTokens(text);
+    this.exactChars += text.length;
+    this.exactTokens += tokens;
+    return tokens;
+  }
+}
+
 export function estimateInputTokens(request: ChatRequest): number {
+  const counter = new RequestTokenCounter();
   let total = 3;
   for (const message of request.messages) {
     total += 3;
-    for (const part of message.content) total += part.type === 'text' ? countTokens(part.text) : 765;
-    if (message.role === 'assistant') for (const call of message.toolCalls) total += countTokens(call.name) + countTokens(call.arguments) + 3;
+    for (const part of message.content) total += part.type === 'text' ? counter.count(part.text) : 765;
+    if (message.role === 'assistant') for (const call of message.toolCalls) total += counter.count(call.name) + counter.count(call.arguments) + 3;
   }
-  for (const tool of request.tools) total += countTokens(tool.name) + countTokens(tool.description ?? '') + countTokens(JSON.stringify(tool.parameters)) + 8;
+  for (const tool of request.tools) total += counter.count(tool.name) + counter.count(tool.description ?? '') + counter.count(JSON.stringify(tool.parameters)) + 8;
   return total;
 }

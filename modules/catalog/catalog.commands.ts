@@ -1,8 +1,5 @@
-import { aliasStream } from '../../events/alias-events.js';
-import { deploymentStream } from '../../events/deployment-events.js';
-import { priceStream } from '../../events/price-events.js';
-import { providerStream } from '../../events/provider-events.js';
-import { deciderCommand } from '../../src/kernel/commands/decider-command.js';
+import { aliasStream, deploymentStream, priceStream, providerStream } from '../../events/index.js';
+import { deciderCommand } from '../../src/kernel/index.js';
 import { aliasDecider } from './alias/alias.decider.js';
 import { deploymentDecider } from './deployment/deployment.decider.js';
 import { priceDecider } from './price/price.decider.js';

@@ -1,11 +1,7 @@
-import type { AliasPublished } from '../../events/alias-events.js';
-import type { DomainEvent } from '../../events/event.js';
-import type { PriceScheduled } from '../../events/price-events.js';
-import type { ProviderRegistered, ProviderUpdated } from '../../events/provider-events.js';
+import type { AliasPublished, DomainEvent, PriceScheduled, ProviderRegistered, ProviderUpdated } from '../../events/index.js';
 import { buildRoutingSnapshot } from '../../projections/routing-snapshot/build-routing-snapshot.js';
 import type { ControlPlaneState } from '../../projections/control-plane/control-plane-state.js';
-import { resolveSecret } from '../../src/config/secret-ref.js';
-import { DomainError } from '../../src/kernel/commands/decider.js';
+import { DomainError, resolveSecret } from '../../src/kernel/index.js';
 
 /**
  * Safe publication: a catalog change is checked against the snapshot it would produce before it is

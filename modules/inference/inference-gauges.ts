@@ -1,5 +1,5 @@
-import type { AdmissionControl } from '../limits/admission-control.js';
-import type { Observability } from '../observability/observability.js';
+import type { AdmissionControl } from '../limits/index.js';
+import type { Observability } from '../observability/index.js';
 import type { DeploymentHealth } from './resilience/deployment-health.js';
 
 const BREAKER_STATE_VALUE = { closed: 0, 'half-open': 1, open: 2 } as const;

@@ -1,23 +1,16 @@
 import { Inject, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { GroupCommitter } from '../../src/kernel/event-store/group-committer.js';
-import { SqlEventStore } from '../../src/kernel/event-store/sql-event-store.js';
+import { GroupCommitter, SqlEventStore } from '../../src/kernel/index.js';
 import { RoutingSnapshotProjection } from '../../projections/routing-snapshot/routing-snapshot.projection.js';
-import { ENVIRONMENT } from '../../src/platform.module.js';
-import type { Environment } from '../../src/config/environment.js';
-import { AccessModule } from '../access/access.module.js';
-import { GatewayAuthenticator } from '../access/gateway-authenticator.js';
-import { ProviderAdapters } from '../providers/provider-adapters.js';
-import { ProvidersModule } from '../providers/providers.module.js';
-import { UpstreamPools } from '../providers/upstream-pools.js';
-import { AdmissionControl } from '../limits/admission-control.js';
-import { DeploymentConcurrency } from '../limits/deployment-concurrency.js';
-import { LimitsModule } from '../limits/limits.module.js';
-import { Observability } from '../observability/observability.js';
+import { GatewayAuthenticator } from '../access/index.js';
+import { ProviderAdapters, ProvidersModule, UpstreamPools } from '../providers/index.js';
+import { AdmissionControl, DeploymentConcurrency, LimitsModule } from '../limits/index.js';
+import { Observability } from '../observability/index.js';
 import { registerInferenceGauges } from './inference-gauges.js';
 import { ChatCompletionsController } from './http/chat-completions.controller.js';
 import { EmbeddingsController } from './http/embeddings.controller.js';
 import { MessagesController } from './http/messages.controller.js';
 import { ModelsController } from './http/models.controller.js';
+import { INFERENCE_SETTINGS, type InferenceSettings } from './inference-settings.js';
 import { ChatPipeline } from './pipeline/chat-pipeline.js';
 import { EmbeddingsPipeline } from './pipeline/embeddings-pipeline.js';
 import type { InferenceServices, PipelineSettings } from './pipeline/inference-services.js';
@@ -25,7 +18,6 @@ import { DeploymentGate } from './resilience/deployment-gate.js';
 import { BreakerJournal } from './resilience/breaker-journal.js';
 import { BreakerSignals } from './resilience/breaker-signals.js';
 import { DeploymentHealth } from './resilience/deployment-health.js';
-import { resolveResilience } from './resilience/resilience-settings.js';
 import { LatencyTracker } from './routing/latency-tracker.js';
 import { RouteHealth } from './routing/route-health.js';
 import { RoutePlanner } from './routing/route-planner.js';
@@ -39,30 +31,31 @@ type Closeable = { close(): Promise<void> };
 
 /** The data plane: client formats, pipeline, routing and streaming. */
 @Module({
-  imports: [AccessModule, ProvidersModule, LimitsModule],
+  // GatewayAuthenticator comes from AccessModule, which is global.
+  imports: [ProvidersModule, LimitsModule],
   controllers: [ChatCompletionsController, MessagesController, ModelsController, EmbeddingsController],
   providers: [
     { provide: LatencyTracker, useFactory: () => new LatencyTracker() },
     {
       provide: DeploymentHealth,
-      useFactory: (environment: Environment, store: SqlEventStore) => {
-        const health = new DeploymentHealth(resolveResilience(environment.resilience).breaker);
-        const journal = new BreakerJournal(store, environment.nodeId);
+      useFactory: (settings: InferenceSettings, store: SqlEventStore) => {
+        const health = new DeploymentHealth(settings.resilience.breaker);
+        const journal = new BreakerJournal(store, settings.nodeId);
         health.onTransition((deploymentId, transition) => journal.record(deploymentId, transition));
         return health;
       },
-      inject: [ENVIRONMENT, SqlEventStore],
+      inject: [INFERENCE_SETTINGS, SqlEventStore],
     },
     {
       provide: BREAKER_SIGNALS,
-      useFactory: async (environment: Environment, health: DeploymentHealth): Promise<Closeable> => {
-        if (!environment.redisUrl) return { close: async () => undefined };
-        const signals = new BreakerSignals(environment.redisUrl, environment.nodeId, health, resolveResilience(environment.resilience).breakerSyncIntervalMs);
+      useFactory: async (settings: InferenceSettings, health: DeploymentHealth): Promise<Closeable> => {
+        if (!settings.redisUrl) return { close: async () => undefined };
+        const signals = new BreakerSignals(settings.redisUrl, settings.nodeId, health, settings.resilience.breakerSyncIntervalMs);
         // Breakers keep working per node without Redis; sharing them must not stop the gateway from starting.
         await signals.start().catch((error: Error) => new Logger('InferenceModule').warn(`breaker signals unavailable: ${error.message}`));
         return signals;
       },
-      inject: [ENVIRONMENT, DeploymentHealth],
+      inject: [INFERENCE_SETTINGS, DeploymentHealth],
     },
     {
       provide: RoutePlanner,
@@ -92,10 +85,10 @@ type Closeable = { close(): Promise<void> };
     },
     {
       provide: PIPELINE_SETTINGS,
-      useFactory: (environment: Environment): PipelineSettings => ({
-        durability: environment.durability, nodeId: environment.nodeId, resilience: resolveResilience(environment.resilience),
+      useFactory: (settings: InferenceSettings): PipelineSettings => ({
+        durability: settings.durability, nodeId: settings.nodeId, resilience: settings.resilience,
       }),
-      inject: [ENVIRONMENT],
+      inject: [INFERENCE_SETTINGS],
     },
     {
       provide: ChatPipeline,

@@ -1,4 +1,4 @@
-import { GatewayError } from '../canonical/gateway-error.js';
+import { GatewayError } from '../canonical/index.js';
 import type { Principal } from '../../projections/key-index/principal.js';
 import type { AdmissionSettings } from './admission-settings.js';
 import { ConcurrencyGate, KeyedConcurrency } from './concurrency-gate.js';

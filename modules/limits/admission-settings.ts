@@ -1,3 +1,5 @@
+import { ConfigurationError, type SettingsEnv, definedOnly, integerSetting } from '../../src/kernel/index.js';
+
 /**
  * Node-wide admission limits (environment variables; per-key and per-tenant limits come from their
  * `limits.maxConcurrency`). Streams hold a request slot and a stream slot, so the stream limit also
@@ -23,4 +25,26 @@ export const DEFAULT_ADMISSION: AdmissionSettings = Object.freeze({
 
 export function resolveAdmission(overrides: Partial<AdmissionSettings> | undefined): AdmissionSettings {
   return { ...DEFAULT_ADMISSION, ...overrides };
+}
+
+/** DI token of this node's resolved admission settings. */
+export const ADMISSION_SETTINGS = Symbol('ADMISSION_SETTINGS');
+
+/** Only the variables that are set; 0 means unlimited for the concurrency limits. */
+export function readAdmissionOverrides(env: SettingsEnv): Partial<AdmissionSettings> {
+  const limit = (name: string) => {
+    const value = integerSetting(env, name);
+    return value === 0 ? null : value;
+  };
+  const queueDepth = integerSetting(env, 'SWITCHYARD_ADMISSION_QUEUE_DEPTH');
+  const queueWaitMs = integerSetting(env, 'SWITCHYARD_ADMISSION_QUEUE_WAIT_MS');
+  if (queueDepth && !queueWaitMs) {
+    throw new ConfigurationError('SWITCHYARD_ADMISSION_QUEUE_DEPTH needs a positive SWITCHYARD_ADMISSION_QUEUE_WAIT_MS (a queue without a wait deadline is unbounded)');
+  }
+  return definedOnly({
+    maxConcurrentRequests: limit('SWITCHYARD_MAX_CONCURRENT_REQUESTS'),
+    maxConcurrentStreams: limit('SWITCHYARD_MAX_CONCURRENT_STREAMS'),
+    queueDepth,
+    queueWaitMs,
+  });
 }

@@ -1,4 +1,4 @@
-import { redactText } from '../../src/kernel/redaction/redact-text.js';
+import { redactText } from '../../src/kernel/index.js';
 
 /** Most characters of one prompt or completion a content log line keeps. */
 export const MAX_LOGGED_CONTENT = 4_000;

@@ -34,6 +34,25 @@ export interface ObservabilitySettings {
 /** What a caller embedding the gateway (tests) may set instead of the environment: settings, and where request log lines go. */
 export type ObservabilityOverrides = Partial<ObservabilitySettings> & { requestLogDestination?: { write(line: string): void } };
 
+/** DI token of the observability context's settings. */
+export const OBSERVABILITY_SETTINGS = Symbol('OBSERVABILITY_SETTINGS');
+
+/** The context's settings as the bootstrap resolves them: the knobs above and what it shares with the node. */
+export interface ObservabilityContext {
+  settings: ObservabilitySettings;
+  /** LOG_LEVEL: the request log's threshold follows it. */
+  logLevel: 'error' | 'warn' | 'log' | 'debug';
+  /** Probed by readiness when set. */
+  redisUrl: string | null;
+  requestLogDestination?: { write(line: string): void };
+}
+
+/** The environment's knobs with a caller's overrides on top. */
+export function resolveObservability(overrides: ObservabilityOverrides = {}, env: NodeJS.ProcessEnv = process.env): Pick<ObservabilityContext, 'settings' | 'requestLogDestination'> {
+  const { requestLogDestination, ...settings } = overrides;
+  return { settings: { ...readObservabilitySettings(env), ...settings }, requestLogDestination };
+}
+
 export class ObservabilitySettingsError extends Error {
   override readonly name = 'ObservabilitySettingsError';
 }

@@ -1,18 +1,18 @@
 import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
-import type { Environment } from '../../src/config/environment.js';
-import { ENVIRONMENT, PLATFORM } from '../../src/platform.module.js';
-import type { Platform } from '../../src/platform.js';
+import { ClickHouseConnection } from '../../projections/clickhouse-analytics/clickhouse-connection.js';
+import { DATABASE, type Database, GroupCommitter, ProjectionRunner } from '../../src/kernel/index.js';
 import { ClusterMetrics } from './cluster-metrics.js';
 import { DocsController } from './docs.controller.js';
+import { watchKernel } from './kernel-metrics.js';
 import { MetricsController } from './metrics.controller.js';
 import { Observability } from './observability.js';
-import { readObservabilitySettings } from './observability-settings.js';
-import { watchPlatform } from './platform-metrics.js';
+import { OBSERVABILITY_SETTINGS, type ObservabilityContext } from './observability-settings.js';
 import { Readiness } from './readiness.js';
 
 /**
- * Metrics, traces and request logs. Global, so the data plane and the kernel's watchers share one
- * Observability per gateway; other modules register their own gauges on `observability.metrics`.
+ * Metrics, traces, request logs, readiness and the API document. Global, so the data plane and the
+ * kernel's watchers share one Observability per gateway; other modules register their own gauges on
+ * `observability.metrics`.
  */
 @Global()
 @Module({
@@ -21,19 +21,19 @@ import { Readiness } from './readiness.js';
     ClusterMetrics,
     {
       provide: Observability,
-      useFactory: (environment: Environment, platform: Platform, clusterMetrics: ClusterMetrics) => {
-        const { requestLogDestination, ...overrides } = environment.observability ?? {};
-        const observability = new Observability({ ...readObservabilitySettings(process.env), ...overrides }, environment.logLevel, requestLogDestination);
+      useFactory: (context: ObservabilityContext, committer: GroupCommitter, runner: ProjectionRunner, clusterMetrics: ClusterMetrics) => {
+        const observability = new Observability(context.settings, context.logLevel, context.requestLogDestination);
         clusterMetrics.adopt(observability.metrics.registry);
-        observability.onClose(watchPlatform(observability, platform));
+        observability.onClose(watchKernel(observability, committer, runner));
         return observability;
       },
-      inject: [ENVIRONMENT, PLATFORM, ClusterMetrics],
+      inject: [OBSERVABILITY_SETTINGS, GroupCommitter, ProjectionRunner, ClusterMetrics],
     },
     {
       provide: Readiness,
-      useFactory: (observability: Observability, platform: Platform) => new Readiness(platform, observability.settings.readyMaxLagEvents),
-      inject: [Observability, PLATFORM],
+      useFactory: (context: ObservabilityContext, database: Database, runner: ProjectionRunner, clickhouse: ClickHouseConnection | null) =>
+        new Readiness(database, runner, clickhouse ?? null, context.redisUrl, context.settings.readyMaxLagEvents),
+      inject: [OBSERVABILITY_SETTINGS, DATABASE, ProjectionRunner, { token: ClickHouseConnection, optional: true }],
     },
   ],
   exports: [Observability, Readiness],

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerResponse } from 'node:http';
-import { redactText } from '../../src/kernel/redaction/redact-text.js';
+import { redactText } from '../../src/kernel/index.js';
 import { GatewayMetrics } from './gateway-metrics.js';
 import { GatewayTracing } from './gateway-tracing.js';
 import type { ObservabilitySettings } from './observability-settings.js';

@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
-import type { Platform } from '../../src/platform.js';
+import type { ClickHouseConnection } from '../../projections/clickhouse-analytics/clickhouse-connection.js';
+import type { Database, ProjectionRunner } from '../../src/kernel/index.js';
 
 /** How long each dependency may take to answer a readiness probe. */
 const PROBE_TIMEOUT_MS = 1_000;
@@ -63,12 +64,17 @@ export class Readiness {
   private redis: Redis | null = null;
 
   constructor(
-    private readonly platform: Platform,
+    private readonly database: Database,
+    private readonly runner: ProjectionRunner,
+    /** Null without CLICKHOUSE_URL. */
+    private readonly clickhouse: ClickHouseConnection | null,
+    /** Null without REDIS_URL. */
+    private readonly redisUrl: string | null,
     private readonly maxLagEvents: number,
   ) {}
 
   async report(): Promise<ReadinessReport> {
-    const { database, runner, environment, clickhouse } = this.platform;
+    const { database, runner, clickhouse, redisUrl } = this;
     const eventStore = await database.checkHealth(PROBE_TIMEOUT_MS);
     const statuses = new Map(runner.status().map((status) => [status.name, status]));
     const [lags, redis, clickhouseCheck] = await Promise.all([
@@ -78,7 +84,7 @@ export class Readiness {
           () => null,
         )
         : Promise.resolve(null),
-      environment.redisUrl ? this.probeRedis(environment.redisUrl) : Promise.resolve<DependencyCheck>({ status: 'not_configured', required: false }),
+      redisUrl ? this.probeRedis(redisUrl) : Promise.resolve<DependencyCheck>({ status: 'not_configured', required: false }),
       clickhouse
         ? withTimeout(clickhouse.ping()).then(
           (ok): DependencyCheck => (ok ? { status: 'ok', required: false } : { status: 'failing', required: false, detail: 'ping failed' }),

@@ -1,8 +1,8 @@
 import type { Context, Span } from '@opentelemetry/api';
-import type { AttemptFinished, RequestAdmitted, RequestCompleted, TokenUsage } from '../../events/request-events.js';
+import type { AttemptFinished, RequestAdmitted, RequestCompleted, TokenUsage } from '../../events/index.js';
 import type { ResolvedDeployment } from '../../projections/routing-snapshot/routing-snapshot.js';
 import type { Principal } from '../../projections/key-index/principal.js';
-import type { GatewayError } from '../canonical/gateway-error.js';
+import type { GatewayError } from '../canonical/index.js';
 import { redactContent } from './content-redaction.js';
 import { type GatewayMetrics, statusClass } from './gateway-metrics.js';
 import { type GatewayTracing, endSpan } from './gateway-tracing.js';

@@ -2,8 +2,8 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress } from 'node:dns';
 import { type LookupFunction, isIP } from 'node:net';
 import { buildConnector } from 'undici';
-import { addressRefusal, classifyAddress } from '../catalog/provider/outbound-address-policy.js';
-import { ProviderError } from '../canonical/provider-error.js';
+import { addressRefusal, classifyAddress } from '../catalog/index.js';
+import { ProviderError } from '../canonical/index.js';
 
 /** Every address a host name resolves to (the system resolver by default; tests inject their own). */
 export type HostResolver = (hostname: string) => Promise<LookupAddress[]>;

@@ -1,7 +1,5 @@
 import type { Dispatcher } from 'undici';
-import type { ChatRequest } from '../canonical/chat-request.js';
-import type { ChatResponse, StreamEvent } from '../canonical/chat-response.js';
-import type { EmbeddingsRequest, EmbeddingsResponse } from '../canonical/embeddings.js';
+import type { ChatRequest, ChatResponse, EmbeddingsRequest, EmbeddingsResponse, StreamEvent } from '../canonical/index.js';
 import type { ResolvedDeployment } from '../../projections/routing-snapshot/routing-snapshot.js';
 
 /** Everything an adapter needs for one upstream call. */

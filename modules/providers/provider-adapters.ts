@@ -1,4 +1,4 @@
-import type { ProviderType } from '../../events/provider-events.js';
+import type { ProviderType } from '../../events/index.js';
 import type { ResolvedDeployment } from '../../projections/routing-snapshot/routing-snapshot.js';
 import { AnthropicAdapter } from './anthropic/anthropic-adapter.js';
 import { BedrockAdapter } from './bedrock/bedrock-adapter.js';

@@ -1,9 +1,8 @@
 import { Module, type OnApplicationShutdown } from '@nestjs/common';
 import { RoutingSnapshotProjection } from '../../projections/routing-snapshot/routing-snapshot.projection.js';
-import type { Environment } from '../../src/config/environment.js';
-import { ENVIRONMENT } from '../../src/platform.module.js';
 import { MockProviderHost } from './mock/mock-provider-host.js';
 import { ProviderAdapters } from './provider-adapters.js';
+import { PROVIDER_SETTINGS, type ProviderSettings } from './provider-settings.js';
 import { UpstreamPools } from './upstream-pools.js';
 
 /** Provider adapters (one per wire format), their connection pools, and the in-process mock provider. */
@@ -13,14 +12,12 @@ import { UpstreamPools } from './upstream-pools.js';
     ProviderAdapters,
     {
       provide: UpstreamPools,
-      useFactory: (mock: MockProviderHost, routing: RoutingSnapshotProjection, environment: Environment) => {
-        // The connect deadline (issue 5 §5) is the one undici enforces itself.
-        const connectTimeoutMs = environment.resilience?.deadlines?.connectTimeoutMs ?? 3000;
-        const pools = new UpstreamPools(mock, { connectTimeoutMs, connections: 256 });
+      useFactory: (mock: MockProviderHost, routing: RoutingSnapshotProjection, settings: ProviderSettings) => {
+        const pools = new UpstreamPools(mock, { connectTimeoutMs: settings.connectTimeoutMs, connections: 256 });
         routing.onSwap((snapshot) => pools.retain(snapshot));
         return pools;
       },
-      inject: [MockProviderHost, RoutingSnapshotProjection, ENVIRONMENT],
+      inject: [MockProviderHost, RoutingSnapshotProjection, PROVIDER_SETTINGS],
     },
   ],
   exports: [MockProviderHost, ProviderAdapters, UpstreamPools],

@@ -1,6 +1,5 @@
-import { ProviderError, retryAfterMs } from '../canonical/provider-error.js';
-import { redactText } from '../../src/kernel/redaction/redact-text.js';
-import { knownSecretForms } from '../../src/kernel/secret-references/known-secrets.js';
+import { ProviderError, retryAfterMs } from '../canonical/index.js';
+import { knownSecretForms, redactText } from '../../src/kernel/index.js';
 import { OutboundAddressRefused, OutboundPolicyViolation } from './outbound-connector.js';
 import { SseOverflowError } from './streaming/sse-decoder.js';
 

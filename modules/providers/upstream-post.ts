@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import { ProviderError } from '../canonical/provider-error.js';
+import { ProviderError } from '../canonical/index.js';
 import { readBounded, transportError } from './upstream-errors.js';
 
 type Headers = Record<string, string | string[] | undefined>;

@@ -1,7 +1,4 @@
-import type { SqlExecutor } from '../../src/kernel/database/database.js';
-import type { RecordedEvent } from '../../src/kernel/event-store/event-store.js';
-import { xid8Param } from '../../src/kernel/event-store/log-position.js';
-import { ALL_EVENT_TYPES, type DurableProjection } from '../../src/kernel/projections/projection.js';
+import { ALL_EVENT_TYPES, type DurableProjection, type RecordedEvent, type SqlExecutor, xid8Param } from '../../src/kernel/index.js';
 import { GENESIS_HASH, STORED_EVENT_COLUMNS, type StoredEvent, type StoredEventRow, canonicalEvent, chainHash, storedEvent } from './canonical-event.js';
 import type { CheckpointSigner } from './checkpoint-signer.js';
 

@@ -1,5 +1,4 @@
-import { ConfigurationError } from '../../src/config/environment.js';
-import { isSecretRef, resolveSecret } from '../../src/config/secret-ref.js';
+import { ConfigurationError, isSecretRef, resolveSecret } from '../../src/kernel/index.js';
 import { CheckpointKeyError, type CheckpointSigner, checkpointSigner } from './checkpoint-signer.js';
 
 export interface AuditSettings {

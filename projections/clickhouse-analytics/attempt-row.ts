@@ -1,6 +1,5 @@
 import { Decimal } from 'decimal.js';
-import type { AttemptFinished } from '../../events/request-events.js';
-import type { RecordedEvent } from '../../src/kernel/event-store/event-store.js';
+import type { AttemptFinished, Recorded } from '../../events/index.js';
 import { isBillable } from '../cost-ledger/cost-ledger.projection.js';
 
 /** The columns of `attempts`, in the order `attemptRow` writes them. */
@@ -19,8 +18,8 @@ const SCALE = 12;
  * One AttemptFinished as a TabSeparated line of `attempts`. The timestamp is the event's recorded_at in
  * UTC, truncated to the second: hour and day buckets are the same as the ledger's.
  */
-export function attemptLine(event: RecordedEvent): string {
-  const data = event.data as AttemptFinished['data'];
+export function attemptLine(event: Recorded<AttemptFinished>): string {
+  const { data } = event;
   const fields: Array<string | number | null> = [
     event.eventId, event.transactionId.toString(), event.globalPosition, dateTime(event.recordedAt), data.requestId, data.attempt,
     data.tenantId, data.keyId, data.alias, data.deploymentId, data.providerId, data.model, data.routing?.strategy ?? '',

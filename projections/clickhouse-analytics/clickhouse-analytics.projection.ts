@@ -1,10 +1,6 @@
-import type { SqlExecutor } from '../../src/kernel/database/database.js';
+import { comparePositions, type DurableProjection, type LogPosition, parseXid8, projectionCheckpoints, type RecordedEvent, type SqlExecutor, uuidv7 } from '../../src/kernel/index.js';
 import { Logger } from '@nestjs/common';
-import { type LogPosition, type RecordedEvent, comparePositions } from '../../src/kernel/event-store/event-store.js';
-import { parseXid8 } from '../../src/kernel/event-store/log-position.js';
-import { projectionCheckpoints } from '../../src/kernel/projections/projection-checkpoints.js';
-import { uuidv7 } from '../../src/kernel/ids.js';
-import type { DurableProjection } from '../../src/kernel/projections/projection.js';
+import { type AttemptFinished, type Recorded, recorded } from '../../events/index.js';
 import { type AnalyticsFaults, NO_FAULTS } from './analytics-faults.js';
 import { ATTEMPT_COLUMNS, attemptLine } from './attempt-row.js';
 import type { ClickHouseConnection } from './clickhouse-connection.js';
@@ -57,7 +53,8 @@ export class ClickHouseAnalyticsProjection implements DurableProjection {
     await this.prepare();
     if (this.highWater === undefined) this.highWater = await this.readHighWater();
     const mark = this.highWater;
-    const fresh = mark ? events.filter((event) => comparePositions(positionOf(event), mark) > 0) : [...events];
+    const attempts = recorded(events).filter((event): event is Recorded<AttemptFinished> => event.type === 'AttemptFinished');
+    const fresh = mark ? attempts.filter((event) => comparePositions(positionOf(event), mark) > 0) : attempts;
     for (const run of monthRuns(fresh)) {
       try {
         await this.clickhouse.insertTabSeparated('attempts', ATTEMPT_COLUMNS, run.map(attemptLine), `${INSERT_QUERY_PREFIX}${uuidv7()}`);
@@ -109,13 +106,13 @@ export class ClickHouseAnalyticsProjection implements DurableProjection {
   }
 }
 
-function positionOf(event: RecordedEvent): LogPosition {
+function positionOf(event: Pick<RecordedEvent, 'transactionId' | 'globalPosition'>): LogPosition {
   return { transactionId: event.transactionId, globalPosition: event.globalPosition };
 }
 
 /** Consecutive events of one calendar month (UTC): each run is one insert into one partition. */
-function monthRuns(events: readonly RecordedEvent[]): RecordedEvent[][] {
-  const runs: RecordedEvent[][] = [];
+function monthRuns<E extends Pick<RecordedEvent, 'recordedAt'>>(events: readonly E[]): E[][] {
+  const runs: E[][] = [];
   let month = '';
   for (const event of events) {
     const current = event.recordedAt.toISOString().slice(0, 7);

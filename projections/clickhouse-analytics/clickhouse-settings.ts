@@ -1,4 +1,4 @@
-import { ConfigurationError } from '../../src/config/environment.js';
+import { ConfigurationError } from '../../src/kernel/index.js';
 
 export interface ClickHouseSettings {
   /** Scheme, host and port only. */

@@ -1,11 +1,7 @@
-import type { DomainEvent } from '../../events/event.js';
-import { type AliasState, aliasDecider } from '../../modules/catalog/alias/alias.decider.js';
-import { type DeploymentState, deploymentDecider } from '../../modules/catalog/deployment/deployment.decider.js';
-import { type PriceState, priceDecider } from '../../modules/catalog/price/price.decider.js';
-import { type ProviderState, providerDecider } from '../../modules/catalog/provider/provider.decider.js';
-import { type ApiKeyState, apiKeyDecider } from '../../modules/access/api-key/api-key.decider.js';
-import { type TenantState, tenantDecider } from '../../modules/access/tenant/tenant.decider.js';
-import type { Decider } from '../../src/kernel/commands/decider.js';
+import type { DomainEvent } from '../../events/index.js';
+import { aliasDecider, type AliasState, deploymentDecider, type DeploymentState, priceDecider, type PriceState, providerDecider, type ProviderState } from '../../modules/catalog/index.js';
+import { apiKeyDecider, type ApiKeyState, tenantDecider, type TenantState } from '../../modules/access/index.js';
+import type { Decider } from '../../src/kernel/index.js';
 
 type AnyDecider = Decider<unknown, DomainEvent, unknown>;
 

@@ -1,9 +1,6 @@
-import type { SqlExecutor } from '../../src/kernel/database/database.js';
+import type { DurableProjection, RecordedEvent, SqlExecutor } from '../../src/kernel/index.js';
 import { Decimal } from 'decimal.js';
-import type { AttemptFinished } from '../../events/request-events.js';
-import { recorded } from '../../events/switchyard-event.js';
-import type { RecordedEvent } from '../../src/kernel/event-store/event-store.js';
-import type { DurableProjection } from '../../src/kernel/projections/projection.js';
+import { type AttemptFinished, recorded } from '../../events/index.js';
 
 /** An attempt is billable when it succeeded or the provider produced (and will charge for) tokens. */
 export function isBillable(data: AttemptFinished['data']): boolean {

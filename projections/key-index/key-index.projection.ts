@@ -1,7 +1,5 @@
-import { API_KEY_EVENT_TYPES } from '../../events/api-key-events.js';
-import { TENANT_EVENT_TYPES } from '../../events/tenant-events.js';
-import type { LogPosition, RecordedEvent } from '../../src/kernel/event-store/event-store.js';
-import type { InMemoryProjection } from '../../src/kernel/projections/projection.js';
+import { API_KEY_EVENT_TYPES, TENANT_EVENT_TYPES } from '../../events/index.js';
+import type { InMemoryProjection, LogPosition, RecordedEvent } from '../../src/kernel/index.js';
 import { ControlPlaneState } from '../control-plane/control-plane-state.js';
 import type { Principal } from './principal.js';
 
@@ -32,7 +30,7 @@ export class KeyIndexProjection implements InMemoryProjection {
   }
 
   apply(events: readonly RecordedEvent[], _position: LogPosition): void {
-    this.access = this.access.withAll(events as Array<RecordedEvent & { type: string }>);
+    this.access = this.access.withAll(events);
     this.position = events[events.length - 1].globalPosition;
     const index = new Map<string, Principal>();
     for (const key of this.access.keys.values()) {

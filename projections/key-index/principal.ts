@@ -1,5 +1,4 @@
-import type { KeyLimits, KeyScope } from '../../events/api-key-events.js';
-import type { TenantBudget, TenantLimits } from '../../events/tenant-events.js';
+import type { KeyLimits, KeyScope, TenantBudget, TenantLimits } from '../../events/index.js';
 
 /** Who a gateway key speaks for, as the data plane needs it. Never carries the key itself. */
 export interface Principal {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { providerSettingsProblem } from '../../modules/catalog/provider/provider.decider.js';
-import { resolveSecret } from '../../src/kernel/secret-references/secret-reference.js';
+import { providerSettingsProblem } from '../../modules/catalog/index.js';
+import { resolveSecret } from '../../src/kernel/index.js';
 import type { ControlPlaneState } from '../control-plane/control-plane-state.js';
 import { Credential } from './credential.js';
 import type { ResolvedAlias, ResolvedDeployment, ResolvedProvider, RoutingSnapshot } from './routing-snapshot.js';

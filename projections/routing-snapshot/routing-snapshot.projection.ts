@@ -1,10 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { ALIAS_EVENT_TYPES } from '../../events/alias-events.js';
-import { DEPLOYMENT_EVENT_TYPES } from '../../events/deployment-events.js';
-import { PRICE_EVENT_TYPES } from '../../events/price-events.js';
-import { PROVIDER_EVENT_TYPES } from '../../events/provider-events.js';
-import type { LogPosition, RecordedEvent } from '../../src/kernel/event-store/event-store.js';
-import type { InMemoryProjection } from '../../src/kernel/projections/projection.js';
+import { ALIAS_EVENT_TYPES, DEPLOYMENT_EVENT_TYPES, PRICE_EVENT_TYPES, PROVIDER_EVENT_TYPES } from '../../events/index.js';
+import type { InMemoryProjection, LogPosition, RecordedEvent } from '../../src/kernel/index.js';
 import { ControlPlaneState } from '../control-plane/control-plane-state.js';
 import { buildRoutingSnapshot } from './build-routing-snapshot.js';
 import { EMPTY_SNAPSHOT, type RoutingSnapshot } from './routing-snapshot.js';
@@ -43,7 +39,7 @@ export class RoutingSnapshotProjection implements InMemoryProjection {
   }
 
   apply(events: readonly RecordedEvent[], _position: LogPosition): void {
-    this.catalog = this.catalog.withAll(events as Array<RecordedEvent & { type: string }>);
+    this.catalog = this.catalog.withAll(events);
     const version = events[events.length - 1].globalPosition;
     const { snapshot, problems } = buildRoutingSnapshot(this.catalog, version, this.snapshot);
     const fresh = problems.filter((problem) => !this.lastProblems.includes(problem));

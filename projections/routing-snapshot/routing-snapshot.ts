@@ -1,7 +1,5 @@
-import type { AliasPolicy, AliasVisibility, RoutingStrategy } from '../../events/alias-events.js';
-import type { DeploymentLimits } from '../../events/deployment-events.js';
-import type { ProviderType } from '../../events/provider-events.js';
-import type { ScheduledPrice } from '../../modules/catalog/price/price.decider.js';
+import type { AliasPolicy, AliasVisibility, DeploymentLimits, ProviderType, RoutingStrategy } from '../../events/index.js';
+import type { ScheduledPrice } from '../../modules/catalog/index.js';
 import type { Credential } from './credential.js';
 
 export interface ResolvedProvider {

@@ -5,6 +5,7 @@ import { AdmissionControl } from '../../modules/limits/admission-control.js';
 import { DeploymentHealth } from '../../modules/inference/resilience/deployment-health.js';
 import { type TestGateway, postJson, startTestGateway } from '../support/gateway-harness.js';
 import { canonicalJson } from '../../src/kernel/canonical-json.js';
+import { countTokens } from '../../modules/canonical/tokenizer.js';
 
 const CREDENTIALS_ENV = 'SY_TEST_BEDROCK_CREDENTIALS';
 const REQUEST_EVENTS = ['RequestAdmitted', 'AttemptFinished', 'RequestCompleted', 'RequestRejected'];
@@ -65,7 +66,8 @@ apiKeys:
 }
 
 /** The mock counts ceil(characters / 4) tokens per input. */
-const tokens = (inputs: string[]) => inputs.reduce((sum, text) => sum + Math.ceil(text.length / 4), 0);
+/** What the gateway reserves at admission (the real tokenizer). */
+const estimated = (inputs: string[]) => inputs.reduce((sum, text) => sum + Math.max(1, countTokens(text)), 0);
 
 function float32(base64: string): number[] {
   const bytes = Buffer.from(base64, 'base64');
@@ -107,7 +109,6 @@ describe('POST /v1/embeddings', () => {
   test('the upstream body and credential, and the ledger events: admitted as embeddings, attempt with usage and cost, completed', async () => {
     const input = ['The quick brown fox', 'jumps over the lazy dog, twice over'];
     const { response } = await client.embeddings.create({ model: 'embed', input, encoding_format: 'float' }).withResponse();
-    const n = tokens(input); // 5 + 9
 
     const upstream = gw.mock.requests();
     expect(upstream).toHaveLength(1);
@@ -117,7 +118,7 @@ describe('POST /v1/embeddings', () => {
 
     const { types, admitted, attempts, completed } = await eventsOf(response.headers.get('x-request-id')!);
     expect(types).toEqual(['RequestAdmitted', 'AttemptFinished', 'RequestCompleted']);
-    expect(admitted).toMatchObject({ alias: 'embed', operation: 'embeddings', stream: false, clientFormat: 'openai', estimatedInputTokens: n, reservedOutputTokens: 0 });
+    expect(admitted).toMatchObject({ alias: 'embed', operation: 'embeddings', stream: false, clientFormat: 'openai', estimatedInputTokens: estimated(input), reservedOutputTokens: 0 });
     expect(attempts[0]).toMatchObject({ attempt: 1, outcome: 'success', deploymentId: 'openai-embed', usageEvidence: 'provider', httpStatus: 200, priceVersion: 1 });
     expect(attempts[0].usage).toEqual({ input: 14, cachedInput: 0, cacheWrite: 0, output: 0, reasoning: 0 });
     // 14 tokens × $0.02 per million

@@ -1,5 +1,5 @@
 import Fastify, { type FastifyInstance } from 'fastify';
-import { AdminApiError } from '../../modules/access/admin/admin-error.js';
+import { AdminApiError } from '../../modules/admin/admin-error.js';
 import { generateApiKey, hashApiKey } from '../../modules/access/api-key/key-format.js';
 import { GatewayAuthenticator } from '../../modules/access/gateway-authenticator.js';
 import { EarlyAuthentication, deferContinue } from '../../modules/inference/http/early-authentication.js';

@@ -10,13 +10,18 @@ describe('tokenizer', () => {
     expect(countTokens('antidisestablishmentarianism')).toBe(6);
   });
 
-  it('counts a long run without whitespace quickly and never under-counts it', () => {
-    const run = 'a'.repeat(200_000);
-    const started = process.hrtime.bigint();
-    const slices = countTokens(run);
-    const elapsedMs = Number(process.hrtime.bigint() - started) / 1e6;
-    expect(slices).toBeGreaterThanOrEqual(countTokens('a'.repeat(256)) * Math.floor(200_000 / 256));
-    expect(elapsedMs).toBeLessThan(5_000); // unsliced, 20,000 characters alone take ~30 s
+  it('counts a long run without whitespace in slices, never under-counting it', () => {
+    const run = 'a'.repeat(4_096);
+    expect(countTokens(run)).toBe(countTokens('a'.repeat(32)) * 128);
+    expect(countTokens(`hello ${run} world`)).toBe(countTokens('hello ') + countTokens(run) + countTokens(' world'));
+  });
+
+  it('extrapolates beyond 16,384 characters from the exactly counted head', () => {
+    const sentence = 'The quick brown fox jumps over the lazy dog. ';
+    const long = sentence.repeat(2_000); // 90,000 characters
+    const head = countTokens(long.slice(0, 16_384));
+    expect(countTokens(long)).toBe(Math.ceil((head * long.length) / 16_384));
+    expect(Math.abs(countTokens(long) - 10 * 2_000) / 20_000).toBeLessThan(0.01); // 10 tokens per sentence
   });
 
   it('adds the chat template overhead per message and counts tools', () => {
@@ -28,5 +33,19 @@ describe('tokenizer', () => {
     expect(estimateInputTokens(request)).toBe(3 + 3 + 4);
     const withTool = { ...request, tools: [{ name: 'lookup', description: null, parameters: { type: 'object' }, strict: null }] };
     expect(estimateInputTokens(withTool)).toBeGreaterThan(estimateInputTokens(request) + 8);
+  });
+});
+
+describe('estimateInputTokens on a large request', () => {
+  it('tokenizes the first 65,536 characters exactly and counts the rest at their ratio', () => {
+    const text = 'The quick brown fox jumps over the lazy dog. '.repeat(360); // 16,200 characters, 3,600 tokens
+    const messages = Array.from({ length: 10 }, () => ({ role: 'user' as const, content: [{ type: 'text' as const, text }] }));
+    const request = {
+      model: 'm', messages, maxOutputTokens: null, temperature: null, topP: null, stop: [], stream: false, includeUsage: false,
+      tools: [], toolChoice: null, parallelToolCalls: null, responseFormat: null, seed: null, user: null, metadata: null, n: 1,
+    } as ChatRequest;
+    const perText = countTokens(text);
+    // five texts are counted exactly (81,000 characters), the other five at the same ratio: the same total
+    expect(estimateInputTokens(request)).toBe(3 + 10 * 3 + 10 * perText);
   });
 });

@@ -1,8 +1,8 @@
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsIn, IsISO8601, IsOptional, IsString, Matches, ValidateNested } from 'class-validator';
-import { KEY_SCOPES, type KeyScope } from '../../../events/api-key-events.js';
+import { KEY_SCOPES, type KeyScope } from '../../../events/index.js';
 import { KEY_ID } from '../api-key/api-key.decider.js';
-import { LimitsDto } from './limits.dto.js';
+import { LimitsDto } from '../../admin/index.js';
 
 export class IssueKeyDto {
   /** Generated when absent. */

@@ -1,19 +1,13 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { apiKeyStream } from '../../../events/api-key-events.js';
+import { apiKeyStream } from '../../../events/index.js';
 import { KeyIndexProjection } from '../../../projections/key-index/key-index.projection.js';
-import { randomBase62 } from '../../../src/kernel/ids.js';
+import { randomBase62 } from '../../../src/kernel/index.js';
 import { ApiKeyCommand } from '../access.commands.js';
 import type { ApiKeyState } from '../api-key/api-key.decider.js';
 import { displayPrefix, generateApiKey, hashApiKey } from '../api-key/key-format.js';
-import { AdminCommands, etag } from './admin-commands.js';
-import { AdminApiError } from './admin-error.js';
-import { AdminExceptionFilter } from './admin-exception.filter.js';
-import { adminValidationPipe } from './admin-validation.js';
-import { AdminGuard } from './admin.guard.js';
+import { AdminApiError, AdminCommands, AdminExceptionFilter, AdminGuard, adminValidationPipe, etag, limitsOf, ReasonDto } from '../../admin/index.js';
 import { IssueKeyDto } from './key.dto.js';
-import { limitsOf } from './limits.dto.js';
-import { ReasonDto } from './reason.dto.js';
 
 /**
  * `/admin/v1/keys`: issue (the plaintext key is in that one response and nowhere else, ever), revoke,

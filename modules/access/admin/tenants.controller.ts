@@ -1,17 +1,11 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Req, Res, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
 import { Decimal } from 'decimal.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { tenantStream } from '../../../events/tenant-events.js';
+import { tenantStream } from '../../../events/index.js';
 import { KeyIndexProjection } from '../../../projections/key-index/key-index.projection.js';
 import { TenantCommand } from '../access.commands.js';
 import type { TenantState } from '../tenant/tenant.decider.js';
-import { AdminCommands, etag } from './admin-commands.js';
-import { AdminApiError } from './admin-error.js';
-import { AdminExceptionFilter } from './admin-exception.filter.js';
-import { adminValidationPipe } from './admin-validation.js';
-import { AdminGuard } from './admin.guard.js';
-import { LimitsDto, limitsOf } from './limits.dto.js';
-import { ReasonDto } from './reason.dto.js';
+import { AdminApiError, AdminCommands, AdminExceptionFilter, AdminGuard, adminValidationPipe, etag, LimitsDto, limitsOf, ReasonDto } from '../../admin/index.js';
 import { CreateTenantDto, TenantBudgetDto } from './tenant.dto.js';
 import { type CurrentSpend, TenantSpendReader } from './tenant-spend-reader.js';
 

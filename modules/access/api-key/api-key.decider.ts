@@ -1,6 +1,5 @@
-import { type ApiKeyEvent, KEY_SCOPES, type KeyLimits, type KeyScope } from '../../../events/api-key-events.js';
-import { sameJson } from '../../../src/kernel/canonical-json.js';
-import { type Decider, DomainError, assertNever } from '../../../src/kernel/commands/decider.js';
+import { type ApiKeyEvent, KEY_SCOPES, type KeyLimits, type KeyScope } from '../../../events/index.js';
+import { assertNever, type Decider, DomainError, sameJson } from '../../../src/kernel/index.js';
 
 export interface KeyGrant {
   tenantId: string;

@@ -1,8 +1,7 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { KeyIndexProjection } from '../../../projections/key-index/key-index.projection.js';
-import { DomainError } from '../../../src/kernel/commands/decider.js';
-import { WrongExpectedVersionError } from '../../../src/kernel/event-store/errors.js';
+import { DomainError, WrongExpectedVersionError } from '../../../src/kernel/index.js';
 import { ApiKeyCommand } from '../access.commands.js';
 
 const SWEEP_INTERVAL_MS = 1000;

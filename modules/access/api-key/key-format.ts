@@ -1,5 +1,5 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
-import { randomBase62 } from '../../../src/kernel/ids.js';
+import { createHash } from 'node:crypto';
+import { randomBase62 } from '../../../src/kernel/index.js';
 
 /** `sk-sy-` + 32 base62 characters: about 190 bits of entropy. */
 export const KEY_PATTERN = /^sk-sy-[0-9A-Za-z]{32}$/;
@@ -17,8 +17,3 @@ export function displayPrefix(key: string): string {
   return `${key.slice(0, 10)}…`;
 }
 
-export function sameHash(a: string, b: string): boolean {
-  const left = Buffer.from(a, 'hex');
-  const right = Buffer.from(b, 'hex');
-  return left.length === right.length && timingSafeEqual(left, right);
-}

@@ -1,7 +1,6 @@
 import { Decimal } from 'decimal.js';
-import type { TenantBudget, TenantEvent, TenantLimits } from '../../../events/tenant-events.js';
-import { sameJson } from '../../../src/kernel/canonical-json.js';
-import { type Decider, DomainError, assertNever } from '../../../src/kernel/commands/decider.js';
+import type { TenantBudget, TenantEvent, TenantLimits } from '../../../events/index.js';
+import { assertNever, type Decider, DomainError, sameJson } from '../../../src/kernel/index.js';
 
 export type TenantCommand =
   | { type: 'CreateTenant'; tenantId: string; name: string }

@@ -1,5 +1,5 @@
 import { Decimal } from 'decimal.js';
-import type { SqlExecutor } from '../../../src/kernel/database/database.js';
+import type { SqlExecutor } from '../../../src/kernel/index.js';
 import { type ProviderUsage, mergeUsage } from './provider-usage.js';
 
 export interface LedgerUsage {

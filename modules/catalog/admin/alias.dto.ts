@@ -2,8 +2,7 @@ import { Type } from 'class-transformer';
 import {
   ArrayMaxSize, ArrayNotEmpty, IsArray, IsIn, IsInt, IsNumber, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateNested,
 } from 'class-validator';
-import { ROUTING_STRATEGIES, type RoutingStrategy } from '../../../events/alias-events.js';
-import { CAPABILITIES } from '../../../events/deployment-events.js';
+import { CAPABILITIES, ROUTING_STRATEGIES, type RoutingStrategy } from '../../../events/index.js';
 import type { AliasDefinition } from '../alias/alias.decider.js';
 
 export class AliasRouteDto {

@@ -1,12 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, Req, Res, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RoutingSnapshotProjection } from '../../../projections/routing-snapshot/routing-snapshot.projection.js';
-import { AdminCommands, etag } from '../../access/admin/admin-commands.js';
-import { AdminApiError } from '../../access/admin/admin-error.js';
-import { AdminExceptionFilter } from '../../access/admin/admin-exception.filter.js';
-import { adminValidationPipe } from '../../access/admin/admin-validation.js';
-import { AdminGuard } from '../../access/admin/admin.guard.js';
-import { ReasonDto } from '../../access/admin/reason.dto.js';
+import { AdminApiError, AdminCommands, AdminExceptionFilter, AdminGuard, adminValidationPipe, etag, ReasonDto } from '../../admin/index.js';
 import { AliasCommand } from '../catalog.commands.js';
 import { PublishAliasDto, aliasDefinitionOf } from './alias.dto.js';
 import { aliasView } from './catalog-views.js';

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { AccessAdminModule } from '../../access/admin/access-admin.module.js';
+import { AdminModule } from '../../admin/index.js';
 import { CatalogModule } from '../catalog.module.js';
 import { AliasesController } from './aliases.controller.js';
 import { DeploymentsController } from './deployments.controller.js';
@@ -8,7 +8,7 @@ import { ProvidersController } from './providers.controller.js';
 
 /** The catalog's admin API: providers, deployments, prices and aliases under /admin/v1. */
 @Module({
-  imports: [CatalogModule, AccessAdminModule],
+  imports: [CatalogModule, AdminModule],
   controllers: [ProvidersController, DeploymentsController, PricesController, AliasesController],
 })
 export class CatalogAdminModule {}

@@ -1,7 +1,4 @@
-import { type AliasPolicy, aliasStream } from '../../../events/alias-events.js';
-import { deploymentStream } from '../../../events/deployment-events.js';
-import { priceStream } from '../../../events/price-events.js';
-import { providerStream } from '../../../events/provider-events.js';
+import { type AliasPolicy, aliasStream, deploymentStream, priceStream, providerStream } from '../../../events/index.js';
 import type { ControlPlaneState } from '../../../projections/control-plane/control-plane-state.js';
 import type { ResolvedAlias, RoutingSnapshot } from '../../../projections/routing-snapshot/routing-snapshot.js';
 import { type ScheduledPrice, priceAt } from '../price/price.decider.js';

@@ -1,7 +1,7 @@
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, Matches, MaxLength, Min, ValidateNested } from 'class-validator';
-import { CAPABILITIES, type Capability, type DeploymentSettings } from '../../../events/deployment-events.js';
-import { LimitsDto, limitsOf } from '../../access/admin/limits.dto.js';
+import { CAPABILITIES, type Capability, type DeploymentSettings } from '../../../events/index.js';
+import { LimitsDto, limitsOf } from '../../admin/index.js';
 
 /** A model at a provider; the names match the YAML configuration. */
 export class DeploymentSettingsDto {

@@ -1,5 +1,5 @@
 import { IsIn, IsISO8601, IsOptional, Matches } from 'class-validator';
-import type { PriceTable } from '../../../events/price-events.js';
+import type { PriceTable } from '../../../events/index.js';
 
 const DECIMAL = /^\d+(\.\d+)?$/;
 const decimal = (name: string) => ({ message: `${name} must be a decimal string such as "0.15" (never a binary float)` });

@@ -1,11 +1,7 @@
 import { Body, Controller, Get, Param, Post, Req, Res, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RoutingSnapshotProjection } from '../../../projections/routing-snapshot/routing-snapshot.projection.js';
-import { AdminCommands, etag } from '../../access/admin/admin-commands.js';
-import { AdminApiError } from '../../access/admin/admin-error.js';
-import { AdminExceptionFilter } from '../../access/admin/admin-exception.filter.js';
-import { adminValidationPipe } from '../../access/admin/admin-validation.js';
-import { AdminGuard } from '../../access/admin/admin.guard.js';
+import { AdminApiError, AdminCommands, AdminExceptionFilter, AdminGuard, adminValidationPipe, etag } from '../../admin/index.js';
 import { PriceCommand } from '../catalog.commands.js';
 import { priceHistoryView } from './catalog-views.js';
 import { SchedulePriceDto, priceTableOf } from './price.dto.js';

@@ -1,5 +1,5 @@
 import { IsBoolean, IsIn, IsOptional, IsString, Matches, MaxLength } from 'class-validator';
-import { PROVIDER_TYPES, type ProviderSettings, type ProviderType } from '../../../events/provider-events.js';
+import { PROVIDER_TYPES, type ProviderSettings, type ProviderType } from '../../../events/index.js';
 
 /** How to reach a provider; the names match the YAML configuration. */
 export class ProviderSettingsDto {

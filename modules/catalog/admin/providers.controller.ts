@@ -1,11 +1,7 @@
 import { Body, Controller, Delete, Get, Param, Post, Put, Query, Req, Res, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RoutingSnapshotProjection } from '../../../projections/routing-snapshot/routing-snapshot.projection.js';
-import { AdminCommands, etag } from '../../access/admin/admin-commands.js';
-import { AdminApiError } from '../../access/admin/admin-error.js';
-import { AdminExceptionFilter } from '../../access/admin/admin-exception.filter.js';
-import { adminValidationPipe } from '../../access/admin/admin-validation.js';
-import { AdminGuard, AdminTokenOnly } from '../../access/admin/admin.guard.js';
+import { AdminApiError, AdminCommands, AdminExceptionFilter, AdminGuard, AdminTokenOnly, adminValidationPipe, etag } from '../../admin/index.js';
 import { ProviderCommand } from '../catalog.commands.js';
 import { providerView } from './catalog-views.js';
 import { ProviderSettingsDto, RegisterProviderDto, providerSettingsOf } from './provider.dto.js';

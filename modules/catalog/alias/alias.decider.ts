@@ -1,8 +1,7 @@
 import {
   type AliasEvent, type AliasPolicy, type AliasRoute, type AliasVisibility, ROUTING_STRATEGIES, type RoutingStrategy,
-} from '../../../events/alias-events.js';
-import { sameJson } from '../../../src/kernel/canonical-json.js';
-import { type Decider, DomainError, assertNever } from '../../../src/kernel/commands/decider.js';
+} from '../../../events/index.js';
+import { assertNever, type Decider, DomainError, sameJson } from '../../../src/kernel/index.js';
 
 export interface AliasDefinition {
   strategy: RoutingStrategy;

@@ -1,6 +1,5 @@
-import { CAPABILITIES, type DeploymentEvent, type DeploymentSettings } from '../../../events/deployment-events.js';
-import { sameJson } from '../../../src/kernel/canonical-json.js';
-import { type Decider, DomainError, assertNever } from '../../../src/kernel/commands/decider.js';
+import { CAPABILITIES, type DeploymentEvent, type DeploymentSettings } from '../../../events/index.js';
+import { assertNever, type Decider, DomainError, sameJson } from '../../../src/kernel/index.js';
 
 export type DeploymentCommand =
   | { type: 'RegisterDeployment'; deploymentId: string; settings: DeploymentSettings }

@@ -1,6 +1,6 @@
 import { Decimal } from 'decimal.js';
-import type { PriceEvent, PriceTable } from '../../../events/price-events.js';
-import { type Decider, DomainError } from '../../../src/kernel/commands/decider.js';
+import type { PriceEvent, PriceTable } from '../../../events/index.js';
+import { type Decider, DomainError } from '../../../src/kernel/index.js';
 
 export type PriceCommand = { type: 'SchedulePrice'; deploymentId: string; effectiveFrom: Date; table: PriceTable };
 

@@ -1,7 +1,5 @@
-import { PROVIDER_TYPES, type ProviderEvent, type ProviderSettings } from '../../../events/provider-events.js';
-import { sameJson } from '../../../src/kernel/canonical-json.js';
-import { type Decider, DomainError, assertNever } from '../../../src/kernel/commands/decider.js';
-import { isSecretRef } from '../../../src/config/secret-ref.js';
+import { PROVIDER_TYPES, type ProviderEvent, type ProviderSettings } from '../../../events/index.js';
+import { assertNever, type Decider, DomainError, isSecretRef, sameJson } from '../../../src/kernel/index.js';
 import { baseUrlProblem } from './base-url-policy.js';
 
 export type ProviderCommand =

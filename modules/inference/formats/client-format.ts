@@ -1,7 +1,5 @@
-import type { TokenUsage } from '../../../events/request-events.js';
-import type { ChatRequest } from '../../canonical/chat-request.js';
-import type { ChatResponse } from '../../canonical/chat-response.js';
-import type { GatewayError } from '../../canonical/gateway-error.js';
+import type { TokenUsage } from '../../../events/index.js';
+import type { ChatRequest, ChatResponse, GatewayError } from '../../canonical/index.js';
 import type { ClientStreamEncoder } from './client-stream-encoder.js';
 
 export interface ResponseIdentity {

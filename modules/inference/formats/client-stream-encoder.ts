@@ -1,6 +1,5 @@
-import type { TokenUsage } from '../../../events/request-events.js';
-import type { StreamEvent } from '../../canonical/chat-response.js';
-import type { GatewayError } from '../../canonical/gateway-error.js';
+import type { TokenUsage } from '../../../events/index.js';
+import type { GatewayError, StreamEvent } from '../../canonical/index.js';
 
 /** Renders canonical stream events in one client format (OpenAI chunks, Anthropic message events). */
 export interface ClientStreamEncoder {

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { GatewayError } from '../../canonical/gateway-error.js';
+import { GatewayError } from '../../canonical/index.js';
 import { errorAnswerForPath } from './error-answer-for-path.js';
 import type { HttpSettings } from './http-settings.js';
 import type { ErrorAnswer } from './respond-with-error.js';

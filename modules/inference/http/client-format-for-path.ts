@@ -1,4 +1,4 @@
-import type { PathStyle } from '../../canonical/json-bounds.js';
+import type { PathStyle } from '../../canonical/index.js';
 import { anthropicClientFormat } from '../formats/anthropic/anthropic-client-format.js';
 import type { ClientFormat } from '../formats/client-format.js';
 import { openAiClientFormat } from '../formats/openai/openai-client-format.js';

@@ -1,10 +1,10 @@
 import { Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Server } from 'node:http';
-import type { KeyScope } from '../../../events/api-key-events.js';
-import { isAdminPath, respondWithAdminError } from '../../access/admin/admin-error.js';
-import type { GatewayAuthenticator } from '../../access/gateway-authenticator.js';
-import { GatewayError } from '../../canonical/gateway-error.js';
+import type { KeyScope } from '../../../events/index.js';
+import { isAdminPath, respondWithAdminError } from '../../admin/index.js';
+import type { GatewayAuthenticator } from '../../access/index.js';
+import { GatewayError } from '../../canonical/index.js';
 import { clientFormatForPath } from './client-format-for-path.js';
 import { internalError, respondWithError } from './respond-with-error.js';
 

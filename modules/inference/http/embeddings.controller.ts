@@ -1,6 +1,6 @@
 import { Controller, Logger, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { GatewayError } from '../../canonical/gateway-error.js';
+import { GatewayError } from '../../canonical/index.js';
 import { openAiClientFormat } from '../formats/openai/openai-client-format.js';
 import { EmbeddingsPipeline } from '../pipeline/embeddings-pipeline.js';
 import { internalError, respondWithError } from './respond-with-error.js';

@@ -1,5 +1,5 @@
-import { adminErrorAnswer, isAdminPath } from '../../access/admin/admin-error.js';
-import type { GatewayError } from '../../canonical/gateway-error.js';
+import { adminErrorAnswer, isAdminPath } from '../../admin/index.js';
+import type { GatewayError } from '../../canonical/index.js';
 import { clientFormatForPath } from './client-format-for-path.js';
 import { type ErrorAnswer, errorAnswer } from './respond-with-error.js';
 

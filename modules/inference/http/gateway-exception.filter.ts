@@ -1,7 +1,7 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { isAdminPath, respondWithAdminError } from '../../access/admin/admin-error.js';
-import { GatewayError } from '../../canonical/gateway-error.js';
+import { isAdminPath, respondWithAdminError } from '../../admin/index.js';
+import { GatewayError } from '../../canonical/index.js';
 import { openAiClientFormat } from '../formats/openai/openai-client-format.js';
 import type { ClientFormat } from '../formats/client-format.js';
 import { respondWithError } from './respond-with-error.js';

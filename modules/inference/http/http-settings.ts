@@ -1,3 +1,5 @@
+import { ConfigurationError, type SettingsEnv, definedOnly, positiveIntegerSetting } from '../../../src/kernel/index.js';
+
 /**
  * Bounds on the gateway's client connections (DESIGN §10). Without them an unfinished body or a silent
  * connection holds a file descriptor for minutes, and enough of them stop the node from accepting
@@ -39,4 +41,21 @@ export function httpSettings(overrides: Partial<HttpSettings> = {}): HttpSetting
  */
 export function timeoutCheckIntervalMs(settings: HttpSettings): number {
   return Math.max(25, Math.min(1_000, Math.floor(Math.min(settings.headersTimeoutMs, settings.bodyTimeoutMs) / 10)));
+}
+
+/** Only the variables that are set; each must be a positive integer (none of these bounds can be switched off). */
+export function readHttpOverrides(env: SettingsEnv): Partial<HttpSettings> {
+  const positive = (name: string) => positiveIntegerSetting(env, name);
+  const http = definedOnly({
+    headersTimeoutMs: positive('SWITCHYARD_HTTP_HEADERS_TIMEOUT_MS'),
+    bodyTimeoutMs: positive('SWITCHYARD_HTTP_BODY_TIMEOUT_MS'),
+    keepAliveTimeoutMs: positive('SWITCHYARD_HTTP_KEEPALIVE_TIMEOUT_MS'),
+    maxConnections: positive('SWITCHYARD_HTTP_MAX_CONNECTIONS'),
+  });
+  const headers = http.headersTimeoutMs ?? DEFAULT_HTTP_SETTINGS.headersTimeoutMs;
+  const body = http.bodyTimeoutMs ?? DEFAULT_HTTP_SETTINGS.bodyTimeoutMs;
+  if (headers > body) {
+    throw new ConfigurationError(`SWITCHYARD_HTTP_HEADERS_TIMEOUT_MS (${headers}) must not exceed SWITCHYARD_HTTP_BODY_TIMEOUT_MS (${body}): the body timeout covers the headers too`);
+  }
+  return http;
 }

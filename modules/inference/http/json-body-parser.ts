@@ -1,5 +1,4 @@
-import { GatewayError, unsupportedParameter } from '../../canonical/gateway-error.js';
-import type { PathStyle } from '../../canonical/json-bounds.js';
+import { GatewayError, type PathStyle, unsupportedParameter } from '../../canonical/index.js';
 
 /**
  * The gateway's only body parser (`application/json`, every route). JSON.parse itself is iterative, so no

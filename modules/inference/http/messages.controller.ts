@@ -1,6 +1,6 @@
 import { Controller, Logger, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { GatewayError } from '../../canonical/gateway-error.js';
+import { GatewayError } from '../../canonical/index.js';
 import { anthropicClientFormat } from '../formats/anthropic/anthropic-client-format.js';
 import { ChatPipeline } from '../pipeline/chat-pipeline.js';
 import { internalError, respondWithError } from './respond-with-error.js';

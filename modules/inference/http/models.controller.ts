@@ -1,7 +1,7 @@
 import { Controller, Get, Param, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { GatewayAuthenticator } from '../../access/gateway-authenticator.js';
-import { GatewayError } from '../../canonical/gateway-error.js';
+import { GatewayAuthenticator } from '../../access/index.js';
+import { GatewayError } from '../../canonical/index.js';
 import type { Principal } from '../../../projections/key-index/principal.js';
 import type { ResolvedAlias } from '../../../projections/routing-snapshot/routing-snapshot.js';
 import { listedFor, modelNotFound } from '../pipeline/callable-alias.js';

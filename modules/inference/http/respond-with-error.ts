@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
-import { GatewayError } from '../../canonical/gateway-error.js';
+import { GatewayError } from '../../canonical/index.js';
 import type { ClientFormat } from '../formats/client-format.js';
-import { observationOf } from '../../observability/observability.js';
+import { observationOf } from '../../observability/index.js';
 
 /** An error answer before it is written: on a response, or on a bare socket (errors Node raises). */
 export interface ErrorAnswer {

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { GatewayError } from '../../canonical/gateway-error.js';
+import { GatewayError } from '../../canonical/index.js';
 import { errorAnswerForPath } from './error-answer-for-path.js';
 import { writeAnswer } from './respond-with-error.js';
 

@@ -1,5 +1,4 @@
-import type { ChatRequest } from '../../canonical/chat-request.js';
-import { estimateInputTokens } from '../../canonical/token-estimate.js';
+import { type ChatRequest, estimateInputTokens } from '../../canonical/index.js';
 
 /** Output tokens reserved for a request that sets no output cap. */
 export const DEFAULT_RESERVED_OUTPUT_TOKENS = 1024;

@@ -1,9 +1,8 @@
 import { Logger } from '@nestjs/common';
-import type { AttemptOutcome, TokenUsage, UsageEvidence } from '../../../events/request-events.js';
-import { ZERO_USAGE } from '../../canonical/chat-response.js';
+import type { AttemptOutcome, TokenUsage, UsageEvidence } from '../../../events/index.js';
+import { type ProviderError, ZERO_USAGE } from '../../canonical/index.js';
 import { GatewayFault } from './gateway-fault.js';
-import type { ProviderError } from '../../canonical/provider-error.js';
-import type { ProviderAdapter } from '../../providers/provider-adapter.js';
+import type { ProviderAdapter } from '../../providers/index.js';
 import { type AttemptReport, type AttemptTurn, runAttemptLoop } from './attempt-loop.js';
 import { attemptFinished } from './attempt-finished.js';
 import { exhaustedError } from './client-errors.js';

@@ -1,5 +1,4 @@
-import { GatewayError } from '../../canonical/gateway-error.js';
-import { ProviderError } from '../../canonical/provider-error.js';
+import { GatewayError, ProviderError } from '../../canonical/index.js';
 import { GatewayFault } from './gateway-fault.js';
 
 /**

@@ -1,6 +1,5 @@
-import type { AttemptFinished, AttemptOutcome, TokenUsage, UsageEvidence } from '../../../events/request-events.js';
-import { ZERO_USAGE } from '../../canonical/chat-response.js';
-import type { ProviderError } from '../../canonical/provider-error.js';
+import type { AttemptFinished, AttemptOutcome, TokenUsage, UsageEvidence } from '../../../events/index.js';
+import { type ProviderError, ZERO_USAGE } from '../../canonical/index.js';
 import { ZERO_COST, attemptCost } from '../pricing/attempt-cost.js';
 import { deadlineOf } from '../resilience/deadlines.js';
 import type { RouteCandidate } from '../routing/route-planner.js';

@@ -1,5 +1,5 @@
-import type { AttemptOutcome } from '../../../events/request-events.js';
-import type { ProviderError } from '../../canonical/provider-error.js';
+import type { AttemptOutcome } from '../../../events/index.js';
+import type { ProviderError } from '../../canonical/index.js';
 import { waitFor } from '../resilience/backoff.js';
 import { DEADLINE_CODES, deadlineOf } from '../resilience/deadlines.js';
 import { type DeploymentGate, type GateLease, isRefusal } from '../resilience/deployment-gate.js';

@@ -1,8 +1,6 @@
-import type { TokenUsage, UsageEvidence } from '../../../events/request-events.js';
-import type { ChatRequest } from '../../canonical/chat-request.js';
-import type { ChatResponse } from '../../canonical/chat-response.js';
-import type { ProviderError } from '../../canonical/provider-error.js';
-import type { ProviderAdapter } from '../../providers/provider-adapter.js';
+import type { TokenUsage, UsageEvidence } from '../../../events/index.js';
+import type { ChatRequest, ChatResponse, ProviderError } from '../../canonical/index.js';
+import type { ProviderAdapter } from '../../providers/index.js';
 import { linkedAbort } from './attempt-abort.js';
 import { attemptFailure } from './attempt-failure.js';
 import { GatewayFault } from './gateway-fault.js';

@@ -1,4 +1,4 @@
-import { GatewayError } from '../../canonical/gateway-error.js';
+import { GatewayError } from '../../canonical/index.js';
 import { mayUseAlias, type Principal } from '../../../projections/key-index/principal.js';
 import type { ResolvedAlias, RoutingSnapshot } from '../../../projections/routing-snapshot/routing-snapshot.js';
 

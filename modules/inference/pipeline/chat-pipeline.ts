@@ -1,9 +1,7 @@
 import { Logger } from '@nestjs/common';
-import type { TokenUsage } from '../../../events/request-events.js';
-import { type ChatRequest, requiredCapabilities } from '../../canonical/chat-request.js';
-import type { ChatResponse, StreamEvent } from '../../canonical/chat-response.js';
-import { MAX_LOGGED_CONTENT } from '../../observability/content-redaction.js';
-import { GatewayError } from '../../canonical/gateway-error.js';
+import type { TokenUsage } from '../../../events/index.js';
+import { type ChatRequest, type ChatResponse, GatewayError, requiredCapabilities, type StreamEvent } from '../../canonical/index.js';
+import { MAX_LOGGED_CONTENT, observationOf } from '../../observability/index.js';
 import type { ClientFormat } from '../formats/client-format.js';
 import { BACKSTOP_SLACK_MS } from '../resilience/deadlines.js';
 import { chatReservation } from './admission-estimate.js';
@@ -14,7 +12,6 @@ import { type AdmittedRequest, type Exchange, admitRequest } from './request-adm
 import { sessionIdOf } from './request-headers.js';
 import { type StreamAttemptResult, StreamRelay, streamFailure } from './stream-relay.js';
 import { callTransport } from './upstream-call.js';
-import { observationOf } from '../../observability/observability.js';
 
 type BufferedAnswer = { response: ChatResponse; usage: TokenUsage };
 type StreamedAnswer = Extract<StreamAttemptResult, { reachedClient: true }>;

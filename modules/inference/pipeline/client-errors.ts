@@ -1,5 +1,4 @@
-import { GatewayError } from '../../canonical/gateway-error.js';
-import { ProviderError } from '../../canonical/provider-error.js';
+import { GatewayError, ProviderError } from '../../canonical/index.js';
 import type { ResolvedAlias } from '../../../projections/routing-snapshot/routing-snapshot.js';
 import { DEADLINE_CODES, DeadlineExceeded } from '../resilience/deadlines.js';
 import type { RoutePlan, SkippedRoute } from '../routing/route-planner.js';

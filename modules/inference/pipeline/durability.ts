@@ -1,3 +1,5 @@
+import { ConfigurationError, type SettingsEnv } from '../../../src/kernel/index.js';
+
 /**
  * When request events become durable (DESIGN §7):
  * - default: the request commits once — RequestAdmitted, every AttemptFinished and RequestCompleted in
@@ -15,3 +17,12 @@
 export type DurabilityProfile = 'default' | 'strict' | 'async';
 
 export const DURABILITY_PROFILES: readonly DurabilityProfile[] = ['default', 'strict', 'async'];
+
+/** SWITCHYARD_DURABILITY; `default` when unset. */
+export function readDurability(env: SettingsEnv): DurabilityProfile {
+  const durability = (env.SWITCHYARD_DURABILITY ?? 'default') as DurabilityProfile;
+  if (!DURABILITY_PROFILES.includes(durability)) {
+    throw new ConfigurationError(`SWITCHYARD_DURABILITY must be one of ${DURABILITY_PROFILES.join(', ')}`);
+  }
+  return durability;
+}

@@ -1,11 +1,7 @@
 import { Logger } from '@nestjs/common';
-import { observationOf } from '../../observability/observability.js';
-import type { TokenUsage } from '../../../events/request-events.js';
-import { ZERO_USAGE } from '../../canonical/chat-response.js';
-import type { EmbeddingsRequest, EmbeddingsResponse } from '../../canonical/embeddings.js';
-import { GatewayError } from '../../canonical/gateway-error.js';
-import { ProviderError } from '../../canonical/provider-error.js';
-import { estimateTokens } from '../../canonical/token-estimate.js';
+import type { TokenUsage } from '../../../events/index.js';
+import { type EmbeddingsRequest, type EmbeddingsResponse, estimateTokens, GatewayError, ProviderError, ZERO_USAGE } from '../../canonical/index.js';
+import { observationOf } from '../../observability/index.js';
 import { parseOpenAiEmbeddingsRequest } from '../formats/openai/openai-embeddings-request.js';
 import { encodeOpenAiEmbeddings } from '../formats/openai/openai-embeddings-response.js';
 import { BACKSTOP_SLACK_MS } from '../resilience/deadlines.js';

@@ -1,4 +1,4 @@
-import { GatewayError } from '../../canonical/gateway-error.js';
+import { GatewayError } from '../../canonical/index.js';
 
 /**
  * A failure of the gateway itself during an attempt: building the upstream request, translating an

@@ -1,9 +1,8 @@
-import type { GatewayAuthenticator } from '../../access/gateway-authenticator.js';
-import type { AdmissionControl } from '../../limits/admission-control.js';
-import type { ProviderAdapters } from '../../providers/provider-adapters.js';
-import type { UpstreamPools } from '../../providers/upstream-pools.js';
+import type { GatewayAuthenticator } from '../../access/index.js';
+import type { AdmissionControl } from '../../limits/index.js';
+import type { ProviderAdapters, UpstreamPools } from '../../providers/index.js';
 import type { RoutingSnapshotProjection } from '../../../projections/routing-snapshot/routing-snapshot.projection.js';
-import type { GroupCommitter } from '../../../src/kernel/event-store/group-committer.js';
+import type { GroupCommitter } from '../../../src/kernel/index.js';
 import type { DeploymentGate } from '../resilience/deployment-gate.js';
 import type { ResilienceSettings } from '../resilience/resilience-settings.js';
 import type { LatencyTracker } from '../routing/latency-tracker.js';

@@ -1,5 +1,5 @@
-import type { TokenUsage, UsageEvidence } from '../../../events/request-events.js';
-import type { StreamEvent } from '../../canonical/chat-response.js';
+import type { TokenUsage, UsageEvidence } from '../../../events/index.js';
+import type { StreamEvent } from '../../canonical/index.js';
 
 /**
  * Keeps what is needed to bill a stream: the provider's usage when it reports one, otherwise a count

@@ -1,7 +1,6 @@
-import { GatewayError } from '../../canonical/gateway-error.js';
-import { type ErrorClass, ProviderError } from '../../canonical/provider-error.js';
-import { redactText } from '../../../src/kernel/redaction/redact-text.js';
-import { plausibleRequestId } from '../../providers/upstream-errors.js';
+import { type ErrorClass, GatewayError, ProviderError } from '../../canonical/index.js';
+import { redactText } from '../../../src/kernel/index.js';
+import { plausibleRequestId } from '../../providers/index.js';
 
 /** Failures a caller can fix by changing the request: the only ones whose provider text helps them. */
 const CLIENT_ATTRIBUTABLE: ReadonlySet<ErrorClass> = new Set(['invalid_request', 'context_length', 'content_policy']);

@@ -1,11 +1,10 @@
 import type { ServerResponse } from 'node:http';
-import type { RequestAdmitted } from '../../../events/request-events.js';
-import type { Permit } from '../../limits/permit.js';
+import type { RequestAdmitted } from '../../../events/index.js';
+import type { Permit } from '../../limits/index.js';
 import type { Principal } from '../../../projections/key-index/principal.js';
 import type { ResolvedAlias, ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
 import type { ParameterSupport, RoutePlan } from '../routing/route-planner.js';
-import { observationOf } from '../../observability/observability.js';
-import type { RequestObservation } from '../../observability/request-observation.js';
+import { observationOf, type RequestObservation } from '../../observability/index.js';
 import { callableAlias } from './callable-alias.js';
 import { noRouteError } from './client-errors.js';
 import type { InferenceServices, PipelineSettings } from './inference-services.js';

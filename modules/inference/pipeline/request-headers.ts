@@ -1,5 +1,4 @@
-import { GatewayError } from '../../canonical/gateway-error.js';
-import { type HeaderMap, firstHeader } from '../../canonical/headers.js';
+import { firstHeader, GatewayError, type HeaderMap } from '../../canonical/index.js';
 
 export type RequestHeaders = HeaderMap;
 

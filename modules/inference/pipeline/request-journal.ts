@@ -1,12 +1,7 @@
 import { Logger } from '@nestjs/common';
-import type {
-  AttemptFinished, RequestAdmitted, RequestCompleted, TokenUsage,
-} from '../../../events/request-events.js';
-import { requestStream } from '../../../events/request-events.js';
-import type { NewEvent } from '../../../src/kernel/event-store/event-store.js';
-import type { GroupCommitter } from '../../../src/kernel/event-store/group-committer.js';
-import { uuidv7 } from '../../../src/kernel/ids.js';
-import type { RequestObservation } from '../../observability/request-observation.js';
+import { type AttemptFinished, type RequestAdmitted, type RequestCompleted, requestStream, type TokenUsage } from '../../../events/index.js';
+import { type GroupCommitter, type NewEvent, uuidv7 } from '../../../src/kernel/index.js';
+import type { RequestObservation } from '../../observability/index.js';
 import { sumCosts } from '../pricing/attempt-cost.js';
 import type { DurabilityProfile } from './durability.js';
 

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { ProviderError } from '../../canonical/provider-error.js';
+import { ProviderError } from '../../canonical/index.js';
 import { DeadlineExceeded } from '../resilience/deadlines.js';
 
 /**

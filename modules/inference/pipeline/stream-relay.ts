@@ -1,9 +1,7 @@
 import type { ServerResponse } from 'node:http';
-import type { AttemptOutcome, TokenUsage, UsageEvidence } from '../../../events/request-events.js';
-import type { StreamEvent } from '../../canonical/chat-response.js';
-import { GatewayError } from '../../canonical/gateway-error.js';
-import { ProviderError } from '../../canonical/provider-error.js';
-import type { UpstreamStream } from '../../providers/provider-adapter.js';
+import type { AttemptOutcome, TokenUsage, UsageEvidence } from '../../../events/index.js';
+import { GatewayError, ProviderError, type StreamEvent } from '../../canonical/index.js';
+import type { UpstreamStream } from '../../providers/index.js';
 import type { ClientStreamEncoder } from '../formats/client-stream-encoder.js';
 import { DEADLINE_CODES, DeadlineExceeded, deadlineOf } from '../resilience/deadlines.js';
 import type { DeadlineSettings } from '../resilience/resilience-settings.js';

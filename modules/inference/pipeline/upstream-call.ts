@@ -1,6 +1,5 @@
 import type { ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
-import type { UpstreamPools } from '../../providers/upstream-pools.js';
-import type { EmbeddingsCall, UpstreamCall } from '../../providers/provider-adapter.js';
+import type { EmbeddingsCall, UpstreamCall, UpstreamPools } from '../../providers/index.js';
 
 export interface CallTimeouts {
   /** Most time to the response headers (buffered: the whole answer). */

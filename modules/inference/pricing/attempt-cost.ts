@@ -1,6 +1,5 @@
 import { Decimal } from 'decimal.js';
-import type { PriceTable } from '../../../events/price-events.js';
-import type { AttemptCost, TokenUsage } from '../../../events/request-events.js';
+import type { AttemptCost, PriceTable, TokenUsage } from '../../../events/index.js';
 
 const PER_TOKEN_DIVISOR = new Decimal(1_000_000);
 /** Ledger precision (numeric(24,12)); each component is rounded half-even once, so totals add up exactly. */

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { type BreakerEvent, breakerStream } from '../../../events/breaker-events.js';
-import type { EventStore } from '../../../src/kernel/event-store/event-store.js';
+import { type BreakerEvent, breakerStream } from '../../../events/index.js';
+import type { EventStore } from '../../../src/kernel/index.js';
 import type { BreakerTransition } from './circuit-breaker.js';
 
 /**

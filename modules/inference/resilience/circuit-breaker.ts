@@ -1,4 +1,4 @@
-import type { BreakerCounts, BreakerOpenReason, BreakerSource } from '../../../events/breaker-events.js';
+import type { BreakerCounts, BreakerOpenReason, BreakerSource } from '../../../events/index.js';
 import type { BreakerSettings } from './resilience-settings.js';
 
 export type BreakerState = 'closed' | 'open' | 'half-open';

@@ -1,4 +1,4 @@
-import { ProviderError } from '../../canonical/provider-error.js';
+import { ProviderError } from '../../canonical/index.js';
 
 /**
  * The deadlines of one request (issue 5 §5). Each has its own error so that the caller, the events and

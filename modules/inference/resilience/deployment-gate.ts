@@ -1,5 +1,5 @@
-import type { ProviderError } from '../../canonical/provider-error.js';
-import type { DeploymentConcurrency } from '../../limits/deployment-concurrency.js';
+import type { ProviderError } from '../../canonical/index.js';
+import type { DeploymentConcurrency } from '../../limits/index.js';
 import type { ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
 import type { HealthRefusal } from '../routing/route-planner.js';
 import type { HealthSignal } from './circuit-breaker.js';

@@ -1,5 +1,5 @@
-import type { AttemptOutcome } from '../../../events/request-events.js';
-import type { ProviderError } from '../../canonical/provider-error.js';
+import type { AttemptOutcome } from '../../../events/index.js';
+import type { ProviderError } from '../../canonical/index.js';
 import { deadlineOf } from './deadlines.js';
 import type { HealthSignal } from './circuit-breaker.js';
 

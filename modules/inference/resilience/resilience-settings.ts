@@ -1,3 +1,5 @@
+import { ConfigurationError, type SettingsEnv, definedOnly, integerSetting, positiveIntegerSetting } from '../../../src/kernel/index.js';
+
 /** How a circuit breaker judges one deployment (DESIGN §6, issue 5 §4). */
 export interface BreakerSettings {
   /** The rolling window failure rates are measured over. */
@@ -95,4 +97,40 @@ export function resolveResilience(overrides: ResilienceOverrides | undefined): R
     retry: { ...DEFAULT_RESILIENCE.retry, ...overrides?.retry },
     breakerSyncIntervalMs: overrides?.breakerSyncIntervalMs ?? DEFAULT_RESILIENCE.breakerSyncIntervalMs,
   };
+}
+
+/** Only the variables that are set; everything else keeps its default above. */
+export function readResilienceOverrides(env: SettingsEnv): ResilienceOverrides {
+  const pick = (name: string) => integerSetting(env, name);
+  const positive = (name: string) => positiveIntegerSetting(env, name);
+  const rate = env.SWITCHYARD_BREAKER_FAILURE_RATE;
+  if (rate !== undefined && rate !== '' && !(Number(rate) > 0 && Number(rate) < 1)) {
+    throw new ConfigurationError('SWITCHYARD_BREAKER_FAILURE_RATE must be a number between 0 and 1');
+  }
+  return definedOnly({
+    deadlines: definedOnly({
+      connectTimeoutMs: positive('SWITCHYARD_CONNECT_TIMEOUT_MS'),
+      ttftTimeoutMs: positive('SWITCHYARD_TTFT_TIMEOUT_MS'),
+      idleTimeoutMs: positive('SWITCHYARD_IDLE_TIMEOUT_MS'),
+      streamTimeoutMs: positive('SWITCHYARD_STREAM_TIMEOUT_MS'),
+      requestTimeoutMs: positive('SWITCHYARD_REQUEST_TIMEOUT_MS'),
+      writeProgressTimeoutMs: positive('SWITCHYARD_WRITE_PROGRESS_TIMEOUT_MS'),
+    }),
+    retry: definedOnly({
+      maxAttempts: positive('SWITCHYARD_MAX_ATTEMPTS'),
+      baseBackoffMs: pick('SWITCHYARD_RETRY_BASE_MS'),
+      maxBackoffMs: pick('SWITCHYARD_RETRY_MAX_MS'),
+      maxRetryAfterWaitMs: pick('SWITCHYARD_RETRY_AFTER_MAX_WAIT_MS'),
+    }),
+    breaker: definedOnly({
+      windowMs: positive('SWITCHYARD_BREAKER_WINDOW_MS'),
+      minSamples: positive('SWITCHYARD_BREAKER_MIN_SAMPLES'),
+      failureRateThreshold: rate === undefined || rate === '' ? undefined : Number(rate),
+      consecutiveFailures: positive('SWITCHYARD_BREAKER_CONSECUTIVE_FAILURES'),
+      cooldownMs: positive('SWITCHYARD_BREAKER_COOLDOWN_MS'),
+      maxCooldownMs: positive('SWITCHYARD_BREAKER_MAX_COOLDOWN_MS'),
+      trialSuccesses: positive('SWITCHYARD_BREAKER_TRIAL_SUCCESSES'),
+      maxTrialsInFlight: positive('SWITCHYARD_BREAKER_MAX_TRIALS'),
+    }),
+  });
 }

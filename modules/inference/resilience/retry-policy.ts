@@ -1,4 +1,4 @@
-import type { ErrorClass } from '../../canonical/provider-error.js';
+import type { ErrorClass } from '../../canonical/index.js';
 import { retryWaitMs } from './backoff.js';
 import type { RetrySettings } from './resilience-settings.js';
 

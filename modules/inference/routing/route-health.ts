@@ -1,5 +1,5 @@
 import type { ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
-import type { DeploymentConcurrency } from '../../limits/deployment-concurrency.js';
+import type { DeploymentConcurrency } from '../../limits/index.js';
 import type { DeploymentHealth } from '../resilience/deployment-health.js';
 import type { HealthView } from './route-planner.js';
 

@@ -1,9 +1,9 @@
-import type { ChatRequest } from '../../canonical/chat-request.js';
-import type { ChatResponse } from '../../canonical/chat-response.js';
+import type { ChatRequest, ChatResponse } from '../../canonical/index.js';
 import type { ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
 import type { ProviderAdapter, UpstreamCall, UpstreamStream } from '../provider-adapter.js';
 import { anthropicHttpError } from './anthropic-errors.js';
 import { DEFAULT_MAX_TOKENS_CAP, toAnthropicRequest, unsupportedByAnthropic } from './anthropic-request.js';
+import { preparedBody } from '../prepared-body.js';
 import { fromAnthropicMessage } from './anthropic-response.js';
 import { AnthropicStreamTranslator } from './anthropic-stream.js';
 import { translateSseBody } from '../streaming/sse-translation.js';
@@ -38,18 +38,18 @@ export class AnthropicAdapter implements ProviderAdapter {
 
   private async send(call: UpstreamCall, stream: boolean) {
     const { deployment } = call;
-    const payload = toAnthropicRequest(call.request, {
+    const body = preparedBody(call.request, deployment, stream ? 'stream' : 'buffered', () => toAnthropicRequest(call.request, {
       model: deployment.model,
       defaultMaxTokens: Math.min(deployment.maxOutputTokens, DEFAULT_MAX_TOKENS_CAP),
       stream,
-    });
+    }));
     const headers = {
       'content-type': 'application/json',
       accept: stream ? 'text/event-stream' : 'application/json',
       'anthropic-version': deployment.provider.apiVersion ?? DEFAULT_ANTHROPIC_VERSION,
       ...credentialHeaders(deployment),
     };
-    return (await postUpstream(call, messagesPath(call.baseUrl.pathname), headers, JSON.stringify(payload), anthropicHttpError)).body;
+    return (await postUpstream(call, messagesPath(call.baseUrl.pathname), headers, body, anthropicHttpError)).body;
   }
 }
 

@@ -1,4 +1,4 @@
-import { type ErrorClass, ProviderError, retryAfterMs } from '../../canonical/provider-error.js';
+import { type ErrorClass, ProviderError, retryAfterMs } from '../../canonical/index.js';
 import { classifyHttpStatus, providerText, requestIdFrom } from '../upstream-errors.js';
 import type { AnthropicErrorBody } from './anthropic-wire.js';
 

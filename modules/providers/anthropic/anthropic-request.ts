@@ -1,7 +1,5 @@
-import type { ChatMessage, ChatRequest, ContentPart, ToolCall } from '../../canonical/chat-request.js';
-import { ProviderError } from '../../canonical/provider-error.js';
+import { type ChatMessage, type ChatRequest, type ContentPart, ProviderError, toolArgumentsObject, type ToolCall } from '../../canonical/index.js';
 import type { AnthropicContentBlock, AnthropicMessage, AnthropicRequest, AnthropicToolChoice } from './anthropic-wire.js';
-import { toolArgumentsObject } from '../../canonical/tool-arguments.js';
 
 export interface AnthropicRequestOptions {
   /** The provider's model id. */

@@ -1,6 +1,4 @@
-import type { ToolCall } from '../../canonical/chat-request.js';
-import type { ChatResponse } from '../../canonical/chat-response.js';
-import { ProviderError } from '../../canonical/provider-error.js';
+import { type ChatResponse, ProviderError, type ToolCall } from '../../canonical/index.js';
 import { stopReasonFromAnthropic, usageFromAnthropic } from './anthropic-usage.js';
 import type { AnthropicResponseMessage } from './anthropic-wire.js';
 

@@ -1,8 +1,5 @@
 import type { Dispatcher } from 'undici';
-import type { ChatRequest } from '../../canonical/chat-request.js';
-import type { ChatResponse, StreamEvent } from '../../canonical/chat-response.js';
-import type { EmbeddingsResponse } from '../../canonical/embeddings.js';
-import { ProviderError } from '../../canonical/provider-error.js';
+import { type ChatRequest, type ChatResponse, type EmbeddingsResponse, ProviderError, type StreamEvent } from '../../canonical/index.js';
 import type { EmbeddingsCall, ProviderAdapter, UpstreamCall, UpstreamStream } from '../provider-adapter.js';
 import { requestIdFrom, transportError, withProviderRequestId } from '../upstream-errors.js';
 import { fromTitanEmbeddingResponse, toTitanEmbeddingRequest } from './bedrock-embeddings.js';
@@ -14,6 +11,7 @@ import { BedrockSigner } from './bedrock-signer.js';
 import { ConverseStreamTranslator } from './bedrock-stream.js';
 import { EVENT_STREAM_CONTENT_TYPE } from './bedrock-wire.js';
 import { postUpstream, readJsonBody } from '../upstream-post.js';
+import { preparedBody } from '../prepared-body.js';
 
 type Operation = 'converse' | 'converse-stream' | 'invoke';
 
@@ -33,12 +31,12 @@ export class BedrockAdapter implements ProviderAdapter {
   }
 
   async chat(call: UpstreamCall): Promise<ChatResponse> {
-    const response = await this.send(call, 'converse', toConverseRequest(call.request), call.signal);
+    const response = await this.send(call, 'converse', this.converseBody(call.request), call.signal);
     return fromConverseResponse(await readJsonBody(response.body, call.signal), requestIdOf(response.headers));
   }
 
   async chatStream(call: UpstreamCall): Promise<UpstreamStream> {
-    const response = await this.send(call, 'converse-stream', toConverseRequest(call.request), call.signal);
+    const response = await this.send(call, 'converse-stream', this.converseBody(call.request), call.signal);
     const body = response.body;
     const translator = new ConverseStreamTranslator();
     const providerRequestId = requestIdOf(response.headers);
@@ -73,7 +71,7 @@ export class BedrockAdapter implements ProviderAdapter {
     const worker = async () => {
       while (next < inputs.length && !siblings.signal.aborted) {
         const index = next++;
-        const response = await this.send(call, 'invoke', toTitanEmbeddingRequest(inputs[index], dimensions), siblings.signal);
+        const response = await this.send(call, 'invoke', JSON.stringify(toTitanEmbeddingRequest(inputs[index], dimensions)), siblings.signal);
         providerRequestId ??= requestIdOf(response.headers);
         const { vector, inputTokens: tokens } = fromTitanEmbeddingResponse(await readJsonBody(response.body, siblings.signal));
         vectors[index] = vector;
@@ -95,11 +93,15 @@ export class BedrockAdapter implements ProviderAdapter {
     return { providerRequestId, vectors, inputTokens };
   }
 
+  /** Converse and ConverseStream take the same body, whichever Bedrock deployment (the model is in the path). */
+  private converseBody(request: ChatRequest): string {
+    return preparedBody(request, this, 'converse', () => toConverseRequest(request));
+  }
+
   private async send(
-    call: Omit<UpstreamCall, 'request'>, operation: Operation, payload: unknown, signal: AbortSignal,
+    call: Omit<UpstreamCall, 'request'>, operation: Operation, body: string, signal: AbortSignal,
   ): Promise<Dispatcher.ResponseData> {
     const path = `${call.baseUrl.pathname.replace(/\/+$/, '')}/model/${encodeURIComponent(call.deployment.model)}/${operation}`;
-    const body = JSON.stringify(payload);
     const headers = await this.signer.sign(call.deployment, {
       method: 'POST',
       url: new URL(path, call.baseUrl.origin),

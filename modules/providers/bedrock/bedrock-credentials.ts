@@ -1,4 +1,4 @@
-import { ProviderError } from '../../canonical/provider-error.js';
+import { ProviderError } from '../../canonical/index.js';
 import type { Credential } from '../../../projections/routing-snapshot/credential.js';
 
 /** AWS credentials for SigV4, parsed from the provider's one secret. */

@@ -1,4 +1,4 @@
-import { ProviderError } from '../../canonical/provider-error.js';
+import { ProviderError } from '../../canonical/index.js';
 import type { TitanEmbeddingRequest, TitanEmbeddingResponse } from './bedrock-wire.js';
 
 /**

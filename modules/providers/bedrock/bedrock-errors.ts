@@ -1,4 +1,4 @@
-import { type ErrorClass, ProviderError } from '../../canonical/provider-error.js';
+import { type ErrorClass, ProviderError } from '../../canonical/index.js';
 import { classifyHttpStatus, httpError, providerText } from '../upstream-errors.js';
 
 /** AWS names the request id `x-amzn-requestid` (S3-style services `x-amz-request-id`). */

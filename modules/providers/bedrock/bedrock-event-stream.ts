@@ -1,7 +1,7 @@
 import { getChunkedStream } from '@smithy/core/event-streams';
 import { EventStreamCodec, type MessageHeaders } from '@smithy/eventstream-codec';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
-import { ProviderError } from '../../canonical/provider-error.js';
+import { ProviderError } from '../../canonical/index.js';
 
 /** One decoded AWS event-stream message, with the headers ConverseStream uses. */
 export interface EventStreamFrame {

@@ -1,5 +1,4 @@
-import { toolArgumentsObject } from '../../canonical/tool-arguments.js';
-import type { ChatMessage, ChatRequest, ContentPart, ToolChoice } from '../../canonical/chat-request.js';
+import { type ChatMessage, type ChatRequest, type ContentPart, toolArgumentsObject, type ToolChoice } from '../../canonical/index.js';
 import type {
   ConverseContentBlock, ConverseImageFormat, ConverseMessage, ConverseRequest, ConverseToolChoice,
 } from './bedrock-wire.js';

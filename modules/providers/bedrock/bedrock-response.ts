@@ -1,6 +1,4 @@
-import type { ToolCall } from '../../canonical/chat-request.js';
-import type { ChatResponse } from '../../canonical/chat-response.js';
-import { ProviderError } from '../../canonical/provider-error.js';
+import { type ChatResponse, ProviderError, type ToolCall } from '../../canonical/index.js';
 import { stopReasonFromConverse, usageFromConverse } from './bedrock-usage.js';
 import type { ConverseResponse } from './bedrock-wire.js';
 

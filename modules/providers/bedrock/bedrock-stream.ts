@@ -1,5 +1,4 @@
-import type { StreamEvent } from '../../canonical/chat-response.js';
-import { ProviderError } from '../../canonical/provider-error.js';
+import { ProviderError, type StreamEvent } from '../../canonical/index.js';
 import { providerText } from '../upstream-errors.js';
 import { bedrockStreamException } from './bedrock-errors.js';
 import type { EventStreamFrame } from './bedrock-event-stream.js';

@@ -1,5 +1,5 @@
-import type { TokenUsage } from '../../../events/request-events.js';
-import type { StopReason } from '../../canonical/chat-response.js';
+import type { TokenUsage } from '../../../events/index.js';
+import type { StopReason } from '../../canonical/index.js';
 import type { ConverseUsage } from './bedrock-wire.js';
 
 /**

@@ -1,6 +1,4 @@
-import type { ChatRequest } from '../../canonical/chat-request.js';
-import type { ChatResponse } from '../../canonical/chat-response.js';
-import { ProviderError } from '../../canonical/provider-error.js';
+import { type ChatRequest, type ChatResponse, ProviderError } from '../../canonical/index.js';
 import type { ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
 import type { ProviderAdapter, UpstreamCall, UpstreamStream } from '../provider-adapter.js';
 import { translateSseBody } from '../streaming/sse-translation.js';
@@ -8,6 +6,7 @@ import { geminiHttpError } from './gemini-errors.js';
 import { GeminiRequestProblem, toGeminiRequest } from './gemini-request.js';
 import { fromGeminiResponse } from './gemini-response.js';
 import { GeminiStreamTranslator } from './gemini-stream.js';
+import { preparedBody } from '../prepared-body.js';
 import type { GeminiRequest } from './gemini-wire.js';
 import { joinPath, postUpstream, readJsonBody } from '../upstream-post.js';
 
@@ -64,6 +63,8 @@ export class GeminiAdapter implements ProviderAdapter {
   private async send(call: UpstreamCall, stream: boolean) {
     const payload = this.build(call.request);
     if (payload instanceof GeminiRequestProblem) throw new ProviderError('invalid_request', payload.message);
+    // The same body for every Gemini deployment (the model is in the path), and for both modes (so is `alt=sse`).
+    const body = preparedBody(call.request, this, 'any', () => payload);
     const { deployment } = call;
     const credential = deployment.provider.credential;
     const headers = {
@@ -72,7 +73,7 @@ export class GeminiAdapter implements ProviderAdapter {
       ...(credential ? { 'x-goog-api-key': credential.reveal() } : {}),
     };
     const path = joinPath(call.baseUrl.pathname, geminiPath(deployment, stream));
-    return (await postUpstream(call, path, headers, JSON.stringify(payload), geminiHttpError)).body;
+    return (await postUpstream(call, path, headers, body, geminiHttpError)).body;
   }
 }
 

@@ -1,6 +1,4 @@
-import { toolArgumentsObject } from '../../canonical/tool-arguments.js';
-import type { ChatMessage, ChatRequest, ContentPart, ToolCall, ToolChoice } from '../../canonical/chat-request.js';
-import { JSON_LIMITS, jsonTextNestsDeeperThan } from '../../canonical/json-bounds.js';
+import { type ChatMessage, type ChatRequest, type ContentPart, JSON_LIMITS, jsonTextNestsDeeperThan, toolArgumentsObject, type ToolCall, type ToolChoice } from '../../canonical/index.js';
 import { SchemaNotRepresentable, toGeminiParameters, toGeminiSchema } from './gemini-schema.js';
 import type { GeminiContent, GeminiGenerationConfig, GeminiPart, GeminiRequest } from './gemini-wire.js';
 

@@ -1,6 +1,4 @@
-import type { ToolCall } from '../../canonical/chat-request.js';
-import type { ChatChoice, ChatResponse } from '../../canonical/chat-response.js';
-import { ProviderError } from '../../canonical/provider-error.js';
+import { type ChatChoice, type ChatResponse, ProviderError, type ToolCall } from '../../canonical/index.js';
 import { plausibleRequestId, providerText } from '../upstream-errors.js';
 import { stopReasonFromGemini, usageFromGemini } from './gemini-usage.js';
 import type { GeminiCandidate, GeminiPart, GeminiResponse } from './gemini-wire.js';

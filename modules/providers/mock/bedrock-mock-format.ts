@@ -1,6 +1,5 @@
 import { encodeEventFrame, encodeExceptionFrame } from '../bedrock/bedrock-event-stream.js';
-import type { ConverseContentBlock, ConverseMessage, ConverseStopReason } from '../bedrock/bedrock-wire.js';
-import { EVENT_STREAM_CONTENT_TYPE } from '../bedrock/bedrock-wire.js';
+import { type ConverseContentBlock, type ConverseMessage, type ConverseStopReason, EVENT_STREAM_CONTENT_TYPE } from '../bedrock/bedrock-wire.js';
 import { type Frame, MockBadRequest, type MockFormat, type MockRenderContext } from './mock-format.js';
 import type { MockAnswer, MockInput } from './mock-script.js';
 

@@ -1,14 +1,12 @@
-import type { ChatRequest } from '../../canonical/chat-request.js';
-import type { ChatResponse } from '../../canonical/chat-response.js';
-import type { ProviderError } from '../../canonical/provider-error.js';
+import type { ChatRequest, ChatResponse, EmbeddingsResponse, ProviderError } from '../../canonical/index.js';
 import type { ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
-import type { EmbeddingsResponse } from '../../canonical/embeddings.js';
 import type { EmbeddingsCall, ProviderAdapter, UpstreamCall, UpstreamStream } from '../provider-adapter.js';
 import { translateSseBody } from '../streaming/sse-translation.js';
 import { DEFAULT_REQUEST_ID_HEADERS, classifyHttpStatus, httpError } from '../upstream-errors.js';
 import { joinPath, postUpstream, readJsonBody } from '../upstream-post.js';
 import { fromOpenAiEmbeddings, toOpenAiEmbeddingsRequest } from './openai-embeddings.js';
 import { toOpenAiRequest } from './openai-request.js';
+import { preparedBody } from '../prepared-body.js';
 import { fromOpenAiCompletion } from './openai-response.js';
 import { OpenAiStreamTranslator } from './openai-stream.js';
 import type { OpenAiErrorBody } from './openai-wire.js';
@@ -53,7 +51,7 @@ export class OpenAiAdapter implements ProviderAdapter {
     const { deployment } = call;
     const path = joinPath(call.baseUrl.pathname, this.dialect.path(deployment).replace(/\/chat\/completions(?=\?|$)/, '/embeddings'));
     const headers = { 'content-type': 'application/json', accept: 'application/json', ...this.dialect.headers(deployment) };
-    const body = JSON.stringify(toOpenAiEmbeddingsRequest(call.request, this.dialect.modelInBody ? deployment.model : null));
+    const body = preparedBody(call.request, deployment, 'embeddings', () => toOpenAiEmbeddingsRequest(call.request, this.dialect.modelInBody ? deployment.model : null));
     const response = await postUpstream(call, path, headers, body, this.errorMapper);
     const json = await readJsonBody(response.body, call.signal);
     const requestId = response.headers['x-request-id'];
@@ -62,14 +60,14 @@ export class OpenAiAdapter implements ProviderAdapter {
 
   private async send(call: UpstreamCall, stream: boolean) {
     const { deployment } = call;
-    const payload = toOpenAiRequest(call.request, {
+    const body = preparedBody(call.request, deployment, stream ? 'stream' : 'buffered', () => toOpenAiRequest(call.request, {
       model: this.dialect.modelInBody ? deployment.model : null,
       maxTokensField: this.dialect.maxTokensField,
       stream,
-    });
+    }));
     const headers = { 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json', ...this.dialect.headers(deployment) };
     const path = joinPath(call.baseUrl.pathname, this.dialect.path(deployment));
-    return (await postUpstream(call, path, headers, JSON.stringify(payload), this.errorMapper)).body;
+    return (await postUpstream(call, path, headers, body, this.errorMapper)).body;
   }
 
   private readonly errorMapper = (status: number, headers: Record<string, string | string[] | undefined>, text: string) =>

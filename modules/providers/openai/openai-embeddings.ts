@@ -1,5 +1,4 @@
-import type { EmbeddingsRequest, EmbeddingsResponse } from '../../canonical/embeddings.js';
-import { ProviderError } from '../../canonical/provider-error.js';
+import { type EmbeddingsRequest, type EmbeddingsResponse, ProviderError } from '../../canonical/index.js';
 
 /** The OpenAI embeddings answer (the subset Switchyard reads and the mock writes). */
 export interface OpenAiEmbeddingList {

@@ -1,4 +1,4 @@
-import type { ChatMessage, ChatRequest, ContentPart } from '../../canonical/chat-request.js';
+import type { ChatMessage, ChatRequest, ContentPart } from '../../canonical/index.js';
 import type { OpenAiContentPart, OpenAiMessage } from './openai-wire.js';
 
 export interface OpenAiRequestOptions {

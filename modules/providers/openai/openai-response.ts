@@ -1,5 +1,4 @@
-import type { ChatResponse } from '../../canonical/chat-response.js';
-import { ProviderError } from '../../canonical/provider-error.js';
+import { type ChatResponse, ProviderError } from '../../canonical/index.js';
 import { stopReasonFromOpenAi, usageFromOpenAi } from './openai-usage.js';
 import type { OpenAiChatCompletion } from './openai-wire.js';
 

@@ -1,5 +1,4 @@
-import type { StreamEvent } from '../../canonical/chat-response.js';
-import { ProviderError } from '../../canonical/provider-error.js';
+import { ProviderError, type StreamEvent } from '../../canonical/index.js';
 import type { SseEvent } from '../streaming/sse-decoder.js';
 import { providerText } from '../upstream-errors.js';
 import { stopReasonFromOpenAi, usageFromOpenAi } from './openai-usage.js';

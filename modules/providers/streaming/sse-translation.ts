@@ -1,4 +1,4 @@
-import type { StreamEvent } from '../../canonical/chat-response.js';
+import type { StreamEvent } from '../../canonical/index.js';
 import { transportError } from '../upstream-errors.js';
 import { SseDecoder, type SseEvent } from './sse-decoder.js';
 

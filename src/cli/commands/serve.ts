@@ -3,7 +3,7 @@ import cluster from 'node:cluster';
 import { type Environment, readEnvironment } from '../../config/environment.js';
 import { startGateway } from '../../gateway.js';
 import { prepareCluster } from '../../cluster-setup.js';
-import { serveClusterMetrics } from '../../../modules/observability/cluster-metrics.js';
+import { serveClusterMetrics } from '../../../modules/observability/index.js';
 
 /**
  * `switchyard serve`: one process, or with SWITCHYARD_WORKERS=N a primary that sets the node up once

@@ -1,4 +1,4 @@
-import type { DomainEvent } from '../../../events/event.js';
+import type { DomainEvent } from './domain-event.js';
 import { WrongExpectedVersionError } from '../event-store/errors.js';
 import type { EventStore } from '../event-store/event-store.js';
 import type { CommandContext, Decider } from './decider.js';

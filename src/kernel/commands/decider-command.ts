@@ -1,5 +1,5 @@
 import { CommandHandler, type ICommandHandler } from '@nestjs/cqrs';
-import type { DomainEvent } from '../../../events/event.js';
+import type { DomainEvent } from './domain-event.js';
 import { CommandExecutor, type CommandOutcome, type ExecuteOptions } from './command-executor.js';
 import type { CommandContext, Decider } from './decider.js';
 

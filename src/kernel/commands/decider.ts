@@ -1,4 +1,4 @@
-import type { DomainEvent } from '../../../events/event.js';
+import type { DomainEvent } from './domain-event.js';
 
 /** Facts a command carries besides its payload: who and when (time never comes from the clock inside logic). */
 export interface CommandContext {

@@ -1,5 +1,5 @@
-import type { GatewayError } from '../../../canonical/gateway-error.js';
-import type { AnthropicErrorBody } from '../../../providers/anthropic/anthropic-wire.js';
+import type { GatewayError } from '../../../canonical/index.js';
+import type { AnthropicErrorBody } from '../../../providers/index.js';
 
 /** Anthropic's `error.type` for each status, as the official SDKs and clients expect. */
 export function anthropicErrorType(status: number): string {

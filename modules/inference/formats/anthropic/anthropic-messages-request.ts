@@ -1,6 +1,4 @@
-import type { ChatMessage, ChatRequest, ContentPart, ToolCall, ToolChoice, ToolDefinition } from '../../../canonical/chat-request.js';
-import { invalidRequest, unsupportedParameter } from '../../../canonical/gateway-error.js';
-import { type JsonShape, assertJsonWithinBounds } from '../../../canonical/json-bounds.js';
+import { assertJsonWithinBounds, type ChatMessage, type ChatRequest, type ContentPart, invalidRequest, type JsonShape, type ToolCall, type ToolChoice, type ToolDefinition, unsupportedParameter } from '../../../canonical/index.js';
 
 const KNOWN = new Set(['model', 'max_tokens', 'messages', 'system', 'temperature', 'top_p', 'stop_sequences', 'stream', 'tools', 'tool_choice', 'metadata']);
 /** Accepted with these values only: they ask for the default behaviour, so nothing is lost. */

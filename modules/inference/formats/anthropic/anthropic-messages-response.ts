@@ -1,8 +1,6 @@
-import type { TokenUsage } from '../../../../events/request-events.js';
-import type { ToolCall } from '../../../canonical/chat-request.js';
-import type { ChatResponse } from '../../../canonical/chat-response.js';
-import { stopReasonToAnthropic, usageToAnthropic } from '../../../providers/anthropic/anthropic-usage.js';
-import type { AnthropicContentBlock, AnthropicResponseMessage } from '../../../providers/anthropic/anthropic-wire.js';
+import type { TokenUsage } from '../../../../events/index.js';
+import type { ChatResponse, ToolCall } from '../../../canonical/index.js';
+import { type AnthropicContentBlock, type AnthropicResponseMessage, stopReasonToAnthropic, usageToAnthropic } from '../../../providers/index.js';
 import type { ResponseIdentity } from '../client-format.js';
 
 /** Canonical response → Anthropic `message` (one choice: the Messages API has no `n`). */

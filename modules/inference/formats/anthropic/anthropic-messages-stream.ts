@@ -1,7 +1,6 @@
-import type { TokenUsage } from '../../../../events/request-events.js';
-import type { StopReason, StreamEvent } from '../../../canonical/chat-response.js';
-import type { GatewayError } from '../../../canonical/gateway-error.js';
-import { stopReasonToAnthropic, usageToAnthropic } from '../../../providers/anthropic/anthropic-usage.js';
+import type { TokenUsage } from '../../../../events/index.js';
+import type { GatewayError, StopReason, StreamEvent } from '../../../canonical/index.js';
+import { stopReasonToAnthropic, usageToAnthropic } from '../../../providers/index.js';
 import type { ClientStreamEncoder } from '../client-stream-encoder.js';
 import type { ResponseIdentity } from '../client-format.js';
 import { anthropicErrorBody } from './anthropic-error-envelope.js';

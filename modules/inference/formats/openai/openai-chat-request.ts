@@ -1,8 +1,4 @@
-import type {
-  ChatMessage, ChatRequest, ContentPart, ResponseFormat, ToolCall, ToolChoice, ToolDefinition,
-} from '../../../canonical/chat-request.js';
-import { invalidRequest, unsupportedParameter } from '../../../canonical/gateway-error.js';
-import { JSON_LIMITS, type JsonShape, assertJsonWithinBounds, jsonTextNestsDeeperThan } from '../../../canonical/json-bounds.js';
+import { assertJsonWithinBounds, type ChatMessage, type ChatRequest, type ContentPart, invalidRequest, JSON_LIMITS, type JsonShape, jsonTextNestsDeeperThan, type ResponseFormat, type ToolCall, type ToolChoice, type ToolDefinition, unsupportedParameter } from '../../../canonical/index.js';
 
 const KNOWN = new Set([
   'model', 'messages', 'max_tokens', 'max_completion_tokens', 'temperature', 'top_p', 'stop', 'stream', 'stream_options',

@@ -1,7 +1,6 @@
-import type { TokenUsage } from '../../../../events/request-events.js';
-import type { ChatResponse } from '../../../canonical/chat-response.js';
-import { usageToOpenAi } from '../../../providers/openai/openai-usage.js';
-import type { OpenAiChatCompletion } from '../../../providers/openai/openai-wire.js';
+import type { TokenUsage } from '../../../../events/index.js';
+import type { ChatResponse } from '../../../canonical/index.js';
+import { type OpenAiChatCompletion, usageToOpenAi } from '../../../providers/index.js';
 import type { ResponseIdentity } from '../client-format.js';
 
 

@@ -1,7 +1,6 @@
-import type { TokenUsage } from '../../../../events/request-events.js';
-import type { StreamEvent } from '../../../canonical/chat-response.js';
-import { usageToOpenAi } from '../../../providers/openai/openai-usage.js';
-import type { GatewayError } from '../../../canonical/gateway-error.js';
+import type { TokenUsage } from '../../../../events/index.js';
+import type { GatewayError, StreamEvent } from '../../../canonical/index.js';
+import { usageToOpenAi } from '../../../providers/index.js';
 import type { ClientStreamEncoder } from '../client-stream-encoder.js';
 import { openAiErrorBody } from './openai-error-envelope.js';
 import type { ResponseIdentity } from '../client-format.js';

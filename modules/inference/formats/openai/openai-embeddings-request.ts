@@ -1,6 +1,4 @@
-import type { EmbeddingsRequest } from '../../../canonical/embeddings.js';
-import { invalidRequest, unsupportedParameter } from '../../../canonical/gateway-error.js';
-import { type JsonShape, assertJsonWithinBounds } from '../../../canonical/json-bounds.js';
+import { assertJsonWithinBounds, type EmbeddingsRequest, invalidRequest, type JsonShape, unsupportedParameter } from '../../../canonical/index.js';
 
 export type EmbeddingEncoding = 'float' | 'base64';
 

@@ -1,4 +1,4 @@
-import type { GatewayError } from '../../../canonical/gateway-error.js';
+import type { GatewayError } from '../../../canonical/index.js';
 
 /** OpenAI's `error.type` for each status, as the official SDKs expect. */
 function typeFor(status: number): string {

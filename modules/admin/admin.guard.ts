@@ -1,9 +1,9 @@
 import { type CanActivate, type ExecutionContext, Injectable, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { GatewayError } from '../../canonical/gateway-error.js';
-import { GatewayAuthenticator } from '../gateway-authenticator.js';
+import { GatewayError } from '../canonical/index.js';
 import { AdminApiError } from './admin-error.js';
+import { AdminKeyVerifier } from './admin-key-verifier.js';
 import { AdminTokens } from './admin-tokens.js';
 
 /** Who sent an admin request, as recorded in the metadata of every event it causes. */
@@ -28,7 +28,7 @@ export const AdminTokenOnly = () => SetMetadata(ADMIN_TOKEN_ONLY, true);
 export class AdminGuard implements CanActivate {
   constructor(
     private readonly tokens: AdminTokens,
-    private readonly keys: GatewayAuthenticator,
+    private readonly keys: AdminKeyVerifier,
     private readonly reflector: Reflector,
   ) {}
 

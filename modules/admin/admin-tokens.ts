@@ -1,9 +1,5 @@
 import { createHash } from 'node:crypto';
-import { sameHash } from '../api-key/key-format.js';
-import { ConfigurationError } from '../../../src/config/environment.js';
-import type { SqlExecutor } from '../../../src/kernel/database/database.js';
-import { randomBase62 } from '../../../src/kernel/ids.js';
-import { rememberSecret } from '../../../src/kernel/secret-references/known-secrets.js';
+import { ConfigurationError, randomBase62, rememberSecret, sameHash, type SqlExecutor } from '../../src/kernel/index.js';
 
 /** A configured ADMIN_TOKEN shorter than this is refused at start: the admin API controls everything. */
 const MIN_CONFIGURED_LENGTH = 16;

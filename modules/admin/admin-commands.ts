@@ -1,12 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { DomainEvent } from '../../../events/event.js';
-import { KeyIndexProjection } from '../../../projections/key-index/key-index.projection.js';
-import { RoutingSnapshotProjection } from '../../../projections/routing-snapshot/routing-snapshot.projection.js';
-import type { CommandOutcome, ExecuteOptions } from '../../../src/kernel/commands/command-executor.js';
-import type { CommandContext } from '../../../src/kernel/commands/decider.js';
-import { ProjectionRunner } from '../../../src/kernel/projections/projection-runner.js';
+import type { DomainEvent } from '../../events/index.js';
+import { KeyIndexProjection } from '../../projections/key-index/key-index.projection.js';
+import { RoutingSnapshotProjection } from '../../projections/routing-snapshot/routing-snapshot.projection.js';
+import { type CommandContext, type CommandOutcome, type ExecuteOptions, ProjectionRunner } from '../../src/kernel/index.js';
 import { AdminApiError } from './admin-error.js';
 import { actorOf } from './admin.guard.js';
 

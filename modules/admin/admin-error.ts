@@ -1,8 +1,7 @@
 import { HttpException, Logger } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
-import { DomainError } from '../../../src/kernel/commands/decider.js';
-import { WrongExpectedVersionError } from '../../../src/kernel/event-store/errors.js';
-import { GatewayError } from '../../canonical/gateway-error.js';
+import { DomainError, WrongExpectedVersionError } from '../../src/kernel/index.js';
+import { GatewayError } from '../canonical/index.js';
 
 export interface FieldProblem {
   /** Where in the request body, e.g. `routes[1].weight`. */

@@ -1,6 +1,6 @@
 import { type ArgumentMetadata, ValidationPipe } from '@nestjs/common';
 import type { ValidationError } from 'class-validator';
-import { type JsonBoundsProblem, type JsonShape, findJsonBoundsProblem } from '../../canonical/json-bounds.js';
+import { type JsonBoundsProblem, type JsonShape, findJsonBoundsProblem } from '../canonical/index.js';
 import { AdminApiError, type FieldProblem } from './admin-error.js';
 
 /** Admin bodies are structured throughout: no field holds client-defined JSON. */

@@ -1,0 +1,5 @@
+/** The access context's public surface: tenant and API-key aggregates, and the gateway-key authenticator. */
+export * from './api-key/api-key.decider.js';
+export * from './api-key/key-format.js';
+export * from './tenant/tenant.decider.js';
+export * from './gateway-authenticator.js';

@@ -1,0 +1,11 @@
+/** The admin context's public surface: guard, error format, validation pipe, command helper and the shared admin DTOs. */
+export * from './admin-error.js';
+export * from './admin-exception.filter.js';
+export * from './admin-validation.js';
+export * from './admin-key-verifier.js';
+export * from './admin.guard.js';
+export * from './admin-commands.js';
+export * from './admin-settings.js';
+export * from './admin.module.js';
+export * from './limits.dto.js';
+export * from './reason.dto.js';

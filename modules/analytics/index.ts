@@ -1,0 +1,2 @@
+/** The analytics context's public surface: spend reports' Nest module. */
+export * from './analytics.module.js';

@@ -1,0 +1,11 @@
+/** The canonical request/response model every client format and provider adapter translates to and from. */
+export * from './chat-request.js';
+export * from './chat-response.js';
+export * from './embeddings.js';
+export * from './gateway-error.js';
+export * from './headers.js';
+export * from './json-bounds.js';
+export * from './provider-error.js';
+export * from './token-estimate.js';
+export * from './tokenizer.js';
+export * from './tool-arguments.js';

@@ -1,0 +1,6 @@
+/** The limits context's public surface: node admission, per-deployment concurrency and their Nest module. */
+export * from './admission-settings.js';
+export * from './admission-control.js';
+export * from './deployment-concurrency.js';
+export * from './permit.js';
+export * from './limits.module.js';

@@ -1,0 +1,28 @@
+/**
+ * The platform kernel's public surface: what modules, projections and events may use. The kernel
+ * imports nothing from modules/, projections/, events/ or the bootstrap (enforced by eslint-rules/);
+ * its storage adapters (PGlite, PostgreSQL, TypeORM data source) are the bootstrap's business only.
+ */
+export * from './canonical-json.js';
+export * from './clock.js';
+export * from './configuration-error.js';
+export * from './ids.js';
+export * from './same-hash.js';
+export * from './settings.js';
+export * from './tokens.js';
+export * from './commands/command-executor.js';
+export * from './commands/decider-command.js';
+export * from './commands/decider.js';
+export * from './commands/domain-event.js';
+export * from './database/database.js';
+export * from './event-store/errors.js';
+export * from './event-store/event-store.js';
+export * from './event-store/group-committer.js';
+export * from './event-store/log-position.js';
+export * from './event-store/sql-event-store.js';
+export * from './projections/projection-checkpoints.js';
+export * from './projections/projection-runner.js';
+export * from './projections/projection.js';
+export * from './redaction/redact-text.js';
+export * from './secret-references/known-secrets.js';
+export * from './secret-references/secret-reference.js';
