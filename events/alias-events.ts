@@ -26,6 +26,21 @@ export interface AliasPolicy {
   regions: string[];
   /** Sends a stable share of traffic to one route first (absent = no canary). */
   canary?: AliasCanary;
+  /** Rate limits of the alias as a whole, over every caller (absent = none). */
+  limits?: AliasRateLimits;
+  /**
+   * An alias (usually cheaper) that serves a request a hard budget would refuse, instead of the 402;
+   * its cost still counts against the budget. Absent = refuse.
+   */
+  budgetDowngrade?: string;
+}
+
+/** Per-minute limits of an alias; unset members are left out. */
+export interface AliasRateLimits {
+  rpm?: number;
+  tpm?: number;
+  inputTpm?: number;
+  outputTpm?: number;
 }
 
 /**

@@ -1,11 +1,18 @@
 import type { DomainEvent } from './event.js';
+import type { TenantBudget } from './tenant-events.js';
 
 export const KEY_SCOPES = ['inference', 'models:read', 'usage:read', 'admin'] as const;
 export type KeyScope = (typeof KEY_SCOPES)[number];
 
+/**
+ * Rate limits per minute and concurrency. `inputTpm` and `outputTpm` are left out when unset, so keys
+ * issued before they existed compare equal with a configuration that does not set them.
+ */
 export interface KeyLimits {
   rpm: number | null;
   tpm: number | null;
+  inputTpm?: number | null;
+  outputTpm?: number | null;
   maxConcurrency: number | null;
 }
 
@@ -22,12 +29,32 @@ export type ApiKeyIssued = DomainEvent<
     aliases: string[];
     limits: KeyLimits;
     expiresAt: string | null;
+    /** The key's own spending limit, on top of its tenant's; left out when it has none. */
+    budget?: TenantBudget;
   }
 >;
+/**
+ * The key's grant changed (alias allowlist, scopes, limits, budget, expiry) without a new secret: the
+ * whole grant as it now is. The tenant never changes.
+ */
+export type ApiKeyUpdated = DomainEvent<
+  'ApiKeyUpdated',
+  { keyId: string; scopes: KeyScope[]; aliases: string[]; limits: KeyLimits; expiresAt: string | null; budget?: TenantBudget }
+>;
+
+/**
+ * A new secret for the same key (same id, grant, spend and limits). The previous secret keeps working
+ * until `previousValidUntil` (the overlap window), or stops at once when that is null.
+ */
+export type ApiKeySecretRotated = DomainEvent<
+  'ApiKeySecretRotated',
+  { keyId: string; hash: string; prefix: string; previousValidUntil: string | null }
+>;
+
 export type ApiKeyRevoked = DomainEvent<'ApiKeyRevoked', { keyId: string; reason: string | null }>;
 export type ApiKeyExpired = DomainEvent<'ApiKeyExpired', { keyId: string }>;
 
-export type ApiKeyEvent = ApiKeyIssued | ApiKeyRevoked | ApiKeyExpired;
-export const API_KEY_EVENT_TYPES = ['ApiKeyIssued', 'ApiKeyRevoked', 'ApiKeyExpired'] as const;
+export type ApiKeyEvent = ApiKeyIssued | ApiKeyUpdated | ApiKeySecretRotated | ApiKeyRevoked | ApiKeyExpired;
+export const API_KEY_EVENT_TYPES = ['ApiKeyIssued', 'ApiKeyUpdated', 'ApiKeySecretRotated', 'ApiKeyRevoked', 'ApiKeyExpired'] as const;
 
 export const apiKeyStream = (keyId: string) => `apikey-${keyId}`;

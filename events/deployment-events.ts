@@ -3,9 +3,16 @@ import type { DomainEvent } from './event.js';
 export const CAPABILITIES = ['chat', 'streaming', 'tools', 'vision', 'json_schema', 'json_object', 'embeddings', 'n'] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 
+/**
+ * The provider's quota for this deployment: rpm / tpm (and the optional input / output token rates, left
+ * out when unset) are counted per quota group (`quotaGroup`, else the deployment alone), shared by every
+ * alias and tenant that routes there; maxConcurrency is per node.
+ */
 export interface DeploymentLimits {
   rpm: number | null;
   tpm: number | null;
+  inputTpm?: number | null;
+  outputTpm?: number | null;
   maxConcurrency: number | null;
 }
 

@@ -32,7 +32,8 @@ export type RequestAdmitted = DomainEvent<
     alias: string;
     aliasVersion: number;
     snapshotPosition: number;
-    clientFormat: 'openai' | 'anthropic';
+    /** `responses` (OpenAI Responses) was added without a schema change: older events keep their values. */
+    clientFormat: 'openai' | 'anthropic' | 'responses';
     operation: 'chat' | 'embeddings';
     stream: boolean;
     estimatedInputTokens: number;

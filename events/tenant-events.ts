@@ -1,17 +1,34 @@
 import type { DomainEvent } from './event.js';
 
+/** Same shape as a key's limits (KeyLimits): `inputTpm` / `outputTpm` are left out when unset. */
 export interface TenantLimits {
   rpm: number | null;
   tpm: number | null;
+  inputTpm?: number | null;
+  outputTpm?: number | null;
   maxConcurrency: number | null;
 }
 
+/**
+ * A spending limit in USD (decimal strings) for a tenant or a key, per UTC month and/or per UTC day
+ * (at least one). Budgets set before daily amounts existed have `monthlyUsd` only. `webhook` is left out
+ * when none is configured.
+ */
 export interface TenantBudget {
-  monthlyUsd: string;
-  /** Percentages at which BudgetThresholdCrossed is recorded (soft alerts). */
+  monthlyUsd?: string;
+  dailyUsd?: string;
+  /** Percentage at which BudgetThresholdCrossed is recorded (soft alert); 100% is recorded too. */
   softPct: number;
   /** What happens at 100%: reject with 402, or only alert. */
   enforcement: 'hard' | 'soft';
+  /** Called (HMAC-signed, with retries) when a threshold is crossed. */
+  webhook?: BudgetWebhook;
+}
+
+export interface BudgetWebhook {
+  url: string;
+  /** Secret reference (env:NAME or file:PATH) of the HMAC-SHA256 signing key. */
+  secret: string;
 }
 
 export type TenantCreated = DomainEvent<'TenantCreated', { tenantId: string; name: string }>;
@@ -19,14 +36,30 @@ export type TenantLimitsSet = DomainEvent<'TenantLimitsSet', { tenantId: string;
 export type TenantBudgetSet = DomainEvent<'TenantBudgetSet', { tenantId: string; budget: TenantBudget | null }>;
 export type TenantSuspended = DomainEvent<'TenantSuspended', { tenantId: string; reason: string | null }>;
 export type TenantReinstated = DomainEvent<'TenantReinstated', { tenantId: string }>;
+/**
+ * Recorded once per threshold per period (`month:2026-12`, `day:2026-12-01`). `keyId` is set for a
+ * key's own budget and absent for the tenant's.
+ */
 export type BudgetThresholdCrossed = DomainEvent<
   'BudgetThresholdCrossed',
-  { tenantId: string; period: string; pct: number; spentUsd: string; budgetUsd: string }
+  { tenantId: string; keyId?: string; period: string; pct: number; spentUsd: string; budgetUsd: string }
 >;
 
-export type TenantEvent = TenantCreated | TenantLimitsSet | TenantBudgetSet | TenantSuspended | TenantReinstated | BudgetThresholdCrossed;
+/** The outcome of a threshold's webhook: delivered, or given up after its attempts. Never carries the signature. */
+export type BudgetAlertDelivered = DomainEvent<
+  'BudgetAlertDelivered',
+  { tenantId: string; keyId?: string; period: string; pct: number; delivered: boolean; attempts: number; httpStatus: number | null }
+>;
+
+export type TenantEvent =
+  | TenantCreated | TenantLimitsSet | TenantBudgetSet | TenantSuspended | TenantReinstated | BudgetThresholdCrossed | BudgetAlertDelivered;
 export const TENANT_EVENT_TYPES = [
-  'TenantCreated', 'TenantLimitsSet', 'TenantBudgetSet', 'TenantSuspended', 'TenantReinstated', 'BudgetThresholdCrossed',
+  'TenantCreated', 'TenantLimitsSet', 'TenantBudgetSet', 'TenantSuspended', 'TenantReinstated', 'BudgetThresholdCrossed', 'BudgetAlertDelivered',
 ] as const;
+
+/** The key under which a threshold is remembered: the tenant's budget as before, a key's budget with its id. */
+export function thresholdId(data: { keyId?: string; period: string; pct: number }): string {
+  return data.keyId ? `key:${data.keyId}:${data.period}:${data.pct}` : `${data.period}:${data.pct}`;
+}
 
 export const tenantStream = (tenantId: string) => `tenant-${tenantId}`;

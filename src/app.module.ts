@@ -8,6 +8,7 @@ import { CatalogAdminModule } from '../modules/catalog/admin/catalog-admin.modul
 import { CatalogModule } from '../modules/catalog/catalog.module.js';
 import { ObservabilityModule } from '../modules/observability/index.js';
 import { InferenceModule } from '../modules/inference/inference.module.js';
+import { LimitsModule } from '../modules/limits/limits.module.js';
 import { ProvidersModule } from '../modules/providers/providers.module.js';
 import { ConfigApplier } from './config/apply/config-applier.js';
 import { HealthController } from './health.controller.js';
@@ -20,8 +21,8 @@ export class AppModule {
   static forRoot(platform: Platform): DynamicModule {
     return {
       module: AppModule,
-      imports: [PlatformModule.forRoot(platform), ObservabilityModule, CatalogModule, AccessModule, ProvidersModule, InferenceModule, AdminModule, AccessAdminModule, CatalogAdminModule,
-        AnalyticsModule, AuditModule],
+      imports: [PlatformModule.forRoot(platform), ObservabilityModule, CatalogModule, AccessModule, ProvidersModule, LimitsModule, InferenceModule, AdminModule,
+        AccessAdminModule, CatalogAdminModule, AnalyticsModule, AuditModule],
       controllers: [HealthController, StatusController],
       providers: [ConfigApplier],
     };

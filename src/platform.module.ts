@@ -5,6 +5,7 @@ import { ADMIN_SETTINGS, type AdminSettings } from '../modules/admin/admin-setti
 import { INFERENCE_SETTINGS, type InferenceSettings } from '../modules/inference/inference-settings.js';
 import { resolveResilience } from '../modules/inference/resilience/resilience-settings.js';
 import { ADMISSION_SETTINGS, resolveAdmission } from '../modules/limits/admission-settings.js';
+import { LIMITS_SETTINGS, type LimitsSettings } from '../modules/limits/limits-settings.js';
 import { OBSERVABILITY_SETTINGS, type ObservabilityContext, resolveObservability } from '../modules/observability/observability-settings.js';
 import { PROVIDER_SETTINGS, type ProviderSettings } from '../modules/providers/provider-settings.js';
 import { ClickHouseConnection } from '../projections/clickhouse-analytics/clickhouse-connection.js';
@@ -29,6 +30,7 @@ export class PlatformModule {
     const resilience = resolveResilience(environment.resilience);
     const admin: AdminSettings = { adminToken: environment.adminToken };
     const inference: InferenceSettings = { durability: environment.durability, nodeId: environment.nodeId, redisUrl: environment.redisUrl, resilience };
+    const limits: LimitsSettings = { redisUrl: environment.redisUrl, nodeId: environment.nodeId };
     const providerSettings: ProviderSettings = { connectTimeoutMs: resilience.deadlines.connectTimeoutMs };
     const observability: ObservabilityContext = { ...resolveObservability(environment.observability), logLevel: environment.logLevel, redisUrl: environment.redisUrl };
     const providers = [
@@ -37,6 +39,7 @@ export class PlatformModule {
       { provide: ADMIN_SETTINGS, useValue: admin },
       { provide: INFERENCE_SETTINGS, useValue: inference },
       { provide: ADMISSION_SETTINGS, useValue: resolveAdmission(environment.admission) },
+      { provide: LIMITS_SETTINGS, useValue: limits },
       { provide: PROVIDER_SETTINGS, useValue: providerSettings },
       { provide: OBSERVABILITY_SETTINGS, useValue: observability },
       { provide: DataSource, useValue: platform.dataSource },

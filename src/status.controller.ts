@@ -2,6 +2,7 @@ import { Controller, Get, Inject, UseFilters, UseGuards } from '@nestjs/common';
 import { readFileSync } from 'node:fs';
 import { AdminExceptionFilter } from '../modules/admin/admin-exception.filter.js';
 import { AdminGuard } from '../modules/admin/admin.guard.js';
+import { LimitsRedis } from '../modules/limits/limits-redis.js';
 import { Readiness } from '../modules/observability/index.js';
 import { formatPosition } from './kernel/event-store/log-position.js';
 import { PLATFORM } from './platform.module.js';
@@ -17,6 +18,7 @@ import type { Platform } from './platform.js';
 export class StatusController {
   constructor(
     @Inject(PLATFORM) private readonly platform: Platform,
+    private readonly limits: LimitsRedis,
     private readonly readiness: Readiness,
   ) {}
 
@@ -45,6 +47,8 @@ export class StatusController {
         problems: routing.problems,
       },
       keyIndex: { version: keys.version },
+      // `degraded: true`: Redis is configured but away, and this node applies rate limits and budgets on its own.
+      limits: this.limits.status(),
       eventLog: { head: eventStore.reachable ? await store.headPosition() : null, ...eventStore },
       // `position` is the last event applied; `logPosition` the read cursor, `transactionId:globalPosition`.
       // `behind`: events not applied yet (null for a durable projection another process runs).

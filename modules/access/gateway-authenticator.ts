@@ -24,6 +24,9 @@ export class GatewayAuthenticator {
     const principal = this.keys.lookup(hashApiKey(presented));
     if (!principal) throw new GatewayError(401, 'invalid_api_key', 'Incorrect API key provided.');
     if (principal.expiresAt !== null && principal.expiresAt <= this.now()) {
+      if (principal.rotatedAt !== undefined && principal.rotatedAt <= this.now()) {
+        throw new GatewayError(401, 'invalid_api_key', "This API key's secret was rotated and its overlap has ended; use the new secret.");
+      }
       throw new GatewayError(401, 'invalid_api_key', 'This API key has expired.');
     }
     if (principal.tenant.status === 'suspended') {

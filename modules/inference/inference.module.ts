@@ -3,16 +3,19 @@ import { GroupCommitter, SqlEventStore } from '../../src/kernel/index.js';
 import { RoutingSnapshotProjection } from '../../projections/routing-snapshot/routing-snapshot.projection.js';
 import { GatewayAuthenticator } from '../access/index.js';
 import { ProviderAdapters, ProvidersModule, UpstreamPools } from '../providers/index.js';
-import { AdmissionControl, DeploymentConcurrency, LimitsModule } from '../limits/index.js';
+import { AdmissionControl, BudgetGuard, DeploymentConcurrency, LimitsModule, RateLimiter, SharedConcurrency } from '../limits/index.js';
 import { Observability } from '../observability/index.js';
 import { registerInferenceGauges } from './inference-gauges.js';
 import { ChatCompletionsController } from './http/chat-completions.controller.js';
+import { CountTokensController } from './http/count-tokens.controller.js';
 import { EmbeddingsController } from './http/embeddings.controller.js';
 import { MessagesController } from './http/messages.controller.js';
 import { ModelsController } from './http/models.controller.js';
+import { ResponsesController } from './http/responses.controller.js';
 import { INFERENCE_SETTINGS, type InferenceSettings } from './inference-settings.js';
 import { ChatPipeline } from './pipeline/chat-pipeline.js';
 import { EmbeddingsPipeline } from './pipeline/embeddings-pipeline.js';
+import { TokenCountPipeline } from './pipeline/token-count-pipeline.js';
 import type { InferenceServices, PipelineSettings } from './pipeline/inference-services.js';
 import { DeploymentGate } from './resilience/deployment-gate.js';
 import { BreakerJournal } from './resilience/breaker-journal.js';
@@ -33,7 +36,7 @@ type Closeable = { close(): Promise<void> };
 @Module({
   // GatewayAuthenticator comes from AccessModule, which is global.
   imports: [ProvidersModule, LimitsModule],
-  controllers: [ChatCompletionsController, MessagesController, ModelsController, EmbeddingsController],
+  controllers: [ChatCompletionsController, MessagesController, CountTokensController, ResponsesController, ModelsController, EmbeddingsController],
   providers: [
     { provide: LatencyTracker, useFactory: () => new LatencyTracker() },
     {
@@ -72,8 +75,12 @@ type Closeable = { close(): Promise<void> };
       useFactory: (
         auth: GatewayAuthenticator, routing: RoutingSnapshotProjection, planner: RoutePlanner, adapters: ProviderAdapters,
         pools: UpstreamPools, committer: GroupCommitter, latency: LatencyTracker, gate: DeploymentGate, admission: AdmissionControl,
-      ): InferenceServices => ({ auth, routing, planner, adapters, pools, committer, latency, gate, admission }),
-      inject: [GatewayAuthenticator, RoutingSnapshotProjection, RoutePlanner, ProviderAdapters, UpstreamPools, GroupCommitter, LatencyTracker, DeploymentGate, AdmissionControl],
+        rateLimits: RateLimiter, budgets: BudgetGuard, concurrency: SharedConcurrency,
+      ): InferenceServices => ({ auth, routing, planner, adapters, pools, committer, latency, gate, admission, rateLimits, budgets, concurrency }),
+      inject: [
+        GatewayAuthenticator, RoutingSnapshotProjection, RoutePlanner, ProviderAdapters, UpstreamPools, GroupCommitter, LatencyTracker, DeploymentGate,
+        AdmissionControl, RateLimiter, BudgetGuard, SharedConcurrency,
+      ],
     },
     {
       provide: INFERENCE_GAUGES,
@@ -93,6 +100,11 @@ type Closeable = { close(): Promise<void> };
     {
       provide: ChatPipeline,
       useFactory: (services: InferenceServices, settings: PipelineSettings) => new ChatPipeline(services, settings),
+      inject: [INFERENCE_SERVICES, PIPELINE_SETTINGS],
+    },
+    {
+      provide: TokenCountPipeline,
+      useFactory: (services: InferenceServices, settings: PipelineSettings) => new TokenCountPipeline(services, settings),
       inject: [INFERENCE_SERVICES, PIPELINE_SETTINGS],
     },
     {

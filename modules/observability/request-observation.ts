@@ -258,10 +258,19 @@ export class RequestObservation {
   }
 }
 
-/** The scope a 429 exhausted: the caller's own limit it names, or the providers' when every route was throttled. */
+/**
+ * The scope a 429 exhausted, as a bounded label: its kind and limit (`key.maxConcurrency`,
+ * `tenant.requests`, `alias.input_tokens` …) — never the id the error names (`key:acme-app`) — or
+ * `provider` when every route was throttled upstream.
+ */
 function rateLimitScope(error: GatewayError | null): string {
   const scope = error?.detail?.scope;
-  if (typeof scope === 'string') return scope;
+  if (typeof scope === 'string') {
+    const colon = scope.indexOf(':');
+    if (colon < 0) return scope;
+    const limit = error?.detail?.limit_type;
+    return `${scope.slice(0, colon)}.${typeof limit === 'string' ? limit : 'rate'}`;
+  }
   return error?.code === 'rate_limited' ? 'provider' : 'unknown';
 }
 

@@ -40,4 +40,6 @@ export interface ProviderAdapter {
   chatStream(call: UpstreamCall): Promise<UpstreamStream>;
   /** Embeddings, for adapters whose provider serves them (routes need the `embeddings` capability too). */
   embed?(call: EmbeddingsCall): Promise<EmbeddingsResponse>;
+  /** The request's input tokens as the provider counts them, for adapters whose provider has a count endpoint. */
+  countTokens?(call: UpstreamCall): Promise<number>;
 }

@@ -37,16 +37,23 @@ export class KeyIndexProjection implements InMemoryProjection {
       if (key.status !== 'active') continue;
       const tenant = this.access.tenants.get(key.grant.tenantId);
       if (!tenant || tenant.status === 'absent') continue;
-      index.set(key.hash, {
+      const principal: Principal = {
         keyId: key.keyId,
         prefix: key.prefix,
         tenantId: key.grant.tenantId,
         scopes: new Set(key.grant.scopes),
         aliases: key.grant.aliases.length ? new Set(key.grant.aliases) : null,
         limits: key.grant.limits,
+        budget: key.grant.budget ?? null,
         expiresAt: key.grant.expiresAt ? Date.parse(key.grant.expiresAt) : null,
         tenant: { status: tenant.status, limits: tenant.limits, budget: tenant.budget },
-      });
+      };
+      index.set(key.hash, principal);
+      // During a rotation's overlap the previous secret is the same principal, until the overlap ends.
+      if (key.previous) {
+        const until = Date.parse(key.previous.validUntil);
+        index.set(key.previous.hash, { ...principal, expiresAt: Math.min(until, principal.expiresAt ?? Infinity), rotatedAt: until });
+      }
     }
     this.index = index;
   }

@@ -9,8 +9,12 @@ export interface Principal {
   /** Aliases the key may call; null = all. */
   aliases: ReadonlySet<string> | null;
   limits: KeyLimits;
+  /** The key's own budget (its tenant's is in `tenant`); null = none. */
+  budget: TenantBudget | null;
   /** Epoch ms; null = never. */
   expiresAt: number | null;
+  /** Set on a rotated-out secret still inside its overlap window: when it stops working (epoch ms). */
+  rotatedAt?: number;
   tenant: {
     status: 'active' | 'suspended';
     limits: TenantLimits;

@@ -8,7 +8,8 @@ import { DomainError } from '../kernel/commands/decider.js';
 import { ExportRangeError } from '../../modules/audit/audit-export.js';
 import { UnknownActionError } from '../../modules/audit/control-plane-audit.js';
 import { apply } from './commands/apply.js';
-import { keysIssue, keysRevoke } from './commands/keys.js';
+import { keysIssue, keysRevoke, keysRotate } from './commands/keys.js';
+import { spendCommand } from './commands/spend.js';
 import { auditCheckpoint, auditExport, auditLog, auditPublicKey, auditVerify } from './commands/audit.js';
 import { eventsList, eventsRead, eventsTail } from './commands/events.js';
 import { mockProvider } from './commands/mock-provider.js';
@@ -55,6 +56,10 @@ const USAGE = `Usage: switchyard <command>
              [--rpm N] [--tpm N] [--max-concurrency N]
                                      issue a gateway key; prints it once on stdout
   keys revoke ID [--reason TEXT]     revoke a key (every node refuses it within a second)
+  keys rotate ID [--overlap SECONDS] a new secret for the same key, printed once; the previous one
+                                     keeps working for the overlap (default 0: it stops now)
+  spend --tenant T | --key K [--period day|month] [--from ISO] [--to ISO] [--json]
+                                     spend by period (default: the last twelve months)
 `;
 
 /** Runs one CLI command; resolves to the process exit code. */
@@ -203,7 +208,30 @@ export async function runCli(argv: string[]): Promise<number> {
           const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { reason: { type: 'string' } } });
           return await keysRevoke(positionals[0], values.reason ?? null);
         }
-        return usage('keys issue --tenant T | keys revoke ID');
+        if (sub === 'rotate' && rest[0]) {
+          const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: { overlap: { type: 'string', default: '0' } } });
+          const overlap = Number(values.overlap);
+          if (!Number.isInteger(overlap) || overlap < 0 || overlap > 2_592_000) return usage('--overlap must be a number of seconds from 0 to 2592000 (30 days)');
+          return await keysRotate(positionals[0], overlap);
+        }
+        return usage('keys issue --tenant T | keys revoke ID | keys rotate ID [--overlap SECONDS]');
+      }
+      case 'spend': {
+        const { values } = parseArgs({
+          args: argv.slice(1),
+          options: {
+            tenant: { type: 'string' }, key: { type: 'string' }, period: { type: 'string', default: 'month' },
+            from: { type: 'string' }, to: { type: 'string' }, json: { type: 'boolean' },
+          },
+        });
+        if (!values.tenant === !values.key) return usage('spend needs --tenant T or --key K');
+        if (values.period !== 'day' && values.period !== 'month') return usage('--period must be day or month');
+        const date = (value: string | undefined) => (value === undefined ? null : new Date(value));
+        const [from, to] = [date(values.from), date(values.to)];
+        if ((from && Number.isNaN(from.getTime())) || (to && Number.isNaN(to.getTime()))) return usage('--from and --to must be ISO-8601 timestamps');
+        return await spendCommand({
+          kind: values.tenant ? 'tenant' : 'key', id: (values.tenant ?? values.key)!, period: values.period, from, to, json: values.json ?? false,
+        });
       }
       case 'help':
       case '--help':

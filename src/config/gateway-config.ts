@@ -1,10 +1,10 @@
 import { parse } from 'yaml';
-import { ROUTING_STRATEGIES, type AliasCanary, type AliasPolicy, type RoutingStrategy } from '../../events/alias-events.js';
+import { ROUTING_STRATEGIES, type AliasCanary, type AliasPolicy, type AliasRateLimits, type RoutingStrategy } from '../../events/alias-events.js';
 import { CAPABILITIES, type Capability, type DeploymentLimits } from '../../events/deployment-events.js';
 import { KEY_SCOPES, type KeyScope } from '../../events/api-key-events.js';
 import type { PriceTable } from '../../events/price-events.js';
 import { PROVIDER_TYPES, type ProviderType } from '../../events/provider-events.js';
-import type { TenantBudget, TenantLimits } from '../../events/tenant-events.js';
+import type { BudgetWebhook, TenantBudget, TenantLimits } from '../../events/tenant-events.js';
 
 /** The declarative configuration (DESIGN §8), validated, with every reference checked. */
 export interface GatewayConfig {
@@ -19,7 +19,9 @@ export interface GatewayConfig {
     policy: AliasPolicy; visibility: 'public' | 'private';
   }>;
   tenants: Array<{ id: string; name: string; limits: TenantLimits; budget: TenantBudget | null }>;
-  apiKeys: Array<{ id: string; tenant: string; key: string; aliases: string[]; scopes: KeyScope[]; limits: TenantLimits; expiresAt: string | null }>;
+  apiKeys: Array<{
+    id: string; tenant: string; key: string; aliases: string[]; scopes: KeyScope[]; limits: TenantLimits; expiresAt: string | null; budget: TenantBudget | null;
+  }>;
 }
 
 /** Every problem found, each naming its YAML path, so one run shows them all. */
@@ -107,8 +109,10 @@ export function parseGatewayConfig(text: string, source = 'config'): GatewayConf
     });
     if (routes.length === 0) reader.problem(`${path}.routes`, 'needs at least one route');
     const policyNode = isNode(node.policy) ? node.policy : {};
-    reader.known(policyNode, `${path}.policy`, ['requiredCapabilities', 'maxAttempts', 'ttftTimeoutMs', 'regions', 'canary']);
+    reader.known(policyNode, `${path}.policy`, ['requiredCapabilities', 'maxAttempts', 'ttftTimeoutMs', 'regions', 'canary', 'limits', 'budgetDowngrade']);
+    const budgetDowngrade = reader.optionalString(policyNode, `${path}.policy`, 'budgetDowngrade');
     const canary = reader.canary(policyNode, `${path}.policy`, new Set(routes.map((r) => r.deployment)));
+    const aliasLimits = reader.aliasLimits(policyNode, `${path}.policy`);
     return {
       name: reader.string(node, path, 'name'),
       strategy: reader.oneOf(node, `${path}.strategy`, 'strategy', ROUTING_STRATEGIES, 'priority') as RoutingStrategy,
@@ -120,6 +124,8 @@ export function parseGatewayConfig(text: string, source = 'config'): GatewayConf
         regions: reader.stringList(policyNode, `${path}.policy`, 'regions') ?? [],
         // Left out when absent, so aliases published before canaries existed compare equal.
         ...(canary ? { canary } : {}),
+        ...(aliasLimits ? { limits: aliasLimits } : {}),
+        ...(budgetDowngrade ? { budgetDowngrade } : {}),
       },
       visibility: reader.oneOf(node, `${path}.visibility`, 'visibility', ['public', 'private'] as const, 'public') as 'public' | 'private',
     };
@@ -128,24 +134,13 @@ export function parseGatewayConfig(text: string, source = 'config'): GatewayConf
   const tenants = reader.list(root, 'tenants').map(([node, path]) => {
     reader.known(node, path, ['id', 'name', 'limits', 'budget']);
     const id = reader.id(node, path);
-    const budgetNode = node.budget;
-    let budget: TenantBudget | null = null;
-    if (isNode(budgetNode)) {
-      reader.known(budgetNode, `${path}.budget`, ['monthlyUsd', 'softPct', 'enforcement']);
-      budget = {
-        monthlyUsd: reader.decimal(budgetNode, `${path}.budget`, 'monthlyUsd', true)!,
-        softPct: reader.integer(budgetNode, `${path}.budget`, 'softPct', 80),
-        enforcement: reader.oneOf(budgetNode, `${path}.budget.enforcement`, 'enforcement', ['hard', 'soft'] as const, 'hard') as 'hard' | 'soft',
-      };
-    } else if (budgetNode !== undefined && budgetNode !== null) {
-      reader.problem(`${path}.budget`, 'must be a mapping');
-    }
+    const budget = reader.budget(node, path);
     return { id, name: reader.optionalString(node, path, 'name') ?? id, limits: reader.limits(node, path), budget };
   });
   const tenantIds = new Set(tenants.map((t) => t.id));
 
   const apiKeys = reader.list(root, 'apiKeys').map(([node, path]) => {
-    reader.known(node, path, ['id', 'tenant', 'key', 'aliases', 'scopes', 'limits', 'expiresAt']);
+    reader.known(node, path, ['id', 'tenant', 'key', 'aliases', 'scopes', 'limits', 'expiresAt', 'budget']);
     const tenant = reader.string(node, path, 'tenant');
     if (tenant && !tenantIds.has(tenant)) reader.problem(`${path}.tenant`, `names tenant '${tenant}', which is not declared`);
     const key = reader.string(node, path, 'key');
@@ -162,7 +157,14 @@ export function parseGatewayConfig(text: string, source = 'config'): GatewayConf
       scopes: scopes as KeyScope[],
       limits: reader.limits(node, path),
       expiresAt: reader.timestamp(node, path, 'expiresAt'),
+      budget: reader.budget(node, path),
     };
+  });
+
+  const aliasNames = new Set(aliases.map((a) => a.name));
+  aliases.forEach((a, i) => {
+    const target = a.policy.budgetDowngrade;
+    if (target && !aliasNames.has(target)) reader.problem(`aliases[${i}].policy.budgetDowngrade`, `names alias '${target}', which is not declared`);
   });
 
   for (const [kind, ids] of [
@@ -340,19 +342,91 @@ class Reader {
     return { deploymentId, percent, salt: this.optionalString(value, `${path}.canary`, 'salt') ?? '' };
   }
 
-  limits(node: Node, path: string): { rpm: number | null; tpm: number | null; maxConcurrency: number | null } {
+  limits(node: Node, path: string): TenantLimits {
     const value = node.limits;
     if (value === undefined || value === null) return { rpm: null, tpm: null, maxConcurrency: null };
     if (!isNode(value)) {
       this.problem(`${path}.limits`, 'must be a mapping');
       return { rpm: null, tpm: null, maxConcurrency: null };
     }
-    this.known(value, `${path}.limits`, ['rpm', 'tpm', 'maxConcurrency']);
+    this.known(value, `${path}.limits`, ['rpm', 'tpm', 'inputTpm', 'outputTpm', 'maxConcurrency']);
+    const inputTpm = this.positiveInteger(value, `${path}.limits`, 'inputTpm');
+    const outputTpm = this.positiveInteger(value, `${path}.limits`, 'outputTpm');
     return {
-      rpm: this.optionalInteger(value, `${path}.limits`, 'rpm'),
-      tpm: this.optionalInteger(value, `${path}.limits`, 'tpm'),
-      maxConcurrency: this.optionalInteger(value, `${path}.limits`, 'maxConcurrency'),
+      rpm: this.positiveInteger(value, `${path}.limits`, 'rpm'),
+      tpm: this.positiveInteger(value, `${path}.limits`, 'tpm'),
+      // Left out when unset, so what was issued before these existed compares equal.
+      ...(inputTpm !== null ? { inputTpm } : {}),
+      ...(outputTpm !== null ? { outputTpm } : {}),
+      maxConcurrency: this.positiveInteger(value, `${path}.limits`, 'maxConcurrency'),
     };
+  }
+
+  /** `budget: { monthlyUsd?, dailyUsd?, softPct, enforcement, webhook? }` of a tenant or a key. */
+  budget(node: Node, path: string): TenantBudget | null {
+    const value = node.budget;
+    if (value === undefined || value === null) return null;
+    if (!isNode(value)) {
+      this.problem(`${path}.budget`, 'must be a mapping');
+      return null;
+    }
+    const at = `${path}.budget`;
+    this.known(value, at, ['monthlyUsd', 'dailyUsd', 'softPct', 'enforcement', 'webhook']);
+    const monthlyUsd = this.decimal(value, at, 'monthlyUsd', false);
+    const dailyUsd = this.decimal(value, at, 'dailyUsd', false);
+    if (monthlyUsd === null && dailyUsd === null) this.problem(at, 'needs monthlyUsd or dailyUsd (or both)');
+    for (const [name, amount] of [['monthlyUsd', monthlyUsd], ['dailyUsd', dailyUsd]] as const) {
+      if (amount !== null && Number(amount) === 0) this.problem(`${at}.${name}`, 'must be above zero');
+    }
+    const softPct = this.integer(value, at, 'softPct', 80);
+    if (softPct < 1 || softPct > 100) this.problem(`${at}.softPct`, 'must be an integer from 1 to 100');
+    let webhook: BudgetWebhook | null = null;
+    if (value.webhook !== undefined && value.webhook !== null) {
+      if (!isNode(value.webhook)) this.problem(`${at}.webhook`, 'must be a mapping with url and secret');
+      else {
+        this.known(value.webhook, `${at}.webhook`, ['url', 'secret']);
+        const url = this.string(value.webhook, `${at}.webhook`, 'url');
+        const secret = this.string(value.webhook, `${at}.webhook`, 'secret');
+        if (url && !/^https?:\/\/[^/]+/.test(url)) this.problem(`${at}.webhook.url`, 'must be an http(s) URL');
+        if (secret && !/^(env|file):.+/.test(secret)) this.problem(`${at}.webhook.secret`, 'must be a secret reference (env:NAME or file:PATH), never the secret itself');
+        webhook = { url, secret };
+      }
+    }
+    return {
+      // Members that are not set are left out, so budgets set before they existed compare equal.
+      ...(monthlyUsd !== null ? { monthlyUsd } : {}),
+      ...(dailyUsd !== null ? { dailyUsd } : {}),
+      softPct,
+      enforcement: this.oneOf(value, `${at}.enforcement`, 'enforcement', ['hard', 'soft'] as const, 'hard') as 'hard' | 'soft',
+      ...(webhook ? { webhook } : {}),
+    };
+  }
+
+  /** An alias's `policy.limits`: per-minute rates of the alias over every caller. */
+  aliasLimits(node: Node, path: string): AliasRateLimits | null {
+    const value = node.limits;
+    if (value === undefined || value === null) return null;
+    if (!isNode(value)) {
+      this.problem(`${path}.limits`, 'must be a mapping');
+      return null;
+    }
+    this.known(value, `${path}.limits`, ['rpm', 'tpm', 'inputTpm', 'outputTpm']);
+    const limits: AliasRateLimits = {};
+    for (const name of ['rpm', 'tpm', 'inputTpm', 'outputTpm'] as const) {
+      const limit = this.positiveInteger(value, `${path}.limits`, name);
+      if (limit !== null) limits[name] = limit;
+    }
+    return Object.keys(limits).length ? limits : null;
+  }
+
+  /** A limit: absent or null = unlimited; otherwise at least 1 (a limit of 0 would refuse everything silently). */
+  positiveInteger(node: Node, path: string, key: string): number | null {
+    const value = this.optionalInteger(node, path, key);
+    if (value === 0) {
+      this.problem(`${path}.${key}`, 'must be a positive integer (leave it out for no limit)');
+      return null;
+    }
+    return value;
   }
 }
 

@@ -39,7 +39,7 @@ describe('POST /v1/messages (raw HTTP)', () => {
       ['cache_control on a content block', () => send({ ...hello, messages: [{ role: 'user', content: [{ type: 'text', text: 'x', cache_control: { type: 'ephemeral' } }] }] }), 400, 'invalid_request_error', /messages\.0\.content\.0\.cache_control/],
       ['a wrong role', () => send({ ...hello, messages: [{ role: 'system', content: 'x' }] }), 400, 'invalid_request_error', /messages\.0\.role/],
       ['temperature out of range', () => send({ ...hello, temperature: 2 }), 400, 'invalid_request_error', /temperature: must be a number from 0 to 1/],
-      ['an unknown route under /v1/messages', () => send(hello, {}, '/v1/messages/count_tokens'), 404, 'not_found_error', /Unknown route/],
+      ['an unknown route under /v1/messages', () => send(hello, {}, '/v1/messages/batches'), 404, 'not_found_error', /Unknown route/],
     ];
     test.each(cases)('%s', async (_name, request, status, type, message) => {
       const before = await gw.countEvents(REQUEST_EVENTS);

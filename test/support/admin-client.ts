@@ -29,6 +29,10 @@ export class AdminClient {
     return this.send('PUT', path, body, headers);
   }
 
+  patch(path: string, body?: unknown, headers: Record<string, string> = {}): Promise<AdminResponse> {
+    return this.send('PATCH', path, body, headers);
+  }
+
   delete(path: string, headers: Record<string, string> = {}): Promise<AdminResponse> {
     return this.send('DELETE', path, undefined, headers);
   }

@@ -8,6 +8,7 @@ import type { Principal } from '../../projections/key-index/principal.js';
 function principal(keyId: string, keyLimit: number | null, tenantLimit: number | null, tenantId = 'acme'): Principal {
   return {
     keyId, prefix: 'sk-sy-xx', tenantId, scopes: new Set(['inference']), aliases: null, expiresAt: null,
+    budget: null,
     limits: { rpm: null, tpm: null, maxConcurrency: keyLimit },
     tenant: { status: 'active', limits: { rpm: null, tpm: null, maxConcurrency: tenantLimit }, budget: null },
   };

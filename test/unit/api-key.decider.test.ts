@@ -53,6 +53,41 @@ describe('API key aggregate', () => {
     });
   });
 
+  describe('UpdateApiKey', () => {
+    const update = (g: KeyGrant) => ({ type: 'UpdateApiKey' as const, keyId, grant: g });
+    test('records the whole new grant, without a new secret', () => {
+      const wider = grant({ aliases: ['chat-fast', 'chat-smart'], limits: { rpm: 120, tpm: null, maxConcurrency: 4 } });
+      const { tenantId: _t, ...data } = wider;
+      spec.given([issued()]).when(update(wider)).then([{ type: 'ApiKeyUpdated', data: { keyId, ...data } }]);
+    });
+    test('the same grant changes nothing', () => {
+      spec.given([issued()]).when(update(grant())).thenNothing();
+    });
+    test('a key never moves to another tenant; an invalid grant, a revoked or unknown key are refused', () => {
+      spec.given([issued()]).when(update(grant({ tenantId: 'other' }))).thenThrows('invalid_key', 422);
+      spec.given([issued()]).when(update(grant({ scopes: [] }))).thenThrows('invalid_key', 422);
+      spec.given([issued(), revoked]).when(update(grant())).thenThrows('key_not_active', 409);
+      spec.given([]).when(update(grant())).thenThrows('key_not_found', 404);
+    });
+  });
+
+  describe('RotateApiKeySecret', () => {
+    const fresh = hashApiKey(generateApiKey());
+    const rotate = (overlapUntil: string | null, h = fresh) => ({ type: 'RotateApiKeySecret' as const, keyId, hash: h, prefix: 'sk-sy-new', overlapUntil });
+    test('a new secret, with the previous one accepted until the overlap ends', () => {
+      const until = '2026-03-01T00:10:00.000Z';
+      spec.given([issued()]).when(rotate(until)).then([{ type: 'ApiKeySecretRotated', data: { keyId, hash: fresh, prefix: 'sk-sy-new', previousValidUntil: until } }]);
+      const state = [issued(), { type: 'ApiKeySecretRotated', data: { keyId, hash: fresh, prefix: 'sk-sy-new', previousValidUntil: until } } as ApiKeyEvent]
+        .reduce(apiKeyDecider.evolve, apiKeyDecider.initialState());
+      expect(state).toMatchObject({ status: 'active', hash: fresh, previous: { hash, validUntil: until }, grant: grant() });
+    });
+    test('the same secret, an overlap in the past, or a revoked key are refused', () => {
+      spec.given([issued()]).when(rotate(null, hash)).thenThrows('invalid_key', 422);
+      spec.given([issued()]).when(rotate('2020-01-01T00:00:00.000Z')).thenThrows('invalid_key', 422);
+      spec.given([issued(), revoked]).when(rotate(null)).thenThrows('key_not_active', 409);
+    });
+  });
+
   describe('RevokeApiKey', () => {
     test('an active key is revoked', () => {
       spec.given([issued()]).when({ type: 'RevokeApiKey', keyId, reason: 'leaked' }).then([revoked]);

@@ -107,10 +107,29 @@ describe('apply plan: runtime lifecycle wins over the file', () => {
     }
   });
 
-  test('an active key with a different secret is still a problem: keys are immutable', () => {
+  test('an active key with a different secret is a problem: secrets change only by an explicit rotation', () => {
     const other = parseGatewayConfig(yaml().replace('env:APPLY_PLAN_GATEWAY_KEY', 'env:APPLY_PLAN_OTHER_KEY'));
     process.env.APPLY_PLAN_OTHER_KEY = generateApiKey();
-    expect(planApply(other, applied, { now: NOW, prune: false }).problems).toEqual([expect.stringContaining('different secret or grant')]);
+    expect(planApply(other, applied, { now: NOW, prune: false }).problems).toEqual([
+      'apiKeys[0].key: key k3 has a different secret; a secret changes only by an explicit rotation (switchyard keys rotate k3)',
+    ]);
+  });
+
+  test('a key whose grant changes (same id, same secret) is updated in place, and applying again changes nothing', () => {
+    const wider = parseGatewayConfig(yaml()
+      .replace('  - { name: chat, routes: [{ deployment: d1 }] }', '  - { name: chat, routes: [{ deployment: d1 }] }\n  - { name: chat-2, routes: [{ deployment: d1 }] }')
+      .replace('aliases: [chat] }', 'aliases: [chat, chat-2], limits: { rpm: 5 } }'));
+    const plan = planApply(wider, applied, { now: NOW, prune: false });
+    expect(plan.problems).toEqual([]);
+    expect(plan.steps.map((s) => s.summary)).toEqual(['publish alias chat-2', 'update key k3 (aliases, limits)']);
+    const after = run(applied, plan.steps);
+    expect(after.keys.get('k3')).toMatchObject({ status: 'active', grant: { aliases: ['chat', 'chat-2'], limits: { rpm: 5 } } });
+    expect(planApply(wider, after, { now: NOW, prune: false }).steps).toEqual([]);
+  });
+
+  test('a key for an alias that is neither declared nor published is refused', () => {
+    const typo = parseGatewayConfig(yaml().replace('aliases: [chat] }', 'aliases: [chat, caht] }'));
+    expect(planApply(typo, applied, { now: NOW, prune: false }).problems).toEqual(["apiKeys[0].aliases: 'caht' is not a published or declared alias"]);
   });
 
   test('a tenant suspended at runtime stays suspended and is reported; its limits still follow the file', () => {

@@ -3,6 +3,7 @@ import { estimateInputTokens } from '../../modules/canonical/token-estimate.js';
 import { parseAnthropicMessagesRequest } from '../../modules/inference/formats/anthropic/anthropic-messages-request.js';
 import { parseOpenAiChatRequest } from '../../modules/inference/formats/openai/openai-chat-request.js';
 import { parseOpenAiEmbeddingsRequest } from '../../modules/inference/formats/openai/openai-embeddings-request.js';
+import { parseResponsesRequest } from '../../modules/inference/formats/responses/responses-request.js';
 import { toAnthropicRequest } from '../../modules/providers/anthropic/anthropic-request.js';
 import { toGeminiRequest } from '../../modules/providers/gemini/gemini-request.js';
 
@@ -45,6 +46,20 @@ describe('client formats bound nesting at parse time, naming the parameter', () 
     }],
   ])('Anthropic messages: %s', (param, body) => {
     expect(refusal(() => parseAnthropicMessagesRequest(body))).toMatchObject({ status: 400, code: 'invalid_request', param });
+  });
+
+  const responses = { model: 'chat', input: 'hi' };
+  test.each([
+    ['tools[0].parameters', { ...responses, tools: [{ type: 'function', name: 'f', parameters: deepObject(10_000) }] }],
+    ['text.format.schema', { ...responses, text: { format: { type: 'json_schema', name: 'x', schema: deepObject(10_000) } } }],
+    ['input[0].arguments', { ...responses, input: [{ type: 'function_call', call_id: 'c1', name: 'f', arguments: deepText(10_000) }] }],
+  ])('OpenAI Responses: %s', (param, body) => {
+    expect(refusal(() => parseResponsesRequest(body))).toMatchObject({ status: 400, code: 'invalid_request', param });
+  });
+
+  test('structured Responses fields (input items, their content) are bounded by the structural limit', () => {
+    const nested = { ...responses, input: [{ role: 'user', content: [{ type: 'input_text', text: 'hi', extra: deepObject(10_000) }] }] };
+    expect(refusal(() => parseResponsesRequest(nested)).param).toMatch(/^input\[0\]\.content\[0\]\.extra(\.a)+$/);
   });
 
   test('structured Anthropic fields (tool_result content, metadata) are bounded by the structural limit', () => {

@@ -10,7 +10,7 @@ import { rawExchange } from '../support/raw-http.js';
 const key = generateApiKey();
 const principal = (scopes: string[]): Principal => ({
   keyId: 'k1', prefix: 'sk-sy-xx', tenantId: 't1', scopes: new Set(scopes) as Principal['scopes'], aliases: null,
-  limits: {} as Principal['limits'], expiresAt: null, tenant: { status: 'active', limits: {} as Principal['tenant']['limits'], budget: null },
+  limits: {} as Principal['limits'], budget: null, expiresAt: null, tenant: { status: 'active', limits: {} as Principal['tenant']['limits'], budget: null },
 });
 
 const apps: FastifyInstance[] = [];

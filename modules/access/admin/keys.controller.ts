@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Req, Res, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { apiKeyStream } from '../../../events/index.js';
 import { KeyIndexProjection } from '../../../projections/key-index/key-index.projection.js';
@@ -7,7 +7,12 @@ import { ApiKeyCommand } from '../access.commands.js';
 import type { ApiKeyState } from '../api-key/api-key.decider.js';
 import { displayPrefix, generateApiKey, hashApiKey } from '../api-key/key-format.js';
 import { AdminApiError, AdminCommands, AdminExceptionFilter, AdminGuard, adminValidationPipe, etag, limitsOf, ReasonDto } from '../../admin/index.js';
-import { IssueKeyDto } from './key.dto.js';
+import { IssueKeyDto, RotateKeyDto, UpdateKeyDto } from './key.dto.js';
+import { budgetOf } from './tenant.dto.js';
+import { RoutingSnapshotProjection } from '../../../projections/routing-snapshot/routing-snapshot.projection.js';
+import type { KeyGrant } from '../api-key/api-key.decider.js';
+import { SpendHistory } from './spend-history.js';
+import { SpendQueryDto } from './spend.dto.js';
 
 /**
  * `/admin/v1/keys`: issue (the plaintext key is in that one response and nowhere else, ever), revoke,
@@ -21,6 +26,8 @@ export class KeysController {
   constructor(
     private readonly commands: AdminCommands,
     private readonly keys: KeyIndexProjection,
+    private readonly history: SpendHistory,
+    private readonly routing: RoutingSnapshotProjection,
   ) {}
 
   @Get()
@@ -42,6 +49,17 @@ export class KeysController {
     return view;
   }
 
+  /** Spend by period (`?period=day|month&from=&to=`), with the budget it counts against. */
+  @Get(':id/spend')
+  async spendByPeriod(@Param('id') id: string, @Query() query: SpendQueryDto) {
+    await this.commands.fresh();
+    const found = this.keys.state.keys.get(id);
+    if (!found || found.status === 'absent') throw new AdminApiError(404, 'key_not_found', `Key ${id} does not exist.`);
+    const period = query.period ?? 'month';
+    const data = await this.history.of('key', id, period, query.from ? new Date(query.from) : null, query.to ? new Date(query.to) : null);
+    return { key: id, period, budget: found.grant.budget ?? null, data };
+  }
+
   @Post()
   async issue(@Body() body: IssueKeyDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const keyId = body.id ?? `key-${randomBase62(12)}`;
@@ -52,7 +70,9 @@ export class KeysController {
       aliases: body.aliases ?? [],
       limits: limitsOf(body.limits),
       expiresAt: body.expiresAt ? new Date(body.expiresAt).toISOString() : null,
+      ...(body.budget ? { budget: budgetOf(body.budget) } : {}),
     };
+    this.requirePublished(grant.aliases);
     const outcome = await this.commands.send(
       ApiKeyCommand, { type: 'IssueApiKey', keyId, hash: hashApiKey(key), prefix: displayPrefix(key), grant }, request, reply,
     );
@@ -65,11 +85,60 @@ export class KeysController {
     };
   }
 
+  /** Widens or narrows the grant (aliases, scopes, limits, budget, expiry) of a key without a new secret. */
+  @Patch(':id')
+  async update(@Param('id') id: string, @Body() body: UpdateKeyDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    await this.commands.fresh();
+    const key = this.keys.state.keys.get(id);
+    if (!key || key.status === 'absent') throw new AdminApiError(404, 'key_not_found', `Key ${id} does not exist.`);
+    const { budget: _budget, ...kept } = key.grant;
+    const budget = body.budget === undefined ? key.grant.budget : body.budget === null ? undefined : budgetOf(body.budget);
+    const grant: KeyGrant = {
+      ...kept,
+      ...(body.scopes ? { scopes: body.scopes } : {}),
+      ...(body.aliases ? { aliases: body.aliases } : {}),
+      ...(body.limits ? { limits: limitsOf(body.limits) } : {}),
+      ...(body.expiresAt !== undefined ? { expiresAt: body.expiresAt === null ? null : new Date(body.expiresAt).toISOString() } : {}),
+      ...(budget ? { budget } : {}),
+    };
+    this.requirePublished(grant.aliases);
+    const outcome = await this.commands.send(ApiKeyCommand, { type: 'UpdateApiKey', keyId: id, grant }, request, reply);
+    return { ...this.view(id, this.keys.state.keys.get(id)!, Date.now()), appended: outcome.events.map((e) => e.type) };
+  }
+
+  /** A new secret for the key (shown once); the previous one keeps working for `overlapSeconds`. */
+  @Post(':id/rotate')
+  @HttpCode(200)
+  async rotate(@Param('id') id: string, @Body() body: RotateKeyDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    const key = generateApiKey();
+    const overlapUntil = body.overlapSeconds ? new Date(Date.now() + body.overlapSeconds * 1000).toISOString() : null;
+    const outcome = await this.commands.send(
+      ApiKeyCommand, { type: 'RotateApiKeySecret', keyId: id, hash: hashApiKey(key), prefix: displayPrefix(key), overlapUntil }, request, reply,
+    );
+    reply.header('cache-control', 'no-store');
+    return {
+      ...this.view(id, this.keys.state.keys.get(id)!, Date.now()),
+      key,
+      previousValidUntil: overlapUntil,
+      notice: 'This is the only time the new secret is shown. Store it now; Switchyard keeps only its hash.',
+      appended: outcome.events.map((e) => e.type),
+    };
+  }
+
   @Post(':id/revoke')
   @HttpCode(200)
   async revoke(@Param('id') id: string, @Body() body: ReasonDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const outcome = await this.commands.send(ApiKeyCommand, { type: 'RevokeApiKey', keyId: id, reason: body.reason ?? null }, request, reply);
     return { ...this.view(id, this.keys.state.keys.get(id)!, Date.now()), appended: outcome.events.map((e) => e.type) };
+  }
+
+  /** Issuing or widening a key for an alias that does not exist is refused, naming it. */
+  private requirePublished(aliases: readonly string[]): void {
+    const state = this.routing.state;
+    const unknown = aliases.filter((alias) => state.aliases.get(alias)?.status !== 'published');
+    if (unknown.length) {
+      throw new AdminApiError(422, 'unknown_alias', `No published alias ${unknown.map((a) => `'${a}'`).join(', ')}; publish it first or correct the name.`);
+    }
   }
 
   private view(id: string, key: ApiKeyState, now: number) {
@@ -84,7 +153,9 @@ export class KeysController {
       scopes: key.grant.scopes,
       aliases: key.grant.aliases,
       limits: key.grant.limits,
+      budget: key.grant.budget ?? null,
       expiresAt: key.grant.expiresAt,
+      previousSecretValidUntil: key.previous?.validUntil ?? null,
       version: this.keys.state.versions.get(apiKeyStream(id)) ?? 0,
     };
   }

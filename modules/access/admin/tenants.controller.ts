@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Req, Res, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, Res, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
 import { Decimal } from 'decimal.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { tenantStream } from '../../../events/index.js';
@@ -6,8 +6,11 @@ import { KeyIndexProjection } from '../../../projections/key-index/key-index.pro
 import { TenantCommand } from '../access.commands.js';
 import type { TenantState } from '../tenant/tenant.decider.js';
 import { AdminApiError, AdminCommands, AdminExceptionFilter, AdminGuard, adminValidationPipe, etag, LimitsDto, limitsOf, ReasonDto } from '../../admin/index.js';
+import { SpendHistory } from './spend-history.js';
+import { SpendQueryDto } from './spend.dto.js';
 import { CreateTenantDto, TenantBudgetDto } from './tenant.dto.js';
 import { type CurrentSpend, TenantSpendReader } from './tenant-spend-reader.js';
+import { budgetOf } from './tenant.dto.js';
 
 /** `/admin/v1/tenants`: create, limits, budget, suspend and reinstate; reads include current spend. */
 @Controller('admin/v1/tenants')
@@ -18,6 +21,7 @@ export class TenantsController {
   constructor(
     private readonly commands: AdminCommands,
     private readonly keys: KeyIndexProjection,
+    private readonly history: SpendHistory,
     private readonly spend: TenantSpendReader,
   ) {}
 
@@ -39,6 +43,17 @@ export class TenantsController {
     return view;
   }
 
+  /** Spend by period (`?period=day|month&from=&to=`), with the budget it counts against. */
+  @Get(':id/spend')
+  async spendByPeriod(@Param('id') id: string, @Query() query: SpendQueryDto) {
+    await this.commands.fresh();
+    const found = this.keys.state.tenants.get(id);
+    if (!found || found.status === 'absent') throw new AdminApiError(404, 'tenant_not_found', `Tenant ${id} does not exist.`);
+    const period = query.period ?? 'month';
+    const data = await this.history.of('tenant', id, period, query.from ? new Date(query.from) : null, query.to ? new Date(query.to) : null);
+    return { tenant: id, period, budget: found.budget, data };
+  }
+
   @Post()
   async create(@Body() body: CreateTenantDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const outcome = await this.commands.send(TenantCommand, { type: 'CreateTenant', tenantId: body.id, name: body.name ?? body.id }, request, reply);
@@ -54,7 +69,7 @@ export class TenantsController {
 
   @Put(':id/budget')
   async setBudget(@Param('id') id: string, @Body() body: TenantBudgetDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
-    const budget = { monthlyUsd: body.monthlyUsd, softPct: body.softPct ?? 80, enforcement: body.enforcement ?? 'hard' } as const;
+    const budget = budgetOf(body);
     const outcome = await this.commands.send(TenantCommand, { type: 'SetTenantBudget', tenantId: id, budget }, request, reply);
     return this.after(id, outcome.events.map((e) => e.type));
   }
@@ -86,9 +101,10 @@ export class TenantsController {
 
   private view(id: string, tenant: TenantState, spend: CurrentSpend) {
     if (tenant.status === 'absent') throw new AdminApiError(404, 'tenant_not_found', `Tenant ${id} does not exist.`);
-    const budgetUsedPct = tenant.budget
-      ? Number(new Decimal(spend.month.spentUsd).div(tenant.budget.monthlyUsd).times(100).toDecimalPlaces(2).toString())
-      : null;
+    // The monthly amount when there is one, else the daily one.
+    const budget = tenant.budget;
+    const [spent, amount] = budget?.monthlyUsd ? [spend.month.spentUsd, budget.monthlyUsd] : [spend.day.spentUsd, budget?.dailyUsd];
+    const budgetUsedPct = amount ? Number(new Decimal(spent).div(amount).times(100).toDecimalPlaces(2).toString()) : null;
     return {
       id,
       name: tenant.name,

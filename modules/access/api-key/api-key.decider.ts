@@ -1,5 +1,6 @@
-import { type ApiKeyEvent, KEY_SCOPES, type KeyLimits, type KeyScope } from '../../../events/index.js';
+import { type ApiKeyEvent, KEY_SCOPES, type KeyLimits, type KeyScope, type TenantBudget } from '../../../events/index.js';
 import { assertNever, type Decider, DomainError, sameJson } from '../../../src/kernel/index.js';
+import { budgetProblem } from '../tenant/tenant.decider.js';
 
 export interface KeyGrant {
   tenantId: string;
@@ -7,16 +8,24 @@ export interface KeyGrant {
   aliases: string[];
   limits: KeyLimits;
   expiresAt: string | null;
+  /** Left out when the key has no budget of its own. */
+  budget?: TenantBudget;
 }
 
 export type ApiKeyCommand =
   | { type: 'IssueApiKey'; keyId: string; hash: string; prefix: string; grant: KeyGrant }
+  | { type: 'UpdateApiKey'; keyId: string; grant: KeyGrant }
+  | { type: 'RotateApiKeySecret'; keyId: string; hash: string; prefix: string; overlapUntil: string | null }
   | { type: 'RevokeApiKey'; keyId: string; reason: string | null }
   | { type: 'ExpireApiKey'; keyId: string };
 
 export type ApiKeyState =
   | { status: 'absent' }
-  | { status: 'active' | 'revoked' | 'expired'; keyId: string; hash: string; prefix: string; grant: KeyGrant };
+  | {
+      status: 'active' | 'revoked' | 'expired'; keyId: string; hash: string; prefix: string; grant: KeyGrant;
+      /** The secret before the last rotation, accepted until `validUntil` (the overlap window). */
+      previous?: { hash: string; validUntil: string };
+    };
 
 export const KEY_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
@@ -35,7 +44,28 @@ export const apiKeyDecider: Decider<ApiKeyCommand, ApiKeyEvent, ApiKeyState> = {
           return [{ type: 'ApiKeyIssued', data: { keyId: id, hash: command.hash, prefix: command.prefix, ...command.grant } }];
         }
         if (state.status === 'active' && state.hash === command.hash && sameJson(state.grant, command.grant)) return [];
-        throw new DomainError('key_exists', `Key ${id} was already issued; issue a new key id to rotate or change it`, 422);
+        throw new DomainError('key_exists', `Key ${id} was already issued; change its grant with an update, its secret with a rotation`, 422);
+      }
+      case 'UpdateApiKey': {
+        const current = requireActive(state, id);
+        if (command.grant.tenantId !== current.grant.tenantId) {
+          throw new DomainError('invalid_key', `Key ${id} belongs to tenant ${current.grant.tenantId}; a key never moves to another tenant (issue a new one)`, 422);
+        }
+        const problem = grantProblem(command.grant, context.now);
+        if (problem) throw new DomainError('invalid_key', problem, 422);
+        if (sameJson(current.grant, command.grant)) return [];
+        const { tenantId: _tenant, ...grant } = command.grant;
+        return [{ type: 'ApiKeyUpdated', data: { keyId: id, ...grant } }];
+      }
+      case 'RotateApiKeySecret': {
+        const current = requireActive(state, id);
+        if (!/^[0-9a-f]{64}$/.test(command.hash)) throw new DomainError('invalid_key', 'hash must be a SHA-256 hex digest', 422);
+        if (command.hash === current.hash) throw new DomainError('invalid_key', 'the new secret must differ from the current one', 422);
+        if (command.overlapUntil !== null) {
+          const until = new Date(command.overlapUntil);
+          if (Number.isNaN(until.getTime()) || until <= context.now) throw new DomainError('invalid_key', 'the overlap must end in the future', 422);
+        }
+        return [{ type: 'ApiKeySecretRotated', data: { keyId: id, hash: command.hash, prefix: command.prefix, previousValidUntil: command.overlapUntil } }];
       }
       case 'RevokeApiKey':
         if (state.status === 'absent') throw new DomainError('key_not_found', `Key ${id} does not exist`, 404);
@@ -59,6 +89,17 @@ export const apiKeyDecider: Decider<ApiKeyCommand, ApiKeyEvent, ApiKeyState> = {
         const { keyId, hash, prefix, ...grant } = event.data;
         return { status: 'active', keyId, hash, prefix, grant };
       }
+      case 'ApiKeyUpdated': {
+        if (state.status === 'absent') return state;
+        const { keyId: _id, ...grant } = event.data;
+        return { ...state, grant: { tenantId: state.grant.tenantId, ...grant } };
+      }
+      case 'ApiKeySecretRotated': {
+        if (state.status === 'absent') return state;
+        const { previous: _previous, ...rest } = state;
+        const previous = event.data.previousValidUntil ? { hash: state.hash, validUntil: event.data.previousValidUntil } : undefined;
+        return { ...rest, hash: event.data.hash, prefix: event.data.prefix, ...(previous ? { previous } : {}) };
+      }
       case 'ApiKeyRevoked':
         return state.status === 'absent' ? state : { ...state, status: 'revoked' };
       case 'ApiKeyExpired':
@@ -69,11 +110,21 @@ export const apiKeyDecider: Decider<ApiKeyCommand, ApiKeyEvent, ApiKeyState> = {
   },
 };
 
+function requireActive(state: ApiKeyState, id: string) {
+  if (state.status === 'absent') throw new DomainError('key_not_found', `Key ${id} does not exist`, 404);
+  if (state.status !== 'active') throw new DomainError('key_not_active', `Key ${id} is ${state.status}`);
+  return state;
+}
+
 function grantProblem(grant: KeyGrant, now: Date): string | null {
   if (!grant.tenantId) return 'tenant is required';
   if (grant.scopes.length === 0) return 'a key needs at least one scope';
   const unknown = grant.scopes.filter((scope) => !KEY_SCOPES.includes(scope));
   if (unknown.length) return `unknown scopes: ${unknown.join(', ')} (known: ${KEY_SCOPES.join(', ')})`;
+  if (grant.budget) {
+    const problem = budgetProblem(grant.budget);
+    if (problem) return problem;
+  }
   if (grant.expiresAt !== null) {
     const at = new Date(grant.expiresAt);
     if (Number.isNaN(at.getTime())) return 'expiresAt must be an ISO-8601 timestamp';

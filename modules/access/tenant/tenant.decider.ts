@@ -1,5 +1,5 @@
 import { Decimal } from 'decimal.js';
-import type { TenantBudget, TenantEvent, TenantLimits } from '../../../events/index.js';
+import { type TenantBudget, type TenantEvent, type TenantLimits, thresholdId } from '../../../events/index.js';
 import { assertNever, type Decider, DomainError, sameJson } from '../../../src/kernel/index.js';
 
 export type TenantCommand =
@@ -8,7 +8,8 @@ export type TenantCommand =
   | { type: 'SetTenantBudget'; tenantId: string; budget: TenantBudget | null }
   | { type: 'SuspendTenant'; tenantId: string; reason: string | null }
   | { type: 'ReinstateTenant'; tenantId: string }
-  | { type: 'RecordBudgetThreshold'; tenantId: string; period: string; pct: number; spentUsd: string; budgetUsd: string };
+  | { type: 'RecordBudgetThreshold'; tenantId: string; keyId?: string; period: string; pct: number; spentUsd: string; budgetUsd: string }
+  | { type: 'RecordBudgetAlert'; tenantId: string; keyId?: string; period: string; pct: number; delivered: boolean; attempts: number; httpStatus: number | null };
 
 export type TenantState =
   | { status: 'absent' }
@@ -60,9 +61,14 @@ export const tenantDecider: Decider<TenantCommand, TenantEvent, TenantState> = {
         return [{ type: 'TenantReinstated', data: { tenantId: id } }];
       case 'RecordBudgetThreshold': {
         const current = requireTenant(state, id);
-        if (current.thresholdsCrossed.includes(`${command.period}:${command.pct}`)) return [];
+        if (current.thresholdsCrossed.includes(thresholdId(command))) return [];
         const { type: _type, ...data } = command;
         return [{ type: 'BudgetThresholdCrossed', data }];
+      }
+      case 'RecordBudgetAlert': {
+        requireTenant(state, id);
+        const { type: _type, ...data } = command;
+        return [{ type: 'BudgetAlertDelivered', data }];
       }
       default:
         return assertNever(command);
@@ -84,7 +90,9 @@ export const tenantDecider: Decider<TenantCommand, TenantEvent, TenantState> = {
       case 'BudgetThresholdCrossed':
         return state.status === 'absent'
           ? state
-          : { ...state, thresholdsCrossed: [...state.thresholdsCrossed, `${event.data.period}:${event.data.pct}`] };
+          : { ...state, thresholdsCrossed: [...state.thresholdsCrossed, thresholdId(event.data)] };
+      case 'BudgetAlertDelivered':
+        return state;
       default:
         return assertNever(event);
     }
@@ -103,8 +111,14 @@ export function limitsProblem(limits: TenantLimits): string | null {
   return null;
 }
 
-function budgetProblem(budget: TenantBudget): string | null {
-  if (!/^\d+(\.\d+)?$/.test(budget.monthlyUsd) || new Decimal(budget.monthlyUsd).lte(0)) return 'budget.monthlyUsd must be a positive decimal string';
+export function budgetProblem(budget: TenantBudget): string | null {
+  if (budget.monthlyUsd === undefined && budget.dailyUsd === undefined) return 'a budget needs monthlyUsd or dailyUsd (or both)';
+  for (const name of ['monthlyUsd', 'dailyUsd'] as const) {
+    const amount = budget[name];
+    if (amount !== undefined && (!/^\d+(\.\d+)?$/.test(amount) || new Decimal(amount).lte(0))) return `budget.${name} must be a positive decimal string`;
+  }
+  if (budget.webhook && !/^https?:\/\//.test(budget.webhook.url)) return 'budget.webhook.url must be an http(s) URL';
+  if (budget.webhook && !/^(env|file):.+/.test(budget.webhook.secret)) return 'budget.webhook.secret must be a secret reference (env:NAME or file:PATH)';
   if (!Number.isInteger(budget.softPct) || budget.softPct < 1 || budget.softPct > 100) return 'budget.softPct must be an integer from 1 to 100';
   if (budget.enforcement !== 'hard' && budget.enforcement !== 'soft') return 'budget.enforcement must be hard or soft';
   return null;

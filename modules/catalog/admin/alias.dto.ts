@@ -28,6 +28,21 @@ export class AliasCanaryDto {
   salt?: string;
 }
 
+/** Per-minute limits of the alias over every caller; members left out are unlimited. */
+export class AliasLimitsDto {
+  @IsOptional() @IsInt() @Min(1)
+  rpm?: number;
+
+  @IsOptional() @IsInt() @Min(1)
+  tpm?: number;
+
+  @IsOptional() @IsInt() @Min(1)
+  inputTpm?: number;
+
+  @IsOptional() @IsInt() @Min(1)
+  outputTpm?: number;
+}
+
 export class AliasPolicyDto {
   @IsOptional() @IsArray() @IsIn(CAPABILITIES, { each: true })
   requiredCapabilities?: string[];
@@ -43,6 +58,13 @@ export class AliasPolicyDto {
 
   @IsOptional() @ValidateNested() @Type(() => AliasCanaryDto)
   canary?: AliasCanaryDto;
+
+  @IsOptional() @ValidateNested() @Type(() => AliasLimitsDto)
+  limits?: AliasLimitsDto;
+
+  /** The alias that serves what a hard budget refuses. */
+  @IsOptional() @IsString() @MaxLength(128)
+  budgetDowngrade?: string;
 }
 
 /** A new version of an alias; the names match the YAML configuration. */
@@ -62,6 +84,9 @@ export class PublishAliasDto {
 
 export function aliasDefinitionOf(dto: PublishAliasDto): AliasDefinition {
   const canary = dto.policy?.canary;
+  const limits = Object.fromEntries(
+    (['rpm', 'tpm', 'inputTpm', 'outputTpm'] as const).flatMap((name) => (dto.policy?.limits?.[name] ? [[name, dto.policy.limits[name]]] : [])),
+  );
   return {
     strategy: dto.strategy ?? 'priority',
     routes: dto.routes.map((route) => ({ deploymentId: route.deployment, priority: route.priority ?? 0, weight: route.weight ?? 1 })),
@@ -72,6 +97,8 @@ export function aliasDefinitionOf(dto: PublishAliasDto): AliasDefinition {
       regions: dto.policy?.regions ?? [],
       // Absent rather than null, as the YAML does, so both describe the same definition.
       ...(canary ? { canary: { deploymentId: canary.deployment, percent: canary.percent, salt: canary.salt ?? '' } } : {}),
+      ...(Object.keys(limits).length ? { limits } : {}),
+      ...(dto.policy?.budgetDowngrade ? { budgetDowngrade: dto.policy.budgetDowngrade } : {}),
     },
     visibility: dto.visibility ?? 'public',
   };

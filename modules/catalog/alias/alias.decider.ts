@@ -46,6 +46,8 @@ export function aliasDefinitionProblem(alias: string, definition: AliasDefinitio
     if (typeof canary.salt !== 'string' || canary.salt.length > 64) return 'policy.canary.salt must be a string of at most 64 characters';
   }
   if (definition.visibility !== 'public' && definition.visibility !== 'private') return 'visibility must be public or private';
+  const downgrade = definition.policy.budgetDowngrade;
+  if (downgrade !== undefined && (!ALIAS_NAME.test(downgrade) || downgrade === alias)) return 'policy.budgetDowngrade must name another alias';
   return null;
 }
 

@@ -9,12 +9,13 @@ export interface ResponseIdentity {
   model: string;
 }
 
-/** One client wire format (OpenAI Chat Completions, Anthropic Messages) over the canonical model. */
+/** One client wire format (OpenAI Chat Completions, Anthropic Messages, OpenAI Responses) over the canonical model. */
 export interface ClientFormat {
-  readonly name: 'openai' | 'anthropic';
+  readonly name: 'openai' | 'anthropic' | 'responses';
   parseChat(body: unknown): ChatRequest;
   responseId(requestId: string): string;
-  encodeChat(response: ChatResponse, identity: ResponseIdentity, usage: TokenUsage): unknown;
+  /** `request` is the one `parseChat` returned (formats that echo request settings read it). */
+  encodeChat(response: ChatResponse, identity: ResponseIdentity, usage: TokenUsage, request: ChatRequest): unknown;
   streamEncoder(identity: ResponseIdentity, request: ChatRequest): ClientStreamEncoder;
   errorBody(error: GatewayError): unknown;
 }

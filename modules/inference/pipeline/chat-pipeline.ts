@@ -17,7 +17,7 @@ type BufferedAnswer = { response: ChatResponse; usage: TokenUsage };
 type StreamedAnswer = Extract<StreamAttemptResult, { reachedClient: true }>;
 
 /**
- * Chat, for every client format (OpenAI Chat Completions, Anthropic Messages): authenticate → validate
+ * Chat, for every client format (OpenAI Chat Completions, Anthropic Messages, OpenAI Responses): authenticate → validate
  * → admit (alias, permits, plan, RequestAdmitted) → attempts, buffered or through the stream relay →
  * settle in the journal and commit before the last byte → respond. Every permit and timer is released
  * on every path.
@@ -92,7 +92,7 @@ export class ChatPipeline {
     if (admitted.observation?.logsContent) admitted.observation.recordContent('completion', () => answer.response.choices.map((c) => c.text).join('\n'));
     if (exchange.raw.destroyed) return;
     const identity = { id: format.responseId(exchange.requestId), created: Math.floor(Date.now() / 1000), model: admitted.alias.name };
-    const body = JSON.stringify(format.encodeChat(answer.response, identity, answer.usage));
+    const body = JSON.stringify(format.encodeChat(answer.response, identity, answer.usage, request));
     exchange.raw.writeHead(200, {
       'content-type': 'application/json; charset=utf-8',
       'content-length': Buffer.byteLength(body),

@@ -1,5 +1,5 @@
 import type { GatewayAuthenticator } from '../../access/index.js';
-import type { AdmissionControl } from '../../limits/index.js';
+import type { AdmissionControl, BudgetGuard, RateLimiter, SharedConcurrency } from '../../limits/index.js';
 import type { ProviderAdapters, UpstreamPools } from '../../providers/index.js';
 import type { RoutingSnapshotProjection } from '../../../projections/routing-snapshot/routing-snapshot.projection.js';
 import type { GroupCommitter } from '../../../src/kernel/index.js';
@@ -20,6 +20,9 @@ export interface InferenceServices {
   latency: LatencyTracker;
   gate: DeploymentGate;
   admission: AdmissionControl;
+  rateLimits: RateLimiter;
+  budgets: BudgetGuard;
+  concurrency: SharedConcurrency;
   /** Jitter source for backoff (tests pin it). */
   random?: () => number;
 }

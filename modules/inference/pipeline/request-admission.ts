@@ -1,12 +1,15 @@
 import type { ServerResponse } from 'node:http';
 import type { RequestAdmitted } from '../../../events/index.js';
-import type { Permit } from '../../limits/index.js';
+import { type BudgetReservation, type BudgetScope, type ConcurrencyScope, type Permit, type RateReservation, type RateScope, permits } from '../../limits/index.js';
+import { Decimal } from 'decimal.js';
+import { estimatedCost } from '../routing/route-planner.js';
 import type { Principal } from '../../../projections/key-index/principal.js';
 import type { ResolvedAlias, ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
 import type { ParameterSupport, RoutePlan } from '../routing/route-planner.js';
 import { observationOf, type RequestObservation } from '../../observability/index.js';
 import { callableAlias } from './callable-alias.js';
 import { noRouteError } from './client-errors.js';
+import { GatewayError } from '../../canonical/index.js';
 import type { InferenceServices, PipelineSettings } from './inference-services.js';
 import { type RequestHeaders, idempotencyKeyOf } from './request-headers.js';
 import { RequestJournal } from './request-journal.js';
@@ -67,23 +70,39 @@ export async function admitRequest(
   intent: RequestIntent,
 ): Promise<AdmittedRequest> {
   const snapshot = services.routing.current;
-  const alias = callableAlias(snapshot, principal, intent.model);
+  let alias = callableAlias(snapshot, principal, intent.model);
   const lifetime = new RequestLifetime(exchange.raw, settings.resilience.deadlines.requestTimeoutMs);
   let permit: Permit | null = null;
+  let rate: RateReservation | null = null;
+  let budget: BudgetReservation | null = null;
   try {
-    permit = await services.admission.admit(principal, intent.stream, lifetime.signal);
-    const plan = services.planner.plan({
-      alias,
-      needs: intent.needs,
-      estimatedInputTokens: intent.contextInputTokens,
-      reservedOutputTokens: intent.reservedOutputTokens,
-      at: new Date(),
-      stream: intent.stream,
-      affinity: { principal: `${principal.tenantId}/${principal.keyId}`, sessionId: intent.sessionId, requestId: exchange.requestId },
-      honours: intent.honours,
-      adapterServes: intent.adapterServes,
+    const local = await services.admission.admit(principal, intent.stream, lifetime.signal);
+    permit = local;
+    // Across nodes (Redis): the node's own count above can only be lower, so it never refuses first.
+    const deadlines = settings.resilience.deadlines;
+    const shared = await services.concurrency.acquire(concurrencyScopes(principal), exchange.requestId,
+      Math.max(deadlines.requestTimeoutMs, deadlines.streamTimeoutMs) + 60_000).catch((error: unknown) => {
+      local.release();
+      throw error;
     });
-    if (plan.emptiedBy) throw noRouteError(alias, plan);
+    permit = permits([local, shared]);
+    let plan = planFor(services, exchange, principal, intent, alias);
+    rate = await services.rateLimits.reserve(rateScopes(principal, alias, plan), {
+      requests: 1, inputTokens: intent.estimatedInputTokens, outputTokens: intent.reservedOutputTokens,
+    });
+    // Set now, so every answer from here on (success, stream, or a later error) carries them.
+    for (const [name, value] of Object.entries(rate.headers)) exchange.raw.setHeader(name, value);
+    try {
+      budget = await services.budgets.reserve(budgetScopes(principal), maxCostOf(plan, intent));
+    } catch (error) {
+      const target = alias.policy.budgetDowngrade ? snapshot.aliases.get(alias.policy.budgetDowngrade) : undefined;
+      if (!(error instanceof GatewayError) || error.code !== 'budget_exceeded' || !target) throw error;
+      // The alias serves what the budget refuses through its downgrade target, still counting its cost.
+      exchange.raw.setHeader('x-switchyard-budget-downgrade', `${alias.name}->${target.name}`);
+      alias = target;
+      plan = planFor(services, exchange, principal, intent, alias);
+      budget = await services.budgets.reserve(budgetScopes(principal), maxCostOf(plan, intent), { enforce: false });
+    }
     const observation = observationOf(exchange.raw);
     const journal = RequestJournal.forKey(services.committer, settings.durability, settings.nodeId, exchange.requestId, principal.keyId, observation);
     await journal.admit({
@@ -101,6 +120,8 @@ export async function admitRequest(
       idempotencyKey: idempotencyKeyOf(exchange.headers),
     });
     const held = permit;
+    const reserved = rate;
+    const committed = budget;
     // The observation ends only once the request is settled, even when its client left earlier.
     observation?.hold();
     let released = false;
@@ -109,6 +130,10 @@ export async function admitRequest(
       release: () => {
         lifetime.dispose();
         held.release();
+        // Settlement: the estimate becomes what the attempts actually used (zero when nothing was produced).
+        const used = journal.usage();
+        reserved.settle({ requests: 1, inputTokens: used.input, outputTokens: used.output });
+        committed.settle(journal.cost());
         if (!released) observation?.release();
         released = true;
       },
@@ -116,6 +141,61 @@ export async function admitRequest(
   } catch (error) {
     lifetime.dispose();
     permit?.release();
+    rate?.cancel();
+    budget?.cancel();
     throw error;
   }
+}
+
+/** Eligibility and strategy on the captured snapshot; a plan without candidates is the caller's error. */
+function planFor(services: InferenceServices, exchange: Exchange, principal: Principal, intent: RequestIntent, alias: ResolvedAlias): RoutePlan {
+  const plan = services.planner.plan({
+    alias,
+    needs: intent.needs,
+    estimatedInputTokens: intent.contextInputTokens,
+    reservedOutputTokens: intent.reservedOutputTokens,
+    at: new Date(),
+    stream: intent.stream,
+    affinity: { principal: `${principal.tenantId}/${principal.keyId}`, sessionId: intent.sessionId, requestId: exchange.requestId },
+    honours: intent.honours,
+    adapterServes: intent.adapterServes,
+  });
+  if (plan.emptiedBy) throw noRouteError(alias, plan);
+  return plan;
+}
+
+/** The most a request can cost: its estimate at the highest price among the routes it may take. */
+function maxCostOf(plan: RoutePlan, intent: RequestIntent): Decimal {
+  return plan.candidates.reduce((max, c) => Decimal.max(max, estimatedCost(c.price, intent)), new Decimal(0));
+}
+
+/**
+ * The scopes a request counts against: its key, its tenant, the alias, and the quota group of the
+ * deployment it is planned to reach first (the provider's quota shared by everything routed there).
+ */
+function rateScopes(principal: Principal, alias: ResolvedAlias, plan: RoutePlan): RateScope[] {
+  const scopes: RateScope[] = [
+    { kind: 'key', id: principal.keyId, limits: principal.limits },
+    { kind: 'tenant', id: principal.tenantId, limits: principal.tenant.limits },
+  ];
+  if (alias.policy.limits) scopes.push({ kind: 'alias', id: alias.name, limits: alias.policy.limits });
+  const first = plan.candidates[0]?.deployment;
+  if (first) scopes.push({ kind: 'quota_group', id: first.quotaGroup ?? first.id, limits: first.limits });
+  return scopes;
+}
+
+/** The budgets a request counts against: its tenant's and its key's own. */
+function budgetScopes(principal: Principal): BudgetScope[] {
+  const scopes: BudgetScope[] = [];
+  if (principal.tenant.budget) scopes.push({ kind: 'tenant', id: principal.tenantId, tenantId: principal.tenantId, budget: principal.tenant.budget });
+  if (principal.budget) scopes.push({ kind: 'key', id: principal.keyId, tenantId: principal.tenantId, budget: principal.budget });
+  return scopes;
+}
+
+/** The concurrency limits shared across nodes: the key's and its tenant's `maxConcurrency`. */
+function concurrencyScopes(principal: Principal): ConcurrencyScope[] {
+  const scopes: ConcurrencyScope[] = [];
+  if (principal.limits.maxConcurrency) scopes.push({ kind: 'key', id: principal.keyId, limit: principal.limits.maxConcurrency });
+  if (principal.tenant.limits.maxConcurrency) scopes.push({ kind: 'tenant', id: principal.tenantId, limit: principal.tenant.limits.maxConcurrency });
+  return scopes;
 }

@@ -71,6 +71,16 @@ export class RequestJournal {
     this.observation?.attemptFinished(data);
   }
 
+  /** Tokens the attempts recorded so far used, summed (what settlement reconciles the reservation with). */
+  usage(): TokenUsage {
+    return this.settlement().totals.usage;
+  }
+
+  /** What the attempts recorded so far cost, in USD (exact decimal string). */
+  cost(): string {
+    return sumCosts(this.attempts.map((a) => a.cost));
+  }
+
   get attemptCount(): number {
     return this.attempts.length;
   }

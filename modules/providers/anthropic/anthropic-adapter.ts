@@ -1,4 +1,4 @@
-import type { ChatRequest, ChatResponse } from '../../canonical/index.js';
+import { type ChatRequest, type ChatResponse, ProviderError } from '../../canonical/index.js';
 import type { ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
 import type { ProviderAdapter, UpstreamCall, UpstreamStream } from '../provider-adapter.js';
 import { anthropicHttpError } from './anthropic-errors.js';
@@ -34,6 +34,34 @@ export class AnthropicAdapter implements ProviderAdapter {
       },
       events: translateSseBody(body, translator, call.signal),
     };
+  }
+
+  /**
+   * `POST {baseUrl}/v1/messages/count_tokens`: the same translation as a message, less what the count
+   * endpoint does not take (it counts the prompt: model, system, messages, tools, tool_choice).
+   */
+  async countTokens(call: UpstreamCall): Promise<number> {
+    const { deployment } = call;
+    const full = toAnthropicRequest(call.request, { model: deployment.model, defaultMaxTokens: 1, stream: false });
+    const payload = {
+      model: full.model,
+      messages: full.messages,
+      ...(full.system !== undefined ? { system: full.system } : {}),
+      ...(full.tools !== undefined ? { tools: full.tools } : {}),
+      ...(full.tool_choice !== undefined ? { tool_choice: full.tool_choice } : {}),
+    };
+    const headers = {
+      'content-type': 'application/json',
+      accept: 'application/json',
+      'anthropic-version': deployment.provider.apiVersion ?? DEFAULT_ANTHROPIC_VERSION,
+      ...credentialHeaders(deployment),
+    };
+    const response = await postUpstream(call, `${messagesPath(call.baseUrl.pathname)}/count_tokens`, headers, JSON.stringify(payload), anthropicHttpError);
+    const answer = (await readJsonBody(response.body, call.signal)) as { input_tokens?: unknown };
+    if (typeof answer?.input_tokens !== 'number' || !Number.isInteger(answer.input_tokens) || answer.input_tokens < 0) {
+      throw new ProviderError('malformed_response', 'the provider answered count_tokens without input_tokens');
+    }
+    return answer.input_tokens;
   }
 
   private async send(call: UpstreamCall, stream: boolean) {

@@ -13,7 +13,7 @@ import { EVENT_STREAM_CONTENT_TYPE } from './bedrock-wire.js';
 import { postUpstream, readJsonBody } from '../upstream-post.js';
 import { preparedBody } from '../prepared-body.js';
 
-type Operation = 'converse' | 'converse-stream' | 'invoke';
+type Operation = 'converse' | 'converse-stream' | 'invoke' | 'count-tokens';
 
 /** Parallel InvokeModel calls per embeddings request (Titan embeds one text per call). */
 const EMBED_CONCURRENCY = 4;
@@ -21,7 +21,7 @@ const EMBED_CONCURRENCY = 4;
 /**
  * Amazon Bedrock Runtime: Converse (buffered), ConverseStream (binary event-stream) and InvokeModel
  * for Titan embeddings, every request SigV4-signed with the provider's AWS credentials.
- * Endpoints: `POST {base}/model/{modelId}/converse | converse-stream | invoke`.
+ * Endpoints: `POST {base}/model/{modelId}/converse | converse-stream | invoke | count-tokens`.
  */
 export class BedrockAdapter implements ProviderAdapter {
   constructor(private readonly signer: BedrockSigner = new BedrockSigner()) {}
@@ -55,6 +55,18 @@ export class BedrockAdapter implements ProviderAdapter {
       }
     };
     return { providerRequestId, events: events() };
+  }
+
+  /** CountTokens: the Converse translation of the request (its messages, system prompt and tools), counted by Bedrock. */
+  async countTokens(call: UpstreamCall): Promise<number> {
+    const { messages, system, toolConfig } = toConverseRequest(call.request);
+    const converse = { messages, ...(system !== undefined ? { system } : {}), ...(toolConfig !== undefined ? { toolConfig } : {}) };
+    const response = await this.send(call, 'count-tokens', JSON.stringify({ input: { converse } }), call.signal);
+    const answer = (await readJsonBody(response.body, call.signal)) as { inputTokens?: unknown };
+    if (typeof answer?.inputTokens !== 'number' || !Number.isInteger(answer.inputTokens) || answer.inputTokens < 0) {
+      throw new ProviderError('malformed_response', 'the provider answered CountTokens without inputTokens');
+    }
+    return answer.inputTokens;
   }
 
   /** One InvokeModel per input (Titan takes one text), a few at a time; the first failure cancels the rest. */

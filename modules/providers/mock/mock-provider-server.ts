@@ -5,6 +5,7 @@ import { type Frame, MockBadRequest, type MockFormat, type MockRenderContext } f
 import { planAnswer } from './mock-script.js';
 import { MOCK_EMBEDDINGS_FORMATS, type MockEmbeddingsFormat, mockEmbedding, mockEmbeddingTokens } from './mock-embeddings.js';
 import { MOCK_FORMATS } from './mock-formats.js';
+import { MOCK_TOKEN_COUNT_FORMATS, type MockTokenCountFormat, mockPromptTokens } from './mock-token-count.js';
 
 /** What the mock saw of one request: tests assert on the calls the upstream received. */
 export interface MockRequestRecord {
@@ -87,6 +88,8 @@ export class MockProviderServer {
       if (req.method === 'GET' && /\/models$/.test(path)) return json(res, 200, { object: 'list', data: [{ id: 'mock', object: 'model', created: 0, owned_by: 'switchyard-mock' }] });
       const embeddings = MOCK_EMBEDDINGS_FORMATS.find((f) => f.matches(req.method ?? 'GET', path));
       if (embeddings) return await this.serveEmbeddings(embeddings, req, res, path, new URLSearchParams(search));
+      const counting = MOCK_TOKEN_COUNT_FORMATS.find((f) => f.matches(req.method ?? 'GET', path));
+      if (counting) return await this.serveTokenCount(counting, req, res, path, new URLSearchParams(search));
       const format = this.formats.find((f) => f.matches(req.method ?? 'GET', path));
       if (!format) return json(res, 404, { error: { message: `no mock route for ${req.method} ${path}`, type: 'invalid_request_error', param: null, code: null } });
       await this.serve(format, req, res, path, new URLSearchParams(search));
@@ -233,6 +236,47 @@ export class MockProviderServer {
     const vectors = input.inputs.map((text) => mockEmbedding(text, input.dimensions));
     record.outcome = 'completed';
     json(res, 200, format.render(input, vectors, input.inputs.map(mockEmbeddingTokens)), { 'x-request-id': `mock-${record.seq}` });
+  }
+
+  /** Token counting: the prompt tokens its answer would report, with the same latency and status faults as chat. */
+  private async serveTokenCount(format: MockTokenCountFormat, req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void> {
+    const record: MockRequestRecord = {
+      seq: ++this.sequence, format: format.name, path, query: Object.fromEntries(query), model: null, stream: false, includeUsage: false,
+      headers: pickHeaders(req), body: null, receivedAt: Date.now(), endedAt: null, outcome: 'in-flight',
+    };
+    this.log.push(record);
+    if (this.log.length > MAX_LOG) this.log.shift();
+    res.on('close', () => {
+      record.endedAt ??= Date.now();
+      if (record.outcome === 'in-flight') record.outcome = 'aborted';
+    });
+    const fail = (status: number, message: string, headers: Record<string, string> = {}) => {
+      record.outcome = 'error-status';
+      json(res, status, format.errorBody(status, message), { ...format.errorHeaders?.(status), ...headers });
+    };
+    try {
+      record.body = JSON.parse((await readBody(req)).toString('utf8'));
+    } catch {
+      return fail(400, 'the body is not valid JSON');
+    }
+    const refused = format.authProblem?.(req.headers, path);
+    if (refused) return fail(refused.status, refused.message);
+    let input;
+    try {
+      input = format.parse(record.body, path);
+    } catch (error) {
+      if (!(error instanceof MockBadRequest)) throw error;
+      return fail(400, error.message);
+    }
+    record.model = input.model;
+    const behaviour = this.behaviourFor(input.model);
+    if (behaviour.latencyMs > 0) await sleep(behaviour.latencyMs);
+    if (res.destroyed) return;
+    if (behaviour.status !== null) {
+      return fail(behaviour.status, `mock failure with status ${behaviour.status}`, behaviour.retryAfterSeconds !== null ? { 'retry-after': String(behaviour.retryAfterSeconds) } : {});
+    }
+    record.outcome = 'completed';
+    json(res, 200, format.render(mockPromptTokens(input)), { 'x-request-id': `mock-${record.seq}` });
   }
 
   private behaviourFor(model: string): MockBehaviour {

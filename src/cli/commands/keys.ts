@@ -11,6 +11,7 @@ import type { DomainEvent } from '../../../events/event.js';
 import { openPlatform, type Platform } from '../../platform.js';
 import { installPublicationGuard } from '../../publication-guard.js';
 import { CliModule } from '../cli.module.js';
+import { DomainError } from '../../kernel/commands/decider.js';
 
 export interface IssueOptions {
   tenant: string;
@@ -29,7 +30,10 @@ export async function keysIssue(options: IssueOptions): Promise<number> {
   const keyId = options.id ?? `key-${randomBase62(12)}`;
   const key = generateApiKey();
   const grant = { tenantId: options.tenant, scopes: options.scopes, aliases: options.aliases, limits: options.limits, expiresAt: options.expiresAt };
-  await send(new ApiKeyCommand.Message({ type: 'IssueApiKey', keyId, hash: hashApiKey(key), prefix: displayPrefix(key), grant }, context()));
+  await send(new ApiKeyCommand.Message({ type: 'IssueApiKey', keyId, hash: hashApiKey(key), prefix: displayPrefix(key), grant }, context()), (platform) => {
+    const unknown = options.aliases.filter((alias) => platform.routing.state.aliases.get(alias)?.status !== 'published');
+    if (unknown.length) throw new DomainError('unknown_alias', `No published alias ${unknown.map((a) => `'${a}'`).join(', ')}; publish it first or correct the name.`, 422);
+  });
   process.stderr.write(
     `Issued key ${keyId} (${displayPrefix(key)}) for tenant ${options.tenant}, scopes ${options.scopes.join(', ')}` +
       `${options.aliases.length ? `, aliases ${options.aliases.join(', ')}` : ''}${options.expiresAt ? `, expires ${options.expiresAt}` : ''}.\n` +
@@ -45,6 +49,23 @@ export async function keysRevoke(keyId: string, reason: string | null): Promise<
   return 0;
 }
 
+/**
+ * `keys rotate ID [--overlap SECONDS]`: a new secret for the same key (same grant, spend and limits),
+ * printed once on stdout; the previous secret keeps working for the overlap, or stops at once.
+ */
+export async function keysRotate(keyId: string, overlapSeconds: number): Promise<number> {
+  const key = generateApiKey();
+  const overlapUntil = overlapSeconds > 0 ? new Date(Date.now() + overlapSeconds * 1000).toISOString() : null;
+  await send(new ApiKeyCommand.Message({ type: 'RotateApiKeySecret', keyId, hash: hashApiKey(key), prefix: displayPrefix(key), overlapUntil }, context()));
+  process.stderr.write(
+    `Rotated the secret of key ${keyId} (${displayPrefix(key)}); ` +
+      `${overlapUntil ? `the previous secret works until ${overlapUntil}` : 'the previous secret stops working now'}.\n` +
+      `This is the only time the new secret is shown; Switchyard keeps only its hash.\n`,
+  );
+  process.stdout.write(`${key}\n`);
+  return 0;
+}
+
 function context() {
   return { now: new Date(), actor: `cli:${safeUser()}` };
 }
@@ -57,11 +78,12 @@ function safeUser(): string {
   }
 }
 
-async function send(message: object): Promise<CommandOutcome<DomainEvent>> {
+async function send(message: object, check?: (platform: Platform) => void): Promise<CommandOutcome<DomainEvent>> {
   const platform: Platform = await openPlatform(readEnvironment(), { runDurable: false });
   try {
     installPublicationGuard(platform);
     await platform.runner.start();
+    check?.(platform);
     const app = await NestFactory.createApplicationContext(CliModule.forRoot(platform), { logger: ['error', 'warn'] });
     try {
       return await app.get(CommandBus).execute(message);

@@ -135,6 +135,8 @@ export function planApply(config: GatewayConfig, state: ControlPlaneState, optio
         drift.push(`${path}: tenant ${t.id} was suspended at runtime and stays suspended (reinstate it with POST /admin/v1/tenants/${t.id}/reinstate)`);
       }
     }
+    const hookProblem = t.budget?.webhook ? secretProblem(t.budget.webhook.secret) : null;
+    if (hookProblem) problems.push(`${path}.budget.webhook.secret: ${hookProblem.replace(/^apiKey /, '')}`);
     const limits = exists ? current.limits : { rpm: null, tpm: null, maxConcurrency: null };
     if (!sameJson(limits, t.limits)) {
       steps.push({ family: 'tenant', path: `${path}.limits`, summary: `set limits of tenant ${t.id}`, command: { type: 'SetTenantLimits', tenantId: t.id, limits: t.limits } });
@@ -158,9 +160,18 @@ export function planApply(config: GatewayConfig, state: ControlPlaneState, optio
     }
   });
 
+  const callable = new Set([
+    ...config.aliases.map((a) => a.name),
+    ...[...state.aliases].filter(([, alias]) => alias.status === 'published').map(([name]) => name),
+  ]);
   config.apiKeys.forEach((k, i) => {
     const path = `apiKeys[${i}]`;
     const current = state.keys.get(k.id);
+    const unknown = k.aliases.filter((alias) => !callable.has(alias));
+    if (unknown.length) {
+      problems.push(`${path}.aliases: ${unknown.map((a) => `'${a}'`).join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not a published or declared alias`);
+      return;
+    }
     if (current && current.status !== 'absent' && current.status !== 'active') {
       // A revoked or expired key never comes back; refusing to start over it would let one revocation stop the gateway.
       drift.push(`${path}: key ${k.id} is ${current.status} and stays so; to replace it, issue a new key id`);
@@ -177,12 +188,18 @@ export function planApply(config: GatewayConfig, state: ControlPlaneState, optio
       problems.push(`${path}.key: the key behind ${k.key} must look like sk-sy- followed by 32 letters and digits`);
       return;
     }
+    const hookProblem = k.budget?.webhook ? secretProblem(k.budget.webhook.secret) : null;
+    if (hookProblem) problems.push(`${path}.budget.webhook.secret: ${hookProblem.replace(/^apiKey /, '')}`);
     const hash = hashApiKey(plaintext);
-    const grant = { tenantId: k.tenant, scopes: k.scopes, aliases: k.aliases, limits: k.limits, expiresAt: k.expiresAt };
+    const grant = { tenantId: k.tenant, scopes: k.scopes, aliases: k.aliases, limits: k.limits, expiresAt: k.expiresAt, ...(k.budget ? { budget: k.budget } : {}) };
     if (!current || current.status === 'absent') {
       steps.push({ family: 'apikey', path, summary: `issue key ${k.id}`, command: { type: 'IssueApiKey', keyId: k.id, hash, prefix: displayPrefix(plaintext), grant } });
-    } else if (current.hash !== hash || !sameJson(current.grant, grant)) {
-      problems.push(`${path}: key ${k.id} was issued with a different secret or grant; keys are immutable, issue a new key id`);
+    } else if (current.hash !== hash) {
+      problems.push(`${path}.key: key ${k.id} has a different secret; a secret changes only by an explicit rotation (switchyard keys rotate ${k.id})`);
+    } else if (current.grant.tenantId !== k.tenant) {
+      problems.push(`${path}.tenant: key ${k.id} belongs to tenant ${current.grant.tenantId}; a key never moves to another tenant`);
+    } else if (!sameJson(current.grant, grant)) {
+      steps.push({ family: 'apikey', path, summary: `update key ${k.id} (${changedMembers(current.grant, grant).join(', ')})`, command: { type: 'UpdateApiKey', keyId: k.id, grant } });
     }
   });
 
@@ -225,6 +242,12 @@ function pruneSteps(config: GatewayConfig, state: ControlPlaneState): PlannedSte
     }
   }
   return steps;
+}
+
+function changedMembers(before: object, after: object): string[] {
+  const a = before as Record<string, unknown>;
+  const b = after as Record<string, unknown>;
+  return Object.keys({ ...a, ...b }).filter((name) => !sameJson(a[name] ?? null, b[name] ?? null));
 }
 
 function secretProblem(ref: string | null): string | null {

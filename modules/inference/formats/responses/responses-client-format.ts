@@ -1,0 +1,18 @@
+import type { ClientFormat } from '../client-format.js';
+import { openAiErrorBody } from '../openai/openai-error-envelope.js';
+import { parseResponsesRequest } from './responses-request.js';
+import { toResponsesObject } from './responses-response.js';
+import { ResponsesStreamEncoder } from './responses-stream.js';
+
+/**
+ * OpenAI Responses (`POST /v1/responses`) over the canonical model, so it reaches every provider
+ * format. Its errors use OpenAI's envelope (`{error: {message, type, param, code}}`), as the API does.
+ */
+export const responsesClientFormat: ClientFormat = {
+  name: 'responses',
+  parseChat: parseResponsesRequest,
+  responseId: (requestId) => `resp_${requestId.replace(/-/g, '')}`,
+  encodeChat: toResponsesObject,
+  streamEncoder: (identity, request) => new ResponsesStreamEncoder(identity, request),
+  errorBody: openAiErrorBody,
+};

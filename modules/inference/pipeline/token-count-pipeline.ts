@@ -1,0 +1,99 @@
+import type { ServerResponse } from 'node:http';
+import { type ChatRequest, estimateInputTokens, ProviderError, requiredCapabilities } from '../../canonical/index.js';
+import type { ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
+import { BACKSTOP_SLACK_MS } from '../resilience/deadlines.js';
+import { attemptFailure } from './attempt-failure.js';
+import { callableAlias } from './callable-alias.js';
+import { providerRefusal } from './client-errors.js';
+import { GatewayFault } from './gateway-fault.js';
+import type { InferenceServices, PipelineSettings } from './inference-services.js';
+import { isClientAttributable } from './provider-error-disclosure.js';
+import type { Exchange } from './request-admission.js';
+import { callTransport } from './upstream-call.js';
+
+/** The response header that says where a count came from. */
+export const TOKEN_COUNT_HEADER = 'x-switchyard-token-count';
+export type TokenCountSource = 'provider' | 'estimate';
+
+/** One client format's token-count endpoint: its body → the canonical request, and the count → its answer. */
+export interface TokenCountDialect {
+  parse(body: unknown): ChatRequest;
+  answer(inputTokens: number): unknown;
+}
+
+/**
+ * Token counting — Anthropic `POST /v1/messages/count_tokens`, OpenAI `POST /v1/responses/input_tokens` —
+ * over the canonical request: the alias's first route in plan order decides.
+ * When its provider has a count endpoint (Anthropic, Bedrock) the provider counts, translated exactly
+ * as a message to that route would be; otherwise — or when the provider's count fails for a reason that
+ * is not the caller's — the gateway's tokenizer (cl100k, with the chat template's overhead) answers,
+ * labelled as an estimate in `x-switchyard-token-count`. A count is not a generation: nothing is
+ * admitted, reserved or billed, and no request events are written. Access rules are those of inference.
+ */
+export class TokenCountPipeline {
+  constructor(
+    private readonly services: InferenceServices,
+    private readonly settings: PipelineSettings,
+  ) {}
+
+  /** Throws a GatewayError before anything was written (the controller renders it in its format's envelope). */
+  async handle(exchange: Exchange, dialect: TokenCountDialect): Promise<void> {
+    const principal = this.services.auth.authenticate(exchange.headers, 'inference');
+    const request = dialect.parse(exchange.body);
+    const alias = callableAlias(this.services.routing.current, principal, request.model);
+    const estimate = estimateInputTokens(request);
+    const adapters = this.services.adapters;
+    const plan = this.services.planner.plan({
+      alias,
+      needs: requiredCapabilities({ ...request, stream: false }),
+      estimatedInputTokens: estimate,
+      reservedOutputTokens: 0,
+      at: new Date(),
+      stream: false,
+      affinity: { principal: `${principal.tenantId}/${principal.keyId}`, sessionId: null, requestId: exchange.requestId },
+      adapterServes: (deployment) => adapters.for(deployment.provider.type) !== undefined,
+    });
+    const route = plan.candidates[0]?.deployment ?? null;
+    const counted = route ? await this.providerCount(route, request, exchange.raw) : null;
+    answer(exchange, dialect.answer(counted ?? estimate), counted === null ? 'estimate' : 'provider');
+  }
+
+  /** The provider's count, or null when this route has none or could not give one. */
+  private async providerCount(deployment: ResolvedDeployment, request: ChatRequest, raw: ServerResponse): Promise<number | null> {
+    const adapter = this.services.adapters.for(deployment.provider.type);
+    if (!adapter?.countTokens) return null;
+    const abort = new AbortController();
+    const deadlines = this.settings.resilience.deadlines;
+    const timer = setTimeout(() => abort.abort(new ProviderError('timeout', 'the provider did not count in time')), deadlines.ttftTimeoutMs);
+    const onClose = () => abort.abort(new ProviderError('cancelled', 'the client went away'));
+    raw.once('close', onClose);
+    try {
+      const transport = await callTransport(this.services.pools, deployment, abort.signal, {
+        headersTimeoutMs: deadlines.ttftTimeoutMs + BACKSTOP_SLACK_MS,
+        idleTimeoutMs: deadlines.idleTimeoutMs + BACKSTOP_SLACK_MS,
+      });
+      return await adapter.countTokens({ ...transport, request });
+    } catch (error) {
+      const failure = attemptFailure(error, abort.signal);
+      if (failure instanceof GatewayFault) throw failure.error;
+      // The caller's own mistake is theirs to see; an unavailable provider leaves the estimate.
+      if (isClientAttributable(failure)) throw providerRefusal(failure);
+      return null;
+    } finally {
+      clearTimeout(timer);
+      raw.off('close', onClose);
+    }
+  }
+}
+
+function answer(exchange: Exchange, payload: unknown, source: TokenCountSource): void {
+  if (exchange.raw.destroyed) return;
+  const body = JSON.stringify(payload);
+  exchange.raw.writeHead(200, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    'x-request-id': exchange.requestId,
+    [TOKEN_COUNT_HEADER]: source,
+  });
+  exchange.raw.end(body);
+}

@@ -1,0 +1,95 @@
+import { GatewayError } from '../../canonical/index.js';
+import type { LimitsRedis } from '../limits-redis.js';
+import { LocalWindowStore } from './local-window-store.js';
+import { RedisWindowStore } from './redis-window-store.js';
+import { duration, rateLimitHeaders } from './rate-limit-headers.js';
+import { type RateScope, type RateUsage, type ScopedCharge, chargesFor, costOf } from './rate-limit-scopes.js';
+import type { WindowStore } from './rate-window.js';
+
+/** A request's share of its per-minute limits; `settle` replaces the estimate by actual usage, once. */
+export interface RateReservation {
+  /** `x-ratelimit-*` for the response (empty when no scope is limited). */
+  readonly headers: Record<string, string>;
+  settle(actual: RateUsage): void;
+  /** Gives everything back (the request was refused later in admission). */
+  cancel(): void;
+}
+
+const NOTHING: RateReservation = Object.freeze({ headers: {}, settle: () => undefined, cancel: () => undefined });
+
+/**
+ * Per-minute rate limits (requests, tokens, input tokens, output tokens) for every scope of a request,
+ * counted in one authoritative place: Redis when REDIS_URL is set (one atomic script per request, so
+ * nodes share each counter exactly), this process otherwise. Reserve at admission with the estimate
+ * RequestAdmitted records; settle with actual usage. Nothing admitted is ever cut.
+ * While Redis is away (LimitsRedis) the node counts in process: each node then applies the limits on its own.
+ */
+export class RateLimiter {
+  private readonly local = new LocalWindowStore();
+  private readonly shared: RedisWindowStore | null;
+
+  constructor(private readonly redis: LimitsRedis, private readonly clock: () => number = Date.now) {
+    // A hash tag keeps every counter in one Redis Cluster slot: the script touches several at once.
+    this.shared = redis.client ? new RedisWindowStore(redis.client, '{switchyard}:rl:') : null;
+  }
+
+  /**
+   * Reserves `usage` in every limited counter of `scopes`, or throws the 429 naming the exhausted scope
+   * (nothing is charged then).
+   */
+  async reserve(scopes: readonly RateScope[], usage: RateUsage): Promise<RateReservation> {
+    const charges = chargesFor(scopes, usage);
+    if (charges.length === 0) return NOTHING;
+    const tooLarge = charges.find((c) => c.cost > c.limit);
+    if (tooLarge) throw neverFits(tooLarge);
+    const now = this.clock();
+    let store: WindowStore = this.shared && this.redis.usable() ? this.shared : this.local;
+    let decision;
+    try {
+      decision = await store.charge(charges, now);
+      if (store === this.shared) this.redis.succeeded();
+    } catch (error) {
+      this.redis.failed((error as Error).message);
+      store = this.local;
+      decision = this.local.chargeNow(charges, now);
+    }
+    const headers = rateLimitHeaders(charges, decision.readings, now);
+    if (!decision.admitted) throw exhausted(charges[decision.refused], Math.max(0, decision.retryAtMs - now), headers);
+    const slot = decision.slot;
+    let open = true;
+    const correct = (actual: RateUsage) => {
+      if (!open) return;
+      open = false;
+      const deltas = charges.map((c) => ({ key: c.key, delta: costOf(c.dimension, actual) - c.cost }));
+      store.adjust(slot, deltas, this.clock()).catch(() => undefined); // an unsettled estimate only errs on the safe side
+    };
+    return { headers, settle: correct, cancel: () => correct({ requests: 0, inputTokens: 0, outputTokens: 0 }) };
+  }
+
+}
+
+const SCOPE_NAMES = { key: 'API key', tenant: 'tenant', alias: 'alias', quota_group: 'deployment quota group' } as const;
+const UNITS = { requests: 'requests', tokens: 'tokens', input_tokens: 'input tokens', output_tokens: 'output tokens' } as const;
+
+function exhausted(charge: ScopedCharge, retryInMs: number, headers: Record<string, string>): GatewayError {
+  const seconds = Math.max(1, Math.ceil(retryInMs / 1000));
+  return new GatewayError(
+    429,
+    'rate_limited',
+    `Rate limit reached for ${SCOPE_NAMES[charge.scope.kind]} '${charge.scope.id}': ${charge.limit} ${UNITS[charge.dimension]} per minute. Retry in ${duration(retryInMs)}.`,
+    null,
+    { ...headers, 'retry-after': String(seconds), 'retry-after-ms': String(Math.ceil(retryInMs)) },
+    { scope: `${charge.scope.kind}:${charge.scope.id}`, limit_type: charge.dimension },
+  );
+}
+
+function neverFits(charge: ScopedCharge): GatewayError {
+  return new GatewayError(
+    429,
+    'rate_limited',
+    `This request needs ${charge.cost} ${UNITS[charge.dimension]}, more than the ${charge.limit} per minute allowed for ${SCOPE_NAMES[charge.scope.kind]} '${charge.scope.id}'. Lower max_tokens or the input.`,
+    null,
+    { 'retry-after': '60' },
+    { scope: `${charge.scope.kind}:${charge.scope.id}`, limit_type: charge.dimension },
+  );
+}

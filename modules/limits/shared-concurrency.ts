@@ -1,0 +1,79 @@
+import type { Redis } from 'ioredis';
+import { GatewayError } from '../canonical/index.js';
+import type { LimitsRedis } from './limits-redis.js';
+import { NO_PERMIT, type Permit, permit } from './permit.js';
+
+/** One concurrency scope of a request: a key's or a tenant's `maxConcurrency`. */
+export interface ConcurrencyScope {
+  kind: 'key' | 'tenant';
+  id: string;
+  limit: number;
+}
+
+/**
+ * KEYS: one sorted set per scope (member = request id, score = lease end); ARGV: now, lease end, request
+ * id, lease ms, then the limits. Expired leases are dropped, every scope checked, then all or none taken.
+ */
+const ACQUIRE = `
+local now = tonumber(ARGV[1])
+for i = 1, #KEYS do
+  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now)
+  if redis.call('ZCARD', KEYS[i]) >= tonumber(ARGV[4 + i]) then return i - 1 end
+end
+for i = 1, #KEYS do
+  redis.call('ZADD', KEYS[i], tonumber(ARGV[2]), ARGV[3])
+  redis.call('PEXPIRE', KEYS[i], tonumber(ARGV[4]))
+end
+return -1
+`;
+
+type Scripted = Redis & { switchyardConcurrencyAcquire(...args: Array<string | number>): Promise<number> };
+
+/**
+ * Concurrent requests per key and per tenant across every node (`limits.maxConcurrency`), when Redis
+ * is configured: one lease per request in a sorted set per scope, taken atomically at admission and
+ * given back when the request ends. A node that dies leaves its leases behind only until they expire
+ * (the longest a request may live). Without Redis, or while it is away, each node's own count
+ * (AdmissionControl) is the limit.
+ */
+export class SharedConcurrency {
+  private readonly redis: Scripted | null;
+
+  constructor(private readonly limits: LimitsRedis) {
+    this.redis = limits.client as Scripted | null;
+    this.redis?.defineCommand('switchyardConcurrencyAcquire', { lua: ACQUIRE });
+  }
+
+  /** A permit for every scope, or the 429 naming the scope at its limit; NO_PERMIT when Redis is not in use. */
+  async acquire(scopes: readonly ConcurrencyScope[], requestId: string, leaseMs: number): Promise<Permit> {
+    if (scopes.length === 0 || !this.redis || !this.limits.usable()) return NO_PERMIT;
+    const keys = scopes.map((s) => `{switchyard}:cc:${s.kind}:${s.id}`);
+    const now = Date.now();
+    let refused: number;
+    try {
+      refused = Number(await this.redis.switchyardConcurrencyAcquire(keys.length, ...keys, now, now + leaseMs, requestId, leaseMs, ...scopes.map((s) => s.limit)));
+      this.limits.succeeded();
+    } catch (error) {
+      this.limits.failed((error as Error).message);
+      return NO_PERMIT; // the node's own count still applies
+    }
+    if (refused >= 0) throw concurrencyLimit(scopes[refused]);
+    const redis = this.redis;
+    return permit(() => {
+      const pipeline = redis.multi();
+      for (const key of keys) pipeline.zrem(key, requestId);
+      pipeline.exec().catch(() => undefined); // an unreleased lease expires on its own
+    });
+  }
+}
+
+function concurrencyLimit(scope: ConcurrencyScope): GatewayError {
+  return new GatewayError(
+    429,
+    'rate_limited',
+    `Too many concurrent requests for this ${scope.kind === 'key' ? 'API key' : 'tenant'} across the gateway (limit ${scope.limit}). Retry when one finishes.`,
+    null,
+    { 'retry-after': '1' },
+    { scope: `${scope.kind}.maxConcurrency` },
+  );
+}

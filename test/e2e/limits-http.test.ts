@@ -1,0 +1,81 @@
+import { generateApiKey } from '../../modules/access/index.js';
+import { type TestGateway, defaultYaml, postJson, startTestGateway } from '../support/gateway-harness.js';
+import { AdminClient } from '../support/admin-client.js';
+
+const ADMIN_TOKEN = 'limits-http-admin-token-0123456789';
+
+/**
+ * Rate limits and budgets as a client sees them, in each client format (one node, in-process
+ * counters): the refusal is the format's own error envelope with retry-after and the scope, and
+ * answers carry OpenAI's rate-limit headers.
+ */
+describe('rate limits and budgets over HTTP', () => {
+  let gw: TestGateway;
+  const brokeKey = generateApiKey();
+  process.env.SY_TEST_LIMITS_BROKE_KEY = brokeKey;
+  /** The default configuration, the key limited to 3 requests a minute, and a second tenant with a tiny daily budget. */
+  const yaml = (mockUrl: string, keyEnv: string) =>
+    defaultYaml(mockUrl, keyEnv)
+      .replace('    scopes: [inference, models:read]', '    scopes: [inference, models:read]\n    limits: { rpm: 3, tpm: 100000 }')
+      .replace('tenants:\n  - id: acme\n', 'tenants:\n  - id: acme\n  - id: broke\n    budget: { dailyUsd: "0.00015" }\n') +
+    '  - id: broke-app\n    tenant: broke\n    key: env:SY_TEST_LIMITS_BROKE_KEY\n';
+
+  beforeAll(async () => {
+    gw = await startTestGateway({ yaml, environment: { adminToken: ADMIN_TOKEN } });
+  }, 60_000);
+  afterAll(() => gw?.close());
+
+  const body = { model: 'solo', max_tokens: 8, messages: [{ role: 'user', content: 'Hi' }] };
+  const openai = (key = gw.key) => postJson({ ...gw, key }, '/v1/chat/completions', body);
+  const anthropic = (key = gw.key) => postJson({ ...gw, key }, '/v1/messages', body, { 'anthropic-version': '2023-06-01' });
+
+  test('answers carry the headers; over the request limit, 429 in each format with retry-after and the scope', async () => {
+    const first = await openai();
+    expect(first.status).toBe(200);
+    expect(first.headers.get('x-ratelimit-limit-requests')).toBe('3');
+    expect(first.headers.get('x-ratelimit-remaining-requests')).toBe('2');
+    expect(first.headers.get('x-ratelimit-limit-tokens')).toBe('100000');
+    expect(first.headers.get('x-ratelimit-reset-requests')).toMatch(/^(\d+(\.\d)?s|1m0s)$/);
+    expect((await anthropic()).status).toBe(200);
+    expect((await openai()).status).toBe(200);
+
+    const limited = await anthropic();
+    expect(limited.status).toBe(429);
+    expect(limited.json).toEqual({ type: 'error', error: { type: 'rate_limit_error', message: expect.stringContaining("Rate limit reached for API key 'acme-app': 3 requests per minute") } });
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(limited.headers.get('x-ratelimit-remaining-requests')).toBe('0');
+    const limitedOpenAi = await openai();
+    expect(limitedOpenAi.status).toBe(429);
+    expect(limitedOpenAi.json.error).toMatchObject({ type: 'rate_limit_error', code: 'rate_limited', scope: 'key:acme-app', limit_type: 'requests' });
+  });
+
+  test('an alias published through the admin API with policy.limits is limited over every caller, naming the alias', async () => {
+    const admin = new AdminClient(gw.url, ADMIN_TOKEN);
+    const published = await admin.put('/aliases/scarce', { routes: [{ deployment: 'primary' }], policy: { limits: { rpm: 1 } } });
+    expect(published.status).toBe(201);
+    expect(published.json.policy.limits).toEqual({ rpm: 1 });
+    // Two callers without limits of their own share the alias's one request a minute.
+    const keys = await Promise.all([1, 2].map(async () => (await admin.post('/keys', { tenant: 'acme', aliases: ['scarce'] })).json.key as string));
+    const ask = (key: string) => postJson({ ...gw, key }, '/v1/chat/completions', { ...body, model: 'scarce' });
+    expect((await ask(keys[0])).status).toBe(200);
+    const limited = await ask(keys[1]);
+    expect(limited.status).toBe(429);
+    expect(limited.json.error).toMatchObject({ code: 'rate_limited', scope: 'alias:scarce', limit_type: 'requests' });
+    expect((await admin.put('/aliases/scarce', { routes: [{ deployment: 'primary' }], policy: { limits: { rpm: 0 } } })).status).toBe(400);
+  });
+
+  test('over a hard budget, 402 in each format with the reset time; keys without limits get no rate-limit headers', async () => {
+    // $0.00015 a day at 2.50/10.00 per 1M: the first request's reservation (about $0.0001) fits, a second one no longer does.
+    const first = await openai(brokeKey);
+    expect(first.status).toBe(200);
+    expect(first.headers.get('x-ratelimit-limit-requests')).toBeNull();
+    const broke = await anthropic(brokeKey);
+    expect(broke.status).toBe(402);
+    expect(broke.json).toEqual({ type: 'error', error: { type: 'billing_error', message: expect.stringContaining("The budget of tenant 'broke' is exhausted: $0.00015 per day") } });
+    expect(broke.json.error.message).toContain('It resets at ');
+    const brokeOpenAi = await openai(brokeKey);
+    expect(brokeOpenAi.status).toBe(402);
+    expect(brokeOpenAi.json.error).toMatchObject({ type: 'insufficient_quota', code: 'budget_exceeded', scope: 'tenant:broke', period: 'day' });
+    expect(Date.parse(brokeOpenAi.json.error.resets_at)).toBeGreaterThan(Date.now());
+  });
+});

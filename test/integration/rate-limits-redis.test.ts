@@ -1,0 +1,101 @@
+import { randomBytes } from 'node:crypto';
+import { GatewayError } from '../../modules/canonical/gateway-error.js';
+import type { RateScope } from '../../modules/limits/rate-limit/rate-limit-scopes.js';
+import { LimitsRedis } from '../../modules/limits/limits-redis.js';
+import { RateLimiter } from '../../modules/limits/rate-limit/rate-limiter.js';
+import { OwnRedis, redisServerAvailable } from '../support/own-redis.js';
+import { requireService } from '../support/services.js';
+
+const redisUrl = requireService('REDIS_URL');
+const describeWithRedis = redisUrl ? describe : describe.skip;
+const describeWithOwnRedis = redisServerAvailable() ? describe : describe.skip;
+
+const one = { requests: 1, inputTokens: 20, outputTokens: 80 };
+const admitted = (p: Promise<unknown>) => p.then(() => true, (error: unknown) => {
+  if (error instanceof GatewayError && error.status === 429) return false;
+  throw error;
+});
+
+async function waitUntil(condition: () => boolean, ms: number, what: string): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+describeWithRedis('rate limits shared through Redis', () => {
+  const redisA = new LimitsRedis(redisUrl, 'node-a');
+  const redisB = new LimitsRedis(redisUrl, 'node-b');
+  const nodeA = new RateLimiter(redisA);
+  const nodeB = new RateLimiter(redisB);
+  beforeAll(() => Promise.all([redisA.start(), redisB.start()]));
+  afterAll(() => Promise.all([redisA.close(), redisB.close()]));
+
+  test('two nodes racing for one key admit exactly its limit, requests and tokens alike', async () => {
+    const id = `race-${randomBytes(4).toString('hex')}`;
+    const scopes: RateScope[] = [{ kind: 'key', id, limits: { rpm: 120, tpm: 9_000 } }];
+    const outcomes = await Promise.all(Array.from({ length: 300 }, (_, i) => admitted((i % 2 ? nodeA : nodeB).reserve(scopes, one))));
+    // 9,000 tokens / 100 per request = 90 < 120 requests: the token counter is the one that binds.
+    expect(outcomes.filter(Boolean)).toHaveLength(90);
+    expect(redisA.status()).toEqual({ backend: 'redis', degraded: false, degradedSince: null });
+  });
+
+  test('settlement on one node frees tokens for the other', async () => {
+    const id = `settle-${randomBytes(4).toString('hex')}`;
+    const scopes: RateScope[] = [{ kind: 'tenant', id, limits: { rpm: null, tpm: 200 } }];
+    const first = await nodeA.reserve(scopes, one);
+    await nodeB.reserve(scopes, one);
+    expect(await admitted(nodeB.reserve(scopes, one))).toBe(false);
+    // The first request failed before any output: it used nothing, and its 100 tokens come back.
+    first.settle({ requests: 1, inputTokens: 0, outputTokens: 0 });
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the correction is sent in the background
+    const third = await nodeB.reserve(scopes, one);
+    expect(third.headers['x-ratelimit-remaining-tokens']).toBe('0');
+  });
+});
+
+describeWithOwnRedis('rate limits while Redis is away', () => {
+  // Ports 56100-56199 belong to this suite's worktree.
+  const redis = new OwnRedis(56101);
+  let redisA: LimitsRedis;
+  let redisB: LimitsRedis;
+  let nodeA: RateLimiter;
+  let nodeB: RateLimiter;
+  beforeAll(async () => {
+    await redis.start();
+    redisA = new LimitsRedis(redis.url, 'node-a');
+    redisB = new LimitsRedis(redis.url, 'node-b');
+    await Promise.all([redisA.start(), redisB.start()]);
+    nodeA = new RateLimiter(redisA);
+    nodeB = new RateLimiter(redisB);
+  });
+  afterAll(async () => {
+    await redisA?.close();
+    await redisB?.close();
+    await redis.stop();
+  });
+
+  test('Redis stopped mid-run: each node keeps serving within the limit on its own; shared again when it returns', async () => {
+    const scopes = (id: string): RateScope[] => [{ kind: 'key', id, limits: { rpm: 10, tpm: null } }];
+    const burst = async (id: string) => {
+      const results = await Promise.all(Array.from({ length: 30 }, (_, i) => admitted((i % 2 ? nodeA : nodeB).reserve(scopes(id), one))));
+      return results.filter(Boolean).length;
+    };
+    expect(await burst('before')).toBe(10);
+
+    await redis.stop();
+    // Served, not failed: each node applies the limit by itself (so at most twice it across two nodes).
+    const during = await burst('during');
+    expect(during).toBe(20);
+    for (const node of [redisA, redisB]) {
+      expect(node.status()).toMatchObject({ backend: 'local', degraded: true });
+      expect(node.status().degradedSince).not.toBeNull();
+    }
+
+    await redis.start();
+    await waitUntil(() => !redisA.status().degraded && !redisB.status().degraded, 10_000, 'both nodes use Redis again');
+    expect(redisA.status().backend).toBe('redis');
+    expect(await burst('after')).toBe(10);
+  });
+});

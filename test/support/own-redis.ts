@@ -1,0 +1,60 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { Redis } from 'ioredis';
+
+/**
+ * A redis-server of the test's own (no persistence), so a suite can stop and restart it without
+ * touching the shared Redis other suites use. Only ports of the caller's range.
+ */
+export class OwnRedis {
+  private process: ChildProcess | null = null;
+
+  constructor(readonly port: number) {}
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<void> {
+    if (this.process) return;
+    const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    this.process = child;
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const probe = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
+      probe.on('error', () => undefined);
+      try {
+        await probe.connect();
+        await probe.ping();
+        probe.disconnect();
+        return;
+      } catch {
+        probe.disconnect();
+        if (Date.now() > deadline) throw new Error(`redis-server on port ${this.port} did not start`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+  }
+
+  /** Stops the server (SIGKILL: everything it held is gone, as after a crash). */
+  async stop(): Promise<void> {
+    const child = this.process;
+    if (!child) return;
+    this.process = null;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+  }
+}
+
+export function redisServerAvailable(): boolean {
+  try {
+    return spawnSyncOk('redis-server', ['--version']);
+  } catch {
+    return false;
+  }
+}
+
+import { spawnSync } from 'node:child_process';
+function spawnSyncOk(command: string, args: string[]): boolean {
+  return spawnSync(command, args, { stdio: 'ignore' }).status === 0;
+}
