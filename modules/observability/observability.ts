@@ -144,9 +144,9 @@ export class Observability {
 
 /** A bounded name for what a path does (a metric label; never the client's text). */
 export function operationOf(path: string): string {
-  if (path === '/v1/chat/completions' || path === '/v1/messages') return 'chat';
+  if (path === '/v1/chat/completions' || path === '/v1/messages' || path === '/v1/responses') return 'chat';
   if (path === '/v1/embeddings') return 'embeddings';
-  if (path === '/v1/messages/count_tokens') return 'count_tokens';
+  if (path === '/v1/messages/count_tokens' || path === '/v1/responses/input_tokens') return 'count_tokens';
   if (path === '/v1/models' || path.startsWith('/v1/models/')) return 'models';
   if (path.startsWith('/admin/')) return 'admin';
   if (path === '/healthz' || path === '/readyz') return 'health';
