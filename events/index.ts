@@ -7,9 +7,11 @@ export * from './tenant-events.js';
 export * from './api-key-events.js';
 export * from './request-events.js';
 export * from './breaker-events.js';
+export * from './admin-token-events.js';
 export * from './switchyard-event.js';
 export { upcasters, UpcasterRegistry } from './upcasters.js';
 
+import { ADMIN_TOKEN_EVENT_TYPES } from './admin-token-events.js';
 import { ALIAS_EVENT_TYPES } from './alias-events.js';
 import { API_KEY_EVENT_TYPES } from './api-key-events.js';
 import { DEPLOYMENT_EVENT_TYPES } from './deployment-events.js';
@@ -22,3 +24,6 @@ export const CONTROL_PLANE_EVENT_TYPES: readonly string[] = [
   ...PROVIDER_EVENT_TYPES, ...DEPLOYMENT_EVENT_TYPES, ...PRICE_EVENT_TYPES, ...ALIAS_EVENT_TYPES,
   ...TENANT_EVENT_TYPES, ...API_KEY_EVENT_TYPES,
 ];
+
+/** What the control-plane audit lists: every catalog and access change, and the admin token's resets. */
+export const AUDITED_EVENT_TYPES: readonly string[] = [...CONTROL_PLANE_EVENT_TYPES, ...ADMIN_TOKEN_EVENT_TYPES];

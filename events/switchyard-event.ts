@@ -1,4 +1,5 @@
 import type { RecordedEvent } from '../src/kernel/index.js';
+import type { AdminTokenEvent } from './admin-token-events.js';
 import type { AliasEvent } from './alias-events.js';
 import type { ApiKeyEvent } from './api-key-events.js';
 import type { BreakerEvent } from './breaker-events.js';
@@ -9,7 +10,7 @@ import type { RequestEvent } from './request-events.js';
 import type { TenantEvent } from './tenant-events.js';
 
 /** Every event Switchyard writes: one discriminated union over `type`, so readers narrow with a switch, never a cast. */
-export type SwitchyardEvent = ProviderEvent | DeploymentEvent | PriceEvent | AliasEvent | TenantEvent | ApiKeyEvent | RequestEvent | BreakerEvent;
+export type SwitchyardEvent = ProviderEvent | DeploymentEvent | PriceEvent | AliasEvent | TenantEvent | ApiKeyEvent | RequestEvent | BreakerEvent | AdminTokenEvent;
 
 export type SwitchyardEventType = SwitchyardEvent['type'];
 

@@ -10,8 +10,10 @@ import { ObservabilityModule } from '../modules/observability/index.js';
 import { InferenceModule } from '../modules/inference/inference.module.js';
 import { LimitsModule } from '../modules/limits/limits.module.js';
 import { ProvidersModule } from '../modules/providers/providers.module.js';
+import { ConfigApplyController } from './config/apply/config-apply.controller.js';
 import { ConfigApplier } from './config/apply/config-applier.js';
 import { HealthController } from './health.controller.js';
+import { ProjectionsController } from './projections.controller.js';
 import { StatusController } from './status.controller.js';
 import type { Platform } from './platform.js';
 import { PlatformModule } from './platform.module.js';
@@ -23,7 +25,7 @@ export class AppModule {
       module: AppModule,
       imports: [PlatformModule.forRoot(platform), ObservabilityModule, CatalogModule, AccessModule, ProvidersModule, LimitsModule, InferenceModule, AdminModule,
         AccessAdminModule, CatalogAdminModule, AnalyticsModule, AuditModule],
-      controllers: [HealthController, StatusController],
+      controllers: [HealthController, StatusController, ProjectionsController, ConfigApplyController],
       providers: [ConfigApplier],
     };
   }

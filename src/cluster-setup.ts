@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { AdminTokens } from '../modules/admin/admin-tokens.js';
+import { AdminTokens, LOST_ADMIN_TOKEN_NOTICE } from '../modules/admin/admin-tokens.js';
 import { CliModule } from './cli/cli.module.js';
 import { ConfigApplier } from './config/apply/config-applier.js';
 import type { Environment } from './config/environment.js';
@@ -22,10 +22,11 @@ export interface ClusterSetup {
 export async function prepareCluster(environment: Environment): Promise<ClusterSetup> {
   Logger.overrideLogger(logLevels(environment.logLevel));
   const platform = await openPlatform(environment, { runDurable: (environment.projector ?? 'embedded') === 'embedded' });
+  let tokens: AdminTokens | null = null;
   try {
     installPublicationGuard(platform);
     await platform.runner.start();
-    const tokens = new AdminTokens(platform.database, environment.adminToken);
+    tokens = new AdminTokens(platform.database, environment.adminToken);
     await tokens.initialize();
     const startup = startupConfiguration(environment);
     const app = await NestFactory.createApplicationContext(CliModule.forRoot(platform), { logger: logLevels(environment.logLevel) });
@@ -39,6 +40,7 @@ export async function prepareCluster(environment: Environment): Promise<ClusterS
     }
     return { adminToken: tokens.takeGeneratedToken(), demoKey: startup.demoKey, close: () => platform.close() };
   } catch (error) {
+    if (tokens?.generatedOne) new Logger('Switchyard').error(LOST_ADMIN_TOKEN_NOTICE);
     await platform.close().catch(() => undefined);
     throw error;
   }

@@ -4,7 +4,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { AdminGuard } from '../modules/admin/admin.guard.js';
-import { AdminTokens } from '../modules/admin/admin-tokens.js';
+import { AdminTokens, LOST_ADMIN_TOKEN_NOTICE } from '../modules/admin/admin-tokens.js';
 import { GatewayAuthenticator } from '../modules/access/gateway-authenticator.js';
 import { ClientConnectionErrors } from '../modules/inference/http/client-connection-errors.js';
 import { clientFormatForPath, parameterPathStyleForPath } from '../modules/inference/http/client-format-for-path.js';
@@ -21,6 +21,7 @@ import type { Environment } from './config/environment.js';
 import { type GatewayConfig, parseGatewayConfig } from './config/gateway-config.js';
 import { uuidv7 } from './kernel/ids.js';
 import { currentSecretReferencePolicy, installSecretReferencePolicy } from './kernel/secret-references/secret-reference.js';
+import { OperatorSocket } from './operator-socket.js';
 import { openPlatform, type Platform } from './platform.js';
 import { installPublicationGuard } from './publication-guard.js';
 import { warmTokenizer } from '../modules/canonical/tokenizer.js';
@@ -68,7 +69,8 @@ export async function startGateway(environment: Environment, options: StartOptio
   const gatewayLogger = new GatewayLogger(logLevels(environment.logLevel));
   Logger.overrideLogger(gatewayLogger);
   const logger = new Logger('Switchyard');
-  const platform = await openPlatform(environment, { runDurable: options.runDurable ?? (environment.projector ?? 'embedded') === 'embedded' });
+  const platform = await openPlatform(environment, { runDurable: options.runDurable ?? (environment.projector ?? 'embedded') === 'embedded', spool: true });
+  let tokens: AdminTokens | null = null;
   try {
     installPublicationGuard(platform);
     await platform.runner.start();
@@ -114,6 +116,8 @@ export async function startGateway(environment: Environment, options: StartOptio
       }
     });
     const observability = app.get(Observability);
+    const spool = platform.spool;
+    if (spool) observability.readSpoolDepthFrom(() => spool.spoolBytes());
     // First, so that every answer — refusals included — is observed and carries the overhead header.
     fastify.addHook('onRequest', observability.track);
     fastify.addHook('onRequest', connectionErrors.track);
@@ -123,7 +127,9 @@ export async function startGateway(environment: Environment, options: StartOptio
     deferContinue(adapter.getHttpServer());
     app.useGlobalFilters(new GatewayExceptionFilter(clientFormatForPath));
     await app.init();
-    const adminToken = app.get(AdminTokens).takeGeneratedToken();
+    const adminTokens = app.get(AdminTokens);
+    tokens = adminTokens;
+    const adminToken = adminTokens.takeGeneratedToken();
 
     let demoKey: string | null = null;
     if (options.applyConfig ?? true) {
@@ -136,12 +142,24 @@ export async function startGateway(environment: Environment, options: StartOptio
     warmTokenizer(); // ≈0.35 s once, before traffic rather than on the first request
     await app.listen(options.port ?? environment.port, environment.host);
     const url = (await app.getUrl()).replace('[::1]', 'localhost');
+    // With embedded PGlite nobody else may open the store: the CLI reaches it through this process.
+    const operatorSocket = platform.database.kind === 'pglite' && environment.dataDir !== ':memory:'
+      ? await OperatorSocket.open(environment.dataDir, fastify, adminTokens).catch((error: Error) => {
+        logger.warn(`no operator socket (${error.message}); CLI commands need the server stopped`);
+        return null;
+      })
+      : null;
     return {
       app, platform, url, demoKey, adminToken,
       mock: app.get(MockProviderHost),
-      close: () => shutDown(app, platform, observability, logger, () => (closing = true)),
+      close: () => shutDown(app, platform, observability, logger, async () => {
+        closing = true;
+        // No more operator commands either while the node drains.
+        await operatorSocket?.close().catch(() => undefined);
+      }),
     };
   } catch (error) {
+    if (tokens?.generatedOne) logger.error(LOST_ADMIN_TOKEN_NOTICE);
     await platform.close().catch(() => undefined);
     throw error;
   }
@@ -157,8 +175,8 @@ const SETTLE_AFTER_CUT_MS = 5_000;
  * close the modules, flush the group committer and stop the projections (durable checkpoints are
  * committed with their writes, so nothing is lost there).
  */
-async function shutDown(app: NestFastifyApplication, platform: Platform, observability: Observability, logger: Logger, startClosing: () => void): Promise<void> {
-  startClosing();
+async function shutDown(app: NestFastifyApplication, platform: Platform, observability: Observability, logger: Logger, startClosing: () => Promise<void>): Promise<void> {
+  await startClosing();
   const server = app.getHttpServer() as Server;
   // No new connections; Fastify's own close later tolerates the server being closed already.
   server.close();

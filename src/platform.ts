@@ -20,6 +20,9 @@ import { openDatabase } from './kernel/database/open-database.js';
 import { CommandExecutor } from './kernel/commands/command-executor.js';
 import { GroupCommitter } from './kernel/event-store/group-committer.js';
 import { SqlEventStore } from './kernel/event-store/sql-event-store.js';
+import { OutageSpool } from './kernel/event-store/spool/outage-spool.js';
+import { SpoolDrainer } from './kernel/event-store/spool/spool-drainer.js';
+import { defaultSpoolSettings, spoolStoreKey } from './kernel/event-store/spool/spool-settings.js';
 import { ProjectionRunner } from './kernel/projections/projection-runner.js';
 import { rememberSecret, rememberUrlCredentials } from './kernel/secret-references/known-secrets.js';
 import { installSecretReferencePolicy } from './kernel/secret-references/secret-reference.js';
@@ -44,12 +47,16 @@ export interface Platform {
   /** The ClickHouse analytics store and its projection; null without CLICKHOUSE_URL. */
   clickhouse: ClickHouseConnection | null;
   analytics: ClickHouseAnalyticsProjection | null;
+  /** The outage spool of a serving process on PostgreSQL (null on PGlite, in other processes, or when disabled); `spoolBytes()` is its depth. */
+  spool: OutageSpool | null;
   close(): Promise<void>;
 }
 
 export interface PlatformOptions {
   /** Run singleton projections (ledger, spend, audit chain, analytics) in this process. */
   runDurable: boolean;
+  /** Serve through PostgreSQL outages with a local write-ahead spool (serving processes only). */
+  spool?: boolean;
 }
 
 export async function openPlatform(environment: Environment, options: PlatformOptions): Promise<Platform> {
@@ -76,7 +83,22 @@ export async function openPlatform(environment: Environment, options: PlatformOp
     throw error;
   }
   const store = new SqlEventStore(database, upcasters.upcast);
+  // Only a real server can go away while the process lives on; PGlite is the process's own.
+  const spoolSettings = environment.spool ?? defaultSpoolSettings(environment.dataDir);
+  let spool: OutageSpool | null = null;
+  if (options.spool && environment.databaseUrl && spoolSettings.maxBytes > 0) {
+    try {
+      spool = OutageSpool.open(spoolSettings, spoolStoreKey(environment.databaseUrl));
+    } catch (error) {
+      await dataSource.destroy().catch(() => undefined);
+      await database.close().catch(() => undefined);
+      throw new Error(`The outage spool cannot be opened in ${spoolSettings.directory} (SWITCHYARD_SPOOL_DIR): ${(error as Error).message}`);
+    }
+  }
+  const drainer = spool ? new SpoolDrainer(store, spool) : null;
+  drainer?.start();
   const committer = new GroupCommitter(store, {
+    spool,
     maxBatchEvents: 500,
     maxBatchBytes: 2 * 1024 * 1024,
     maxDelayMs: 0,
@@ -108,9 +130,13 @@ export async function openPlatform(environment: Environment, options: PlatformOp
   const openedDataSource = dataSource;
   return {
     environment, database, dataSource: openedDataSource, store, committer, executor, runner, routing, keys,
-    auditSigner, clickhouse, analytics,
+    auditSigner, clickhouse, analytics, spool,
     async close() {
+      await drainer?.stop();
       await committer.drain();
+      // What the spool holds goes into the log now if the store answers; otherwise the next start drains it.
+      if (drainer) await drainer.drain().catch(() => false);
+      await spool?.close().catch(() => undefined);
       await runner.stop();
       await clickhouse?.close().catch(() => undefined);
       await openedDataSource.destroy().catch(() => undefined);

@@ -1,6 +1,6 @@
 import { HttpException, Logger } from '@nestjs/common';
 import type { ServerResponse } from 'node:http';
-import { DomainError, WrongExpectedVersionError } from '../../src/kernel/index.js';
+import { DomainError, WrongExpectedVersionError, isConnectionLoss } from '../../src/kernel/index.js';
 import { GatewayError } from '../canonical/index.js';
 
 export interface FieldProblem {
@@ -38,6 +38,13 @@ export function toAdminError(exception: unknown, method: string, url: string): A
     );
   }
   if (exception instanceof GatewayError) return new AdminApiError(exception.status, exception.code, exception.message);
+  // The data plane rides out an outage on its spool; control-plane changes need the log itself.
+  if (isConnectionLoss(exception)) {
+    return new AdminApiError(
+      503, 'event_store_unavailable',
+      'The event store (PostgreSQL) is unreachable, so nothing can be read from or written to the log now; nothing was changed. Retry when it is back.',
+    );
+  }
   const error = exception as { statusCode?: number; code?: string; message?: string };
   const status = exception instanceof HttpException ? exception.getStatus() : (error?.statusCode ?? 500);
   if (error?.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || status === 413) return new AdminApiError(413, 'request_too_large', 'The request body is too large.');

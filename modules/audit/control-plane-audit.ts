@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CONTROL_PLANE_EVENT_TYPES, upcasters } from '../../events/index.js';
+import { AUDITED_EVENT_TYPES, upcasters } from '../../events/index.js';
 import { comparePositions, type Database, DATABASE, type LogPosition, parseXid8, xid8Param } from '../../src/kernel/index.js';
 import { encodePageToken, positionAfter } from './page-token.js';
 
@@ -40,9 +40,9 @@ export class ControlPlaneAudit {
   constructor(@Inject(DATABASE) private readonly database: Database) {}
 
   async list(query: AuditQuery) {
-    const actions = query.actions && query.actions.length ? query.actions : CONTROL_PLANE_EVENT_TYPES;
-    const unknown = actions.filter((action) => !CONTROL_PLANE_EVENT_TYPES.includes(action));
-    if (unknown.length) throw new UnknownActionError(`unknown action ${unknown.join(', ')}: use one of ${CONTROL_PLANE_EVENT_TYPES.join(', ')}`);
+    const actions = query.actions && query.actions.length ? query.actions : AUDITED_EVENT_TYPES;
+    const unknown = actions.filter((action) => !AUDITED_EVENT_TYPES.includes(action));
+    if (unknown.length) throw new UnknownActionError(`unknown action ${unknown.join(', ')}: use one of ${AUDITED_EVENT_TYPES.join(', ')}`);
     const from: LogPosition = await positionAfter(query.after, async (position) => {
       const rows = await this.database.query<{ transaction_id: string }>(`SELECT transaction_id::text AS transaction_id FROM events WHERE global_position = $1`, [position]);
       return rows[0]?.transaction_id ?? null;

@@ -7,6 +7,7 @@ import type { KeyScope } from '../../events/api-key-events.js';
 import { DomainError } from '../kernel/commands/decider.js';
 import { ExportRangeError } from '../../modules/audit/audit-export.js';
 import { UnknownActionError } from '../../modules/audit/control-plane-audit.js';
+import { adminTokenReset } from './commands/admin-token.js';
 import { apply } from './commands/apply.js';
 import { keysIssue, keysRevoke, keysRotate } from './commands/keys.js';
 import { spendCommand } from './commands/spend.js';
@@ -18,6 +19,7 @@ import { projector } from './commands/projector.js';
 import { type ReconciledProvider, reconcileCommand } from './commands/reconcile.js';
 import { requestsShow } from './commands/requests.js';
 import { serve } from './commands/serve.js';
+import { ServerRefusedError } from './running-server.js';
 import { StderrLogger } from './stderr-logger.js';
 
 const USAGE = `Usage: switchyard <command>
@@ -60,11 +62,14 @@ const USAGE = `Usage: switchyard <command>
                                      keeps working for the overlap (default 0: it stops now)
   spend --tenant T | --key K [--period day|month] [--from ISO] [--to ISO] [--json]
                                      spend by period (default: the last twelve months)
+  admin-token reset                  with every server stopped: revoke the stored admin tokens, issue a
+                                     new one and print it once (recovers a token that was never shown)
 `;
 
 /** Runs one CLI command; resolves to the process exit code. */
 export async function runCli(argv: string[]): Promise<number> {
   const [command, sub, ...rest] = argv;
+  if (command !== undefined && command !== 'help' && (argv.includes('--help') || argv.includes('-h'))) return help(argv.filter((arg) => !arg.startsWith('-')));
   // One-shot commands keep stdout for their result; the server configures its own logging.
   if (command !== undefined && command !== 'serve' && command !== 'projector' && command !== 'mock-provider') Logger.overrideLogger(new StderrLogger(process.env.LOG_LEVEL));
   try {
@@ -233,6 +238,9 @@ export async function runCli(argv: string[]): Promise<number> {
           kind: values.tenant ? 'tenant' : 'key', id: (values.tenant ?? values.key)!, period: values.period, from, to, json: values.json ?? false,
         });
       }
+      case 'admin-token':
+        if (sub === 'reset' && rest.length === 0) return await adminTokenReset();
+        return usage('admin-token reset');
       case 'help':
       case '--help':
       case '-h':
@@ -243,7 +251,7 @@ export async function runCli(argv: string[]): Promise<number> {
     }
   } catch (error) {
     if (error instanceof ConfigValidationError || error instanceof ApplyRefusedError || error instanceof ConfigurationError || error instanceof DomainError ||
-        error instanceof ExportRangeError || error instanceof UnknownActionError) {
+        error instanceof ExportRangeError || error instanceof UnknownActionError || error instanceof ServerRefusedError) {
       process.stderr.write(`${error.message}\n`);
       return 1;
     }
@@ -251,6 +259,29 @@ export async function runCli(argv: string[]): Promise<number> {
     if (process.env.DEBUG) process.stderr.write(`${(error as Error).stack}\n`);
     return 1;
   }
+}
+
+/**
+ * `switchyard <command> [sub] --help`: the usage entries of that command (of the subcommand when one is
+ * named), from the same text as the overview, so the two never disagree.
+ */
+function help(words: string[]): number {
+  const entries = usageEntries().filter((entry) => words.every((word, index) => entry.words[index] === word));
+  const chosen = entries.length > 0 ? entries : usageEntries().filter((entry) => entry.words[0] === words[0]);
+  if (chosen.length === 0) return usage(`unknown command '${words.join(' ')}'`);
+  process.stdout.write(`Usage: switchyard …\n\n${chosen.map((entry) => entry.text).join('')}`);
+  return 0;
+}
+
+/** The overview split into entries: a line indented by two spaces starts one; deeper lines continue it. */
+function usageEntries(): Array<{ words: string[]; text: string }> {
+  const entries: Array<{ words: string[]; text: string }> = [];
+  for (const line of USAGE.split('\n').slice(2)) {
+    if (/^ {2}\S/.test(line)) entries.push({ words: line.trim().split(/\s+/).filter((word) => /^[a-z][a-z-]*$/.test(word)).slice(0, 2), text: `${line}\n` });
+    else if (line.trim() && entries.length) entries[entries.length - 1].text += `${line}\n`;
+  }
+  // An entry's words are its command and, when the second word is a subcommand (not a placeholder), that subcommand.
+  return entries.map((entry) => ({ ...entry, words: entry.words.filter((word, index) => index === 0 || !/^[A-Z]/.test(word)) }));
 }
 
 function usage(problem: string): number {

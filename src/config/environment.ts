@@ -8,6 +8,7 @@ import { type ResilienceOverrides, readResilienceOverrides } from '../../modules
 import { type AdmissionSettings, readAdmissionOverrides } from '../../modules/limits/admission-settings.js';
 import type { ObservabilityOverrides } from '../../modules/observability/observability-settings.js';
 import type { AuditSettings } from '../../projections/audit-chain/audit-settings.js';
+import { DEFAULT_SPOOL_MAX_BYTES, DEFAULT_SPOOL_SEGMENT_BYTES, type SpoolSettings, defaultSpoolDirectory } from '../kernel/event-store/spool/spool-settings.js';
 import { ConfigurationError } from '../kernel/configuration-error.js';
 import { DEFAULT_DATA_DIR } from '../kernel/settings.js';
 import { type SecretReferencePolicy, SecretPolicyError, secretReferencePolicy } from '../kernel/secret-references/secret-reference-policy.js';
@@ -55,6 +56,8 @@ export interface Environment {
   http?: Partial<HttpSettings>;
   /** Programmatic overrides of the observability settings read from OTEL_* and SWITCHYARD_* (observability-settings.ts). */
   observability?: ObservabilityOverrides;
+  /** The outage spool (PostgreSQL deployments); absent = the defaults under `dataDir`. */
+  spool?: SpoolSettings;
 }
 
 export { ConfigurationError };
@@ -104,6 +107,11 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
     projector,
     secretReferences,
     http: readHttpOverrides(env),
+    spool: {
+      directory: env.SWITCHYARD_SPOOL_DIR ? resolve(env.SWITCHYARD_SPOOL_DIR) : defaultSpoolDirectory(dataDir),
+      maxBytes: integer(env.SWITCHYARD_SPOOL_MAX_BYTES, DEFAULT_SPOOL_MAX_BYTES, 'SWITCHYARD_SPOOL_MAX_BYTES'),
+      segmentBytes: DEFAULT_SPOOL_SEGMENT_BYTES,
+    },
   };
 }
 

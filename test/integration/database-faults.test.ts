@@ -198,7 +198,8 @@ describeOwn('the event store stopping and starting again (a server of its own)',
   test('/readyz names the failing part and recovers by itself; LISTEN reconnects and the projections catch up', async () => {
     const server = await OwnPostgres.create();
     // A long poll interval: after the restart, only the reconnected LISTEN session can wake the key index quickly.
-    const gw = await startGatewayProcess(server.url(), { SWITCHYARD_POLL_MS: '60000' });
+    // No outage spool (SWITCHYARD_SPOOL_MAX_BYTES=0): a request whose events cannot be committed is refused.
+    const gw = await startGatewayProcess(server.url(), { SWITCHYARD_POLL_MS: '60000', SWITCHYARD_SPOOL_MAX_BYTES: '0' });
     try {
       expect(await readiness(gw.server.url)).toMatchObject({ status: 200, body: { status: 'ready', problems: [] } });
 

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { TokenUsage } from '../../../events/index.js';
-import { type ChatRequest, type ChatResponse, GatewayError, requiredCapabilities, type StreamEvent } from '../../canonical/index.js';
+import { type ChatRequest, type ChatResponse, requiredCapabilities, type StreamEvent } from '../../canonical/index.js';
 import { MAX_LOGGED_CONTENT, observationOf } from '../../observability/index.js';
 import type { ClientFormat } from '../formats/client-format.js';
 import { BACKSTOP_SLACK_MS } from '../resilience/deadlines.js';
@@ -12,6 +12,7 @@ import { type AdmittedRequest, type Exchange, admitRequest } from './request-adm
 import { sessionIdOf } from './request-headers.js';
 import { type StreamAttemptResult, StreamRelay, streamFailure } from './stream-relay.js';
 import { callTransport } from './upstream-call.js';
+import { durabilityRefusal } from './durability-refusal.js';
 
 type BufferedAnswer = { response: ChatResponse; usage: TokenUsage };
 type StreamedAnswer = Extract<StreamAttemptResult, { reachedClient: true }>;
@@ -87,7 +88,7 @@ export class ChatPipeline {
       await admitted.journal.complete({ status: 'success', httpStatus: 200, errorCode: null, cacheHit: false });
     } catch (error) {
       this.logger.error(`request ${exchange.requestId}: terminal events not committed: ${(error as Error).message}`);
-      throw new GatewayError(503, 'durability_unavailable', 'The answer could not be recorded durably; it was not delivered. Retry the request.');
+      throw durabilityRefusal(error, 'buffered');
     }
     if (admitted.observation?.logsContent) admitted.observation.recordContent('completion', () => answer.response.choices.map((c) => c.text).join('\n'));
     if (exchange.raw.destroyed) return;

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { TokenUsage } from '../../../events/index.js';
-import { type EmbeddingsRequest, type EmbeddingsResponse, estimateTokens, GatewayError, ProviderError, ZERO_USAGE } from '../../canonical/index.js';
+import { type EmbeddingsRequest, type EmbeddingsResponse, estimateTokens, ProviderError, ZERO_USAGE } from '../../canonical/index.js';
 import { observationOf } from '../../observability/index.js';
 import { parseOpenAiEmbeddingsRequest } from '../formats/openai/openai-embeddings-request.js';
 import { encodeOpenAiEmbeddings } from '../formats/openai/openai-embeddings-response.js';
@@ -12,6 +12,7 @@ import type { InferenceServices, PipelineSettings } from './inference-services.j
 import { type Exchange, admitRequest } from './request-admission.js';
 import { GatewayFault } from './gateway-fault.js';
 import { callTransport } from './upstream-call.js';
+import { durabilityRefusal } from './durability-refusal.js';
 
 type Answer = { response: EmbeddingsResponse; usage: TokenUsage };
 
@@ -86,7 +87,7 @@ export class EmbeddingsPipeline {
         await admitted.journal.complete({ status: 'success', httpStatus: 200, errorCode: null, cacheHit: false });
       } catch (error) {
         this.logger.error(`request ${exchange.requestId}: terminal events not committed: ${(error as Error).message}`);
-        throw new GatewayError(503, 'durability_unavailable', 'The answer could not be recorded durably; it was not delivered. Retry the request.');
+        throw durabilityRefusal(error, 'buffered');
       }
       if (exchange.raw.destroyed) return;
       const body = JSON.stringify(encodeOpenAiEmbeddings(answer.response.vectors, encoding, admitted.alias.name, answer.usage.input));

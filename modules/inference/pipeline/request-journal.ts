@@ -3,6 +3,7 @@ import { type AttemptFinished, type RequestAdmitted, type RequestCompleted, requ
 import { type GroupCommitter, type NewEvent, uuidv7 } from '../../../src/kernel/index.js';
 import type { RequestObservation } from '../../observability/index.js';
 import { sumCosts } from '../pricing/attempt-cost.js';
+import { admissionRefusal } from './durability-refusal.js';
 import type { DurabilityProfile } from './durability.js';
 
 /** How a request ended, as the pipeline knows it; the journal adds the totals from the attempts it recorded. */
@@ -60,7 +61,8 @@ export class RequestJournal {
     try {
       await this.committer.append({ streamId: requestStream(this.requestId), events: [this.admitted], expectedVersion: 'no-stream' });
     } catch (error) {
-      throw new Error(`RequestAdmitted could not be committed: ${(error as Error).message}`);
+      RequestJournal.logger.error(`request ${this.requestId}: RequestAdmitted could not be committed: ${(error as Error).message}`);
+      throw admissionRefusal(error);
     }
     this.admittedCommitted = true;
   }

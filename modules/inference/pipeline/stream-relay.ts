@@ -11,6 +11,7 @@ import { GatewayFault } from './gateway-fault.js';
 import { OutputMeter } from './output-meter.js';
 import { providerErrorMessageForClient } from './provider-error-disclosure.js';
 import { SseResponse } from './sse-response.js';
+import { durabilityRefusal } from './durability-refusal.js';
 
 /** One streamed attempt, as the attempt loop and settlement need it. */
 export type StreamAttemptResult = { ttftMs: number | null; providerRequestId: string | null } & (
@@ -169,7 +170,7 @@ export class StreamRelay {
       await commit();
     } catch (error) {
       onCommitFailure(error as Error);
-      await this.sse.write(encoder.error(new GatewayError(503, 'durability_unavailable', 'The answer could not be recorded durably.')));
+      await this.sse.write(encoder.error(durabilityRefusal(error, 'stream')));
       this.sse.end();
       return;
     }

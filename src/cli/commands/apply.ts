@@ -7,11 +7,22 @@ import { parseGatewayConfig } from '../../config/gateway-config.js';
 import { openPlatform } from '../../platform.js';
 import { installPublicationGuard } from '../../publication-guard.js';
 import { CliModule } from '../cli.module.js';
+import { writeOut } from '../output.js';
+import { runningServer } from '../running-server.js';
 
 export async function apply(file: string, options: { dryRun: boolean; prune: boolean }): Promise<number> {
   const path = resolve(file);
-  const config = parseGatewayConfig(readFileSync(path, 'utf8'), file);
-  const platform = await openPlatform(readEnvironment(), { runDurable: false });
+  const text = readFileSync(path, 'utf8');
+  const config = parseGatewayConfig(text, file);
+  const environment = readEnvironment();
+  const server = runningServer(environment);
+  if (server) {
+    // The server holds the embedded store: it plans (and, unless a dry run, applies) the file itself.
+    const result = await server.post<RemoteResult>('/admin/v1/config/apply', { yaml: text, source: path, dryRun: options.dryRun, prune: options.prune });
+    if (!options.dryRun) result.steps.forEach((step, index) => process.stderr.write(`[${index + 1}/${result.steps.length}] ${step.summary}\n`));
+    return report(result, options.dryRun);
+  }
+  const platform = await openPlatform(environment, { runDurable: false });
   try {
     installPublicationGuard(platform);
     await platform.runner.start();
@@ -24,18 +35,30 @@ export async function apply(file: string, options: { dryRun: boolean; prune: boo
       onProgress: (done, total, step) => process.stderr.write(`[${done}/${total}] ${step.summary}\n`),
     });
     await app.close();
-    if (result.drift.length > 0) {
-      process.stdout.write(`Drift: ${result.drift.length} runtime change(s) the file does not match, kept as they are:\n`);
-      for (const line of result.drift) process.stdout.write(`  ${line}\n`);
-    }
-    if (result.steps.length === 0) {
-      process.stdout.write(result.drift.length ? 'Nothing to change apart from the drift above.\n' : 'Nothing to change: the event store already matches the file.\n');
-    } else if (options.dryRun) {
-      process.stdout.write(`Plan (dry run, nothing appended): ${result.steps.length} change(s)\n`);
-      for (const step of result.steps) process.stdout.write(`  ${step.summary}   (${step.path})\n`);
-    } else process.stdout.write(`Applied ${result.steps.length} change(s): ${result.appended} event(s) appended.\n`);
-    return 0;
+    return report(result, options.dryRun);
   } finally {
     await platform.close();
   }
+}
+
+interface RemoteResult {
+  steps: Array<{ summary: string; path: string }>;
+  appended: number;
+  drift: string[];
+}
+
+async function report(result: RemoteResult, dryRun: boolean): Promise<number> {
+  let text = '';
+  if (result.drift.length > 0) {
+    text += `Drift: ${result.drift.length} runtime change(s) the file does not match, kept as they are:\n`;
+    for (const line of result.drift) text += `  ${line}\n`;
+  }
+  if (result.steps.length === 0) {
+    text += result.drift.length ? 'Nothing to change apart from the drift above.\n' : 'Nothing to change: the event store already matches the file.\n';
+  } else if (dryRun) {
+    text += `Plan (dry run, nothing appended): ${result.steps.length} change(s)\n`;
+    for (const step of result.steps) text += `  ${step.summary}   (${step.path})\n`;
+  } else text += `Applied ${result.steps.length} change(s): ${result.appended} event(s) appended.\n`;
+  await writeOut(text);
+  return 0;
 }

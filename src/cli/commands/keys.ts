@@ -12,6 +12,8 @@ import { openPlatform, type Platform } from '../../platform.js';
 import { installPublicationGuard } from '../../publication-guard.js';
 import { CliModule } from '../cli.module.js';
 import { DomainError } from '../../kernel/commands/decider.js';
+import { writeOut } from '../output.js';
+import { runningServer } from '../running-server.js';
 
 export interface IssueOptions {
   tenant: string;
@@ -28,23 +30,36 @@ export interface IssueOptions {
  */
 export async function keysIssue(options: IssueOptions): Promise<number> {
   const keyId = options.id ?? `key-${randomBase62(12)}`;
-  const key = generateApiKey();
-  const grant = { tenantId: options.tenant, scopes: options.scopes, aliases: options.aliases, limits: options.limits, expiresAt: options.expiresAt };
-  await send(new ApiKeyCommand.Message({ type: 'IssueApiKey', keyId, hash: hashApiKey(key), prefix: displayPrefix(key), grant }, context()), (platform) => {
-    const unknown = options.aliases.filter((alias) => platform.routing.state.aliases.get(alias)?.status !== 'published');
-    if (unknown.length) throw new DomainError('unknown_alias', `No published alias ${unknown.map((a) => `'${a}'`).join(', ')}; publish it first or correct the name.`, 422);
-  });
+  let key: string;
+  const server = runningServer(readEnvironment());
+  if (server) {
+    // The server generates the key; it is in its answer and nowhere else.
+    const issued = await server.post<{ key: string }>('/admin/v1/keys', {
+      id: keyId, tenant: options.tenant, scopes: options.scopes, aliases: options.aliases, limits: options.limits,
+      ...(options.expiresAt ? { expiresAt: options.expiresAt } : {}),
+    });
+    key = issued.key;
+  } else {
+    key = generateApiKey();
+    const grant = { tenantId: options.tenant, scopes: options.scopes, aliases: options.aliases, limits: options.limits, expiresAt: options.expiresAt };
+    await send(new ApiKeyCommand.Message({ type: 'IssueApiKey', keyId, hash: hashApiKey(key), prefix: displayPrefix(key), grant }, context()), (platform) => {
+      const unknown = options.aliases.filter((alias) => platform.routing.state.aliases.get(alias)?.status !== 'published');
+      if (unknown.length) throw new DomainError('unknown_alias', `No published alias ${unknown.map((a) => `'${a}'`).join(', ')}; publish it first or correct the name.`, 422);
+    });
+  }
   process.stderr.write(
     `Issued key ${keyId} (${displayPrefix(key)}) for tenant ${options.tenant}, scopes ${options.scopes.join(', ')}` +
       `${options.aliases.length ? `, aliases ${options.aliases.join(', ')}` : ''}${options.expiresAt ? `, expires ${options.expiresAt}` : ''}.\n` +
       `This is the only time the key is shown; Switchyard keeps only its hash.\n`,
   );
-  process.stdout.write(`${key}\n`);
+  await writeOut(`${key}\n`);
   return 0;
 }
 
 export async function keysRevoke(keyId: string, reason: string | null): Promise<number> {
-  await send(new ApiKeyCommand.Message({ type: 'RevokeApiKey', keyId, reason }, context()));
+  const server = runningServer(readEnvironment());
+  if (server) await server.post(`/admin/v1/keys/${encodeURIComponent(keyId)}/revoke`, reason === null ? {} : { reason });
+  else await send(new ApiKeyCommand.Message({ type: 'RevokeApiKey', keyId, reason }, context()));
   process.stdout.write(`Revoked key ${keyId}; every node refuses it within a second.\n`);
   return 0;
 }

@@ -1,63 +1,31 @@
 import { readEnvironment } from '../../config/environment.js';
 import { comparePositions } from '../../kernel/event-store/event-store.js';
 import { openPlatform } from '../../platform.js';
+import { type ProjectionReport, formatProjectionReport, projectionReport } from '../../projection-report.js';
+import { runningServer } from '../running-server.js';
 import { ProgressBar } from '../progress-bar.js';
-import { checkpointOf, eventsAfter, lastCovered, lastEventFor } from '../projection-positions.js';
+import { checkpointOf, lastCovered, lastEventFor } from '../projection-positions.js';
 
 /** Gives up waiting for a replay on another node when its checkpoint has not moved for this long. */
 const STALL_TIMEOUT_MS = 120_000;
 
 export async function projectionsStatus(options: { json: boolean } = { json: false }): Promise<number> {
-  const platform = await openPlatform(readEnvironment(), { runDurable: false });
-  try {
-    await platform.runner.start();
-    const { database } = platform;
-    const head = await platform.store.headPosition();
-    const rows: Array<Record<string, unknown>> = [];
-    for (const status of platform.runner.status()) {
-      if (status.kind === 'in-memory') {
-        rows.push({ name: status.name, kind: 'per-node', position: status.lastGlobalPosition, behind: null, detail: 'rebuilt in memory at every start' });
-        continue;
-      }
-      const checkpoint = await checkpointOf(database, status.name);
-      const details = [checkpoint ? `checkpoint moved ${checkpoint.updatedAt.toISOString()}` : 'not started'];
-      if (status.name === 'audit-chain') details.push(await auditDetail(platform.database));
-      if (status.name === 'clickhouse-analytics' && platform.clickhouse) {
-        const count = await platform.clickhouse
-          .rows<{ n: string }>(`SELECT toString(count()) AS n FROM ${platform.clickhouse.table('attempts')}`)
-          .then((r) => `ClickHouse ${platform.clickhouse!.database}.attempts holds ${r[0]?.n ?? 0} rows`, (e: Error) => `ClickHouse unreachable: ${e.message}`);
-        details.push(count);
-      }
-      rows.push({
-        name: status.name,
-        kind: 'singleton',
-        position: await lastCovered(database, checkpoint?.position ?? null),
-        behind: await eventsAfter(database, checkpoint?.position ?? null, status.eventTypes),
-        detail: details.join('; '),
-      });
+  const environment = readEnvironment();
+  const server = runningServer(environment);
+  let report: ProjectionReport;
+  if (server) {
+    report = await server.get<ProjectionReport>('/admin/v1/projections');
+  } else {
+    const platform = await openPlatform(environment, { runDurable: false });
+    try {
+      await platform.runner.start();
+      report = await projectionReport(platform);
+    } finally {
+      await platform.close();
     }
-    if (options.json) {
-      process.stdout.write(`${JSON.stringify({ head, projections: rows })}\n`);
-      return 0;
-    }
-    process.stdout.write(`event log head: global position ${head}\n`);
-    process.stdout.write(`${'projection'.padEnd(22)} ${'kind'.padEnd(10)} ${'position'.padStart(9)} ${'behind'.padStart(8)}  detail\n`);
-    for (const row of rows) {
-      process.stdout.write(`${String(row.name).padEnd(22)} ${String(row.kind).padEnd(10)} ${String(row.position).padStart(9)} ${String(row.behind ?? '-').padStart(8)}  ${row.detail}\n`);
-    }
-    return 0;
-  } finally {
-    await platform.close();
   }
-}
-
-async function auditDetail(database: { query<R>(sql: string, params?: unknown[]): Promise<R[]> }): Promise<string> {
-  const [latest] = await database.query<{ sequence: string; global_position: string; signed_at: Date | string }>(
-    `SELECT k.sequence::text AS sequence, k.global_position::text AS global_position, k.signed_at FROM audit_checkpoints k ORDER BY k.sequence DESC LIMIT 1`,
-  );
-  return latest
-    ? `latest signed checkpoint: sequence ${latest.sequence} (position ${latest.global_position}, ${new Date(latest.signed_at).toISOString()})`
-    : 'no signed checkpoint (SWITCHYARD_AUDIT_SIGNING_KEY unset?)';
+  process.stdout.write(options.json ? `${JSON.stringify(report)}\n` : formatProjectionReport(report));
+  return 0;
 }
 
 /**

@@ -6,10 +6,21 @@ import { join } from 'node:path';
  * A pid file taken with O_EXCL makes the second process fail with a clear message instead.
  */
 export class DataDirLock {
-  private constructor(private readonly path: string) {}
+  private constructor(readonly path: string) {}
 
   static acquire(dataDir: string): DataDirLock {
-    const path = join(dataDir, 'switchyard.pid');
+    const lock = DataDirLock.tryAcquire(dataDir);
+    if (lock) return lock;
+    const owner = DataDirLock.owner(dataDir);
+    throw new Error(
+      `The data directory ${dataDir} is in use by process ${owner ?? 'another process'}. Stop it first, or point ` +
+        `DATABASE_URL at a PostgreSQL server to run several processes on one event store.`,
+    );
+  }
+
+  /** The lock, or null while a live process holds it (a stale one, left by a process that died, is taken over). */
+  static tryAcquire(dir: string): DataDirLock | null {
+    const path = join(dir, 'switchyard.pid');
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
         const fd = openSync(path, 'wx');
@@ -18,17 +29,22 @@ export class DataDirLock {
         return new DataDirLock(path);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-        const owner = Number(readFileSync(path, 'utf8').trim());
-        if (owner && owner !== process.pid && isAlive(owner)) {
-          throw new Error(
-            `The data directory ${dataDir} is in use by process ${owner}. Stop it first, or point ` +
-              `DATABASE_URL at a PostgreSQL server to run several processes on one event store.`,
-          );
-        }
+        if (DataDirLock.owner(dir) !== null) return null;
         rmSync(path, { force: true }); // stale: its owner died (for example kill -9)
       }
     }
-    throw new Error(`Could not lock the data directory ${dataDir}`);
+    return null;
+  }
+
+  /** The live process holding the directory's lock, or null. */
+  static owner(dir: string): number | null {
+    let owner: number;
+    try {
+      owner = Number(readFileSync(join(dir, 'switchyard.pid'), 'utf8').trim());
+    } catch {
+      return null;
+    }
+    return owner && owner !== process.pid && isAlive(owner) ? owner : null;
   }
 
   release(): void {

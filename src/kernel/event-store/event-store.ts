@@ -65,6 +65,11 @@ export interface AppendResult {
   nextExpectedVersion: number;
   /** Global positions of the appended (or, on idempotent re-append, already stored) events. */
   positions: number[];
+  /**
+   * True when the events went to the outage spool (the database was unreachable): durable on this node
+   * and appended, with these ids, when the store returns. Positions are then unknown (empty).
+   */
+  spooled?: boolean;
 }
 
 export interface ReadAllOptions {

@@ -1,7 +1,8 @@
 import { Logger } from '@nestjs/common';
-import { retryOnConnectionLoss } from '../database/connection-loss.js';
+import { isConnectionLoss, retryOnConnectionLoss } from '../database/connection-loss.js';
 import type { AppendRequest, AppendResult } from './event-store.js';
 import { type PreparedAppend, prepareAppend } from './prepared-append.js';
+import type { OutageSpool } from './spool/outage-spool.js';
 import type { SqlEventStore } from './sql-event-store.js';
 
 export interface GroupCommitOptions {
@@ -30,6 +31,13 @@ export interface GroupCommitOptions {
    * commit left unannounced is announced when the interval ends, so no subscriber waits for its poll.
    */
   notifyIntervalMs?: number;
+  /**
+   * Where appends go while the database is unreachable (PostgreSQL deployments; DESIGN §7). A batch that
+   * lost its connection on every attempt is written there instead of failing. While the spool holds
+   * anything, new appends go straight to it, until its drainer has put a whole pass into the log; from
+   * then on only appends to streams that still have spooled records do (OutageSpool.takes).
+   */
+  spool?: OutageSpool | null;
 }
 
 interface Pending {
@@ -84,6 +92,8 @@ export class GroupCommitter {
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
+    const spool = this.options.spool;
+    if (spool?.takes(prepared.streamId)) return this.spoolAppends(spool, [prepared]).then(([result]) => result);
     return new Promise((resolve, reject) => {
       const events = prepared.eventIds.length;
       this.queue.push({ prepared, events, bytes: prepared.json.length, resolve, reject });
@@ -141,6 +151,8 @@ export class GroupCommitter {
 
   /** Never rejects: every caller of the batch is settled, with its own outcome or the batch's failure. */
   private async commit(batch: Pending[]): Promise<void> {
+    const spool = this.options.spool;
+    if (spool?.engaged && !spool.bypassing) return this.spoolBatch(spool, batch); // queued before the outage began
     const notify = this.claimNotification();
     const started = performance.now();
     let failed = false;
@@ -153,6 +165,11 @@ export class GroupCommitter {
       if (!notify) this.announceLater(batch);
       results.forEach((result, index) => (result instanceof Error ? batch[index].reject(result) : batch[index].resolve(result)));
     } catch (error) {
+      if (spool && isConnectionLoss(error)) {
+        this.logger.warn(`a batch of ${batch.length} could not reach the event store; writing it to the outage spool`);
+        spool.engage();
+        return this.spoolBatch(spool, batch);
+      }
       const failure = error instanceof Error ? error : new Error(String(error));
       failed = true;
       for (const pending of batch) pending.reject(failure);
@@ -169,6 +186,21 @@ export class GroupCommitter {
         this.logger.warn(`a commit listener failed: ${(error as Error).message}`);
       }
     }
+  }
+
+  private async spoolBatch(spool: OutageSpool, batch: Pending[]): Promise<void> {
+    try {
+      const results = await this.spoolAppends(spool, batch.map((pending) => pending.prepared));
+      results.forEach((result, index) => batch[index].resolve(result));
+    } catch (error) {
+      for (const pending of batch) pending.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  /** Resolves once the appends are fsynced in the spool; their positions are known only after the drain. */
+  private async spoolAppends(spool: OutageSpool, appends: PreparedAppend[]): Promise<AppendResult[]> {
+    await spool.write(appends);
+    return appends.map((append) => ({ nextExpectedVersion: versionAfter(append), positions: [], spooled: true }));
   }
 
   /** Whether the next batch's statement announces itself (at most once per interval). */
@@ -221,4 +253,12 @@ export class GroupCommitter {
     this.idleWaiters = [];
     for (const resolve of waiters) resolve();
   }
+}
+
+/** The stream version a spooled append will leave (-1 when it depends on what the log holds: expected `any`). */
+function versionAfter(append: PreparedAppend): number {
+  const expected = append.expectedVersion;
+  if (expected === 'no-stream') return append.eventIds.length;
+  if (typeof expected === 'number') return expected + append.eventIds.length;
+  return -1;
 }

@@ -1,0 +1,178 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MAIN, type ServerProcess, runCli, startServer } from '../support/cli-process.js';
+import { SPOOL_PORTS, freePortIn } from '../support/port-range.js';
+import { runCli as runCliInProcess } from '../../src/cli/run-cli.js';
+
+/**
+ * Issue 13 item 7: with `switchyard serve` running on the embedded default (PGlite, which one process
+ * may open), the CLI works from other processes through the server's operator socket: apply (dry run and
+ * real), events tail (also into `head`), projections status, keys issue. Output survives pipes.
+ */
+describe('the CLI while a server runs on the embedded store', () => {
+  let dir: string;
+  let env: NodeJS.ProcessEnv;
+  let server: ServerProcess;
+  let demoKey: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'switchyard-cli-running-'));
+    env = { ...process.env, SWITCHYARD_DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'warn', DATABASE_URL: '', ADMIN_TOKEN: '', SWITCHYARD_CONFIG: '' };
+    server = await startServer(env, await freePortIn(SPOOL_PORTS));
+    demoKey = readFileSync(join(dir, 'data', 'secrets', 'demo-key'), 'utf8').trim();
+    // Some traffic, so that the log is longer than one pipe buffer.
+    for (let i = 0; i < 120; i++) {
+      const response = await fetch(`${server.url}/v1/chat/completions`, {
+        method: 'POST', headers: { authorization: `Bearer ${demoKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'demo', messages: [{ role: 'user', content: `hello ${i}` }] }),
+      });
+      expect(response.status).toBe(200);
+      await response.text();
+    }
+  }, 120_000);
+
+  afterAll(async () => {
+    await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const lines = (text: string) => text.split('\n').filter((line) => line.length > 0);
+
+  test('the operator socket is the owner’s alone: 0600 in a 0700 directory of the data directory', () => {
+    expect(statSync(join(dir, 'data', 'run')).mode & 0o777).toBe(0o700);
+    const socket = statSync(join(dir, 'data', 'run', 'switchyard.sock'));
+    expect(socket.isSocket()).toBe(true);
+    expect(socket.mode & 0o777).toBe(0o600);
+  });
+
+  test('events tail prints the whole log through a pipe, and `| head -n 5` gets five lines and a quiet, successful end', async () => {
+    const status = await runCli(['projections', 'status', '--json'], env);
+    expect(status.code).toBe(0);
+    const head = JSON.parse(status.stdout).head as number;
+    expect(head).toBeGreaterThan(360); // 120 requests × 3 events, and the demo catalog
+
+    const tail = await runCli(['events', 'tail'], env); // stdout is a pipe here
+    expect(tail.code).toBe(0);
+    const events = lines(tail.stdout).map((line) => JSON.parse(line));
+    expect(events.length).toBeGreaterThanOrEqual(head);
+    expect(events.map((e) => e.globalPosition)).toEqual([...events.map((e) => e.globalPosition)].sort((a, b) => a - b));
+    expect(events[0]).toMatchObject({ globalPosition: expect.any(Number), streamId: expect.any(String), type: expect.any(String), data: expect.any(Object) });
+
+    const filtered = await runCli(['events', 'tail', '--type', 'RequestCompleted', '--from', '10'], env);
+    expect(lines(filtered.stdout).map((line) => JSON.parse(line)).every((e) => e.type === 'RequestCompleted' && e.globalPosition >= 10)).toBe(true);
+    expect(lines(filtered.stdout)).toHaveLength(events.filter((e) => e.type === 'RequestCompleted' && e.globalPosition >= 10).length);
+    expect(lines(filtered.stdout).length).toBeGreaterThan(100);
+
+    const piped = await shell(`"${process.execPath}" "${MAIN}" events tail | head -n 5; echo "tail exit: \${PIPESTATUS[0]}" >&2`, env);
+    expect(lines(piped.stdout)).toHaveLength(5);
+    expect(lines(piped.stdout).map((line) => JSON.parse(line).globalPosition)).toEqual(events.slice(0, 5).map((e) => e.globalPosition));
+    expect(piped.stderr).toContain('tail exit: 0');
+    expect(piped.stderr).not.toMatch(/EPIPE|Error/);
+
+    const counted = await shell(`"${process.execPath}" "${MAIN}" events tail | cat | wc -l`, env);
+    expect(Number(counted.stdout.trim())).toBe(events.length);
+  }, 90_000);
+
+  test('projections status, as a table', async () => {
+    const status = await runCli(['projections', 'status'], env);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toMatch(/^event log head: global position \d+$/m);
+    expect(status.stdout).toMatch(/^projection\s+kind\s+position\s+behind\s+detail$/m);
+    for (const name of ['routing-snapshot', 'key-index', 'cost-ledger', 'audit-chain']) expect(status.stdout).toMatch(new RegExp(`^${name}\\s`, 'm'));
+  }, 30_000);
+
+  test('apply --dry-run plans and appends nothing; apply appends; a file the server refuses changes nothing', async () => {
+    const file = join(dir, 'extra.yaml');
+    writeFileSync(file, 'tenants:\n  - id: extra\n    name: Extra\n');
+    const before = JSON.parse((await runCli(['projections', 'status', '--json'], env)).stdout).head;
+    const dry = await runCli(['apply', '-f', file, '--dry-run'], env);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toBe('Plan (dry run, nothing appended): 1 change(s)\n  create tenant extra   (tenants[0])\n');
+    expect(JSON.parse((await runCli(['projections', 'status', '--json'], env)).stdout).head).toBe(before);
+
+    const applied = await runCli(['apply', '-f', file], env);
+    expect(applied.code).toBe(0);
+    expect(applied.stdout).toBe('Applied 1 change(s): 1 event(s) appended.\n');
+    expect(applied.stderr).toContain('[1/1] create tenant extra');
+    const created = await runCli(['events', 'read', 'tenant-extra'], env);
+    expect(lines(created.stdout).map((line) => JSON.parse(line))).toEqual([
+      expect.objectContaining({ type: 'TenantCreated', metadata: expect.objectContaining({ actor: `config:${file}` }) }),
+    ]);
+    expect((await runCli(['apply', '-f', file], env)).stdout).toBe('Nothing to change: the event store already matches the file.\n');
+
+    // A key whose secret reference the server may not read: refused by the server, with its reason, nothing appended.
+    const refusedFile = join(dir, 'refused.yaml');
+    writeFileSync(refusedFile, 'apiKeys:\n  - id: nope\n    tenant: extra\n    key: env:SWITCHYARD_NOT_A_KEY\n');
+    const atHead = JSON.parse((await runCli(['projections', 'status', '--json'], env)).stdout).head;
+    const refused = await runCli(['apply', '-f', refusedFile], env);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/apiKeys\[0\]/);
+    expect(refused.stdout).toBe('');
+    expect(JSON.parse((await runCli(['projections', 'status', '--json'], env)).stdout).head).toBe(atHead);
+  }, 90_000);
+
+  test('keys issue prints a key that works at once; keys revoke stops it', async () => {
+    const issued = await runCli(['keys', 'issue', '--tenant', 'demo', '--id', 'from-cli', '--alias', 'demo'], env);
+    expect(issued.code).toBe(0);
+    expect(issued.stdout).toMatch(/^sk-sy-[0-9A-Za-z]{32}\n$/);
+    expect(issued.stderr).toMatch(/Issued key from-cli \(sk-sy-/);
+    const key = issued.stdout.trim();
+    // Recorded as the operator socket's actor; the key itself is nowhere in the log.
+    const recorded = await runCli(['events', 'read', 'apikey-from-cli'], env);
+    expect(lines(recorded.stdout).map((line) => JSON.parse(line).metadata.actor)).toEqual(['admin:local-operator']);
+    expect(recorded.stdout).not.toContain(key);
+    const call = () => fetch(`${server.url}/v1/chat/completions`, {
+      method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'demo', messages: [{ role: 'user', content: 'hi' }] }),
+    }).then(async (response) => (await response.text(), response.status));
+    expect(await call()).toBe(200);
+    const again = await runCli(['keys', 'issue', '--tenant', 'demo', '--id', 'from-cli'], env);
+    expect(again.code).toBe(1);
+    expect(again.stdout).toBe('');
+    expect((await runCli(['keys', 'revoke', 'from-cli'], env)).code).toBe(0);
+    for (let waited = 0; waited < 5_000 && (await call()) !== 401; waited += 200) await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await call()).toBe(401);
+  }, 60_000);
+
+  test('a command that needs the data directory itself says so, and the server keeps serving', async () => {
+    const verify = await runCli(['audit', 'verify'], env);
+    expect(verify.code).toBe(1);
+    expect(verify.stderr).toMatch(/in use by process \d+/);
+    expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+  }, 30_000);
+});
+
+describe('--help', () => {
+  test('every command and subcommand prints its usage on stdout and exits 0', async () => {
+    const commands = [
+      ['serve'], ['projector'], ['apply'], ['mock-provider'], ['events', 'tail'], ['events', 'list'], ['events', 'read'], ['requests', 'show'],
+      ['projections', 'status'], ['projections', 'rebuild'], ['audit', 'verify'], ['audit', 'export'], ['audit', 'checkpoint'], ['audit', 'public-key'],
+      ['audit', 'log'], ['reconcile'], ['keys', 'issue'], ['keys', 'revoke'], ['admin-token', 'reset'],
+    ];
+    const written: string[] = [];
+    const write = process.stdout.write.bind(process.stdout);
+    process.stdout.write = ((chunk: string) => (written.push(String(chunk)), true)) as typeof process.stdout.write;
+    try {
+      for (const command of commands) {
+        written.length = 0;
+        expect([command, await runCliInProcess([...command, '--help'])]).toEqual([command, 0]);
+        const text = written.join('');
+        expect(text).toMatch(/^Usage: switchyard/);
+        expect(text).toContain(`  ${command.join(' ')}`);
+      }
+    } finally {
+      process.stdout.write = write;
+    }
+  });
+});
+
+function shell(command: string, env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
+  const child = spawn('bash', ['-c', command], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  return new Promise((resolve) => child.once('exit', (code) => resolve({ code: code ?? 1, stdout, stderr })));
+}
