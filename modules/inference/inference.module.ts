@@ -12,6 +12,7 @@ import { EmbeddingsController } from './http/embeddings.controller.js';
 import { MessagesController } from './http/messages.controller.js';
 import { ModelsController } from './http/models.controller.js';
 import { ResponsesController } from './http/responses.controller.js';
+import { StoredResponsesController } from './http/stored-responses.controller.js';
 import { INFERENCE_SETTINGS, type InferenceSettings } from './inference-settings.js';
 import { ChatPipeline } from './pipeline/chat-pipeline.js';
 import { EmbeddingsPipeline } from './pipeline/embeddings-pipeline.js';
@@ -36,7 +37,7 @@ type Closeable = { close(): Promise<void> };
 @Module({
   // GatewayAuthenticator comes from AccessModule, which is global.
   imports: [ProvidersModule, LimitsModule],
-  controllers: [ChatCompletionsController, MessagesController, CountTokensController, ResponsesController, ModelsController, EmbeddingsController],
+  controllers: [ChatCompletionsController, MessagesController, CountTokensController, ResponsesController, StoredResponsesController, ModelsController, EmbeddingsController],
   providers: [
     { provide: LatencyTracker, useFactory: () => new LatencyTracker() },
     {

@@ -9,3 +9,4 @@ export * from './openai/openai-usage.js';
 export * from './openai/openai-wire.js';
 export * from './providers.module.js';
 export * from './provider-settings.js';
+export * from './parameters/parameter-table.js';

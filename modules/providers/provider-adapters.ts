@@ -5,6 +5,7 @@ import { BedrockAdapter } from './bedrock/bedrock-adapter.js';
 import { azureOpenAiDialect } from './azure-openai/azure-openai-dialect.js';
 import { GeminiAdapter } from './gemini/gemini-adapter.js';
 import { OpenAiAdapter } from './openai/openai-adapter.js';
+import { OPENAI_COMPATIBLE_PARAMETERS, OPENAI_PARAMETERS } from './openai/openai-parameters.js';
 import type { ProviderAdapter } from './provider-adapter.js';
 
 const bearer = (deployment: ResolvedDeployment): Record<string, string> => {
@@ -17,10 +18,11 @@ export class ProviderAdapters {
   private readonly adapters = new Map<ProviderType, ProviderAdapter>();
 
   constructor() {
-    this.adapters.set('openai', new OpenAiAdapter({ path: () => '/chat/completions', headers: bearer, maxTokensField: 'max_completion_tokens', modelInBody: true }));
-    const compatible = new OpenAiAdapter({ path: () => '/chat/completions', headers: bearer, maxTokensField: 'max_tokens', modelInBody: true });
-    this.adapters.set('openai-compatible', compatible);
-    this.adapters.set('mock', compatible);
+    const chatPath = () => '/chat/completions';
+    this.adapters.set('openai', new OpenAiAdapter({ path: chatPath, headers: bearer, maxTokensField: 'max_completion_tokens', modelInBody: true, parameters: OPENAI_PARAMETERS }));
+    this.adapters.set('openai-compatible', new OpenAiAdapter({ path: chatPath, headers: bearer, maxTokensField: 'max_tokens', modelInBody: true, parameters: OPENAI_COMPATIBLE_PARAMETERS }));
+    // The mock answers like OpenAI itself, so it gets OpenAI's table (tests route around what OpenAI refuses).
+    this.adapters.set('mock', new OpenAiAdapter({ path: chatPath, headers: bearer, maxTokensField: 'max_tokens', modelInBody: true, parameters: OPENAI_PARAMETERS }));
     this.adapters.set('azure-openai', new OpenAiAdapter(azureOpenAiDialect));
     this.adapters.set('gemini', new GeminiAdapter());
     this.adapters.set('anthropic', new AnthropicAdapter());

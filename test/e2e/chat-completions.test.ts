@@ -28,7 +28,8 @@ describe('POST /v1/chat/completions', () => {
       ['a deployment id used as model', () => postJson(gw, '/v1/chat/completions', { ...hello, model: 'primary' }), 404, 'model_not_found'],
       ['body over 4 MiB', () => postJson(gw, '/v1/chat/completions', { ...hello, messages: [{ role: 'user', content: 'x'.repeat(4 * 1024 * 1024 + 10) }] }), 413, 'request_too_large'],
       ['conflicting token limits', () => postJson(gw, '/v1/chat/completions', { ...hello, max_tokens: 10, max_completion_tokens: 20 }), 400, 'invalid_request'],
-      ['an unsupported parameter', () => postJson(gw, '/v1/chat/completions', { ...hello, logit_bias: { '50256': -100 } }), 400, 'unsupported_parameter'],
+      ['an unsupported parameter', () => postJson(gw, '/v1/chat/completions', { ...hello, audio_voice: 'alloy' }), 400, 'unsupported_parameter'],
+      ['a parameter no route of the alias can honour', () => postJson(gw, '/v1/chat/completions', { ...hello, prompt_cache_key: 'k' }), 400, 'unsupported_parameter'],
       ['empty messages', () => postJson(gw, '/v1/chat/completions', { ...hello, messages: [] }), 400, 'invalid_request'],
     ];
     test.each(cases)('%s', async (_name, send, status, code) => {

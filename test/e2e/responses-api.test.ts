@@ -248,6 +248,17 @@ describe('/v1/responses with the official openai SDK', () => {
       expect(error).toMatchObject({ status: 400, code: 'unsupported_parameter', param: 'store' });
     });
 
+    test('stored-response routes (retrieve, delete, cancel, input items): 404 saying nothing is stored, in the OpenAI envelope', async () => {
+      await expect(client.responses.retrieve('resp_123')).rejects.toMatchObject({ status: 404, code: 'response_not_found' });
+      await expect(client.responses.delete('resp_123')).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+      await expect(client.responses.cancel('resp_123')).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+      await expect(client.responses.inputItems.list('resp_123')).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+      const anonymous = await fetch(`${gw.url}/v1/responses/resp_123`);
+      expect(anonymous.status).toBe(401);
+      const error = await client.responses.retrieve('resp_123').catch((e: unknown) => e);
+      expect((error as Error).message).toMatch(/store is always false/);
+    });
+
     test('malformed JSON, a missing key and an unknown model are answered in the OpenAI envelope too', async () => {
       const malformed = await postJson(gw, '/v1/responses', '{"model":');
       expect(malformed.status).toBe(400);

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import type { ProviderType } from '../../events/provider-events.js';
-import type { ChatRequest } from '../../modules/canonical/chat-request.js';
+import { type ChatRequest, UNSET_PARAMETERS } from '../../modules/canonical/chat-request.js';
 import type { StreamEvent } from '../../modules/canonical/chat-response.js';
 import type { UpstreamCall } from '../../modules/providers/provider-adapter.js';
 import { Credential } from '../../projections/routing-snapshot/credential.js';
@@ -38,6 +38,7 @@ export function chatRequest(overrides: Partial<ChatRequest> = {}): ChatRequest {
     user: null,
     metadata: null,
     n: 1,
+    ...UNSET_PARAMETERS,
     ...overrides,
   };
 }

@@ -5,6 +5,7 @@ import { parseAnthropicMessagesRequest } from '../../modules/inference/formats/a
 import { parseOpenAiChatRequest } from '../../modules/inference/formats/openai/openai-chat-request.js';
 import { messagesPath } from '../../modules/providers/anthropic/anthropic-adapter.js';
 import { toAnthropicRequest, unsupportedByAnthropic } from '../../modules/providers/anthropic/anthropic-request.js';
+import { resolvedDeployment } from '../support/provider-fixtures.js';
 
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PchI7wAAAABJRU5ErkJggg==';
 const weatherTool = { name: 'get_weather', description: 'Weather for a city', input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
@@ -66,11 +67,16 @@ describe('Anthropic client request → canonical', () => {
     ['messages is empty', { ...base, messages: [] }, 'messages', 'invalid_request'],
     ['a system role inside messages', { ...base, messages: [{ role: 'system', content: 'x' }] }, 'messages.0.role', 'invalid_request'],
     ['temperature above 1', { ...base, temperature: 1.5 }, 'temperature', 'invalid_request'],
-    ['top_k (no canonical field)', { ...base, top_k: 40 }, 'top_k', 'unsupported_parameter'],
-    ['thinking enabled', { ...base, thinking: { type: 'enabled', budget_tokens: 2048 } }, 'thinking', 'unsupported_parameter'],
+    ['top_k that is not a positive integer', { ...base, top_k: 0 }, 'top_k', 'invalid_request'],
+    ['thinking without a budget', { ...base, thinking: { type: 'enabled' } }, 'thinking.budget_tokens', 'invalid_request'],
+    ['a thinking budget below 1024', { ...base, thinking: { type: 'enabled', budget_tokens: 512 } }, 'thinking.budget_tokens', 'invalid_request'],
+    ['a thinking budget not below max_tokens', { ...base, thinking: { type: 'enabled', budget_tokens: 4096 } }, 'thinking.budget_tokens', 'invalid_request'],
+    ['an unknown thinking type', { ...base, thinking: { type: 'sometimes' } }, 'thinking.type', 'invalid_request'],
+    ['an OpenAI service tier', { ...base, service_tier: 'flex' }, 'service_tier', 'invalid_request'],
+    ['cache_control that is not ephemeral', { ...base, system: [{ type: 'text', text: 'x', cache_control: { type: 'forever' } }] }, 'system.0.cache_control', 'invalid_request'],
+    ['a cache ttl Anthropic does not offer', { ...base, tools: [{ ...weatherTool, cache_control: { type: 'ephemeral', ttl: '2h' } }] }, 'tools.0.cache_control.ttl', 'invalid_request'],
+    ['a thinking block without its text', { ...base, messages: [{ role: 'user', content: 'q' }, { role: 'assistant', content: [{ type: 'thinking', signature: 's' }] }] }, 'messages.1.content.0.thinking', 'invalid_request'],
     ['metadata other than user_id', { ...base, metadata: { user_id: 'u', team: 'x' } }, 'metadata.team', 'unsupported_parameter'],
-    ['cache_control on a block', { ...base, messages: [{ role: 'user', content: [{ type: 'text', text: 'x', cache_control: { type: 'ephemeral' } }] }] }, 'messages.0.content.0.cache_control', 'unsupported_parameter'],
-    ['cache_control on the system prompt', { ...base, system: [{ type: 'text', text: 'x', cache_control: { type: 'ephemeral' } }] }, 'system.0.cache_control', 'unsupported_parameter'],
     ['a server tool', { ...base, tools: [{ type: 'web_search_20250305', name: 'web_search' }] }, 'tools.0.type', 'unsupported_parameter'],
     ['a document block', { ...base, messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'x' } }] }] }, 'messages.0.content.0.type', 'unsupported_parameter'],
     ['a tool without input_schema', { ...base, tools: [{ name: 'x' }] }, 'tools.0.input_schema', 'invalid_request'],
@@ -216,11 +222,11 @@ describe('canonical → Anthropic provider request', () => {
     [{ messages: [{ role: 'user', content: 'x', name: 'bob' }] }, 'messages[0].name'],
     [{ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x.test/a.png', detail: 'high' } }] }] }, 'messages[0].content[0].image_url.detail'],
   ])('what Anthropic cannot honour is named, not dropped: %j → %s', (body, param) => {
-    expect(unsupportedByAnthropic(openAi(body))).toBe(param);
+    expect(unsupportedByAnthropic(openAi(body), resolvedDeployment('anthropic'))).toBe(param);
   });
 
   test('plain requests are fully supported', () => {
-    expect(unsupportedByAnthropic(openAi({ temperature: 1, top_p: 0.5, stop: 'x', user: 'u', response_format: { type: 'text' } }))).toBeNull();
+    expect(unsupportedByAnthropic(openAi({ temperature: 1, top_p: 0.5, stop: 'x', user: 'u', response_format: { type: 'text' } }), resolvedDeployment('anthropic'))).toBeNull();
   });
 
   test('assistant history whose tool arguments are not a JSON object is named before any provider call', () => {
@@ -230,7 +236,7 @@ describe('canonical → Anthropic provider request', () => {
         { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '[1,2' } }] },
       ],
     });
-    expect(unsupportedByAnthropic(request)).toBe('messages[1].tool_calls[0].function.arguments');
+    expect(unsupportedByAnthropic(request, resolvedDeployment('anthropic'))).toBe('messages[1].tool_calls[0].function.arguments');
     expect(() => toAnthropicRequest(request, options)).toThrow(ProviderError);
     expect(() => toAnthropicRequest(request, options)).toThrow(expect.objectContaining({ errorClass: 'invalid_request', httpStatus: 400 }));
   });

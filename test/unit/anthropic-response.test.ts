@@ -16,7 +16,7 @@ describe('Anthropic buffered responses (documentation fixtures)', () => {
   test('the API reference message → canonical text, stop and usage', () => {
     expect(fromAnthropicMessage(fixture('message.json'))).toEqual({
       providerRequestId: 'msg_013Zva2CMHLNnXjNJJKqJ2EF',
-      choices: [{ index: 0, text: 'Hi! My name is Claude.', toolCalls: [], stopReason: 'stop' }],
+      choices: [{ index: 0, text: 'Hi! My name is Claude.', toolCalls: [], stopReason: 'stop', reasoning: [], logprobs: null }],
       usage: { input: 2095, cachedInput: 0, cacheWrite: 0, output: 503, reasoning: 0 },
     });
   });
@@ -41,7 +41,7 @@ describe('Anthropic buffered responses (documentation fixtures)', () => {
     const message = toAnthropicMessage(
       {
         providerRequestId: 'x',
-        choices: [{ index: 0, text: 'Let me look.', toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' }], stopReason: 'tool_calls' }],
+        choices: [{ index: 0, text: 'Let me look.', toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' }], stopReason: 'tool_calls', reasoning: [], logprobs: null }],
         usage: null,
       },
       identity,
@@ -57,7 +57,7 @@ describe('Anthropic buffered responses (documentation fixtures)', () => {
 
   test('tool arguments another provider produced that are not JSON are passed raw, never lost', () => {
     const message = toAnthropicMessage(
-      { providerRequestId: null, choices: [{ index: 0, text: '', toolCalls: [{ id: 'c', name: 'f', arguments: '{"a":' }], stopReason: 'tool_calls' }], usage: null },
+      { providerRequestId: null, choices: [{ index: 0, text: '', toolCalls: [{ id: 'c', name: 'f', arguments: '{"a":' }], stopReason: 'tool_calls', reasoning: [], logprobs: null }], usage: null },
       identity,
       { input: 1, cachedInput: 0, cacheWrite: 0, output: 1, reasoning: 0 },
     );

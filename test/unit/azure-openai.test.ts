@@ -38,7 +38,7 @@ describe('Azure OpenAI adapter over HTTP', () => {
     expect(seen.body).toEqual({ messages: [{ role: 'user', content: 'Hello' }], max_completion_tokens: 500, temperature: 1 });
     expect(response).toEqual({
       providerRequestId: 'chatcmpl-AzUre0000000000000000000001',
-      choices: [{ index: 0, text: 'Paris is the capital of France.', toolCalls: [], stopReason: 'stop' }],
+      choices: [{ index: 0, text: 'Paris is the capital of France.', toolCalls: [], stopReason: 'stop', reasoning: [], logprobs: null }],
       usage: { input: 2048, cachedInput: 1024, cacheWrite: 0, output: 600, reasoning: 448 },
     });
     // By hand: 1024 × 1.10 + 1024 × 0.55 + 600 × 4.40 = 1126.4 + 563.2 + 2640 = 4329.6 per 1M
@@ -54,7 +54,7 @@ describe('Azure OpenAI adapter over HTTP', () => {
   test('an answer withheld by the content filter has stop reason content_filter', async () => {
     server.reply({ headers: json, chunks: [fixtureBytes('azure-openai', 'chat-completion-content-filtered.json')] });
     const response = await adapter.chat(server.call(chatRequest(), deployment));
-    expect(response.choices).toEqual([{ index: 0, text: '', toolCalls: [], stopReason: 'content_filter' }]);
+    expect(response.choices).toEqual([{ index: 0, text: '', toolCalls: [], stopReason: 'content_filter', reasoning: [], logprobs: null }]);
   });
 
   test('streaming: the opening prompt_filter_results chunk (empty id, no choices) is harmless; the real id is kept', async () => {

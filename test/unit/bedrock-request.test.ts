@@ -1,6 +1,10 @@
+import type { ChatRequest } from '../../modules/canonical/chat-request.js';
 import { parseOpenAiChatRequest } from '../../modules/inference/formats/openai/openai-chat-request.js';
 import { converseUnsupportedParameter, toConverseRequest } from '../../modules/providers/bedrock/bedrock-request.js';
-import { chatRequest, fixtureJson } from '../support/provider-fixtures.js';
+import { chatRequest, fixtureJson, resolvedDeployment } from '../support/provider-fixtures.js';
+
+const CLAUDE = resolvedDeployment('bedrock', { model: 'anthropic.claude-3-5-sonnet-20240620-v1:0' });
+const unsupported = (request: ChatRequest) => converseUnsupportedParameter(request, CLAUDE);
 
 const golden = fixtureJson('bedrock', 'converse-tool-use.json');
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
@@ -8,7 +12,7 @@ const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwA
 describe('Bedrock Converse request mapping', () => {
   test('the documentation example: system, tools with inputSchema.json, tool_choice required → any, inferenceConfig', () => {
     const request = parseOpenAiChatRequest(golden.openaiRequest);
-    expect(converseUnsupportedParameter(request)).toBeNull();
+    expect(unsupported(request)).toBeNull();
     expect(toConverseRequest(request)).toEqual(golden.converseRequest);
   });
 
@@ -17,7 +21,7 @@ describe('Bedrock Converse request mapping', () => {
     const body = toConverseRequest(request);
     expect(body.messages).toEqual(golden.followUpConverseMessages);
     expect(body.toolConfig?.toolChoice).toBeUndefined();
-    expect(body.toolConfig?.tools[0].toolSpec.name).toBe('top_song');
+    expect((body.toolConfig?.tools[0] as { toolSpec: { name: string } }).toolSpec.name).toBe('top_song');
   });
 
   test('tool_choice maps auto → auto, a named function → tool, and none (without tool history) leaves the tools out', () => {
@@ -29,7 +33,7 @@ describe('Bedrock Converse request mapping', () => {
         ?.toolChoice,
     ).toEqual({ tool: { name: 'top_song' } });
     const none = parseOpenAiChatRequest({ model: 'm', messages, tools, tool_choice: 'none' });
-    expect(converseUnsupportedParameter(none)).toBeNull();
+    expect(unsupported(none)).toBeNull();
     expect(toConverseRequest(none).toolConfig).toBeUndefined();
   });
 
@@ -83,7 +87,7 @@ describe('Bedrock Converse request mapping', () => {
         },
       ],
     });
-    expect(converseUnsupportedParameter(request)).toBeNull();
+    expect(unsupported(request)).toBeNull();
     expect(toConverseRequest(request).messages[0].content).toEqual([
       { text: 'What is in this picture?' },
       { image: { format: 'png', source: { bytes: PNG } } },
@@ -92,7 +96,7 @@ describe('Bedrock Converse request mapping', () => {
 
   test('metadata and user travel as requestMetadata', () => {
     const request = chatRequest({ metadata: { team: 'radio' }, user: 'user-42' });
-    expect(converseUnsupportedParameter(request)).toBeNull();
+    expect(unsupported(request)).toBeNull();
     expect(toConverseRequest(request).requestMetadata).toEqual({ team: 'radio', user: 'user-42' });
     expect(toConverseRequest(chatRequest()).requestMetadata).toBeUndefined();
   });
@@ -100,18 +104,18 @@ describe('Bedrock Converse request mapping', () => {
   test('parameters Converse cannot honour are named, never dropped', () => {
     const image = (url: string, detail: 'low' | null = null) =>
       chatRequest({ messages: [{ role: 'user', content: [{ type: 'image', url, detail, mediaType: null }] }] });
-    expect(converseUnsupportedParameter(image('https://example.com/cat.png'))).toBe('messages[0].content[0].image_url.url');
-    expect(converseUnsupportedParameter(image('data:image/tiff;base64,AAAA'))).toBe('messages[0].content[0].image_url.url');
-    expect(converseUnsupportedParameter(image(`data:image/png;base64,${PNG}`, 'low'))).toBe('messages[0].content[0].image_url.detail');
-    expect(converseUnsupportedParameter(chatRequest({ n: 2 }))).toBe('n');
-    expect(converseUnsupportedParameter(chatRequest({ seed: 7 }))).toBe('seed');
-    expect(converseUnsupportedParameter(chatRequest({ responseFormat: { type: 'json_object' } }))).toBe('response_format');
-    expect(converseUnsupportedParameter(chatRequest({ parallelToolCalls: false }))).toBe('parallel_tool_calls');
-    expect(converseUnsupportedParameter(chatRequest({ parallelToolCalls: true }))).toBeNull();
+    expect(unsupported(image('https://example.com/cat.png'))).toBe('messages[0].content[0].image_url.url');
+    expect(unsupported(image('data:image/tiff;base64,AAAA'))).toBe('messages[0].content[0].image_url.url');
+    expect(unsupported(image(`data:image/png;base64,${PNG}`, 'low'))).toBe('messages[0].content[0].image_url.detail');
+    expect(unsupported(chatRequest({ n: 2 }))).toBe('n');
+    expect(unsupported(chatRequest({ seed: 7 }))).toBe('seed');
+    expect(unsupported(chatRequest({ responseFormat: { type: 'json_object' } }))).toBe('response_format');
+    expect(unsupported(chatRequest({ parallelToolCalls: false }))).toBe('parallel_tool_calls');
+    expect(unsupported(chatRequest({ parallelToolCalls: true }))).toBeNull();
     expect(
-      converseUnsupportedParameter(chatRequest({ tools: [{ name: 'f', description: null, parameters: { type: 'object' }, strict: true }] })),
+      unsupported(chatRequest({ tools: [{ name: 'f', description: null, parameters: { type: 'object' }, strict: true }] })),
     ).toBe('tools[0].function.strict');
-    expect(converseUnsupportedParameter(chatRequest({ messages: [{ role: 'user', content: [{ type: 'text', text: 'x' }], name: 'ann' }] }))).toBe(
+    expect(unsupported(chatRequest({ messages: [{ role: 'user', content: [{ type: 'text', text: 'x' }], name: 'ann' }] }))).toBe(
       'messages[0].name',
     );
     const withHistory = chatRequest({
@@ -123,16 +127,16 @@ describe('Bedrock Converse request mapping', () => {
         { role: 'tool', toolCallId: 'a', content: [{ type: 'text', text: 'ok' }] },
       ],
     });
-    expect(converseUnsupportedParameter(withHistory)).toBe('tool_choice');
+    expect(unsupported(withHistory)).toBe('tool_choice');
     const badArguments = chatRequest({
       messages: [
         { role: 'user', content: [{ type: 'text', text: 'x' }] },
         { role: 'assistant', content: [], toolCalls: [{ id: 'a', name: 'f', arguments: '[1,2]' }] },
       ],
     });
-    expect(converseUnsupportedParameter(badArguments)).toBe('messages[1].tool_calls[0].function.arguments');
-    expect(converseUnsupportedParameter(chatRequest({ user: 'u'.repeat(257) }))).toBe('user');
-    expect(converseUnsupportedParameter(chatRequest({ metadata: { user: 'a' }, user: 'b' }))).toBe('user');
-    expect(converseUnsupportedParameter(chatRequest({ metadata: { 'bad\u0000key': 'a' } }))).toBe('metadata');
+    expect(unsupported(badArguments)).toBe('messages[1].tool_calls[0].function.arguments');
+    expect(unsupported(chatRequest({ user: 'u'.repeat(257) }))).toBe('user');
+    expect(unsupported(chatRequest({ metadata: { user: 'a' }, user: 'b' }))).toBe('user');
+    expect(unsupported(chatRequest({ metadata: { 'bad\u0000key': 'a' } }))).toBe('metadata');
   });
 });

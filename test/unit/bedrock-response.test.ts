@@ -18,12 +18,12 @@ describe('Bedrock Converse responses', () => {
   test('the follow-up text answer: end_turn → stop, usage without cache counters', () => {
     const response = fromConverseResponse(golden.followUpResponse, null);
     expect(response.choices).toEqual([
-      { index: 0, text: 'The most popular song on WZPZ is Elemental Hotel by 8 Storey Hike.', toolCalls: [], stopReason: 'stop' },
+      { index: 0, text: 'The most popular song on WZPZ is Elemental Hotel by 8 Storey Hike.', toolCalls: [], stopReason: 'stop', reasoning: [], logprobs: null },
     ]);
     expect(response.usage).toEqual({ input: 470, cachedInput: 0, cacheWrite: 0, output: 18, reasoning: 0 });
   });
 
-  test('text and several tool uses in one message; reasoning blocks are not relayed', () => {
+  test('text and several tool uses in one message; reasoning blocks become reasoning parts', () => {
     const response = fromConverseResponse(
       {
         output: {
@@ -50,6 +50,8 @@ describe('Bedrock Converse responses', () => {
         { id: 'b', name: 'g', arguments: '{}' },
       ],
       stopReason: 'tool_calls',
+      reasoning: [{ type: 'thinking', text: 'thinking', signature: null }],
+      logprobs: null,
     });
     expect(response.usage).toBeNull();
   });

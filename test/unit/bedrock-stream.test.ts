@@ -143,7 +143,6 @@ describe('ConverseStream translation (state machine)', () => {
       frame('contentBlockStart', { contentBlockIndex: 2, start: { toolUse: { toolUseId: 'b', name: 'g' } } }),
       frame('contentBlockDelta', { contentBlockIndex: 2, delta: { toolUse: { input: '{"y":2}' } } }),
       frame('contentBlockDelta', { contentBlockIndex: 1, delta: { toolUse: { input: '{"x":1}' } } }),
-      frame('contentBlockDelta', { contentBlockIndex: 1, delta: { reasoningContent: { text: 'hidden' } } }),
       frame('messageStop', { stopReason: 'tool_use' }),
       frame('metadata', { usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 } }),
     ]);
@@ -155,6 +154,27 @@ describe('ConverseStream translation (state machine)', () => {
       { type: 'tool_call', choice: 0, index: 0, id: null, name: null, arguments: '{"x":1}' },
       { type: 'finish', choice: 0, stopReason: 'tool_calls' },
       { type: 'usage', usage: { input: 10, cachedInput: 0, cacheWrite: 0, output: 5, reasoning: 0 } },
+    ]);
+  });
+
+  test('Claude thinking on Bedrock: reasoningContent text pieces, then the signature; redacted content as opaque data', () => {
+    const events = translateAll([
+      frame('messageStart', { role: 'assistant' }),
+      frame('contentBlockDelta', { contentBlockIndex: 0, delta: { reasoningContent: { text: 'Let me ' } } }),
+      frame('contentBlockDelta', { contentBlockIndex: 0, delta: { reasoningContent: { text: 'think.' } } }),
+      frame('contentBlockDelta', { contentBlockIndex: 0, delta: { reasoningContent: { signature: 'sig-abc' } } }),
+      frame('contentBlockStop', { contentBlockIndex: 0 }),
+      frame('contentBlockDelta', { contentBlockIndex: 1, delta: { reasoningContent: { redactedContent: 'b3BhcXVl' } } }),
+      frame('contentBlockDelta', { contentBlockIndex: 2, delta: { text: 'Answer.' } }),
+      frame('messageStop', { stopReason: 'end_turn' }),
+      frame('metadata', { usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 } }),
+    ]);
+    expect(events.slice(0, 5)).toEqual([
+      { type: 'reasoning', choice: 0, part: 0, text: 'Let me ' },
+      { type: 'reasoning', choice: 0, part: 0, text: 'think.' },
+      { type: 'reasoning_signature', choice: 0, part: 0, signature: 'sig-abc' },
+      { type: 'reasoning_redacted', choice: 0, part: 1, data: 'b3BhcXVl' },
+      { type: 'text', choice: 0, text: 'Answer.' },
     ]);
   });
 

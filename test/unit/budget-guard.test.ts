@@ -44,6 +44,7 @@ describe('BudgetGuard (in process)', () => {
     expect([error.status, error.code]).toEqual([402, 'budget_exceeded']);
     expect(error.detail).toEqual({ scope: 'tenant:acme', period: 'month', resets_at: '2027-01-01T00:00:00.000Z' });
     expect(error.message).toContain("The budget of tenant 'acme' is exhausted: $1.00 per month, $0.8 spent or reserved");
+    expect(error.headers['retry-after']).toBe('3600'); // an hour before the new year, UTC
     first.settle('0.10');
     await new Promise((resolve) => setImmediate(resolve));
     await budgets.reserve([tenant('1.00')], '0.40');

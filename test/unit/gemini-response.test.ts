@@ -14,7 +14,7 @@ describe('Gemini generateContent answer → canonical response', () => {
     const response = fromGeminiResponse(fixture('generate-content-text.json'));
     expect(response.providerRequestId).toBe('v2Nfa-XYZ0Gz7IPq4Sm2Ak');
     expect(response.choices).toEqual([
-      { index: 0, text: 'AI learns patterns from examples and uses them to make predictions about new data.', toolCalls: [], stopReason: 'stop' },
+      { index: 0, text: 'AI learns patterns from examples and uses them to make predictions about new data.', toolCalls: [], stopReason: 'stop', reasoning: [], logprobs: null },
     ]);
     // candidatesTokenCount 17 + thoughtsTokenCount 1070 = 1087 output tokens; totalTokenCount 1095 = 8 + 1087.
     expect(response.usage).toEqual({ input: 8, cachedInput: 0, cacheWrite: 0, output: 1087, reasoning: 1070 });
@@ -47,6 +47,8 @@ describe('Gemini generateContent answer → canonical response', () => {
         { id: 'call_1', name: 'get_current_weather', arguments: '{"location":"San Francisco, CA","unit":"celsius"}' },
       ],
       stopReason: 'tool_calls',
+      reasoning: [],
+      logprobs: null,
     });
     // Same answer, same ids: a retried parse or a replay never renames calls.
     expect(fromGeminiResponse(fixture('generate-content-function-call.json')).choices[0].toolCalls.map((c) => c.id)).toEqual(['call_0', 'call_1']);
@@ -60,7 +62,7 @@ describe('Gemini generateContent answer → canonical response', () => {
 
   test('an answer stopped by safety filters has no text and stop reason content_filter', () => {
     const response = fromGeminiResponse(fixture('generate-content-safety.json'));
-    expect(response.choices).toEqual([{ index: 0, text: '', toolCalls: [], stopReason: 'content_filter' }]);
+    expect(response.choices).toEqual([{ index: 0, text: '', toolCalls: [], stopReason: 'content_filter', reasoning: [], logprobs: null }]);
     expect(response.usage).toEqual({ input: 14, cachedInput: 0, cacheWrite: 0, output: 0, reasoning: 0 });
   });
 

@@ -19,9 +19,10 @@ const data = (payload: unknown) => `data: ${JSON.stringify(payload)}\r\n\r\n`;
 const textChunk = (text: string, finishReason?: string) => ({ candidates: [{ content: { role: 'model', parts: [{ text }] }, index: 0, ...(finishReason ? { finishReason } : {}) }] });
 
 describe('Gemini stream translator', () => {
-  test('text stream: thought parts skipped, one finish, usage (visible + thoughts) reported once at the end', () => {
+  test('text stream: thought parts become reasoning, one finish, usage (visible + thoughts) reported once at the end', () => {
     const { events, translator } = run(fixtureBytes('gemini', 'stream-text.sse'));
     expect(events).toEqual([
+      { type: 'reasoning', choice: 0, part: 0, text: '**Planning** the answer about foxes.' },
       { type: 'text', choice: 0, text: 'The quick brown fox' },
       { type: 'text', choice: 0, text: ' jumps over the lazy dog — très vite, 狐 🦊.' },
       { type: 'text', choice: 0, text: ' Done.' },

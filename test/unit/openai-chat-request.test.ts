@@ -54,10 +54,13 @@ describe('OpenAI chat request parsing', () => {
     expect(error.param).toBe(param);
   });
 
-  test('a non-default unsupported parameter is refused by name, a default one is accepted', () => {
-    expect(rejects({ ...base, presence_penalty: 0.5 })).toMatchObject({ code: 'unsupported_parameter', param: 'presence_penalty' });
-    expect(rejects({ ...base, logprobs: true })).toMatchObject({ code: 'unsupported_parameter', param: 'logprobs' });
+  test('an unknown parameter is refused by name; known ones are parsed (routing judges them), defaults accepted', () => {
+    expect(rejects({ ...base, audio_voice: 'alloy' })).toMatchObject({ code: 'unsupported_parameter', param: 'audio_voice' });
+    expect(parseOpenAiChatRequest({ ...base, presence_penalty: 0.5, logprobs: true, top_logprobs: 2 })).toMatchObject({ presencePenalty: 0.5, logprobs: true, topLogprobs: 2 });
     expect(() => parseOpenAiChatRequest({ ...base, presence_penalty: 0, frequency_penalty: null, logprobs: false, logit_bias: {} })).not.toThrow();
+    expect(rejects({ ...base, presence_penalty: 3 })).toMatchObject({ code: 'invalid_request', param: 'presence_penalty' });
+    expect(rejects({ ...base, top_logprobs: 3 })).toMatchObject({ code: 'invalid_request', param: 'top_logprobs' });
+    expect(rejects({ ...base, reasoning_effort: 'extreme' })).toMatchObject({ code: 'invalid_request', param: 'reasoning_effort' });
   });
 
   test('a body that is not an object is a clear 400', () => {

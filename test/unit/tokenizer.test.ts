@@ -1,6 +1,6 @@
 import { countTokens } from '../../modules/canonical/tokenizer.js';
 import { estimateInputTokens } from '../../modules/canonical/token-estimate.js';
-import type { ChatRequest } from '../../modules/canonical/chat-request.js';
+import { type ChatRequest, UNSET_PARAMETERS } from '../../modules/canonical/chat-request.js';
 
 describe('tokenizer', () => {
   it('counts with cl100k_base, not a character heuristic', () => {
@@ -28,7 +28,7 @@ describe('tokenizer', () => {
     const request = {
       model: 'm', messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello, world!' }] }],
       maxOutputTokens: null, temperature: null, topP: null, stop: [], stream: false, includeUsage: false,
-      tools: [], toolChoice: null, parallelToolCalls: null, responseFormat: null, seed: null, user: null, metadata: null, n: 1,
+      tools: [], toolChoice: null, parallelToolCalls: null, responseFormat: null, seed: null, user: null, metadata: null, n: 1, ...UNSET_PARAMETERS,
     } as ChatRequest;
     expect(estimateInputTokens(request)).toBe(3 + 3 + 4);
     const withTool = { ...request, tools: [{ name: 'lookup', description: null, parameters: { type: 'object' }, strict: null }] };
@@ -42,7 +42,7 @@ describe('estimateInputTokens on a large request', () => {
     const messages = Array.from({ length: 10 }, () => ({ role: 'user' as const, content: [{ type: 'text' as const, text }] }));
     const request = {
       model: 'm', messages, maxOutputTokens: null, temperature: null, topP: null, stop: [], stream: false, includeUsage: false,
-      tools: [], toolChoice: null, parallelToolCalls: null, responseFormat: null, seed: null, user: null, metadata: null, n: 1,
+      tools: [], toolChoice: null, parallelToolCalls: null, responseFormat: null, seed: null, user: null, metadata: null, n: 1, ...UNSET_PARAMETERS,
     } as ChatRequest;
     const perText = countTokens(text);
     // five texts are counted exactly (81,000 characters), the other five at the same ratio: the same total

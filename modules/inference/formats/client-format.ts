@@ -16,6 +16,9 @@ export interface ClientFormat {
   responseId(requestId: string): string;
   /** `request` is the one `parseChat` returned (formats that echo request settings read it). */
   encodeChat(response: ChatResponse, identity: ResponseIdentity, usage: TokenUsage, request: ChatRequest): unknown;
-  streamEncoder(identity: ResponseIdentity, request: ChatRequest): ClientStreamEncoder;
+  /** `estimatedInputTokens`: the admission estimate, for formats that report input before the provider's count is known. */
+  streamEncoder(identity: ResponseIdentity, request: ChatRequest, estimatedInputTokens?: number): ClientStreamEncoder;
   errorBody(error: GatewayError): unknown;
+  /** How this format spells a parameter named in OpenAI's terms (errors name what the client sent); identity when absent. */
+  parameterName?(parameter: string): string;
 }

@@ -53,7 +53,11 @@ export class ChatPipeline {
       contextInputTokens: reservation.inputTokens,
       reservedOutputTokens: reservation.outputTokens,
       sessionId: sessionIdOf(exchange.headers),
-      honours: (deployment) => adapters.for(deployment.provider.type)?.unsupportedParameter(request, deployment) ?? null,
+      honours: (deployment) => {
+        const parameter = adapters.for(deployment.provider.type)?.unsupportedParameter(request, deployment) ?? null;
+        return parameter !== null && format.parameterName ? format.parameterName(parameter) : parameter;
+      },
+      parameterName: format.parameterName,
       adapterServes: (deployment) => adapters.for(deployment.provider.type) !== undefined,
     });
     try {
@@ -111,7 +115,7 @@ export class ChatPipeline {
     const relay = new StreamRelay({
       raw: exchange.raw,
       requestId: exchange.requestId,
-      encoder: format.streamEncoder(identity, request),
+      encoder: format.streamEncoder(identity, request, estimatedInputTokens),
       deadlines,
       requestAbort: admitted.lifetime.abort,
       onFirstOutput: () => admitted.lifetime.endRequestDeadline(),

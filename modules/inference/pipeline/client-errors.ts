@@ -14,6 +14,8 @@ const PARAMETER_OF_CAPABILITY: Readonly<Record<string, string>> = Object.freeze(
   n: 'n',
   embeddings: 'model',
   chat: 'model',
+  reasoning: 'reasoning_effort',
+  audio: 'modalities',
 });
 
 /**
@@ -21,7 +23,7 @@ const PARAMETER_OF_CAPABILITY: Readonly<Record<string, string>> = Object.freeze(
  * from the typed skip reasons: a request no route could ever serve is the caller's 400, a budget the
  * caller's 402, and only health makes it a 503.
  */
-export function noRouteError(alias: ResolvedAlias, plan: RoutePlan): GatewayError {
+export function noRouteError(alias: ResolvedAlias, plan: RoutePlan, parameterName: (parameter: string) => string = (p) => p): GatewayError {
   const skipped = plan.skipped.filter((s) => s.stage === plan.emptiedBy);
   switch (plan.emptiedBy) {
     case 'region':
@@ -37,7 +39,8 @@ export function noRouteError(alias: ResolvedAlias, plan: RoutePlan): GatewayErro
         const missing = lacking.detail;
         if (missing.includes('embeddings')) return new GatewayError(400, 'invalid_request', `The model '${alias.name}' does not serve embeddings.`, 'model');
         if (missing.includes('chat')) return new GatewayError(400, 'invalid_request', `The model '${alias.name}' does not serve chat.`, 'model');
-        const param = missing.map((capability) => PARAMETER_OF_CAPABILITY[capability]).find((p) => p !== undefined) ?? null;
+        const known = missing.map((capability) => PARAMETER_OF_CAPABILITY[capability]).find((p) => p !== undefined);
+        const param = known === undefined ? null : parameterName(known);
         return new GatewayError(400, 'unsupported_parameter', `The model '${alias.name}' cannot serve this request: its routes lack ${missing.join(', ')}.`, param);
       }
       if (skipped.length > 0 && skipped.every((s) => s.reason === 'context_window_too_small')) {

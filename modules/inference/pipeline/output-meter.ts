@@ -8,6 +8,8 @@ import type { StreamEvent } from '../../canonical/index.js';
 export class OutputMeter {
   private characters = 0;
   private reported: TokenUsage | null = null;
+  /** The provider's prompt count from the start of the stream: better than the estimate if the stream is cut. */
+  private prompt: Pick<TokenUsage, 'input' | 'cachedInput' | 'cacheWrite'> | null = null;
   /** Whether any semantic output (text or tool call) was seen. */
   sawOutput = false;
   /** Whether the provider said why it stopped (a stream without it was cut short). */
@@ -18,6 +20,14 @@ export class OutputMeter {
       case 'text':
         this.characters += event.text.length;
         this.sawOutput = true;
+        break;
+      case 'reasoning':
+        // Thinking that reached the client is output (it is billed as output tokens) and ends retries.
+        this.characters += event.text.length;
+        this.sawOutput = true;
+        break;
+      case 'prompt_usage':
+        this.prompt = event.usage;
         break;
       case 'tool_call':
         this.characters += event.arguments.length + (event.name?.length ?? 0);
@@ -38,7 +48,7 @@ export class OutputMeter {
     if (this.reported) return { usage: this.reported, evidence: 'provider' };
     const output = Math.ceil(this.characters / 4);
     return {
-      usage: { input: estimatedInputTokens, cachedInput: 0, cacheWrite: 0, output, reasoning: 0 },
+      usage: { input: estimatedInputTokens, cachedInput: 0, cacheWrite: 0, ...this.prompt, output, reasoning: 0 },
       evidence: 'counted',
     };
   }

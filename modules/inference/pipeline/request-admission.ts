@@ -32,6 +32,8 @@ export interface RequestIntent {
   reservedOutputTokens: number;
   sessionId: string | null;
   honours?: ParameterSupport;
+  /** The client format's spelling of a parameter, for errors that name one. */
+  parameterName?: (parameter: string) => string;
   adapterServes?: (deployment: ResolvedDeployment, capability: string) => boolean;
 }
 
@@ -92,8 +94,10 @@ export async function admitRequest(
     });
     // Set now, so every answer from here on (success, stream, or a later error) carries them.
     for (const [name, value] of Object.entries(rate.headers)) exchange.raw.setHeader(name, value);
+    const budgets = budgetScopes(principal);
     try {
-      budget = await services.budgets.reserve(budgetScopes(principal), maxCostOf(plan, intent));
+      // The cost is only worked out for a request that has a budget to count against.
+      budget = await services.budgets.reserve(budgets, budgets.length ? maxCostOf(plan, intent) : 0);
     } catch (error) {
       const target = alias.policy.budgetDowngrade ? snapshot.aliases.get(alias.policy.budgetDowngrade) : undefined;
       if (!(error instanceof GatewayError) || error.code !== 'budget_exceeded' || !target) throw error;
@@ -101,7 +105,7 @@ export async function admitRequest(
       exchange.raw.setHeader('x-switchyard-budget-downgrade', `${alias.name}->${target.name}`);
       alias = target;
       plan = planFor(services, exchange, principal, intent, alias);
-      budget = await services.budgets.reserve(budgetScopes(principal), maxCostOf(plan, intent), { enforce: false });
+      budget = await services.budgets.reserve(budgets, maxCostOf(plan, intent), { enforce: false });
     }
     const observation = observationOf(exchange.raw);
     const journal = RequestJournal.forKey(services.committer, settings.durability, settings.nodeId, exchange.requestId, principal.keyId, observation);
@@ -160,7 +164,7 @@ function planFor(services: InferenceServices, exchange: Exchange, principal: Pri
     honours: intent.honours,
     adapterServes: intent.adapterServes,
   });
-  if (plan.emptiedBy) throw noRouteError(alias, plan);
+  if (plan.emptiedBy) throw noRouteError(alias, plan, intent.parameterName);
   return plan;
 }
 

@@ -87,7 +87,7 @@ export class BudgetGuard {
       await Promise.all(counters.map(async (c) => (c.seed = await this.seeds.spentNano(c.scope.kind, c.scope.id, c.period, at))));
     }
     if (decision.kind === 'needs_seed') throw new Error('budget counters could not be seeded');
-    if (decision.kind === 'refused') throw budgetExceeded(counters[decision.refused], decision.committed);
+    if (decision.kind === 'refused') throw budgetExceeded(counters[decision.refused], decision.committed, at);
     let open = true;
     const finish = (actual: number) => {
       if (!open) return;
@@ -130,11 +130,11 @@ function periodCounters(scope: BudgetScope, at: Date): PeriodCounter[] {
   return counters;
 }
 
-function budgetExceeded(counter: PeriodCounter, committedNano: number): GatewayError {
+function budgetExceeded(counter: PeriodCounter, committedNano: number, at: Date): GatewayError {
   const who = counter.scope.kind === 'tenant' ? `tenant '${counter.scope.id}'` : `API key '${counter.scope.id}'`;
   const per = counter.period === 'month' ? 'month' : 'day';
   const committed = new Decimal(fromNanoUsd(committedNano)).toDecimalPlaces(6, Decimal.ROUND_UP).toFixed();
-  const resetsIn = Math.max(1, Math.ceil((counter.resetsAt.getTime() - Date.now()) / 1000));
+  const resetsIn = Math.max(1, Math.ceil((counter.resetsAt.getTime() - at.getTime()) / 1000));
   return new GatewayError(
     402,
     'budget_exceeded',

@@ -17,8 +17,8 @@ export const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
  * buffered JSON or an SSE stream of typed message events.
  */
 export class AnthropicAdapter implements ProviderAdapter {
-  unsupportedParameter(request: ChatRequest): string | null {
-    return unsupportedByAnthropic(request);
+  unsupportedParameter(request: ChatRequest, deployment: ResolvedDeployment): string | null {
+    return unsupportedByAnthropic(request, deployment);
   }
 
   async chat(call: UpstreamCall): Promise<ChatResponse> {
@@ -69,6 +69,7 @@ export class AnthropicAdapter implements ProviderAdapter {
     const body = preparedBody(call.request, deployment, stream ? 'stream' : 'buffered', () => toAnthropicRequest(call.request, {
       model: deployment.model,
       defaultMaxTokens: Math.min(deployment.maxOutputTokens, DEFAULT_MAX_TOKENS_CAP),
+      maxOutputTokens: deployment.maxOutputTokens,
       stream,
     }));
     const headers = {

@@ -1,11 +1,19 @@
-import { type ChatMessage, type ChatRequest, type ContentPart, ProviderError, toolArgumentsObject, type ToolCall } from '../../canonical/index.js';
-import type { AnthropicContentBlock, AnthropicMessage, AnthropicRequest, AnthropicToolChoice } from './anthropic-wire.js';
+import {
+  type CacheControl, type ChatMessage, type ChatRequest, type ContentPart, ProviderError, type ReasoningPart, toolArgumentsObject, type ToolCall,
+} from '../../canonical/index.js';
+import type { ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
+import { refusedParameter } from '../parameters/parameter-table.js';
+import { anthropicBudget } from '../parameters/reasoning-budget.js';
+import { ANTHROPIC_PARAMETERS } from './anthropic-parameters.js';
+import type { AnthropicCacheControl, AnthropicContentBlock, AnthropicMessage, AnthropicRequest, AnthropicToolChoice } from './anthropic-wire.js';
 
 export interface AnthropicRequestOptions {
   /** The provider's model id. */
   model: string;
   /** Used when the request sets no limit: Anthropic requires `max_tokens`. */
   defaultMaxTokens: number;
+  /** The deployment's output ceiling: with thinking and no client limit, the budget comes on top of the default. */
+  maxOutputTokens?: number;
   stream: boolean;
 }
 
@@ -16,12 +24,10 @@ export const DEFAULT_MAX_TOKENS_CAP = 4096;
  * Names the first canonical parameter Anthropic's Messages API has no way to honour, or null. The
  * gateway then routes elsewhere or answers 400 naming it — never silently drops it (DESIGN §6).
  */
-export function unsupportedByAnthropic(request: ChatRequest): string | null {
-  if (request.n > 1) return 'n';
-  if (request.seed !== null) return 'seed';
+export function unsupportedByAnthropic(request: ChatRequest, deployment: ResolvedDeployment): string | null {
+  const refused = refusedParameter(ANTHROPIC_PARAMETERS, request, deployment);
+  if (refused) return refused;
   if (request.temperature !== null && request.temperature > 1) return 'temperature';
-  if (request.responseFormat && request.responseFormat.type !== 'text') return 'response_format';
-  if (request.metadata !== null && Object.keys(request.metadata).length > 0) return 'metadata';
   for (const [i, tool] of request.tools.entries()) if (tool.strict === true) return `tools[${i}].function.strict`;
   for (const [i, message] of request.messages.entries()) {
     if (message.role === 'user' && message.name) return `messages[${i}].name`;
@@ -38,26 +44,37 @@ export function unsupportedByAnthropic(request: ChatRequest): string | null {
 
 /** Canonical request → Anthropic Messages JSON body. */
 export function toAnthropicRequest(request: ChatRequest, options: AnthropicRequestOptions): AnthropicRequest {
-  const system = request.messages
-    .filter((m) => m.role === 'system')
-    .map((m) => textOf(m.content))
-    .filter((text) => text.length > 0);
   const body: AnthropicRequest = {
     model: options.model,
     max_tokens: request.maxOutputTokens ?? options.defaultMaxTokens,
     messages: toAnthropicMessages(request.messages),
   };
-  // System messages are hoisted: Anthropic takes one top-level system prompt, not system turns.
-  if (system.length) body.system = system.join('\n\n');
+  const system = systemOf(request.messages);
+  if (system !== null) body.system = system;
   if (request.temperature !== null) body.temperature = request.temperature;
   if (request.topP !== null) body.top_p = request.topP;
+  if (request.topK !== null) body.top_k = request.topK;
   if (request.stop.length) body.stop_sequences = request.stop;
-  if (request.user !== null) body.metadata = { user_id: request.user };
+  const endUser = request.user ?? request.safetyIdentifier;
+  if (endUser !== null) body.metadata = { user_id: endUser };
+  if (request.serviceTier !== null && request.serviceTier !== 'default') body.service_tier = request.serviceTier;
+  if (request.reasoning !== null) {
+    const deploymentCeiling = options.maxOutputTokens ?? options.defaultMaxTokens;
+    const ceiling = request.maxOutputTokens ?? deploymentCeiling;
+    const budget = anthropicBudget(request.reasoning, ceiling);
+    // unsupportedByAnthropic keeps a request whose budget cannot fit from being routed here.
+    if (budget === null) throw new ProviderError('invalid_request', 'max_tokens leaves no room for a thinking budget of at least 1024 tokens.', 400);
+    body.thinking = { type: 'enabled', budget_tokens: budget };
+    // Without a client limit, room for the thinking comes on top of the usual answer budget.
+    if (request.maxOutputTokens === null) body.max_tokens = Math.min(deploymentCeiling, budget + options.defaultMaxTokens);
+  }
   if (request.tools.length) {
     body.tools = request.tools.map((tool) => ({
       name: tool.name,
       ...(tool.description !== null ? { description: tool.description } : {}),
       input_schema: tool.parameters,
+      ...(tool.cacheControl ? { cache_control: wireCacheControl(tool.cacheControl) } : {}),
+      ...(tool.eagerInputStreaming ? { eager_input_streaming: true } : {}),
     }));
     const choice = toolChoice(request);
     if (choice) body.tool_choice = choice;
@@ -100,7 +117,12 @@ function toAnthropicMessages(messages: ChatMessage[]): AnthropicMessage[] {
         break;
       case 'assistant':
         role = 'assistant';
-        blocks = [...message.content.flatMap(toBlock), ...message.toolCalls.map((call, j) => toolUse(call, `messages[${index}].tool_calls[${j}]`))];
+        // Thinking first, signatures untouched: Anthropic verifies them when a tool-use turn continues.
+        blocks = [
+          ...(message.reasoning ?? []).flatMap(thinkingBlock),
+          ...message.content.flatMap(toBlock),
+          ...message.toolCalls.map((call, j) => toolUse(call, `messages[${index}].tool_calls[${j}]`)),
+        ];
         break;
       case 'tool': {
         role = 'user';
@@ -110,6 +132,7 @@ function toAnthropicMessages(messages: ChatMessage[]): AnthropicMessage[] {
           tool_use_id: message.toolCallId,
           content: content.every((b) => b.type === 'text') ? textOf(message.content) : content,
           ...(message.isError ? { is_error: true } : {}),
+          ...(message.cacheControl ? { cache_control: wireCacheControl(message.cacheControl) } : {}),
         }];
         break;
       }
@@ -123,10 +146,35 @@ function toAnthropicMessages(messages: ChatMessage[]): AnthropicMessage[] {
 }
 
 function toBlock(part: ContentPart): AnthropicContentBlock[] {
-  if (part.type === 'text') return part.text.length > 0 ? [{ type: 'text', text: part.text }] : [];
+  const cache = part.cacheControl ? { cache_control: wireCacheControl(part.cacheControl) } : {};
+  if (part.type === 'text') return part.text.length > 0 ? [{ type: 'text', text: part.text, ...cache }] : [];
   const data = /^data:([^;,]+);base64,(.*)$/s.exec(part.url);
-  if (data) return [{ type: 'image', source: { type: 'base64', media_type: part.mediaType ?? data[1], data: data[2] } }];
-  return [{ type: 'image', source: { type: 'url', url: part.url } }];
+  if (data) return [{ type: 'image', source: { type: 'base64', media_type: part.mediaType ?? data[1], data: data[2] }, ...cache }];
+  return [{ type: 'image', source: { type: 'url', url: part.url }, ...cache }];
+}
+
+/**
+ * Earlier thinking goes back as it came. Unsigned thinking (from a provider without signatures) cannot be
+ * verified by Anthropic, which refuses it; the model never needs its past reasoning, so it stays out.
+ */
+function thinkingBlock(part: ReasoningPart): AnthropicContentBlock[] {
+  if (part.type === 'redacted_thinking') return [{ type: 'redacted_thinking', data: part.data }];
+  return part.signature !== null ? [{ type: 'thinking', thinking: part.text, signature: part.signature }] : [];
+}
+
+export function wireCacheControl(cache: CacheControl): AnthropicCacheControl {
+  return cache.ttl ? { type: 'ephemeral', ttl: cache.ttl } : { type: 'ephemeral' };
+}
+
+/**
+ * System messages are hoisted: Anthropic takes one top-level system prompt, not system turns. A plain
+ * string unless a part carries a cache breakpoint, which needs the block form.
+ */
+function systemOf(messages: ChatMessage[]): AnthropicRequest['system'] | null {
+  const parts = messages.flatMap((m) => (m.role === 'system' ? m.content : [])).filter((p): p is Extract<ContentPart, { type: 'text' }> => p.type === 'text' && p.text.length > 0);
+  if (parts.length === 0) return null;
+  if (!parts.some((p) => p.cacheControl)) return parts.map((p) => p.text).join('\n\n');
+  return parts.map((p) => ({ type: 'text' as const, text: p.text, ...(p.cacheControl ? { cache_control: wireCacheControl(p.cacheControl) } : {}) }));
 }
 
 function toolUse(call: ToolCall, param: string): AnthropicContentBlock {
@@ -135,7 +183,7 @@ function toolUse(call: ToolCall, param: string): AnthropicContentBlock {
     // unsupportedByAnthropic keeps such history from being routed here; this guards direct callers.
     throw new ProviderError('invalid_request', `${param}.function.arguments must be a JSON object for this model.`, 400);
   }
-  return { type: 'tool_use', id: call.id, name: call.name, input };
+  return { type: 'tool_use', id: call.id, name: call.name, input, ...(call.cacheControl ? { cache_control: wireCacheControl(call.cacheControl) } : {}) };
 }
 
 /** Anthropic stores tool input as an object. */

@@ -1,11 +1,11 @@
-import { type ChatResponse, ProviderError, type ToolCall } from '../../canonical/index.js';
+import { type ChatResponse, ProviderError, type ReasoningPart, type ToolCall } from '../../canonical/index.js';
 import { stopReasonFromAnthropic, usageFromAnthropic } from './anthropic-usage.js';
 import type { AnthropicResponseMessage } from './anthropic-wire.js';
 
 /**
  * Anthropic `message` JSON → canonical response. Text blocks are concatenated, tool_use blocks become
- * tool calls (input re-serialised as JSON text); thinking and server-tool blocks have no canonical
- * place and are not relayed. A body that is not a message is malformed.
+ * tool calls (input re-serialised as JSON text), thinking and redacted_thinking blocks reasoning parts
+ * (signatures kept); server-tool blocks have no canonical place and are not relayed. A body that is not a message is malformed.
  */
 export function fromAnthropicMessage(body: unknown): ChatResponse {
   const message = body as AnthropicResponseMessage;
@@ -14,8 +14,12 @@ export function fromAnthropicMessage(body: unknown): ChatResponse {
   }
   let text = '';
   const toolCalls: ToolCall[] = [];
+  const reasoning: ReasoningPart[] = [];
   for (const block of message.content) {
     if (block?.type === 'text' && typeof block.text === 'string') text += block.text;
+    else if (block?.type === 'thinking' && typeof block.thinking === 'string') {
+      reasoning.push({ type: 'thinking', text: block.thinking, signature: typeof block.signature === 'string' ? block.signature : null });
+    } else if (block?.type === 'redacted_thinking' && typeof block.data === 'string') reasoning.push({ type: 'redacted_thinking', data: block.data });
     else if (block?.type === 'tool_use') {
       if (typeof block.id !== 'string' || typeof block.name !== 'string') {
         throw new ProviderError('malformed_response', 'the provider returned a tool_use block without id or name');
@@ -25,7 +29,7 @@ export function fromAnthropicMessage(body: unknown): ChatResponse {
   }
   return {
     providerRequestId: typeof message.id === 'string' ? message.id : null,
-    choices: [{ index: 0, text, toolCalls, stopReason: stopReasonFromAnthropic(message.stop_reason) }],
+    choices: [{ index: 0, text, toolCalls, stopReason: stopReasonFromAnthropic(message.stop_reason), reasoning, logprobs: null }],
     usage: message.usage && typeof message.usage === 'object' ? usageFromAnthropic(message.usage) : null,
   };
 }

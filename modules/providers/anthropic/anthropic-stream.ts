@@ -9,15 +9,16 @@ type Phase = 'awaiting_message_start' | 'in_message' | 'stopped';
 type Block =
   | { kind: 'text'; open: boolean }
   | { kind: 'tool'; open: boolean; toolIndex: number; sawInput: boolean }
-  /** thinking, redacted_thinking, server tool blocks…: no canonical place, not relayed. */
+  | { kind: 'thinking'; open: boolean; part: number }
+  /** server tool blocks, citations…: no canonical place, not relayed. */
   | { kind: 'ignored'; open: boolean };
 
 interface Frame {
   type?: unknown;
   index?: unknown;
   message?: { id?: unknown; usage?: AnthropicUsage | null };
-  content_block?: { type?: unknown; text?: unknown; id?: unknown; name?: unknown; input?: unknown };
-  delta?: { type?: unknown; text?: unknown; partial_json?: unknown; stop_reason?: unknown };
+  content_block?: { type?: unknown; text?: unknown; id?: unknown; name?: unknown; input?: unknown; thinking?: unknown; signature?: unknown; data?: unknown };
+  delta?: { type?: unknown; text?: unknown; partial_json?: unknown; stop_reason?: unknown; thinking?: unknown; signature?: unknown };
   usage?: AnthropicUsage | null;
 }
 
@@ -38,6 +39,7 @@ export class AnthropicStreamTranslator {
   private phase: Phase = 'awaiting_message_start';
   private readonly blocks = new Map<number, Block>();
   private nextToolIndex = 0;
+  private nextReasoningPart = 0;
   private stopReason: string | null = null;
   private usage: AnthropicUsage | null = null;
 
@@ -89,7 +91,12 @@ export class AnthropicStreamTranslator {
     if (!data.message || typeof data.message !== 'object') throw malformed('message_start without a message');
     this.phase = 'in_message';
     if (typeof data.message.id === 'string') this.providerRequestId = data.message.id;
-    if (data.message.usage && typeof data.message.usage === 'object') this.usage = { ...data.message.usage };
+    if (data.message.usage && typeof data.message.usage === 'object') {
+      this.usage = { ...data.message.usage };
+      // The prompt's count is final here; client formats that report it at the start use it.
+      const { input, cachedInput, cacheWrite } = usageFromAnthropic(this.usage);
+      return [{ type: 'prompt_usage', usage: { input, cachedInput, cacheWrite } }];
+    }
     return [];
   }
 
@@ -109,6 +116,20 @@ export class AnthropicStreamTranslator {
         const toolIndex = this.nextToolIndex++;
         this.blocks.set(index, { kind: 'tool', open: true, toolIndex, sawInput: initial.length > 0 });
         return [{ type: 'tool_call', choice: 0, index: toolIndex, id: block.id, name: block.name, arguments: initial }];
+      }
+      case 'thinking': {
+        const part = this.nextReasoningPart++;
+        this.blocks.set(index, { kind: 'thinking', open: true, part });
+        const events: StreamEvent[] = [];
+        if (typeof block.thinking === 'string' && block.thinking.length > 0) events.push({ type: 'reasoning', choice: 0, part, text: block.thinking });
+        if (typeof block.signature === 'string' && block.signature.length > 0) events.push({ type: 'reasoning_signature', choice: 0, part, signature: block.signature });
+        return events;
+      }
+      case 'redacted_thinking': {
+        if (typeof block.data !== 'string') throw malformed('a redacted_thinking block without data');
+        const part = this.nextReasoningPart++;
+        this.blocks.set(index, { kind: 'ignored', open: true });
+        return [{ type: 'reasoning_redacted', choice: 0, part, data: block.data }];
       }
       default:
         this.blocks.set(index, { kind: 'ignored', open: true });
@@ -131,8 +152,16 @@ export class AnthropicStreamTranslator {
         if (delta.partial_json.length === 0) return [];
         block.sawInput = true;
         return [{ type: 'tool_call', choice: 0, index: block.toolIndex, id: null, name: null, arguments: delta.partial_json }];
+      case 'thinking_delta':
+        if (block.kind !== 'thinking') throw malformed('a thinking_delta for a block that is not thinking');
+        if (typeof delta.thinking !== 'string') throw malformed('a thinking_delta without thinking');
+        return delta.thinking.length > 0 ? [{ type: 'reasoning', choice: 0, part: block.part, text: delta.thinking }] : [];
+      case 'signature_delta':
+        if (block.kind !== 'thinking') throw malformed('a signature_delta for a block that is not thinking');
+        if (typeof delta.signature !== 'string') throw malformed('a signature_delta without signature');
+        return [{ type: 'reasoning_signature', choice: 0, part: block.part, signature: delta.signature }];
       default:
-        return []; // thinking_delta, signature_delta, citations_delta: nothing canonical to carry
+        return []; // citations_delta and future delta types: nothing canonical to carry
     }
   }
 

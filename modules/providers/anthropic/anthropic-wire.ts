@@ -4,11 +4,20 @@ export type AnthropicImageSource =
   | { type: 'base64'; media_type: string; data: string }
   | { type: 'url'; url: string };
 
+export interface AnthropicCacheControl {
+  type: 'ephemeral';
+  ttl?: '5m' | '1h';
+}
+
+type Cached = { cache_control?: AnthropicCacheControl };
+
 export type AnthropicContentBlock =
-  | { type: 'text'; text: string }
-  | { type: 'image'; source: AnthropicImageSource }
-  | { type: 'tool_use'; id: string; name: string; input: unknown }
-  | { type: 'tool_result'; tool_use_id: string; content: string | AnthropicContentBlock[]; is_error?: boolean };
+  | ({ type: 'text'; text: string } & Cached)
+  | ({ type: 'image'; source: AnthropicImageSource } & Cached)
+  | ({ type: 'tool_use'; id: string; name: string; input: unknown } & Cached)
+  | ({ type: 'tool_result'; tool_use_id: string; content: string | AnthropicContentBlock[]; is_error?: boolean } & Cached)
+  | { type: 'thinking'; thinking: string; signature: string }
+  | { type: 'redacted_thinking'; data: string };
 
 export interface AnthropicMessage {
   role: 'user' | 'assistant';
@@ -19,6 +28,8 @@ export interface AnthropicTool {
   name: string;
   description?: string;
   input_schema: Record<string, unknown>;
+  cache_control?: AnthropicCacheControl;
+  eager_input_streaming?: boolean;
 }
 
 export type AnthropicToolChoice =
@@ -30,9 +41,13 @@ export interface AnthropicRequest {
   model: string;
   max_tokens: number;
   messages: AnthropicMessage[];
-  system?: string;
+  /** A string, or text blocks when some carry cache_control. */
+  system?: string | Array<{ type: 'text'; text: string; cache_control?: AnthropicCacheControl }>;
   temperature?: number;
   top_p?: number;
+  top_k?: number;
+  thinking?: { type: 'enabled'; budget_tokens: number };
+  service_tier?: string;
   stop_sequences?: string[];
   tools?: AnthropicTool[];
   tool_choice?: AnthropicToolChoice;
@@ -54,7 +69,7 @@ export interface AnthropicResponseMessage {
   type: 'message';
   role: 'assistant';
   model: string;
-  content: Array<{ type: string; text?: string; id?: string; name?: string; input?: unknown }>;
+  content: Array<{ type: string; text?: string; id?: string; name?: string; input?: unknown; thinking?: string; signature?: string; data?: string }>;
   stop_reason: AnthropicStopReason | null;
   stop_sequence: string | null;
   usage?: AnthropicUsage;

@@ -1,5 +1,6 @@
 import type { ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
 import type { OpenAiDialect } from '../openai/openai-adapter.js';
+import { AZURE_OPENAI_PARAMETERS } from '../openai/openai-parameters.js';
 
 /**
  * Azure OpenAI speaks the Chat Completions wire format with three differences: the URL names the Azure
@@ -21,4 +22,5 @@ export const azureOpenAiDialect: OpenAiDialect = {
   maxTokensField: 'max_completion_tokens',
   modelInBody: false,
   requestIdHeaders: ['apim-request-id', 'x-ms-request-id', 'x-request-id'],
+  parameters: AZURE_OPENAI_PARAMETERS,
 };

@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { type ChatRequest, type ChatResponse, type EmbeddingsResponse, ProviderError, type StreamEvent } from '../../canonical/index.js';
+import type { ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
 import type { EmbeddingsCall, ProviderAdapter, UpstreamCall, UpstreamStream } from '../provider-adapter.js';
 import { requestIdFrom, transportError, withProviderRequestId } from '../upstream-errors.js';
 import { fromTitanEmbeddingResponse, toTitanEmbeddingRequest } from './bedrock-embeddings.js';
@@ -26,17 +27,17 @@ const EMBED_CONCURRENCY = 4;
 export class BedrockAdapter implements ProviderAdapter {
   constructor(private readonly signer: BedrockSigner = new BedrockSigner()) {}
 
-  unsupportedParameter(request: ChatRequest): string | null {
-    return converseUnsupportedParameter(request);
+  unsupportedParameter(request: ChatRequest, deployment: ResolvedDeployment): string | null {
+    return converseUnsupportedParameter(request, deployment);
   }
 
   async chat(call: UpstreamCall): Promise<ChatResponse> {
-    const response = await this.send(call, 'converse', this.converseBody(call.request), call.signal);
+    const response = await this.send(call, 'converse', this.converseBody(call.request, call.deployment), call.signal);
     return fromConverseResponse(await readJsonBody(response.body, call.signal), requestIdOf(response.headers));
   }
 
   async chatStream(call: UpstreamCall): Promise<UpstreamStream> {
-    const response = await this.send(call, 'converse-stream', this.converseBody(call.request), call.signal);
+    const response = await this.send(call, 'converse-stream', this.converseBody(call.request, call.deployment), call.signal);
     const body = response.body;
     const translator = new ConverseStreamTranslator();
     const providerRequestId = requestIdOf(response.headers);
@@ -105,9 +106,12 @@ export class BedrockAdapter implements ProviderAdapter {
     return { providerRequestId, vectors, inputTokens };
   }
 
-  /** Converse and ConverseStream take the same body, whichever Bedrock deployment (the model is in the path). */
-  private converseBody(request: ChatRequest): string {
-    return preparedBody(request, this, 'converse', () => toConverseRequest(request));
+  /**
+   * Converse and ConverseStream take the same body; it depends on the deployment only through its output
+   * ceiling (a thinking budget without a client max_tokens), so it is prepared per deployment.
+   */
+  private converseBody(request: ChatRequest, deployment: ResolvedDeployment): string {
+    return preparedBody(request, deployment, 'converse', () => toConverseRequest(request, deployment.maxOutputTokens));
   }
 
   private async send(

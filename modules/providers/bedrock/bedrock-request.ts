@@ -1,6 +1,10 @@
-import { type ChatMessage, type ChatRequest, type ContentPart, toolArgumentsObject, type ToolChoice } from '../../canonical/index.js';
+import { type ChatMessage, type ChatRequest, type ContentPart, ProviderError, type ReasoningPart, toolArgumentsObject, type ToolChoice } from '../../canonical/index.js';
+import type { ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
+import { refusedParameter } from '../parameters/parameter-table.js';
+import { anthropicBudget } from '../parameters/reasoning-budget.js';
+import { BEDROCK_PARAMETERS } from './bedrock-parameters.js';
 import type {
-  ConverseContentBlock, ConverseImageFormat, ConverseMessage, ConverseRequest, ConverseToolChoice,
+  ConverseCachePoint, ConverseContentBlock, ConverseImageFormat, ConverseMessage, ConverseRequest, ConverseToolChoice, ConverseToolSpec,
 } from './bedrock-wire.js';
 
 const IMAGE_FORMATS: Record<string, ConverseImageFormat> = {
@@ -10,17 +14,18 @@ const DATA_URL = /^data:(image\/[a-z0-9.+-]+);base64,([A-Za-z0-9+/=\s]*)$/i;
 /** requestMetadata limits: at most 16 pairs, keys of this alphabet up to 256, values up to 256 characters. */
 const METADATA_KEY = /^[a-zA-Z0-9\s:_@$#=/+,.-]{1,256}$/;
 const MAX_METADATA = 16;
+const CACHE_POINT: ConverseCachePoint = Object.freeze({ type: 'default' });
+/** Room for the answer on top of a thinking budget when the client set no max_tokens. */
+const DEFAULT_THINKING_ANSWER_TOKENS = 4096;
 
 /**
  * Names the first parameter Converse cannot honour, or null. Converse has no JSON mode, seed, `n`,
  * strict tool schemas, tool_choice "none" once tools were used, or participant names, and takes images
  * only as bytes: an http(s) image URL would need the gateway to fetch it, which it never does (SSRF).
  */
-export function converseUnsupportedParameter(request: ChatRequest): string | null {
-  if (request.n > 1) return 'n';
-  if (request.responseFormat) return 'response_format';
-  if (request.seed !== null) return 'seed';
-  if (request.parallelToolCalls === false) return 'parallel_tool_calls';
+export function converseUnsupportedParameter(request: ChatRequest, deployment: ResolvedDeployment): string | null {
+  const refused = refusedParameter(BEDROCK_PARAMETERS, request, deployment);
+  if (refused) return refused;
   const strict = request.tools.findIndex((tool) => tool.strict === true);
   if (strict >= 0) return `tools[${strict}].function.strict`;
   if (request.toolChoice?.type === 'none' && request.messages.some((m) => m.role === 'tool' || (m.role === 'assistant' && m.toolCalls.length > 0))) {
@@ -45,12 +50,16 @@ export function converseUnsupportedParameter(request: ChatRequest): string | nul
 }
 
 /** Canonical request → Converse / ConverseStream JSON body (the model is named in the path). */
-export function toConverseRequest(request: ChatRequest): ConverseRequest {
+export function toConverseRequest(request: ChatRequest, deploymentMaxOutputTokens = DEFAULT_THINKING_ANSWER_TOKENS): ConverseRequest {
   const body: ConverseRequest = { messages: toConverseMessages(request.messages) };
   const system = request.messages
     .filter((m): m is Extract<ChatMessage, { role: 'system' }> => m.role === 'system')
-    .map((m) => ({ text: joinText(m.content) }))
-    .filter((block) => block.text.length > 0);
+    .flatMap((m) => {
+      const text = joinText(m.content);
+      const blocks: ConverseRequest['system'] & object = text.length > 0 ? [{ text }] : [];
+      if (m.content.some((p) => p.cacheControl)) blocks.push({ cachePoint: CACHE_POINT });
+      return blocks;
+    });
   if (system.length) body.system = system;
 
   const inference: NonNullable<ConverseRequest['inferenceConfig']> = {};
@@ -58,18 +67,33 @@ export function toConverseRequest(request: ChatRequest): ConverseRequest {
   if (request.temperature !== null) inference.temperature = request.temperature;
   if (request.topP !== null) inference.topP = request.topP;
   if (request.stop.length) inference.stopSequences = request.stop;
+
+  // Claude's own fields: Converse forwards additionalModelRequestFields to the model unchanged.
+  const additional: Record<string, unknown> = {};
+  if (request.topK !== null) additional.top_k = request.topK;
+  if (request.reasoning !== null) {
+    const ceiling = request.maxOutputTokens ?? deploymentMaxOutputTokens;
+    const budget = anthropicBudget(request.reasoning, ceiling);
+    if (budget === null) throw new ProviderError('invalid_request', 'max_tokens leaves no room for a thinking budget of at least 1024 tokens.', 400);
+    additional.thinking = { type: 'enabled', budget_tokens: budget };
+    if (request.maxOutputTokens === null) inference.maxTokens = Math.min(deploymentMaxOutputTokens, budget + DEFAULT_THINKING_ANSWER_TOKENS);
+  }
+  if (Object.keys(additional).length) body.additionalModelRequestFields = additional;
   if (Object.keys(inference).length) body.inferenceConfig = inference;
 
   // tool_choice "none" with no tool history: leaving the tools out is exactly "the model may not call one".
   if (request.tools.length && request.toolChoice?.type !== 'none') {
     body.toolConfig = {
-      tools: request.tools.map((tool) => ({
-        toolSpec: {
-          name: tool.name,
-          ...(tool.description !== null ? { description: tool.description } : {}),
-          inputSchema: { json: tool.parameters },
+      tools: request.tools.flatMap((tool): ConverseToolSpec[] => [
+        {
+          toolSpec: {
+            name: tool.name,
+            ...(tool.description !== null ? { description: tool.description } : {}),
+            inputSchema: { json: tool.parameters },
+          },
         },
-      })),
+        ...(tool.cacheControl ? [{ cachePoint: CACHE_POINT }] : []),
+      ]),
     };
     const choice = toConverseToolChoice(request.toolChoice);
     if (choice) body.toolConfig.toolChoice = choice;
@@ -103,8 +127,13 @@ function toBlocks(message: Exclude<ChatMessage, { role: 'system' }>): ConverseCo
       return message.content.flatMap(toContentBlock);
     case 'assistant':
       return [
+        // Signed thinking first and unchanged: Claude verifies it when a tool-use turn continues.
+        ...(message.reasoning ?? []).flatMap(toReasoningBlock),
         ...message.content.flatMap(toContentBlock),
-        ...message.toolCalls.map((call) => ({ toolUse: { toolUseId: call.id, name: call.name, input: toolArgumentsObject(call) ?? {} } })),
+        ...message.toolCalls.flatMap((call): ConverseContentBlock[] => [
+          { toolUse: { toolUseId: call.id, name: call.name, input: toolArgumentsObject(call) ?? {} } },
+          ...(call.cacheControl ? [{ cachePoint: CACHE_POINT }] : []),
+        ]),
       ];
     case 'tool':
       return [
@@ -115,11 +144,24 @@ function toBlocks(message: Exclude<ChatMessage, { role: 'system' }>): ConverseCo
             ...(message.isError ? { status: 'error' as const } : {}),
           },
         },
+        ...(message.cacheControl ? [{ cachePoint: CACHE_POINT }] : []),
       ];
   }
 }
 
+/** Unsigned thinking cannot be verified and is left out (see the Anthropic adapter). */
+function toReasoningBlock(part: ReasoningPart): ConverseContentBlock[] {
+  if (part.type === 'redacted_thinking') return [{ reasoningContent: { redactedContent: part.data } }];
+  return part.signature !== null ? [{ reasoningContent: { reasoningText: { text: part.text, signature: part.signature } } }] : [];
+}
+
+/** Anthropic's cache_control marks the block it sits on; Converse puts a cachePoint block after it. */
 function toContentBlock(part: ContentPart): ConverseContentBlock[] {
+  const blocks = toPlainContentBlock(part);
+  return part.cacheControl && blocks.length ? [...blocks, { cachePoint: CACHE_POINT }] : blocks;
+}
+
+function toPlainContentBlock(part: ContentPart): ConverseContentBlock[] {
   if (part.type === 'text') return part.text.length > 0 ? [{ text: part.text }] : []; // Converse rejects blank text blocks
   const data = DATA_URL.exec(part.url)!; // checked by converseUnsupportedParameter
   return [{ image: { format: IMAGE_FORMATS[data[1].toLowerCase()], source: { bytes: data[2].replace(/\s+/g, '') } } }];
@@ -141,7 +183,11 @@ function toConverseToolChoice(choice: ToolChoice | null): ConverseToolChoice | n
 
 /** OpenAI `metadata` and `user` (the end-user id) → Converse `requestMetadata`, kept with the invocation. */
 function requestMetadata(request: ChatRequest): Record<string, string> {
-  return { ...(request.metadata ?? {}), ...(request.user !== null ? { user: request.user } : {}) };
+  return {
+    ...(request.metadata ?? {}),
+    ...(request.user !== null ? { user: request.user } : {}),
+    ...(request.safetyIdentifier !== null ? { safety_identifier: request.safetyIdentifier } : {}),
+  };
 }
 
 function metadataProblem(request: ChatRequest): string | null {

@@ -1,10 +1,11 @@
-import { type ChatResponse, ProviderError, type ToolCall } from '../../canonical/index.js';
+import { type ChatResponse, ProviderError, type ReasoningPart, type ToolCall } from '../../canonical/index.js';
 import { stopReasonFromConverse, usageFromConverse } from './bedrock-usage.js';
 import type { ConverseResponse } from './bedrock-wire.js';
 
 /**
  * Converse JSON → canonical response (one choice). Text blocks are joined; toolUse blocks become tool
- * calls with their input re-serialised as the JSON argument string; reasoning blocks are not relayed.
+ * calls with their input re-serialised as the JSON argument string; reasoningContent blocks become
+ * reasoning parts (signature kept, redacted content as opaque data).
  */
 export function fromConverseResponse(body: unknown, providerRequestId: string | null): ChatResponse {
   const response = body as ConverseResponse;
@@ -14,8 +15,15 @@ export function fromConverseResponse(body: unknown, providerRequestId: string | 
   }
   let text = '';
   const toolCalls: ToolCall[] = [];
+  const reasoning: ReasoningPart[] = [];
   for (const block of content) {
     if (typeof block?.text === 'string') text += block.text;
+    else if (block?.reasoningContent) {
+      const { reasoningText, redactedContent } = block.reasoningContent;
+      if (reasoningText && typeof reasoningText.text === 'string') {
+        reasoning.push({ type: 'thinking', text: reasoningText.text, signature: typeof reasoningText.signature === 'string' ? reasoningText.signature : null });
+      } else if (typeof redactedContent === 'string') reasoning.push({ type: 'redacted_thinking', data: redactedContent });
+    }
     else if (block?.toolUse) {
       const { toolUseId, name, input } = block.toolUse;
       if (typeof toolUseId !== 'string' || typeof name !== 'string') {
@@ -26,7 +34,7 @@ export function fromConverseResponse(body: unknown, providerRequestId: string | 
   }
   return {
     providerRequestId,
-    choices: [{ index: 0, text, toolCalls, stopReason: stopReasonFromConverse(response.stopReason) }],
+    choices: [{ index: 0, text, toolCalls, stopReason: stopReasonFromConverse(response.stopReason), reasoning, logprobs: null }],
     usage: response.usage ? usageFromConverse(response.usage) : null,
   };
 }

@@ -21,6 +21,8 @@ export class ConverseStreamTranslator {
   private phase: Phase = 'before-message';
   /** contentBlockIndex → tool-call index, for tool-use blocks. */
   private readonly toolBlocks = new Map<number, number>();
+  /** contentBlockIndex → reasoning part, for reasoning blocks. */
+  private readonly reasoningBlocks = new Map<number, number>();
 
   get done(): boolean {
     return this.phase === 'done';
@@ -60,7 +62,8 @@ export class ConverseStreamTranslator {
           const input = typeof delta.toolUse.input === 'string' ? delta.toolUse.input : '';
           return input.length ? [{ type: 'tool_call', choice: 0, index, id: null, name: null, arguments: input }] : [];
         }
-        return []; // reasoning and other delta kinds are not relayed
+        if (delta?.reasoningContent) return this.reasoning(contentBlockIndex, delta.reasoningContent);
+        return []; // other delta kinds are not relayed
       }
       case 'contentBlockStop':
         this.expect('in-message', 'contentBlockStop');
@@ -80,6 +83,19 @@ export class ConverseStreamTranslator {
       default:
         return [];
     }
+  }
+
+  /** Claude thinking on Bedrock: text pieces, then the signature; or one redacted piece. */
+  private reasoning(block: number, delta: NonNullable<ConverseStreamPayloads['contentBlockDelta']['delta']['reasoningContent']>): StreamEvent[] {
+    let part = this.reasoningBlocks.get(block);
+    if (part === undefined) {
+      part = this.reasoningBlocks.size;
+      this.reasoningBlocks.set(block, part);
+    }
+    if (typeof delta.text === 'string') return delta.text.length ? [{ type: 'reasoning', choice: 0, part, text: delta.text }] : [];
+    if (typeof delta.signature === 'string') return [{ type: 'reasoning_signature', choice: 0, part, signature: delta.signature }];
+    if (typeof delta.redactedContent === 'string') return [{ type: 'reasoning_redacted', choice: 0, part, data: delta.redactedContent }];
+    return [];
   }
 
   private expect(phase: Phase, event: string): void {

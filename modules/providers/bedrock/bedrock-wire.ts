@@ -14,6 +14,17 @@ export interface ConverseToolResult {
   status?: 'success' | 'error';
 }
 
+/** Claude's thinking on Bedrock: signed text, or opaque redacted bytes (base64 in JSON). */
+export interface ConverseReasoningContent {
+  reasoningText?: { text: string; signature?: string };
+  redactedContent?: string;
+}
+
+/** A prompt-cache breakpoint: everything before it may be cached. */
+export interface ConverseCachePoint {
+  type: 'default';
+}
+
 /** One content block: exactly one member is set. */
 export interface ConverseContentBlock {
   text?: string;
@@ -21,7 +32,8 @@ export interface ConverseContentBlock {
   image?: { format: ConverseImageFormat; source: { bytes: string } };
   toolUse?: ConverseToolUse;
   toolResult?: ConverseToolResult;
-  reasoningContent?: unknown;
+  reasoningContent?: ConverseReasoningContent;
+  cachePoint?: ConverseCachePoint;
 }
 
 export interface ConverseMessage {
@@ -29,19 +41,21 @@ export interface ConverseMessage {
   content: ConverseContentBlock[];
 }
 
-export interface ConverseToolSpec {
-  toolSpec: { name: string; description?: string; inputSchema: { json: Record<string, unknown> } };
-}
+export type ConverseToolSpec =
+  | { toolSpec: { name: string; description?: string; inputSchema: { json: Record<string, unknown> } } }
+  | { cachePoint: ConverseCachePoint };
 
 export type ConverseToolChoice = { auto: Record<string, never> } | { any: Record<string, never> } | { tool: { name: string } };
 
 export interface ConverseRequest {
   messages: ConverseMessage[];
-  system?: Array<{ text: string }>;
+  system?: Array<{ text: string } | { cachePoint: ConverseCachePoint }>;
   inferenceConfig?: { maxTokens?: number; temperature?: number; topP?: number; stopSequences?: string[] };
   toolConfig?: { tools: ConverseToolSpec[]; toolChoice?: ConverseToolChoice };
   /** Free-form key/value pairs recorded with the invocation (Bedrock invocation logs). */
   requestMetadata?: Record<string, string>;
+  /** Model-specific fields (Claude: top_k, thinking). */
+  additionalModelRequestFields?: Record<string, unknown>;
 }
 
 export type ConverseStopReason =
@@ -68,7 +82,10 @@ export interface ConverseResponse {
 export interface ConverseStreamPayloads {
   messageStart: { role: 'assistant' };
   contentBlockStart: { contentBlockIndex: number; start: { toolUse?: { toolUseId: string; name: string } } };
-  contentBlockDelta: { contentBlockIndex: number; delta: { text?: string; toolUse?: { input: string }; reasoningContent?: unknown } };
+  contentBlockDelta: {
+    contentBlockIndex: number;
+    delta: { text?: string; toolUse?: { input: string }; reasoningContent?: { text?: string; signature?: string; redactedContent?: string } };
+  };
   contentBlockStop: { contentBlockIndex: number };
   messageStop: { stopReason: ConverseStopReason | string; additionalModelResponseFields?: unknown };
   metadata: { usage?: ConverseUsage; metrics?: { latencyMs: number } };

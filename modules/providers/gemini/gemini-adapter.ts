@@ -1,6 +1,8 @@
 import { type ChatRequest, type ChatResponse, ProviderError } from '../../canonical/index.js';
 import type { ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
 import type { ProviderAdapter, UpstreamCall, UpstreamStream } from '../provider-adapter.js';
+import { refusedParameter } from '../parameters/parameter-table.js';
+import { GEMINI_PARAMETERS } from './gemini-parameters.js';
 import { translateSseBody } from '../streaming/sse-translation.js';
 import { geminiHttpError } from './gemini-errors.js';
 import { GeminiRequestProblem, toGeminiRequest } from './gemini-request.js';
@@ -11,7 +13,6 @@ import type { GeminiRequest } from './gemini-wire.js';
 import { joinPath, postUpstream, readJsonBody } from '../upstream-post.js';
 
 /** Gemini refuses more stop sequences than this. */
-const MAX_STOP_SEQUENCES = 5;
 const DEFAULT_API_VERSION = 'v1beta';
 
 /**
@@ -24,9 +25,8 @@ export class GeminiAdapter implements ProviderAdapter {
 
   unsupportedParameter(request: ChatRequest, deployment: ResolvedDeployment): string | null {
     if (request.n > 1 && !deployment.capabilities.has('n')) return 'n';
-    // Gemini cannot be told to call at most one function per turn.
-    if (request.parallelToolCalls === false) return 'parallel_tool_calls';
-    if (request.stop.length > MAX_STOP_SEQUENCES) return 'stop';
+    const refused = refusedParameter(GEMINI_PARAMETERS, request, deployment);
+    if (refused) return refused;
     const built = this.build(request);
     return built instanceof GeminiRequestProblem ? built.param : null;
   }

@@ -1,4 +1,5 @@
 import { type ChatMessage, type ChatRequest, type ContentPart, JSON_LIMITS, jsonTextNestsDeeperThan, toolArgumentsObject, type ToolCall, type ToolChoice } from '../../canonical/index.js';
+import { budgetOf } from '../parameters/reasoning-budget.js';
 import { SchemaNotRepresentable, toGeminiParameters, toGeminiSchema } from './gemini-schema.js';
 import type { GeminiContent, GeminiGenerationConfig, GeminiPart, GeminiRequest } from './gemini-wire.js';
 
@@ -54,6 +55,15 @@ export function toGeminiRequest(request: ChatRequest): GeminiRequest {
   if (request.stop.length) config.stopSequences = request.stop;
   if (request.n > 1) config.candidateCount = request.n;
   if (request.seed !== null) config.seed = request.seed;
+  if (request.topK !== null) config.topK = request.topK;
+  if (request.presencePenalty !== null) config.presencePenalty = request.presencePenalty;
+  if (request.frequencyPenalty !== null) config.frequencyPenalty = request.frequencyPenalty;
+  if (request.logprobs) {
+    config.responseLogprobs = true;
+    if (request.topLogprobs !== null && request.topLogprobs > 0) config.logprobs = request.topLogprobs;
+  }
+  // Thought summaries are asked for so the reasoning can be relayed like every other provider's.
+  if (request.reasoning !== null) config.thinkingConfig = { thinkingBudget: budgetOf(request.reasoning), includeThoughts: true };
   const format = request.responseFormat;
   if (format?.type === 'json_object') config.responseMimeType = 'application/json';
   if (format?.type === 'json_schema') {

@@ -1,7 +1,7 @@
-import { type ChatChoice, type ChatResponse, ProviderError, type ToolCall } from '../../canonical/index.js';
+import { type ChatChoice, type ChatResponse, ProviderError, type TokenLogprob, type ToolCall } from '../../canonical/index.js';
 import { plausibleRequestId, providerText } from '../upstream-errors.js';
 import { stopReasonFromGemini, usageFromGemini } from './gemini-usage.js';
-import type { GeminiCandidate, GeminiPart, GeminiResponse } from './gemini-wire.js';
+import type { GeminiCandidate, GeminiLogprobsResult, GeminiPart, GeminiResponse } from './gemini-wire.js';
 
 /**
  * A buffered `generateContent` answer → canonical response. A prompt Gemini refused to answer
@@ -37,10 +37,12 @@ export function promptBlock(response: GeminiResponse): ProviderError | null {
 
 function choiceOf(candidate: GeminiCandidate, position: number): ChatChoice {
   let text = '';
+  let thought = '';
   const toolCalls: ToolCall[] = [];
   for (const part of candidate.content?.parts ?? []) {
     const visible = visibleText(part);
     if (visible !== null) text += visible;
+    thought += thoughtText(part) ?? '';
     const call = functionCallOf(part, toolCalls.length);
     if (call) toolCalls.push(call);
   }
@@ -49,10 +51,27 @@ function choiceOf(candidate: GeminiCandidate, position: number): ChatChoice {
     text,
     toolCalls,
     stopReason: stopReasonFromGemini(candidate.finishReason, toolCalls.length > 0),
+    reasoning: thought ? [{ type: 'thinking', text: thought, signature: null }] : [],
+    logprobs: candidate.logprobsResult ? logprobsFromGemini(candidate.logprobsResult) : null,
   };
 }
 
 /** Answer text, or null for parts that are not (thought summaries are the model's notes, not its answer). */
+/** A thought-summary part (`thought: true`, sent when includeThoughts is on). */
+export function thoughtText(part: GeminiPart): string | null {
+  return 'text' in part && typeof part.text === 'string' && part.thought === true && part.text.length > 0 ? part.text : null;
+}
+
+/** logprobsResult → canonical log probabilities: chosen tokens with their top alternatives, position by position. */
+export function logprobsFromGemini(result: GeminiLogprobsResult): TokenLogprob[] {
+  return (result.chosenCandidates ?? []).map((chosen, i) => ({
+    token: String(chosen.token ?? ''),
+    logprob: Number(chosen.logProbability ?? 0),
+    bytes: null,
+    topLogprobs: (result.topCandidates?.[i]?.candidates ?? []).map((top) => ({ token: String(top.token ?? ''), logprob: Number(top.logProbability ?? 0), bytes: null })),
+  }));
+}
+
 export function visibleText(part: GeminiPart): string | null {
   if (!('text' in part) || typeof part.text !== 'string' || part.thought === true) return null;
   return part.text;

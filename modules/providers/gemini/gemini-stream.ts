@@ -2,7 +2,7 @@ import { ProviderError, type StreamEvent } from '../../canonical/index.js';
 import type { SseEvent } from '../streaming/sse-decoder.js';
 import type { SseTranslator } from '../streaming/sse-translation.js';
 import { geminiStreamError } from './gemini-errors.js';
-import { functionCallOf, promptBlock, visibleText } from './gemini-response.js';
+import { functionCallOf, logprobsFromGemini, promptBlock, thoughtText, visibleText } from './gemini-response.js';
 import { stopReasonFromGemini, usageFromGemini } from './gemini-usage.js';
 import type { GeminiErrorBody, GeminiResponse, GeminiUsageMetadata } from './gemini-wire.js';
 
@@ -56,11 +56,17 @@ export class GeminiStreamTranslator implements SseTranslator {
         if ((text || call) && state.phase === 'finished') {
           throw new ProviderError('malformed_response', 'the provider sent output after the candidate finished');
         }
+        const thought = thoughtText(part);
+        if (thought) events.push({ type: 'reasoning', choice, part: 0, text: thought });
         if (text) events.push({ type: 'text', choice, text });
         if (call) {
           events.push({ type: 'tool_call', choice, index: state.calls, id: call.id, name: call.name, arguments: call.arguments });
           state.calls++;
         }
+      }
+      if (candidate.logprobsResult) {
+        const content = logprobsFromGemini(candidate.logprobsResult);
+        if (content.length) events.push({ type: 'logprobs', choice, content });
       }
       if (candidate.finishReason && state.phase === 'answering') {
         state.phase = 'finished';

@@ -37,6 +37,24 @@ export interface GeminiGenerationConfig {
   seed?: number;
   responseMimeType?: 'text/plain' | 'application/json';
   responseSchema?: Record<string, unknown>;
+  topK?: number;
+  presencePenalty?: number;
+  frequencyPenalty?: number;
+  responseLogprobs?: boolean;
+  /** Alternatives per token (1..20) when responseLogprobs is set. */
+  logprobs?: number;
+  thinkingConfig?: { thinkingBudget?: number; includeThoughts?: boolean };
+}
+
+export interface GeminiLogprobCandidate {
+  token?: string;
+  tokenId?: number;
+  logProbability?: number;
+}
+
+export interface GeminiLogprobsResult {
+  chosenCandidates?: GeminiLogprobCandidate[];
+  topCandidates?: Array<{ candidates?: GeminiLogprobCandidate[] }>;
 }
 
 export interface GeminiRequest {
@@ -63,6 +81,7 @@ export interface GeminiCandidate {
   content?: { role?: string; parts?: GeminiPart[] };
   finishReason?: string;
   index?: number;
+  logprobsResult?: GeminiLogprobsResult;
 }
 
 /** One buffered answer, and also each `data:` payload of a `streamGenerateContent?alt=sse` stream. */

@@ -1,5 +1,5 @@
 import { type Frame, MockBadRequest, type MockFormat, type MockRenderContext } from './mock-format.js';
-import type { MockInput } from './mock-script.js';
+import { type MockInput, mockSignature } from './mock-script.js';
 
 const event = (name: string, payload: unknown): string => `event: ${name}\ndata: ${JSON.stringify(payload)}\n\n`;
 
@@ -41,6 +41,13 @@ export const anthropicMockFormat: MockFormat = {
     const choice = request.tool_choice as { type?: string; name?: string } | undefined;
     const last = messages[messages.length - 1];
     const system = typeof request.system === 'string' ? request.system : Array.isArray(request.system) ? textOf(request.system) : '';
+    const thinking = request.thinking as { type?: string; budget_tokens?: unknown } | undefined;
+    const reasoning = thinking?.type === 'enabled';
+    if (reasoning) {
+      if (typeof thinking.budget_tokens !== 'number' || thinking.budget_tokens < 1024) throw new MockBadRequest('thinking.enabled.budget_tokens: Input should be greater than or equal to 1024');
+      if (thinking.budget_tokens >= request.max_tokens) throw new MockBadRequest('`max_tokens` must be greater than `thinking.budget_tokens`');
+      checkThinkingHistory(messages);
+    }
     return {
       model: request.model,
       stream: request.stream === true,
@@ -52,13 +59,17 @@ export const anthropicMockFormat: MockFormat = {
       answeringToolResult: last.role === 'user' && Array.isArray(last.content) && last.content.some((b: Json) => b?.type === 'tool_result'),
       responseFormat: null,
       maxTokens: request.max_tokens,
+      reasoning,
+      logprobs: null,
+      cacheBreakpoints: countCacheControl(request),
     };
   },
 
   buffered({ id, input, answer, reportUsage }) {
-    const content = answer.toolCall
+    const content: Json[] = answer.toolCall
       ? [{ type: 'tool_use', id: toolId(answer.toolCall.id), name: answer.toolCall.name, input: JSON.parse(answer.toolCall.argumentPieces.join('')) }]
       : [{ type: 'text', text: answer.textPieces.join('') }];
+    if (answer.reasoningPieces.length) content.unshift({ type: 'thinking', thinking: answer.reasoningPieces.join(''), signature: answer.signature });
     return {
       id: messageId(id),
       type: 'message',
@@ -82,21 +93,26 @@ export const anthropicMockFormat: MockFormat = {
       stop_sequence: null,
       ...(ctx.reportUsage ? { usage: { ...inputUsage(ctx.answer), output_tokens: 1 } } : {}),
     };
-    const call = ctx.answer.toolCall;
-    const block = call ? { type: 'tool_use', id: toolId(call.id), name: call.name, input: {} } : { type: 'text', text: '' };
-    return [
-      event('message_start', { type: 'message_start', message }),
-      event('content_block_start', { type: 'content_block_start', index: 0, content_block: block }),
-      event('ping', { type: 'ping' }),
-    ];
+    const first = ctx.answer.reasoningPieces.length
+      ? event('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } })
+      : answerBlockStart(ctx);
+    return [event('message_start', { type: 'message_start', message }), first, event('ping', { type: 'ping' })];
   },
 
-  textPiece: (_ctx, piece) => [event('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: piece } })],
+  reasoningPiece: (_ctx, piece) => [event('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'thinking_delta', thinking: piece } })],
 
-  toolPiece: (_ctx, piece) => [event('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'input_json_delta', partial_json: piece } })],
+  reasoningEnd: (ctx) => [
+    event('content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'signature_delta', signature: ctx.answer.signature } }),
+    event('content_block_stop', { type: 'content_block_stop', index: 0 }),
+    answerBlockStart(ctx),
+  ],
+
+  textPiece: (ctx, piece) => [event('content_block_delta', { type: 'content_block_delta', index: answerIndex(ctx), delta: { type: 'text_delta', text: piece } })],
+
+  toolPiece: (ctx, piece) => [event('content_block_delta', { type: 'content_block_delta', index: answerIndex(ctx), delta: { type: 'input_json_delta', partial_json: piece } })],
 
   streamEnd(ctx) {
-    const frames: Frame[] = [event('content_block_stop', { type: 'content_block_stop', index: 0 })];
+    const frames: Frame[] = [event('content_block_stop', { type: 'content_block_stop', index: answerIndex(ctx) })];
     frames.push(
       event('message_delta', {
         type: 'message_delta',
@@ -117,10 +133,48 @@ export const anthropicMockFormat: MockFormat = {
 
 function inputUsage(answer: MockRenderContext['answer']) {
   return {
-    input_tokens: answer.usage.prompt - answer.usage.cached,
-    cache_creation_input_tokens: 0,
+    input_tokens: answer.usage.prompt - answer.usage.cached - answer.usage.cacheWrite,
+    cache_creation_input_tokens: answer.usage.cacheWrite,
     cache_read_input_tokens: answer.usage.cached,
   };
+}
+
+/** The answer's block comes after the thinking block when there is one. */
+const answerIndex = (ctx: MockRenderContext) => (ctx.answer.reasoningPieces.length ? 1 : 0);
+
+function answerBlockStart(ctx: MockRenderContext): string {
+  const call = ctx.answer.toolCall;
+  const block = call ? { type: 'tool_use', id: toolId(call.id), name: call.name, input: {} } : { type: 'text', text: '' };
+  return event('content_block_start', { type: 'content_block_start', index: answerIndex(ctx), content_block: block });
+}
+
+/**
+ * As Anthropic requires with thinking on: an assistant turn that used a tool, answered by tool results
+ * in the last user turn, must start with its thinking block, signature intact.
+ */
+function checkThinkingHistory(messages: Array<{ role: string; content: unknown }>): void {
+  const last = messages[messages.length - 1];
+  const previous = messages[messages.length - 2];
+  const answersTool = last.role === 'user' && Array.isArray(last.content) && last.content.some((b: Json) => b?.type === 'tool_result');
+  if (!answersTool || previous?.role !== 'assistant' || !Array.isArray(previous.content)) return;
+  const first = previous.content[0] as Json | undefined;
+  if (first?.type === 'redacted_thinking') return;
+  if (first?.type !== 'thinking') {
+    throw new MockBadRequest(`messages.${messages.length - 2}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${String(first?.type)}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block.`);
+  }
+  if (first.signature !== mockSignature(String(first.thinking))) throw new MockBadRequest('Invalid `signature` in `thinking` block');
+}
+
+/** cache_control breakpoints on system blocks, message blocks and tools (Anthropic allows at most four). */
+function countCacheControl(request: Json): number {
+  const blocks: unknown[] = [
+    ...(Array.isArray(request.system) ? request.system : []),
+    ...(Array.isArray(request.tools) ? request.tools : []),
+    ...(Array.isArray(request.messages) ? (request.messages as Array<{ content: unknown }>).flatMap((m) => (Array.isArray(m.content) ? m.content : [])) : []),
+  ];
+  const count = blocks.filter((b) => typeof b === 'object' && b !== null && (b as Json).cache_control !== undefined).length;
+  if (count > 4) throw new MockBadRequest('A maximum of 4 blocks with cache_control may be provided.');
+  return count;
 }
 
 function stopReason(reason: MockRenderContext['answer']['finishReason']): string {

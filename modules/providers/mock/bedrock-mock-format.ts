@@ -1,12 +1,12 @@
 import { encodeEventFrame, encodeExceptionFrame } from '../bedrock/bedrock-event-stream.js';
 import { type ConverseContentBlock, type ConverseMessage, type ConverseStopReason, EVENT_STREAM_CONTENT_TYPE } from '../bedrock/bedrock-wire.js';
 import { type Frame, MockBadRequest, type MockFormat, type MockRenderContext } from './mock-format.js';
-import type { MockAnswer, MockInput } from './mock-script.js';
+import { type MockAnswer, type MockInput, mockSignature } from './mock-script.js';
 
 type Json = Record<string, unknown>;
 
 const PATH = /\/model\/([^/]+)\/(converse|converse-stream)$/;
-const BLOCK_KINDS = ['text', 'image', 'toolUse', 'toolResult', 'reasoningContent'];
+const BLOCK_KINDS = ['text', 'image', 'toolUse', 'toolResult', 'reasoningContent', 'cachePoint'];
 const IMAGE_FORMATS = ['png', 'jpeg', 'gif', 'webp'];
 /** Bedrock pads stream events with a `p` field of varying length (so sizes leak nothing); the mock does too. */
 const PADDING = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
@@ -51,7 +51,15 @@ export const bedrockMockFormat: MockFormat = {
     for (const [i, message] of messages.entries()) validateMessage(message, i, i > 0 ? messages[i - 1] : null, toolConfig !== undefined);
     if (messages[0].role !== 'user') throw new MockBadRequest('A conversation must start with a user message. Try again with a conversation that starts with a user message.');
     const system = Array.isArray(request.system) ? (request.system as Array<{ text?: string }>).map((b) => b.text ?? '') : [];
-    const tools = (toolConfig?.tools ?? []).map((tool) => {
+    const additional = (request.additionalModelRequestFields ?? {}) as { thinking?: { type?: string; budget_tokens?: number } };
+    const reasoning = additional.thinking?.type === 'enabled';
+    if (reasoning) checkReasoningHistory(messages);
+    const cacheBreakpoints = [
+      ...(Array.isArray(request.system) ? request.system : []),
+      ...(toolConfig?.tools ?? []),
+      ...messages.flatMap((m) => m.content),
+    ].filter((block) => (block as Json)?.cachePoint !== undefined).length;
+    const tools = (toolConfig?.tools ?? []).filter((tool) => !('cachePoint' in tool)).map((tool) => {
       if (!tool.toolSpec?.name || !tool.toolSpec.inputSchema?.json) throw new MockBadRequest('Each tool needs a toolSpec with a name and inputSchema.json.');
       return { name: tool.toolSpec.name, parameters: tool.toolSpec.inputSchema.json };
     });
@@ -69,6 +77,9 @@ export const bedrockMockFormat: MockFormat = {
       answeringToolResult: last.role === 'user' && last.content.some((block) => block.toolResult !== undefined),
       responseFormat: null,
       maxTokens: typeof inference.maxTokens === 'number' ? inference.maxTokens : null,
+      reasoning,
+      logprobs: null,
+      cacheBreakpoints,
     };
   },
 
@@ -76,6 +87,7 @@ export const bedrockMockFormat: MockFormat = {
     const content: ConverseContentBlock[] = answer.toolCall
       ? [{ toolUse: { toolUseId: toolUseId(answer), name: answer.toolCall.name, input: JSON.parse(answer.toolCall.argumentPieces.join('')) } }]
       : [{ text: answer.textPieces.join('') }];
+    if (answer.reasoningPieces.length) content.unshift({ reasoningContent: { reasoningText: { text: answer.reasoningPieces.join(''), signature: answer.signature! } } });
     return {
       output: { message: { role: 'assistant', content } },
       stopReason: stopReasonOf(answer),
@@ -86,19 +98,27 @@ export const bedrockMockFormat: MockFormat = {
 
   streamStart: () => [event('messageStart', { role: 'assistant' })],
 
-  textPiece: (_ctx, piece) => [event('contentBlockDelta', { contentBlockIndex: 0, delta: { text: piece } })],
+  reasoningPiece: (_ctx, piece) => [event('contentBlockDelta', { contentBlockIndex: 0, delta: { reasoningContent: { text: piece } } })],
+
+  reasoningEnd: (ctx) => [
+    event('contentBlockDelta', { contentBlockIndex: 0, delta: { reasoningContent: { signature: ctx.answer.signature } } }),
+    event('contentBlockStop', { contentBlockIndex: 0 }),
+  ],
+
+  textPiece: (ctx, piece) => [event('contentBlockDelta', { contentBlockIndex: answerIndex(ctx), delta: { text: piece } })],
 
   toolPiece(ctx, piece, index) {
     const call = ctx.answer.toolCall!;
     const frames: Frame[] = [];
-    if (index === 0) frames.push(event('contentBlockStart', { contentBlockIndex: 0, start: { toolUse: { toolUseId: toolUseId(ctx.answer), name: call.name } } }));
-    frames.push(event('contentBlockDelta', { contentBlockIndex: 0, delta: { toolUse: { input: piece } } }));
+    const block = answerIndex(ctx);
+    if (index === 0) frames.push(event('contentBlockStart', { contentBlockIndex: block, start: { toolUse: { toolUseId: toolUseId(ctx.answer), name: call.name } } }));
+    frames.push(event('contentBlockDelta', { contentBlockIndex: block, delta: { toolUse: { input: piece } } }));
     return frames;
   },
 
   streamEnd(ctx: MockRenderContext) {
     const frames: Frame[] = [
-      event('contentBlockStop', { contentBlockIndex: 0 }),
+      event('contentBlockStop', { contentBlockIndex: answerIndex(ctx) }),
       event('messageStop', { stopReason: stopReasonOf(ctx.answer) }),
     ];
     if (ctx.reportUsage) frames.push(event('metadata', { usage: usageOf(ctx.answer), metrics: { latencyMs: 1 } }));
@@ -161,11 +181,26 @@ function stopReasonOf(answer: MockAnswer): ConverseStopReason {
 }
 
 function usageOf(answer: MockAnswer) {
-  const { prompt, completion, cached } = answer.usage;
+  const { prompt, completion, cached, cacheWrite } = answer.usage;
   return {
-    inputTokens: prompt - cached,
+    inputTokens: prompt - cached - cacheWrite,
     outputTokens: completion,
     totalTokens: prompt + completion,
-    ...(cached > 0 ? { cacheReadInputTokens: cached, cacheWriteInputTokens: 0 } : {}),
+    ...(cached > 0 || cacheWrite > 0 ? { cacheReadInputTokens: cached, cacheWriteInputTokens: cacheWrite } : {}),
   };
+}
+
+const answerIndex = (ctx: MockRenderContext) => (ctx.answer.reasoningPieces.length ? 1 : 0);
+
+/** Claude on Bedrock, like Anthropic: a tool-use turn continued with thinking on must keep its signed thinking first. */
+function checkReasoningHistory(messages: ConverseMessage[]): void {
+  const last = messages[messages.length - 1];
+  const previous = messages[messages.length - 2];
+  if (!last.content.some((b) => b.toolResult) || previous?.role !== 'assistant') return;
+  const first = previous.content[0]?.reasoningContent;
+  if (first?.redactedContent) return;
+  if (!first?.reasoningText) {
+    throw new MockBadRequest('The model returned the following errors: messages.1.content.0.type: Expected `thinking` or `redacted_thinking`. When `thinking` is enabled, a final `assistant` message must start with a thinking block.');
+  }
+  if (first.reasoningText.signature !== mockSignature(first.reasoningText.text)) throw new MockBadRequest('The model returned the following errors: Invalid `signature` in `thinking` block');
 }

@@ -1,6 +1,6 @@
 import type { GeminiContent, GeminiPart } from '../gemini/gemini-wire.js';
 import { type Frame, MockBadRequest, type MockFormat, type MockRenderContext } from './mock-format.js';
-import type { MockInput } from './mock-script.js';
+import type { MockInput, MockLogprob } from './mock-script.js';
 
 const ROUTE = /\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
 /** Google's alt=sse streams separate events with CRLF pairs. */
@@ -84,6 +84,10 @@ export const geminiMockFormat: MockFormat = {
       answeringToolResult: last.role === 'user' && last.parts.some((p) => 'functionResponse' in p),
       responseFormat: json ? (config.responseSchema ? { type: 'json_schema', schema: jsonSchemaOf(config.responseSchema) } : { type: 'json_object' }) : null,
       maxTokens: typeof config.maxOutputTokens === 'number' ? config.maxOutputTokens : null,
+      // Gemini thinks by default; the mock shows thoughts only when asked for them (includeThoughts), as Gemini does.
+      reasoning: (config.thinkingConfig as { includeThoughts?: boolean } | undefined)?.includeThoughts === true,
+      logprobs: config.responseLogprobs === true ? { top: typeof config.logprobs === 'number' ? config.logprobs : 0 } : null,
+      cacheBreakpoints: 0,
     };
   },
 
@@ -92,8 +96,12 @@ export const geminiMockFormat: MockFormat = {
     const parts: GeminiPart[] = answer.toolCall
       ? [{ functionCall: { name: answer.toolCall.name, args: JSON.parse(answer.toolCall.argumentPieces.join('')) } }]
       : [{ text: answer.textPieces.join('') }];
+    if (answer.reasoningPieces.length) parts.unshift({ text: answer.reasoningPieces.join(''), thought: true });
     return {
-      candidates: [{ content: { role: 'model', parts }, finishReason: finishReasonOf(ctx), index: 0 }],
+      candidates: [{
+        content: { role: 'model', parts }, finishReason: finishReasonOf(ctx), index: 0,
+        ...(answer.logprobs ? { logprobsResult: logprobsResultOf(answer.logprobs) } : {}),
+      }],
       ...(ctx.reportUsage ? { usageMetadata: usageOf(ctx, answer.usage.completion) } : {}),
       modelVersion: ctx.input.model,
       responseId: ctx.id,
@@ -102,7 +110,11 @@ export const geminiMockFormat: MockFormat = {
 
   streamStart: () => [],
 
-  textPiece: (ctx, piece, index) => [frame(ctx, [{ text: piece }], index + 1)],
+  reasoningPiece: (ctx, piece) => [frame(ctx, [{ text: piece, thought: true }], 0)],
+
+  reasoningEnd: () => [],
+
+  textPiece: (ctx, piece, index) => [frame(ctx, [{ text: piece }], index + 1, ctx.answer.logprobs ? logprobsResultOf([ctx.answer.logprobs[index]]) : null)],
 
   /** Gemini streams a function call whole, once its arguments are complete. */
   toolPiece(ctx, _piece, index) {
@@ -138,22 +150,32 @@ export const geminiMockFormat: MockFormat = {
   malformedFrame: () => 'data: {"candidates": [{"content": {"parts": [{"text": "cut\r\n\r\n',
 };
 
-function frame(ctx: MockRenderContext, parts: GeminiPart[], producedSoFar: number): string {
+function frame(ctx: MockRenderContext, parts: GeminiPart[], producedSoFar: number, logprobsResult: unknown = null): string {
   return sse({
-    candidates: [{ content: { role: 'model', parts }, index: 0 }],
+    candidates: [{ content: { role: 'model', parts }, index: 0, ...(logprobsResult ? { logprobsResult } : {}) }],
     ...(ctx.reportUsage ? { usageMetadata: usageOf(ctx, producedSoFar) } : {}),
     modelVersion: ctx.input.model,
     responseId: ctx.id,
   });
 }
 
+/** Gemini counts thoughts apart from the visible output (candidatesTokenCount). */
 function usageOf(ctx: MockRenderContext, candidates: number) {
-  const { prompt, cached } = ctx.answer.usage;
+  const { prompt, cached, reasoning } = ctx.answer.usage;
+  const visible = Math.max(0, candidates - (candidates === ctx.answer.usage.completion ? reasoning : 0));
   return {
     promptTokenCount: prompt,
-    candidatesTokenCount: candidates,
-    totalTokenCount: prompt + candidates,
+    candidatesTokenCount: visible,
+    totalTokenCount: prompt + visible + reasoning,
+    ...(reasoning > 0 ? { thoughtsTokenCount: reasoning } : {}),
     ...(cached > 0 ? { cachedContentTokenCount: cached } : {}),
+  };
+}
+
+function logprobsResultOf(entries: MockLogprob[]) {
+  return {
+    chosenCandidates: entries.map((e) => ({ token: e.token, logProbability: e.logprob })),
+    topCandidates: entries.map((e) => ({ candidates: e.top.map((t) => ({ token: t.token, logProbability: t.logprob })) })),
   };
 }
 

@@ -28,6 +28,10 @@ export interface MockFormat {
   buffered(ctx: MockRenderContext): unknown;
   streamContentType: string;
   streamStart(ctx: MockRenderContext): Frame[];
+  /** One piece of thinking (streamed before the answer when the request asked for reasoning). */
+  reasoningPiece(ctx: MockRenderContext, piece: string, index: number): Frame[];
+  /** After the last thinking piece: its signature and the switch to the answer, in formats that have them. */
+  reasoningEnd(ctx: MockRenderContext): Frame[];
   textPiece(ctx: MockRenderContext, piece: string, index: number): Frame[];
   toolPiece(ctx: MockRenderContext, piece: string, index: number): Frame[];
   streamEnd(ctx: MockRenderContext): Frame[];

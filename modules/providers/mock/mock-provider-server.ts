@@ -164,6 +164,12 @@ export class MockProviderServer {
     if (behaviour.stall === 'before-first-token') return;
     if (behaviour.ttftMs > 0) await sleep(behaviour.ttftMs);
     write(res, format.streamStart(ctx));
+    const thinking = ctx.answer.reasoningPieces;
+    for (let i = 0; i < thinking.length; i++) {
+      if (closed()) return;
+      write(res, format.reasoningPiece(ctx, thinking[i], i));
+    }
+    if (thinking.length) write(res, format.reasoningEnd(ctx));
     const pieces = ctx.answer.toolCall ? ctx.answer.toolCall.argumentPieces : ctx.answer.textPieces;
     for (let i = 0; i < pieces.length; i++) {
       if (closed()) return;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { MockBehaviour } from './mock-behaviour.js';
 
 /** What the mock needs to know of a request, whatever wire format it arrived in. */
@@ -13,14 +14,47 @@ export interface MockInput {
   answeringToolResult: boolean;
   responseFormat: { type: 'json_object' } | { type: 'json_schema'; schema: Record<string, unknown> } | null;
   maxTokens: number | null;
+  /** The request asked for reasoning (an effort or a thinking budget, however the format spells it). */
+  reasoning?: boolean;
+  /** Log probabilities asked for, with this many alternatives per token (0: the chosen token only). */
+  logprobs?: { top: number } | null;
+  /** Prompt-cache breakpoints in the request (Anthropic cache_control, Bedrock cachePoint). */
+  cacheBreakpoints?: number;
 }
 
 /** The answer the mock will give, split into the pieces it streams. */
 export interface MockAnswer {
+  /** Thinking streamed before the answer, when the request asked for reasoning (else empty). */
+  reasoningPieces: string[];
+  /** Signs the thinking (formats with signatures): `mockSignature(reasoning text)`. */
+  signature: string | null;
   textPieces: string[];
   toolCall: { id: string; name: string; argumentPieces: string[] } | null;
   finishReason: 'stop' | 'length' | 'tool_calls';
-  usage: { prompt: number; completion: number; cached: number };
+  /**
+   * completion counts every output piece, reasoning included (as OpenAI and Anthropic count output);
+   * reasoning is the reasoning pieces; cacheWrite the prompt tokens written to the cache at breakpoints.
+   */
+  usage: { prompt: number; completion: number; cached: number; reasoning: number; cacheWrite: number };
+  /** Per text piece, when asked for: the piece, its log probability and alternatives. */
+  logprobs: MockLogprob[] | null;
+}
+
+export interface MockLogprob {
+  token: string;
+  logprob: number;
+  top: Array<{ token: string; logprob: number }>;
+}
+
+/** The mock's thinking, always the same three pieces (three reasoning tokens by the mock's rule). */
+export const MOCK_REASONING = ['Considering', ' the', ' question.'] as const;
+
+/**
+ * What the mock signs its thinking with; formats with signatures refuse a continuation whose thinking
+ * does not carry it, as Anthropic does, so a gateway that loses the signature fails the test.
+ */
+export function mockSignature(thinking: string): string {
+  return `mocksig-${createHash('sha256').update(thinking).digest('base64url').slice(0, 24)}`;
 }
 
 const WORDS = ['Switchyard', 'routes', 'this', 'mock', 'answer', 'through', 'one', 'gateway', 'with', 'exact', 'usage', 'and', 'cost'];
@@ -29,15 +63,24 @@ const WORDS = ['Switchyard', 'routes', 'this', 'mock', 'answer', 'through', 'one
 export function planAnswer(input: MockInput, behaviour: MockBehaviour, sequence: number): MockAnswer {
   const prompt = mockTokens(input.promptText) + 3;
   const cached = Math.min(behaviour.cachedTokens, prompt);
+  const cacheWrite = (input.cacheBreakpoints ?? 0) > 0 ? prompt - cached : 0;
+  const reasoningPieces: string[] = input.reasoning ? [...MOCK_REASONING] : [];
+  const thinking = {
+    reasoningPieces,
+    signature: reasoningPieces.length ? mockSignature(reasoningPieces.join('')) : null,
+  };
+  const usage = (completion: number) => ({ prompt, completion: completion + reasoningPieces.length, cached, reasoning: reasoningPieces.length, cacheWrite });
   const tool = chooseTool(input);
   if (tool) {
     const args = JSON.stringify(sampleFor(tool.parameters));
     const pieces = split(args, Math.max(1, behaviour.chunks));
     return {
+      ...thinking,
       textPieces: [],
       toolCall: { id: `call_mock_${sequence}`, name: tool.name, argumentPieces: pieces },
       finishReason: 'tool_calls',
-      usage: { prompt, completion: pieces.length, cached },
+      usage: usage(pieces.length),
+      logprobs: null,
     };
   }
   let pieces: string[];
@@ -52,7 +95,15 @@ export function planAnswer(input: MockInput, behaviour: MockBehaviour, sequence:
     pieces = pieces.slice(0, input.maxTokens);
     finishReason = 'length';
   }
-  return { textPieces: pieces, toolCall: null, finishReason, usage: { prompt, completion: pieces.length, cached } };
+  return { ...thinking, textPieces: pieces, toolCall: null, finishReason, usage: usage(pieces.length), logprobs: input.logprobs ? logprobsOf(pieces, input.logprobs.top) : null };
+}
+
+/** Piece i has log probability -(i+1)/10; alternatives are `<piece>~k`, each 1 lower. */
+function logprobsOf(pieces: string[], top: number): MockLogprob[] {
+  return pieces.map((token, i) => {
+    const logprob = -(i + 1) / 10;
+    return { token, logprob, top: Array.from({ length: top }, (_, k) => (k === 0 ? { token, logprob } : { token: `${token}~${k}`, logprob: logprob - k })) };
+  });
 }
 
 function chooseTool(input: MockInput): MockInput['tools'][number] | null {

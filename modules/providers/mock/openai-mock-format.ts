@@ -1,6 +1,6 @@
 import type { OpenAiMessage } from '../openai/openai-wire.js';
 import { type Frame, MockBadRequest, type MockFormat, type MockRenderContext } from './mock-format.js';
-import type { MockInput } from './mock-script.js';
+import type { MockInput, MockLogprob } from './mock-script.js';
 
 const sse = (payload: unknown): string => `data: ${JSON.stringify(payload)}\n\n`;
 const AZURE_ROUTE = /\/openai\/deployments\/([^/]+)\/chat\/completions$/;
@@ -50,6 +50,9 @@ export const openAiMockFormat: MockFormat = {
             ? { type: 'json_object' }
             : null,
       maxTokens,
+      reasoning: typeof request.reasoning_effort === 'string',
+      logprobs: request.logprobs === true ? { top: typeof request.top_logprobs === 'number' ? request.top_logprobs : 0 } : null,
+      cacheBreakpoints: 0,
     };
   },
 
@@ -69,9 +72,11 @@ export const openAiMockFormat: MockFormat = {
               ? { tool_calls: [{ id: answer.toolCall.id, type: 'function', function: { name: answer.toolCall.name, arguments: answer.toolCall.argumentPieces.join('') } }] }
               : {}),
             refusal: null,
+            // What OpenAI-compatible reasoning servers (vLLM, DeepSeek) return; OpenAI itself returns only the count.
+            ...(answer.reasoningPieces.length ? { reasoning_content: answer.reasoningPieces.join('') } : {}),
           },
           finish_reason: answer.finishReason,
-          logprobs: null,
+          logprobs: answer.logprobs ? { content: answer.logprobs.map(wireLogprob), refusal: null } : null,
         },
       ],
       ...(reportUsage ? { usage: usageOf(answer) } : {}),
@@ -81,7 +86,11 @@ export const openAiMockFormat: MockFormat = {
 
   streamStart: (ctx) => [chunk(ctx, { role: 'assistant', content: '' }, null)],
 
-  textPiece: (ctx, piece) => [chunk(ctx, { content: piece }, null)],
+  reasoningPiece: (ctx, piece) => [chunk(ctx, { reasoning_content: piece }, null)],
+
+  reasoningEnd: () => [],
+
+  textPiece: (ctx, piece, index) => [chunk(ctx, { content: piece }, null, ctx.answer.logprobs ? { content: [wireLogprob(ctx.answer.logprobs[index])], refusal: null } : null)],
 
   toolPiece(ctx, piece, index) {
     const call = ctx.answer.toolCall!;
@@ -110,15 +119,20 @@ export const openAiMockFormat: MockFormat = {
   malformedFrame: () => 'data: {"id": "chatcmpl-broken", "choices": [\n\n',
 };
 
-function chunk(ctx: MockRenderContext, delta: Record<string, unknown>, finishReason: string | null): string {
+function chunk(ctx: MockRenderContext, delta: Record<string, unknown>, finishReason: string | null, logprobs: unknown = null): string {
   return sse({
     id: ctx.id,
     object: 'chat.completion.chunk',
     created: ctx.created,
     model: ctx.input.model,
     system_fingerprint: 'fp_mock',
-    choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }],
+    choices: [{ index: 0, delta, finish_reason: finishReason, logprobs }],
   });
+}
+
+function wireLogprob(entry: MockLogprob) {
+  const bytes = (text: string) => [...Buffer.from(text, 'utf8')];
+  return { token: entry.token, logprob: entry.logprob, bytes: bytes(entry.token), top_logprobs: entry.top.map((t) => ({ token: t.token, logprob: t.logprob, bytes: bytes(t.token) })) };
 }
 
 function usageOf(answer: MockRenderContext['answer']) {
@@ -127,7 +141,7 @@ function usageOf(answer: MockRenderContext['answer']) {
     completion_tokens: answer.usage.completion,
     total_tokens: answer.usage.prompt + answer.usage.completion,
     prompt_tokens_details: { cached_tokens: answer.usage.cached },
-    completion_tokens_details: { reasoning_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: answer.usage.reasoning },
   };
 }
 

@@ -5,6 +5,7 @@ import { translateSseBody } from '../streaming/sse-translation.js';
 import { DEFAULT_REQUEST_ID_HEADERS, classifyHttpStatus, httpError } from '../upstream-errors.js';
 import { joinPath, postUpstream, readJsonBody } from '../upstream-post.js';
 import { fromOpenAiEmbeddings, toOpenAiEmbeddingsRequest } from './openai-embeddings.js';
+import { refusedParameter, type ParameterTable } from '../parameters/parameter-table.js';
 import { toOpenAiRequest } from './openai-request.js';
 import { preparedBody } from '../prepared-body.js';
 import { fromOpenAiCompletion } from './openai-response.js';
@@ -20,6 +21,8 @@ export interface OpenAiDialect {
   modelInBody: boolean;
   /** Response headers that carry the provider's request id, in order of preference. */
   requestIdHeaders?: readonly string[];
+  /** What this flavour of the wire format does with each parameter. */
+  parameters: ParameterTable;
 }
 
 /** OpenAI and OpenAI-compatible servers (vLLM, Ollama, TGI, the mock): the Chat Completions wire format. */
@@ -28,7 +31,7 @@ export class OpenAiAdapter implements ProviderAdapter {
 
   unsupportedParameter(request: ChatRequest, deployment: ResolvedDeployment): string | null {
     if (request.n > 1 && !deployment.capabilities.has('n')) return 'n';
-    return null;
+    return refusedParameter(this.dialect.parameters, request, deployment);
   }
 
   async chat(call: UpstreamCall): Promise<ChatResponse> {

@@ -1,4 +1,5 @@
 import type { ChatMessage, ChatRequest, ContentPart } from '../../canonical/index.js';
+import { effortOf } from '../parameters/reasoning-budget.js';
 import type { OpenAiContentPart, OpenAiMessage } from './openai-wire.js';
 
 export interface OpenAiRequestOptions {
@@ -51,6 +52,22 @@ export function toOpenAiRequest(request: ChatRequest, options: OpenAiRequestOpti
           }
         : { type: format.type };
   }
+  // The parameter table passes these under their own names (or refused the route before this point).
+  if (request.frequencyPenalty !== null) body.frequency_penalty = request.frequencyPenalty;
+  if (request.presencePenalty !== null) body.presence_penalty = request.presencePenalty;
+  if (request.logitBias !== null) body.logit_bias = request.logitBias;
+  if (request.logprobs) body.logprobs = true;
+  if (request.topLogprobs !== null && request.logprobs) body.top_logprobs = request.topLogprobs;
+  if (request.topK !== null) body.top_k = request.topK;
+  if (request.reasoning !== null) body.reasoning_effort = effortOf(request.reasoning);
+  if (request.verbosity !== null) body.verbosity = request.verbosity;
+  if (request.serviceTier !== null) body.service_tier = request.serviceTier;
+  if (request.metadata !== null) body.metadata = request.metadata;
+  if (request.safetyIdentifier !== null) body.safety_identifier = request.safetyIdentifier;
+  if (request.promptCacheKey !== null) body.prompt_cache_key = request.promptCacheKey;
+  if (request.store !== null) body.store = request.store;
+  if (request.modalities !== null) body.modalities = request.modalities;
+  if (request.prediction !== null) body.prediction = request.prediction;
   if (options.stream) {
     body.stream = true;
     // Always ask for usage so every stream can be billed; the client format strips it if not requested.
@@ -69,6 +86,8 @@ function toOpenAiMessage(message: ChatMessage): OpenAiMessage {
       return {
         role: 'assistant',
         content: message.content.length ? joinText(message.content) : null,
+        // Earlier reasoning is not sent back: Chat Completions has no field for it (DeepSeek refuses
+        // reasoning_content in input), and the models do not use their past reasoning.
         ...(message.toolCalls.length
           ? { tool_calls: message.toolCalls.map((call) => ({ id: call.id, type: 'function' as const, function: { name: call.name, arguments: call.arguments } })) }
           : {}),
@@ -90,3 +109,4 @@ function toContent(parts: ContentPart[]): string | OpenAiContentPart[] {
 function joinText(parts: ContentPart[]): string {
   return parts.map((part) => (part.type === 'text' ? part.text : '')).join('');
 }
+

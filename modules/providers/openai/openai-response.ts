@@ -1,5 +1,5 @@
-import { type ChatResponse, ProviderError } from '../../canonical/index.js';
-import { stopReasonFromOpenAi, usageFromOpenAi } from './openai-usage.js';
+import { type ChatResponse, ProviderError, type ReasoningPart } from '../../canonical/index.js';
+import { logprobsFromOpenAi, stopReasonFromOpenAi, usageFromOpenAi } from './openai-usage.js';
 import type { OpenAiChatCompletion } from './openai-wire.js';
 
 /** OpenAI chat.completion JSON → canonical response. A body that is not a completion is malformed. */
@@ -19,7 +19,15 @@ export function fromOpenAiCompletion(body: unknown): ChatResponse {
         arguments: call.function?.arguments ?? '',
       })),
       stopReason: stopReasonFromOpenAi(choice.finish_reason),
+      reasoning: reasoningOf(choice.message),
+      logprobs: Array.isArray(choice.logprobs?.content) ? logprobsFromOpenAi(choice.logprobs.content) : null,
     })),
     usage: completion.usage ? usageFromOpenAi(completion.usage) : null,
   };
+}
+
+/** reasoning_content (vLLM, DeepSeek) or reasoning (Ollama, OpenRouter): plain text without a signature. */
+function reasoningOf(message: OpenAiChatCompletion['choices'][number]['message'] | undefined): ReasoningPart[] {
+  const text = message?.reasoning_content ?? message?.reasoning;
+  return typeof text === 'string' && text.length > 0 ? [{ type: 'thinking', text, signature: null }] : [];
 }

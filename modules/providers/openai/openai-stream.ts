@@ -1,7 +1,7 @@
 import { ProviderError, type StreamEvent } from '../../canonical/index.js';
 import type { SseEvent } from '../streaming/sse-decoder.js';
 import { providerText } from '../upstream-errors.js';
-import { stopReasonFromOpenAi, usageFromOpenAi } from './openai-usage.js';
+import { logprobsFromOpenAi, stopReasonFromOpenAi, usageFromOpenAi } from './openai-usage.js';
 import type { OpenAiChunk } from './openai-wire.js';
 
 /**
@@ -38,6 +38,12 @@ export class OpenAiStreamTranslator {
     const events: StreamEvent[] = [];
     for (const choice of chunk.choices) {
       const delta = choice.delta ?? {};
+      // OpenAI-compatible reasoning servers stream thinking as reasoning_content (vLLM, DeepSeek) or reasoning (Ollama, OpenRouter).
+      const reasoning = delta.reasoning_content ?? delta.reasoning;
+      if (typeof reasoning === 'string' && reasoning.length > 0) events.push({ type: 'reasoning', choice: choice.index, part: 0, text: reasoning });
+      if (Array.isArray(choice.logprobs?.content) && choice.logprobs.content.length > 0) {
+        events.push({ type: 'logprobs', choice: choice.index, content: logprobsFromOpenAi(choice.logprobs.content) });
+      }
       if (typeof delta.content === 'string' && delta.content.length > 0) {
         events.push({ type: 'text', choice: choice.index, text: delta.content });
       }

@@ -13,7 +13,15 @@ export interface OpenAiToolCall {
 export type OpenAiMessage =
   | { role: 'system' | 'developer'; content: string | OpenAiContentPart[]; name?: string }
   | { role: 'user'; content: string | OpenAiContentPart[]; name?: string }
-  | { role: 'assistant'; content: string | OpenAiContentPart[] | null; tool_calls?: OpenAiToolCall[]; name?: string; refusal?: string | null }
+  | {
+      role: 'assistant';
+      content: string | OpenAiContentPart[] | null;
+      tool_calls?: OpenAiToolCall[];
+      name?: string;
+      refusal?: string | null;
+      /** Earlier reasoning sent back (DeepSeek-style servers accept and ignore it; OpenAI ignores it). */
+      reasoning_content?: string | null;
+    }
   | { role: 'tool'; content: string | OpenAiContentPart[]; tool_call_id: string };
 
 export interface OpenAiUsage {
@@ -24,6 +32,19 @@ export interface OpenAiUsage {
   completion_tokens_details?: { reasoning_tokens?: number } | null;
 }
 
+/** One token's log probability as OpenAI writes it (`choices[].logprobs.content[]`). */
+export interface OpenAiTokenLogprob {
+  token: string;
+  logprob: number;
+  bytes: number[] | null;
+  top_logprobs: Array<{ token: string; logprob: number; bytes: number[] | null }>;
+}
+
+export interface OpenAiLogprobs {
+  content: OpenAiTokenLogprob[] | null;
+  refusal?: OpenAiTokenLogprob[] | null;
+}
+
 export interface OpenAiChatCompletion {
   id: string;
   object: 'chat.completion';
@@ -31,9 +52,18 @@ export interface OpenAiChatCompletion {
   model: string;
   choices: Array<{
     index: number;
-    message: { role: 'assistant'; content: string | null; tool_calls?: OpenAiToolCall[]; refusal?: string | null };
+    message: {
+      role: 'assistant';
+      content: string | null;
+      tool_calls?: OpenAiToolCall[];
+      refusal?: string | null;
+      /** Reasoning text of OpenAI-compatible reasoning servers (DeepSeek, vLLM, Ollama); `reasoning` on some. */
+      reasoning_content?: string | null;
+      reasoning?: string | null;
+      thinking_blocks?: unknown[];
+    };
     finish_reason: string | null;
-    logprobs?: null;
+    logprobs?: OpenAiLogprobs | null;
   }>;
   usage?: OpenAiUsage;
   system_fingerprint?: string | null;
@@ -51,9 +81,11 @@ export interface OpenAiChunk {
       content?: string | null;
       tool_calls?: Array<{ index: number; id?: string; type?: 'function'; function?: { name?: string; arguments?: string } }>;
       refusal?: string | null;
+      reasoning_content?: string | null;
+      reasoning?: string | null;
     };
     finish_reason: string | null;
-    logprobs?: null;
+    logprobs?: OpenAiLogprobs | null;
   }>;
   usage?: OpenAiUsage | null;
   system_fingerprint?: string | null;

@@ -1,3 +1,4 @@
+import { ANTHROPIC_PARAMETER_NAMES } from '../../../providers/index.js';
 import type { ClientFormat } from '../client-format.js';
 import { anthropicErrorBody } from './anthropic-error-envelope.js';
 import { parseAnthropicMessagesRequest } from './anthropic-messages-request.js';
@@ -10,6 +11,7 @@ export const anthropicClientFormat: ClientFormat = {
   parseChat: parseAnthropicMessagesRequest,
   responseId: (requestId) => `msg_${requestId.replace(/-/g, '')}`,
   encodeChat: toAnthropicMessage,
-  streamEncoder: (identity) => new AnthropicMessagesStreamEncoder(identity),
+  streamEncoder: (identity, _request, estimatedInputTokens) => new AnthropicMessagesStreamEncoder(identity, estimatedInputTokens),
   errorBody: anthropicErrorBody,
+  parameterName: (parameter) => (ANTHROPIC_PARAMETER_NAMES as Readonly<Record<string, string>>)[parameter] ?? parameter,
 };

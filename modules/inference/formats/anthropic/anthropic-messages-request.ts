@@ -1,11 +1,14 @@
-import { assertJsonWithinBounds, type ChatMessage, type ChatRequest, type ContentPart, invalidRequest, type JsonShape, type ToolCall, type ToolChoice, type ToolDefinition, unsupportedParameter } from '../../../canonical/index.js';
+import {
+  assertJsonWithinBounds, type CacheControl, type ChatMessage, type ChatRequest, type ContentPart, invalidRequest, type JsonShape, type ReasoningPart,
+  type ReasoningRequest, type ToolCall, type ToolChoice, type ToolDefinition, UNSET_PARAMETERS, unsupportedParameter,
+} from '../../../canonical/index.js';
 
-const KNOWN = new Set(['model', 'max_tokens', 'messages', 'system', 'temperature', 'top_p', 'stop_sequences', 'stream', 'tools', 'tool_choice', 'metadata']);
-/** Accepted with these values only: they ask for the default behaviour, so nothing is lost. */
-const NEUTRAL: ReadonlyMap<string, (value: unknown) => boolean> = new Map<string, (value: unknown) => boolean>([
-  ['service_tier', (value) => value === 'auto'],
-  ['thinking', (value) => isObject(value) && value.type === 'disabled' && Object.keys(value).length === 1],
+/** Every parameter Switchyard parses; whether a route honours it is the provider's parameter table's call. */
+const KNOWN = new Set([
+  'model', 'max_tokens', 'messages', 'system', 'temperature', 'top_p', 'top_k', 'stop_sequences', 'stream', 'tools', 'tool_choice', 'metadata',
+  'thinking', 'service_tier',
 ]);
+const NEUTRAL: ReadonlyMap<string, (value: unknown) => boolean> = new Map<string, (value: unknown) => boolean>();
 /** Where the body holds client-defined JSON (tool schemas, earlier tool inputs): deeper nesting and any key name are allowed there. */
 export const ANTHROPIC_MESSAGES_SHAPE: JsonShape = {
   pathStyle: 'dots',
@@ -20,7 +23,7 @@ type Json = Record<string, unknown>;
 /**
  * Anthropic Messages body → canonical request. Problems are 400s whose message names the field in
  * Anthropic's own dotted style (`messages.1.content.0.tool_use_id`). Fields the canonical model has
- * no place for (top_k, cache_control, thinking, server tools, …) are rejected, never dropped.
+ * no place for (server tools, citations, documents, …) are rejected, never dropped.
  */
 export function parseAnthropicMessagesRequest(body: unknown): ChatRequest {
   if (!isObject(body)) throw invalidRequest('The request body must be a JSON object.');
@@ -39,6 +42,11 @@ export function parseAnthropicMessagesRequest(body: unknown): ChatRequest {
   const stream = optionalBoolean(body, 'stream') ?? false;
   const tools = parseTools(body.tools);
   const { toolChoice, parallelToolCalls } = parseToolChoice(body.tool_choice, tools);
+  const reasoning = parseThinking(body.thinking, maxTokens);
+  const serviceTier = body.service_tier ?? null;
+  if (serviceTier !== null && serviceTier !== 'auto' && serviceTier !== 'standard_only') {
+    throw invalidRequest("service_tier: must be 'auto' or 'standard_only'.", 'service_tier');
+  }
   return {
     model,
     messages: [...parseSystem(body.system), ...parseMessages(body.messages)],
@@ -56,7 +64,29 @@ export function parseAnthropicMessagesRequest(body: unknown): ChatRequest {
     user: parseMetadata(body.metadata),
     metadata: null,
     n: 1,
+    ...UNSET_PARAMETERS,
+    topK: optionalInteger(body, 'top_k'),
+    reasoning,
+    serviceTier: serviceTier as string | null,
   };
+}
+
+/** `thinking: {type: "enabled", budget_tokens}` → a budget; `{type: "disabled"}` asks for nothing. */
+function parseThinking(value: unknown, maxTokens: number): ReasoningRequest | null {
+  if (value === undefined || value === null) return null;
+  if (!isObject(value)) throw invalidRequest('thinking: must be an object such as {"type": "enabled", "budget_tokens": 2048}.', 'thinking');
+  if (value.type === 'disabled') {
+    rejectExtras(value, 'thinking', ['type']);
+    return null;
+  }
+  if (value.type !== 'enabled') throw invalidRequest("thinking.type: must be 'enabled' or 'disabled'.", 'thinking.type');
+  rejectExtras(value, 'thinking', ['type', 'budget_tokens']);
+  const budget = value.budget_tokens;
+  if (typeof budget !== 'number' || !Number.isInteger(budget) || budget < 1024) {
+    throw invalidRequest('thinking.budget_tokens: Field required (an integer ≥ 1024).', 'thinking.budget_tokens');
+  }
+  if (budget >= maxTokens) throw invalidRequest('thinking.budget_tokens: must be less than max_tokens.', 'thinking.budget_tokens');
+  return { effort: null, budgetTokens: budget };
 }
 
 function parseSystem(value: unknown): ChatMessage[] {
@@ -66,9 +96,7 @@ function parseSystem(value: unknown): ChatMessage[] {
   const parts = value.map((block, i): ContentPart => {
     const param = `system.${i}`;
     if (!isObject(block) || block.type !== 'text') throw invalidRequest(`${param}: system blocks must be {"type": "text", "text": ...}.`, param);
-    rejectExtras(block, param, ['type', 'text']);
-    if (typeof block.text !== 'string') throw invalidRequest(`${param}.text: must be a string.`, `${param}.text`);
-    return { type: 'text', text: block.text };
+    return textPart(block, param);
   });
   return parts.length ? [{ role: 'system', content: parts }] : [];
 }
@@ -101,19 +129,30 @@ function contentBlocks(value: unknown, param: string): Json[] {
 function assistantMessage(blocks: Json[], param: string, toolUseIds: Set<string>): ChatMessage {
   const content: ContentPart[] = [];
   const toolCalls: ToolCall[] = [];
+  const reasoning: ReasoningPart[] = [];
   for (const [i, block] of blocks.entries()) {
     const at = `${param}.${i}`;
     if (block.type === 'text') content.push(textPart(block, at));
-    else if (block.type === 'tool_use') {
-      rejectExtras(block, at, ['type', 'id', 'name', 'input']);
+    else if (block.type === 'thinking') {
+      rejectExtras(block, at, ['type', 'thinking', 'signature']);
+      if (typeof block.thinking !== 'string') throw invalidRequest(`${at}.thinking: must be a string.`, `${at}.thinking`);
+      if (block.signature !== undefined && block.signature !== null && typeof block.signature !== 'string') throw invalidRequest(`${at}.signature: must be a string.`, `${at}.signature`);
+      reasoning.push({ type: 'thinking', text: block.thinking, signature: (block.signature as string | undefined) ?? null });
+    } else if (block.type === 'redacted_thinking') {
+      rejectExtras(block, at, ['type', 'data']);
+      if (typeof block.data !== 'string') throw invalidRequest(`${at}.data: must be a string.`, `${at}.data`);
+      reasoning.push({ type: 'redacted_thinking', data: block.data });
+    } else if (block.type === 'tool_use') {
+      rejectExtras(block, at, ['type', 'id', 'name', 'input', 'cache_control']);
       if (typeof block.id !== 'string' || block.id.length === 0) throw invalidRequest(`${at}.id: Field required.`, `${at}.id`);
       if (typeof block.name !== 'string' || block.name.length === 0) throw invalidRequest(`${at}.name: Field required.`, `${at}.name`);
       if (!isObject(block.input)) throw invalidRequest(`${at}.input: must be an object.`, `${at}.input`);
       toolUseIds.add(block.id);
-      toolCalls.push({ id: block.id, name: block.name, arguments: JSON.stringify(block.input) });
-    } else throw unsupportedParameter(`${at}.type`, `content blocks of type '${String(block.type)}' are not supported in assistant turns (use text or tool_use).`);
+      const cacheControl = parseCacheControl(block.cache_control, `${at}.cache_control`);
+      toolCalls.push({ id: block.id, name: block.name, arguments: JSON.stringify(block.input), ...(cacheControl ? { cacheControl } : {}) });
+    } else throw unsupportedParameter(`${at}.type`, `content blocks of type '${String(block.type)}' are not supported in assistant turns (use text, thinking, redacted_thinking or tool_use).`);
   }
-  return { role: 'assistant', content, toolCalls };
+  return { role: 'assistant', content, toolCalls, ...(reasoning.length ? { reasoning } : {}) };
 }
 
 /** One user turn → its tool results (as canonical tool messages, in order), then the rest as one user message. */
@@ -133,13 +172,17 @@ function userMessages(blocks: Json[], param: string, toolUseIds: Set<string>): C
         if (parts.length > 0) {
           throw invalidRequest(`${at}: tool_result blocks must come before any other content in a user turn.`, at);
         }
-        rejectExtras(block, at, ['type', 'tool_use_id', 'content', 'is_error']);
+        rejectExtras(block, at, ['type', 'tool_use_id', 'content', 'is_error', 'cache_control']);
         if (typeof block.tool_use_id !== 'string' || !toolUseIds.has(block.tool_use_id)) {
           throw invalidRequest(`${at}.tool_use_id: must name a tool_use block of an earlier assistant turn.`, `${at}.tool_use_id`);
         }
         const isError = block.is_error;
         if (isError !== undefined && isError !== null && typeof isError !== 'boolean') throw invalidRequest(`${at}.is_error: must be a boolean.`, `${at}.is_error`);
-        out.push({ role: 'tool', toolCallId: block.tool_use_id, content: toolResultContent(block.content, `${at}.content`), ...(isError ? { isError: true } : {}) });
+        const cacheControl = parseCacheControl(block.cache_control, `${at}.cache_control`);
+        out.push({
+          role: 'tool', toolCallId: block.tool_use_id, content: toolResultContent(block.content, `${at}.content`),
+          ...(isError ? { isError: true } : {}), ...(cacheControl ? { cacheControl } : {}),
+        });
         break;
       }
       default:
@@ -163,13 +206,26 @@ function toolResultContent(value: unknown, param: string): ContentPart[] {
 }
 
 function textPart(block: Json, param: string): ContentPart {
-  rejectExtras(block, param, ['type', 'text']);
+  rejectExtras(block, param, ['type', 'text', 'cache_control']);
   if (typeof block.text !== 'string') throw invalidRequest(`${param}.text: must be a string.`, `${param}.text`);
-  return { type: 'text', text: block.text };
+  const cacheControl = parseCacheControl(block.cache_control, `${param}.cache_control`);
+  return { type: 'text', text: block.text, ...(cacheControl ? { cacheControl } : {}) };
+}
+
+/** `{"type": "ephemeral"}` with an optional `ttl` of 5m or 1h: a prompt-cache breakpoint. */
+function parseCacheControl(value: unknown, param: string): CacheControl | null {
+  if (value === undefined || value === null) return null;
+  if (!isObject(value) || value.type !== 'ephemeral') throw invalidRequest(`${param}: must be {"type": "ephemeral"}.`, param);
+  rejectExtras(value, param, ['type', 'ttl']);
+  const ttl = value.ttl ?? null;
+  if (ttl !== null && ttl !== '5m' && ttl !== '1h') throw invalidRequest(`${param}.ttl: must be '5m' or '1h'.`, `${param}.ttl`);
+  return { type: 'ephemeral', ttl: ttl as CacheControl['ttl'] };
 }
 
 function imagePart(block: Json, param: string): ContentPart {
-  rejectExtras(block, param, ['type', 'source']);
+  rejectExtras(block, param, ['type', 'source', 'cache_control']);
+  const cacheControl = parseCacheControl(block.cache_control, `${param}.cache_control`);
+  const cache = cacheControl ? { cacheControl } : {};
   const source = block.source;
   if (!isObject(source)) throw invalidRequest(`${param}.source: Field required.`, `${param}.source`);
   if (source.type === 'base64') {
@@ -179,11 +235,11 @@ function imagePart(block: Json, param: string): ContentPart {
     if (typeof source.data !== 'string' || !/^[A-Za-z0-9+/=\s]+$/.test(source.data)) {
       throw invalidRequest(`${param}.source.data: must be base64 text.`, `${param}.source.data`);
     }
-    return { type: 'image', url: `data:${source.media_type};base64,${source.data}`, detail: null, mediaType: source.media_type };
+    return { type: 'image', url: `data:${source.media_type};base64,${source.data}`, detail: null, mediaType: source.media_type, ...cache };
   }
   if (source.type === 'url') {
     if (typeof source.url !== 'string' || !/^https?:\/\//i.test(source.url)) throw invalidRequest(`${param}.source.url: must be an http(s) URL.`, `${param}.source.url`);
-    return { type: 'image', url: source.url, detail: null, mediaType: null };
+    return { type: 'image', url: source.url, detail: null, mediaType: null, ...cache };
   }
   throw unsupportedParameter(`${param}.source.type`, "image sources must be 'base64' or 'url'.");
 }
@@ -198,7 +254,7 @@ function parseTools(value: unknown): ToolDefinition[] {
     if (tool.type !== undefined && tool.type !== null && tool.type !== 'custom') {
       throw unsupportedParameter(`${param}.type`, `Anthropic server tools ('${String(tool.type)}') are not supported; declare a custom tool with an input_schema.`);
     }
-    rejectExtras(tool, param, ['type', 'name', 'description', 'input_schema']);
+    rejectExtras(tool, param, ['type', 'name', 'description', 'input_schema', 'cache_control', 'eager_input_streaming']);
     if (typeof tool.name !== 'string' || !TOOL_NAME.test(tool.name)) throw invalidRequest(`${param}.name: must match ^[a-zA-Z0-9_-]{1,64}$.`, `${param}.name`);
     if (names.has(tool.name)) throw invalidRequest(`${param}.name: '${tool.name}' is used twice.`, `${param}.name`);
     names.add(tool.name);
@@ -206,7 +262,13 @@ function parseTools(value: unknown): ToolDefinition[] {
       throw invalidRequest(`${param}.description: must be a string.`, `${param}.description`);
     }
     if (!isObject(tool.input_schema)) throw invalidRequest(`${param}.input_schema: Field required (a JSON Schema object).`, `${param}.input_schema`);
-    return { name: tool.name, description: typeof tool.description === 'string' ? tool.description : null, parameters: tool.input_schema, strict: null };
+    const cacheControl = parseCacheControl(tool.cache_control, `${param}.cache_control`);
+    const eager = tool.eager_input_streaming;
+    if (eager !== undefined && eager !== null && typeof eager !== 'boolean') throw invalidRequest(`${param}.eager_input_streaming: must be a boolean.`, `${param}.eager_input_streaming`);
+    return {
+      name: tool.name, description: typeof tool.description === 'string' ? tool.description : null, parameters: tool.input_schema, strict: null,
+      ...(cacheControl ? { cacheControl } : {}), ...(eager === true ? { eagerInputStreaming: true } : {}),
+    };
   });
 }
 
@@ -272,6 +334,13 @@ function optionalBoolean(source: Json, key: string): boolean | null {
   const value = source[key];
   if (value === undefined || value === null) return null;
   if (typeof value !== 'boolean') throw invalidRequest(`${key}: must be a boolean.`, key);
+  return value;
+}
+
+function optionalInteger(source: Json, key: string): number | null {
+  const value = source[key];
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) throw invalidRequest(`${key}: must be an integer ≥ 1.`, key);
   return value;
 }
 

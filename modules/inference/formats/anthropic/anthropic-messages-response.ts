@@ -7,6 +7,10 @@ import type { ResponseIdentity } from '../client-format.js';
 export function toAnthropicMessage(response: ChatResponse, identity: ResponseIdentity, usage: TokenUsage): AnthropicResponseMessage {
   const choice = response.choices[0];
   const content: AnthropicContentBlock[] = [];
+  // Thinking first, as Anthropic orders it; an unsigned thought (another provider's) gets an empty signature.
+  for (const part of choice?.reasoning ?? []) {
+    content.push(part.type === 'thinking' ? { type: 'thinking', thinking: part.text, signature: part.signature ?? '' } : { type: 'redacted_thinking', data: part.data });
+  }
   if (choice?.text) content.push({ type: 'text', text: choice.text });
   for (const call of choice?.toolCalls ?? []) content.push({ type: 'tool_use', id: call.id, name: call.name, input: toolInput(call) });
   return {

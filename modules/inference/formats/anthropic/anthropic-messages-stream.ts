@@ -5,14 +5,22 @@ import type { ClientStreamEncoder } from '../client-stream-encoder.js';
 import type { ResponseIdentity } from '../client-format.js';
 import { anthropicErrorBody } from './anthropic-error-envelope.js';
 
-type OpenBlock = { index: number; kind: 'text' } | { index: number; kind: 'tool'; toolIndex: number };
+type OpenBlock =
+  | { index: number; kind: 'text' }
+  | { index: number; kind: 'tool'; toolIndex: number }
+  | { index: number; kind: 'thinking'; part: number };
 
 /**
  * Canonical stream events → Anthropic message events: message_start (+ ping), then content blocks
  * (content_block_start / content_block_delta / content_block_stop), one at a time, and finally
  * message_delta (stop reason + usage) and message_stop. The final frames are written only by
- * `finish`, after the terminal events are committed, so they carry the settled usage; message_start
- * reports zero usage because the prompt's count is only known when the provider finishes.
+ * `finish`, after the terminal events are committed, so they carry the settled usage.
+ *
+ * message_start carries the input count, as Anthropic's own streams do: the provider's count when the
+ * provider reported it before the output (an Anthropic upstream's message_start, relayed as
+ * `prompt_usage`), otherwise the gateway's admission estimate. message_delta then carries the settled
+ * usage, input included, so clients that read the final frame get the provider's numbers.
+ * Reasoning becomes `thinking` blocks (thinking_delta, then signature_delta) and `redacted_thinking` blocks.
  */
 export class AnthropicMessagesStreamEncoder implements ClientStreamEncoder {
   readonly contentType = 'text/event-stream; charset=utf-8';
@@ -23,7 +31,12 @@ export class AnthropicMessagesStreamEncoder implements ClientStreamEncoder {
   private readonly toolBlocks = new Map<number, number>();
   private stopReason: StopReason | null = null;
 
-  constructor(private readonly identity: ResponseIdentity) {}
+  private prompt: Extract<StreamEvent, { type: 'prompt_usage' }>['usage'] | null = null;
+
+  constructor(
+    private readonly identity: ResponseIdentity,
+    private readonly estimatedInputTokens = 0,
+  ) {}
 
   encode(event: StreamEvent): string {
     switch (event.type) {
@@ -33,6 +46,29 @@ export class AnthropicMessagesStreamEncoder implements ClientStreamEncoder {
         if (event.text.length > 0) out += this.delta({ type: 'text_delta', text: event.text });
         return out;
       }
+      case 'reasoning': {
+        let out = this.start();
+        if (!(this.open?.kind === 'thinking' && this.open.part === event.part)) {
+          out += this.close() + this.openBlock({ type: 'thinking', thinking: '', signature: '' }, { kind: 'thinking', part: event.part });
+        }
+        if (event.text.length > 0) out += this.delta({ type: 'thinking_delta', thinking: event.text });
+        return out;
+      }
+      case 'reasoning_signature': {
+        let out = this.start();
+        if (!(this.open?.kind === 'thinking' && this.open.part === event.part)) {
+          // A signature for a block with no text (or one already closed) still gets a thinking block to sit in.
+          out += this.close() + this.openBlock({ type: 'thinking', thinking: '', signature: '' }, { kind: 'thinking', part: event.part });
+        }
+        return out + this.delta({ type: 'signature_delta', signature: event.signature }) + this.close();
+      }
+      case 'reasoning_redacted':
+        return this.start() + this.close() + this.openBlock({ type: 'redacted_thinking', data: event.data }, { kind: 'thinking', part: event.part }) + this.close();
+      case 'logprobs':
+        return ''; // the Messages API has no log probabilities; routing refused the request if they were asked for
+      case 'prompt_usage':
+        if (!this.started) this.prompt = event.usage;
+        return '';
       case 'tool_call':
         return this.start() + this.toolCall(event);
       case 'finish':
@@ -81,14 +117,20 @@ export class AnthropicMessagesStreamEncoder implements ClientStreamEncoder {
       content: [],
       stop_reason: null,
       stop_sequence: null,
-      usage: { input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 },
+      usage: this.startUsage(),
     };
     return frame('message_start', { type: 'message_start', message }) + frame('ping', { type: 'ping' });
   }
 
-  private openBlock(contentBlock: Record<string, unknown>, block: { kind: 'text' } | { kind: 'tool'; toolIndex: number }): string {
+  /** Output is counted in message_delta only (clients take the last value they see). */
+  private startUsage(): Record<string, number> {
+    const usage = usageToAnthropic({ input: this.estimatedInputTokens, cachedInput: 0, cacheWrite: 0, ...this.prompt, output: 0, reasoning: 0 });
+    return { input_tokens: usage.input_tokens ?? 0, cache_creation_input_tokens: usage.cache_creation_input_tokens ?? 0, cache_read_input_tokens: usage.cache_read_input_tokens ?? 0, output_tokens: 0 };
+  }
+
+  private openBlock(contentBlock: Record<string, unknown>, block: DistributiveOmit<OpenBlock, 'index'>): string {
     const index = this.nextBlock++;
-    this.open = block.kind === 'text' ? { index, kind: 'text' } : { index, kind: 'tool', toolIndex: block.toolIndex };
+    this.open = { ...block, index };
     if (block.kind === 'tool') this.toolBlocks.set(block.toolIndex, index);
     return frame('content_block_start', { type: 'content_block_start', index, content_block: contentBlock });
   }
@@ -104,6 +146,8 @@ export class AnthropicMessagesStreamEncoder implements ClientStreamEncoder {
     return frame('content_block_stop', { type: 'content_block_stop', index });
   }
 }
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
 function frame(event: string, data: unknown): string {
   return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;

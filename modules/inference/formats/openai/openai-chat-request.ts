@@ -1,13 +1,24 @@
-import { assertJsonWithinBounds, type ChatMessage, type ChatRequest, type ContentPart, invalidRequest, JSON_LIMITS, type JsonShape, jsonTextNestsDeeperThan, type ResponseFormat, type ToolCall, type ToolChoice, type ToolDefinition, unsupportedParameter } from '../../../canonical/index.js';
+import {
+  assertJsonWithinBounds, type ChatMessage, type ChatRequest, type ContentPart, invalidRequest, JSON_LIMITS, type JsonShape, jsonTextNestsDeeperThan,
+  type ReasoningPart, type ResponseFormat, type ToolCall, type ToolChoice, type ToolDefinition, UNSET_PARAMETERS, unsupportedParameter,
+} from '../../../canonical/index.js';
 
+/**
+ * Every parameter Switchyard parses. Whether a route can honour one is the provider's parameter table's
+ * call (modules/providers/parameters), made at routing time: parsing never refuses a known parameter.
+ * `top_k` is not OpenAI's, but OpenAI-compatible clients send it for vLLM/Ollama-style servers.
+ */
 const KNOWN = new Set([
   'model', 'messages', 'max_tokens', 'max_completion_tokens', 'temperature', 'top_p', 'stop', 'stream', 'stream_options',
   'tools', 'tool_choice', 'parallel_tool_calls', 'response_format', 'seed', 'user', 'metadata', 'n',
+  'frequency_penalty', 'presence_penalty', 'logit_bias', 'logprobs', 'top_logprobs', 'top_k', 'reasoning_effort', 'verbosity',
+  'service_tier', 'safety_identifier', 'prompt_cache_key', 'store', 'modalities', 'prediction',
 ]);
 /** Accepted with these values only: what SDKs send by default and what changes nothing. */
-const NEUTRAL_VALUES: ReadonlyMap<string, readonly unknown[]> = new Map<string, unknown[]>([
-  ['service_tier', ['auto', 'default']], ['store', [false]], ['logprobs', [false]], ['top_logprobs', [0]], ['presence_penalty', [0]], ['frequency_penalty', [0]],
-]);
+const NEUTRAL_VALUES: ReadonlyMap<string, readonly unknown[]> = new Map<string, unknown[]>([]);
+const EFFORTS = ['minimal', 'low', 'medium', 'high'] as const;
+const VERBOSITY = ['low', 'medium', 'high'] as const;
+const SERVICE_TIERS = ['auto', 'default', 'flex', 'priority', 'scale'];
 /** Where the body holds client-defined JSON: the bounds allow deeper nesting there, and any key name. */
 export const OPENAI_CHAT_SHAPE: JsonShape = {
   pathStyle: 'brackets',
@@ -60,7 +71,72 @@ export function parseOpenAiChatRequest(body: unknown): ChatRequest {
     user: optionalString(body, 'user'),
     metadata: parseMetadata(body.metadata),
     n: optionalInteger(body, 'n', 1, 128) ?? 1,
+    ...UNSET_PARAMETERS,
+    ...parseExtendedParameters(body),
   };
+}
+
+/** The parameters whose handling differs per provider format (issue 11): parsed here, judged by routing. */
+function parseExtendedParameters(body: Json): Partial<ChatRequest> {
+  const logprobs = optionalBoolean(body, 'logprobs') ?? false;
+  const topLogprobs = optionalInteger(body, 'top_logprobs', 0, 20);
+  if (topLogprobs !== null && topLogprobs > 0 && !logprobs) throw invalidRequest("'top_logprobs' needs 'logprobs': true.", 'top_logprobs');
+  const effort = optionalEnum(body, 'reasoning_effort', EFFORTS);
+  const serviceTier = optionalString(body, 'service_tier');
+  if (serviceTier !== null && !SERVICE_TIERS.includes(serviceTier)) throw invalidRequest(`'service_tier' must be one of ${SERVICE_TIERS.join(', ')}.`, 'service_tier');
+  return {
+    frequencyPenalty: optionalNumber(body, 'frequency_penalty', -2, 2),
+    presencePenalty: optionalNumber(body, 'presence_penalty', -2, 2),
+    logitBias: parseLogitBias(body.logit_bias),
+    logprobs,
+    topLogprobs,
+    topK: optionalInteger(body, 'top_k', 1),
+    reasoning: effort === null ? null : { effort, budgetTokens: null },
+    verbosity: optionalEnum(body, 'verbosity', VERBOSITY),
+    serviceTier,
+    safetyIdentifier: optionalString(body, 'safety_identifier'),
+    promptCacheKey: optionalString(body, 'prompt_cache_key'),
+    store: optionalBoolean(body, 'store'),
+    modalities: parseModalities(body.modalities),
+    prediction: parsePrediction(body.prediction),
+  };
+}
+
+function parseLogitBias(value: unknown): Record<string, number> | null {
+  if (value === undefined || value === null) return null;
+  if (!isObject(value)) throw invalidRequest("'logit_bias' must be an object mapping token ids to numbers.", 'logit_bias');
+  for (const [token, bias] of Object.entries(value)) {
+    if (!/^\d+$/.test(token) || typeof bias !== 'number' || !Number.isFinite(bias) || bias < -100 || bias > 100) {
+      throw invalidRequest("'logit_bias' maps token ids (integers) to biases from -100 to 100.", `logit_bias.${token}`);
+    }
+  }
+  return Object.keys(value).length ? (value as Record<string, number>) : null;
+}
+
+function parseModalities(value: unknown): string[] | null {
+  if (value === undefined || value === null) return null;
+  if (!Array.isArray(value) || value.length === 0 || !value.every((m) => m === 'text' || m === 'audio')) {
+    throw invalidRequest("'modalities' must be a non-empty array of 'text' and 'audio'.", 'modalities');
+  }
+  return value as string[];
+}
+
+function parsePrediction(value: unknown): ChatRequest['prediction'] {
+  if (value === undefined || value === null) return null;
+  if (!isObject(value) || value.type !== 'content') throw invalidRequest("'prediction' must be {\"type\": \"content\", \"content\": ...}.", 'prediction');
+  const content = value.content;
+  if (typeof content === 'string') return { type: 'content', content };
+  if (Array.isArray(content) && content.every((p) => isObject(p) && p.type === 'text' && typeof p.text === 'string')) {
+    return { type: 'content', content: content.map((p) => (p as { text: string }).text).join('') };
+  }
+  throw invalidRequest("'prediction.content' must be a string or an array of text parts.", 'prediction.content');
+}
+
+function optionalEnum<T extends string>(source: Json, key: string, values: readonly T[]): T | null {
+  const value = source[key];
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string' || !(values as readonly string[]).includes(value)) throw invalidRequest(`'${key}' must be one of ${values.join(', ')}.`, key);
+  return value as T;
 }
 
 function parseMessages(value: unknown): ChatMessage[] {
@@ -81,8 +157,9 @@ function parseMessages(value: unknown): ChatMessage[] {
       case 'assistant': {
         const toolCalls = parseToolCalls(raw.tool_calls, `${param}.tool_calls`);
         const content = raw.content === null || raw.content === undefined ? [] : parseContent(raw.content, `${param}.content`, false);
-        if (content.length === 0 && toolCalls.length === 0) throw invalidRequest(`${param} needs content or tool_calls.`, `${param}.content`);
-        return { role: 'assistant', content, toolCalls };
+        const reasoning = parseReasoningHistory(raw, param);
+        if (content.length === 0 && toolCalls.length === 0 && reasoning.length === 0) throw invalidRequest(`${param} needs content or tool_calls.`, `${param}.content`);
+        return { role: 'assistant', content, toolCalls, ...(reasoning.length ? { reasoning } : {}) };
       }
       case 'tool':
         if (typeof raw.tool_call_id !== 'string' || !raw.tool_call_id) {
@@ -93,6 +170,29 @@ function parseMessages(value: unknown): ChatMessage[] {
         throw invalidRequest(`${param}.role must be one of system, developer, user, assistant, tool.`, `${param}.role`);
     }
   });
+}
+
+/**
+ * Earlier reasoning on an assistant message: `thinking_blocks` (LiteLLM's field, with the signatures an
+ * Anthropic or Bedrock route verifies), else `reasoning_content` as unsigned text.
+ */
+function parseReasoningHistory(raw: Json, param: string): ReasoningPart[] {
+  if (Array.isArray(raw.thinking_blocks)) {
+    return raw.thinking_blocks.map((block, i): ReasoningPart => {
+      const at = `${param}.thinking_blocks[${i}]`;
+      if (isObject(block) && block.type === 'thinking' && typeof block.thinking === 'string') {
+        if (block.signature !== undefined && block.signature !== null && typeof block.signature !== 'string') throw invalidRequest(`${at}.signature must be a string.`, `${at}.signature`);
+        return { type: 'thinking', text: block.thinking, signature: (block.signature as string | undefined) ?? null };
+      }
+      if (isObject(block) && block.type === 'redacted_thinking' && typeof block.data === 'string') return { type: 'redacted_thinking', data: block.data };
+      throw invalidRequest(`${at} must be a thinking block {type, thinking, signature} or {type: "redacted_thinking", data}.`, at);
+    });
+  }
+  if (raw.thinking_blocks !== undefined && raw.thinking_blocks !== null) throw invalidRequest(`${param}.thinking_blocks must be an array.`, `${param}.thinking_blocks`);
+  const text = raw.reasoning_content;
+  if (text === undefined || text === null) return [];
+  if (typeof text !== 'string') throw invalidRequest(`${param}.reasoning_content must be a string.`, `${param}.reasoning_content`);
+  return text.length ? [{ type: 'thinking', text, signature: null }] : [];
 }
 
 function parseContent(value: unknown, param: string, allowImages: boolean): ContentPart[] {

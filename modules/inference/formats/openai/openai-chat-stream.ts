@@ -1,6 +1,6 @@
 import type { TokenUsage } from '../../../../events/index.js';
-import type { GatewayError, StreamEvent } from '../../../canonical/index.js';
-import { usageToOpenAi } from '../../../providers/index.js';
+import type { GatewayError, StreamEvent, TokenLogprob } from '../../../canonical/index.js';
+import { logprobsToOpenAi, usageToOpenAi } from '../../../providers/index.js';
 import type { ClientStreamEncoder } from '../client-stream-encoder.js';
 import { openAiErrorBody } from './openai-error-envelope.js';
 import type { ResponseIdentity } from '../client-format.js';
@@ -12,6 +12,8 @@ import type { ResponseIdentity } from '../client-format.js';
 export class OpenAiChatStreamEncoder implements ClientStreamEncoder {
   readonly contentType = 'text/event-stream; charset=utf-8';
   private readonly opened = new Set<number>();
+  /** Thinking text per (choice, part), to send whole with its signature. */
+  private readonly thinking = new Map<string, string>();
   private readonly prefix: string;
 
   constructor(
@@ -25,6 +27,21 @@ export class OpenAiChatStreamEncoder implements ClientStreamEncoder {
     switch (event.type) {
       case 'text':
         return this.open(event.choice) + this.frame(event.choice, { content: event.text }, null);
+      case 'reasoning':
+        // DeepSeek/vLLM-style `reasoning_content` deltas: what OpenAI-compatible clients read thinking from.
+        if (!event.text) return '';
+        this.thinking.set(key(event), (this.thinking.get(key(event)) ?? '') + event.text);
+        return this.open(event.choice) + this.frame(event.choice, { reasoning_content: event.text }, null);
+      case 'reasoning_signature': {
+        // Once a thinking block is signed it goes out whole as a `thinking_blocks` delta (LiteLLM's field), so a
+        // client can send it back and an Anthropic or Bedrock route can verify it.
+        const block = { type: 'thinking', thinking: this.thinking.get(key(event)) ?? '', signature: event.signature };
+        return this.open(event.choice) + this.frame(event.choice, { thinking_blocks: [block] }, null);
+      }
+      case 'reasoning_redacted':
+        return this.open(event.choice) + this.frame(event.choice, { thinking_blocks: [{ type: 'redacted_thinking', data: event.data }] }, null);
+      case 'logprobs':
+        return this.open(event.choice) + this.frame(event.choice, {}, null, event.content);
       case 'tool_call': {
         const call: Record<string, unknown> = { index: event.index };
         if (event.id !== null) {
@@ -39,6 +56,7 @@ export class OpenAiChatStreamEncoder implements ClientStreamEncoder {
       case 'finish':
         return this.open(event.choice) + this.frame(event.choice, {}, event.stopReason);
       case 'usage':
+      case 'prompt_usage':
         return '';
     }
   }
@@ -58,7 +76,10 @@ export class OpenAiChatStreamEncoder implements ClientStreamEncoder {
     return this.frame(choice, { role: 'assistant', content: '' }, null);
   }
 
-  private frame(choice: number, delta: Record<string, unknown>, finishReason: string | null): string {
-    return `data: ${this.prefix}[{"index":${choice},"delta":${JSON.stringify(delta)},"finish_reason":${JSON.stringify(finishReason)},"logprobs":null}]}\n\n`;
+  private frame(choice: number, delta: Record<string, unknown>, finishReason: string | null, logprobs: TokenLogprob[] | null = null): string {
+    const lp = logprobs ? JSON.stringify({ content: logprobsToOpenAi(logprobs), refusal: null }) : 'null';
+    return `data: ${this.prefix}[{"index":${choice},"delta":${JSON.stringify(delta)},"finish_reason":${JSON.stringify(finishReason)},"logprobs":${lp}}]}\n\n`;
   }
 }
+
+const key = (event: { choice: number; part: number }) => `${event.choice}:${event.part}`;

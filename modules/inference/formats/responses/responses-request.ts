@@ -1,4 +1,7 @@
-import { assertJsonWithinBounds, type ChatMessage, type ChatRequest, type ContentPart, invalidRequest, JSON_LIMITS, type JsonShape, jsonTextNestsDeeperThan, type ResponseFormat, type ToolCall, type ToolChoice, type ToolDefinition, unsupportedParameter } from '../../../canonical/index.js';
+import {
+  assertJsonWithinBounds, type ChatMessage, type ChatRequest, type ContentPart, invalidRequest, JSON_LIMITS, type JsonShape, jsonTextNestsDeeperThan,
+  type ReasoningEffort, type ResponseFormat, type ToolCall, type ToolChoice, type ToolDefinition, UNSET_PARAMETERS, unsupportedParameter,
+} from '../../../canonical/index.js';
 import { type ResponsesEcho, rememberEcho } from './responses-echo.js';
 
 const KNOWN = new Set([
@@ -42,7 +45,7 @@ export function parseResponsesRequest(body: unknown): ChatRequest {
   if (body.previous_response_id !== undefined && body.previous_response_id !== null) {
     throw unsupportedParameter('previous_response_id', 'Switchyard keeps no conversation state; pass the earlier turns as input items instead.');
   }
-  parseReasoning(body.reasoning);
+  const reasoning = parseReasoning(body.reasoning);
   parseStreamOptions(body.stream_options);
 
   const instructions = optionalString(body, 'instructions');
@@ -73,6 +76,8 @@ export function parseResponsesRequest(body: unknown): ChatRequest {
     user: user ?? safetyIdentifier,
     metadata: parseMetadata(body.metadata),
     n: 1,
+    ...UNSET_PARAMETERS,
+    reasoning,
   };
   const echo: ResponsesEcho = {
     instructions,
@@ -92,14 +97,25 @@ export function parseResponsesRequest(body: unknown): ChatRequest {
   return request;
 }
 
-/** Only the default (no reasoning asked for) is accepted: the canonical model has no reasoning effort yet. */
-function parseReasoning(value: unknown): void {
-  if (value === undefined || value === null) return;
+/**
+ * `reasoning.effort` → the canonical reasoning request (each provider's parameter table translates it).
+ * Reasoning summaries are not produced yet, so `summary` is refused rather than ignored; like OpenAI
+ * without a summary, the reasoning itself shows only as output_tokens_details.reasoning_tokens.
+ */
+function parseReasoning(value: unknown): ChatRequest['reasoning'] {
+  if (value === undefined || value === null) return null;
   if (!isObject(value)) throw invalidRequest("'reasoning' must be an object.", 'reasoning');
+  let effort: ReasoningEffort | null = null;
   for (const [key, item] of Object.entries(value)) {
     if (item === null || item === undefined) continue;
-    throw unsupportedParameter(`reasoning.${key}`, 'Switchyard cannot pass reasoning settings to every route yet; remove it.');
+    if (key === 'effort') {
+      if (!['minimal', 'low', 'medium', 'high'].includes(item as string)) throw invalidRequest("reasoning.effort must be one of minimal, low, medium, high.", 'reasoning.effort');
+      effort = item as ReasoningEffort;
+      continue;
+    }
+    throw unsupportedParameter(`reasoning.${key}`, 'Switchyard cannot produce reasoning summaries yet; remove it.');
   }
+  return effort === null ? null : { effort, budgetTokens: null };
 }
 
 /**

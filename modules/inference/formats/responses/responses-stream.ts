@@ -51,6 +51,14 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
         return this.start() + this.closeAll();
       case 'usage':
         return ''; // the settled usage goes into the closing response event
+      // Reasoning text is shown only as a summary, which is not produced yet (reasoning.summary is refused);
+      // its tokens are in usage. Logprobs cannot be asked for in this format; the early prompt count is not needed.
+      case 'reasoning':
+      case 'reasoning_signature':
+      case 'reasoning_redacted':
+      case 'logprobs':
+      case 'prompt_usage':
+        return '';
     }
   }
 
