@@ -7,6 +7,7 @@ import { AuditModule } from '../modules/audit/audit.module.js';
 import { CacheAdminModule } from '../modules/cache/admin/cache-admin.module.js';
 import { CatalogAdminModule } from '../modules/catalog/admin/catalog-admin.module.js';
 import { CatalogModule } from '../modules/catalog/catalog.module.js';
+import { ObservabilityModule } from '../modules/observability/index.js';
 import { InferenceModule } from '../modules/inference/inference.module.js';
 import { LimitsModule } from '../modules/limits/limits.module.js';
 import { ProvidersModule } from '../modules/providers/providers.module.js';
@@ -23,8 +24,8 @@ export class AppModule {
   static forRoot(platform: Platform): DynamicModule {
     return {
       module: AppModule,
-      imports: [PlatformModule.forRoot(platform), CatalogModule, AccessModule, ProvidersModule, LimitsModule, InferenceModule, AdminModule, AccessAdminModule,
-        CatalogAdminModule, AnalyticsModule, AuditModule, CacheAdminModule],
+      imports: [PlatformModule.forRoot(platform), ObservabilityModule, CatalogModule, AccessModule, ProvidersModule, LimitsModule, InferenceModule, AdminModule,
+        AccessAdminModule, CatalogAdminModule, AnalyticsModule, AuditModule, CacheAdminModule],
       controllers: [HealthController, StatusController, ProjectionsController, ConfigApplyController],
       providers: [ConfigApplier],
     };

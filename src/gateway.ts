@@ -25,6 +25,8 @@ import { OperatorSocket } from './operator-socket.js';
 import { openPlatform, type Platform } from './platform.js';
 import { installPublicationGuard } from './publication-guard.js';
 import { warmTokenizer } from '../modules/canonical/tokenizer.js';
+import { Observability } from '../modules/observability/index.js';
+import { GatewayLogger } from './gateway-logger.js';
 
 
 export interface Gateway {
@@ -64,7 +66,8 @@ export function startupConfiguration(environment: Environment): { config: Gatewa
 
 /** Opens the platform, wires the NestJS modules, applies the configuration and starts serving. */
 export async function startGateway(environment: Environment, options: StartOptions = {}): Promise<Gateway> {
-  Logger.overrideLogger(logLevels(environment.logLevel));
+  const gatewayLogger = new GatewayLogger(logLevels(environment.logLevel));
+  Logger.overrideLogger(gatewayLogger);
   const logger = new Logger('Switchyard');
   const platform = await openPlatform(environment, { runDurable: options.runDurable ?? (environment.projector ?? 'embedded') === 'embedded', spool: true });
   let tokens: AdminTokens | null = null;
@@ -97,7 +100,7 @@ export async function startGateway(environment: Environment, options: StartOptio
       frameworkErrors: answerRouterError,
     });
     const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(platform), adapter, {
-      logger: logLevels(environment.logLevel),
+      logger: gatewayLogger,
       bufferLogs: false,
       // Only JSON bodies are accepted, through the parser below; any other type is a 415.
       bodyParser: false,
@@ -112,8 +115,14 @@ export async function startGateway(environment: Environment, options: StartOptio
         done(error as Error, undefined);
       }
     });
+    const observability = app.get(Observability);
+    const spool = platform.spool;
+    if (spool) observability.readSpoolDepthFrom(() => spool.spoolBytes());
+    // First, so that every answer — refusals included — is observed and carries the overhead header.
+    fastify.addHook('onRequest', observability.track);
     fastify.addHook('onRequest', connectionErrors.track);
-    fastify.addHook('onRequest', new EarlyAuthentication(app.get(GatewayAuthenticator), app.get(AdminGuard), () => closing).onRequest);
+    const adminOnly = (path: string) => path === '/metrics' && observability.settings.metricsAccess === 'admin';
+    fastify.addHook('onRequest', new EarlyAuthentication(app.get(GatewayAuthenticator), app.get(AdminGuard), () => closing, adminOnly).onRequest);
     boundConnections(adapter.getHttpServer(), http, logger);
     deferContinue(adapter.getHttpServer());
     app.useGlobalFilters(new GatewayExceptionFilter(clientFormatForPath));
@@ -143,18 +152,48 @@ export async function startGateway(environment: Environment, options: StartOptio
     return {
       app, platform, url, demoKey, adminToken,
       mock: app.get(MockProviderHost),
-      async close() {
+      close: () => shutDown(app, platform, observability, logger, async () => {
         closing = true;
+        // No more operator commands either while the node drains.
         await operatorSocket?.close().catch(() => undefined);
-        await app.close();
-        await platform.close();
-      },
+      }),
     };
   } catch (error) {
     if (tokens?.generatedOne) logger.error(LOST_ADMIN_TOKEN_NOTICE);
     await platform.close().catch(() => undefined);
     throw error;
   }
+}
+
+/** After the deadline, how long requests that were cut get to settle (cancel upstream, commit what they produced). */
+const SETTLE_AFTER_CUT_MS = 5_000;
+
+/**
+ * Graceful shutdown (README "Shutdown"): stop accepting connections, answer requests that still arrive
+ * on open connections with 503 (`connection: close`), let the requests and streams in flight finish up
+ * to SWITCHYARD_SHUTDOWN_DEADLINE_MS, cut those still running (each settles what it produced), then
+ * close the modules, flush the group committer and stop the projections (durable checkpoints are
+ * committed with their writes, so nothing is lost there).
+ */
+async function shutDown(app: NestFastifyApplication, platform: Platform, observability: Observability, logger: Logger, startClosing: () => Promise<void>): Promise<void> {
+  await startClosing();
+  const server = app.getHttpServer() as Server;
+  // No new connections; Fastify's own close later tolerates the server being closed already.
+  server.close();
+  server.closeIdleConnections();
+  const deadlineMs = observability.settings.shutdownDeadlineMs;
+  const inFlight = observability.inFlight;
+  if (inFlight > 0 && !(await observability.waitForIdle(deadlineMs))) {
+    const cut = observability.cutInFlight();
+    logger.warn(`shutdown deadline (${deadlineMs} ms) reached: ${cut} request(s) still in flight were ended; settling what they produced`);
+    await observability.waitForIdle(SETTLE_AFTER_CUT_MS);
+  }
+  // Every request's events are committed; the projections this process runs (the ledger among them)
+  // apply them and commit their checkpoints before the process goes, so a restart has nothing to redo.
+  await platform.committer.drain();
+  await platform.runner.catchUp().catch((error: Error) => logger.warn(`projections did not catch up before shutdown (${error.message}); they resume from their checkpoints`));
+  await app.close();
+  await platform.close();
 }
 
 /**

@@ -1,38 +1,40 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
+import { Readiness } from '../modules/observability/index.js';
 import { PLATFORM } from './platform.module.js';
 import type { Platform } from './platform.js';
-
-/** How long readiness waits for the database to answer before it calls the event store unreachable. */
-const PROBE_TIMEOUT_MS = 1_000;
 
 /** Liveness and readiness for load balancers; no secrets, no addresses, no per-tenant data. */
 @Controller()
 export class HealthController {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(
+    @Inject(PLATFORM) private readonly platform: Platform,
+    private readonly readiness: Readiness,
+  ) {}
 
+  /** Liveness: the process answers. Nothing it depends on is probed (a database outage must not restart it). */
   @Get('healthz')
   health() {
     return { status: 'ok' };
   }
 
   /**
-   * 200 while this node can commit requests; 503 while the event store does not answer (every answer
-   * must be committed before it is delivered, so the node cannot serve). Each failing part is named —
-   * queries, LISTEN notifications, a projection — and the probe runs on every call, so readiness
-   * recovers by itself when the database does.
+   * 200 while this node can serve correctly, 503 otherwise, with every check and each failing part
+   * named (event store, projection lag, Redis and ClickHouse when configured; which of them make the
+   * node unready is readinessVerdict's rule). The probe runs on every call, so readiness recovers by
+   * itself when a dependency does.
    */
   @Get('readyz')
   async ready(@Res({ passthrough: true }) reply: FastifyReply) {
-    const { database, routing, runner } = this.platform;
-    const eventStore = await database.checkHealth(PROBE_TIMEOUT_MS);
-    const failingProjections = runner.status().filter((projection) => projection.lastError !== null).map((projection) => projection.name);
-    const problems = [...eventStore.problems, ...failingProjections.map((name) => `projection ${name}: failing, retrying`)];
-    if (!eventStore.reachable) reply.status(503);
+    const { database, routing } = this.platform;
+    const report = await this.readiness.report();
+    if (!report.ready) reply.status(503);
     return {
-      status: eventStore.reachable ? 'ready' : 'unavailable',
-      eventStore: { reachable: eventStore.reachable, kind: database.kind },
-      problems,
+      status: report.ready ? 'ready' : 'unavailable',
+      eventStore: { reachable: report.checks.eventStore.status === 'ok', kind: database.kind },
+      checks: report.checks,
+      problems: report.problems,
+      projections: report.lags.map(({ name, behind }) => ({ name, behind })),
       snapshotVersion: routing.current.version,
       aliases: routing.current.aliases.size,
     };

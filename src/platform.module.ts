@@ -7,6 +7,7 @@ import { resolveResilience } from '../modules/inference/resilience/resilience-se
 import { ADMISSION_SETTINGS, resolveAdmission } from '../modules/limits/admission-settings.js';
 import { CACHE_SETTINGS, resolveCacheSettings } from '../modules/cache/cache-settings.js';
 import { LIMITS_SETTINGS, type LimitsSettings } from '../modules/limits/limits-settings.js';
+import { OBSERVABILITY_SETTINGS, type ObservabilityContext, resolveObservability } from '../modules/observability/observability-settings.js';
 import { PROVIDER_SETTINGS, type ProviderSettings } from '../modules/providers/provider-settings.js';
 import { ClickHouseConnection } from '../projections/clickhouse-analytics/clickhouse-connection.js';
 import { KeyIndexProjection } from '../projections/key-index/key-index.projection.js';
@@ -32,6 +33,7 @@ export class PlatformModule {
     const inference: InferenceSettings = { durability: environment.durability, nodeId: environment.nodeId, redisUrl: environment.redisUrl, resilience };
     const limits: LimitsSettings = { redisUrl: environment.redisUrl, nodeId: environment.nodeId };
     const providerSettings: ProviderSettings = { connectTimeoutMs: resilience.deadlines.connectTimeoutMs };
+    const observability: ObservabilityContext = { ...resolveObservability(environment.observability), logLevel: environment.logLevel, redisUrl: environment.redisUrl };
     const providers = [
       { provide: PLATFORM, useValue: platform },
       { provide: DATABASE, useValue: platform.database },
@@ -41,6 +43,7 @@ export class PlatformModule {
       { provide: LIMITS_SETTINGS, useValue: limits },
       { provide: PROVIDER_SETTINGS, useValue: providerSettings },
       { provide: CACHE_SETTINGS, useValue: resolveCacheSettings(environment.cache, environment.redisUrl, environment.nodeId) },
+      { provide: OBSERVABILITY_SETTINGS, useValue: observability },
       { provide: DataSource, useValue: platform.dataSource },
       { provide: SqlEventStore, useValue: platform.store },
       { provide: GroupCommitter, useValue: platform.committer },

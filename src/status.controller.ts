@@ -1,7 +1,9 @@
 import { Controller, Get, Inject, UseFilters, UseGuards } from '@nestjs/common';
+import { readFileSync } from 'node:fs';
 import { AdminExceptionFilter } from '../modules/admin/admin-exception.filter.js';
 import { AdminGuard } from '../modules/admin/admin.guard.js';
 import { LimitsRedis } from '../modules/limits/limits-redis.js';
+import { Readiness } from '../modules/observability/index.js';
 import { formatPosition } from './kernel/event-store/log-position.js';
 import { PLATFORM } from './platform.module.js';
 import type { Platform } from './platform.js';
@@ -17,6 +19,7 @@ export class StatusController {
   constructor(
     @Inject(PLATFORM) private readonly platform: Platform,
     private readonly limits: LimitsRedis,
+    private readonly readiness: Readiness,
   ) {}
 
   @Get()
@@ -24,8 +27,19 @@ export class StatusController {
     const { routing, keys, runner, store, environment, database } = this.platform;
     const snapshot = routing.current;
     const eventStore = await database.checkHealth(1_000);
+    const report = await this.readiness.report();
+    const behind = new Map(report.lags.map((lag) => [lag.name, lag.behind]));
     return {
       nodeId: environment.nodeId,
+      versions: {
+        switchyard: SWITCHYARD_VERSION,
+        node: process.versions.node,
+        eventStore: eventStore.reachable ? await this.serverVersion() : null,
+      },
+      uptimeSeconds: Math.round(process.uptime()),
+      ready: report.ready,
+      checks: report.checks,
+      problems: report.problems,
       snapshot: {
         version: snapshot.version,
         aliases: snapshot.aliases.size,
@@ -37,9 +51,20 @@ export class StatusController {
       limits: this.limits.status(),
       eventLog: { head: eventStore.reachable ? await store.headPosition() : null, ...eventStore },
       // `position` is the last event applied; `logPosition` the read cursor, `transactionId:globalPosition`.
+      // `behind`: events not applied yet (null for a durable projection another process runs).
       projections: runner.status().map(({ name, kind, position, lastGlobalPosition, leaseHeld, lastError }) => ({
-        name, kind, position: lastGlobalPosition, logPosition: formatPosition(position), leaseHeld, lastError,
+        name, kind, position: lastGlobalPosition, logPosition: formatPosition(position), leaseHeld, lastError, behind: behind.get(name) ?? null,
       })),
     };
   }
+
+  /** `PostgreSQL 17.2` or `PGlite (PostgreSQL 17.x)`: the server's own version line, without build details. */
+  private async serverVersion(): Promise<string | null> {
+    const rows = await this.platform.database.query<{ version: string }>('SELECT version() AS version').catch(() => []);
+    const version = rows[0]?.version?.split(' on ')[0] ?? null;
+    return this.platform.database.kind === 'pglite' && version ? `PGlite (${version})` : version;
+  }
 }
+
+/** The package's version, read once. */
+const SWITCHYARD_VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;

@@ -7,6 +7,8 @@ import { AdmissionControl, BudgetGuard, DeploymentConcurrency, LimitsModule, Rat
 import { CACHE_SETTINGS, type CacheSettings, CacheModule, EXACT_CACHE, type ExactCache, IDEMPOTENCY_STORE, type IdempotencyStore } from '../cache/index.js';
 import { ExactCacheLookup } from './pipeline/exact-cache-lookup.js';
 import { IdempotentReplay } from './pipeline/idempotent-replay.js';
+import { Observability } from '../observability/index.js';
+import { registerInferenceGauges } from './inference-gauges.js';
 import { ChatCompletionsController } from './http/chat-completions.controller.js';
 import { CountTokensController } from './http/count-tokens.controller.js';
 import { EmbeddingsController } from './http/embeddings.controller.js';
@@ -32,6 +34,7 @@ const BREAKER_SIGNALS = Symbol('BREAKER_SIGNALS');
 const INFERENCE_SERVICES = Symbol('INFERENCE_SERVICES');
 const PIPELINE_SETTINGS = Symbol('PIPELINE_SETTINGS');
 const STORED_ANSWER_PARTS = Symbol('STORED_ANSWER_PARTS');
+const INFERENCE_GAUGES = Symbol('INFERENCE_GAUGES');
 type Closeable = { close(): Promise<void> };
 
 /** The data plane: client formats, pipeline, routing and streaming. */
@@ -85,6 +88,14 @@ type Closeable = { close(): Promise<void> };
       ],
     },
     {
+      provide: INFERENCE_GAUGES,
+      useFactory: (observability: Observability, health: DeploymentHealth, admission: AdmissionControl) => {
+        registerInferenceGauges(observability, health, admission);
+        return true;
+      },
+      inject: [Observability, DeploymentHealth, AdmissionControl],
+    },
+    {
       provide: PIPELINE_SETTINGS,
       useFactory: (settings: InferenceSettings): PipelineSettings => ({
         durability: settings.durability, nodeId: settings.nodeId, resilience: settings.resilience,
@@ -118,7 +129,11 @@ type Closeable = { close(): Promise<void> };
   ],
 })
 export class InferenceModule implements OnApplicationShutdown {
-  constructor(@Inject(BREAKER_SIGNALS) private readonly breakerSignals: Closeable) {}
+  constructor(
+    @Inject(BREAKER_SIGNALS) private readonly breakerSignals: Closeable,
+    // Registered once per gateway: nothing injects the gauges, so the module asks for them.
+    @Inject(INFERENCE_GAUGES) _gauges: unknown,
+  ) {}
 
   async onApplicationShutdown(): Promise<void> {
     await this.breakerSignals.close();

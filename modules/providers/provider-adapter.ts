@@ -14,6 +14,8 @@ export interface UpstreamCall {
   headersTimeoutMs: number;
   /** Most time between two body chunks. */
   idleTimeoutMs: number;
+  /** W3C trace context (`traceparent`, `tracestate`) of the attempt, sent with the provider call. */
+  traceHeaders?: Record<string, string>;
 }
 
 /** One upstream embeddings call: the same connection and deadline inputs as a chat call. */

@@ -10,6 +10,8 @@ export interface UpstreamTarget {
   signal: AbortSignal;
   headersTimeoutMs: number;
   idleTimeoutMs: number;
+  /** The attempt's trace context headers; sent as they are (nothing else may be added to a provider call). */
+  traceHeaders?: Record<string, string>;
 }
 
 /** Turns a provider's non-2xx answer (status, headers, bounded body text) into a typed error. */
@@ -33,7 +35,7 @@ export async function postUpstream(
       origin: target.baseUrl.origin,
       path,
       method: 'POST',
-      headers,
+      headers: target.traceHeaders ? { ...headers, ...target.traceHeaders } : headers,
       body,
       signal: target.signal,
       headersTimeout: target.headersTimeoutMs,

@@ -7,6 +7,7 @@ import { type DurabilityProfile, readDurability } from '../../modules/inference/
 import { type ResilienceOverrides, readResilienceOverrides } from '../../modules/inference/resilience/resilience-settings.js';
 import { type AdmissionSettings, readAdmissionOverrides } from '../../modules/limits/admission-settings.js';
 import { type CacheKnobs, readCacheOverrides } from '../../modules/cache/cache-settings.js';
+import type { ObservabilityOverrides } from '../../modules/observability/observability-settings.js';
 import type { AuditSettings } from '../../projections/audit-chain/audit-settings.js';
 import { DEFAULT_SPOOL_MAX_BYTES, DEFAULT_SPOOL_SEGMENT_BYTES, type SpoolSettings, defaultSpoolDirectory } from '../kernel/event-store/spool/spool-settings.js';
 import { ConfigurationError } from '../kernel/configuration-error.js';
@@ -56,6 +57,8 @@ export interface Environment {
   http?: Partial<HttpSettings>;
   /** Exact cache and idempotency knobs that differ from the defaults (cache-settings.ts). */
   cache?: Partial<CacheKnobs>;
+  /** Programmatic overrides of the observability settings read from OTEL_* and SWITCHYARD_* (observability-settings.ts). */
+  observability?: ObservabilityOverrides;
   /** The outage spool (PostgreSQL deployments); absent = the defaults under `dataDir`. */
   spool?: SpoolSettings;
 }

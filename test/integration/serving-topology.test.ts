@@ -98,6 +98,16 @@ describeWithPostgres('serving topologies on PostgreSQL', () => {
       expect(await count(`SELECT count(*) AS n FROM events WHERE event_type = 'ApiKeyIssued'`)).toBe(1);
       expect(await waitFor(async () => (await count(`SELECT count(*) AS n FROM cost_ledger`)) === 80, 10_000)).toBe(true);
       expect(await count(`SELECT count(DISTINCT (request_id, attempt)) AS n FROM cost_ledger`)).toBe(80);
+      // /metrics sums the workers, whichever worker a scrape lands on: every scrape sees all 80 requests.
+      const scrapes = await Promise.all(Array.from({ length: 8 }, async () => {
+        const response = await pool.request({ path: '/metrics', method: 'GET', headers: { authorization: 'Bearer topology-admin-token-0123456789' } });
+        return { status: response.statusCode, text: await response.body.text() };
+      }));
+      for (const scrape of scrapes) {
+        expect(scrape.status).toBe(200);
+        const served = [...scrape.text.matchAll(/^switchyard_requests_total\{operation="chat",alias="chat",status_class="2xx"\} (\d+)$/gm)].map((m) => Number(m[1]));
+        expect(served).toEqual([80]);
+      }
     } finally {
       await pool.close();
       await server.stop();

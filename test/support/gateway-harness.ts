@@ -98,6 +98,8 @@ export async function startTestGateway(options: HarnessOptions = {}): Promise<Te
     // Suites here count provider calls and attempts of repeated identical requests, which the exact cache
     // (on by default) would answer; a suite that passes `cache` gets the real defaults (exact-cache.test.ts).
     cache: { exactCacheEnabled: false },
+    // Suites that look at request logs ask for them (with a destination of their own).
+    observability: { requestLog: false },
     ...options.environment,
   };
   let gateway: Gateway;

@@ -29,6 +29,8 @@ export class EarlyAuthentication {
     private readonly keys: GatewayAuthenticator,
     private readonly admin: AdminIdentification,
     private readonly closing: () => boolean,
+    /** Paths outside /admin that need the admin credential too (`/metrics`, unless opened). */
+    private readonly adminOnly: (path: string) => boolean = () => false,
   ) {}
 
   readonly onRequest = (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
@@ -37,7 +39,7 @@ export class EarlyAuthentication {
     // An unknown route needs neither credentials nor its body to be answered.
     if (request.is404) return this.refuse(request, reply, new GatewayError(404, 'not_found', `Unknown route ${request.method} ${url.split('?')[0]}.`));
     try {
-      if (isAdminPath(url)) this.admin.identify(request.headers);
+      if (isAdminPath(url) || this.adminOnly(url.split('?')[0])) this.admin.identify(request.headers);
       else if (url.startsWith('/v1/')) this.keys.authenticate(request.headers, scopeFor(url));
     } catch (error) {
       return this.refuse(request, reply, error);
@@ -54,7 +56,7 @@ export class EarlyAuthentication {
   private refuse(request: FastifyRequest, reply: FastifyReply, error: unknown, closeConnection = false): void {
     reply.hijack();
     if (closeConnection || expectsContinue(request)) reply.raw.setHeader('connection', 'close');
-    if (isAdminPath(request.url)) return respondWithAdminError(reply.raw, error, request.method, request.url, request.id);
+    if (isAdminPath(request.url) || this.adminOnly(request.url.split('?')[0])) return respondWithAdminError(reply.raw, error, request.method, request.url, request.id);
     if (!(error instanceof GatewayError)) this.logger.error(`request ${request.id}: authentication failed unexpectedly: ${(error as Error)?.stack ?? String(error)}`);
     respondWithError(reply.raw, clientFormatForPath(request.url), error instanceof GatewayError ? error : internalError(), request.id);
   }

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { GatewayError } from '../../canonical/index.js';
 import type { ClientFormat } from '../formats/client-format.js';
+import { observationOf } from '../../observability/index.js';
 
 /** An error answer before it is written: on a response, or on a bare socket (errors Node raises). */
 export interface ErrorAnswer {
@@ -20,6 +21,7 @@ export function errorAnswer(format: ClientFormat, error: GatewayError): ErrorAns
 
 /** Writes a GatewayError in the client's envelope (unless the response already started). */
 export function respondWithError(raw: ServerResponse, format: ClientFormat, error: GatewayError, requestId: string): void {
+  observationOf(raw)?.answeredWith(error);
   writeAnswer(raw, errorAnswer(format, error), requestId);
 }
 

@@ -10,6 +10,7 @@ import type { InferenceServices, PipelineSettings } from './inference-services.j
 import type { AdmittedRequest } from './request-admission.js';
 
 const logger = new Logger('Attempts');
+const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
 /**
  * Runs an admitted request's attempt loop with one operation's attempt function, and settles a request
@@ -22,7 +23,7 @@ export async function runAdmittedAttempts<Answer>(
   services: InferenceServices,
   settings: PipelineSettings,
   admitted: AdmittedRequest,
-  attempt: (turn: AttemptTurn, adapter: ProviderAdapter) => Promise<AttemptReport<Answer>>,
+  attempt: (turn: AttemptTurn, adapter: ProviderAdapter, traceHeaders: Record<string, string>) => Promise<AttemptReport<Answer>>,
 ): Promise<Answer> {
   const { retry } = settings.resilience;
   let result;
@@ -35,7 +36,11 @@ export async function runAdmittedAttempts<Answer>(
       signal: admitted.lifetime.signal,
       remainingMs: () => admitted.lifetime.remainingMs(),
       random: services.random ?? Math.random,
-      attempt: (turn) => attempt(turn, services.adapters.for(turn.candidate.deployment.provider.type)!),
+      attempt: (turn) => {
+        // The attempt's client span starts here; recordAttempt (through the journal) ends it.
+        const observed = admitted.observation?.attemptStarted(turn.candidate.deployment, turn.attempt);
+        return attempt(turn, services.adapters.for(turn.candidate.deployment.provider.type)!, observed?.upstreamHeaders ?? NO_HEADERS);
+      },
     });
   } catch (error) {
     if (!(error instanceof GatewayFault)) throw error;

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { TokenUsage } from '../../../events/index.js';
-import { type ChatRequest, type ChatResponse, GatewayError, requiredCapabilities } from '../../canonical/index.js';
+import { type ChatRequest, type ChatResponse, GatewayError, requiredCapabilities, type StreamEvent } from '../../canonical/index.js';
+import { MAX_LOGGED_CONTENT, observationOf } from '../../observability/index.js';
 import type { ClientFormat } from '../formats/client-format.js';
 import { BACKSTOP_SLACK_MS } from '../resilience/deadlines.js';
 import { chatReservation } from './admission-estimate.js';
@@ -58,7 +59,10 @@ export class ChatPipeline {
    */
   async handle(exchange: Exchange, format: ClientFormat): Promise<void> {
     const principal = this.services.auth.authenticate(exchange.headers, 'inference');
+    const observation = observationOf(exchange.raw);
+    observation?.identify(principal);
     const request = format.parseChat(exchange.body);
+    if (observation?.logsContent) observation.recordContent('prompt', () => promptText(request));
     const idempotency = await this.stored.idempotency.enter(exchange, principal, format, request);
     if (idempotency === 'replayed') return;
     try {
@@ -150,11 +154,11 @@ export class ChatPipeline {
 
   private async buffered(exchange: Exchange, format: ClientFormat, request: ChatRequest, admitted: AdmittedRequest, estimatedInputTokens: number, keeping: AnswerKeeping): Promise<void> {
     const idleTimeoutMs = this.settings.resilience.deadlines.idleTimeoutMs + BACKSTOP_SLACK_MS;
-    const answer = await runAdmittedAttempts<BufferedAnswer>(this.services, this.settings, admitted, async (turn, adapter) => {
+    const answer = await runAdmittedAttempts<BufferedAnswer>(this.services, this.settings, admitted, async (turn, adapter, traceHeaders) => {
       const started = Date.now();
       const timeouts = { headersTimeoutMs: Math.max(1, admitted.lifetime.remainingMs()) + BACKSTOP_SLACK_MS, idleTimeoutMs };
       const result = await bufferedChatAttempt(adapter, request, estimatedInputTokens, admitted.lifetime.signal, (signal) =>
-        callTransport(this.services.pools, turn.candidate.deployment, signal, timeouts),
+        callTransport(this.services.pools, turn.candidate.deployment, signal, timeouts, traceHeaders),
       );
       const latencyMs = Date.now() - started;
       if (result.kind === 'failed') {
@@ -174,6 +178,7 @@ export class ChatPipeline {
       this.logger.error(`request ${exchange.requestId}: terminal events not committed: ${(error as Error).message}`);
       throw durabilityRefusal(error, 'buffered');
     }
+    if (admitted.observation?.logsContent) admitted.observation.recordContent('completion', () => answer.response.choices.map((c) => c.text).join('\n'));
     const identity = { id: format.responseId(exchange.requestId), created: Math.floor(Date.now() / 1000), model: admitted.alias.name };
     await this.keep(keeping, admitted, answer.response, answer.usage, identity.created);
     if (exchange.raw.destroyed) return;
@@ -191,6 +196,9 @@ export class ChatPipeline {
     exchange: Exchange, format: ClientFormat, request: ChatRequest, admitted: AdmittedRequest, estimatedInputTokens: number, keeping: AnswerKeeping,
   ): Promise<void> {
     const deadlines = this.settings.resilience.deadlines;
+    const observation = admitted.observation;
+    // An opted-in tenant's streamed completion, kept (bounded) for its log line.
+    const completion = observation?.logsContent ? new StreamedText() : null;
     const identity = { id: format.responseId(exchange.requestId), created: Math.floor(Date.now() / 1000), model: admitted.alias.name };
     // Only a stream whose answer will be kept pays for keeping its text (bounded by the entry size).
     const encoder = format.streamEncoder(identity, request, estimatedInputTokens);
@@ -203,15 +211,16 @@ export class ChatPipeline {
       requestAbort: admitted.lifetime.abort,
       onFirstOutput: () => admitted.lifetime.endRequestDeadline(),
       headers: { 'x-switchyard-cache': keeping.cache.status },
+      onRelayed: completion ? (event) => completion.add(event) : undefined,
     });
     try {
       const ttftLimitMs = admitted.alias.policy.ttftTimeoutMs ?? deadlines.ttftTimeoutMs;
       const timeouts = { headersTimeoutMs: ttftLimitMs + BACKSTOP_SLACK_MS, idleTimeoutMs: deadlines.idleTimeoutMs + BACKSTOP_SLACK_MS };
-      const answer = await runAdmittedAttempts<StreamedAnswer>(this.services, this.settings, admitted, async (turn, adapter) => {
+      const answer = await runAdmittedAttempts<StreamedAnswer>(this.services, this.settings, admitted, async (turn, adapter, traceHeaders) => {
         const started = Date.now();
         const deployment = turn.candidate.deployment;
         const result = await relay.attempt(
-          async (signal) => adapter.chatStream({ ...(await callTransport(this.services.pools, deployment, signal, timeouts)), request }),
+          async (signal) => adapter.chatStream({ ...(await callTransport(this.services.pools, deployment, signal, timeouts, traceHeaders)), request }),
           ttftLimitMs,
           estimatedInputTokens,
           (ttftMs) => this.services.latency.observeTtft(deployment.id, ttftMs),
@@ -239,6 +248,7 @@ export class ChatPipeline {
         },
         (error) => this.logger.error(`request ${exchange.requestId}: terminal events not committed: ${error.message}`),
       );
+      if (completion) observation!.recordContent('completion', () => completion.text());
     } finally {
       relay.dispose();
     }
@@ -253,4 +263,27 @@ function withCacheStatus(error: GatewayError, status: CacheDecision['status']): 
 function streamEnding(answer: StreamedAnswer): { status: 'failed' | 'cancelled'; httpStatus: number; errorCode: string } {
   const { status, code } = streamFailure(answer);
   return { status: answer.outcome === 'cancelled' ? 'cancelled' : 'failed', httpStatus: status, errorCode: code };
+}
+
+/** The text of a request's messages, for an opted-in tenant's content log (redacted there). */
+function promptText(request: ChatRequest): string {
+  return request.messages
+    .map((message) => `${message.role}: ${message.content.map((part) => (part.type === 'text' ? part.text : '[image]')).join(' ')}`)
+    .join('\n');
+}
+
+/** The text of a streamed answer, for a content log line: at most MAX_LOGGED_CONTENT characters are kept. */
+class StreamedText {
+  private readonly parts: string[] = [];
+  private length = 0;
+
+  add(event: StreamEvent): void {
+    if (event.type !== 'text' || this.length >= MAX_LOGGED_CONTENT) return;
+    this.parts.push(event.text);
+    this.length += event.text.length;
+  }
+
+  text(): string {
+    return this.parts.join('');
+  }
 }

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { TokenUsage } from '../../../events/index.js';
 import { type EmbeddingsRequest, type EmbeddingsResponse, estimateTokens, ProviderError, ZERO_USAGE } from '../../canonical/index.js';
+import { observationOf } from '../../observability/index.js';
 import { parseOpenAiEmbeddingsRequest } from '../formats/openai/openai-embeddings-request.js';
 import { encodeOpenAiEmbeddings } from '../formats/openai/openai-embeddings-response.js';
 import { BACKSTOP_SLACK_MS } from '../resilience/deadlines.js';
@@ -32,6 +33,7 @@ export class EmbeddingsPipeline {
   /** Throws a GatewayError only before anything was written (the controller renders it); writes every other outcome. */
   async handle(exchange: Exchange): Promise<void> {
     const principal = this.services.auth.authenticate(exchange.headers, 'inference');
+    observationOf(exchange.raw)?.identify(principal);
     const { request, encoding } = parseOpenAiEmbeddingsRequest(exchange.body);
     const perInput = request.inputs.map((text) => Math.max(1, estimateTokens(text)));
     const estimatedInputTokens = perInput.reduce((sum, n) => sum + n, 0);
@@ -51,14 +53,14 @@ export class EmbeddingsPipeline {
     });
     try {
       const idleTimeoutMs = this.settings.resilience.deadlines.idleTimeoutMs + BACKSTOP_SLACK_MS;
-      const answer = await runAdmittedAttempts<Answer>(this.services, this.settings, admitted, async (turn, adapter) => {
+      const answer = await runAdmittedAttempts<Answer>(this.services, this.settings, admitted, async (turn, adapter, traceHeaders) => {
         const started = Date.now();
         const attemptAbort = linkedAbort(admitted.lifetime.signal);
         try {
           const call = await callTransport(this.services.pools, turn.candidate.deployment, attemptAbort.signal, {
             headersTimeoutMs: Math.max(1, admitted.lifetime.remainingMs()) + BACKSTOP_SLACK_MS,
             idleTimeoutMs,
-          });
+          }, traceHeaders);
           const response = await adapter.embed!({ ...call, request });
           const problem = answerProblem(request, response);
           if (problem) throw new ProviderError('malformed_response', problem);

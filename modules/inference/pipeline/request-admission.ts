@@ -6,6 +6,7 @@ import { estimatedCost } from '../routing/route-planner.js';
 import type { Principal } from '../../../projections/key-index/principal.js';
 import type { ResolvedAlias, ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
 import type { ParameterSupport, RoutePlan } from '../routing/route-planner.js';
+import { observationOf, type RequestObservation } from '../../observability/index.js';
 import { callableAlias } from './callable-alias.js';
 import { noRouteError } from './client-errors.js';
 import { GatewayError } from '../../canonical/index.js';
@@ -44,6 +45,8 @@ export interface AdmittedRequest {
   plan: RoutePlan;
   journal: RequestJournal;
   lifetime: RequestLifetime;
+  /** What the request reports to (metrics, traces, its log line); null when nobody observes. */
+  observation: RequestObservation | null;
   /** Releases the admission permits and the request's timers; idempotent. */
   release(): void;
 }
@@ -104,7 +107,8 @@ export async function admitRequest(
       plan = planFor(services, exchange, principal, intent, alias);
       budget = await services.budgets.reserve(budgets, maxCostOf(plan, intent), { enforce: false });
     }
-    const journal = RequestJournal.forKey(services.committer, settings.durability, settings.nodeId, exchange.requestId, principal.keyId);
+    const observation = observationOf(exchange.raw);
+    const journal = RequestJournal.forKey(services.committer, settings.durability, settings.nodeId, exchange.requestId, principal.keyId, observation);
     await journal.admit({
       requestId: exchange.requestId,
       tenantId: principal.tenantId,
@@ -122,8 +126,11 @@ export async function admitRequest(
     const held = permit;
     const reserved = rate;
     const committed = budget;
+    // The observation ends only once the request is settled, even when its client left earlier.
+    observation?.hold();
+    let released = false;
     return {
-      requestId: exchange.requestId, principal, alias, plan, journal, lifetime,
+      requestId: exchange.requestId, principal, alias, plan, journal, lifetime, observation,
       release: () => {
         lifetime.dispose();
         held.release();
@@ -131,6 +138,8 @@ export async function admitRequest(
         const used = journal.usage();
         reserved.settle({ requests: 1, inputTokens: used.input, outputTokens: used.output });
         committed.settle(journal.cost());
+        if (!released) observation?.release();
+        released = true;
       },
     };
   } catch (error) {

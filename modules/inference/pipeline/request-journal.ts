@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { type AttemptFinished, type RequestAdmitted, type RequestCompleted, type RequestServedFromCache, requestStream, type TokenUsage } from '../../../events/index.js';
 import { type GroupCommitter, type NewEvent, uuidv7 } from '../../../src/kernel/index.js';
+import type { RequestObservation } from '../../observability/index.js';
 import { sumCosts } from '../pricing/attempt-cost.js';
 import { admissionRefusal } from './durability-refusal.js';
 import type { DurabilityProfile } from './durability.js';
@@ -38,11 +39,15 @@ export class RequestJournal {
     private readonly profile: DurabilityProfile,
     readonly requestId: string,
     private readonly metadata: Record<string, unknown>,
+    /** Told every event this journal records (metrics, traces, the request log); null when nobody observes. */
+    private readonly observation: RequestObservation | null = null,
   ) {}
 
   /** The journal of one request sent with a gateway key: events carry the key as actor and the request id as correlation. */
-  static forKey(committer: GroupCommitter, profile: DurabilityProfile, nodeId: string, requestId: string, keyId: string): RequestJournal {
-    return new RequestJournal(committer, profile, requestId, { actor: `key:${keyId}`, correlationId: requestId, nodeId });
+  static forKey(
+    committer: GroupCommitter, profile: DurabilityProfile, nodeId: string, requestId: string, keyId: string, observation: RequestObservation | null = null,
+  ): RequestJournal {
+    return new RequestJournal(committer, profile, requestId, { actor: `key:${keyId}`, correlationId: requestId, nodeId }, observation);
   }
 
   /**
@@ -52,6 +57,7 @@ export class RequestJournal {
   async admit(data: RequestAdmitted['data']): Promise<void> {
     if (this.admitted) throw new Error(`request ${this.requestId} was admitted already`);
     this.admitted = this.event('RequestAdmitted', data);
+    this.observation?.admitted(data);
     if (this.profile !== 'strict') return;
     try {
       await this.committer.append({ streamId: requestStream(this.requestId), events: [this.admitted], expectedVersion: 'no-stream' });
@@ -65,6 +71,7 @@ export class RequestJournal {
   recordAttempt(data: AttemptFinished['data']): void {
     this.attempts.push(data);
     this.attemptEvents.push(this.event('AttemptFinished', data));
+    this.observation?.attemptFinished(data);
   }
 
   /** Tokens the attempts recorded so far used, summed (what settlement reconciles the reservation with). */
@@ -102,6 +109,7 @@ export class RequestJournal {
     if (!this.admitted) return Promise.reject(new Error(`request ${this.requestId} completed before it was admitted`));
     const completed: RequestCompleted['data'] = { requestId: this.requestId, ...ending, ...this.settlement() };
     const terminal = [...this.attemptEvents, ...(this.servedFromCache ? [this.servedFromCache] : []), this.event('RequestCompleted', completed)];
+    this.observation?.completed(completed);
     const commit = this.committer
       .append(
         this.admittedCommitted

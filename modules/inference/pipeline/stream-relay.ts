@@ -36,6 +36,8 @@ export interface StreamRelayOptions {
   onFirstOutput: () => void;
   /** Response headers besides the request id (e.g. `x-switchyard-cache`). */
   headers?: Record<string, string>;
+  /** Sees each event relayed; set only when a tenant's content is logged (nothing per chunk otherwise). */
+  onRelayed?: (event: StreamEvent) => void;
 }
 
 /**
@@ -102,13 +104,17 @@ export class StreamRelay {
       onTtft(ttftMs);
       this.options.onFirstOutput();
       this.sse.open(this.options.encoder.contentType);
-      for (const event of pending) await this.send(this.options.encoder.encode(event));
+      for (const event of pending) {
+        this.options.onRelayed?.(event);
+        await this.send(this.options.encoder.encode(event));
+      }
       idle = setTimeout(() => attemptAbort.abort(new DeadlineExceeded('idle')), this.options.deadlines.idleTimeoutMs);
       for (;;) {
         const next = await iterator.next();
         if (next.done) break;
         idle.refresh();
         meter.observe(next.value);
+        this.options.onRelayed?.(next.value);
         await this.send(this.options.encoder.encode(next.value));
       }
       if (!meter.sawFinish) throw new ProviderError('malformed_response', 'the provider stream ended without a finish reason');

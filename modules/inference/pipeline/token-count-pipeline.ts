@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { observationOf } from '../../observability/index.js';
 import { type ChatRequest, estimateInputTokens, ProviderError, requiredCapabilities } from '../../canonical/index.js';
 import type { ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
 import { BACKSTOP_SLACK_MS } from '../resilience/deadlines.js';
@@ -39,6 +40,7 @@ export class TokenCountPipeline {
   /** Throws a GatewayError before anything was written (the controller renders it in its format's envelope). */
   async handle(exchange: Exchange, dialect: TokenCountDialect): Promise<void> {
     const principal = this.services.auth.authenticate(exchange.headers, 'inference');
+    observationOf(exchange.raw)?.identify(principal);
     const request = dialect.parse(exchange.body);
     const alias = callableAlias(this.services.routing.current, principal, request.model);
     const estimate = estimateInputTokens(request);

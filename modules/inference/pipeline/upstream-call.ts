@@ -21,7 +21,8 @@ export async function callTransport(
   deployment: ResolvedDeployment,
   signal: AbortSignal,
   timeouts: CallTimeouts,
+  traceHeaders?: Record<string, string>,
 ): Promise<CallTransport> {
   const target = await pools.target(deployment);
-  return { deployment, dispatcher: target.dispatcher, baseUrl: target.baseUrl, signal, ...timeouts };
+  return { deployment, dispatcher: target.dispatcher, baseUrl: target.baseUrl, signal, ...timeouts, traceHeaders };
 }

@@ -3,6 +3,7 @@ import cluster from 'node:cluster';
 import { type Environment, readEnvironment } from '../../config/environment.js';
 import { startGateway } from '../../gateway.js';
 import { prepareCluster } from '../../cluster-setup.js';
+import { serveClusterMetrics } from '../../../modules/observability/index.js';
 
 /**
  * `switchyard serve`: one process, or with SWITCHYARD_WORKERS=N a primary that sets the node up once
@@ -24,6 +25,8 @@ export async function serve(): Promise<void> {
 async function servePrimary(environment: Environment): Promise<void> {
   const logger = new Logger('Switchyard');
   const setup = await prepareCluster(environment);
+  // A scrape reaches one worker; it asks here for the sum over all of them.
+  serveClusterMetrics();
   const workers = environment.workers ?? 1;
   let stopping = false;
   // A worker keeps its slot's node id across restarts, so the events it records stay attributable.

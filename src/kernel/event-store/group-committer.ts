@@ -50,6 +50,17 @@ interface Pending {
 
 const DEFAULT_CONNECTION_ATTEMPTS = 5;
 
+/** One batch's commit, for whoever watches the committer (metrics): the kernel only reports, it never imports a watcher. */
+export interface CommitStats {
+  appends: number;
+  events: number;
+  durationMs: number;
+  /** The whole batch failed (a single append's own rejection does not count). */
+  failed: boolean;
+}
+
+export type CommitListener = (stats: CommitStats) => void;
+
 /**
  * Group commit for the data plane (DESIGN §4): appends from concurrent requests share one multi-row
  * insert per transaction. Each caller's promise settles when its own batch commits; an append that
@@ -67,6 +78,7 @@ export class GroupCommitter {
   /** Types committed but not announced yet, and the timer that announces them. */
   private unannounced = new Set<string>();
   private announceTimer: NodeJS.Timeout | null = null;
+  private readonly listeners = new Set<CommitListener>();
 
   constructor(
     private readonly store: SqlEventStore,
@@ -107,6 +119,12 @@ export class GroupCommitter {
     }
   }
 
+  /** Calls `listener` after every batch; returns the function that stops it. */
+  onCommit(listener: CommitListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
   get pending(): number {
     return this.queue.length;
   }
@@ -136,6 +154,8 @@ export class GroupCommitter {
     const spool = this.options.spool;
     if (spool?.engaged && !spool.bypassing) return this.spoolBatch(spool, batch); // queued before the outage began
     const notify = this.claimNotification();
+    const started = performance.now();
+    let failed = false;
     try {
       const results = await retryOnConnectionLoss(() => this.store.appendPrepared(batch.map((pending) => pending.prepared), { notify }), {
         attempts: this.options.connectionAttempts ?? DEFAULT_CONNECTION_ATTEMPTS,
@@ -151,7 +171,20 @@ export class GroupCommitter {
         return this.spoolBatch(spool, batch);
       }
       const failure = error instanceof Error ? error : new Error(String(error));
+      failed = true;
       for (const pending of batch) pending.reject(failure);
+    } finally {
+      this.report({ appends: batch.length, events: batch.reduce((sum, pending) => sum + pending.events, 0), durationMs: performance.now() - started, failed });
+    }
+  }
+
+  private report(stats: CommitStats): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(stats);
+      } catch (error) {
+        this.logger.warn(`a commit listener failed: ${(error as Error).message}`);
+      }
     }
   }
 

@@ -325,6 +325,23 @@ export class SqlEventStore implements EventStore {
   }
 
   /** The newest committed global position (for status output). */
+  /**
+   * How many events (of `types`, or any) follow `from` in the read order, counting at most `cap`: a
+   * projection's lag, read by health and metrics (never on the request path).
+   */
+  async countAfter(from: LogPosition, types: readonly string[] | undefined, cap: number): Promise<number> {
+    const params: unknown[] = [xid8Param(from.transactionId), from.globalPosition, cap];
+    if (types) params.push(types);
+    const rows = await this.read<{ n: string }>(
+      `SELECT count(*)::text AS n FROM (
+         SELECT 1 FROM events e
+         WHERE (e.transaction_id, e.global_position) > ($1::xid8, $2::bigint) ${types ? 'AND e.event_type = ANY($4::text[])' : ''}
+         LIMIT $3) behind`,
+      params,
+    );
+    return Number(rows[0]?.n ?? 0);
+  }
+
   async headPosition(): Promise<number> {
     const rows = await this.read<{ head: string | null }>(`SELECT max(global_position)::text AS head FROM events`);
     return Number(rows[0]?.head ?? 0);

@@ -216,6 +216,19 @@ export class ProjectionRunner {
   }
 
   /**
+   * Events each projection this process moves has not applied yet (counted up to `cap`). Durable
+   * projections whose lease another process holds are left out: their position here is not theirs.
+   */
+  async lag(cap: number): Promise<Array<{ name: string; kind: 'in-memory' | 'durable'; behind: number }>> {
+    const moved = [...this.workers.values()].filter((worker) => this.canMove(worker));
+    return Promise.all(moved.map(async (worker) => ({
+      name: worker.name,
+      kind: worker.kind,
+      behind: await this.store.countAfter(worker.position, typeFilter(worker.eventTypes), cap),
+    })));
+  }
+
+  /**
    * Deletes a durable projection's rows and checkpoint, then replays it from position zero. The worker
    * is paused meanwhile, so no wake-up interleaves a step of its own with the reset or the replay.
    */

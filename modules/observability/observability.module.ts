@@ -1,0 +1,51 @@
+import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { ClickHouseConnection } from '../../projections/clickhouse-analytics/clickhouse-connection.js';
+import { DATABASE, type Database, GroupCommitter, ProjectionRunner } from '../../src/kernel/index.js';
+import { ClusterMetrics } from './cluster-metrics.js';
+import { DocsController } from './docs.controller.js';
+import { watchKernel } from './kernel-metrics.js';
+import { MetricsController } from './metrics.controller.js';
+import { Observability } from './observability.js';
+import { OBSERVABILITY_SETTINGS, type ObservabilityContext } from './observability-settings.js';
+import { Readiness } from './readiness.js';
+
+/**
+ * Metrics, traces, request logs, readiness and the API document. Global, so the data plane and the
+ * kernel's watchers share one Observability per gateway; other modules register their own gauges on
+ * `observability.metrics`.
+ */
+@Global()
+@Module({
+  controllers: [MetricsController, DocsController],
+  providers: [
+    ClusterMetrics,
+    {
+      provide: Observability,
+      useFactory: (context: ObservabilityContext, committer: GroupCommitter, runner: ProjectionRunner, clusterMetrics: ClusterMetrics) => {
+        const observability = new Observability(context.settings, context.logLevel, context.requestLogDestination);
+        clusterMetrics.adopt(observability.metrics.registry);
+        observability.onClose(watchKernel(observability, committer, runner));
+        return observability;
+      },
+      inject: [OBSERVABILITY_SETTINGS, GroupCommitter, ProjectionRunner, ClusterMetrics],
+    },
+    {
+      provide: Readiness,
+      useFactory: (context: ObservabilityContext, database: Database, runner: ProjectionRunner, clickhouse: ClickHouseConnection | null) =>
+        new Readiness(database, runner, clickhouse ?? null, context.redisUrl, context.settings.readyMaxLagEvents),
+      inject: [OBSERVABILITY_SETTINGS, DATABASE, ProjectionRunner, { token: ClickHouseConnection, optional: true }],
+    },
+  ],
+  exports: [Observability, Readiness],
+})
+export class ObservabilityModule implements OnApplicationShutdown {
+  constructor(
+    @Inject(Observability) private readonly observability: Observability,
+    @Inject(Readiness) private readonly readiness: Readiness,
+  ) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.readiness.close();
+    await this.observability.close();
+  }
+}

@@ -1,0 +1,129 @@
+import { Redis } from 'ioredis';
+import type { ClickHouseConnection } from '../../projections/clickhouse-analytics/clickhouse-connection.js';
+import type { Database, ProjectionRunner } from '../../src/kernel/index.js';
+
+/** How long each dependency may take to answer a readiness probe. */
+const PROBE_TIMEOUT_MS = 1_000;
+
+export interface DependencyCheck {
+  /** ok, or why not. */
+  status: 'ok' | 'failing' | 'not_configured';
+  /** Whether a failure makes the node unready (it cannot serve correctly without it). */
+  required: boolean;
+  detail?: string;
+}
+
+export interface ProjectionLag {
+  name: string;
+  kind: 'in-memory' | 'durable';
+  behind: number;
+  lastError: string | null;
+}
+
+export interface ReadinessReport {
+  ready: boolean;
+  checks: Record<'eventStore' | 'projections' | 'redis' | 'clickhouse', DependencyCheck>;
+  /** Each failing part, by name. */
+  problems: string[];
+  lags: ProjectionLag[];
+}
+
+/**
+ * What decides readiness, as a pure function of what was probed. Unready: the event store does not
+ * answer (every answer is committed before it is delivered), or an in-memory projection (routing
+ * snapshot, key index) is more than `maxLagEvents` behind — the node would route by a stale catalog or
+ * accept revoked keys. Reported but not unready: Redis (limits and breakers fall back to this node's
+ * own) and ClickHouse (its projection catches up), and durable projections that lag (billing catches
+ * up; serving does not depend on it): taking every node out of the load balancer for those would turn
+ * a degraded dependency into an outage.
+ */
+export function readinessVerdict(input: {
+  eventStore: { reachable: boolean; problems: string[] };
+  lags: ProjectionLag[] | null;
+  redis: DependencyCheck;
+  clickhouse: DependencyCheck;
+  maxLagEvents: number;
+}): ReadinessReport {
+  const problems = [...input.eventStore.problems];
+  const lags = input.lags ?? [];
+  const stale = lags.filter((lag) => lag.kind === 'in-memory' && lag.behind > input.maxLagEvents);
+  for (const lag of stale) problems.push(`projection ${lag.name}: ${lag.behind} events behind (more than ${input.maxLagEvents})`);
+  for (const lag of lags) if (lag.lastError !== null) problems.push(`projection ${lag.name}: failing, retrying`);
+  if (input.redis.status === 'failing') problems.push(`redis: ${input.redis.detail ?? 'not answering'} (limits and breakers are local meanwhile)`);
+  if (input.clickhouse.status === 'failing') problems.push(`clickhouse: ${input.clickhouse.detail ?? 'not answering'} (analytics catch up when it returns)`);
+  const projections: DependencyCheck = input.lags === null
+    ? { status: 'failing', required: true, detail: 'lag unknown: the event store does not answer' }
+    : stale.length > 0 ? { status: 'failing', required: true, detail: stale.map((lag) => lag.name).join(', ') } : { status: 'ok', required: true };
+  const eventStore: DependencyCheck = input.eventStore.reachable ? { status: 'ok', required: true } : { status: 'failing', required: true, detail: 'not reachable' };
+  const checks = { eventStore, projections, redis: input.redis, clickhouse: input.clickhouse };
+  return { ready: Object.values(checks).every((check) => !check.required || check.status !== 'failing'), checks, problems, lags };
+}
+
+/** Probes the node's dependencies for /readyz and /admin/v1/status. One Redis connection, opened on first use. */
+export class Readiness {
+  private redis: Redis | null = null;
+
+  constructor(
+    private readonly database: Database,
+    private readonly runner: ProjectionRunner,
+    /** Null without CLICKHOUSE_URL. */
+    private readonly clickhouse: ClickHouseConnection | null,
+    /** Null without REDIS_URL. */
+    private readonly redisUrl: string | null,
+    private readonly maxLagEvents: number,
+  ) {}
+
+  async report(): Promise<ReadinessReport> {
+    const { database, runner, clickhouse, redisUrl } = this;
+    const eventStore = await database.checkHealth(PROBE_TIMEOUT_MS);
+    const statuses = new Map(runner.status().map((status) => [status.name, status]));
+    const [lags, redis, clickhouseCheck] = await Promise.all([
+      eventStore.reachable
+        ? withTimeout(runner.lag(this.maxLagEvents + 1)).then(
+          (found) => found.map((lag) => ({ ...lag, lastError: statuses.get(lag.name)?.lastError ?? null })),
+          () => null,
+        )
+        : Promise.resolve(null),
+      redisUrl ? this.probeRedis(redisUrl) : Promise.resolve<DependencyCheck>({ status: 'not_configured', required: false }),
+      clickhouse
+        ? withTimeout(clickhouse.ping()).then(
+          (ok): DependencyCheck => (ok ? { status: 'ok', required: false } : { status: 'failing', required: false, detail: 'ping failed' }),
+          (): DependencyCheck => ({ status: 'failing', required: false, detail: 'not answering' }),
+        )
+        : Promise.resolve<DependencyCheck>({ status: 'not_configured', required: false }),
+    ]);
+    return readinessVerdict({ eventStore, lags, redis, clickhouse: clickhouseCheck, maxLagEvents: this.maxLagEvents });
+  }
+
+  async close(): Promise<void> {
+    this.redis?.disconnect();
+    this.redis = null;
+  }
+
+  private async probeRedis(url: string): Promise<DependencyCheck> {
+    if (!this.redis) {
+      this.redis = new Redis(url, {
+      lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, connectTimeout: PROBE_TIMEOUT_MS,
+      connectionName: 'switchyard-readiness',
+      // The probe reconnects on its own schedule: at most one attempt per probe interval.
+      retryStrategy: () => 1_000,
+      });
+      this.redis.on('error', () => undefined); // reported by the probe, not as an unhandled event
+    }
+    try {
+      if (this.redis.status === 'wait') await withTimeout(this.redis.connect());
+      const answer = await withTimeout(this.redis.ping());
+      return answer === 'PONG' ? { status: 'ok', required: false } : { status: 'failing', required: false, detail: 'unexpected answer' };
+    } catch {
+      return { status: 'failing', required: false, detail: 'not answering' };
+    }
+  }
+}
+
+function withTimeout<T>(promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise,
+    new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error('timed out')), PROBE_TIMEOUT_MS))),
+  ]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,41 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startServer } from '../support/cli-process.js';
+
+/**
+ * A start prints a few lines and the demo key, not the framework's route table (issue 13: ~65 lines
+ * before the key; LOG_LEVEL=debug brings it back, see gateway-logger.test). The demo configuration on embedded
+ * PGlite, as `npm start` runs it.
+ */
+describe('start-up output', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'switchyard-startup-'));
+  });
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const start = async (logLevel: string | undefined, port: number) => {
+    const env: NodeJS.ProcessEnv = { ...process.env, SWITCHYARD_DATA_DIR: join(dir, `data-${port}`), DATABASE_URL: '', REDIS_URL: '', CLICKHOUSE_URL: '', SWITCHYARD_CONFIG: '' };
+    delete env.LOG_LEVEL;
+    delete env.ADMIN_TOKEN;
+    if (logLevel) env.LOG_LEVEL = logLevel;
+    const server = await startServer(env, port);
+    // Probes answered by now; the demo key is printed after the serving line.
+    for (let waited = 0; waited < 10_000 && !server.output().includes('Demo key:'); waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));
+    await server.stop();
+    return server.output();
+  };
+
+  test('at the default level: no route table, no request lines for the probes, the key within a few lines', async () => {
+    const output = await start(undefined, 56330);
+    const beforeKey = output.slice(0, output.indexOf('Demo key:')).split('\n').filter((line) => line.trim() !== '');
+    expect(output).toContain('Demo key: sk-sy-');
+    expect(output).not.toMatch(/Mapped \{/);
+    expect(output).not.toMatch(/RoutesResolver|InstanceLoader/);
+    expect(output).not.toContain('"path":"/readyz"');
+    expect(beforeKey.length).toBeLessThanOrEqual(15);
+  }, 120_000);
+});

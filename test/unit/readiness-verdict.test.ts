@@ -1,0 +1,41 @@
+import { type DependencyCheck, readinessVerdict } from '../../modules/observability/readiness.js';
+
+const ok: DependencyCheck = { status: 'ok', required: false };
+const absent: DependencyCheck = { status: 'not_configured', required: false };
+const reachable = { reachable: true, problems: [] };
+const lag = (name: string, kind: 'in-memory' | 'durable', behind: number, lastError: string | null = null) => ({ name, kind, behind, lastError });
+
+describe('readinessVerdict', () => {
+  test('ready when the event store answers and the in-memory projections are current', () => {
+    const report = readinessVerdict({ eventStore: reachable, lags: [lag('routing-snapshot', 'in-memory', 0)], redis: ok, clickhouse: absent, maxLagEvents: 10 });
+    expect(report).toMatchObject({ ready: true, problems: [], checks: { eventStore: { status: 'ok' }, projections: { status: 'ok' }, redis: { status: 'ok' }, clickhouse: { status: 'not_configured' } } });
+  });
+
+  test('an unreachable event store makes the node unready and names itself', () => {
+    const report = readinessVerdict({ eventStore: { reachable: false, problems: ['queries: connection refused'] }, lags: null, redis: absent, clickhouse: absent, maxLagEvents: 10 });
+    expect(report.ready).toBe(false);
+    expect(report.checks.eventStore.status).toBe('failing');
+    expect(report.checks.projections.status).toBe('failing');
+    expect(report.problems).toEqual(['queries: connection refused']);
+  });
+
+  test('an in-memory projection beyond the lag bound makes the node unready; a lagging durable one does not', () => {
+    const stale = readinessVerdict({ eventStore: reachable, lags: [lag('key-index', 'in-memory', 11), lag('cost-ledger', 'durable', 5_000)], redis: absent, clickhouse: absent, maxLagEvents: 10 });
+    expect(stale.ready).toBe(false);
+    expect(stale.checks.projections).toMatchObject({ status: 'failing', detail: 'key-index' });
+    expect(stale.problems).toEqual(['projection key-index: 11 events behind (more than 10)']);
+    const atBound = readinessVerdict({ eventStore: reachable, lags: [lag('key-index', 'in-memory', 10), lag('cost-ledger', 'durable', 5_000)], redis: absent, clickhouse: absent, maxLagEvents: 10 });
+    expect(atBound.ready).toBe(true);
+  });
+
+  test('Redis or ClickHouse failing is named but leaves the node ready (local limits; analytics catch up)', () => {
+    const failing: DependencyCheck = { status: 'failing', required: false, detail: 'not answering' };
+    const report = readinessVerdict({ eventStore: reachable, lags: [lag('clickhouse-analytics', 'durable', 3, 'connect ECONNREFUSED')], redis: failing, clickhouse: failing, maxLagEvents: 10 });
+    expect(report.ready).toBe(true);
+    expect(report.problems).toEqual([
+      'projection clickhouse-analytics: failing, retrying',
+      'redis: not answering (limits and breakers are local meanwhile)',
+      'clickhouse: not answering (analytics catch up when it returns)',
+    ]);
+  });
+});
