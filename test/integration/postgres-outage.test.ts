@@ -131,6 +131,10 @@ describeOwn('PostgreSQL stopped under load (a server of its own)', () => {
       expect(refused.status).toBe(503);
       expect(await refused.json()).toEqual({ error: { code: 'event_store_unavailable', message: expect.stringMatching(/unreachable.*nothing was changed/) } });
       await within(15_000, async () => segmentFiles(spoolDir).length > 0, 'events reaching the spool');
+      // A load balancer keeps the node: the outage is absorbed, and readiness says how.
+      const ready = await fetch(`${gw.url}/readyz`);
+      expect(ready.status).toBe(200);
+      expect(((await ready.json()) as { problems: string[] }).problems.join('\n')).toMatch(/request events spooled locally/);
       await new Promise((resolve) => setTimeout(resolve, 20_000));
       const duringCount = results.filter((r) => r.during).length;
       await server.start();
