@@ -1,6 +1,8 @@
 import type { ChatMessage, ChatRequest } from '../../modules/canonical/chat-request.js';
 import type { ChatResponse, StreamEvent } from '../../modules/canonical/chat-response.js';
 import { clientToolCallId, splitClientToolCallId } from '../../modules/canonical/thought-signature.js';
+import { anthropicTokenCount } from '../../modules/inference/formats/anthropic/anthropic-count-tokens-request.js';
+import { responsesInputTokens } from '../../modules/inference/formats/responses/responses-input-tokens.js';
 import { anthropicClientFormat } from '../../modules/inference/formats/anthropic/anthropic-client-format.js';
 import type { ClientFormat } from '../../modules/inference/formats/client-format.js';
 import { openAiClientFormat } from '../../modules/inference/formats/openai/openai-client-format.js';
@@ -162,6 +164,20 @@ describe('Gemini thought signatures through every client format', () => {
     });
     expect(parsed.messages.find((m) => m.role === 'assistant')).toMatchObject({ toolCalls: [{ id: 'call_0', signature: SIG }] });
     expect(parsed.messages.find((m) => m.role === 'tool')).toMatchObject({ toolCallId: 'call_0' });
+  });
+
+  test('token counting parses signed ids as chat does, so a provider count (Anthropic) never sees the signature', () => {
+    const counted = anthropicTokenCount.parse({
+      model: 'alias',
+      messages: [
+        { role: 'user', content: 'Weather in Paris?' },
+        { role: 'assistant', content: [{ type: 'tool_use', id: ENCODED, name: 'get_weather', input: { city: 'Paris' } }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: ENCODED, content: '18°C' }] },
+      ],
+    });
+    expect(JSON.stringify(toAnthropicRequest(counted, { model: 'claude', defaultMaxTokens: 1, stream: false }))).not.toContain('__thought__');
+    const responses = responsesInputTokens.parse({ model: 'alias', input: [{ type: 'function_call', call_id: ENCODED, name: 'f', arguments: '{}' }, { type: 'function_call_output', call_id: ENCODED, output: 'x' }] });
+    expect(responses.messages.find((m) => m.role === 'tool')).toMatchObject({ toolCallId: 'call_0' });
   });
 
   test('a stored (captured) streamed answer keeps the signature, so a replay or cache hit still carries it', () => {
