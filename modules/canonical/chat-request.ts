@@ -24,6 +24,12 @@ export interface ToolCall {
   /** JSON text exactly as the model produced it. */
   arguments: string;
   cacheControl?: CacheControl;
+  /**
+   * The provider's opaque thought signature on this call (Gemini's `thoughtSignature`): sent back with the
+   * call on the next turn to the same provider format, never to another (it is provider state, not a
+   * parameter). Client formats carry it in the tool-call id (see thought-signature.ts).
+   */
+  signature?: string;
 }
 
 /**

@@ -51,7 +51,8 @@ export type StreamEvent =
   | { type: 'reasoning_redacted'; choice: number; part: number; data: string }
   /** Log probabilities of output tokens just streamed. */
   | { type: 'logprobs'; choice: number; content: TokenLogprob[] }
-  | { type: 'tool_call'; choice: number; index: number; id: string | null; name: string | null; arguments: string }
+  /** `signature`: the provider's thought signature on the call (see ToolCall), on the event that opens it. */
+  | { type: 'tool_call'; choice: number; index: number; id: string | null; name: string | null; arguments: string; signature?: string }
   | { type: 'finish'; choice: number; stopReason: StopReason }
   | { type: 'usage'; usage: TokenUsage }
   /**

@@ -9,3 +9,4 @@ export * from './provider-error.js';
 export * from './token-estimate.js';
 export * from './tokenizer.js';
 export * from './tool-arguments.js';
+export * from './thought-signature.js';

@@ -1,6 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import type { AttemptFinished } from '../../events/request-events.js';
+import { mockThoughtSignature } from '../../modules/providers/mock/gemini-mock-format.js';
 import { mockSignature, MOCK_REASONING } from '../../modules/providers/mock/mock-script.js';
 import { FIDELITY_CREDENTIALS_ENV, fidelityYaml } from '../support/fidelity-yaml.js';
 import { type TestGateway, startTestGateway } from '../support/gateway-harness.js';
@@ -156,6 +157,76 @@ describe('protocol fidelity: parameters, reasoning, prompt caching and stream us
       expect(text).toBe(WORDS);
       expect(usage?.completion_tokens_details?.reasoning_tokens).toBe(3);
       expect(gw.mock.requests()[0].body).toMatchObject({ generationConfig: { thinkingConfig: { thinkingBudget: 8192, includeThoughts: true } } });
+    });
+
+    test('thinking + a tool round trip on a Gemini route: the thoughtSignature rides in the tool-call id and goes back upstream', async () => {
+      const ask = { model: 'gemini', tools: [weatherOpenAi], reasoning_effort: 'low' as const };
+      const first = await openai.chat.completions.create({ ...ask, messages: [{ role: 'user', content: 'Weather in Paris?' }] });
+      const call = first.choices[0].message.tool_calls![0] as OpenAI.ChatCompletionMessageFunctionToolCall;
+      const signature = mockThoughtSignature('get_weather', JSON.parse(call.function.arguments));
+      expect(call.id).toBe(`call_0__thought__${signature}`);
+
+      // The client sends the assistant message back as it got it, and answers the call by its id.
+      const second = await openai.chat.completions.create({
+        ...ask,
+        messages: [{ role: 'user', content: 'Weather in Paris?' }, first.choices[0].message, { role: 'tool', tool_call_id: call.id, content: '18°C' }],
+      });
+      expect(second.choices[0].message.content).toBe(WORDS);
+      const contents = (gw.mock.requests()[1].body as { contents: Array<{ role: string; parts: unknown[] }> }).contents;
+      expect(contents[1]).toEqual({ role: 'model', parts: [{ functionCall: { name: 'get_weather', args: JSON.parse(call.function.arguments) }, thoughtSignature: signature }] });
+      expect(JSON.stringify(contents)).not.toContain('__thought__');
+
+      // A client (or gateway) that loses the signature gets Gemini 3's refusal: nothing is invented.
+      const bare = await openai.chat.completions
+        .create({
+          ...ask,
+          messages: [
+            { role: 'user', content: 'Weather in Paris?' },
+            { role: 'assistant', content: null, tool_calls: [{ ...call, id: 'call_0' }] },
+            { role: 'tool', tool_call_id: 'call_0', content: '18°C' },
+          ],
+        })
+        .catch((e: unknown) => e);
+      expect(bare).toBeInstanceOf(OpenAI.BadRequestError);
+      expect(gw.mock.requests()).toHaveLength(3);
+    });
+
+    test('streamed thinking + tool call from a Gemini route: the signed id arrives in the stream and the continuation verifies', async () => {
+      const ask = { model: 'gemini', tools: [weatherOpenAi], reasoning_effort: 'low' as const };
+      const stream = await openai.chat.completions.create({ ...ask, messages: [{ role: 'user', content: 'Weather in Paris?' }], stream: true });
+      let call: { id: string; name: string; arguments: string } | null = null;
+      for await (const chunk of stream) {
+        for (const piece of chunk.choices[0]?.delta?.tool_calls ?? []) {
+          if (piece.id) call = { id: piece.id, name: piece.function!.name!, arguments: '' };
+          call!.arguments += piece.function?.arguments ?? '';
+        }
+      }
+      expect(call!.id).toBe(`call_0__thought__${mockThoughtSignature('get_weather', JSON.parse(call!.arguments))}`);
+      const second = await openai.chat.completions.create({
+        ...ask,
+        messages: [
+          { role: 'user', content: 'Weather in Paris?' },
+          { role: 'assistant', content: null, tool_calls: [{ id: call!.id, type: 'function', function: { name: call!.name, arguments: call!.arguments } }] },
+          { role: 'tool', tool_call_id: call!.id, content: '18°C' },
+        ],
+      });
+      expect(second.choices[0].message.content).toBe(WORDS);
+    });
+
+    test('Responses API on a Gemini route: the signed call_id of a function_call round-trips as a function_call_output', async () => {
+      const tools = [{ type: 'function' as const, name: 'get_weather', description: 'Weather for a city', parameters: weatherOpenAi.function.parameters, strict: false }];
+      const first = await openai.responses.create({ model: 'gemini', input: 'Weather in Paris?', tools, reasoning: { effort: 'low' } });
+      const item = first.output.find((o) => o.type === 'function_call') as OpenAI.Responses.ResponseFunctionToolCall;
+      expect(item.call_id).toBe(`call_0__thought__${mockThoughtSignature('get_weather', JSON.parse(item.arguments))}`);
+      const second = await openai.responses.create({
+        model: 'gemini', tools, reasoning: { effort: 'low' },
+        input: [
+          { role: 'user', content: 'Weather in Paris?' },
+          { type: 'function_call', call_id: item.call_id, name: item.name, arguments: item.arguments },
+          { type: 'function_call_output', call_id: item.call_id, output: '18°C' },
+        ],
+      });
+      expect(second.output_text).toBe(WORDS);
     });
 
     test('structured output: json_schema to OpenAI and Gemini routes answers with JSON matching the schema', async () => {

@@ -1,3 +1,4 @@
+import { mockThoughtSignature } from '../../modules/providers/mock/gemini-mock-format.js';
 import { MockProviderServer } from '../../modules/providers/mock/mock-provider-server.js';
 import { SseDecoder } from '../../modules/providers/streaming/sse-decoder.js';
 
@@ -89,6 +90,45 @@ describe('mock provider: Gemini dialect', () => {
     expect(limited.json.error).toMatchObject({ code: 429, status: 'RESOURCE_EXHAUSTED', details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '9s' }] });
     mock.addScenario({ times: 1, behaviour: { status: 503 } });
     expect((await post('/v1beta/models/m:generateContent', hello)).json.error).toMatchObject({ code: 503, status: 'UNAVAILABLE' });
+  });
+
+  describe('thought signatures (thinking on), as Gemini 3 checks them', () => {
+    const tools = [{ functionDeclarations: [{ name: 'lookup', parameters: { type: 'OBJECT', properties: { q: { type: 'STRING' }, n: { type: 'INTEGER' } } } }] }];
+    const thinking = { generationConfig: { thinkingConfig: { thinkingBudget: 1024, includeThoughts: true } } };
+    const signature = mockThoughtSignature('lookup', { q: 'Paris', n: 42 });
+    const continuation = (call: Record<string, unknown>) => ({
+      ...thinking, tools,
+      contents: [
+        { role: 'user', parts: [{ text: 'Look it up' }] },
+        { role: 'model', parts: [call] },
+        { role: 'user', parts: [{ functionResponse: { name: 'lookup', response: { output: 'found' } } }] },
+      ],
+    });
+
+    test('function calls come signed, buffered and streamed; without thinking they are not', async () => {
+      const buffered = await post('/v1beta/models/m:generateContent', { ...hello, ...thinking, tools });
+      const parts = buffered.json.candidates[0].content.parts;
+      expect(parts.find((p: any) => p.functionCall)).toEqual({ functionCall: { name: 'lookup', args: { q: 'Paris', n: 42 } }, thoughtSignature: signature });
+      const streamed = await post('/v1beta/models/m:streamGenerateContent?alt=sse', { ...hello, ...thinking, tools });
+      const frames = new SseDecoder().push(Buffer.from(streamed.text)).map((f) => JSON.parse(f.data));
+      expect(frames.flatMap((f) => f.candidates[0].content.parts.filter((p: any) => p.functionCall))).toEqual([{ functionCall: { name: 'lookup', args: { q: 'Paris', n: 42 } }, thoughtSignature: signature }]);
+      const plain = await post('/v1beta/models/m:generateContent', { ...hello, tools });
+      expect(plain.json.candidates[0].content.parts[0]).not.toHaveProperty('thoughtSignature');
+    });
+
+    test('a continuation with the signature is answered; without it or with another one it is a 400', async () => {
+      const signed = await post('/v1beta/models/m:generateContent', continuation({ functionCall: { name: 'lookup', args: { q: 'Paris', n: 42 } }, thoughtSignature: signature }));
+      expect(signed.status).toBe(200);
+      const missing = await post('/v1beta/models/m:generateContent', continuation({ functionCall: { name: 'lookup', args: { q: 'Paris', n: 42 } } }));
+      expect(missing.status).toBe(400);
+      expect(missing.json.error).toMatchObject({ code: 400, status: 'INVALID_ARGUMENT', message: expect.stringContaining('is missing a `thought_signature`') });
+      const altered = await post('/v1beta/models/m:generateContent', continuation({ functionCall: { name: 'lookup', args: { q: 'Rome', n: 42 } }, thoughtSignature: signature }));
+      expect(altered.status).toBe(400);
+      expect(altered.json.error.message).toContain('invalid `thought_signature`');
+      // Without thinking there is nothing to check, as with Gemini 2.5 and thinking off.
+      const { generationConfig: _unused, ...noThinking } = continuation({ functionCall: { name: 'lookup', args: { q: 'Paris', n: 42 } } });
+      expect((await post('/v1beta/models/m:generateContent', noThinking)).status).toBe(200);
+    });
   });
 });
 

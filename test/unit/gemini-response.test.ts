@@ -37,13 +37,14 @@ describe('Gemini generateContent answer → canonical response', () => {
     expect(cost).toMatchObject({ input: '0.000600000000', cachedInput: '0.000750000000', output: '0.001375000000', total: '0.002725000000' });
   });
 
-  test('parallel function calls get stable call_<n> ids, JSON arguments, and stop reason tool_calls', () => {
+  test('parallel function calls get stable call_<n> ids, JSON arguments, the thought signature, and stop reason tool_calls', () => {
     const first = fromGeminiResponse(fixture('generate-content-function-call.json'));
     expect(first.choices[0]).toEqual({
       index: 0,
       text: 'Let me check both cities.',
       toolCalls: [
-        { id: 'call_0', name: 'get_current_weather', arguments: '{"location":"Boston, MA","unit":"celsius"}' },
+        // Gemini signs only the first of parallel calls.
+        { id: 'call_0', name: 'get_current_weather', arguments: '{"location":"Boston, MA","unit":"celsius"}', signature: 'CiQB0e2Kb7nX0fJ2kQyRk3Zb6sV0Y2lQ1Q==' },
         { id: 'call_1', name: 'get_current_weather', arguments: '{"location":"San Francisco, CA","unit":"celsius"}' },
       ],
       stopReason: 'tool_calls',

@@ -71,6 +71,10 @@ export class AnswerCapture implements ClientStreamEncoder {
         const call = choice.toolCalls.get(event.index) ?? { id: '', name: '', arguments: '' };
         if (event.id !== null) call.id = event.id;
         if (event.name !== null) call.name = event.name;
+        if (event.signature !== undefined) {
+          call.signature = event.signature;
+          this.kept += event.signature.length;
+        }
         call.arguments += event.arguments;
         choice.toolCalls.set(event.index, call);
         this.kept += event.arguments.length + (event.name?.length ?? 0);

@@ -37,7 +37,7 @@ function* streamEventsOf(answer: StoredAnswer): Generator<StreamEvent> {
   for (const choice of answer.response.choices) {
     if (choice.text.length > 0 || choice.toolCalls.length === 0) yield { type: 'text', choice: choice.index, text: choice.text };
     for (const [index, call] of choice.toolCalls.entries()) {
-      yield { type: 'tool_call', choice: choice.index, index, id: call.id, name: call.name, arguments: call.arguments };
+      yield { type: 'tool_call', choice: choice.index, index, id: call.id, name: call.name, arguments: call.arguments, ...(call.signature !== undefined ? { signature: call.signature } : {}) };
     }
     yield { type: 'finish', choice: choice.index, stopReason: choice.stopReason };
   }

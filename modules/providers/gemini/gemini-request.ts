@@ -80,7 +80,10 @@ function toContent(message: Exclude<ChatMessage, { role: 'system' }>, callNames:
       return { role: 'user', parts: message.content.map(toPart) };
     case 'assistant': {
       const parts: GeminiPart[] = message.content.filter(isText).filter((p) => p.text.length > 0).map((p) => ({ text: p.text }));
-      for (const call of message.toolCalls) parts.push({ functionCall: { name: call.name, args: parseArguments(call) } });
+      // The call's thought signature goes back on its part exactly as Gemini gave it (Gemini 3 checks it).
+      for (const call of message.toolCalls) {
+        parts.push({ functionCall: { name: call.name, args: parseArguments(call) }, ...(call.signature ? { thoughtSignature: call.signature } : {}) });
+      }
       // Gemini rejects a turn without parts; an empty assistant turn still takes its place in the history.
       return { role: 'model', parts: parts.length ? parts : [{ text: '' }] };
     }

@@ -80,10 +80,12 @@ export function visibleText(part: GeminiPart): string | null {
 /**
  * A `functionCall` part → canonical tool call. Gemini's calls carry no id (newer models sometimes do);
  * the gateway names them `call_<n>` by position in the answer, so the same answer always yields the same
- * ids and a later tool result can be matched back to the function by name.
+ * ids and a later tool result can be matched back to the function by name. The part's `thoughtSignature`
+ * (thinking models) becomes the call's signature: Gemini 3 refuses the next turn without it.
  */
 export function functionCallOf(part: GeminiPart, position: number): ToolCall | null {
   if (!('functionCall' in part) || !part.functionCall || typeof part.functionCall.name !== 'string') return null;
   const { name, args, id } = part.functionCall;
-  return { id: typeof id === 'string' && id ? id : `call_${position}`, name, arguments: JSON.stringify(args ?? {}) };
+  const signature = typeof part.thoughtSignature === 'string' && part.thoughtSignature ? part.thoughtSignature : null;
+  return { id: typeof id === 'string' && id ? id : `call_${position}`, name, arguments: JSON.stringify(args ?? {}), ...(signature ? { signature } : {}) };
 }

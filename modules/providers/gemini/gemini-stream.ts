@@ -60,7 +60,7 @@ export class GeminiStreamTranslator implements SseTranslator {
         if (thought) events.push({ type: 'reasoning', choice, part: 0, text: thought });
         if (text) events.push({ type: 'text', choice, text });
         if (call) {
-          events.push({ type: 'tool_call', choice, index: state.calls, id: call.id, name: call.name, arguments: call.arguments });
+          events.push({ type: 'tool_call', choice, index: state.calls, id: call.id, name: call.name, arguments: call.arguments, ...(call.signature ? { signature: call.signature } : {}) });
           state.calls++;
         }
       }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { GeminiContent, GeminiPart } from '../gemini/gemini-wire.js';
 import { type Frame, MockBadRequest, type MockFormat, type MockRenderContext } from './mock-format.js';
 import type { MockInput, MockLogprob } from './mock-script.js';
@@ -24,10 +25,19 @@ const STATUS_NAMES: Record<number, string> = {
 };
 
 /**
+ * The thought signature the mock puts on a function call when thinking is on: derived from the call, in
+ * standard base64 (with `+`, `/` and `=` as Gemini's are), so a continuation can be checked without state.
+ */
+export function mockThoughtSignature(name: string, args: Record<string, unknown>): string {
+  return createHash('sha256').update(`${name}:${JSON.stringify(args)}`).digest('base64');
+}
+
+/**
  * The mock's Gemini API dialect: `models/{model}:generateContent` and `:streamGenerateContent?alt=sse`.
  * It refuses what the real API refuses (unknown fields and schema keywords, roles other than
  * user/model, a stream without alt=sse, a request without a key), so tests of the adapter's mapping fail
- * the way production would.
+ * the way production would. With thinking on it signs its function calls and, as Gemini 3 does, refuses
+ * (400) a history whose function call lacks its signature or carries another one.
  */
 export const geminiMockFormat: MockFormat = {
   name: 'gemini',
@@ -67,6 +77,9 @@ export const geminiMockFormat: MockFormat = {
     for (const key of Object.keys(config)) if (!GENERATION_CONFIG.has(key)) throw unknownName(key, 'generation_config');
     if (config.responseSchema !== undefined) checkSchema(config.responseSchema, 'generation_config.response_schema');
     const json = config.responseMimeType === 'application/json';
+    // Gemini thinks by default; the mock shows thoughts only when asked for them (includeThoughts), as Gemini does.
+    const thinking = (config.thinkingConfig as { includeThoughts?: boolean } | undefined)?.includeThoughts === true;
+    if (thinking) contents.forEach(checkThoughtSignatures);
 
     const calling = (request.toolConfig as { functionCallingConfig?: { mode?: string; allowedFunctionNames?: string[] } } | undefined)?.functionCallingConfig;
     let toolChoice: MockInput['toolChoice'] = 'auto';
@@ -84,8 +97,7 @@ export const geminiMockFormat: MockFormat = {
       answeringToolResult: last.role === 'user' && last.parts.some((p) => 'functionResponse' in p),
       responseFormat: json ? (config.responseSchema ? { type: 'json_schema', schema: jsonSchemaOf(config.responseSchema) } : { type: 'json_object' }) : null,
       maxTokens: typeof config.maxOutputTokens === 'number' ? config.maxOutputTokens : null,
-      // Gemini thinks by default; the mock shows thoughts only when asked for them (includeThoughts), as Gemini does.
-      reasoning: (config.thinkingConfig as { includeThoughts?: boolean } | undefined)?.includeThoughts === true,
+      reasoning: thinking,
       logprobs: config.responseLogprobs === true ? { top: typeof config.logprobs === 'number' ? config.logprobs : 0 } : null,
       cacheBreakpoints: 0,
     };
@@ -93,9 +105,7 @@ export const geminiMockFormat: MockFormat = {
 
   buffered(ctx) {
     const { answer } = ctx;
-    const parts: GeminiPart[] = answer.toolCall
-      ? [{ functionCall: { name: answer.toolCall.name, args: JSON.parse(answer.toolCall.argumentPieces.join('')) } }]
-      : [{ text: answer.textPieces.join('') }];
+    const parts: GeminiPart[] = answer.toolCall ? [functionCallPart(ctx)] : [{ text: answer.textPieces.join('') }];
     if (answer.reasoningPieces.length) parts.unshift({ text: answer.reasoningPieces.join(''), thought: true });
     return {
       candidates: [{
@@ -118,9 +128,8 @@ export const geminiMockFormat: MockFormat = {
 
   /** Gemini streams a function call whole, once its arguments are complete. */
   toolPiece(ctx, _piece, index) {
-    const call = ctx.answer.toolCall!;
-    if (index < call.argumentPieces.length - 1) return [];
-    return [frame(ctx, [{ functionCall: { name: call.name, args: JSON.parse(call.argumentPieces.join('')) } }], index + 1)];
+    if (index < ctx.answer.toolCall!.argumentPieces.length - 1) return [];
+    return [frame(ctx, [functionCallPart(ctx)], index + 1)];
   },
 
   streamEnd(ctx): Frame[] {
@@ -149,6 +158,28 @@ export const geminiMockFormat: MockFormat = {
 
   malformedFrame: () => 'data: {"candidates": [{"content": {"parts": [{"text": "cut\r\n\r\n',
 };
+
+/** The answer's function call as a part, signed when the request had thinking on. */
+function functionCallPart(ctx: MockRenderContext): GeminiPart {
+  const call = ctx.answer.toolCall!;
+  const args = JSON.parse(call.argumentPieces.join('')) as Record<string, unknown>;
+  return { functionCall: { name: call.name, args }, ...(ctx.input.reasoning ? { thoughtSignature: mockThoughtSignature(call.name, args) } : {}) };
+}
+
+/** Gemini 3's check: every function call of the model in the history carries the signature it was given. */
+function checkThoughtSignatures(content: GeminiContent, i: number): void {
+  if (content.role !== 'model') return;
+  for (const part of content.parts) {
+    if (!('functionCall' in part)) continue;
+    const { name, args } = part.functionCall;
+    if (part.thoughtSignature === undefined) {
+      throw new MockBadRequest(`Function call \`${name}\` in the \`${i}.\` content block is missing a \`thought_signature\`.`);
+    }
+    if (part.thoughtSignature !== mockThoughtSignature(name, args ?? {})) {
+      throw new MockBadRequest(`Function call \`${name}\` in the \`${i}.\` content block has an invalid \`thought_signature\`.`);
+    }
+  }
+}
 
 function frame(ctx: MockRenderContext, parts: GeminiPart[], producedSoFar: number, logprobsResult: unknown = null): string {
   return sse({

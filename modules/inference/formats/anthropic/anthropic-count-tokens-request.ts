@@ -1,4 +1,4 @@
-import { type ChatRequest, invalidRequest, unsupportedParameter } from '../../../canonical/index.js';
+import { type ChatRequest, invalidRequest, unsupportedParameter, withThoughtSignatures } from '../../../canonical/index.js';
 import { parseAnthropicMessagesRequest } from './anthropic-messages-request.js';
 
 /** What Anthropic's count_tokens takes: the prompt, not the generation settings. */
@@ -15,7 +15,8 @@ export function parseAnthropicCountTokensRequest(body: unknown): ChatRequest {
     if (COUNT_FIELDS.has(key) || value === undefined || value === null) continue;
     throw unsupportedParameter(key, 'count_tokens takes model, messages, system, tools and tool_choice only; remove it.');
   }
-  return parseAnthropicMessagesRequest({ ...body, max_tokens: 1 });
+  // Signed tool-call ids are split as for a Messages call, so a provider's count sees the plain ids.
+  return withThoughtSignatures(parseAnthropicMessagesRequest({ ...body, max_tokens: 1 }));
 }
 
 /** Anthropic's answer: `{input_tokens}`. */

@@ -1,5 +1,5 @@
 import type { TokenUsage } from '../../../../events/index.js';
-import type { ChatResponse, ToolCall } from '../../../canonical/index.js';
+import { type ChatResponse, clientToolCallId, type ToolCall } from '../../../canonical/index.js';
 import { type AnthropicContentBlock, type AnthropicResponseMessage, stopReasonToAnthropic, usageToAnthropic } from '../../../providers/index.js';
 import type { ResponseIdentity } from '../client-format.js';
 
@@ -12,7 +12,7 @@ export function toAnthropicMessage(response: ChatResponse, identity: ResponseIde
     content.push(part.type === 'thinking' ? { type: 'thinking', thinking: part.text, signature: part.signature ?? '' } : { type: 'redacted_thinking', data: part.data });
   }
   if (choice?.text) content.push({ type: 'text', text: choice.text });
-  for (const call of choice?.toolCalls ?? []) content.push({ type: 'tool_use', id: call.id, name: call.name, input: toolInput(call) });
+  for (const call of choice?.toolCalls ?? []) content.push({ type: 'tool_use', id: clientToolCallId(call.id, call.signature), name: call.name, input: toolInput(call) });
   return {
     id: identity.id,
     type: 'message',

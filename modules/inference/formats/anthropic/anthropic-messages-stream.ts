@@ -1,5 +1,5 @@
 import type { TokenUsage } from '../../../../events/index.js';
-import type { GatewayError, StopReason, StreamEvent } from '../../../canonical/index.js';
+import { clientToolCallId, type GatewayError, type StopReason, type StreamEvent } from '../../../canonical/index.js';
 import { stopReasonToAnthropic, usageToAnthropic } from '../../../providers/index.js';
 import type { ClientStreamEncoder } from '../client-stream-encoder.js';
 import type { ResponseIdentity } from '../client-format.js';
@@ -96,7 +96,7 @@ export class AnthropicMessagesStreamEncoder implements ClientStreamEncoder {
   private toolCall(event: Extract<StreamEvent, { type: 'tool_call' }>): string {
     const known = this.toolBlocks.get(event.index);
     if (known === undefined) {
-      const id = event.id ?? `toolu_${this.identity.id.replace(/^msg_/, '')}_${event.index}`;
+      const id = event.id !== null ? clientToolCallId(event.id, event.signature) : `toolu_${this.identity.id.replace(/^msg_/, '')}_${event.index}`;
       let out = this.close() + this.openBlock({ type: 'tool_use', id, name: event.name ?? '', input: {} }, { kind: 'tool', toolIndex: event.index });
       if (event.arguments.length > 0) out += this.delta({ type: 'input_json_delta', partial_json: event.arguments });
       return out;

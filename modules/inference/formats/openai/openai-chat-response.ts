@@ -1,5 +1,5 @@
 import type { TokenUsage } from '../../../../events/index.js';
-import type { ChatResponse, ReasoningPart } from '../../../canonical/index.js';
+import { type ChatResponse, clientToolCallId, type ReasoningPart } from '../../../canonical/index.js';
 import { logprobsToOpenAi, type OpenAiChatCompletion, usageToOpenAi } from '../../../providers/index.js';
 import type { ResponseIdentity } from '../client-format.js';
 
@@ -17,7 +17,7 @@ export function toOpenAiCompletion(response: ChatResponse, identity: ResponseIde
         role: 'assistant',
         content: choice.toolCalls.length && !choice.text ? null : choice.text,
         ...(choice.toolCalls.length
-          ? { tool_calls: choice.toolCalls.map((call) => ({ id: call.id, type: 'function' as const, function: { name: call.name, arguments: call.arguments } })) }
+          ? { tool_calls: choice.toolCalls.map((call) => ({ id: clientToolCallId(call.id, call.signature), type: 'function' as const, function: { name: call.name, arguments: call.arguments } })) }
           : {}),
         refusal: null,
         ...reasoningFields(choice.reasoning),

@@ -1,5 +1,5 @@
 import type { TokenUsage } from '../../../../events/index.js';
-import type { GatewayError, StreamEvent, TokenLogprob } from '../../../canonical/index.js';
+import { clientToolCallId, type GatewayError, type StreamEvent, type TokenLogprob } from '../../../canonical/index.js';
 import { logprobsToOpenAi, usageToOpenAi } from '../../../providers/index.js';
 import type { ClientStreamEncoder } from '../client-stream-encoder.js';
 import { openAiErrorBody } from './openai-error-envelope.js';
@@ -45,7 +45,7 @@ export class OpenAiChatStreamEncoder implements ClientStreamEncoder {
       case 'tool_call': {
         const call: Record<string, unknown> = { index: event.index };
         if (event.id !== null) {
-          call.id = event.id;
+          call.id = clientToolCallId(event.id, event.signature);
           call.type = 'function';
         }
         const fn: Record<string, string> = { arguments: event.arguments };

@@ -1,3 +1,4 @@
+import { withThoughtSignatures } from '../../../canonical/index.js';
 import type { ClientFormat } from '../client-format.js';
 import { openAiErrorBody } from '../openai/openai-error-envelope.js';
 import { parseResponsesRequest } from './responses-request.js';
@@ -10,7 +11,8 @@ import { ResponsesStreamEncoder } from './responses-stream.js';
  */
 export const responsesClientFormat: ClientFormat = {
   name: 'responses',
-  parseChat: parseResponsesRequest,
+  // Thought signatures ride on tool-call ids (see canonical/thought-signature.ts).
+  parseChat: (body) => withThoughtSignatures(parseResponsesRequest(body)),
   responseId: (requestId) => `resp_${requestId.replace(/-/g, '')}`,
   encodeChat: toResponsesObject,
   streamEncoder: (identity, request) => new ResponsesStreamEncoder(identity, request),

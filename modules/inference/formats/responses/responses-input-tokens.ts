@@ -1,4 +1,4 @@
-import type { ChatRequest } from '../../../canonical/index.js';
+import { type ChatRequest, withThoughtSignatures } from '../../../canonical/index.js';
 import { parseResponsesRequest } from './responses-request.js';
 
 /**
@@ -6,6 +6,6 @@ import { parseResponsesRequest } from './responses-request.js';
  * so its errors are the same) → `{object: "response.input_tokens", input_tokens}`.
  */
 export const responsesInputTokens = {
-  parse: (body: unknown): ChatRequest => parseResponsesRequest(body),
+  parse: (body: unknown): ChatRequest => withThoughtSignatures(parseResponsesRequest(body)),
   answer: (inputTokens: number) => ({ object: 'response.input_tokens', input_tokens: inputTokens }),
 };

@@ -1,5 +1,5 @@
 import type { TokenUsage } from '../../../../events/index.js';
-import type { ChatRequest, StopReason, ToolCall } from '../../../canonical/index.js';
+import { type ChatRequest, clientToolCallId, type StopReason, type ToolCall } from '../../../canonical/index.js';
 import type { ResponseIdentity } from '../client-format.js';
 import { echoOf } from './responses-echo.js';
 
@@ -49,7 +49,7 @@ export function outputText(text: string): OutputTextPart {
 }
 
 export function functionCallItem(identity: ResponseIdentity, index: number, call: ToolCall, status: FunctionCallItem['status']): FunctionCallItem {
-  return { type: 'function_call', id: functionCallItemId(identity, index), call_id: call.id, name: call.name, arguments: call.arguments, status };
+  return { type: 'function_call', id: functionCallItemId(identity, index), call_id: clientToolCallId(call.id, call.signature), name: call.name, arguments: call.arguments, status };
 }
 
 export function usageToResponses(usage: TokenUsage): ResponsesUsage {

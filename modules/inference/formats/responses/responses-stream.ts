@@ -1,5 +1,5 @@
 import type { TokenUsage } from '../../../../events/index.js';
-import type { ChatRequest, GatewayError, StopReason, StreamEvent } from '../../../canonical/index.js';
+import { type ChatRequest, clientToolCallId, type GatewayError, type StopReason, type StreamEvent } from '../../../canonical/index.js';
 import type { ClientStreamEncoder } from '../client-stream-encoder.js';
 import type { ResponseIdentity } from '../client-format.js';
 import {
@@ -96,7 +96,7 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
     if (index === undefined) {
       out += this.closeText();
       index = this.output.length;
-      const callId = event.id ?? `call_${this.identity.id.replace(/^resp_/, '')}_${event.index}`;
+      const callId = event.id !== null ? clientToolCallId(event.id, event.signature) : `call_${this.identity.id.replace(/^resp_/, '')}_${event.index}`;
       const item: FunctionCallItem = { type: 'function_call', id: functionCallItemId(this.identity, index), call_id: callId, name: event.name ?? '', arguments: '', status: 'in_progress' };
       this.output.push(item);
       this.calls.set(event.index, index);
