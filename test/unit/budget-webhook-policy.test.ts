@@ -1,5 +1,4 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { TenantBudget, TenantEvent } from '../../events/tenant-events.js';
 import { budgetProblem, tenantDecider } from '../../modules/access/tenant/tenant.decider.js';
 import { postWebhook } from '../../modules/limits/budget/webhook-post.js';
