@@ -65,6 +65,7 @@ describe('deployment quota groups are charged by the attempts that go there', ()
     const result = await run(s, quota, attempt);
     expect(result).toEqual({ kind: 'answered', answer: 'answered by backup' });
     expect(turns.map((t) => t.candidate.deployment.id)).toEqual(['backup']); // primary was never called
+    expect(turns[0].why).toBe('attempt 1: first choice backup, passing over chat#1 (quota_group_exhausted)');
     expect(await hasRoom(s, s.backup)).toBe(false);
     quota.settle(new Map([['backup', USAGE]]));
     expect(await hasRoom(s, s.backup)).toBe(false); // one request a minute, still used

@@ -96,11 +96,14 @@ export async function runAttemptLoop<Answer>(input: AttemptLoopInput<Answer>): P
         retriesOf.set(current.deployment.id, (retriesOf.get(current.deployment.id) ?? 0) + 1);
       }
     }
+    // Routes passed over on the way to this attempt, named in its routing record.
+    const passedOver: string[] = [];
     while (!next && queue.length > 0) {
       const candidate = queue.shift()!;
       const entry = input.gate.enter(candidate.deployment);
       if (isRefusal(entry)) {
         tried.push({ route: candidate.route, errorClass: entry.refused, recoversAt: entry.until });
+        passedOver.push(`${candidate.route} (${entry.refused})`);
         continue;
       }
       let refused: { error: GatewayError; recoversAt: number } | null;
@@ -114,6 +117,7 @@ export async function runAttemptLoop<Answer>(input: AttemptLoopInput<Answer>): P
         // Nothing was sent: the deployment learns nothing from it.
         entry.leave('neutral', null);
         tried.push({ route: candidate.route, errorClass: QUOTA_EXHAUSTED, recoversAt: refused.recoversAt, refusal: refused.error });
+        passedOver.push(`${candidate.route} (${QUOTA_EXHAUSTED})`);
       } else next = { candidate, lease: entry };
     }
     if (!next) break;
@@ -122,7 +126,8 @@ export async function runAttemptLoop<Answer>(input: AttemptLoopInput<Answer>): P
     current = candidate;
     deploymentsTried.add(candidate.deployment.id);
     attempts++;
-    const why = step ? `attempt ${attempts}: ${step.why} → ${candidate.deployment.id}` : `attempt 1: first choice ${candidate.deployment.id}`;
+    const chosen = step ? `attempt ${attempts}: ${step.why} → ${candidate.deployment.id}` : `attempt 1: first choice ${candidate.deployment.id}`;
+    const why = passedOver.length ? `${chosen}, passing over ${passedOver.join(', ')}` : chosen;
     let report: AttemptReport<Answer> | null = null;
     try {
       report = await input.attempt({ candidate, attempt: attempts, why, trial: lease.trial });
