@@ -19,7 +19,8 @@ function newest(path) {
   return latest;
 }
 
-const built = existsSync(stamp) ? statSync(stamp).mtimeMs : 0;
+// The stamp alone is not proof of a build (a type-check with --noEmit may have written one): dist/src must exist too.
+const built = existsSync(stamp) && existsSync(join(root, 'dist', 'src')) ? statSync(stamp).mtimeMs : 0;
 const changed = Math.max(statSync(join(root, 'tsconfig.json')).mtimeMs, ...sources.filter((s) => existsSync(join(root, s))).map((s) => newest(join(root, s))));
 if (changed > built) {
   process.stderr.write('switchyard: compiling TypeScript…\n');

@@ -25,7 +25,7 @@ import { OperatorSocket } from './operator-socket.js';
 import { openPlatform, type Platform } from './platform.js';
 import { installPublicationGuard } from './publication-guard.js';
 import { warmTokenizer } from '../modules/canonical/tokenizer.js';
-import { Observability } from '../modules/observability/index.js';
+import { Observability, Readiness } from '../modules/observability/index.js';
 import { GatewayLogger } from './gateway-logger.js';
 
 
@@ -117,7 +117,10 @@ export async function startGateway(environment: Environment, options: StartOptio
     });
     const observability = app.get(Observability);
     const spool = platform.spool;
-    if (spool) observability.readSpoolDepthFrom(() => spool.spoolBytes());
+    if (spool) {
+      observability.readSpoolDepthFrom(() => spool.spoolBytes());
+      app.get(Readiness).readSpoolFrom(() => ({ bytes: spool.spoolBytes(), maxBytes: spool.maxBytes }));
+    }
     // First, so that every answer — refusals included — is observed and carries the overhead header.
     fastify.addHook('onRequest', observability.track);
     fastify.addHook('onRequest', connectionErrors.track);

@@ -39,6 +39,13 @@ export interface ReadinessReport {
  */
 export function readinessVerdict(input: {
   eventStore: { reachable: boolean; problems: string[] };
+  /**
+   * The event-store outage spool's fill (null without one: PGlite, or SWITCHYARD_SPOOL_MAX_BYTES=0). While
+   * it has room, an unreachable PostgreSQL does not make the node unready: it serves from its snapshot and
+   * keeps every request's events on local disk (DESIGN §7); pulling it would turn an outage of the control
+   * plane's store into an outage of the data plane. A full spool refuses requests, so the node is unready.
+   */
+  spool?: { bytes: number; maxBytes: number } | null;
   lags: ProjectionLag[] | null;
   redis: DependencyCheck;
   clickhouse: DependencyCheck;
@@ -51,10 +58,16 @@ export function readinessVerdict(input: {
   for (const lag of lags) if (lag.lastError !== null) problems.push(`projection ${lag.name}: failing, retrying`);
   if (input.redis.status === 'failing') problems.push(`redis: ${input.redis.detail ?? 'not answering'} (limits and breakers are local meanwhile)`);
   if (input.clickhouse.status === 'failing') problems.push(`clickhouse: ${input.clickhouse.detail ?? 'not answering'} (analytics catch up when it returns)`);
+  const spool = input.spool ?? null;
+  const spoolServing = !input.eventStore.reachable && spool !== null && spool.bytes < spool.maxBytes;
+  if (spoolServing) problems.push(`event store unreachable: serving from the routing snapshot, request events spooled locally (${spool.bytes} of ${spool.maxBytes} bytes)`);
+  else if (!input.eventStore.reachable && spool !== null) problems.push(`event store unreachable and the outage spool is full (${spool.maxBytes} bytes): requests are refused`);
   const projections: DependencyCheck = input.lags === null
-    ? { status: 'failing', required: true, detail: 'lag unknown: the event store does not answer' }
+    ? { status: 'failing', required: !spoolServing, detail: 'lag unknown: the event store does not answer' }
     : stale.length > 0 ? { status: 'failing', required: true, detail: stale.map((lag) => lag.name).join(', ') } : { status: 'ok', required: true };
-  const eventStore: DependencyCheck = input.eventStore.reachable ? { status: 'ok', required: true } : { status: 'failing', required: true, detail: 'not reachable' };
+  const eventStore: DependencyCheck = input.eventStore.reachable
+    ? { status: 'ok', required: true }
+    : { status: 'failing', required: !spoolServing, detail: spoolServing ? 'not reachable; request events go to the outage spool' : 'not reachable' };
   const checks = { eventStore, projections, redis: input.redis, clickhouse: input.clickhouse };
   return { ready: Object.values(checks).every((check) => !check.required || check.status !== 'failing'), checks, problems, lags };
 }
@@ -72,6 +85,13 @@ export class Readiness {
     private readonly redisUrl: string | null,
     private readonly maxLagEvents: number,
   ) {}
+
+  private spool: (() => { bytes: number; maxBytes: number }) | null = null;
+
+  /** The serving process's outage spool, so an outage it absorbs does not make the node unready. */
+  readSpoolFrom(read: () => { bytes: number; maxBytes: number }): void {
+    this.spool = read;
+  }
 
   async report(): Promise<ReadinessReport> {
     const { database, runner, clickhouse, redisUrl } = this;
@@ -92,7 +112,7 @@ export class Readiness {
         )
         : Promise.resolve<DependencyCheck>({ status: 'not_configured', required: false }),
     ]);
-    return readinessVerdict({ eventStore, lags, redis, clickhouse: clickhouseCheck, maxLagEvents: this.maxLagEvents });
+    return readinessVerdict({ eventStore, lags, redis, clickhouse: clickhouseCheck, maxLagEvents: this.maxLagEvents, spool: this.spool?.() ?? null });
   }
 
   async close(): Promise<void> {

@@ -39,3 +39,24 @@ describe('readinessVerdict', () => {
     ]);
   });
 });
+
+describe('readinessVerdict with an outage spool', () => {
+  const down = { reachable: false, problems: ['queries: connection refused'] };
+  test('an unreachable event store absorbed by a spool with room leaves the node ready, and says so', () => {
+    const report = readinessVerdict({ eventStore: down, lags: null, redis: absent, clickhouse: absent, maxLagEvents: 10, spool: { bytes: 4_096, maxBytes: 1_048_576 } });
+    expect(report.ready).toBe(true);
+    expect(report.checks.eventStore).toMatchObject({ status: 'failing', required: false });
+    expect(report.problems).toContain('event store unreachable: serving from the routing snapshot, request events spooled locally (4096 of 1048576 bytes)');
+  });
+
+  test('a full spool makes the node unready', () => {
+    const report = readinessVerdict({ eventStore: down, lags: null, redis: absent, clickhouse: absent, maxLagEvents: 10, spool: { bytes: 1_048_576, maxBytes: 1_048_576 } });
+    expect(report.ready).toBe(false);
+    expect(report.problems).toContain('event store unreachable and the outage spool is full (1048576 bytes): requests are refused');
+  });
+
+  test('a reachable event store is unaffected by the spool', () => {
+    const report = readinessVerdict({ eventStore: reachable, lags: [], redis: absent, clickhouse: absent, maxLagEvents: 10, spool: { bytes: 0, maxBytes: 1_048_576 } });
+    expect(report).toMatchObject({ ready: true, problems: [] });
+  });
+});
