@@ -185,7 +185,7 @@ describe('revocation, suspension and billing across transaction-id boundaries', 
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
-  }, 120_000);
+  }, 300_000);
 
   (ownPostgresAvailable() ? test : test.skip)(`PostgreSQL (a server of its own): ${REQUESTS} requests across 999,999→1,000,000, restart, CLI rebuild`, async () => {
     const server = await OwnPostgres.create({ nextTransactionId: 999_000 });
@@ -208,5 +208,5 @@ describe('revocation, suspension and billing across transaction-id boundaries', 
     } finally {
       await server.remove();
     }
-  }, 120_000);
+  }, 300_000);
 });

@@ -243,14 +243,20 @@ describe('the embedded store failing under load (PGlite)', () => {
     process.on('unhandledRejection', onRejection);
     const gw = await startTestGateway({ environment: { pollIntervalMs: 100 } });
     try {
+      let answered = 0;
       const load = Promise.all(
         Array.from({ length: 8 }, async (_, worker) => {
           const out: LoadResult[] = [];
-          for (let i = 0; i < 40; i++) out.push(await sendRequest(gw.url, gw.key, (worker + i) % 2 ? 'stream' : 'buffered'));
+          for (let i = 0; i < 40; i++) {
+            const result = await sendRequest(gw.url, gw.key, (worker + i) % 2 ? 'stream' : 'buffered');
+            if (result.complete) answered++;
+            out.push(result);
+          }
           return out;
         }),
       );
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Under load, not after a fixed time: some answers are in, most requests are still to come.
+      while (answered < 8) await new Promise((resolve) => setTimeout(resolve, 10));
       // The engine stops under the gateway (as when its WASM instance aborts): every statement fails from now on.
       await (gw.gateway.platform.database as unknown as { pg: { close(): Promise<void> } }).pg.close();
       const results = (await load).flat();
