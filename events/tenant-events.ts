@@ -29,6 +29,11 @@ export interface BudgetWebhook {
   url: string;
   /** Secret reference (env:NAME or file:PATH) of the HMAC-SHA256 signing key. */
   secret: string;
+  /**
+   * The URL may reach loopback, private and link-local addresses (never metadata). Left out when false,
+   * so webhooks recorded before it existed read as not allowed.
+   */
+  allowPrivateNetwork?: boolean;
 }
 
 export type TenantCreated = DomainEvent<'TenantCreated', { tenantId: string; name: string }>;

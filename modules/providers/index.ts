@@ -10,3 +10,4 @@ export * from './openai/openai-wire.js';
 export * from './providers.module.js';
 export * from './provider-settings.js';
 export * from './parameters/parameter-table.js';
+export * from './outbound-connector.js';

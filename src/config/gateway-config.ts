@@ -386,12 +386,13 @@ class Reader {
     if (value.webhook !== undefined && value.webhook !== null) {
       if (!isNode(value.webhook)) this.problem(`${at}.webhook`, 'must be a mapping with url and secret');
       else {
-        this.known(value.webhook, `${at}.webhook`, ['url', 'secret']);
+        this.known(value.webhook, `${at}.webhook`, ['url', 'secret', 'allowPrivateNetwork']);
         const url = this.string(value.webhook, `${at}.webhook`, 'url');
         const secret = this.string(value.webhook, `${at}.webhook`, 'secret');
         if (url && !/^https?:\/\/[^/]+/.test(url)) this.problem(`${at}.webhook.url`, 'must be an http(s) URL');
         if (secret && !/^(env|file):.+/.test(secret)) this.problem(`${at}.webhook.secret`, 'must be a secret reference (env:NAME or file:PATH), never the secret itself');
-        webhook = { url, secret };
+        const allowPrivateNetwork = this.optionalBoolean(value.webhook, `${at}.webhook`, 'allowPrivateNetwork') === true;
+        webhook = { url, secret, ...(allowPrivateNetwork ? { allowPrivateNetwork } : {}) };
       }
     }
     return {

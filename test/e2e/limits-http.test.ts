@@ -78,4 +78,20 @@ describe('rate limits and budgets over HTTP', () => {
     expect(brokeOpenAi.json.error).toMatchObject({ type: 'insufficient_quota', code: 'budget_exceeded', scope: 'tenant:broke', period: 'day' });
     expect(Date.parse(brokeOpenAi.json.error.resets_at)).toBeGreaterThan(Date.now());
   });
+
+  test('a budget webhook at a metadata or (unless allowed) private address is refused by the admin API; nothing changes', async () => {
+    const admin = new AdminClient(gw.url, ADMIN_TOKEN);
+    expect((await admin.post('/tenants', { id: 'hooked', name: 'Hooked' })).status).toBe(201);
+    const hook = (url: string, extra = {}) => admin.put('/tenants/hooked/budget', { monthlyUsd: '5', webhook: { url, secret: 'env:SY_TEST_HOOK_KEY', ...extra } });
+    const metadata = await hook('http://169.254.169.254/latest/meta-data', { allowPrivateNetwork: true });
+    expect(metadata.status).toBe(422);
+    expect(metadata.json.error).toMatchObject({ code: 'invalid_budget', message: expect.stringContaining('cloud metadata') });
+    const loopback = await hook('http://127.0.0.1:56812/budget');
+    expect(loopback.status).toBe(422);
+    expect(loopback.json.error.message).toContain('allowPrivateNetwork: true on the webhook');
+    expect((await admin.get('/tenants/hooked')).json.budget).toBeNull();
+    const allowed = await hook('http://127.0.0.1:56812/budget', { allowPrivateNetwork: true });
+    expect(allowed.status).toBe(200);
+    expect(allowed.json.budget.webhook).toEqual({ url: 'http://127.0.0.1:56812/budget', secret: 'env:SY_TEST_HOOK_KEY', allowPrivateNetwork: true });
+  });
 });

@@ -66,7 +66,7 @@ tenants:
     budget:
       monthlyUsd: "1.00"
       softPct: 50
-      webhook: { url: "http://127.0.0.1:${HOOK_PORT}/budget", secret: env:SY_TEST_BUDGET_HOOK_KEY }
+      webhook: { url: "http://127.0.0.1:${HOOK_PORT}/budget", secret: env:SY_TEST_BUDGET_HOOK_KEY, allowPrivateNetwork: true }
 apiKeys:
   - id: ${tenant}-app
     tenant: ${tenant}

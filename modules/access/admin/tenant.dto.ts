@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import type { TenantBudget } from '../../../events/index.js';
 import { TENANT_ID } from '../tenant/tenant.decider.js';
 
@@ -18,6 +18,10 @@ export class BudgetWebhookDto {
   /** Secret reference of the signing key: env:NAME or file:PATH. */
   @Matches(/^(env|file):.+/, { message: 'secret must be a secret reference (env:NAME or file:PATH)' })
   secret!: string;
+
+  /** Allows loopback, private and link-local addresses (never cloud metadata), as a provider's does. */
+  @IsOptional() @IsBoolean()
+  allowPrivateNetwork?: boolean;
 }
 
 export class TenantBudgetDto {
@@ -44,6 +48,8 @@ export function budgetOf(body: TenantBudgetDto): TenantBudget {
     ...(body.dailyUsd !== undefined ? { dailyUsd: body.dailyUsd } : {}),
     softPct: body.softPct ?? 80,
     enforcement: body.enforcement ?? 'hard',
-    ...(body.webhook ? { webhook: { url: body.webhook.url, secret: body.webhook.secret } } : {}),
+    ...(body.webhook
+      ? { webhook: { url: body.webhook.url, secret: body.webhook.secret, ...(body.webhook.allowPrivateNetwork ? { allowPrivateNetwork: true } : {}) } }
+      : {}),
   };
 }

@@ -1,6 +1,7 @@
 import { Decimal } from 'decimal.js';
 import { type TenantBudget, type TenantEvent, type TenantLimits, thresholdId } from '../../../events/index.js';
 import { assertNever, type Decider, DomainError, sameJson } from '../../../src/kernel/index.js';
+import { webhookUrlProblem } from './webhook-url-policy.js';
 
 export type TenantCommand =
   | { type: 'CreateTenant'; tenantId: string; name: string }
@@ -117,7 +118,8 @@ export function budgetProblem(budget: TenantBudget): string | null {
     const amount = budget[name];
     if (amount !== undefined && (!/^\d+(\.\d+)?$/.test(amount) || new Decimal(amount).lte(0))) return `budget.${name} must be a positive decimal string`;
   }
-  if (budget.webhook && !/^https?:\/\//.test(budget.webhook.url)) return 'budget.webhook.url must be an http(s) URL';
+  const hookProblem = budget.webhook ? webhookUrlProblem(budget.webhook.url, budget.webhook.allowPrivateNetwork === true) : null;
+  if (hookProblem) return hookProblem;
   if (budget.webhook && !/^(env|file):.+/.test(budget.webhook.secret)) return 'budget.webhook.secret must be a secret reference (env:NAME or file:PATH)';
   if (!Number.isInteger(budget.softPct) || budget.softPct < 1 || budget.softPct > 100) return 'budget.softPct must be an integer from 1 to 100';
   if (budget.enforcement !== 'hard' && budget.enforcement !== 'soft') return 'budget.enforcement must be hard or soft';

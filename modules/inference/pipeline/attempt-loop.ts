@@ -1,5 +1,5 @@
 import type { AttemptOutcome } from '../../../events/index.js';
-import type { ProviderError } from '../../canonical/index.js';
+import type { GatewayError, ProviderError } from '../../canonical/index.js';
 import { waitFor } from '../resilience/backoff.js';
 import { DEADLINE_CODES, deadlineOf } from '../resilience/deadlines.js';
 import { type DeploymentGate, type GateLease, isRefusal } from '../resilience/deployment-gate.js';
@@ -37,7 +37,12 @@ export interface TriedRoute {
   errorClass: string;
   /** When it should take traffic again (epoch ms), if known. */
   recoversAt: number | null;
+  /** The gateway's own 429 when a rate limit of the route (its quota group) refused it. */
+  refusal?: GatewayError;
 }
+
+/** A route's quota group refused the attempt (errorClass of its TriedRoute). */
+export const QUOTA_EXHAUSTED = 'quota_group_exhausted';
 
 export type LoopResult<Answer> =
   | { kind: 'answered'; answer: Answer }
@@ -53,6 +58,11 @@ export interface AttemptLoopInput<Answer> {
   remainingMs: () => number;
   random: () => number;
   attempt: (turn: AttemptTurn) => Promise<AttemptReport<Answer>>;
+  /**
+   * Charges what dispatching to a candidate costs the request beyond the gate (its deployment's quota
+   * group), right before the attempt; a refusal makes the candidate ineligible and the loop moves on.
+   */
+  charge?: (candidate: RouteCandidate) => Promise<{ error: GatewayError; recoversAt: number } | null>;
 }
 
 /**
@@ -86,11 +96,29 @@ export async function runAttemptLoop<Answer>(input: AttemptLoopInput<Answer>): P
         retriesOf.set(current.deployment.id, (retriesOf.get(current.deployment.id) ?? 0) + 1);
       }
     }
+    // Routes passed over on the way to this attempt, named in its routing record.
+    const passedOver: string[] = [];
     while (!next && queue.length > 0) {
       const candidate = queue.shift()!;
       const entry = input.gate.enter(candidate.deployment);
-      if (isRefusal(entry)) tried.push({ route: candidate.route, errorClass: entry.refused, recoversAt: entry.until });
-      else next = { candidate, lease: entry };
+      if (isRefusal(entry)) {
+        tried.push({ route: candidate.route, errorClass: entry.refused, recoversAt: entry.until });
+        passedOver.push(`${candidate.route} (${entry.refused})`);
+        continue;
+      }
+      let refused: { error: GatewayError; recoversAt: number } | null;
+      try {
+        refused = input.charge ? await input.charge(candidate) : null;
+      } catch (error) {
+        entry.leave('neutral', null);
+        throw error;
+      }
+      if (refused) {
+        // Nothing was sent: the deployment learns nothing from it.
+        entry.leave('neutral', null);
+        tried.push({ route: candidate.route, errorClass: QUOTA_EXHAUSTED, recoversAt: refused.recoversAt, refusal: refused.error });
+        passedOver.push(`${candidate.route} (${QUOTA_EXHAUSTED})`);
+      } else next = { candidate, lease: entry };
     }
     if (!next) break;
 
@@ -98,7 +126,8 @@ export async function runAttemptLoop<Answer>(input: AttemptLoopInput<Answer>): P
     current = candidate;
     deploymentsTried.add(candidate.deployment.id);
     attempts++;
-    const why = step ? `attempt ${attempts}: ${step.why} → ${candidate.deployment.id}` : `attempt 1: first choice ${candidate.deployment.id}`;
+    const chosen = step ? `attempt ${attempts}: ${step.why} → ${candidate.deployment.id}` : `attempt 1: first choice ${candidate.deployment.id}`;
+    const why = passedOver.length ? `${chosen}, passing over ${passedOver.join(', ')}` : chosen;
     let report: AttemptReport<Answer> | null = null;
     try {
       report = await input.attempt({ candidate, attempt: attempts, why, trial: lease.trial });

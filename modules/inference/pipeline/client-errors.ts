@@ -2,7 +2,7 @@ import { GatewayError, ProviderError } from '../../canonical/index.js';
 import type { ResolvedAlias } from '../../../projections/routing-snapshot/routing-snapshot.js';
 import { DEADLINE_CODES, DeadlineExceeded } from '../resilience/deadlines.js';
 import type { RoutePlan, SkippedRoute } from '../routing/route-planner.js';
-import type { TriedRoute } from './attempt-loop.js';
+import { QUOTA_EXHAUSTED, type TriedRoute } from './attempt-loop.js';
 import { providerErrorMessageForClient, withProviderRequestId } from './provider-error-disclosure.js';
 
 /** The request parameter each capability stands for, so a 400 can name what the caller asked for. */
@@ -115,6 +115,17 @@ export function unavailableError(alias: ResolvedAlias, attempts: readonly TriedR
   const retryAfterS = Math.max(1, Math.ceil(((anyNow || soonest === null ? now + 1000 : soonest) - now) / 1000));
   const listed = routes.map((r) => `${r.route} (${r.errorClass})`).join(', ');
   const detail = { candidates_tried: routes.map((r) => ({ route: r.route, error_class: r.errorClass })), retry_after_s: retryAfterS };
+  const quotaRefusals = routes.filter((r) => r.errorClass === QUOTA_EXHAUSTED && r.refusal);
+  if (quotaRefusals.length > 0 && routes.every((r) => r.errorClass === 'rate_limited' || r.errorClass === QUOTA_EXHAUSTED)) {
+    // The gateway's own counters of the providers' quotas refused: name the scope that frees up first.
+    const first = quotaRefusals.reduce((a, b) => ((b.recoversAt ?? Infinity) < (a.recoversAt ?? Infinity) ? b : a));
+    const reasons = quotaRefusals.map((r) => r.refusal!.message).join(' ');
+    return new GatewayError(
+      429, 'rate_limited', `Every route of '${alias.name}' is rate limited: ${listed}. ${reasons}`,
+      null, { 'retry-after': String(retryAfterS) },
+      { scope: first.refusal!.detail?.scope, limit_type: first.refusal!.detail?.limit_type, ...detail },
+    );
+  }
   if (routes.length > 0 && routes.every((r) => r.errorClass === 'rate_limited')) {
     return new GatewayError(
       429, 'rate_limited', `Every route of '${alias.name}' is rate limited by its provider: ${listed}. Retry after ${retryAfterS} s.`,

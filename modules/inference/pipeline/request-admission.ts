@@ -14,6 +14,7 @@ import type { InferenceServices, PipelineSettings } from './inference-services.j
 import { type RequestHeaders, idempotencyKeyOf } from './request-headers.js';
 import { RequestJournal } from './request-journal.js';
 import { RequestLifetime } from './request-lifetime.js';
+import { QuotaGroupCharges } from './quota-group-charges.js';
 
 /** What an operation asks of admission, once its body is parsed and validated. */
 export interface RequestIntent {
@@ -47,6 +48,8 @@ export interface AdmittedRequest {
   lifetime: RequestLifetime;
   /** What the request reports to (metrics, traces, its log line); null when nobody observes. */
   observation: RequestObservation | null;
+  /** The deployment quota groups this request's attempts are charged on, as they go there. */
+  quota: QuotaGroupCharges;
   /** Releases the admission permits and the request's timers; idempotent. */
   release(): void;
 }
@@ -89,7 +92,7 @@ export async function admitRequest(
     });
     permit = permits([local, shared]);
     let plan = planFor(services, exchange, principal, intent, alias);
-    rate = await services.rateLimits.reserve(rateScopes(principal, alias, plan), {
+    rate = await services.rateLimits.reserve(rateScopes(principal, alias), {
       requests: 1, inputTokens: intent.estimatedInputTokens, outputTokens: intent.reservedOutputTokens,
     });
     // Set now, so every answer from here on (success, stream, or a later error) carries them.
@@ -126,17 +129,21 @@ export async function admitRequest(
     const held = permit;
     const reserved = rate;
     const committed = budget;
+    const quota = new QuotaGroupCharges(services.rateLimits, {
+      requests: 1, inputTokens: intent.estimatedInputTokens, outputTokens: intent.reservedOutputTokens,
+    });
     // The observation ends only once the request is settled, even when its client left earlier.
     observation?.hold();
     let released = false;
     return {
-      requestId: exchange.requestId, principal, alias, plan, journal, lifetime, observation,
+      requestId: exchange.requestId, principal, alias, plan, journal, lifetime, observation, quota,
       release: () => {
         lifetime.dispose();
         held.release();
         // Settlement: the estimate becomes what the attempts actually used (zero when nothing was produced).
         const used = journal.usage();
         reserved.settle({ requests: 1, inputTokens: used.input, outputTokens: used.output });
+        quota.settle(journal.usageByDeployment());
         committed.settle(journal.cost());
         if (!released) observation?.release();
         released = true;
@@ -174,17 +181,15 @@ function maxCostOf(plan: RoutePlan, intent: RequestIntent): Decimal {
 }
 
 /**
- * The scopes a request counts against: its key, its tenant, the alias, and the quota group of the
- * deployment it is planned to reach first (the provider's quota shared by everything routed there).
+ * The scopes a request counts against whichever route serves it: its key, its tenant and the alias. A
+ * deployment's quota group is charged by the attempts that go there (QuotaGroupCharges).
  */
-function rateScopes(principal: Principal, alias: ResolvedAlias, plan: RoutePlan): RateScope[] {
+function rateScopes(principal: Principal, alias: ResolvedAlias): RateScope[] {
   const scopes: RateScope[] = [
     { kind: 'key', id: principal.keyId, limits: principal.limits },
     { kind: 'tenant', id: principal.tenantId, limits: principal.tenant.limits },
   ];
   if (alias.policy.limits) scopes.push({ kind: 'alias', id: alias.name, limits: alias.policy.limits });
-  const first = plan.candidates[0]?.deployment;
-  if (first) scopes.push({ kind: 'quota_group', id: first.quotaGroup ?? first.id, limits: first.limits });
   return scopes;
 }
 

@@ -79,6 +79,21 @@ export class RequestJournal {
     return this.settlement().totals.usage;
   }
 
+  /** Tokens the attempts recorded so far used, per deployment (what each quota group is settled with). */
+  usageByDeployment(): Map<string, TokenUsage> {
+    const byDeployment = new Map<string, TokenUsage>();
+    for (const attempt of this.attempts) {
+      const sum = byDeployment.get(attempt.deploymentId) ?? { input: 0, cachedInput: 0, cacheWrite: 0, output: 0, reasoning: 0 };
+      sum.input += attempt.usage.input;
+      sum.cachedInput += attempt.usage.cachedInput;
+      sum.cacheWrite += attempt.usage.cacheWrite;
+      sum.output += attempt.usage.output;
+      sum.reasoning += attempt.usage.reasoning;
+      byDeployment.set(attempt.deploymentId, sum);
+    }
+    return byDeployment;
+  }
+
   /** What the attempts recorded so far cost, in USD (exact decimal string). */
   cost(): string {
     return sumCosts(this.attempts.map((a) => a.cost));

@@ -3,7 +3,9 @@ import { Logger } from '@nestjs/common';
 import { tenantStream } from '../../../events/index.js';
 import { type CommandExecutor, WrongExpectedVersionError, resolveSecret } from '../../../src/kernel/index.js';
 import { type TenantCommand, tenantDecider } from '../../access/index.js';
+import { type HostResolver, OutboundPolicyViolation } from '../../providers/index.js';
 import type { ThresholdCrossing } from './budget-guard.js';
+import { postWebhook } from './webhook-post.js';
 
 export interface AlertSettings {
   /** Webhook attempts per threshold (the first included). */
@@ -11,6 +13,8 @@ export interface AlertSettings {
   /** Wait before the n-th retry: `backoffMs × 2^(n-1)`. */
   backoffMs: number;
   timeoutMs: number;
+  /** How webhook host names resolve (the system resolver unless a test injects one). */
+  resolve?: HostResolver;
 }
 
 export const DEFAULT_ALERTS: AlertSettings = Object.freeze({ attempts: 4, backoffMs: 500, timeoutMs: 5_000 });
@@ -81,17 +85,22 @@ export class BudgetAlerts {
       const timestamp = Math.floor(Date.now() / 1000);
       const signature = createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
       try {
-        const response = await fetch(webhook.url, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-switchyard-signature': `t=${timestamp},v1=${signature}` },
+        httpStatus = await postWebhook(
+          { url: webhook.url, allowPrivateNetwork: webhook.allowPrivateNetwork === true },
+          { 'content-type': 'application/json', 'x-switchyard-signature': `t=${timestamp},v1=${signature}` },
           body,
-          signal: AbortSignal.timeout(this.settings.timeoutMs),
-        });
-        httpStatus = response.status;
-        await response.body?.cancel();
-        delivered = response.ok;
-      } catch {
+          {
+            timeoutMs: this.settings.timeoutMs,
+            resolve: this.settings.resolve,
+            onRefused: (host, address, reason) =>
+              BudgetAlerts.logger.warn(`budget webhook of tenant ${crossing.scope.tenantId}: connection to ${host} (${address}) refused: ${reason.replace('on the provider', 'on the webhook')}`),
+          },
+        );
+        delivered = httpStatus >= 200 && httpStatus < 300;
+      } catch (error) {
         httpStatus = null;
+        // The address policy will refuse the same address again: retrying only delays the record.
+        if (isPolicyRefusal(error)) break;
       }
     }
     if (!delivered) BudgetAlerts.logger.warn(`budget webhook for ${crossing.scope.kind} ${crossing.scope.id} not delivered after ${attempts} attempts`);
@@ -101,4 +110,11 @@ export class BudgetAlerts {
       period: crossing.period, pct: crossing.pct, delivered, attempts, httpStatus,
     });
   }
+}
+
+function isPolicyRefusal(error: unknown): boolean {
+  for (let cause = error; cause instanceof Error; cause = cause.cause) {
+    if (cause instanceof OutboundPolicyViolation) return true;
+  }
+  return false;
 }

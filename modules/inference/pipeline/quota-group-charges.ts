@@ -1,0 +1,68 @@
+import type { TokenUsage } from '../../../events/index.js';
+import { GatewayError } from '../../canonical/index.js';
+import type { RateLimiter, RateReservation, RateUsage } from '../../limits/index.js';
+import type { ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
+
+/** A quota group that refused an attempt: the 429 the limiter gave, kept to name the scope if no route is left. */
+export interface QuotaRefusal {
+  error: GatewayError;
+  /** When the group's window has room again (epoch ms). */
+  recoversAt: number;
+}
+
+/** The counter a deployment's provider quota lives in: its quota group, else the deployment alone. */
+export function quotaGroupOf(deployment: ResolvedDeployment): string {
+  return deployment.quotaGroup ?? deployment.id;
+}
+
+/**
+ * A request's charges on deployment quota groups (the provider's real quota, shared by every deployment
+ * in the group). Unlike the key, tenant and alias, which a request counts against whichever route serves
+ * it, a quota group is only used by the attempts that actually go there: each group is reserved (with the
+ * admission estimate) right before the first attempt that is dispatched to it, and settled with the usage
+ * of the attempts that went there — tokens zero when they produced nothing, one request, because the
+ * provider saw the call.
+ */
+export class QuotaGroupCharges {
+  private readonly reserved = new Map<string, RateReservation>();
+  private readonly groupOfDeployment = new Map<string, string>();
+  private settled = false;
+
+  constructor(private readonly limiter: RateLimiter, private readonly estimate: RateUsage, private readonly clock: () => number = Date.now) {}
+
+  /** Reserves the deployment's quota group unless this request holds it already; a refusal charges nothing. */
+  async enter(deployment: ResolvedDeployment): Promise<QuotaRefusal | null> {
+    const group = quotaGroupOf(deployment);
+    if (this.settled) throw new Error('the quota group charges of this request were settled already');
+    if (this.reserved.has(group)) {
+      this.groupOfDeployment.set(deployment.id, group);
+      return null;
+    }
+    try {
+      const reservation = await this.limiter.reserve([{ kind: 'quota_group', id: group, limits: deployment.limits }], this.estimate);
+      this.reserved.set(group, reservation);
+      this.groupOfDeployment.set(deployment.id, group);
+      return null;
+    } catch (error) {
+      if (!(error instanceof GatewayError) || error.code !== 'rate_limited') throw error;
+      const retryMs = Number(error.headers['retry-after-ms'] ?? Number(error.headers['retry-after'] ?? 60) * 1000);
+      return { error, recoversAt: this.clock() + retryMs };
+    }
+  }
+
+  /** Settles every group with what the attempts on its deployments used; idempotent. */
+  settle(usageByDeployment: ReadonlyMap<string, TokenUsage>): void {
+    if (this.settled) return;
+    this.settled = true;
+    const used = new Map<string, RateUsage>();
+    for (const group of this.reserved.keys()) used.set(group, { requests: 1, inputTokens: 0, outputTokens: 0 });
+    for (const [deploymentId, usage] of usageByDeployment) {
+      const group = this.groupOfDeployment.get(deploymentId);
+      const total = group ? used.get(group) : undefined;
+      if (!total) continue;
+      total.inputTokens += usage.input;
+      total.outputTokens += usage.output;
+    }
+    for (const [group, reservation] of this.reserved) reservation.settle(used.get(group)!);
+  }
+}
