@@ -47,7 +47,7 @@ describe('resilience: failover, breakers, retries', () => {
       const response = await postJson(gw, '/v1/chat/completions', ask('outage'));
       expect(response.status).toBe(200);
       // Bound demanded by the issue: well inside the request deadline (8 s here); generous for a loaded machine.
-      expect(Date.now() - started).toBeLessThan(4_000);
+      expect(Date.now() - started).toBeLessThan(6_000);
       const attempts = await attemptsOf(gw, response.headers.get('x-request-id')!);
       expect(attempts.map((a) => [a.deploymentId, a.outcome, a.errorClass])).toEqual([
         ['outage-primary', 'failed', 'transient'],
