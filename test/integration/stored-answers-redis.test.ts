@@ -64,9 +64,10 @@ suite('stored answers in Redis', () => {
 
   test('exact cache: entries expire, and a purge selects by tenant, alias and age without touching others', async () => {
     const cache = new RedisExactCache(redis, namespace, 100_000);
-    await cache.put({ tenantId: 'acme', alias: 'chat', digest: 'ttl' }, answer('short'), 50);
+    // A TTL a loaded machine cannot outrun between the put and the first get (50 ms once could).
+    await cache.put({ tenantId: 'acme', alias: 'chat', digest: 'ttl' }, answer('short'), 1_000);
     expect(await cache.get({ tenantId: 'acme', alias: 'chat', digest: 'ttl' })).not.toBeNull();
-    await new Promise((r) => setTimeout(r, 80));
+    await new Promise((r) => setTimeout(r, 1_100));
     expect(await cache.get({ tenantId: 'acme', alias: 'chat', digest: 'ttl' })).toBeNull();
 
     // Ids with glob characters cannot widen a purge: they are hex-encoded into the key.
