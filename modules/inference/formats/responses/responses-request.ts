@@ -2,6 +2,7 @@ import {
   assertJsonWithinBounds, type ChatMessage, type ChatRequest, type ContentPart, invalidRequest, JSON_LIMITS, type JsonShape, jsonTextNestsDeeperThan,
   type ReasoningEffort, type ResponseFormat, type ToolCall, type ToolChoice, type ToolDefinition, UNSET_PARAMETERS, unsupportedParameter,
 } from '../../../canonical/index.js';
+import { type Json, isNeutralValue, isObject, optionalBoolean, optionalInteger, optionalNumber, optionalString, parseMetadata } from '../body-fields.js';
 import { type ResponsesEcho, rememberEcho } from './responses-echo.js';
 
 const KNOWN = new Set([
@@ -22,7 +23,6 @@ const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 /** Item types of the Responses API that need state or tools the gateway does not have. */
 const STATEFUL_ITEMS = new Set(['item_reference', 'reasoning', 'compaction']);
 
-type Json = Record<string, unknown>;
 
 /**
  * OpenAI Responses body (`POST /v1/responses`) → canonical request. The gateway is stateless: `store`
@@ -33,7 +33,7 @@ export function parseResponsesRequest(body: unknown): ChatRequest {
   if (!isObject(body)) throw invalidRequest('The request body must be a JSON object.');
   assertJsonWithinBounds(body, RESPONSES_SHAPE);
   for (const [key, value] of Object.entries(body)) {
-    if (KNOWN.has(key) || isNeutral(key, value)) continue;
+    if (KNOWN.has(key) || isNeutralValue(NEUTRAL_VALUES, key, value)) continue;
     throw unsupportedParameter(key, 'Switchyard does not support it on /v1/responses; remove it or send its default value.');
   }
   const model = body.model;
@@ -323,57 +323,3 @@ function parseText(value: unknown): { format: ResponseFormat | null; echo: Json 
   throw invalidRequest('text.format.type must be text, json_object or json_schema.', 'text.format.type');
 }
 
-function parseMetadata(value: unknown): Record<string, string> | null {
-  if (value === undefined || value === null) return null;
-  if (!isObject(value) || Object.keys(value).length > 16) throw invalidRequest("'metadata' must be an object with at most 16 keys.", 'metadata');
-  for (const [key, item] of Object.entries(value)) {
-    if (typeof item !== 'string' || key.length > 64 || item.length > 512) {
-      throw invalidRequest("'metadata' values must be strings (keys ≤ 64, values ≤ 512 characters).", `metadata.${key}`);
-    }
-  }
-  return value as Record<string, string>;
-}
-
-function isNeutral(key: string, value: unknown): boolean {
-  if (value === null || value === undefined) return true;
-  if (NEUTRAL_VALUES.get(key)?.includes(value)) return true;
-  // An empty object or list (include: [], stream_options: {}) asks for nothing.
-  if (Array.isArray(value)) return value.length === 0;
-  return isObject(value) && Object.keys(value).length === 0;
-}
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function optionalBoolean(source: Json, key: string): boolean | null {
-  const value = source[key];
-  if (value === undefined || value === null) return null;
-  if (typeof value !== 'boolean') throw invalidRequest(`'${key}' must be a boolean.`, key);
-  return value;
-}
-
-function optionalString(source: Json, key: string): string | null {
-  const value = source[key];
-  if (value === undefined || value === null) return null;
-  if (typeof value !== 'string') throw invalidRequest(`'${key}' must be a string.`, key);
-  return value;
-}
-
-function optionalNumber(source: Json, key: string, min: number, max: number): number | null {
-  const value = source[key];
-  if (value === undefined || value === null) return null;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
-    throw invalidRequest(`'${key}' must be a number from ${min} to ${max}.`, key);
-  }
-  return value;
-}
-
-function optionalInteger(source: Json, key: string, min: number): number | null {
-  const value = source[key];
-  if (value === undefined || value === null) return null;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > Number.MAX_SAFE_INTEGER) {
-    throw invalidRequest(`'${key}' must be an integer ≥ ${min}.`, key);
-  }
-  return value;
-}
