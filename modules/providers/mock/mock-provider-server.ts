@@ -99,9 +99,10 @@ export class MockProviderServer {
     }
   }
 
-  private async serve(format: MockFormat, req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void> {
+  /** Logs one request as it arrives; a connection closed before the answer marks it aborted. */
+  private record(format: string, req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): MockRequestRecord {
     const record: MockRequestRecord = {
-      seq: ++this.sequence, format: format.name, path, query: Object.fromEntries(query), model: null, stream: false, includeUsage: false,
+      seq: ++this.sequence, format, path, query: Object.fromEntries(query), model: null, stream: false, includeUsage: false,
       headers: pickHeaders(req), body: null, receivedAt: Date.now(), endedAt: null, outcome: 'in-flight',
     };
     this.log.push(record);
@@ -110,6 +111,11 @@ export class MockProviderServer {
       record.endedAt ??= Date.now();
       if (record.outcome === 'in-flight') record.outcome = 'aborted';
     });
+    return record;
+  }
+
+  private async serve(format: MockFormat, req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void> {
+    const record = this.record(format.name, req, res, path, query);
 
     let body: unknown;
     try {
@@ -203,16 +209,7 @@ export class MockProviderServer {
 
   /** Embeddings: deterministic vectors, with the same latency and status faults as chat (no streams). */
   private async serveEmbeddings(format: MockEmbeddingsFormat, req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void> {
-    const record: MockRequestRecord = {
-      seq: ++this.sequence, format: format.name, path, query: Object.fromEntries(query), model: null, stream: false, includeUsage: false,
-      headers: pickHeaders(req), body: null, receivedAt: Date.now(), endedAt: null, outcome: 'in-flight',
-    };
-    this.log.push(record);
-    if (this.log.length > MAX_LOG) this.log.shift();
-    res.on('close', () => {
-      record.endedAt ??= Date.now();
-      if (record.outcome === 'in-flight') record.outcome = 'aborted';
-    });
+    const record = this.record(format.name, req, res, path, query);
     const fail = (status: number, message: string, headers: Record<string, string> = {}) => {
       record.outcome = 'error-status';
       json(res, status, format.errorBody(status, message), { ...format.errorHeaders?.(status), ...headers });
@@ -246,16 +243,7 @@ export class MockProviderServer {
 
   /** Token counting: the prompt tokens its answer would report, with the same latency and status faults as chat. */
   private async serveTokenCount(format: MockTokenCountFormat, req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void> {
-    const record: MockRequestRecord = {
-      seq: ++this.sequence, format: format.name, path, query: Object.fromEntries(query), model: null, stream: false, includeUsage: false,
-      headers: pickHeaders(req), body: null, receivedAt: Date.now(), endedAt: null, outcome: 'in-flight',
-    };
-    this.log.push(record);
-    if (this.log.length > MAX_LOG) this.log.shift();
-    res.on('close', () => {
-      record.endedAt ??= Date.now();
-      if (record.outcome === 'in-flight') record.outcome = 'aborted';
-    });
+    const record = this.record(format.name, req, res, path, query);
     const fail = (status: number, message: string, headers: Record<string, string> = {}) => {
       record.outcome = 'error-status';
       json(res, status, format.errorBody(status, message), { ...format.errorHeaders?.(status), ...headers });
