@@ -85,8 +85,10 @@ export async function admitRequest(
     permit = local;
     // Across nodes (Redis): the node's own count above can only be lower, so it never refuses first.
     const deadlines = settings.resilience.deadlines;
-    const shared = await services.concurrency.acquire(concurrencyScopes(principal), exchange.requestId,
-      Math.max(deadlines.requestTimeoutMs, deadlines.streamTimeoutMs) + 60_000).catch((error: unknown) => {
+    // What the request holds across nodes (its concurrency lease, its budget reservation) is given back by
+    // itself after the longest the request may live, should its node die before it ends.
+    const holdMs = Math.max(deadlines.requestTimeoutMs, deadlines.streamTimeoutMs) + 60_000;
+    const shared = await services.concurrency.acquire(concurrencyScopes(principal), exchange.requestId, holdMs).catch((error: unknown) => {
       local.release();
       throw error;
     });
@@ -100,7 +102,7 @@ export async function admitRequest(
     const budgets = budgetScopes(principal);
     try {
       // The cost is only worked out for a request that has a budget to count against.
-      budget = await services.budgets.reserve(budgets, budgets.length ? maxCostOf(plan, intent) : 0);
+      budget = await services.budgets.reserve(budgets, budgets.length ? maxCostOf(plan, intent) : 0, { holdMs });
     } catch (error) {
       const target = alias.policy.budgetDowngrade ? snapshot.aliases.get(alias.policy.budgetDowngrade) : undefined;
       if (!(error instanceof GatewayError) || error.code !== 'budget_exceeded' || !target) throw error;
@@ -108,7 +110,7 @@ export async function admitRequest(
       exchange.raw.setHeader('x-switchyard-budget-downgrade', `${alias.name}->${target.name}`);
       alias = target;
       plan = planFor(services, exchange, principal, intent, alias);
-      budget = await services.budgets.reserve(budgets, maxCostOf(plan, intent), { enforce: false });
+      budget = await services.budgets.reserve(budgets, maxCostOf(plan, intent), { enforce: false, holdMs });
     }
     const observation = observationOf(exchange.raw);
     const journal = RequestJournal.forKey(services.committer, settings.durability, settings.nodeId, exchange.requestId, principal.keyId, observation);

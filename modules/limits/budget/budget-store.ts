@@ -24,14 +24,27 @@ export type BudgetDecision =
 /** Settled spend before and after a settlement, per counter (null when the counter was lost, e.g. Redis restarted). */
 export type SettledChange = { before: number; after: number } | null;
 
-export interface BudgetStore {
-  /** Adds `cost` to every counter's committed amount, or to none when one would pass its limit. */
-  reserve(counters: readonly BudgetCounter[], cost: number): Promise<BudgetDecision>;
-  /** Replaces a reservation by the actual cost: committed += actual − reserved, settled += actual. */
-  settle(keys: readonly string[], reserved: number, actual: number): Promise<SettledChange[]>;
+/**
+ * One request's reservation: named, so that a shared store can give it back by itself when the node
+ * holding it dies before settling (`untilMs`: the longest the request may live).
+ */
+export interface BudgetHold {
+  id: string;
+  nowMs: number;
+  untilMs: number;
 }
 
-/** The in-process counters: without Redis, and while Redis is away. */
+export interface BudgetStore {
+  /** Adds `cost` to every counter's committed amount, or to none when one would pass its limit. */
+  reserve(counters: readonly BudgetCounter[], cost: number, hold: BudgetHold): Promise<BudgetDecision>;
+  /**
+   * Replaces a reservation by the actual cost: committed += actual − reserved (+ actual only, when an
+   * expired hold was already given back), settled += actual.
+   */
+  settle(keys: readonly string[], hold: BudgetHold, reserved: number, actual: number): Promise<SettledChange[]>;
+}
+
+/** The in-process counters: without Redis, and while Redis is away (their reservations die with the process, so holds never expire here). */
 export class LocalBudgetStore implements BudgetStore {
   private readonly counters = new Map<string, { committed: number; settled: number; expiresAt: number }>();
 
@@ -59,7 +72,7 @@ export class LocalBudgetStore implements BudgetStore {
     return { kind: 'reserved', committed: committed.map((c) => c + cost) };
   }
 
-  async settle(keys: readonly string[], reserved: number, actual: number): Promise<SettledChange[]> {
+  async settle(keys: readonly string[], _hold: BudgetHold, reserved: number, actual: number): Promise<SettledChange[]> {
     return keys.map((key) => {
       const counter = this.counters.get(key);
       if (!counter) return null;

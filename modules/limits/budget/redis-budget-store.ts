@@ -1,44 +1,67 @@
 import type { Redis } from 'ioredis';
-import type { BudgetCounter, BudgetDecision, BudgetStore, SettledChange } from './budget-store.js';
+import type { BudgetCounter, BudgetDecision, BudgetHold, BudgetStore, SettledChange } from './budget-store.js';
 
 /**
- * KEYS: committed1, settled1, committed2, settled2, …; ARGV: cost, then limit (-1 = none), seed (-1 =
- * unknown) and ttl per counter. Seeds a missing counter, checks every limit, then charges all or none.
+ * KEYS: committed1, settled1, holds1, committed2, …; ARGV: cost, hold member (`cost:id`), now, hold end,
+ * then limit (-1 = none), seed (-1 = unknown) and ttl per counter. Seeds a missing counter, gives back
+ * the holds that expired (their node died before settling), checks every limit, then charges all or
+ * none and records the hold.
  */
 const RESERVE = `
 local cost = tonumber(ARGV[1])
-local n = #KEYS / 2
+local now = tonumber(ARGV[3])
+local n = #KEYS / 3
 for i = 1, n do
-  if redis.call('EXISTS', KEYS[2 * i - 1]) == 0 then
-    local seed = tonumber(ARGV[3 * i])
+  local committed, holds = KEYS[3 * i - 2], KEYS[3 * i]
+  if redis.call('EXISTS', committed) == 0 then
+    local seed = tonumber(ARGV[3 * i + 3])
     if seed < 0 then return { -1, i - 1 } end
-    local ttl = tonumber(ARGV[3 * i + 1])
-    redis.call('SET', KEYS[2 * i - 1], seed, 'EX', ttl)
-    redis.call('SET', KEYS[2 * i], seed, 'EX', ttl)
+    local ttl = tonumber(ARGV[3 * i + 4])
+    redis.call('SET', committed, seed, 'EX', ttl)
+    redis.call('SET', KEYS[3 * i - 1], seed, 'EX', ttl)
+    redis.call('DEL', holds)
+  else
+    local expired = redis.call('ZRANGEBYSCORE', holds, '-inf', now)
+    if #expired > 0 then
+      local back = 0
+      for _, member in ipairs(expired) do back = back + tonumber(string.match(member, '^(%d+):')) end
+      if redis.call('DECRBY', committed, back) < 0 then redis.call('SET', committed, 0, 'KEEPTTL') end
+      redis.call('ZREMRANGEBYSCORE', holds, '-inf', now)
+    end
   end
 end
 local committed = {}
 for i = 1, n do
-  local limit = tonumber(ARGV[3 * i - 1])
-  local used = tonumber(redis.call('GET', KEYS[2 * i - 1]))
+  local limit = tonumber(ARGV[3 * i + 2])
+  local used = tonumber(redis.call('GET', KEYS[3 * i - 2]))
   if limit >= 0 and used + cost > limit then return { 0, i - 1, used } end
   committed[i] = used
 end
 local out = { 1 }
-for i = 1, n do out[#out + 1] = redis.call('INCRBY', KEYS[2 * i - 1], cost) end
+for i = 1, n do
+  out[#out + 1] = redis.call('INCRBY', KEYS[3 * i - 2], cost)
+  if cost > 0 then
+    redis.call('ZADD', KEYS[3 * i], tonumber(ARGV[4]), ARGV[2])
+    redis.call('EXPIRE', KEYS[3 * i], tonumber(ARGV[3 * i + 4]))
+  end
+end
 return out
 `;
 
-/** KEYS as above; ARGV: reserved, actual. Returns settled before/after per counter (-1, -1 when lost). */
+/**
+ * KEYS as above; ARGV: reserved, actual, hold member. Returns settled before/after per counter (-1, -1
+ * when lost). A hold that expired was given back already: then only the actual cost is added.
+ */
 const SETTLE = `
 local reserved = tonumber(ARGV[1])
 local actual = tonumber(ARGV[2])
 local out = {}
-for i = 1, #KEYS / 2 do
-  if redis.call('EXISTS', KEYS[2 * i - 1]) == 1 and redis.call('EXISTS', KEYS[2 * i]) == 1 then
-    local committed = redis.call('INCRBY', KEYS[2 * i - 1], actual - reserved)
-    if committed < 0 then redis.call('SET', KEYS[2 * i - 1], 0, 'KEEPTTL') end
-    local after = redis.call('INCRBY', KEYS[2 * i], actual)
+for i = 1, #KEYS / 3 do
+  if redis.call('EXISTS', KEYS[3 * i - 2]) == 1 and redis.call('EXISTS', KEYS[3 * i - 1]) == 1 then
+    local held = redis.call('ZREM', KEYS[3 * i], ARGV[3]) == 1
+    local committed = redis.call('INCRBY', KEYS[3 * i - 2], held and (actual - reserved) or actual)
+    if committed < 0 then redis.call('SET', KEYS[3 * i - 2], 0, 'KEEPTTL') end
+    local after = redis.call('INCRBY', KEYS[3 * i - 1], actual)
     out[#out + 1] = after - actual
     out[#out + 1] = after
   else
@@ -54,7 +77,12 @@ type Scripted = Redis & {
   switchyardBudgetSettle(...args: Array<string | number>): Promise<number[]>;
 };
 
-/** Budget counters in Redis, shared by every node: concurrent requests on any node see each other's reservations. */
+/**
+ * Budget counters in Redis, shared by every node: concurrent requests on any node see each other's
+ * reservations. Each reservation is also a hold (a sorted set per counter, scored by when the request
+ * must have ended), so that a node killed with requests in flight leaves their reservations behind only
+ * until then, not until the period ends.
+ */
 export class RedisBudgetStore implements BudgetStore {
   private readonly redis: Scripted;
 
@@ -64,9 +92,9 @@ export class RedisBudgetStore implements BudgetStore {
     this.redis = redis as Scripted;
   }
 
-  async reserve(counters: readonly BudgetCounter[], cost: number): Promise<BudgetDecision> {
-    const keys = counters.flatMap((c) => [`${this.prefix}${c.key}:committed`, `${this.prefix}${c.key}:settled`]);
-    const args: Array<string | number> = [keys.length, ...keys, cost];
+  async reserve(counters: readonly BudgetCounter[], cost: number, hold: BudgetHold): Promise<BudgetDecision> {
+    const keys = counters.flatMap((c) => this.keysOf(c.key));
+    const args: Array<string | number> = [keys.length, ...keys, cost, holdMember(cost, hold), hold.nowMs, hold.untilMs];
     for (const c of counters) args.push(c.limit ?? -1, c.seed ?? -1, c.ttlSeconds);
     const reply = (await this.redis.switchyardBudgetReserve(...args)).map(Number);
     if (reply[0] === -1) return { kind: 'needs_seed', missing: reply[1] };
@@ -74,9 +102,16 @@ export class RedisBudgetStore implements BudgetStore {
     return { kind: 'reserved', committed: reply.slice(1) };
   }
 
-  async settle(keys: readonly string[], reserved: number, actual: number): Promise<SettledChange[]> {
-    const redisKeys = keys.flatMap((key) => [`${this.prefix}${key}:committed`, `${this.prefix}${key}:settled`]);
-    const reply = (await this.redis.switchyardBudgetSettle(redisKeys.length, ...redisKeys, reserved, actual)).map(Number);
+  async settle(keys: readonly string[], hold: BudgetHold, reserved: number, actual: number): Promise<SettledChange[]> {
+    const redisKeys = keys.flatMap((key) => this.keysOf(key));
+    const reply = (await this.redis.switchyardBudgetSettle(redisKeys.length, ...redisKeys, reserved, actual, holdMember(reserved, hold))).map(Number);
     return keys.map((_, i) => (reply[2 * i] < 0 ? null : { before: reply[2 * i], after: reply[2 * i + 1] }));
   }
+
+  private keysOf(key: string): string[] {
+    return [`${this.prefix}${key}:committed`, `${this.prefix}${key}:settled`, `${this.prefix}${key}:holds`];
+  }
 }
+
+/** The hold's member in the sorted set: its cost (to give back when it expires) and its unique id. */
+const holdMember = (cost: number, hold: BudgetHold) => `${cost}:${hold.id}`;
