@@ -17,45 +17,63 @@ async function refusal(promise: Promise<unknown>): Promise<GatewayError> {
 
 const settled = () => new Promise((resolve) => setTimeout(resolve, 50));
 
+/** The cost ledger as the guard reads it: what each request was billed, nothing else. */
+class Ledger extends SpendSeeds {
+  readonly billed = new Map<string, string>();
+  constructor() {
+    super({ query: async () => [] });
+  }
+
+  override async billedNano(requestId: string): Promise<number> {
+    return Math.round(Number(this.billed.get(requestId) ?? '0') * 1e9);
+  }
+}
+
 /**
  * A node killed with requests in flight never settles their budget reservations. In Redis each
- * reservation is a hold that ends when the request must have ended: past it the reservation is given
- * back (not only when the month's counter expires), and a settlement that still comes is counted once.
+ * reservation is a hold that ends when its request must have ended: past it, the next reservation on
+ * the counter takes it out and it becomes what the ledger billed the request — nothing when it died
+ * before its events were committed, its cost when it died between the commit and the settlement.
  */
-describeWithRedis('budget reservations held in Redis, given back when their node died', () => {
+describeWithRedis('budget reservations held in Redis, reconciled when their node died', () => {
   const redisA = new LimitsRedis(redisUrl, 'hold-a');
   const redisB = new LimitsRedis(redisUrl, 'hold-b');
   beforeAll(() => Promise.all([redisA.start(), redisB.start()]));
   afterAll(() => Promise.all([redisA.close(), redisB.close()]));
 
-  test('the dead node\'s reservations count while they may still settle, then come back; a late settlement adds only its cost', async () => {
+  test('the dead node\'s reservations count while they may still settle, then become what the ledger billed, once', async () => {
     // Unique: Redis is shared, and a month's counter outlives the test.
     const id = `hold-${randomBytes(4).toString('hex')}`;
     const scope: BudgetScope = { kind: 'tenant', id, tenantId: id, budget: { monthlyUsd: '1.00', softPct: 50, enforcement: 'hard' } };
     let now = Date.now();
-    const nobody = new SpendSeeds({ query: async () => [] });
-    const dying = new BudgetGuard(redisA, nobody, () => undefined, () => now);
-    const living = new BudgetGuard(redisB, nobody, () => undefined, () => now);
-    const hold = { holdMs: 10_000 };
+    const ledger = new Ledger();
+    const dying = new BudgetGuard(redisA, ledger, () => undefined, () => now);
+    const living = new BudgetGuard(redisB, ledger, () => undefined, () => now);
+    const hold = (requestId: string) => ({ holdMs: 10_000, requestId: `${id}-${requestId}` });
 
     // Node A: one request settled normally ($0.20 of its $0.30), two left in flight ($0.30 each).
-    (await dying.reserve([scope], '0.30', hold)).settle('0.20');
+    (await dying.reserve([scope], '0.30', hold('r1'))).settle('0.20');
     await settled();
-    await dying.reserve([scope], '0.30', hold);
-    const late = await dying.reserve([scope], '0.30', hold);
+    await dying.reserve([scope], '0.30', hold('r2'));
+    const r3 = await dying.reserve([scope], '0.30', hold('r3'));
     // While they may still settle they count, on every node: 0.20 + 0.60 committed.
-    expect((await refusal(living.reserve([scope], '0.30', hold))).message).toContain('$0.8 spent or reserved');
+    expect((await refusal(living.reserve([scope], '0.30', hold('b1')))).message).toContain('$0.8 spent or reserved');
 
-    // A dies. Past the requests' longest life their reservations are given back, the settled spend stays.
-    now += 10_001;
-    const next = await living.reserve([scope], '0.30', hold);
-    expect((await refusal(living.reserve([scope], '0.60', hold))).message).toContain('$0.5 spent or reserved');
-
-    // One of A's requests was only slow: it settles after its hold ended and counts its actual cost, once.
-    late.settle('0.25');
-    next.settle('0.30');
+    // A dies: r2 before its events were committed, r3 after (the ledger bills it $0.25) but before settling.
+    ledger.billed.set(`${id}-r3`, '0.25');
+    now += 9_000;
+    expect((await refusal(living.reserve([scope], '0.30', hold('b2')))).message).toContain('$0.8 spent or reserved');
+    // Past the requests' longest life: 0.20 + 0 + 0.25, and this reservation fits.
+    now += 1_001;
+    const b3 = await living.reserve([scope], '0.30', hold('b3'));
+    expect((await refusal(living.reserve([scope], '0.30', hold('b4')))).message).toContain('$0.75 spent or reserved');
+    b3.settle('0.30');
     await settled();
-    expect((await refusal(living.reserve([scope], '0.30', hold))).message).toContain('$0.75 spent or reserved');
-    await living.reserve([scope], '0.25', hold);
+    await living.reserve([scope], '0.25', hold('b5'));
+
+    // A settlement that still arrives for a reconciled hold is not counted a second time.
+    r3.settle('0.25');
+    await settled();
+    expect((await refusal(living.reserve([scope], '0.01', hold('b6')))).message).toContain('$1 spent or reserved');
   });
 });

@@ -102,7 +102,7 @@ export async function admitRequest(
     const budgets = budgetScopes(principal);
     try {
       // The cost is only worked out for a request that has a budget to count against.
-      budget = await services.budgets.reserve(budgets, budgets.length ? maxCostOf(plan, intent) : 0, { holdMs });
+      budget = await services.budgets.reserve(budgets, budgets.length ? maxCostOf(plan, intent) : 0, { holdMs, requestId: exchange.requestId });
     } catch (error) {
       const target = alias.policy.budgetDowngrade ? snapshot.aliases.get(alias.policy.budgetDowngrade) : undefined;
       if (!(error instanceof GatewayError) || error.code !== 'budget_exceeded' || !target) throw error;
@@ -110,7 +110,7 @@ export async function admitRequest(
       exchange.raw.setHeader('x-switchyard-budget-downgrade', `${alias.name}->${target.name}`);
       alias = target;
       plan = planFor(services, exchange, principal, intent, alias);
-      budget = await services.budgets.reserve(budgets, maxCostOf(plan, intent), { enforce: false, holdMs });
+      budget = await services.budgets.reserve(budgets, maxCostOf(plan, intent), { enforce: false, holdMs, requestId: exchange.requestId });
     }
     const observation = observationOf(exchange.raw);
     const journal = RequestJournal.forKey(services.committer, settings.durability, settings.nodeId, exchange.requestId, principal.keyId, observation);
