@@ -4,6 +4,7 @@ import { type IncomingMessage, type Server, createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Decimal } from 'decimal.js';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { AttemptFinished } from '../../events/request-events.js';
 import { generateApiKey } from '../../modules/access/api-key/key-format.js';
@@ -171,8 +172,7 @@ apiKeys:
     nodeB = await startServer(environment('lp-b'));
   }, 90_000);
   afterAll(async () => {
-    await nodeA?.stop();
-    await nodeB?.stop();
+    await Promise.all([nodeA?.stop(), nodeB?.stop()]);
     await db?.end();
     await scratch?.drop();
     await mock.close();
@@ -240,15 +240,19 @@ apiKeys:
     const served = new Set<string>(); // request ids of the answers received whole
     let refusals = 0;
     let lost = 0;
-    let aDown = false;
-    let aRestarted = false;
+    let down: Promise<void> | null = null; // while node A is down: until it serves again
+    let pausedB: Promise<void> | null = null;
+    let restarted = false;
     let servedAfterRestart = 0;
 
     const clients = Promise.all(Array.from({ length: 20 }, async (_, client) => {
+      const onA = client % 2 === 0;
       for (let i = 0; i < 400; i++) {
-        // While its node is down a client keeps going on the other one.
-        const onA = client % 2 === 0 && !aDown;
-        const afterRestart = onA && aRestarted;
+        // A client of the killed node waits for it to come back; the other node's clients keep going
+        // (up to a point: some budget is left for the restarted node to show that it serves and bills).
+        if (onA && down) await down;
+        if (!onA && pausedB) await pausedB;
+        const afterRestart = onA && restarted;
         let answer: Answer;
         try {
           answer = await chat((onA ? nodeA : nodeB).url, budgetKey, 'budget-chat', client % 4 === 0, 20);
@@ -269,16 +273,23 @@ apiKeys:
     }));
     clients.catch(() => undefined); // awaited below; a client's failure must not go unhandled meanwhile
 
-    // A quarter of the budget spent, then node A dies without any chance to drain.
-    await waitUntil(async () => (await spentOnEvents()).gte('0.25'), 30_000, 'a quarter of the budget is spent');
-    aDown = true;
+    // A fifth of the budget spent, then node A dies without any chance to drain.
+    await waitUntil(async () => (await spentOnEvents()).gte('0.20'), 30_000, 'a fifth of the budget is spent');
+    let back!: () => void;
+    down = new Promise((resolve) => (back = resolve));
     const died = new Promise((resolve) => nodeA.child.once('exit', (_code, signal) => resolve(signal)));
     nodeA.child.kill('SIGKILL');
     expect(await died).toBe('SIGKILL');
-    // The same node again: same environment, same data directory.
-    nodeA = await startServer(environment('lp-a'));
-    aRestarted = true;
-    aDown = false;
+    // The same node again: same environment, same data directory. Node B serves alone meanwhile, up to $0.60.
+    let up = false;
+    const restarting = startServer(environment('lp-a')).finally(() => (up = true));
+    await waitUntil(async () => up || (await spentOnEvents()).gte('0.60'), 60_000, 'node A is back or B spent $0.60');
+    if (!up) pausedB = down;
+    nodeA = await restarting;
+    restarted = true;
+    down = null;
+    pausedB = null;
+    back();
     await clients;
     expect(refusals).toBe(20);
     expect(lost).toBeGreaterThan(0); // the kill did cut requests in flight
@@ -317,6 +328,23 @@ apiKeys:
     const rows = await ledger();
     expect(rows.distinct).toBe(rows.n);
     expect(new Decimal(rows.total).eq(spent)).toBe(true);
+
+    // What the killed node left in flight (at most one request per client of it) is still held in the
+    // budget's counter, for as long as it might have lived: committed = settled + the holds.
+    const now = new Date();
+    const counter = `{switchyard}:budget:tenant:${tenant}:month:${now.getUTCFullYear()}-${String(now.getUTCMonth() + 1).padStart(2, '0')}`;
+    const redis = new Redis(redisUrl!);
+    try {
+      const [committed, settledNano, holds] = await Promise.all([
+        redis.get(`${counter}:committed`), redis.get(`${counter}:settled`), redis.zrange(`${counter}:holds`, 0, -1, 'WITHSCORES'),
+      ]);
+      const held = holds.filter((_, i) => i % 2 === 0);
+      expect(held.length).toBeLessThanOrEqual(10);
+      expect(Number(committed) - Number(settledNano)).toBe(held.reduce((sum, member) => sum + Number(member.split(':')[0]), 0));
+      for (let i = 1; i < holds.length; i += 2) expect(Number(holds[i])).toBeGreaterThan(Date.now());
+    } finally {
+      redis.disconnect();
+    }
 
     // Per period (day and month rows): tenant_spend = the ledger rows of that period = the billable events recorded in it.
     const periods = (await db.query(
