@@ -184,11 +184,12 @@ apiKeys:
     const answers: Answer[] = [];
     // The minute starts on a whole second, where the limiter's one-second slots start: every admission of
     // the run then falls in the same 60 whole seconds, which may hold at most the limit (the README's burst
-    // is the whole limit at once, never more). New requests stop shortly before the minute ends: right at
-    // its end the first second's usage leaves the window and a new minute's capacity begins.
+    // is the whole limit at once, never more). New requests stop a second before the minute ends: one sent
+    // later could be admitted after it, once the first second's usage has left the window and the next
+    // minute's capacity begins — the sliding window at work, not an overshoot.
     const start = Math.ceil(Date.now() / 1000) * 1000;
     await sleep(start - Date.now());
-    const lastSend = start + 60_000 - 400;
+    const lastSend = start + 60_000 - 1_000;
     await Promise.all(Array.from({ length: 20 }, async (_, client) => {
       const node = client % 2 ? nodeB : nodeA;
       while (Date.now() < lastSend) {
