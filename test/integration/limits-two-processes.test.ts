@@ -295,6 +295,8 @@ apiKeys:
     expect(refusals).toBe(20);
     expect(lost).toBeGreaterThan(0); // the kill did cut requests in flight
     expect(servedAfterRestart).toBeGreaterThan(0);
+    // The file was applied once, by the first process: the second and the restarted one found it applied.
+    expect((await db.query(`SELECT count(*)::int AS n FROM events WHERE event_type = 'ApiKeyIssued'`)).rows[0].n).toBe(2);
 
     for (const node of [nodeA, nodeB]) {
       const refused = await chat(node.url, budgetKey, 'budget-chat', false, 20);
