@@ -15,6 +15,7 @@ import { type RequestHeaders, idempotencyKeyOf } from './request-headers.js';
 import { RequestJournal } from './request-journal.js';
 import { RequestLifetime } from './request-lifetime.js';
 import { QuotaGroupCharges } from './quota-group-charges.js';
+import { concurrencyLeaseMs } from '../resilience/resilience-settings.js';
 
 /** What an operation asks of admission, once its body is parsed and validated. */
 export interface RequestIntent {
@@ -84,9 +85,8 @@ export async function admitRequest(
     const local = await services.admission.admit(principal, intent.stream, lifetime.signal);
     permit = local;
     // Across nodes (Redis): the node's own count above can only be lower, so it never refuses first.
-    const deadlines = settings.resilience.deadlines;
-    const shared = await services.concurrency.acquire(concurrencyScopes(principal), exchange.requestId,
-      Math.max(deadlines.requestTimeoutMs, deadlines.streamTimeoutMs) + 60_000).catch((error: unknown) => {
+    const leaseMs = concurrencyLeaseMs(settings.resilience.deadlines);
+    const shared = await services.concurrency.acquire(concurrencyScopes(principal), exchange.requestId, leaseMs).catch((error: unknown) => {
       local.release();
       throw error;
     });
@@ -109,6 +109,13 @@ export async function admitRequest(
       alias = target;
       plan = planFor(services, exchange, principal, intent, alias);
       budget = await services.budgets.reserve(budgets, maxCostOf(plan, intent), { enforce: false });
+    }
+    // The alias's own concurrency counts the alias that serves the request: after a budget downgrade,
+    // the target's limit applies (its capacity is what the request takes), not the one the client named.
+    const aliasLimit = alias.policy.limits?.maxConcurrency;
+    if (aliasLimit) {
+      permit = permits([permit, services.admission.admitAlias(alias.name, aliasLimit)]);
+      permit = permits([permit, await services.concurrency.acquire([{ kind: 'alias', id: alias.name, limit: aliasLimit }], exchange.requestId, leaseMs)]);
     }
     const observation = observationOf(exchange.raw);
     const journal = RequestJournal.forKey(services.committer, settings.durability, settings.nodeId, exchange.requestId, principal.keyId, observation);
@@ -201,7 +208,7 @@ function budgetScopes(principal: Principal): BudgetScope[] {
   return scopes;
 }
 
-/** The concurrency limits shared across nodes: the key's and its tenant's `maxConcurrency`. */
+/** The caller's concurrency limits shared across nodes: the key's and its tenant's `maxConcurrency` (the alias's is taken once the serving alias is final). */
 function concurrencyScopes(principal: Principal): ConcurrencyScope[] {
   const scopes: ConcurrencyScope[] = [];
   if (principal.limits.maxConcurrency) scopes.push({ kind: 'key', id: principal.keyId, limit: principal.limits.maxConcurrency });
