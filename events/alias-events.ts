@@ -31,7 +31,7 @@ export interface AliasPolicy {
    * written), so versions published before the cache existed read the same as new ones.
    */
   cache?: false;
-  /** Rate limits of the alias as a whole, over every caller (absent = none). */
+  /** Rate and concurrency limits of the alias as a whole, over every caller (absent = none). */
   limits?: AliasRateLimits;
   /**
    * An alias (usually cheaper) that serves a request a hard budget would refuse, instead of the 402;
@@ -40,12 +40,16 @@ export interface AliasPolicy {
   budgetDowngrade?: string;
 }
 
-/** Per-minute limits of an alias; unset members are left out. */
+/**
+ * Per-minute limits of an alias, and its concurrent requests over every caller (on every node when Redis
+ * is configured); unset members are left out, so versions published before a member existed read the same.
+ */
 export interface AliasRateLimits {
   rpm?: number;
   tpm?: number;
   inputTpm?: number;
   outputTpm?: number;
+  maxConcurrency?: number;
 }
 
 /**

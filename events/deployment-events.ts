@@ -4,9 +4,11 @@ export const CAPABILITIES = ['chat', 'streaming', 'tools', 'vision', 'json_schem
 export type Capability = (typeof CAPABILITIES)[number];
 
 /**
- * The provider's quota for this deployment: rpm / tpm (and the optional input / output token rates, left
- * out when unset) are counted per quota group (`quotaGroup`, else the deployment alone), shared by every
- * alias and tenant that routes there; maxConcurrency is per node.
+ * The provider's quota for this deployment, counted per quota group (`quotaGroup`, else the deployment
+ * alone) and shared by every alias and tenant that routes there: rpm / tpm (and the optional input /
+ * output token rates, left out when unset) per minute, and maxConcurrency as calls in flight to the group
+ * (each call checked against its own deployment's limit) — across every node when Redis is configured,
+ * per node otherwise or while Redis is away.
  */
 export interface DeploymentLimits {
   rpm: number | null;

@@ -1,8 +1,9 @@
 import { attemptsMigration } from './0001-attempts.js';
 import { spendRollupsMigration } from './0002-spend-rollups.js';
+import { cacheHitsMigration } from './0003-cache-hits.js';
 import type { ClickHouseMigration } from './clickhouse-migration.js';
 
 export type { ClickHouseMigration } from './clickhouse-migration.js';
 
 /** Every ClickHouse schema step, in order; applied at start and recorded in `{db}.schema_migrations`. */
-export const clickhouseMigrations: readonly ClickHouseMigration[] = [attemptsMigration, spendRollupsMigration];
+export const clickhouseMigrations: readonly ClickHouseMigration[] = [attemptsMigration, spendRollupsMigration, cacheHitsMigration];

@@ -11,12 +11,17 @@ interface MetricRow {
   output_tokens: string | null;
   reasoning_tokens: string | null;
   cost_usd: string | null;
+  cache_hits: string;
+  saved_usd: string | null;
 }
 
-const METRICS = `count(DISTINCT request_id)::text AS requests, count(*)::text AS attempts,
+/** Exact-cache hits (attempt 0, zero cost and tokens) are rows of their own: counted apart, never as attempts. */
+const METRICS = `count(DISTINCT request_id) FILTER (WHERE outcome <> 'cache_hit')::text AS requests,
+  count(*) FILTER (WHERE outcome <> 'cache_hit')::text AS attempts,
   sum(input_tokens)::text AS input_tokens, sum(cached_input_tokens)::text AS cached_input_tokens,
   sum(cache_write_tokens)::text AS cache_write_tokens, sum(output_tokens)::text AS output_tokens,
-  sum(reasoning_tokens)::text AS reasoning_tokens, sum(cost_usd)::text AS cost_usd`;
+  sum(reasoning_tokens)::text AS reasoning_tokens, sum(cost_usd)::text AS cost_usd,
+  count(*) FILTER (WHERE outcome = 'cache_hit')::text AS cache_hits, sum(saved_usd)::text AS saved_usd`;
 
 /** Spend from the `cost_ledger` table (no ClickHouse, or ClickHouse catching up). */
 export class PostgresSpendSource implements SpendSource {
@@ -26,8 +31,7 @@ export class PostgresSpendSource implements SpendSource {
 
   async report(query: SpendQuery): Promise<SpendResult> {
     const params: unknown[] = [query.from, query.to];
-    // Exact-cache hits (zero cost, no provider attempt) are not attempts: ClickHouse never sees them either.
-    let where = `recorded_at >= $1 AND recorded_at < $2 AND outcome <> 'cache_hit'`;
+    let where = `recorded_at >= $1 AND recorded_at < $2`;
     for (const [dimension, value] of Object.entries(query.filters)) {
       params.push(value);
       where += ` AND ${SPEND_DIMENSIONS[dimension as keyof typeof SPEND_DIMENSIONS]} = $${params.length}`;
@@ -65,5 +69,7 @@ function metrics(row: MetricRow): SpendMetrics {
     outputTokens: count(row.output_tokens),
     reasoningTokens: count(row.reasoning_tokens),
     costUsd: new Decimal(row.cost_usd ?? 0).toFixed(12),
+    cacheHits: count(row.cache_hits),
+    savedUsd: new Decimal(row.saved_usd ?? 0).toFixed(12),
   };
 }

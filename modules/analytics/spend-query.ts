@@ -26,6 +26,7 @@ export interface SpendQuery {
 /**
  * Spend over billable attempts (the ledger's rows): what both sources hold exactly. `requests` counts
  * distinct requests with a billable attempt; a request that failed over counts once per group it touched.
+ * Exact-cache hits are the ledger's zero-cost rows: counted apart (`cacheHits`), with what they saved.
  */
 export interface SpendMetrics {
   requests: number;
@@ -37,6 +38,10 @@ export interface SpendMetrics {
   reasoningTokens: number;
   /** Exact decimal, 12 places (the ledger's precision). */
   costUsd: string;
+  /** Requests answered from the exact cache (no provider attempt, zero cost, zero tokens). */
+  cacheHits: number;
+  /** What those answers cost when a provider produced them; exact decimal, 12 places. */
+  savedUsd: string;
 }
 
 export type SpendGroup = Partial<Record<SpendDimension, string>>;
@@ -61,6 +66,7 @@ export interface SpendSource {
 export const METRIC_COLUMNS = [
   ['requests', 'requests'], ['attempts', 'attempts'], ['inputTokens', 'input_tokens'], ['cachedInputTokens', 'cached_input_tokens'],
   ['cacheWriteTokens', 'cache_write_tokens'], ['outputTokens', 'output_tokens'], ['reasoningTokens', 'reasoning_tokens'], ['costUsd', 'cost_usd'],
+  ['cacheHits', 'cache_hits'], ['savedUsd', 'saved_usd'],
 ] as const;
 
 /** Rows in one order whatever the source: by period, then by group values in code-unit order. */

@@ -62,10 +62,10 @@ export class SpendReports {
   }
 
   /**
-   * Null when ClickHouse has every attempt the ledger has; otherwise why it cannot answer yet. The two
-   * checkpoints are not compared directly: each also records the read horizon it stopped at, which
-   * differs between readers that hold the same events. What matters is whether an AttemptFinished
-   * lies after ClickHouse's checkpoint and at or before the ledger's.
+   * Null when ClickHouse has every attempt and cache hit the ledger has; otherwise why it cannot answer
+   * yet. The two checkpoints are not compared directly: each also records the read horizon it stopped at,
+   * which differs between readers that hold the same events. What matters is whether an AttemptFinished
+   * or a RequestServedFromCache lies after ClickHouse's checkpoint and at or before the ledger's.
    */
   private async clickhouseLag(): Promise<string | null> {
     const rows = await this.database.query<{ behind: boolean }>(
@@ -74,7 +74,7 @@ export class SpendReports {
                                  coalesce((SELECT global_position FROM projection_checkpoints WHERE name = $2), 0) AS global_position)
        SELECT EXISTS (
          SELECT 1 FROM events e, ledger l, analytics a
-         WHERE e.event_type = 'AttemptFinished'
+         WHERE e.event_type IN ('AttemptFinished', 'RequestServedFromCache')
            AND (e.transaction_id, e.global_position) > (a.transaction_id, a.global_position)
            AND (e.transaction_id, e.global_position) <= (l.transaction_id, l.global_position)
        ) AS behind`,

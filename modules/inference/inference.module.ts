@@ -25,6 +25,7 @@ import { DeploymentGate } from './resilience/deployment-gate.js';
 import { BreakerJournal } from './resilience/breaker-journal.js';
 import { BreakerSignals } from './resilience/breaker-signals.js';
 import { DeploymentHealth } from './resilience/deployment-health.js';
+import { concurrencyLeaseMs } from './resilience/resilience-settings.js';
 import { LatencyTracker } from './routing/latency-tracker.js';
 import { RouteHealth } from './routing/route-health.js';
 import { RoutePlanner } from './routing/route-planner.js';
@@ -72,8 +73,9 @@ type Closeable = { close(): Promise<void> };
     },
     {
       provide: DeploymentGate,
-      useFactory: (health: DeploymentHealth, load: DeploymentConcurrency) => new DeploymentGate(health, load),
-      inject: [DeploymentHealth, DeploymentConcurrency],
+      useFactory: (health: DeploymentHealth, load: DeploymentConcurrency, settings: InferenceSettings) =>
+        new DeploymentGate(health, load, concurrencyLeaseMs(settings.resilience.deadlines)),
+      inject: [DeploymentHealth, DeploymentConcurrency, INFERENCE_SETTINGS],
     },
     {
       provide: INFERENCE_SERVICES,

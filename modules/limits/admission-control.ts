@@ -10,18 +10,20 @@ export interface AdmissionLoad {
   streams: number;
   keys: number;
   tenants: number;
+  aliases: number;
   queued: number;
 }
 
 /**
  * Concurrency admission (DESIGN §6, issue 5 §8): per-key and per-tenant limits first (a caller over
  * its own limit gets 429 and takes no global capacity), then the node's request limit and, for
- * streams, its stream limit (503 overloaded). Fail fast by default; the returned permit releases every
+ * streams, its stream limit (503 overloaded); the alias's limit (429) once the serving alias is known. Fail fast by default; the returned permit releases every
  * slot at once and is idempotent, so the pipeline releases it on every path.
  */
 export class AdmissionControl {
   private readonly keys = new KeyedConcurrency();
   private readonly tenants = new KeyedConcurrency();
+  private readonly aliases = new KeyedConcurrency();
   private readonly requests: ConcurrencyGate;
   private readonly streams: ConcurrencyGate;
 
@@ -56,22 +58,36 @@ export class AdmissionControl {
     }
   }
 
+  /**
+   * A permit for one request of an alias limited to `limit` concurrent requests (null: none), or its 429.
+   * Taken apart from `admit` because the alias a request is served by is only final after its budget
+   * check (a budget downgrade serves it through another alias, whose limit is the one that applies).
+   */
+  admitAlias(alias: string, limit: number | null): Permit {
+    const held = this.aliases.tryAcquire(alias, limit);
+    if (!held) throw callerLimit('alias', limit!);
+    return held;
+  }
+
   load(): AdmissionLoad {
     return {
       requests: this.requests.inUse,
       streams: this.streams.inUse,
       keys: this.keys.total,
       tenants: this.tenants.total,
+      aliases: this.aliases.total,
       queued: this.requests.waiting + this.streams.waiting,
     };
   }
 }
 
-function callerLimit(scope: 'key' | 'tenant', limit: number): GatewayError {
+const CALLER_SCOPES = { key: 'API key', tenant: 'tenant', alias: 'model' } as const;
+
+function callerLimit(scope: keyof typeof CALLER_SCOPES, limit: number): GatewayError {
   return new GatewayError(
     429,
     'rate_limited',
-    `Too many concurrent requests for this ${scope === 'key' ? 'API key' : 'tenant'} (limit ${limit}). Retry when one finishes.`,
+    `Too many concurrent requests for this ${CALLER_SCOPES[scope]} (limit ${limit}). Retry when one finishes.`,
     null,
     { 'retry-after': '1' },
     { scope: `${scope}.maxConcurrency` },

@@ -34,7 +34,7 @@ import { SharedConcurrency } from './shared-concurrency.js';
       inject: [LimitsRedis, DATABASE, CommandExecutor, LIMITS_SETTINGS],
     },
     { provide: AdmissionControl, useFactory: (settings: AdmissionSettings) => new AdmissionControl(settings), inject: [ADMISSION_SETTINGS] },
-    { provide: DeploymentConcurrency, useFactory: () => new DeploymentConcurrency() },
+    { provide: DeploymentConcurrency, useFactory: (shared: SharedConcurrency) => new DeploymentConcurrency(shared), inject: [SharedConcurrency] },
   ],
   exports: [AdmissionControl, DeploymentConcurrency, RateLimiter, BudgetGuard, LimitsRedis, SharedConcurrency],
 })

@@ -37,12 +37,13 @@ export function dateTime(at: Date): string {
   return at.toISOString().slice(0, 19).replace('T', ' ');
 }
 
-function money(value: string): string {
+/** A decimal string at the ledger's 12 places, rounded as PostgreSQL's numeric(24, 12) rounds. */
+export function money(value: string): string {
   return new Decimal(value).toFixed(SCALE, Decimal.ROUND_HALF_UP);
 }
 
 /** TabSeparated escaping: backslash, tab, newline, carriage return and NUL; `\N` is NULL. */
-function tabSeparated(value: string | number | null): string {
+export function tabSeparated(value: string | number | null): string {
   if (value === null) return '\\N';
   if (typeof value === 'number') return String(value);
   return value.replace(/[\\\t\n\r\0]/g, (char) => ({ '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r', '\0': '\\0' })[char]!);

@@ -1,8 +1,9 @@
 import { comparePositions, type DurableProjection, type LogPosition, parseXid8, projectionCheckpoints, type RecordedEvent, type SqlExecutor, uuidv7 } from '../../src/kernel/index.js';
 import { Logger } from '@nestjs/common';
-import { type AttemptFinished, type Recorded, recorded } from '../../events/index.js';
+import { type AttemptFinished, type Recorded, type RequestServedFromCache, recorded } from '../../events/index.js';
 import { type AnalyticsFaults, NO_FAULTS } from './analytics-faults.js';
 import { ATTEMPT_COLUMNS, attemptLine } from './attempt-row.js';
+import { CACHE_HIT_COLUMNS, cacheHitLine } from './cache-hit-row.js';
 import type { ClickHouseConnection } from './clickhouse-connection.js';
 import { migrateClickHouse } from './clickhouse-migrator.js';
 
@@ -11,25 +12,43 @@ export const INSERT_QUERY_PREFIX = 'switchyard-analytics-';
 
 const IN_FLIGHT_WAIT_MS = 30_000;
 
+/** A raw table this projection writes, with the event type that feeds it and how an event becomes a line. */
+interface RawTable {
+  table: 'attempts' | 'cache_hits';
+  eventType: 'AttemptFinished' | 'RequestServedFromCache';
+  columns: readonly string[];
+  line(event: Recorded<AttemptFinished | RequestServedFromCache>): string;
+}
+
+const RAW_TABLES: readonly RawTable[] = [
+  { table: 'attempts', eventType: 'AttemptFinished', columns: ATTEMPT_COLUMNS, line: (event) => attemptLine(event as Recorded<AttemptFinished>) },
+  { table: 'cache_hits', eventType: 'RequestServedFromCache', columns: CACHE_HIT_COLUMNS, line: (event) => cacheHitLine(event as Recorded<RequestServedFromCache>) },
+];
+
+/** Every table a rebuild empties: the raw tables and the rollups their materialized views feed. */
+const TABLES = ['attempts', 'spend_hourly', 'spend_daily', 'cache_hits', 'cache_savings_hourly', 'cache_savings_daily'];
+
 /**
- * ClickHouse analytics (DESIGN §5): one `attempts` row per AttemptFinished; the materialized views keep
- * spend_hourly and spend_daily. The checkpoint lives in PostgreSQL and cannot commit with the insert,
- * so exactly-once rests on three facts:
- *  - one writer at a time (the runner's lease), and each insert is one block into one partition, which
- *    ClickHouse commits as a single part — all of it or none;
- *  - the rows carry their log position, so ClickHouse itself records how far it got (the high-water
- *    mark), and after any doubt (start, a new lease, a rebuild, a failed insert) the writer re-reads it
- *    and skips everything at or below it;
+ * ClickHouse analytics (DESIGN §5): one `attempts` row per AttemptFinished and one `cache_hits` row per
+ * RequestServedFromCache; the materialized views keep spend_hourly / spend_daily and
+ * cache_savings_hourly / cache_savings_daily. The checkpoint lives in PostgreSQL and cannot commit with
+ * the inserts, so exactly-once rests on three facts:
+ *  - one writer at a time (the runner's lease), and each insert is one block into one partition of one
+ *    table, which ClickHouse commits as a single part — all of it or none;
+ *  - the rows carry their log position, so each raw table itself records how far it got (its high-water
+ *    mark; one per table, because a batch is two inserts and a crash may fall between them), and after
+ *    any doubt (start, a new lease, a rebuild, a failed insert) the writer re-reads them and skips, per
+ *    table, everything at or below its mark;
  *  - before re-reading, it waits until no insert of a previous writer is still running.
- * A crash between the insert and the checkpoint therefore replays the batch into a mark that already
- * covers it: nothing reaches the views twice. README "ClickHouse: exactly once" has the whole argument.
+ * A crash between an insert and the checkpoint therefore replays the batch into marks that already cover
+ * it: nothing reaches the views twice. README "ClickHouse: exactly once" has the whole argument.
  */
 export class ClickHouseAnalyticsProjection implements DurableProjection {
   readonly name = 'clickhouse-analytics';
-  readonly eventTypes = ['AttemptFinished'] as const;
+  readonly eventTypes = ['AttemptFinished', 'RequestServedFromCache'] as const;
   private readonly logger = new Logger('ClickHouseAnalytics');
-  /** Undefined: not known, read it from ClickHouse before the next insert. Null: the table is empty. */
-  private highWater: LogPosition | null | undefined = undefined;
+  /** Per raw table. Undefined: not known, read them from ClickHouse before the next insert. Null: the table is empty. */
+  private highWater: Map<RawTable['table'], LogPosition | null> | undefined = undefined;
   private migrated = false;
 
   constructor(
@@ -51,20 +70,24 @@ export class ClickHouseAnalyticsProjection implements DurableProjection {
 
   async handle(_manager: SqlExecutor, events: readonly RecordedEvent[]): Promise<void> {
     await this.prepare();
-    if (this.highWater === undefined) this.highWater = await this.readHighWater();
-    const mark = this.highWater;
-    const attempts = recorded(events).filter((event): event is Recorded<AttemptFinished> => event.type === 'AttemptFinished');
-    const fresh = mark ? attempts.filter((event) => comparePositions(positionOf(event), mark) > 0) : attempts;
-    for (const run of monthRuns(fresh)) {
-      try {
-        await this.clickhouse.insertTabSeparated('attempts', ATTEMPT_COLUMNS, run.map(attemptLine), `${INSERT_QUERY_PREFIX}${uuidv7()}`);
-      } catch (error) {
-        // The insert may still have happened (a timeout, a lost answer): only ClickHouse knows now.
-        this.highWater = undefined;
-        throw error;
+    if (this.highWater === undefined) this.highWater = await this.readHighWaters();
+    const marks = this.highWater;
+    const all = recorded(events) as Array<Recorded<AttemptFinished | RequestServedFromCache>>;
+    for (const raw of RAW_TABLES) {
+      const mark = marks.get(raw.table) ?? null;
+      const ofTable = all.filter((event) => event.type === raw.eventType);
+      const fresh = mark ? ofTable.filter((event) => comparePositions(positionOf(event), mark) > 0) : ofTable;
+      for (const run of monthRuns(fresh)) {
+        try {
+          await this.clickhouse.insertTabSeparated(raw.table, raw.columns, run.map(raw.line), `${INSERT_QUERY_PREFIX}${uuidv7()}`);
+        } catch (error) {
+          // The insert may still have happened (a timeout, a lost answer): only ClickHouse knows now.
+          this.highWater = undefined;
+          throw error;
+        }
+        marks.set(raw.table, positionOf(run[run.length - 1]));
+        this.faults.afterInsert();
       }
-      this.highWater = positionOf(run[run.length - 1]);
-      this.faults.afterInsert();
     }
   }
 
@@ -76,17 +99,24 @@ export class ClickHouseAnalyticsProjection implements DurableProjection {
     await projectionCheckpoints.lock(manager, this.name);
     await this.prepare();
     await this.waitForInFlightInserts();
-    for (const table of ['attempts', 'spend_hourly', 'spend_daily']) await this.clickhouse.command(`TRUNCATE TABLE ${this.clickhouse.table(table)}`);
+    for (const table of TABLES) await this.clickhouse.command(`TRUNCATE TABLE ${this.clickhouse.table(table)}`);
     this.highWater = undefined;
   }
 
-  /** The position of the newest row in `attempts`: everything at or before it is already in ClickHouse. */
-  async readHighWater(): Promise<LogPosition | null> {
+  /** Each raw table's high-water mark, read once no insert of an earlier writer is running. */
+  private async readHighWaters(): Promise<Map<RawTable['table'], LogPosition | null>> {
     await this.waitForInFlightInserts();
+    const marks = new Map<RawTable['table'], LogPosition | null>();
+    for (const raw of RAW_TABLES) marks.set(raw.table, await this.newestIn(raw.table));
+    return marks;
+  }
+
+  /** The position of the newest row in a raw table: every event of its type at or before it is already there. */
+  private async newestIn(table: RawTable['table']): Promise<LogPosition | null> {
     // Aliases must not shadow the columns: ClickHouse (like PostgreSQL) would sort by the string.
     const rows = await this.clickhouse.rows<{ mark_transaction: string; mark_position: string }>(
       `SELECT toString(transaction_id) AS mark_transaction, toString(global_position) AS mark_position
-       FROM ${this.clickhouse.table('attempts')}
+       FROM ${this.clickhouse.table(table)}
        ORDER BY transaction_id DESC, global_position DESC LIMIT 1`,
     );
     return rows[0] ? { transactionId: parseXid8(rows[0].mark_transaction), globalPosition: Number(rows[0].mark_position) } : null;

@@ -405,7 +405,7 @@ class Reader {
     };
   }
 
-  /** An alias's `policy.limits`: per-minute rates of the alias over every caller. */
+  /** An alias's `policy.limits`: per-minute rates and concurrent requests of the alias over every caller. */
   aliasLimits(node: Node, path: string): AliasRateLimits | null {
     const value = node.limits;
     if (value === undefined || value === null) return null;
@@ -413,9 +413,9 @@ class Reader {
       this.problem(`${path}.limits`, 'must be a mapping');
       return null;
     }
-    this.known(value, `${path}.limits`, ['rpm', 'tpm', 'inputTpm', 'outputTpm']);
+    this.known(value, `${path}.limits`, ['rpm', 'tpm', 'inputTpm', 'outputTpm', 'maxConcurrency']);
     const limits: AliasRateLimits = {};
-    for (const name of ['rpm', 'tpm', 'inputTpm', 'outputTpm'] as const) {
+    for (const name of ['rpm', 'tpm', 'inputTpm', 'outputTpm', 'maxConcurrency'] as const) {
       const limit = this.positiveInteger(value, `${path}.limits`, name);
       if (limit !== null) limits[name] = limit;
     }

@@ -426,8 +426,8 @@ describe('admin API /admin/v1', () => {
       expectFields(await admin.put('/aliases/cheap', { strategy: 'random', routes: [{ deployment: 'backup' }, { deployment: 'primary', weight: -1, priority: 1.5 }] }),
         ['strategy', 'routes[1].weight', 'routes[1].priority']);
       expectFields(await admin.put('/aliases/cheap', { routes: [] }), ['routes']);
-      expectFields(await admin.put('/aliases/cheap', { routes: [{}], visibility: 'secret', policy: { maxAttempts: 0 } }),
-        ['routes[0].deployment', 'visibility', 'policy.maxAttempts']);
+      expectFields(await admin.put('/aliases/cheap', { routes: [{}], visibility: 'secret', policy: { maxAttempts: 0, limits: { maxConcurrency: 0 } } }),
+        ['routes[0].deployment', 'visibility', 'policy.maxAttempts', 'policy.limits.maxConcurrency']);
       const duplicate = await admin.put('/aliases/cheap', { routes: [{ deployment: 'backup' }, { deployment: 'backup', priority: 1 }] });
       expect(duplicate.status).toBe(422);
       expect(duplicate.json.error.code).toBe('invalid_alias');
@@ -446,6 +446,10 @@ describe('admin API /admin/v1', () => {
       expect(outside.json.error.code).toBe('invalid_alias');
       expectFields(await admin.put('/aliases/canaried', { ...body, policy: { canary: { deployment: 'backup', percent: 120, share: 1 } } }),
         ['policy.canary.percent', 'policy.canary.share']);
+      // A concurrency limit is stored in the policy as given, and shown the same way.
+      const capped = await admin.put('/aliases/canaried', { ...body, policy: { ...body.policy, limits: { maxConcurrency: 4 } } });
+      expect(capped.json.policy.limits).toEqual({ maxConcurrency: 4 });
+      expect(((await streamEvents('alias-canaried')).at(-1)!.data as { policy: unknown }).policy).toMatchObject({ limits: { maxConcurrency: 4 } });
       expect((await admin.post('/aliases/canaried/retire')).status).toBe(200);
     });
 

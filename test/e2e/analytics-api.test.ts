@@ -65,7 +65,7 @@ describe('GET /admin/v1/analytics/spend without ClickHouse: the PostgreSQL ledge
     expect(byHeader.headers.get('content-type')).toBe('text/csv; charset=utf-8');
     expect(byHeader.headers.get('content-disposition')).toMatch(/^attachment; filename="spend-day-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}\.csv"$/);
     const lines = byHeader.text.trim().split('\r\n');
-    expect(lines[0]).toBe('period,tenant,model,requests,attempts,input_tokens,cached_input_tokens,cache_write_tokens,output_tokens,reasoning_tokens,cost_usd');
+    expect(lines[0]).toBe('period,tenant,model,requests,attempts,input_tokens,cached_input_tokens,cache_write_tokens,output_tokens,reasoning_tokens,cost_usd,cache_hits,saved_usd');
     expect(lines.slice(1).every((line) => line.startsWith(day.from.slice(0, 10)))).toBe(true);
     expect((await admin.get(`/analytics/spend?from=${day.from}&to=${day.to}&groupBy=tenant,model&format=csv`)).text).toBe(byHeader.text);
   });

@@ -18,8 +18,9 @@ describe('resilience: admission and permits', () => {
         [
           { name: 'ok', routes: [{ id: 'ok-a' }] },
           { name: 'fail', routes: [{ id: 'fail-a' }] },
-          { name: 'stall', routes: [{ id: 'stall-a' }] },
-          { name: 'midfail', routes: [{ id: 'midfail-a' }] },
+          // Alias limits that never refuse here, so the mixed run below also checks their permits come back.
+          { name: 'stall', routes: [{ id: 'stall-a' }], policy: '      limits: { maxConcurrency: 50 }' },
+          { name: 'midfail', routes: [{ id: 'midfail-a' }], policy: '      limits: { maxConcurrency: 50 }' },
           { name: 'slow', routes: [{ id: 'slow-a' }] },
           { name: 'narrow', routes: [{ id: 'narrow-a' }, { id: 'narrow-b' }] },
         ],
@@ -155,7 +156,7 @@ describe('resilience: admission and permits', () => {
     expect([...seen.get('unsupported')!]).toEqual([400]);
     expect([...seen.get('invalid')!]).toEqual([400]);
     await waitUntil(() => Object.values(permitsHeld(gw)).every((n) => n === 0), 3_000, 'every permit released');
-    expect(permitsHeld(gw)).toEqual({ requests: 0, streams: 0, keys: 0, tenants: 0, queued: 0, deployments: 0 });
+    expect(permitsHeld(gw)).toEqual({ requests: 0, streams: 0, keys: 0, tenants: 0, aliases: 0, queued: 0, deployments: 0 });
     // Every upstream call has ended too: nothing left hanging at the provider.
     await waitUntil(() => gw.mock.requests().every((r) => r.outcome !== 'in-flight'), 3_000, 'upstream calls ended');
   });

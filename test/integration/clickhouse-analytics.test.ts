@@ -106,7 +106,7 @@ describeWithClickHouse('ClickHouse analytics against a real server: totals equal
       const csvPostgres = await spend(`${query}&source=postgres&format=csv`);
       expect(csvClickHouse.headers.get('content-type')).toMatch(/^text\/csv/);
       expect(csvClickHouse.text).toBe(csvPostgres.text);
-      expect(csvClickHouse.text.split('\r\n')[0]).toBe('period,tenant,key,model,requests,attempts,input_tokens,cached_input_tokens,cache_write_tokens,output_tokens,reasoning_tokens,cost_usd');
+      expect(csvClickHouse.text.split('\r\n')[0]).toBe('period,tenant,key,model,requests,attempts,input_tokens,cached_input_tokens,cache_write_tokens,output_tokens,reasoning_tokens,cost_usd,cache_hits,saved_usd');
     });
   }
 
@@ -163,7 +163,7 @@ describeWithClickHouse('ClickHouse analytics against a real server: totals equal
 
   test('ClickHouse schema is recorded in its own migration table', async () => {
     const rows = await ch.rows(`SELECT version, name FROM ${ch.database}.schema_migrations ORDER BY version`);
-    expect(rows).toEqual([{ version: 1, name: 'attempts' }, { version: 2, name: 'spend-rollups' }]);
+    expect(rows).toEqual([{ version: 1, name: 'attempts' }, { version: 2, name: 'spend-rollups' }, { version: 3, name: 'cache-hits' }]);
   });
 
   test('a checkpoint moved back (a restored backup) replays into ClickHouse without counting anything twice', async () => {

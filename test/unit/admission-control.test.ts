@@ -27,11 +27,11 @@ describe('AdmissionControl', () => {
     const held = [await admission.admit(app, false), await admission.admit(app, true)];
     const error = await refusal(admission.admit(app, false));
     expect([error.status, error.code, error.headers['retry-after'], error.detail]).toEqual([429, 'rate_limited', '1', { scope: 'key.maxConcurrency' }]);
-    expect(admission.load()).toEqual({ requests: 2, streams: 1, keys: 2, tenants: 2, queued: 0 });
+    expect(admission.load()).toEqual({ requests: 2, streams: 1, keys: 2, tenants: 2, aliases: 0, queued: 0 });
     // Another key of the same tenant is not affected by app's limit.
     held.push(await admission.admit(principal('other', 2, null), false));
     for (const permit of held) permit.release();
-    expect(admission.load()).toEqual({ requests: 0, streams: 0, keys: 0, tenants: 0, queued: 0 });
+    expect(admission.load()).toEqual({ requests: 0, streams: 0, keys: 0, tenants: 0, aliases: 0, queued: 0 });
   });
 
   test('the tenant limit spans its keys', async () => {
@@ -57,7 +57,7 @@ describe('AdmissionControl', () => {
     expect([full.status, full.code, full.headers['retry-after']]).toEqual([503, 'overloaded', '1']);
     expect(admission.load()).toMatchObject({ requests: 3, streams: 1 });
     [stream, ...buffered].forEach((permit) => permit.release());
-    expect(admission.load()).toEqual({ requests: 0, streams: 0, keys: 0, tenants: 0, queued: 0 });
+    expect(admission.load()).toEqual({ requests: 0, streams: 0, keys: 0, tenants: 0, aliases: 0, queued: 0 });
   });
 
   test('releasing a permit twice counts once', async () => {

@@ -31,6 +31,10 @@ describe('alias aggregate', () => {
     test('publishing the current definition again changes nothing', () => {
       spec.given([published(1), published(2, definition({ strategy: 'least-cost' }))]).when(publish(definition({ strategy: 'least-cost' }))).thenNothing();
     });
+    test('a concurrency limit is part of the policy; versions without one read as before', () => {
+      const capped = definition({ policy: { ...definition().policy, limits: { rpm: 60, maxConcurrency: 3 } } });
+      spec.given([published(1)]).when(publish(capped)).then([published(2, capped)]);
+    });
     test('a retired alias can be published again, as a new version', () => {
       spec.given([published(1), retired]).when(publish()).then([published(2)]);
     });
@@ -42,6 +46,8 @@ describe('alias aggregate', () => {
       ['an unknown strategy', alias, { strategy: 'random' as 'priority' }],
       ['zero max attempts', alias, { policy: { requiredCapabilities: [], maxAttempts: 0, ttftTimeoutMs: null, regions: [] } }],
       ['an unknown visibility', alias, { visibility: 'internal' as 'public' }],
+      ['a concurrency limit of zero', alias, { policy: { requiredCapabilities: [], maxAttempts: null, ttftTimeoutMs: null, regions: [], limits: { maxConcurrency: 0 } } }],
+      ['a fractional rate limit', alias, { policy: { requiredCapabilities: [], maxAttempts: null, ttftTimeoutMs: null, regions: [], limits: { rpm: 1.5 } } }],
       ['a name with spaces', 'chat fast', {}],
     ];
     test.each(invalid)('refuses %s', (_name, name, overrides) => {

@@ -15,35 +15,35 @@ describe('the deployment gate: breaker pass, concurrency slot and throttle as on
   };
   const limited = testDeployment('d', { limits: { rpm: null, tpm: null, maxConcurrency: 2 } });
 
-  test('a saturated deployment is refused until a lease is left; leaving twice frees one slot only', () => {
+  test('a saturated deployment is refused until a lease is left; leaving twice frees one slot only', async () => {
     const { gate, load } = make();
-    const first = gate.enter(limited) as GateLease;
-    const second = gate.enter(limited) as GateLease;
-    expect(gate.enter(limited)).toEqual({ refused: 'saturated', until: null });
+    const first = (await gate.enter(limited)) as GateLease;
+    const second = (await gate.enter(limited)) as GateLease;
+    expect(await gate.enter(limited)).toEqual({ refused: 'saturated', until: null });
     first.leave('success', null);
     first.leave('success', null);
     expect(load.total).toBe(1);
-    expect(isRefusal(gate.enter(limited))).toBe(false);
+    expect(isRefusal(await gate.enter(limited))).toBe(false);
     second.leave('neutral', null);
   });
 
-  test('an open breaker refuses with the time it reopens, and the refused call takes no slot', () => {
+  test('an open breaker refuses with the time it reopens, and the refused call takes no slot', async () => {
     const { gate, load } = make({ consecutiveFailures: 1 });
-    (gate.enter(limited) as GateLease).leave('failure', null);
-    const refusal = gate.enter(limited);
+    ((await gate.enter(limited)) as GateLease).leave('failure', null);
+    const refusal = await gate.enter(limited);
     expect(refusal).toMatchObject({ refused: 'circuit_open', until: now + DEFAULT_RESILIENCE.breaker.cooldownMs });
     expect(load.total).toBe(0);
     expect(gate.recoversAt('d')).toBe(now + DEFAULT_RESILIENCE.breaker.cooldownMs);
   });
 
-  test("a provider's retry-after throttles the deployment, except for the caller that waited it out", () => {
+  test("a provider's retry-after throttles the deployment, except for the caller that waited it out", async () => {
     const { gate } = make();
-    (gate.enter(limited) as GateLease).leave('neutral', new ProviderError('rate_limited', 'slow down', 429, 2_000));
-    expect(gate.enter(limited)).toEqual({ refused: 'throttled', until: now + 2_000 });
-    const retried = gate.enter(limited, true);
+    ((await gate.enter(limited)) as GateLease).leave('neutral', new ProviderError('rate_limited', 'slow down', 429, 2_000));
+    expect(await gate.enter(limited)).toEqual({ refused: 'throttled', until: now + 2_000 });
+    const retried = await gate.enter(limited, true);
     expect(isRefusal(retried)).toBe(false);
     (retried as GateLease).leave('success', null);
     now += 2_001;
-    expect(isRefusal(gate.enter(limited))).toBe(false);
+    expect(isRefusal(await gate.enter(limited))).toBe(false);
   });
 });

@@ -28,7 +28,7 @@ export class AliasCanaryDto {
   salt?: string;
 }
 
-/** Per-minute limits of the alias over every caller; members left out are unlimited. */
+/** Per-minute limits and concurrent requests of the alias over every caller; members left out are unlimited. */
 export class AliasLimitsDto {
   @IsOptional() @IsInt() @Min(1)
   rpm?: number;
@@ -41,6 +41,9 @@ export class AliasLimitsDto {
 
   @IsOptional() @IsInt() @Min(1)
   outputTpm?: number;
+
+  @IsOptional() @IsInt() @Min(1)
+  maxConcurrency?: number;
 }
 
 export class AliasPolicyDto {
@@ -89,7 +92,7 @@ export class PublishAliasDto {
 export function aliasDefinitionOf(dto: PublishAliasDto): AliasDefinition {
   const canary = dto.policy?.canary;
   const limits = Object.fromEntries(
-    (['rpm', 'tpm', 'inputTpm', 'outputTpm'] as const).flatMap((name) => (dto.policy?.limits?.[name] ? [[name, dto.policy.limits[name]]] : [])),
+    (['rpm', 'tpm', 'inputTpm', 'outputTpm', 'maxConcurrency'] as const).flatMap((name) => (dto.policy?.limits?.[name] ? [[name, dto.policy.limits[name]]] : [])),
   );
   return {
     strategy: dto.strategy ?? 'priority',

@@ -45,6 +45,9 @@ export function aliasDefinitionProblem(alias: string, definition: AliasDefinitio
     }
     if (typeof canary.salt !== 'string' || canary.salt.length > 64) return 'policy.canary.salt must be a string of at most 64 characters';
   }
+  for (const [name, limit] of Object.entries(definition.policy.limits ?? {})) {
+    if (!Number.isInteger(limit) || limit < 1) return `policy.limits.${name} must be a positive integer (leave it out for no limit)`;
+  }
   if (definition.policy.cache !== undefined && definition.policy.cache !== false) return 'policy.cache is written only as false (the exact cache is on by default)';
   if (definition.visibility !== 'public' && definition.visibility !== 'private') return 'visibility must be public or private';
   const downgrade = definition.policy.budgetDowngrade;

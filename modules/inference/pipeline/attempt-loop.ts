@@ -87,7 +87,7 @@ export async function runAttemptLoop<Answer>(input: AttemptLoopInput<Answer>): P
     if (step?.kind === 'retry-same' && current) {
       if (!(await waitFor(step.waitMs, input.signal))) break;
       // The provider's retry-after was just honoured, so its throttle no longer applies to this call.
-      const entry = input.gate.enter(current.deployment, true);
+      const entry = await input.gate.enter(current.deployment, true);
       if (isRefusal(entry)) {
         tried.push({ route: current.route, errorClass: entry.refused, recoversAt: entry.until });
         step = { kind: 'fall-back', why: `${current.route} became unavailable (${entry.refused})` };
@@ -100,7 +100,7 @@ export async function runAttemptLoop<Answer>(input: AttemptLoopInput<Answer>): P
     const passedOver: string[] = [];
     while (!next && queue.length > 0) {
       const candidate = queue.shift()!;
-      const entry = input.gate.enter(candidate.deployment);
+      const entry = await input.gate.enter(candidate.deployment);
       if (isRefusal(entry)) {
         tried.push({ route: candidate.route, errorClass: entry.refused, recoversAt: entry.until });
         passedOver.push(`${candidate.route} (${entry.refused})`);

@@ -16,6 +16,7 @@ import { RequestJournal } from './request-journal.js';
 import { RequestLifetime } from './request-lifetime.js';
 import { QuotaGroupCharges } from './quota-group-charges.js';
 import { type CacheDecision, withCacheStatus } from './exact-cache-lookup.js';
+import { concurrencyLeaseMs } from '../resilience/resilience-settings.js';
 
 /** What an operation asks of admission, once its body is parsed and validated. */
 export interface RequestIntent {
@@ -124,10 +125,9 @@ export async function admitRequest(
     const local = await services.admission.admit(principal, intent.stream, lifetime.signal);
     permit = local;
     // Across nodes (Redis): the node's own count above can only be lower, so it never refuses first.
-    const deadlines = settings.resilience.deadlines;
-    // What the request holds across nodes (its concurrency lease, its budget reservation) is given back by
+    // What the request holds across nodes (its concurrency leases, its budget reservation) is given back by
     // itself after the longest the request may live, should its node die before it ends.
-    const holdMs = Math.max(deadlines.requestTimeoutMs, deadlines.streamTimeoutMs) + 60_000;
+    const holdMs = concurrencyLeaseMs(settings.resilience.deadlines);
     const shared = await services.concurrency.acquire(concurrencyScopes(principal), exchange.requestId, holdMs).catch((error: unknown) => {
       local.release();
       throw error;
@@ -164,6 +164,14 @@ export async function admitRequest(
         plan = planFor(services, exchange, principal, intent, alias);
         budget = await services.budgets.reserve(budgets, maxCostOf(plan, intent), { enforce: false, holdMs, requestId: exchange.requestId });
       }
+    }
+    // The alias's own concurrency counts the alias that serves the request: after a budget downgrade,
+    // the target's limit applies (its capacity is what the request takes), not the one the client named.
+    // A cache hit holds it too, like every other permit.
+    const aliasLimit = alias.policy.limits?.maxConcurrency;
+    if (aliasLimit) {
+      permit = permits([permit, services.admission.admitAlias(alias.name, aliasLimit)]);
+      permit = permits([permit, await services.concurrency.acquire([{ kind: 'alias', id: alias.name, limit: aliasLimit }], exchange.requestId, holdMs)]);
     }
     await journal.admit({
       requestId: exchange.requestId,
@@ -275,7 +283,7 @@ function budgetScopes(principal: Principal): BudgetScope[] {
   return scopes;
 }
 
-/** The concurrency limits shared across nodes: the key's and its tenant's `maxConcurrency`. */
+/** The caller's concurrency limits shared across nodes: the key's and its tenant's `maxConcurrency` (the alias's is taken once the serving alias is final). */
 function concurrencyScopes(principal: Principal): ConcurrencyScope[] {
   const scopes: ConcurrencyScope[] = [];
   if (principal.limits.maxConcurrency) scopes.push({ kind: 'key', id: principal.keyId, limit: principal.limits.maxConcurrency });

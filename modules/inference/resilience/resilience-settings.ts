@@ -35,6 +35,15 @@ export interface DeadlineSettings {
   writeProgressTimeoutMs: number;
 }
 
+/**
+ * How long a concurrency lease shared across nodes lasts: the longest a request (buffered or streamed)
+ * may live, plus a margin. A lease is given back when its holder ends; this bounds only what a node that
+ * died while holding it leaves behind.
+ */
+export function concurrencyLeaseMs(deadlines: DeadlineSettings): number {
+  return Math.max(deadlines.requestTimeoutMs, deadlines.streamTimeoutMs) + 60_000;
+}
+
 /** The request-scoped attempt budget and the waits between retries of one deployment. */
 export interface RetrySettings {
   /** Upstream calls per request, retries and fallbacks together, unless the alias sets `maxAttempts`. */
