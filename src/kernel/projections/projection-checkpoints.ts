@@ -24,20 +24,21 @@ export const projectionCheckpoints = {
   },
 
   /**
-   * Locks the projection's checkpoint for the rest of the transaction and returns it. The row is created
-   * first if missing, so two writers of a brand-new projection also serialize here.
+   * Locks the projection's checkpoint for the rest of the transaction and returns it. A missing row is
+   * created first, so two writers of a brand-new projection also serialize here (the second waits on
+   * the first's insert). The row exists on every batch but a projection's first: it is locked in one
+   * statement then, not created-if-missing and then locked in two.
    */
   async lock(executor: Executor, name: string): Promise<LogPosition> {
+    const locked = await lockedRow(executor, name);
+    if (locked) return toPosition(locked);
     await executor.query(
       `INSERT INTO projection_checkpoints (name, transaction_id, global_position) VALUES ($1, '0'::xid8, 0)
        ON CONFLICT (name) DO NOTHING`,
       [name],
     );
-    const rows = (await executor.query(
-      `SELECT transaction_id, global_position::text AS global_position FROM projection_checkpoints WHERE name = $1 FOR UPDATE`,
-      [name],
-    )) as CheckpointRow[];
-    return rows[0] ? toPosition(rows[0]) : START;
+    const created = await lockedRow(executor, name);
+    return created ? toPosition(created) : START;
   },
 
   async save(executor: Executor, name: string, position: LogPosition): Promise<void> {
@@ -54,6 +55,14 @@ export const projectionCheckpoints = {
     await executor.query(`DELETE FROM projection_checkpoints WHERE name = $1`, [name]);
   },
 };
+
+async function lockedRow(executor: Executor, name: string): Promise<CheckpointRow | undefined> {
+  const rows = (await executor.query(
+    `SELECT transaction_id, global_position::text AS global_position FROM projection_checkpoints WHERE name = $1 FOR UPDATE`,
+    [name],
+  )) as CheckpointRow[];
+  return rows[0];
+}
 
 function toPosition(row: CheckpointRow): LogPosition {
   return { transactionId: parseXid8(row.transaction_id), globalPosition: Number(row.global_position) };
