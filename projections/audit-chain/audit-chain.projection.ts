@@ -40,8 +40,11 @@ export class AuditChainProjection implements DurableProjection {
       );
       for (const row of rows) byPosition.set(Number(row.global_position), storedEvent(row));
     }
+    // This and the insert below run on every batch: named, so PostgreSQL parses and plans them once per connection.
     const head: Array<{ head: string; hash: string }> = await manager.query(
       `SELECT c.sequence::text AS head, c.hash FROM audit_chain c ORDER BY c.sequence DESC LIMIT 1`,
+      undefined,
+      'switchyard_audit_head_v1',
     );
     let sequence = head[0] ? Number(head[0].head) : 0;
     let prevHash = head[0]?.hash ?? GENESIS_HASH;
@@ -60,6 +63,7 @@ export class AuditChainProjection implements DurableProjection {
         entries.map((e) => e.sequence), entries.map((e) => e.globalPosition), entries.map((e) => e.transactionId),
         entries.map((e) => e.eventId), entries.map((e) => e.prevHash), entries.map((e) => e.hash),
       ],
+      'switchyard_audit_append_v1',
     );
     if (this.signer) await this.checkpointIfDue(manager, entries[entries.length - 1]);
   }

@@ -1,9 +1,11 @@
+import type { SqlExecutor } from '../database/database.js';
 import { type LogPosition, START, parseXid8, xid8Param } from '../event-store/log-position.js';
 
-/** A session or transaction to run checkpoint statements on (the event store's executor or a TypeORM EntityManager). */
-interface Executor {
-  query(sql: string, params?: unknown[]): Promise<unknown>;
-}
+/**
+ * A session or transaction to run checkpoint statements on: the kernel's executor, which takes a
+ * statement name (a TypeORM EntityManager's third argument would be a query runner).
+ */
+type Executor = SqlExecutor;
 
 interface CheckpointRow {
   transaction_id: string;
@@ -13,6 +15,8 @@ interface CheckpointRow {
 /**
  * `projection_checkpoints` (DESIGN §5): where each durable projection has read up to, as a log position.
  * `transaction_id` is an xid8 column, so checkpoints compare with `events` positions directly, as xid8.
+ * The lock and the save run in every batch of every durable projection: they are named statements,
+ * parsed and planned once per connection.
  */
 export const projectionCheckpoints = {
   async load(executor: Executor, name: string): Promise<LogPosition> {
@@ -48,6 +52,7 @@ export const projectionCheckpoints = {
        ON CONFLICT (name) DO UPDATE SET transaction_id = EXCLUDED.transaction_id,
          global_position = EXCLUDED.global_position, updated_at = now()`,
       [name, xid8Param(position.transactionId), position.globalPosition],
+      'switchyard_checkpoint_save_v1',
     );
   },
 
@@ -60,6 +65,7 @@ async function lockedRow(executor: Executor, name: string): Promise<CheckpointRo
   const rows = (await executor.query(
     `SELECT transaction_id, global_position::text AS global_position FROM projection_checkpoints WHERE name = $1 FOR UPDATE`,
     [name],
+    'switchyard_checkpoint_lock_v1',
   )) as CheckpointRow[];
   return rows[0];
 }
