@@ -42,7 +42,27 @@ export type RequestAdmitted = DomainEvent<
   }
 >;
 
-export type RequestRejected = DomainEvent<'RequestRejected', { requestId: string; reason: string; status: number; code: string }>;
+/**
+ * A request refused at admission, after authentication (rate or concurrency limit, budget, no eligible
+ * route, an alias the key may not call): nothing was dispatched or billed. `reason` is the message the
+ * client was given; `scope` the exhausted limit when one was (`key.rpm`, `tenant:acme`). The principal
+ * and alias fields were added later: events recorded before carry only the first four.
+ */
+export type RequestRejected = DomainEvent<
+  'RequestRejected',
+  {
+    requestId: string;
+    reason: string;
+    status: number;
+    code: string;
+    tenantId?: string;
+    keyId?: string;
+    /** The alias the client named. */
+    alias?: string;
+    operation?: 'chat' | 'embeddings';
+    scope?: string | null;
+  }
+>;
 
 export type AttemptFinished = DomainEvent<
   'AttemptFinished',

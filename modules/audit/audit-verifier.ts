@@ -275,3 +275,37 @@ export function checkpointRecord(row: { sequence: string; global_position: strin
     signedAt: new Date(row.signed_at).toISOString(),
   };
 }
+
+/** A checkpoint kept outside the database (the JSON `switchyard audit checkpoint` printed), checked field by field. */
+export function parseCheckpoint(text: string): CheckpointRecord {
+  let value: Record<string, unknown>;
+  try {
+    value = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    throw new Error('the checkpoint is not JSON');
+  }
+  if (value === null || typeof value !== 'object') throw new Error('the checkpoint is not a JSON object');
+  const fields = ['sequence', 'globalPosition', 'hash', 'algorithm', 'keyId', 'signature'];
+  for (const field of fields) if (value[field] === undefined) throw new Error(`the checkpoint file lacks "${field}"`);
+  return {
+    sequence: Number(value.sequence), globalPosition: Number(value.globalPosition), hash: String(value.hash), algorithm: String(value.algorithm),
+    keyId: String(value.keyId), signature: String(value.signature), signedAt: String(value.signedAt ?? ''),
+  };
+}
+
+export const NO_CHECKPOINT = 'No signed checkpoint yet (set SWITCHYARD_AUDIT_SIGNING_KEY on the serving nodes).';
+
+/** The newest signed checkpoint in the database, or null when none was written yet. */
+export async function latestCheckpoint(database: SqlExecutor): Promise<CheckpointRecord | null> {
+  const rows = await database.query<Parameters<typeof checkpointRecord>[0]>(
+    `SELECT k.sequence::text AS sequence, k.global_position::text AS global_position, k.hash, k.algorithm, k.key_id, k.signature, k.signed_at
+     FROM audit_checkpoints k ORDER BY k.sequence DESC LIMIT 1`,
+  );
+  return rows[0] ? checkpointRecord(rows[0]) : null;
+}
+
+/** Why there is no public key to verify checkpoints with, or null when the signer has one. */
+export function publicKeyProblem(signer: CheckpointSigner | null): string | null {
+  if (signer?.publicKeyPem()) return null;
+  return signer ? 'The audit signing key is an HMAC key: auditors verify checkpoints with the key itself.' : 'SWITCHYARD_AUDIT_SIGNING_KEY is not set.';
+}

@@ -34,6 +34,30 @@ export class RunningServer {
     return this.send<T>('POST', path, body);
   }
 
+  /**
+   * A streamed answer (NDJSON), handed on chunk by chunk; `write` may return a promise to apply
+   * backpressure. Rejects when the server refuses it or the stream is cut before its end.
+   */
+  stream(path: string, write: (chunk: Buffer) => void | Promise<void>): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const outgoing = request({ socketPath: this.socketPath, path, method: 'GET' }, (response) => {
+        const status = response.statusCode ?? 500;
+        if (status >= 400) {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => reject(refusal(status, Buffer.concat(chunks).toString('utf8'))));
+          return;
+        }
+        (async () => {
+          for await (const chunk of response) await write(chunk as Buffer);
+          if (!response.complete) throw new Error('the server ended the stream before its end (see its log)');
+        })().then(resolve, reject);
+      });
+      outgoing.on('error', (error) => reject(this.unreachable(error)));
+      outgoing.end();
+    });
+  }
+
   private send<T>(method: string, path: string, body?: unknown): Promise<T> {
     const payload = body === undefined ? undefined : JSON.stringify(body);
     const headers: Record<string, string | number> = payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) };
@@ -44,17 +68,25 @@ export class RunningServer {
         response.on('error', reject);
         response.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
-          const json = parseJson(text);
           const status = response.statusCode ?? 500;
-          const refusal = (json as { error?: { message?: string; code?: string } } | null)?.error;
-          if (status >= 400) reject(new ServerRefusedError(refusal?.message ?? `the server answered ${status}`, status, refusal?.code ?? null));
-          else resolve(json as T);
+          if (status >= 400) reject(refusal(status, text));
+          else resolve(parseJson(text) as T);
         });
       });
-      outgoing.on('error', (error) => reject(new Error(`the server (process ${this.pid}) holds the data directory but its operator socket ${this.socketPath} does not answer: ${error.message}`)));
+      outgoing.on('error', (error) => reject(this.unreachable(error)));
       outgoing.end(payload);
     });
   }
+
+  private unreachable(error: Error): Error {
+    return new Error(`the server (process ${this.pid}) holds the data directory but its operator socket ${this.socketPath} does not answer: ${error.message}`);
+  }
+}
+
+/** The admin API's error answer, as the operator should read it. */
+function refusal(status: number, text: string): ServerRefusedError {
+  const error = (parseJson(text) as { error?: { message?: string; code?: string } } | null)?.error;
+  return new ServerRefusedError(error?.message ?? `the server answered ${status}`, status, error?.code ?? null);
 }
 
 /**

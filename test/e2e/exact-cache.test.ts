@@ -96,6 +96,11 @@ suite('exact cache (Redis + PostgreSQL)', () => {
 
   beforeEach(() => gw.mock.clearScenarios());
 
+  async function rejectionOf(requestId: string) {
+    await waitUntil(async () => (await gw.requestEvents(requestId)).length > 0, 5_000, 'the refusal is recorded');
+    return gw.requestEvents(requestId);
+  }
+
   test('a repeat is served from the cache: no provider call, the same answer, a request of its own', async () => {
     const body = fresh();
     const before = calls();
@@ -272,6 +277,51 @@ suite('exact cache (Redis + PostgreSQL)', () => {
     const retried = await postJson(gw, '/v1/chat/completions', failing);
     expect(retried.status).toBe(200);
     expect(retried.headers.get('x-switchyard-cache')).toBe('miss');
+  });
+
+  test('a hit needs no route: served while the alias\'s only deployment is disabled, where a miss gets 503 and a RequestRejected', async () => {
+    const body = fresh();
+    expect((await postJson(gw, '/v1/chat/completions', body)).headers.get('x-switchyard-cache')).toBe('miss');
+    expect((await admin.post('/deployments/primary/disable', { reason: 'maintenance' })).status).toBeLessThan(300);
+    try {
+      const before = calls();
+      const hit = await postJson(gw, '/v1/chat/completions', body);
+      expect(hit.status).toBe(200);
+      expect(hit.headers.get('x-switchyard-cache')).toBe('hit');
+      const miss = await postJson(gw, '/v1/chat/completions', fresh());
+      expect(miss.status).toBe(503);
+      expect(miss.headers.get('x-switchyard-cache')).toBe('miss');
+      expect(miss.json.error.message).not.toContain('primary'); // the 503 never names deployments
+      expect(calls()).toBe(before);
+      // A refusal is answered at once; its event is group-committed right behind it.
+      const refused = await rejectionOf(miss.headers.get('x-request-id')!);
+      expect(refused.map((e) => e.type)).toEqual(['RequestRejected']);
+      expect(refused[0].data).toMatchObject({ status: 503, code: miss.json.error.code, tenantId: 'acme', keyId: 'acme-app', alias: 'chat', operation: 'chat' });
+    } finally {
+      expect((await admin.post('/deployments/primary/enable', {})).status).toBeLessThan(300);
+    }
+  });
+
+  test('a hit costs nothing but is still refused (402) once a hard budget is spent', async () => {
+    const body = fresh();
+    const asGlobex = { ...gw, key: globexKey };
+    expect((await postJson(asGlobex, '/v1/chat/completions', body)).headers.get('x-switchyard-cache')).toBe('miss');
+    const hit = await postJson(asGlobex, '/v1/chat/completions', body);
+    expect(hit.headers.get('x-switchyard-cache')).toBe('hit');
+    // Far below what the first request cost: the budget is spent.
+    expect((await admin.put('/tenants/globex/budget', { monthlyUsd: '0.000001', enforcement: 'hard' })).status).toBeLessThan(300);
+    try {
+      await waitUntil(async () => (await postJson(asGlobex, '/v1/chat/completions', body)).status === 402, 5_000, 'the budget applies');
+      const refused = await postJson(asGlobex, '/v1/chat/completions', body);
+      expect(refused.status).toBe(402);
+      expect(refused.headers.get('x-switchyard-cache')).toBe('hit');
+      expect(refused.json.error).toMatchObject({ code: 'budget_exceeded', scope: 'tenant:globex' });
+      const events = await rejectionOf(refused.headers.get('x-request-id')!);
+      expect(events.map((e) => e.type)).toEqual(['RequestRejected']);
+      expect(events[0].data).toMatchObject({ status: 402, code: 'budget_exceeded', scope: 'tenant:globex', tenantId: 'globex' });
+    } finally {
+      expect((await admin.put('/tenants/globex/budget', { monthlyUsd: '1000', enforcement: 'soft' })).status).toBeLessThan(300);
+    }
   });
 
   test('purge by tenant, by alias and by age through the admin API', async () => {

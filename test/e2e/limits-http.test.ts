@@ -1,6 +1,6 @@
 import { generateApiKey } from '../../modules/access/index.js';
 import { type TestGateway, defaultYaml, postJson, startTestGateway } from '../support/gateway-harness.js';
-import { AdminClient } from '../support/admin-client.js';
+import { AdminClient, waitUntil } from '../support/admin-client.js';
 
 const ADMIN_TOKEN = 'limits-http-admin-token-0123456789';
 
@@ -25,6 +25,12 @@ describe('rate limits and budgets over HTTP', () => {
   }, 60_000);
   afterAll(() => gw?.close());
 
+  /** A refusal is answered at once; its RequestRejected is group-committed right behind it. */
+  async function rejectionOf(requestId: string) {
+    await waitUntil(async () => (await gw.requestEvents(requestId)).length > 0, 5_000, 'the refusal is recorded');
+    return gw.requestEvents(requestId);
+  }
+
   const body = { model: 'solo', max_tokens: 8, messages: [{ role: 'user', content: 'Hi' }] };
   const openai = (key = gw.key) => postJson({ ...gw, key }, '/v1/chat/completions', body);
   const anthropic = (key = gw.key) => postJson({ ...gw, key }, '/v1/messages', body, { 'anthropic-version': '2023-06-01' });
@@ -47,6 +53,20 @@ describe('rate limits and budgets over HTTP', () => {
     const limitedOpenAi = await openai();
     expect(limitedOpenAi.status).toBe(429);
     expect(limitedOpenAi.json.error).toMatchObject({ type: 'rate_limit_error', code: 'rate_limited', scope: 'key:acme-app', limit_type: 'requests' });
+
+    // Each refusal is in the log: one RequestRejected, nothing dispatched, nothing billed.
+    for (const refusal of [limited, limitedOpenAi]) {
+      const events = await rejectionOf(refusal.headers.get('x-request-id')!);
+      expect(events.map((e) => e.type)).toEqual(['RequestRejected']);
+      expect(events[0].data).toEqual({
+        requestId: refusal.headers.get('x-request-id'),
+        reason: expect.stringContaining("Rate limit reached for API key 'acme-app'"),
+        status: 429, code: 'rate_limited', tenantId: 'acme', keyId: 'acme-app', alias: 'solo', operation: 'chat', scope: 'key:acme-app',
+      });
+      expect(events[0].metadata).toMatchObject({ actor: 'key:acme-app', correlationId: refusal.headers.get('x-request-id') });
+    }
+    const history = await new AdminClient(gw.url, ADMIN_TOKEN).get(`/requests/${limitedOpenAi.headers.get('x-request-id')}`);
+    expect(history.json).toMatchObject({ status: 'rejected', admission: null, attempts: [], rejection: { status: 429, scope: 'key:acme-app' }, billing: { ledgerRows: 0 } });
   });
 
   test('an alias published through the admin API with policy.limits is limited over every caller, naming the alias', async () => {
@@ -77,6 +97,8 @@ describe('rate limits and budgets over HTTP', () => {
     expect(brokeOpenAi.status).toBe(402);
     expect(brokeOpenAi.json.error).toMatchObject({ type: 'insufficient_quota', code: 'budget_exceeded', scope: 'tenant:broke', period: 'day' });
     expect(Date.parse(brokeOpenAi.json.error.resets_at)).toBeGreaterThan(Date.now());
+    const rejected = await rejectionOf(brokeOpenAi.headers.get('x-request-id')!);
+    expect(rejected.map((e) => [e.type, e.data])).toEqual([['RequestRejected', expect.objectContaining({ status: 402, code: 'budget_exceeded', scope: 'tenant:broke', tenantId: 'broke' })]]);
   });
 
   test('a budget webhook at a metadata or (unless allowed) private address is refused by the admin API; nothing changes', async () => {

@@ -136,12 +136,124 @@ describe('the CLI while a server runs on the embedded store', () => {
     expect(await call()).toBe(401);
   }, 60_000);
 
-  test('a command that needs the data directory itself says so, and the server keeps serving', async () => {
-    const verify = await runCli(['audit', 'verify'], env);
-    expect(verify.code).toBe(1);
-    expect(verify.stderr).toMatch(/in use by process \d+/);
+  test('requests show and spend read through the server: the request reconstructed, the tenant\'s spend by day', async () => {
+    const answered = await chat(demoKey, 'show me');
+    const shown = await runCli(['requests', 'show', answered.requestId], env);
+    expect(shown.code).toBe(0);
+    const history = JSON.parse(shown.stdout);
+    expect(history).toMatchObject({ requestId: answered.requestId, status: 'success', admission: { tenantId: 'demo' }, billing: { ledgerRows: 1 } });
+    expect(history.attempts).toHaveLength(1);
+    const missing = await runCli(['requests', 'show', '01890000-0000-7000-8000-000000000000'], env);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('No request 01890000-0000-7000-8000-000000000000 is recorded.');
+
+    const spend = await runCli(['spend', '--tenant', 'demo', '--period', 'day', '--json'], env);
+    expect(spend.code).toBe(0);
+    const rows = JSON.parse(spend.stdout).data as Array<{ periodStart: string; spentUsd: string }>;
+    expect(rows).toHaveLength(1);
+    expect(Number(rows[0].spentUsd)).toBeGreaterThan(0);
+    const nobody = await runCli(['spend', '--tenant', 'nobody'], env);
+    expect(nobody.code).toBe(1);
+    expect(nobody.stderr).toContain('Tenant nobody does not exist.');
+  }, 60_000);
+
+  test('audit verify, export, checkpoint and log through the server; the export verifies line by line', async () => {
+    const verify = await runCli(['audit', 'verify', '--json'], env);
+    expect(verify.code).toBe(0);
+    const report = JSON.parse(verify.stdout);
+    expect(report.ok).toBe(true);
+    expect(report.verifiedEvents).toBeGreaterThan(120);
+    expect((await runCli(['audit', 'verify'], env)).stdout).toMatch(/^audit chain OK: \d+ events verified against the log/);
+
+    const exported = await runCli(['audit', 'export'], env);
+    expect(exported.code).toBe(0);
+    const exportLines = lines(exported.stdout).map((line) => JSON.parse(line));
+    expect(exportLines[0]).toMatchObject({ type: 'header', format: 'switchyard-audit-export/v1' });
+    const entries = exportLines.filter((line) => line.type === 'event');
+    expect(entries.length).toBeGreaterThanOrEqual(report.verifiedEvents);
+    for (let i = 1; i < entries.length; i++) expect(entries[i].prevHash).toBe(entries[i - 1].hash);
+    const file = join(dir, 'export.ndjson');
+    const toFile = await runCli(['audit', 'export', '--out', file], env);
+    expect(toFile.stderr).toMatch(/wrote \d+ lines to /);
+    expect(lines(readFileSync(file, 'utf8')).length).toBeGreaterThanOrEqual(exportLines.length);
+    const badRange = await runCli(['audit', 'export', '--from', '999999999'], env);
+    expect(badRange.code).toBe(1);
+    expect(badRange.stderr).toContain('is not in the audit chain');
+
+    // The demo signs no checkpoints: both commands say why, through the server.
+    const checkpoint = await runCli(['audit', 'checkpoint'], env);
+    expect(checkpoint.code).toBe(1);
+    expect(checkpoint.stderr).toContain('No signed checkpoint yet');
+    const publicKey = await runCli(['audit', 'public-key'], env);
+    expect(publicKey.code).toBe(1);
+    expect(publicKey.stderr).toContain('SWITCHYARD_AUDIT_SIGNING_KEY is not set.');
+    const log = await runCli(['audit', 'log', '--action', 'TenantCreated'], env);
+    expect(log.code).toBe(0);
+    expect(lines(log.stdout).map((line) => JSON.parse(line).action)).toContain('TenantCreated');
     expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
-  }, 30_000);
+  }, 60_000);
+
+  test('keys rotate through the server: the new secret works at once, the old one stops', async () => {
+    const issued = await runCli(['keys', 'issue', '--tenant', 'demo', '--id', 'to-rotate', '--alias', 'demo'], env);
+    expect(issued.code).toBe(0);
+    const before = issued.stdout.trim();
+    expect((await chat(before, 'before')).status).toBe(200);
+    const rotated = await runCli(['keys', 'rotate', 'to-rotate'], env);
+    expect(rotated.code).toBe(0);
+    const after = rotated.stdout.trim();
+    expect(after).toMatch(/^sk-sy-[0-9A-Za-z]{32}$/);
+    expect(rotated.stderr).toContain('the previous secret stops working now');
+    await waitFor(async () => (await chat(after, 'after')).status === 200);
+    await waitFor(async () => (await chat(before, 'old')).status === 401);
+  }, 60_000);
+
+  test('projections rebuild through the server: the running server replays, the spend is the same afterwards', async () => {
+    const spendOf = async () => JSON.parse((await runCli(['spend', '--tenant', 'demo', '--json'], env)).stdout).data;
+    const before = await spendOf();
+    const rebuilt = await runCli(['projections', 'rebuild', 'cost-ledger'], env);
+    expect(rebuilt.code).toBe(0);
+    expect(rebuilt.stderr + rebuilt.stdout).toMatch(/Rebuilt cost-ledger from position 0 to \d+ \(replayed by the running server, process \d+\)/);
+    expect(await spendOf()).toEqual(before);
+    const unknown = await runCli(['projections', 'rebuild', 'nonsense'], env);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("Unknown projection 'nonsense'. Rebuildable: ");
+    expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
+  }, 60_000);
+
+  test('reconcile through the server: the ledger side comes from the running server', async () => {
+    const day = new Date().toISOString().slice(0, 10);
+    const start = Date.parse(`${day}T00:00:00Z`) / 1000;
+    const usage = join(dir, 'openai-usage.json');
+    writeFileSync(usage, JSON.stringify({ object: 'page', data: [{ object: 'bucket', start_time: start, end_time: start + 86_400, results: [
+      { object: 'organization.usage.completions.result', input_tokens: 1, output_tokens: 1, input_cached_tokens: 0, num_model_requests: 1, model: 'mock-small' },
+    ] }], has_more: false }));
+    const result = await runCli(['reconcile', '--provider', 'openai', '--provider-id', 'demo-mock', '--usage', usage, '--json'], env);
+    expect(result.code).toBe(1); // the export above is not what the ledger holds
+    const report = JSON.parse(result.stdout);
+    const line = report.lines.find((l: { model: string }) => l.model === 'mock-small');
+    expect(line.ledger.attempts).toBeGreaterThan(120);
+    expect(line.discrepancies.map((d: { field: string }) => d.field)).toEqual(expect.arrayContaining(['inputTokens', 'outputTokens']));
+    const none = await runCli(['reconcile', '--provider', 'openai', '--usage', usage], env);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('no provider of type openai is configured');
+  }, 60_000);
+
+  async function chat(key: string, content: string): Promise<{ status: number; requestId: string }> {
+    const response = await fetch(`${server.url}/v1/chat/completions`, {
+      method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'demo', messages: [{ role: 'user', content }] }),
+    });
+    await response.text();
+    return { status: response.status, requestId: response.headers.get('x-request-id') ?? '' };
+  }
+
+  async function waitFor(check: () => Promise<boolean>): Promise<void> {
+    for (let waited = 0; waited < 5_000; waited += 200) {
+      if (await check()) return;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(await check()).toBe(true);
+  }
 });
 
 describe('--help', () => {

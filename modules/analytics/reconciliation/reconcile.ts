@@ -131,3 +131,15 @@ export function reconcile(ledger: readonly LedgerUsage[], exported: readonly Pro
   const days = lines.map((line) => line.day).sort();
   return { days: days.length ? { from: days[0], to: days[days.length - 1] } : null, lines, discrepancies: lines.flatMap((line) => line.discrepancies) };
 }
+
+/** Every provider account of this type ever registered (a removed one still has ledger rows), by id. */
+export async function providersOfType(database: SqlExecutor, type: string): Promise<string[]> {
+  const rows = await database.query<{ provider_id: string }>(
+    `SELECT provider_id FROM (
+       SELECT DISTINCT ON (stream_id) data->>'providerId' AS provider_id, data->>'type' AS type FROM events
+       WHERE event_type IN ('ProviderRegistered', 'ProviderUpdated') ORDER BY stream_id, stream_version DESC) latest
+     WHERE type = $1 ORDER BY provider_id`,
+    [type],
+  );
+  return rows.map((row) => row.provider_id);
+}

@@ -7,7 +7,7 @@ import { type AttemptReport, type AttemptTurn, runAttemptLoop } from './attempt-
 import { attemptFinished } from './attempt-finished.js';
 import { exhaustedError } from './client-errors.js';
 import type { InferenceServices, PipelineSettings } from './inference-services.js';
-import type { AdmittedRequest } from './request-admission.js';
+import type { RoutedRequest } from './request-admission.js';
 
 const logger = new Logger('Attempts');
 const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
@@ -22,7 +22,7 @@ const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, s
 export async function runAdmittedAttempts<Answer>(
   services: InferenceServices,
   settings: PipelineSettings,
-  admitted: AdmittedRequest,
+  admitted: RoutedRequest,
   attempt: (turn: AttemptTurn, adapter: ProviderAdapter, traceHeaders: Record<string, string>) => Promise<AttemptReport<Answer>>,
 ): Promise<Answer> {
   const { retry } = settings.resilience;
@@ -73,7 +73,7 @@ export interface AttemptRecord {
 }
 
 /** Records one finished attempt in the request's journal (priced at the admission's price version). */
-export function recordAttempt(admitted: AdmittedRequest, turn: AttemptTurn, record: AttemptRecord): void {
+export function recordAttempt(admitted: RoutedRequest, turn: AttemptTurn, record: AttemptRecord): void {
   admitted.journal.recordAttempt(attemptFinished({
     requestId: admitted.requestId,
     attempt: turn.attempt,

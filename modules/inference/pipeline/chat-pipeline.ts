@@ -8,14 +8,14 @@ import { chatReservation } from './admission-estimate.js';
 import { failedOutcome, recordAttempt, runAdmittedAttempts } from './admitted-attempts.js';
 import { bufferedChatAttempt } from './buffered-attempt.js';
 import type { InferenceServices, PipelineSettings } from './inference-services.js';
-import { type AdmittedRequest, type Exchange, admitRequest } from './request-admission.js';
+import { type CachedRequest, type Exchange, type RoutedRequest, admitRequest } from './request-admission.js';
 import { sessionIdOf } from './request-headers.js';
 import { type StreamAttemptResult, StreamRelay, streamFailure } from './stream-relay.js';
 import { callTransport } from './upstream-call.js';
 import type { StoredAnswer } from '../../cache/index.js';
 import type { Principal } from '../../../projections/key-index/principal.js';
 import { AnswerCapture } from './answer-capture.js';
-import type { CacheDecision, ExactCacheLookup } from './exact-cache-lookup.js';
+import { type CacheDecision, type ExactCacheLookup, withCacheStatus } from './exact-cache-lookup.js';
 import type { IdempotentReplay, IdempotentTurn } from './idempotent-replay.js';
 import { replyWithStoredAnswer } from './stored-answer-reply.js';
 import { durabilityRefusal } from './durability-refusal.js';
@@ -39,10 +39,11 @@ interface AnswerKeeping {
 
 /**
  * Chat, for every client format (OpenAI Chat Completions, Anthropic Messages, OpenAI Responses):
- * authenticate → validate → idempotent replay → admit (alias, permits, plan, RequestAdmitted) → exact
- * cache → attempts, buffered or through the stream relay → settle in the journal and commit before the
- * last byte (and keep the answer for the cache and the idempotency key) → respond. Every permit, timer
- * and idempotency hold is released on every path.
+ * authenticate → validate → idempotent replay → admit (alias, permits and rate limits, the exact cache,
+ * plan and budget, RequestAdmitted) → a cache hit's stored answer, or attempts (buffered or through the
+ * stream relay) → settle in the journal and commit before the last byte (and keep the answer for the
+ * cache and the idempotency key) → respond. Every permit, timer and idempotency hold is released on
+ * every path.
  */
 export class ChatPipeline {
   private readonly logger = new Logger('ChatPipeline');
@@ -91,16 +92,14 @@ export class ChatPipeline {
       },
       parameterName: format.parameterName,
       adapterServes: (deployment) => adapters.for(deployment.provider.type) !== undefined,
-    });
+    }, (alias) => this.stored.cache.decide(principal.tenantId, alias, request, exchange.headers));
     try {
-      const cache = await this.stored.cache.decide(principal.tenantId, admitted.alias, request, exchange.headers);
-      const keeping = { cache, idempotency };
       try {
-        if (cache.status === 'hit') await this.fromCache(exchange, format, request, admitted, cache.answer, idempotency);
-        else if (request.stream) await this.stream(exchange, format, request, admitted, reservation.inputTokens, keeping);
-        else await this.buffered(exchange, format, request, admitted, reservation.inputTokens, keeping);
+        if (admitted.answeredBy === 'cache') await this.fromCache(exchange, format, request, admitted, idempotency);
+        else if (request.stream) await this.stream(exchange, format, request, admitted, reservation.inputTokens, { cache: admitted.cache, idempotency });
+        else await this.buffered(exchange, format, request, admitted, reservation.inputTokens, { cache: admitted.cache, idempotency });
       } catch (error) {
-        throw error instanceof GatewayError ? withCacheStatus(error, cache.status) : error;
+        throw error instanceof GatewayError ? withCacheStatus(error, admitted.cache.status) : error;
       }
     } finally {
       admitted.release();
@@ -111,7 +110,8 @@ export class ChatPipeline {
    * Answers from the exact cache: no provider call. The request's events say so (RequestServedFromCache,
    * zero cost, the saving) and are committed before the first byte; the answer is then written whole.
    */
-  private async fromCache(exchange: Exchange, format: ClientFormat, request: ChatRequest, admitted: AdmittedRequest, hit: StoredAnswer, idempotency: IdempotentTurn | null): Promise<void> {
+  private async fromCache(exchange: Exchange, format: ClientFormat, request: ChatRequest, admitted: CachedRequest, idempotency: IdempotentTurn | null): Promise<void> {
+    const hit = admitted.cache.answer;
     admitted.journal.recordCacheHit({
       requestId: exchange.requestId,
       tenantId: admitted.principal.tenantId,
@@ -139,7 +139,7 @@ export class ChatPipeline {
   }
 
   /** Keeps a complete provider answer for the exact cache and the idempotency key; never throws. */
-  private async keep(keeping: AnswerKeeping, admitted: AdmittedRequest, response: ChatResponse, usage: TokenUsage, created: number): Promise<void> {
+  private async keep(keeping: AnswerKeeping, admitted: RoutedRequest, response: ChatResponse, usage: TokenUsage, created: number): Promise<void> {
     const attempt = admitted.journal.lastAttempt;
     if (!attempt || attempt.outcome !== 'success') return;
     const answer: StoredAnswer = {
@@ -152,7 +152,7 @@ export class ChatPipeline {
     await Promise.all([this.stored.cache.remember(keeping.cache, answer), keeping.idempotency?.settle(answer)]);
   }
 
-  private async buffered(exchange: Exchange, format: ClientFormat, request: ChatRequest, admitted: AdmittedRequest, estimatedInputTokens: number, keeping: AnswerKeeping): Promise<void> {
+  private async buffered(exchange: Exchange, format: ClientFormat, request: ChatRequest, admitted: RoutedRequest, estimatedInputTokens: number, keeping: AnswerKeeping): Promise<void> {
     const idleTimeoutMs = this.settings.resilience.deadlines.idleTimeoutMs + BACKSTOP_SLACK_MS;
     const answer = await runAdmittedAttempts<BufferedAnswer>(this.services, this.settings, admitted, async (turn, adapter, traceHeaders) => {
       const started = Date.now();
@@ -193,7 +193,7 @@ export class ChatPipeline {
   }
 
   private async stream(
-    exchange: Exchange, format: ClientFormat, request: ChatRequest, admitted: AdmittedRequest, estimatedInputTokens: number, keeping: AnswerKeeping,
+    exchange: Exchange, format: ClientFormat, request: ChatRequest, admitted: RoutedRequest, estimatedInputTokens: number, keeping: AnswerKeeping,
   ): Promise<void> {
     const deadlines = this.settings.resilience.deadlines;
     const observation = admitted.observation;
@@ -255,10 +255,6 @@ export class ChatPipeline {
   }
 }
 
-/** The same error, answered with the cache's decision too (a copy: an error object may be shared). */
-function withCacheStatus(error: GatewayError, status: CacheDecision['status']): GatewayError {
-  return new GatewayError(error.status, error.code, error.message, error.param, { ...error.headers, 'x-switchyard-cache': status }, error.detail);
-}
 
 function streamEnding(answer: StreamedAnswer): { status: 'failed' | 'cancelled'; httpStatus: number; errorCode: string } {
   const { status, code } = streamFailure(answer);

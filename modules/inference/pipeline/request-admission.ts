@@ -15,6 +15,7 @@ import { type RequestHeaders, idempotencyKeyOf } from './request-headers.js';
 import { RequestJournal } from './request-journal.js';
 import { RequestLifetime } from './request-lifetime.js';
 import { QuotaGroupCharges } from './quota-group-charges.js';
+import { type CacheDecision, withCacheStatus } from './exact-cache-lookup.js';
 
 /** What an operation asks of admission, once its body is parsed and validated. */
 export interface RequestIntent {
@@ -38,21 +39,40 @@ export interface RequestIntent {
   adapterServes?: (deployment: ResolvedDeployment, capability: string) => boolean;
 }
 
-/** An admitted request: everything the attempts need, and the permits to release when it ends. */
-export interface AdmittedRequest {
+/** What every admitted request carries, whoever answers it. */
+interface AdmissionCommon {
   requestId: string;
   principal: Principal;
   alias: ResolvedAlias;
-  plan: RoutePlan;
   journal: RequestJournal;
   lifetime: RequestLifetime;
   /** What the request reports to (metrics, traces, its log line); null when nobody observes. */
   observation: RequestObservation | null;
-  /** The deployment quota groups this request's attempts are charged on, as they go there. */
-  quota: QuotaGroupCharges;
   /** Releases the admission permits and the request's timers; idempotent. */
   release(): void;
 }
+
+/** An admitted request the providers answer: its routes, and the quota groups its attempts are charged on. */
+export interface RoutedRequest extends AdmissionCommon {
+  answeredBy: 'providers';
+  plan: RoutePlan;
+  /** The deployment quota groups this request's attempts are charged on, as they go there. */
+  quota: QuotaGroupCharges;
+  /** What the exact cache decided: a miss keeps the answer for the next request. */
+  cache: Exclude<CacheDecision, { status: 'hit' }>;
+}
+
+/** An admitted request the exact cache answers: no route was planned and no provider is called. */
+export interface CachedRequest extends AdmissionCommon {
+  answeredBy: 'cache';
+  cache: Extract<CacheDecision, { status: 'hit' }>;
+}
+
+/** An admitted request: everything its answer needs, and the permits to release when it ends. */
+export type AdmittedRequest = RoutedRequest | CachedRequest;
+
+/** The exact cache's decision for the alias a request is admitted on (chat only). */
+export type CacheLookup = (alias: ResolvedAlias) => Promise<CacheDecision>;
 
 export interface Exchange {
   requestId: string;
@@ -62,25 +82,45 @@ export interface Exchange {
 }
 
 /**
+ * The refusals of a well-formed request that RequestRejected records: a limit (429), a budget (402),
+ * no capacity or no available route (503). Bad input — an unknown alias, a parameter no route honours —
+ * is the client's error and changes nothing, the log included.
+ */
+const RECORDED_REFUSALS: ReadonlySet<number> = new Set([402, 429, 503]);
+const BYPASS: CacheDecision = Object.freeze({ status: 'bypass' });
+const NOTHING_RESERVED = 0;
+
+/**
  * The front half of every inference request, after authentication and body validation and in the
  * order of DESIGN §6: the alias on one routing snapshot (captured once: a reload never changes this
- * request), admission permits, eligibility and strategy, then RequestAdmitted. Throws a GatewayError
- * (with everything released) when the request cannot be admitted; nothing has been written then.
+ * request), admission (concurrency permits, rate limits), the exact cache, then eligibility and
+ * strategy and the budget reservation at the plan's price, then RequestAdmitted. A cache hit needs no
+ * route: it is served while every provider is down, and its budget check reserves nothing (it costs
+ * nothing) but still refuses once a hard budget is spent. A request that cannot be admitted gets its
+ * GatewayError thrown (with everything released); a refused one (RECORDED_REFUSALS) also a RequestRejected.
  */
+export async function admitRequest(services: InferenceServices, settings: PipelineSettings, exchange: Exchange, principal: Principal, intent: RequestIntent): Promise<RoutedRequest>;
+export async function admitRequest(
+  services: InferenceServices, settings: PipelineSettings, exchange: Exchange, principal: Principal, intent: RequestIntent, lookup: CacheLookup,
+): Promise<AdmittedRequest>;
 export async function admitRequest(
   services: InferenceServices,
   settings: PipelineSettings,
   exchange: Exchange,
   principal: Principal,
   intent: RequestIntent,
+  lookup?: CacheLookup,
 ): Promise<AdmittedRequest> {
   const snapshot = services.routing.current;
-  let alias = callableAlias(snapshot, principal, intent.model);
+  const observation = observationOf(exchange.raw);
+  const journal = RequestJournal.forKey(services.committer, settings.durability, settings.nodeId, exchange.requestId, principal.keyId, observation);
   const lifetime = new RequestLifetime(exchange.raw, settings.resilience.deadlines.requestTimeoutMs);
   let permit: Permit | null = null;
   let rate: RateReservation | null = null;
   let budget: BudgetReservation | null = null;
+  let cache: CacheDecision = BYPASS;
   try {
+    let alias = callableAlias(snapshot, principal, intent.model);
     const local = await services.admission.admit(principal, intent.stream, lifetime.signal);
     permit = local;
     // Across nodes (Redis): the node's own count above can only be lower, so it never refuses first.
@@ -91,27 +131,38 @@ export async function admitRequest(
       throw error;
     });
     permit = permits([local, shared]);
-    let plan = planFor(services, exchange, principal, intent, alias);
     rate = await services.rateLimits.reserve(rateScopes(principal, alias), {
       requests: 1, inputTokens: intent.estimatedInputTokens, outputTokens: intent.reservedOutputTokens,
     });
     // Set now, so every answer from here on (success, stream, or a later error) carries them.
     for (const [name, value] of Object.entries(rate.headers)) exchange.raw.setHeader(name, value);
     const budgets = budgetScopes(principal);
-    try {
-      // The cost is only worked out for a request that has a budget to count against.
-      budget = await services.budgets.reserve(budgets, budgets.length ? maxCostOf(plan, intent) : 0);
-    } catch (error) {
-      const target = alias.policy.budgetDowngrade ? snapshot.aliases.get(alias.policy.budgetDowngrade) : undefined;
-      if (!(error instanceof GatewayError) || error.code !== 'budget_exceeded' || !target) throw error;
-      // The alias serves what the budget refuses through its downgrade target, still counting its cost.
-      exchange.raw.setHeader('x-switchyard-budget-downgrade', `${alias.name}->${target.name}`);
-      alias = target;
-      plan = planFor(services, exchange, principal, intent, alias);
-      budget = await services.budgets.reserve(budgets, maxCostOf(plan, intent), { enforce: false });
+    if (lookup) cache = await lookup(alias);
+    let plan: RoutePlan | null = null;
+    if (cache.status === 'hit') {
+      budget = await services.budgets.reserve(budgets, NOTHING_RESERVED).catch((error: unknown) => {
+        if (!isBudgetRefusal(error) || !alias.policy.budgetDowngrade) throw error;
+        return null; // an alias with a downgrade target answers through the routes below instead
+      });
+      if (!budget) cache = BYPASS;
     }
-    const observation = observationOf(exchange.raw);
-    const journal = RequestJournal.forKey(services.committer, settings.durability, settings.nodeId, exchange.requestId, principal.keyId, observation);
+    if (cache.status !== 'hit') {
+      plan = planFor(services, exchange, principal, intent, alias);
+      try {
+        // The cost is only worked out for a request that has a budget to count against.
+        budget = await services.budgets.reserve(budgets, budgets.length ? maxCostOf(plan, intent) : 0);
+      } catch (error) {
+        const target = alias.policy.budgetDowngrade ? snapshot.aliases.get(alias.policy.budgetDowngrade) : undefined;
+        if (!isBudgetRefusal(error) || !target) throw error;
+        // The alias serves what the budget refuses through its downgrade target, still counting its cost.
+        // The downgraded answer is the target's, not the alias's: it is neither looked up nor kept.
+        exchange.raw.setHeader('x-switchyard-budget-downgrade', `${alias.name}->${target.name}`);
+        alias = target;
+        cache = BYPASS;
+        plan = planFor(services, exchange, principal, intent, alias);
+        budget = await services.budgets.reserve(budgets, maxCostOf(plan, intent), { enforce: false });
+      }
+    }
     await journal.admit({
       requestId: exchange.requestId,
       tenantId: principal.tenantId,
@@ -128,35 +179,56 @@ export async function admitRequest(
     });
     const held = permit;
     const reserved = rate;
-    const committed = budget;
-    const quota = new QuotaGroupCharges(services.rateLimits, {
+    const committed = budget!;
+    const quota = plan ? new QuotaGroupCharges(services.rateLimits, {
       requests: 1, inputTokens: intent.estimatedInputTokens, outputTokens: intent.reservedOutputTokens,
-    });
+    }) : null;
     // The observation ends only once the request is settled, even when its client left earlier.
     observation?.hold();
     let released = false;
-    return {
-      requestId: exchange.requestId, principal, alias, plan, journal, lifetime, observation, quota,
+    const common: AdmissionCommon = {
+      requestId: exchange.requestId, principal, alias, journal, lifetime, observation,
       release: () => {
         lifetime.dispose();
         held.release();
         // Settlement: the estimate becomes what the attempts actually used (zero when nothing was produced).
         const used = journal.usage();
         reserved.settle({ requests: 1, inputTokens: used.input, outputTokens: used.output });
-        quota.settle(journal.usageByDeployment());
+        quota?.settle(journal.usageByDeployment());
         committed.settle(journal.cost());
         if (!released) observation?.release();
         released = true;
       },
     };
+    if (cache.status === 'hit') return { ...common, answeredBy: 'cache', cache };
+    return { ...common, answeredBy: 'providers', plan: plan!, quota: quota!, cache };
   } catch (error) {
     lifetime.dispose();
     permit?.release();
     rate?.cancel();
     budget?.cancel();
-    throw error;
+    if (!(error instanceof GatewayError)) throw error;
+    if (RECORDED_REFUSALS.has(error.status) && !journal.isAdmitted) {
+      await journal.reject({
+        requestId: exchange.requestId,
+        reason: error.message,
+        status: error.status,
+        code: error.code,
+        tenantId: principal.tenantId,
+        keyId: principal.keyId,
+        alias: intent.model,
+        operation: intent.operation,
+        scope: typeof error.detail?.scope === 'string' ? error.detail.scope : null,
+      });
+    }
+    throw lookup && cache.status !== 'bypass' ? withCacheStatus(error, cache.status) : error;
   }
 }
+
+function isBudgetRefusal(error: unknown): boolean {
+  return error instanceof GatewayError && error.code === 'budget_exceeded';
+}
+
 
 /** Eligibility and strategy on the captured snapshot; a plan without candidates is the caller's error. */
 function planFor(services: InferenceServices, exchange: Exchange, principal: Principal, intent: RequestIntent, alias: ResolvedAlias): RoutePlan {

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { type AttemptFinished, type RequestAdmitted, type RequestCompleted, type RequestServedFromCache, requestStream, type TokenUsage } from '../../../events/index.js';
+import { type AttemptFinished, type RequestAdmitted, type RequestCompleted, type RequestRejected, type RequestServedFromCache, requestStream, type TokenUsage } from '../../../events/index.js';
 import { type GroupCommitter, type NewEvent, uuidv7 } from '../../../src/kernel/index.js';
 import type { RequestObservation } from '../../observability/index.js';
 import { sumCosts } from '../pricing/attempt-cost.js';
@@ -66,6 +66,28 @@ export class RequestJournal {
       throw admissionRefusal(error);
     }
     this.admittedCommitted = true;
+  }
+
+  /**
+   * Records that admission refused the request (it is then the stream's only event). A refusal is sent
+   * at once whatever the profile: under `strict` it waits for the commit first, otherwise the append is
+   * group-committed in the background. A failed append is logged and never changes the client's answer.
+   */
+  async reject(data: RequestRejected['data']): Promise<void> {
+    if (this.admitted || this.terminal) throw new Error(`request ${this.requestId} was admitted already`);
+    const commit = this.committer
+      .append({ streamId: requestStream(this.requestId), events: [this.event('RequestRejected', data)], expectedVersion: 'no-stream' })
+      .then(
+        () => undefined,
+        (error: Error) => RequestJournal.logger.error(`request ${this.requestId}: RequestRejected not recorded: ${error.message}`),
+      );
+    this.terminal = commit;
+    if (this.profile === 'strict') await commit;
+  }
+
+  /** Whether RequestAdmitted was recorded (a refusal can then no longer be). */
+  get isAdmitted(): boolean {
+    return this.admitted !== null;
   }
 
   recordAttempt(data: AttemptFinished['data']): void {

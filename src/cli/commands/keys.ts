@@ -69,9 +69,20 @@ export async function keysRevoke(keyId: string, reason: string | null): Promise<
  * printed once on stdout; the previous secret keeps working for the overlap, or stops at once.
  */
 export async function keysRotate(keyId: string, overlapSeconds: number): Promise<number> {
-  const key = generateApiKey();
-  const overlapUntil = overlapSeconds > 0 ? new Date(Date.now() + overlapSeconds * 1000).toISOString() : null;
-  await send(new ApiKeyCommand.Message({ type: 'RotateApiKeySecret', keyId, hash: hashApiKey(key), prefix: displayPrefix(key), overlapUntil }, context()));
+  const server = runningServer(readEnvironment());
+  let key: string;
+  let overlapUntil: string | null;
+  if (server) {
+    const rotated = await server.post<{ key: string; previousValidUntil: string | null }>(
+      `/admin/v1/keys/${encodeURIComponent(keyId)}/rotate`, overlapSeconds > 0 ? { overlapSeconds } : {},
+    );
+    key = rotated.key;
+    overlapUntil = rotated.previousValidUntil;
+  } else {
+    key = generateApiKey();
+    overlapUntil = overlapSeconds > 0 ? new Date(Date.now() + overlapSeconds * 1000).toISOString() : null;
+    await send(new ApiKeyCommand.Message({ type: 'RotateApiKeySecret', keyId, hash: hashApiKey(key), prefix: displayPrefix(key), overlapUntil }, context()));
+  }
   process.stderr.write(
     `Rotated the secret of key ${keyId} (${displayPrefix(key)}); ` +
       `${overlapUntil ? `the previous secret works until ${overlapUntil}` : 'the previous secret stops working now'}.\n` +

@@ -2,7 +2,8 @@ import { readEnvironment } from '../../config/environment.js';
 import { comparePositions } from '../../kernel/event-store/event-store.js';
 import { openPlatform } from '../../platform.js';
 import { type ProjectionReport, formatProjectionReport, projectionReport } from '../../projection-report.js';
-import { runningServer } from '../running-server.js';
+import { type RunningServer, ServerRefusedError, runningServer } from '../running-server.js';
+import type { RebuildStarted } from '../../projections.controller.js';
 import { ProgressBar } from '../progress-bar.js';
 import { checkpointOf, lastCovered, lastEventFor } from '../projection-positions.js';
 
@@ -34,7 +35,10 @@ export async function projectionsStatus(options: { json: boolean } = { json: fal
  * then follows its checkpoint.
  */
 export async function projectionsRebuild(name: string): Promise<number> {
-  const platform = await openPlatform(readEnvironment(), { runDurable: true });
+  const environment = readEnvironment();
+  const server = runningServer(environment);
+  if (server) return rebuildThrough(server, name);
+  const platform = await openPlatform(environment, { runDurable: true });
   try {
     const durable = platform.runner.status().filter((s) => s.kind === 'durable');
     const status = durable.find((s) => s.name === name);
@@ -88,4 +92,35 @@ export async function projectionsRebuild(name: string): Promise<number> {
   } finally {
     await platform.close();
   }
+}
+
+/**
+ * The embedded store belongs to a running server: it resets the projection and replays it while it
+ * serves (POST /admin/v1/projections/{name}/rebuild answers once the reset is committed), and the bar
+ * follows the projection's position in its report.
+ */
+async function rebuildThrough(server: RunningServer, name: string): Promise<number> {
+  const started = await server.post<RebuildStarted>(`/admin/v1/projections/${encodeURIComponent(name)}/rebuild`, {}).catch((error: unknown) => {
+    if (error instanceof ServerRefusedError && error.code === 'unknown_projection') return error;
+    throw error;
+  });
+  if (started instanceof ServerRefusedError) {
+    process.stderr.write(`${started.message}\n`);
+    return 2;
+  }
+  const bar = new ProgressBar(`rebuilding ${name}`, 'positions');
+  let lastProgress = { covered: -1, at: Date.now() };
+  for (;;) {
+    const report = await server.get<ProjectionReport>('/admin/v1/projections');
+    const covered = report.projections.find((row) => row.name === name)?.position ?? 0;
+    if (covered !== lastProgress.covered) lastProgress = { covered, at: Date.now() };
+    bar.update(Math.min(covered, started.goal), started.goal);
+    if (covered >= started.goal) break;
+    if (Date.now() - lastProgress.at > STALL_TIMEOUT_MS) {
+      throw new Error(`the server (process ${server.pid}) has not moved the ${name} checkpoint for ${STALL_TIMEOUT_MS / 1000} s; see its log`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  bar.finish(`Rebuilt ${name} from position 0 to ${started.goal} (replayed by the running server, process ${server.pid}).`);
+  return 0;
 }

@@ -3,9 +3,10 @@ import { readFileSync } from 'node:fs';
 import { parseAnthropicExport } from '../../../modules/analytics/reconciliation/anthropic-usage-export.js';
 import { parseOpenAiExport } from '../../../modules/analytics/reconciliation/openai-usage-export.js';
 import { type ProviderUsage, UsageExportError } from '../../../modules/analytics/reconciliation/provider-usage.js';
-import { type ReconciliationLine, ledgerUsage, reconcile } from '../../../modules/analytics/reconciliation/reconcile.js';
+import { type LedgerUsage, type ReconciliationLine, ledgerUsage, providersOfType, reconcile } from '../../../modules/analytics/reconciliation/reconcile.js';
 import { readEnvironment } from '../../config/environment.js';
 import { openPlatform } from '../../platform.js';
+import { runningServer } from '../running-server.js';
 
 export type ReconciledProvider = 'openai' | 'anthropic';
 
@@ -45,35 +46,40 @@ export async function reconcileCommand(options: ReconcileOptions): Promise<numbe
     process.stderr.write('switchyard reconcile: the export holds no usage\n');
     return 2;
   }
-  const platform = await openPlatform(readEnvironment(), { runDurable: false });
+  const days = records.map((r) => r.day).sort();
+  const { providerIds, ledger } = await ledgerSide(options, days[0], days[days.length - 1]);
+  if (providerIds.length === 0) {
+    process.stderr.write(`switchyard reconcile: no provider of type ${options.provider} is configured; name the ledger's provider with --provider-id\n`);
+    return 2;
+  }
+  const report = reconcile(ledger, records, new Decimal(options.toleranceUsd));
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify({ provider: options.provider, providerIds, ...report })}\n`);
+  } else {
+    process.stdout.write(`reconciling ${options.provider} (ledger providers: ${providerIds.join(', ')}) ${report.days?.from} … ${report.days?.to}\n`);
+    process.stdout.write(table(report.lines));
+    process.stdout.write(report.discrepancies.length
+      ? `${report.discrepancies.length} discrepanc${report.discrepancies.length === 1 ? 'y' : 'ies'}:\n${report.discrepancies
+        .map((d) => `  ${d.day} ${d.model} ${d.field}: ledger ${d.ledger}, provider ${d.provider} (difference ${d.difference})`).join('\n')}\n`
+      : `all ${report.lines.length} day/model lines match (tokens exactly, cost within $${options.toleranceUsd})\n`);
+  }
+  return report.discrepancies.length ? 1 : 0;
+}
+
+/** The ledger's usage for the export's days: from the running server holding the embedded store, else from the store. */
+async function ledgerSide(options: ReconcileOptions, fromDay: string, toDay: string): Promise<{ providerIds: string[]; ledger: LedgerUsage[] }> {
+  const environment = readEnvironment();
+  const server = runningServer(environment);
+  if (server) {
+    const query = new URLSearchParams({ providerType: options.provider, from: fromDay, to: toDay });
+    if (options.providerIds.length) query.set('providerId', options.providerIds.join(','));
+    const answer = await server.get<{ providerIds: string[]; data: Array<Omit<LedgerUsage, 'costUsd'> & { costUsd: string }> }>(`/admin/v1/analytics/ledger-usage?${query}`);
+    return { providerIds: answer.providerIds, ledger: answer.data.map((row) => ({ ...row, costUsd: new Decimal(row.costUsd) })) };
+  }
+  const platform = await openPlatform(environment, { runDurable: false });
   try {
-    // Every provider account of that type ever registered (a removed one still has ledger rows).
-    const configured = (await platform.database.query<{ provider_id: string }>(
-      `SELECT provider_id FROM (
-         SELECT DISTINCT ON (stream_id) data->>'providerId' AS provider_id, data->>'type' AS type FROM events
-         WHERE event_type IN ('ProviderRegistered', 'ProviderUpdated') ORDER BY stream_id, stream_version DESC) latest
-       WHERE type = $1 ORDER BY provider_id`,
-      [options.provider],
-    )).map((row) => row.provider_id);
-    const providerIds = options.providerIds.length ? options.providerIds : configured;
-    if (providerIds.length === 0) {
-      process.stderr.write(`switchyard reconcile: no provider of type ${options.provider} is configured; name the ledger's provider with --provider-id\n`);
-      return 2;
-    }
-    const days = records.map((r) => r.day).sort();
-    const ledger = await ledgerUsage(platform.database, providerIds, days[0], days[days.length - 1]);
-    const report = reconcile(ledger, records, new Decimal(options.toleranceUsd));
-    if (options.json) {
-      process.stdout.write(`${JSON.stringify({ provider: options.provider, providerIds, ...report })}\n`);
-    } else {
-      process.stdout.write(`reconciling ${options.provider} (ledger providers: ${providerIds.join(', ')}) ${report.days?.from} … ${report.days?.to}\n`);
-      process.stdout.write(table(report.lines));
-      process.stdout.write(report.discrepancies.length
-        ? `${report.discrepancies.length} discrepanc${report.discrepancies.length === 1 ? 'y' : 'ies'}:\n${report.discrepancies
-          .map((d) => `  ${d.day} ${d.model} ${d.field}: ledger ${d.ledger}, provider ${d.provider} (difference ${d.difference})`).join('\n')}\n`
-        : `all ${report.lines.length} day/model lines match (tokens exactly, cost within $${options.toleranceUsd})\n`);
-    }
-    return report.discrepancies.length ? 1 : 0;
+    const providerIds = options.providerIds.length ? options.providerIds : await providersOfType(platform.database, options.provider);
+    return { providerIds, ledger: providerIds.length ? await ledgerUsage(platform.database, providerIds, fromDay, toDay) : [] };
   } finally {
     await platform.close();
   }

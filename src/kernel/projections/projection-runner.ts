@@ -231,8 +231,9 @@ export class ProjectionRunner {
   /**
    * Deletes a durable projection's rows and checkpoint, then replays it from position zero. The worker
    * is paused meanwhile, so no wake-up interleaves a step of its own with the reset or the replay.
+   * `onReset` is called once the reset is committed (a caller that does not wait for the replay).
    */
-  async rebuild(name: string): Promise<void> {
+  async rebuild(name: string, onReset?: () => void): Promise<void> {
     const projection = this.durable.get(name);
     const worker = this.workers.get(name);
     if (!projection || !worker) throw new Error(`Unknown durable projection ${name}`);
@@ -245,6 +246,7 @@ export class ProjectionRunner {
       });
       worker.persisted = null;
       worker.position = START;
+      onReset?.();
       // Without the lease, the node that holds it sees the reset checkpoint and replays.
       if (!(await this.holdsLease(worker))) return;
       while (!this.stopped && (await worker.step(worker)));

@@ -1,0 +1,90 @@
+import { Readable } from 'node:stream';
+import { Body, Controller, Get, HttpCode, Inject, Post, Query, Res, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
+import { IsOptional, IsString, MaxLength } from 'class-validator';
+import type { FastifyReply } from 'fastify';
+import { AdminApiError, AdminExceptionFilter, AdminGuard, adminValidationPipe } from '../modules/admin/index.js';
+import { ExportRangeError, exportAudit } from '../modules/audit/audit-export.js';
+import { type AuditReport, AuditVerifier, latestCheckpoint, NO_CHECKPOINT, parseCheckpoint, publicKeyProblem } from '../modules/audit/audit-verifier.js';
+import { type CheckpointSigner, ed25519Verifier } from '../projections/audit-chain/checkpoint-signer.js';
+import { PLATFORM } from './platform.module.js';
+import type { Platform } from './platform.js';
+
+export class AuditVerifyDto {
+  /** A checkpoint kept outside the database: the JSON `switchyard audit checkpoint` printed, as text. */
+  @IsOptional() @IsString() @MaxLength(4096)
+  checkpoint?: string;
+
+  /** Verify Ed25519 checkpoints with this public key (PEM) instead of the node's signing key. */
+  @IsOptional() @IsString() @MaxLength(4096)
+  publicKeyPem?: string;
+}
+
+/**
+ * The hash-chained audit trail over the admin API — what `switchyard audit verify | export | checkpoint |
+ * public-key` ask a server holding the embedded store (through its operator socket), and what an
+ * auditor's tooling may call directly: verification against the log, the NDJSON export, the latest
+ * signed checkpoint and the public key to verify it with.
+ */
+@Controller('admin/v1/audit')
+@UseGuards(AdminGuard)
+@UseFilters(AdminExceptionFilter)
+export class AuditTrailController {
+  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+
+  @Post('verify')
+  @HttpCode(200)
+  @UsePipes(adminValidationPipe())
+  async verify(@Body() body: AuditVerifyDto): Promise<AuditReport & { signer: { algorithm: string; keyId: string } | null }> {
+    let signer: CheckpointSigner | null = this.platform.auditSigner;
+    let external = null;
+    try {
+      if (body.publicKeyPem) signer = ed25519Verifier(body.publicKeyPem);
+      if (body.checkpoint) external = parseCheckpoint(body.checkpoint);
+    } catch (error) {
+      throw new AdminApiError(400, 'validation_failed', `The request body is invalid: ${(error as Error).message}.`);
+    }
+    const report = await new AuditVerifier(this.platform.database, signer).verify({ external });
+    return { ...report, signer: signer ? { algorithm: signer.algorithm, keyId: signer.keyId } : null };
+  }
+
+  /** NDJSON (`?from=&to=` global positions, inclusive): the format the README's offline verifier reads. */
+  @Get('export')
+  async export(@Query('from') from: string | undefined, @Query('to') to: string | undefined, @Res() reply: FastifyReply): Promise<void> {
+    const range = { from: position('from', from), to: position('to', to) };
+    const lines = exportAudit(this.platform.database, range, this.platform.auditSigner);
+    let first: IteratorResult<string>;
+    try {
+      first = await lines.next(); // a range error is a 400 before anything is sent
+    } catch (error) {
+      if (error instanceof ExportRangeError) throw new AdminApiError(400, 'invalid_range', `${error.message}.`);
+      throw error;
+    }
+    async function* ndjson(): AsyncGenerator<string> {
+      if (first.done) return;
+      yield `${first.value}\n`;
+      for await (const line of lines) yield `${line}\n`;
+    }
+    await reply.header('content-type', 'application/x-ndjson; charset=utf-8').header('cache-control', 'no-store').send(Readable.from(ndjson()));
+  }
+
+  @Get('checkpoint')
+  async checkpoint() {
+    const latest = await latestCheckpoint(this.platform.database);
+    if (!latest) throw new AdminApiError(404, 'no_checkpoint', NO_CHECKPOINT);
+    return latest;
+  }
+
+  @Get('public-key')
+  publicKey() {
+    const signer = this.platform.auditSigner;
+    const problem = publicKeyProblem(signer);
+    if (problem || !signer) throw new AdminApiError(404, 'no_public_key', problem ?? 'SWITCHYARD_AUDIT_SIGNING_KEY is not set.');
+    return { algorithm: signer.algorithm, keyId: signer.keyId, publicKeyPem: signer.publicKeyPem() };
+  }
+}
+
+function position(name: string, value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (!/^\d{1,15}$/.test(value)) throw new AdminApiError(400, 'validation_failed', `${name} must be a global position (a non-negative integer).`);
+  return Number(value);
+}
