@@ -176,7 +176,7 @@ apiKeys:
     const refused = await runCli(['spend', '--period', 'day'], { ...process.env, DATABASE_URL: scratch.url, SWITCHYARD_DATA_DIR: ':memory:' });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('spend needs --tenant T or --key K');
-  }, 30_000);
+  }, 60_000); // two CLI processes: slow to start on a loaded machine
 
   test('an alias with a budget downgrade serves what the budget refuses through its target; without one, 402', async () => {
     const frugal = (model: string) =>

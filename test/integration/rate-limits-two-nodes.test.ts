@@ -59,9 +59,10 @@ async function call(gw: TestGateway, key: string, stream: boolean, maxTokens: nu
 }
 
 /**
- * Two gateway nodes sharing PostgreSQL and Redis, 20 concurrent clients spread over both against one
- * key limited to 600 requests and 100,000 tokens per minute. The answers are long enough that the
- * token limit binds first: the window admits as fast as the clients ask until it is full, then only
+ * Two gateway nodes sharing PostgreSQL and Redis, 20 concurrent clients spread over both: a key whose
+ * request limit binds, and a key's concurrency across nodes. (The issue's acceptance with the token limit
+ * binding — 600 RPM and 100,000 TPM for a whole minute — runs with two OS processes:
+ * limits-two-processes.test.ts.) The window admits as fast as the clients ask until it is full, then only
  * refuses (the test runs for less than the one-minute window, so what it admits is one window's worth).
  */
 describeWithServices('rate limits across two nodes (Redis + PostgreSQL)', () => {
@@ -133,30 +134,6 @@ describeWithServices('rate limits across two nodes (Redis + PostgreSQL)', () => 
     expect(admitted.length).toBeLessThanOrEqual(153);
     expect(admitted.length).toBeGreaterThanOrEqual(143);
   }, 30_000);
-
-  test('tokens: admitted within the limit (+2%) and at least 95% of it; every refusal is a 429 naming the scope', async () => {
-    // Every answer has 490 completion tokens: the token limit binds long before the request limit.
-    nodeA.mock.addScenario({ model: `m-${keyId}`, behaviour: { chunks: 490 } });
-    const { admitted, refused } = await load(nodeA.key, `key:${keyId}`, 500);
-
-    // The tokens actually used, from the events of this key (input + output of every attempt).
-    const rows = await nodeA.gateway.platform.database.query<{ tokens: string; requests: string }>(
-      `SELECT coalesce(sum((data->'usage'->>'input')::int + (data->'usage'->>'output')::int), 0)::text AS tokens, count(*)::text AS requests
-       FROM events WHERE event_type = 'AttemptFinished' AND data->>'keyId' = $1 AND (data->'usage'->>'output')::int = 490`, [keyId]);
-    const tokens = Number(rows[0].tokens);
-    expect(Number(rows[0].requests)).toBe(admitted.length);
-    expect(admitted.length).toBeLessThanOrEqual(612);
-    expect(tokens).toBeLessThanOrEqual(102_000);
-    expect(tokens).toBeGreaterThanOrEqual(95_000);
-
-    // Every answer carries OpenAI's headers, from the tightest counter.
-    const sample = admitted[admitted.length - 1].headers;
-    expect(sample.get('x-ratelimit-limit-requests')).toBe('600');
-    expect(sample.get('x-ratelimit-limit-tokens')).toBe('100000');
-    expect(Number(sample.get('x-ratelimit-remaining-requests'))).toBeLessThan(600);
-    expect(sample.get('x-ratelimit-reset-tokens')).toMatch(/^(\d+ms|\d+(\.\d)?s|\dm\d+(\.\d)?s)$/);
-    expect(refused[0].headers.get('x-ratelimit-remaining-tokens')).not.toBeNull();
-  }, 40_000);
 });
 
 /**

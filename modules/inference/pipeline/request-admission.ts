@@ -125,8 +125,10 @@ export async function admitRequest(
     permit = local;
     // Across nodes (Redis): the node's own count above can only be lower, so it never refuses first.
     const deadlines = settings.resilience.deadlines;
-    const shared = await services.concurrency.acquire(concurrencyScopes(principal), exchange.requestId,
-      Math.max(deadlines.requestTimeoutMs, deadlines.streamTimeoutMs) + 60_000).catch((error: unknown) => {
+    // What the request holds across nodes (its concurrency lease, its budget reservation) is given back by
+    // itself after the longest the request may live, should its node die before it ends.
+    const holdMs = Math.max(deadlines.requestTimeoutMs, deadlines.streamTimeoutMs) + 60_000;
+    const shared = await services.concurrency.acquire(concurrencyScopes(principal), exchange.requestId, holdMs).catch((error: unknown) => {
       local.release();
       throw error;
     });
@@ -140,7 +142,7 @@ export async function admitRequest(
     if (lookup) cache = await lookup(alias);
     let plan: RoutePlan | null = null;
     if (cache.status === 'hit') {
-      budget = await services.budgets.reserve(budgets, NOTHING_RESERVED).catch((error: unknown) => {
+      budget = await services.budgets.reserve(budgets, NOTHING_RESERVED, { holdMs, requestId: exchange.requestId }).catch((error: unknown) => {
         if (!isBudgetRefusal(error) || !alias.policy.budgetDowngrade) throw error;
         return null; // an alias with a downgrade target answers through the routes below instead
       });
@@ -150,7 +152,7 @@ export async function admitRequest(
       plan = planFor(services, exchange, principal, intent, alias);
       try {
         // The cost is only worked out for a request that has a budget to count against.
-        budget = await services.budgets.reserve(budgets, budgets.length ? maxCostOf(plan, intent) : 0);
+        budget = await services.budgets.reserve(budgets, budgets.length ? maxCostOf(plan, intent) : 0, { holdMs, requestId: exchange.requestId });
       } catch (error) {
         const target = alias.policy.budgetDowngrade ? snapshot.aliases.get(alias.policy.budgetDowngrade) : undefined;
         if (!isBudgetRefusal(error) || !target) throw error;
@@ -160,7 +162,7 @@ export async function admitRequest(
         alias = target;
         cache = BYPASS;
         plan = planFor(services, exchange, principal, intent, alias);
-        budget = await services.budgets.reserve(budgets, maxCostOf(plan, intent), { enforce: false });
+        budget = await services.budgets.reserve(budgets, maxCostOf(plan, intent), { enforce: false, holdMs, requestId: exchange.requestId });
       }
     }
     await journal.admit({

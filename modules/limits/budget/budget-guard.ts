@@ -1,9 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { Decimal } from 'decimal.js';
 import type { TenantBudget } from '../../../events/index.js';
 import { GatewayError } from '../../canonical/index.js';
 import type { LimitsRedis } from '../limits-redis.js';
 import { type BudgetPeriod, periodEndOf, periodId } from './budget-period.js';
-import { type BudgetCounter, type BudgetStore, LocalBudgetStore, type SettledChange } from './budget-store.js';
+import { type BudgetCounter, type BudgetHold, type BudgetStore, type ExpiredHold, LocalBudgetStore, type SettledChange } from './budget-store.js';
 import { RedisBudgetStore } from './redis-budget-store.js';
 import { type SpendSeeds, fromNanoUsd, toNanoUsd } from './spend-seeds.js';
 
@@ -34,6 +35,20 @@ export interface BudgetReservation {
 const NOTHING: BudgetReservation = Object.freeze({ settle: () => undefined, cancel: () => undefined });
 /** Counters outlive their period by a day, so a late settlement still finds its counter. */
 const KEEP_AFTER_PERIOD_S = 86_400;
+/** How long a reservation is held when the caller does not say (the default stream timeout and a minute). */
+const DEFAULT_HOLD_MS = 660_000;
+
+export interface ReserveOptions {
+  /** false counts the reservation without refusing (an alias's budget downgrade). */
+  enforce?: boolean;
+  /**
+   * The longest the request may live: past it, a shared store takes the reservation out (its node died
+   * before settling) and it is replaced by what the request was billed, as a settlement would have.
+   */
+  holdMs?: number;
+  /** Names the hold (a random id when absent). */
+  requestId?: string;
+}
 
 interface PeriodCounter extends BudgetCounter {
   scope: BudgetScope;
@@ -65,24 +80,37 @@ export class BudgetGuard {
     this.shared = redis.client ? new RedisBudgetStore(redis.client, '{switchyard}:budget:') : null;
   }
 
-  /** `enforce: false` counts the reservation without refusing (an alias's budget downgrade). */
-  async reserve(scopes: readonly BudgetScope[], maxCostUsd: Decimal.Value, options: { enforce: boolean } = { enforce: true }): Promise<BudgetReservation> {
+  async reserve(scopes: readonly BudgetScope[], maxCostUsd: Decimal.Value, options: ReserveOptions = {}): Promise<BudgetReservation> {
     const at = new Date(this.clock());
-    const counters = scopes.flatMap((scope) => periodCounters(scope, at)).map((c) => (options.enforce ? c : { ...c, limit: null }));
+    const enforce = options.enforce ?? true;
+    const counters = scopes.flatMap((scope) => periodCounters(scope, at)).map((c) => (enforce ? c : { ...c, limit: null }));
     if (counters.length === 0) return NOTHING;
     const cost = toNanoUsd(maxCostUsd);
     let store: BudgetStore = this.shared && this.redis.usable() ? this.shared : this.local;
+    const hold: BudgetHold = { requestId: options.requestId ?? randomUUID(), nowMs: at.getTime(), untilMs: at.getTime() + (options.holdMs ?? DEFAULT_HOLD_MS) };
     let decision;
-    for (let round = 0; ; round++) {
+    let seeded = false;
+    let reconciled = false;
+    for (;;) {
       try {
-        decision = await store.reserve(counters, cost);
+        decision = await store.reserve(counters, cost, hold);
         if (store === this.shared) this.redis.succeeded();
       } catch (error) {
         this.redis.failed((error as Error).message);
         store = this.local;
         decision = this.local.reserveNow(counters, cost);
       }
-      if (decision.kind !== 'needs_seed' || round > 0) break;
+      if (decision.expired?.length) {
+        const done = this.reconcile(store, counters, decision.expired);
+        // The refusal may be the dead node's reservations: ask again once they are what their requests cost.
+        if (decision.kind === 'refused' && !reconciled) {
+          reconciled = true;
+          await done;
+          continue;
+        }
+      }
+      if (decision.kind !== 'needs_seed' || seeded) break;
+      seeded = true;
       // First use of these counters in this period (or Redis lost them): start from the ledger's spend.
       await Promise.all(counters.map(async (c) => (c.seed = await this.seeds.spentNano(c.scope.kind, c.scope.id, c.period, at))));
     }
@@ -93,9 +121,22 @@ export class BudgetGuard {
       if (!open) return;
       open = false;
       const keys = counters.map((c) => c.key);
-      store.settle(keys, cost, actual).then((changes) => this.crossings(counters, changes), () => undefined);
+      store.settle(keys, hold, cost, actual).then((changes) => this.crossings(counters, changes), () => undefined);
     };
     return { settle: (actualUsd) => finish(toNanoUsd(actualUsd)), cancel: () => finish(0) };
+  }
+
+  /** Settles the expired holds of requests whose node died: their reservation becomes what the ledger billed them. */
+  private async reconcile(store: BudgetStore, counters: readonly PeriodCounter[], expired: readonly ExpiredHold[]): Promise<void> {
+    await Promise.all(expired.map(async (hold) => {
+      const counter = counters[hold.counter];
+      try {
+        const changes = await store.settle([counter.key], null, hold.reserved, await this.seeds.billedNano(hold.requestId));
+        this.crossings([counter], changes);
+      } catch {
+        // Taken out but not reconciled (the database or Redis failed): the reservation stays counted, on the safe side.
+      }
+    }));
   }
 
   private crossings(counters: readonly PeriodCounter[], changes: readonly SettledChange[]): void {

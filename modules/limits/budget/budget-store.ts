@@ -15,23 +15,45 @@ export interface BudgetCounter {
   ttlSeconds: number;
 }
 
-export type BudgetDecision =
+export type BudgetDecision = (
   | { kind: 'reserved'; committed: number[] }
   | { kind: 'refused'; refused: number; committed: number }
   /** A counter does not exist and no seed was given: read the period's spend and ask again. */
-  | { kind: 'needs_seed'; missing: number };
+  | { kind: 'needs_seed'; missing: number }
+) & { expired?: ExpiredHold[] };
 
 /** Settled spend before and after a settlement, per counter (null when the counter was lost, e.g. Redis restarted). */
 export type SettledChange = { before: number; after: number } | null;
 
-export interface BudgetStore {
-  /** Adds `cost` to every counter's committed amount, or to none when one would pass its limit. */
-  reserve(counters: readonly BudgetCounter[], cost: number): Promise<BudgetDecision>;
-  /** Replaces a reservation by the actual cost: committed += actual − reserved, settled += actual. */
-  settle(keys: readonly string[], reserved: number, actual: number): Promise<SettledChange[]>;
+/**
+ * One request's reservation, named by its request: a shared store keeps it until `untilMs` (the longest
+ * the request may live), after which it is reconciled with what the request was billed — its node died
+ * before settling it.
+ */
+export interface BudgetHold {
+  requestId: string;
+  nowMs: number;
+  untilMs: number;
 }
 
-/** The in-process counters: without Redis, and while Redis is away. */
+/** A hold taken out of counter `counter` (its index in the reservation) after it expired. */
+export interface ExpiredHold {
+  counter: number;
+  reserved: number;
+  requestId: string;
+}
+
+export interface BudgetStore {
+  /** Adds `cost` to every counter's committed amount, or to none when one would pass its limit. */
+  reserve(counters: readonly BudgetCounter[], cost: number, hold: BudgetHold): Promise<BudgetDecision>;
+  /**
+   * Replaces a reservation by the actual cost: committed += actual − reserved, settled += actual — unless
+   * its hold is no longer there (it expired and was reconciled). `hold` null: an expired hold, taken out.
+   */
+  settle(keys: readonly string[], hold: BudgetHold | null, reserved: number, actual: number): Promise<SettledChange[]>;
+}
+
+/** The in-process counters: without Redis, and while Redis is away (their reservations die with the process, so holds never expire here). */
 export class LocalBudgetStore implements BudgetStore {
   private readonly counters = new Map<string, { committed: number; settled: number; expiresAt: number }>();
 
@@ -59,7 +81,7 @@ export class LocalBudgetStore implements BudgetStore {
     return { kind: 'reserved', committed: committed.map((c) => c + cost) };
   }
 
-  async settle(keys: readonly string[], reserved: number, actual: number): Promise<SettledChange[]> {
+  async settle(keys: readonly string[], _hold: BudgetHold | null, reserved: number, actual: number): Promise<SettledChange[]> {
     return keys.map((key) => {
       const counter = this.counters.get(key);
       if (!counter) return null;

@@ -32,4 +32,11 @@ export class SpendSeeds {
       );
     return toNanoUsd(rows[0]?.spent ?? '0');
   }
+
+  /** What one request was billed (its ledger rows): how an expired reservation of a node that died is reconciled. */
+  async billedNano(requestId: string): Promise<number> {
+    const rows = await this.sql.query<{ billed: string }>(
+      'SELECT coalesce(sum(cost_usd), 0)::text AS billed FROM cost_ledger WHERE request_id = $1', [requestId]);
+    return toNanoUsd(rows[0]?.billed ?? '0');
+  }
 }
