@@ -1,5 +1,9 @@
 import { parseArgs } from 'node:util';
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { LoopKind, Mode } from './load/sample.js';
+import { gatewayProfilerModule } from './paths.js';
 import type { TargetKind } from './targets/target.js';
 
 /** A Switchyard configuration under test: event store, durability profile, worker processes. */
@@ -74,6 +78,8 @@ export const USAGE = `Usage: npm run bench -- [options]
   --drain S               how long to wait for a phase's last responses (10)
   --max-connections N     most sockets the open-loop generator opens (2048)
   --gateway-env K=V       extra environment for Switchyard (repeatable; recorded in the report)
+  --gateway-profile DIR   V8 CPU profile of each gateway process, from its first /v1/ request to its
+                          exit, into DIR (read with node dist/bench/profile/summarize.js; slows it)
   --out DIR               where the JSON and markdown go (bench/results)
   --note TEXT             free text recorded in the report (e.g. "machine shared with builds")
   --unpaired              compare open-loop latency with the direct run at the start only, not with a
@@ -147,6 +153,7 @@ export function parsePlan(argv: string[], env: NodeJS.ProcessEnv = process.env):
         drain: { type: 'string', default: '10' },
         'max-connections': { type: 'string', default: '2048' },
         'gateway-env': { type: 'string', multiple: true },
+        'gateway-profile': { type: 'string' },
         out: { type: 'string' },
         note: { type: 'string' },
         keep: { type: 'boolean', default: false },
@@ -189,12 +196,20 @@ export function parsePlan(argv: string[], env: NodeJS.ProcessEnv = process.env):
     slowStreams: streams > 0
       ? { streams, deployments: positiveInt(values['slow-deployments']!, '--slow-deployments'), chunks: positiveInt(values['slow-chunks']!, '--slow-chunks'), chunkGapMs: positiveInt(values['slow-chunk-gap-ms']!, '--slow-chunk-gap-ms'), rampMs: Math.min(5_000, streams * 2) }
       : null,
-    gatewayEnv: Object.fromEntries((values['gateway-env'] ?? []).map(parseEnvPair)),
+    gatewayEnv: { ...Object.fromEntries((values['gateway-env'] ?? []).map(parseEnvPair)), ...profilerEnv(values['gateway-profile']) },
     outDir: values.out ?? null,
     note: values.note ?? null,
     keep: values.keep ?? false,
     pairedBaseline: !values.unpaired,
   };
+}
+
+/** The environment that loads the profiler into the gateway (Node refuses --cpu-prof in NODE_OPTIONS). */
+function profilerEnv(dir: string | undefined): Record<string, string> {
+  if (dir === undefined) return {};
+  const absolute = resolve(dir);
+  mkdirSync(absolute, { recursive: true });
+  return { NODE_OPTIONS: `--import=${pathToFileURL(gatewayProfilerModule).href}`, BENCH_PROFILE_DIR: absolute };
 }
 
 export function parseVariant(name: string): Variant {

@@ -5,6 +5,8 @@ import { fileURLToPath } from 'node:url';
 const distBench = dirname(fileURLToPath(import.meta.url));
 export const repositoryRoot = join(distBench, '..', '..');
 export const gatewayMain = join(distBench, '..', 'src', 'main.js');
+/** Loaded into the gateway with --import by --gateway-profile. */
+export const gatewayProfilerModule = join(distBench, 'profile', 'gateway-profiler.js');
 export const helperModule = (name: string) => join(distBench, 'processes', `${name}.js`);
 export const portkeyServer = join(repositoryRoot, 'node_modules', '@portkey-ai', 'gateway', 'build', 'start-server.js');
 export const defaultResultsDir = join(repositoryRoot, 'bench', 'results');

@@ -21,7 +21,7 @@ export class GatewayAuthenticator {
     if (!presented) {
       throw new GatewayError(401, 'invalid_api_key', 'Missing API key. Send it as "Authorization: Bearer <key>" or "x-api-key: <key>".');
     }
-    const principal = this.keys.lookup(hashApiKey(presented));
+    const principal = this.keys.lookup(hashOf(headers, presented));
     if (!principal) throw new GatewayError(401, 'invalid_api_key', 'Incorrect API key provided.');
     if (principal.expiresAt !== null && principal.expiresAt <= this.now()) {
       if (principal.rotatedAt !== undefined && principal.rotatedAt <= this.now()) {
@@ -37,6 +37,21 @@ export class GatewayAuthenticator {
     }
     return principal;
   }
+}
+
+/**
+ * A request is authenticated twice (before its body is read, and again by its pipeline), from the
+ * same headers object: the second time reuses the first's hash of the same key instead of hashing it
+ * again. Every check after the lookup runs each time; nothing outlives the request's headers.
+ */
+const hashes = new WeakMap<Headers, { presented: string; hash: string }>();
+
+function hashOf(headers: Headers, presented: string): string {
+  const known = hashes.get(headers);
+  if (known?.presented === presented) return known.hash;
+  const hash = hashApiKey(presented);
+  hashes.set(headers, { presented, hash });
+  return hash;
 }
 
 function presentedKey(headers: Headers): string | null {

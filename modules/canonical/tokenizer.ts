@@ -28,6 +28,17 @@ const SLICE = 32;
  */
 const EXACT_CHARS = 16_384;
 
+/**
+ * Texts are the client's: a special-token marker in one (`<|endoftext|>`) is text like any other to a
+ * count. js-tiktoken's default (every special token disallowed) would throw on it, and scan every text
+ * once more for such markers to do so; no special token allowed and none disallowed encodes all as text.
+ */
+const NO_SPECIAL_TOKENS: string[] = [];
+
+function encodedLength(bpe: Tiktoken, text: string): number {
+  return bpe.encode(text, NO_SPECIAL_TOKENS, NO_SPECIAL_TOKENS).length;
+}
+
 export function countTokens(text: string): number {
   if (text.length === 0) return 0;
   if (text.length <= EXACT_CHARS) return exactCount(text);
@@ -38,16 +49,16 @@ export function countTokens(text: string): number {
 function exactCount(text: string): number {
   warmTokenizer();
   const bpe = encoder!;
-  if (!LONG_RUN.test(text)) return bpe.encode(text).length;
+  if (!LONG_RUN.test(text)) return encodedLength(bpe, text);
   let total = 0;
   // split with a capturing group alternates plain text (even indexes) and long runs (odd indexes)
   text.split(LONG_RUN).forEach((piece, index) => {
     if (piece.length === 0) return;
     if (index % 2 === 0) {
-      total += bpe.encode(piece).length;
+      total += encodedLength(bpe, piece);
       return;
     }
-    for (let at = 0; at < piece.length; at += SLICE) total += bpe.encode(piece.slice(at, at + SLICE)).length;
+    for (let at = 0; at < piece.length; at += SLICE) total += encodedLength(bpe, piece.slice(at, at + SLICE));
   });
   return total;
 }

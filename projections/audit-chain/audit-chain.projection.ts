@@ -20,6 +20,8 @@ interface ChainEntry {
 export class AuditChainProjection implements DurableProjection {
   readonly name = 'audit-chain';
   readonly eventTypes = ALL_EVENT_TYPES;
+  /** The chain's head after this projection's last batch; null when it must be read. */
+  private head: ChainHead | null = null;
 
   constructor(
     private readonly signer: CheckpointSigner | null,
@@ -40,33 +42,34 @@ export class AuditChainProjection implements DurableProjection {
       );
       for (const row of rows) byPosition.set(Number(row.global_position), storedEvent(row));
     }
-    const head: Array<{ head: string; hash: string }> = await manager.query(
-      `SELECT c.sequence::text AS head, c.hash FROM audit_chain c ORDER BY c.sequence DESC LIMIT 1`,
-    );
-    let sequence = head[0] ? Number(head[0].head) : 0;
-    let prevHash = head[0]?.hash ?? GENESIS_HASH;
-    const entries: ChainEntry[] = [];
-    for (const event of events) {
-      const stored = byPosition.get(event.globalPosition);
-      if (!stored) throw new Error(`audit chain: event at global position ${event.globalPosition} vanished while it was being chained`);
-      const hash = chainHash(prevHash, canonicalEvent(stored));
-      entries.push({ sequence: ++sequence, globalPosition: stored.globalPosition, transactionId: stored.transactionId, eventId: stored.eventId, prevHash, hash });
-      prevHash = hash;
+    // The head this projection's previous batch left, if that batch committed (not known here): the
+    // insert only lands if it is still the chain's head, and otherwise the head is read and the batch
+    // chained again. A batch after a committed one (the usual case) reads nothing first.
+    let entries: ChainEntry[] | null = null;
+    if (this.head) {
+      entries = chainEntries(events, byPosition, this.head);
+      if (!(await insertAfter(manager, this.head, entries))) entries = null;
     }
-    await manager.query(
-      `INSERT INTO audit_chain (sequence, global_position, transaction_id, event_id, prev_hash, hash)
-       SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[]::xid8[], $4::uuid[], $5::text[], $6::text[])`,
-      [
-        entries.map((e) => e.sequence), entries.map((e) => e.globalPosition), entries.map((e) => e.transactionId),
-        entries.map((e) => e.eventId), entries.map((e) => e.prevHash), entries.map((e) => e.hash),
-      ],
-    );
+    if (!entries) {
+      const head = await readHead(manager);
+      entries = chainEntries(events, byPosition, head);
+      // The checkpoint row is locked: no one else chains meanwhile, so the head just read must hold.
+      if (!(await insertAfter(manager, head, entries))) throw new Error(`audit chain: the head moved from sequence ${head.sequence} while this batch was being chained`);
+    }
+    const last = entries[entries.length - 1];
+    this.head = { sequence: last.sequence, hash: last.hash };
     if (this.signer) await this.checkpointIfDue(manager, entries[entries.length - 1]);
   }
 
   /** Keeps the signed checkpoints: they attest what the chain was, and a rebuild must reproduce it. */
   async reset(manager: SqlExecutor): Promise<void> {
+    this.head = null;
     await manager.query(`DELETE FROM audit_chain`);
+  }
+
+  /** The runner starts over from the stored checkpoint (a lease taken again, a checkpoint moved): so does the head. */
+  async resume(): Promise<void> {
+    this.head = null;
   }
 
   private async checkpointIfDue(manager: SqlExecutor, last: ChainEntry): Promise<void> {
@@ -82,6 +85,56 @@ export class AuditChainProjection implements DurableProjection {
       [claim.sequence, claim.globalPosition, claim.hash, signer.algorithm, signer.keyId, signer.sign(claim), this.checkpointIntervalMs],
     );
   }
+}
+
+interface ChainHead {
+  /** 0 for the empty chain. */
+  sequence: number;
+  hash: string;
+}
+
+async function readHead(manager: SqlExecutor): Promise<ChainHead> {
+  const rows: Array<{ head: string; hash: string }> = await manager.query(
+    `SELECT c.sequence::text AS head, c.hash FROM audit_chain c ORDER BY c.sequence DESC LIMIT 1`,
+    undefined,
+    'switchyard_audit_head_v1',
+  );
+  return rows[0] ? { sequence: Number(rows[0].head), hash: rows[0].hash } : { sequence: 0, hash: GENESIS_HASH };
+}
+
+function chainEntries(events: readonly RecordedEvent[], byPosition: ReadonlyMap<number, StoredEvent>, head: ChainHead): ChainEntry[] {
+  let sequence = head.sequence;
+  let prevHash = head.hash;
+  const entries: ChainEntry[] = [];
+  for (const event of events) {
+    const stored = byPosition.get(event.globalPosition);
+    if (!stored) throw new Error(`audit chain: event at global position ${event.globalPosition} vanished while it was being chained`);
+    const hash = chainHash(prevHash, canonicalEvent(stored));
+    entries.push({ sequence: ++sequence, globalPosition: stored.globalPosition, transactionId: stored.transactionId, eventId: stored.eventId, prevHash, hash });
+    prevHash = hash;
+  }
+  return entries;
+}
+
+/**
+ * Appends the entries if `head` is still the chain's head (sequence and hash; 0 and no row for the
+ * empty chain), in one statement, which runs on every batch (named: planned once per connection).
+ * Says whether they were appended.
+ */
+async function insertAfter(manager: SqlExecutor, head: ChainHead, entries: readonly ChainEntry[]): Promise<boolean> {
+  const inserted: unknown[] = await manager.query(
+    `INSERT INTO audit_chain (sequence, global_position, transaction_id, event_id, prev_hash, hash)
+     SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[]::xid8[], $4::uuid[], $5::text[], $6::text[])
+     WHERE coalesce((SELECT c.sequence FROM audit_chain c ORDER BY c.sequence DESC LIMIT 1), 0) = $7::bigint
+       AND coalesce((SELECT c.hash FROM audit_chain c ORDER BY c.sequence DESC LIMIT 1), $8::text) = $8::text
+     RETURNING sequence`,
+    [
+      entries.map((e) => e.sequence), entries.map((e) => e.globalPosition), entries.map((e) => e.transactionId),
+      entries.map((e) => e.eventId), entries.map((e) => e.prevHash), entries.map((e) => e.hash), head.sequence, head.hash,
+    ],
+    'switchyard_audit_append_after_v1',
+  );
+  return inserted.length === entries.length;
 }
 
 /** The event as the log stores it, from what the store's read carried. */

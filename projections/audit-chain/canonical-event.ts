@@ -65,13 +65,49 @@ export function canonicalEvent(event: StoredEvent): string {
   return jcs(event);
 }
 
+/**
+ * Written as loops appending to one string (no per-level arrays, closures or joins): the audit chain
+ * encodes every event the serving node appends. The output is byte for byte what the README's
+ * one-line verifier (`map`/`sort`/`join`) gives, including its treatment of `undefined`, which a row
+ * read back from jsonb never holds.
+ */
 function jcs(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(jcs).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const record = value as Record<string, unknown>;
-    return `{${Object.keys(record).sort().map((key) => `${JSON.stringify(key)}:${jcs(record[key])}`).join(',')}}`;
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) out += ',';
+      // join() writes an undefined element as nothing
+      const element = jcs(value[i]) as string | undefined;
+      if (element !== undefined) out += element;
+    }
+    return `${out}]`;
   }
-  return JSON.stringify(value);
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
+  if (keys.length > 1) keys.sort();
+  let out = '{';
+  for (let i = 0; i < keys.length; i++) {
+    if (i > 0) out += ',';
+    out += `${quotedKey(keys[i])}:${jcs(record[keys[i]])}`;
+  }
+  return `${out}}`;
+}
+
+/**
+ * Keys repeat from event to event (the events' field names), and quoting is a good part of encoding
+ * one: the quoted forms are kept, up to a bound, so that keys a client chose cannot grow it.
+ */
+const quotedKeys = new Map<string, string>();
+const MAX_QUOTED_KEYS = 4096;
+
+function quotedKey(key: string): string {
+  let quoted = quotedKeys.get(key);
+  if (quoted === undefined) {
+    quoted = JSON.stringify(key);
+    if (quotedKeys.size < MAX_QUOTED_KEYS) quotedKeys.set(key, quoted);
+  }
+  return quoted;
 }
 
 /** The hash of the empty chain: the `prev_hash` of the first entry. */

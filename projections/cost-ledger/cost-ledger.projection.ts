@@ -84,7 +84,8 @@ export class CostLedgerProjection implements DurableProjection {
         recorded_at: event.recordedAt.toISOString(),
       });
     }
-    if (rows.length > 0) await manager.query(LEDGER_PAGE, [JSON.stringify(rows)]);
+    // Every batch: a named statement, parsed and planned once per connection.
+    if (rows.length > 0) await manager.query(LEDGER_PAGE, [JSON.stringify(rows)], 'switchyard_ledger_page_v1');
   }
 
   async reset(manager: SqlExecutor): Promise<void> {

@@ -4,6 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { secretReferencePolicy } from '../../src/kernel/secret-references/secret-reference-policy.js';
 import { openPlatform } from '../../src/platform.js';
+import { AuditChainProjection } from '../../projections/audit-chain/audit-chain.projection.js';
+import { GENESIS_HASH, canonicalEvent, chainHash } from '../../projections/audit-chain/canonical-event.js';
+import type { RecordedEvent } from '../../src/kernel/index.js';
 import { cloneDatabase, environmentFor, sql } from '../support/audit-fixtures.js';
 import { readmeExportVerifier } from '../support/readme-snippets.js';
 import { runCli } from '../support/cli-process.js';
@@ -306,6 +309,55 @@ describeWithPostgres('audit chain on PostgreSQL: verify, tamper evidence, signed
       expect(ok.code).toBe(0);
       expect(ok.out).toMatch(/^OK: \d+ events chain correctly, [1-9]\d* signed checkpoints verify/);
     } finally {
+      await db.drop();
+    }
+  }, 60_000);
+});
+
+describeWithPostgres('audit chain projection: the head it keeps between batches', () => {
+  const event = (position: number): RecordedEvent => ({
+    globalPosition: position, transactionId: BigInt(1000 + position), streamId: 's', streamVersion: position,
+    eventId: `01939a4e-0000-7000-8000-${String(position).padStart(12, '0')}`, type: 'Noted', schemaVersion: 1,
+    data: { n: position }, metadata: { actor: 'test' } as RecordedEvent['metadata'], recordedAt: new Date(0),
+    stored: { schemaVersion: 1, data: { n: position }, recordedAt: '2025-01-01T00:00:00.000000Z' },
+  });
+
+  test('a batch rolled back, or the chain written by someone else meanwhile, is chained from the real head', async () => {
+    const db = await createScratchDatabase(baseUrl!);
+    const platform = await openPlatform(environmentFor(db.url, { audit: { signingKeyRef: null, checkpointIntervalMs: 0 } }), { runDurable: false });
+    try {
+      const chain = new AuditChainProjection(null, 0);
+      await platform.database.transaction((tx) => chain.handle(tx, [event(1), event(2)]));
+      // Chained, then rolled back: the projection's kept head (sequence 3) never reached the table.
+      await expect(platform.database.transaction(async (tx) => {
+        await chain.handle(tx, [event(3)]);
+        throw new Error('the checkpoint save failed');
+      })).rejects.toThrow('the checkpoint save failed');
+      await platform.database.transaction((tx) => chain.handle(tx, [event(3)]));
+      // Another writer (a node that held the lease meanwhile) extends the chain; this one must follow it.
+      const [[foreign]] = await sql(db.url, `SELECT hash FROM audit_chain WHERE sequence = 3`);
+      const foreignHash = chainHash(foreign.hash as string, canonicalEvent({
+        globalPosition: 4, transactionId: '1004', streamId: 's', streamVersion: 4, eventId: event(4).eventId, type: 'Noted',
+        schemaVersion: 1, data: { n: 4 }, metadata: { actor: 'test' }, recordedAt: '2025-01-01T00:00:00.000000Z',
+      }));
+      await sql(db.url, [`INSERT INTO audit_chain (sequence, global_position, transaction_id, event_id, prev_hash, hash) VALUES (4, 4, '1004', $1, $2, $3)`, [event(4).eventId, foreign.hash, foreignHash]]);
+      await platform.database.transaction((tx) => chain.handle(tx, [event(5)]));
+
+      const [rows] = await sql(db.url, `SELECT sequence::int AS sequence, global_position::int AS position, prev_hash, hash FROM audit_chain ORDER BY sequence`);
+      expect(rows.map((r) => [r.sequence, r.position])).toEqual([[1, 1], [2, 2], [3, 3], [4, 4], [5, 5]]);
+      let previous = GENESIS_HASH;
+      for (const row of rows) {
+        expect(row.prev_hash).toBe(previous);
+        const stored = event(row.position as number);
+        const expected = chainHash(previous, canonicalEvent({
+          globalPosition: stored.globalPosition, transactionId: stored.transactionId.toString(), streamId: 's', streamVersion: stored.streamVersion,
+          eventId: stored.eventId, type: 'Noted', schemaVersion: 1, data: { n: stored.globalPosition }, metadata: { actor: 'test' }, recordedAt: '2025-01-01T00:00:00.000000Z',
+        }));
+        expect(row.hash).toBe(expected);
+        previous = row.hash as string;
+      }
+    } finally {
+      await platform.close();
       await db.drop();
     }
   }, 60_000);

@@ -42,6 +42,23 @@ describe('audit chain: canonical encoding and hashes', () => {
     ]) expect(canonicalEvent(changed)).not.toBe(base);
   });
 
+  test('encodes exactly as the README\'s one-line verifier does, for nested, escaped and odd values', () => {
+    // The verifier an auditor runs (README "Audit export"), verbatim.
+    const readmeJcs = (v: unknown): string => Array.isArray(v) ? `[${v.map(readmeJcs).join(',')}]`
+      : v !== null && typeof v === 'object' ? `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${readmeJcs((v as Record<string, unknown>)[k])}`).join(',')}}`
+      : JSON.stringify(v);
+    const odd: StoredEvent = {
+      ...event,
+      data: {
+        nested: [[1, [2, { b: 'x"y\\z', a: '\u2028\n' }]], [], {}], 'quote"key': -0, '\u00e9': 1e21, e: 0.1, '': true,
+        holes: [undefined, null, 'end'], missing: undefined, deep: { c: { b: { a: [false] } } },
+      },
+      metadata: {},
+    };
+    for (const sample of [event, odd]) expect(canonicalEvent(sample)).toBe(readmeJcs(sample));
+    expect(canonicalEvent(odd)).toContain('"holes":[,null,"end"]');
+  });
+
   test('hash = sha256(previous hash as 32 bytes ‖ canonical event); the chain starts from 32 zero bytes', () => {
     const canonical = canonicalEvent(event);
     const expected = createHash('sha256').update(Buffer.alloc(32)).update(Buffer.from(canonical, 'utf8')).digest('hex');

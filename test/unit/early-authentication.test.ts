@@ -109,3 +109,22 @@ describe('authentication before the body', () => {
     expect(handled).toEqual([]);
   });
 });
+
+describe('GatewayAuthenticator on the same headers twice (the hook, then the pipeline)', () => {
+  test('a key changed in the headers is hashed anew, and every check runs again on the second call', () => {
+    let current = principal(['inference']);
+    const looked: string[] = [];
+    const keys = { lookup: (hash: string) => (looked.push(hash), hash === hashApiKey(key) ? current : undefined) } as unknown as KeyIndexProjection;
+    const auth = new GatewayAuthenticator(keys);
+    const headers: Record<string, string> = { authorization: `Bearer ${key}` };
+    expect(auth.authenticate(headers, 'inference').keyId).toBe('k1');
+    expect(auth.authenticate(headers, 'inference').keyId).toBe('k1');
+    expect(looked).toEqual([hashApiKey(key), hashApiKey(key)]);
+    current = { ...current, tenant: { ...current.tenant, status: 'suspended' } };
+    expect(() => auth.authenticate(headers, 'inference')).toThrow(/suspended/);
+    expect(() => auth.authenticate(headers, 'models:read')).toThrow(/suspended/);
+    headers.authorization = `Bearer ${generateApiKey()}`;
+    expect(() => auth.authenticate(headers, 'inference')).toThrow(/Incorrect API key/);
+    expect(() => auth.authenticate({ 'x-api-key': key }, 'inference')).toThrow(/suspended/);
+  });
+});

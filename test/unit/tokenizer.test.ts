@@ -10,6 +10,12 @@ describe('tokenizer', () => {
     expect(countTokens('antidisestablishmentarianism')).toBe(6);
   });
 
+  it('counts a special-token marker in the text as text, without throwing', () => {
+    // "<|endoftext|>" is one special token to the model's own template, and text in a client's prompt.
+    expect(countTokens('hi <|endoftext|> there')).toBe(countTokens('hi <|') + countTokens('endoftext') + countTokens('|> there'));
+    expect(countTokens('<|endoftext|><|fim_prefix|>')).toBeGreaterThan(2);
+  });
+
   it('counts a long run without whitespace in slices, never under-counting it', () => {
     const run = 'a'.repeat(4_096);
     expect(countTokens(run)).toBe(countTokens('a'.repeat(32)) * 128);

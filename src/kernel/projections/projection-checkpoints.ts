@@ -1,9 +1,11 @@
+import type { SqlExecutor } from '../database/database.js';
 import { type LogPosition, START, parseXid8, xid8Param } from '../event-store/log-position.js';
 
-/** A session or transaction to run checkpoint statements on (the event store's executor or a TypeORM EntityManager). */
-interface Executor {
-  query(sql: string, params?: unknown[]): Promise<unknown>;
-}
+/**
+ * A session or transaction to run checkpoint statements on: the kernel's executor, which takes a
+ * statement name (a TypeORM EntityManager's third argument would be a query runner).
+ */
+type Executor = SqlExecutor;
 
 interface CheckpointRow {
   transaction_id: string;
@@ -13,6 +15,8 @@ interface CheckpointRow {
 /**
  * `projection_checkpoints` (DESIGN §5): where each durable projection has read up to, as a log position.
  * `transaction_id` is an xid8 column, so checkpoints compare with `events` positions directly, as xid8.
+ * The lock and the save run in every batch of every durable projection: they are named statements,
+ * parsed and planned once per connection.
  */
 export const projectionCheckpoints = {
   async load(executor: Executor, name: string): Promise<LogPosition> {
@@ -24,20 +28,21 @@ export const projectionCheckpoints = {
   },
 
   /**
-   * Locks the projection's checkpoint for the rest of the transaction and returns it. The row is created
-   * first if missing, so two writers of a brand-new projection also serialize here.
+   * Locks the projection's checkpoint for the rest of the transaction and returns it. A missing row is
+   * created first, so two writers of a brand-new projection also serialize here (the second waits on
+   * the first's insert). The row exists on every batch but a projection's first: it is locked in one
+   * statement then, not created-if-missing and then locked in two.
    */
   async lock(executor: Executor, name: string): Promise<LogPosition> {
+    const locked = await lockedRow(executor, name);
+    if (locked) return toPosition(locked);
     await executor.query(
       `INSERT INTO projection_checkpoints (name, transaction_id, global_position) VALUES ($1, '0'::xid8, 0)
        ON CONFLICT (name) DO NOTHING`,
       [name],
     );
-    const rows = (await executor.query(
-      `SELECT transaction_id, global_position::text AS global_position FROM projection_checkpoints WHERE name = $1 FOR UPDATE`,
-      [name],
-    )) as CheckpointRow[];
-    return rows[0] ? toPosition(rows[0]) : START;
+    const created = await lockedRow(executor, name);
+    return created ? toPosition(created) : START;
   },
 
   async save(executor: Executor, name: string, position: LogPosition): Promise<void> {
@@ -47,6 +52,7 @@ export const projectionCheckpoints = {
        ON CONFLICT (name) DO UPDATE SET transaction_id = EXCLUDED.transaction_id,
          global_position = EXCLUDED.global_position, updated_at = now()`,
       [name, xid8Param(position.transactionId), position.globalPosition],
+      'switchyard_checkpoint_save_v1',
     );
   },
 
@@ -54,6 +60,15 @@ export const projectionCheckpoints = {
     await executor.query(`DELETE FROM projection_checkpoints WHERE name = $1`, [name]);
   },
 };
+
+async function lockedRow(executor: Executor, name: string): Promise<CheckpointRow | undefined> {
+  const rows = (await executor.query(
+    `SELECT transaction_id, global_position::text AS global_position FROM projection_checkpoints WHERE name = $1 FOR UPDATE`,
+    [name],
+    'switchyard_checkpoint_lock_v1',
+  )) as CheckpointRow[];
+  return rows[0];
+}
 
 function toPosition(row: CheckpointRow): LogPosition {
   return { transactionId: parseXid8(row.transaction_id), globalPosition: Number(row.global_position) };

@@ -1,0 +1,43 @@
+/**
+ * Loaded into the gateway with `--import` (the runner's --gateway-profile DIR): V8's sampling CPU profiler
+ * from the gateway's first /v1/ request (start-up excluded) to its exit, written as
+ * DIR/gateway-<pid>.cpuprofile with the number of /v1/ requests it saw, so that `summarize` can say
+ * microseconds per request. Node refuses --cpu-prof in NODE_OPTIONS; this is the same profiler through
+ * the inspector module. Nothing of a request is recorded but its count.
+ */
+import { Server } from 'node:http';
+import { Session } from 'node:inspector';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const dir = process.env.BENCH_PROFILE_DIR;
+const intervalUs = Number(process.env.BENCH_PROFILE_INTERVAL_US ?? 200);
+
+if (dir) {
+  const session = new Session();
+  session.connect();
+  let starting = false;
+  let started = false;
+  let requests = 0;
+  const start = () => {
+    starting = true;
+    session.post('Profiler.enable', () => session.post('Profiler.setSamplingInterval', { interval: intervalUs }, () =>
+      session.post('Profiler.start', () => (started = true))));
+  };
+  const emit = Server.prototype.emit;
+  Server.prototype.emit = function (this: Server, event: string, ...args: unknown[]) {
+    if (event === 'request' && (args[0] as { url?: string }).url?.startsWith('/v1/')) {
+      if (!starting) start();
+      if (started) requests++;
+    }
+    return (emit as (this: Server, event: string, ...rest: unknown[]) => boolean).call(this, event, ...args);
+  } as Server['emit'];
+  // The in-process session answers synchronously, so the profile can still be taken on exit.
+  process.on('exit', () => {
+    if (!started) return;
+    session.post('Profiler.stop', (error, result) => {
+      if (error) return;
+      writeFileSync(join(dir, `gateway-${process.pid}.cpuprofile`), JSON.stringify({ ...result.profile, requests }));
+    });
+  });
+}
