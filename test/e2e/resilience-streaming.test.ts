@@ -33,8 +33,6 @@ describe('resilience: streams', () => {
         { name: 'malformed', routes: [{ id: 'malformed-primary' }, { id: 'malformed-backup' }] },
         { name: 'gone', routes: [{ id: 'gone-primary' }, { id: 'gone-backup' }] },
         { name: 'long', routes: [{ id: 'long-primary' }, { id: 'long-backup' }] },
-        // The mock writes ~10 MB in one synchronous burst in this process: give the first token time.
-        { name: 'firehose', routes: [{ id: 'firehose-primary' }, { id: 'firehose-backup' }], policy: '      ttftTimeoutMs: 10000' },
       ]),
       environment: {
         resilience: {
@@ -182,6 +180,33 @@ describe('resilience: streams', () => {
     expect(attempt).toMatchObject({ outcome: 'failed_partial', deadline: 'stream' });
     await waitUntil(() => callsTo(gw, 'm-long-primary')[0]?.outcome === 'aborted', 2_000, 'upstream abort');
   });
+});
+
+/**
+ * A slow consumer, on a gateway of its own: filling the socket buffers between the gateway and a client
+ * that does not read takes megabytes of SSE, relayed in this one process with the mock and the client,
+ * so on a loaded machine it can take longer than the short stream lifetime the suite above uses. Here
+ * only the write-progress deadline is short.
+ */
+describe('resilience: a client that stops reading', () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      yaml: resilienceYaml([
+        // The mock writes ~10 MB in one synchronous burst in this process: give the first token time.
+        { name: 'firehose', routes: [{ id: 'firehose-primary' }, { id: 'firehose-backup' }], policy: '      ttftTimeoutMs: 10000' },
+      ]),
+      environment: {
+        resilience: {
+          deadlines: { requestTimeoutMs: 30_000, ttftTimeoutMs: TTFT_MS, idleTimeoutMs: 30_000, streamTimeoutMs: 60_000, writeProgressTimeoutMs: WRITE_PROGRESS_MS },
+          retry: { baseBackoffMs: 10, maxBackoffMs: 50 },
+        },
+      },
+    });
+  });
+  afterAll(async () => {
+    await gw.close();
+  });
 
   test('a client that stops reading is cut off at the write-progress deadline; upstream cancelled, usage settled, permits back', async () => {
     // Half of 100,000 chunks (~10 MB of SSE) at once, then the upstream holds the stream open: far more
@@ -190,7 +215,7 @@ describe('resilience: streams', () => {
     const { response } = await openRequest(gw.url, gw.key, ask('firehose', { stream: true }));
     const requestId = response.headers['x-request-id'] as string;
     response.pause(); // never read: the socket buffers fill and writes stop draining
-    await waitUntil(async () => (await completionOf(gw, requestId)) !== undefined, 10_000, 'RequestCompleted');
+    await waitUntil(async () => (await completionOf(gw, requestId)) !== undefined, 30_000, 'RequestCompleted');
     expect(await completionOf(gw, requestId)).toMatchObject({ status: 'cancelled', errorCode: 'slow_consumer', httpStatus: 499 });
     const [attempt] = (await attemptsOf(gw, requestId)) as Array<AttemptFinished['data']>;
     expect(attempt).toMatchObject({ outcome: 'cancelled', errorClass: 'cancelled', deadline: 'write_progress' });
@@ -198,5 +223,5 @@ describe('resilience: streams', () => {
     await waitUntil(() => callsTo(gw, 'm-firehose-primary')[0]?.outcome === 'aborted', 2_000, 'upstream abort');
     await waitUntil(() => Object.values(permitsHeld(gw)).every((n) => n === 0), 2_000, 'permits released');
     response.destroy();
-  });
+  }, 60_000);
 });
