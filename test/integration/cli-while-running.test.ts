@@ -11,6 +11,9 @@ import { runCli as runCliInProcess } from '../../src/cli/run-cli.js';
  * may open), the CLI works from other processes through the server's operator socket: apply (dry run and
  * real), events tail (also into `head`), projections status, keys issue. Output survives pipes.
  */
+/** What the in-process CLI reads from the environment: the test's data directory, no PostgreSQL, no token. */
+const OWN_ENV = ['SWITCHYARD_DATA_DIR', 'LOG_LEVEL', 'DATABASE_URL', 'ADMIN_TOKEN', 'SWITCHYARD_CONFIG'] as const;
+
 describe('the CLI while a server runs on the embedded store', () => {
   let dir: string;
   let env: NodeJS.ProcessEnv;
@@ -138,34 +141,35 @@ describe('the CLI while a server runs on the embedded store', () => {
 
   test('requests show and spend read through the server: the request reconstructed, the tenant\'s spend by day', async () => {
     const answered = await chat(demoKey, 'show me');
-    const shown = await runCli(['requests', 'show', answered.requestId], env);
+    await ledgerCaughtUp();
+    const shown = await cliHere(['requests', 'show', answered.requestId]);
     expect(shown.code).toBe(0);
     const history = JSON.parse(shown.stdout);
     expect(history).toMatchObject({ requestId: answered.requestId, status: 'success', admission: { tenantId: 'demo' }, billing: { ledgerRows: 1 } });
     expect(history.attempts).toHaveLength(1);
-    const missing = await runCli(['requests', 'show', '01890000-0000-7000-8000-000000000000'], env);
+    const missing = await cliHere(['requests', 'show', '01890000-0000-7000-8000-000000000000']);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('No request 01890000-0000-7000-8000-000000000000 is recorded.');
 
-    const spend = await runCli(['spend', '--tenant', 'demo', '--period', 'day', '--json'], env);
+    const spend = await cliHere(['spend', '--tenant', 'demo', '--period', 'day', '--json']);
     expect(spend.code).toBe(0);
     const rows = JSON.parse(spend.stdout).data as Array<{ periodStart: string; spentUsd: string }>;
     expect(rows).toHaveLength(1);
     expect(Number(rows[0].spentUsd)).toBeGreaterThan(0);
-    const nobody = await runCli(['spend', '--tenant', 'nobody'], env);
+    const nobody = await cliHere(['spend', '--tenant', 'nobody']);
     expect(nobody.code).toBe(1);
     expect(nobody.stderr).toContain('Tenant nobody does not exist.');
   }, 60_000);
 
   test('audit verify, export, checkpoint and log through the server; the export verifies line by line', async () => {
-    const verify = await runCli(['audit', 'verify', '--json'], env);
+    const verify = await cliHere(['audit', 'verify', '--json']);
     expect(verify.code).toBe(0);
     const report = JSON.parse(verify.stdout);
     expect(report.ok).toBe(true);
     expect(report.verifiedEvents).toBeGreaterThan(120);
-    expect((await runCli(['audit', 'verify'], env)).stdout).toMatch(/^audit chain OK: \d+ events verified against the log/);
+    expect((await cliHere(['audit', 'verify'])).stdout).toMatch(/^audit chain OK: \d+ events verified against the log/);
 
-    const exported = await runCli(['audit', 'export'], env);
+    const exported = await cliHere(['audit', 'export']);
     expect(exported.code).toBe(0);
     const exportLines = lines(exported.stdout).map((line) => JSON.parse(line));
     expect(exportLines[0]).toMatchObject({ type: 'header', format: 'switchyard-audit-export/v1' });
@@ -173,32 +177,32 @@ describe('the CLI while a server runs on the embedded store', () => {
     expect(entries.length).toBeGreaterThanOrEqual(report.verifiedEvents);
     for (let i = 1; i < entries.length; i++) expect(entries[i].prevHash).toBe(entries[i - 1].hash);
     const file = join(dir, 'export.ndjson');
-    const toFile = await runCli(['audit', 'export', '--out', file], env);
+    const toFile = await cliHere(['audit', 'export', '--out', file]);
     expect(toFile.stderr).toMatch(/wrote \d+ lines to /);
     expect(lines(readFileSync(file, 'utf8')).length).toBeGreaterThanOrEqual(exportLines.length);
-    const badRange = await runCli(['audit', 'export', '--from', '999999999'], env);
+    const badRange = await cliHere(['audit', 'export', '--from', '999999999']);
     expect(badRange.code).toBe(1);
     expect(badRange.stderr).toContain('is not in the audit chain');
 
     // The demo signs no checkpoints: both commands say why, through the server.
-    const checkpoint = await runCli(['audit', 'checkpoint'], env);
+    const checkpoint = await cliHere(['audit', 'checkpoint']);
     expect(checkpoint.code).toBe(1);
     expect(checkpoint.stderr).toContain('No signed checkpoint yet');
-    const publicKey = await runCli(['audit', 'public-key'], env);
+    const publicKey = await cliHere(['audit', 'public-key']);
     expect(publicKey.code).toBe(1);
     expect(publicKey.stderr).toContain('SWITCHYARD_AUDIT_SIGNING_KEY is not set.');
-    const log = await runCli(['audit', 'log', '--action', 'TenantCreated'], env);
+    const log = await cliHere(['audit', 'log', '--action', 'TenantCreated']);
     expect(log.code).toBe(0);
     expect(lines(log.stdout).map((line) => JSON.parse(line).action)).toContain('TenantCreated');
     expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
   }, 60_000);
 
   test('keys rotate through the server: the new secret works at once, the old one stops', async () => {
-    const issued = await runCli(['keys', 'issue', '--tenant', 'demo', '--id', 'to-rotate', '--alias', 'demo'], env);
+    const issued = await cliHere(['keys', 'issue', '--tenant', 'demo', '--id', 'to-rotate', '--alias', 'demo']);
     expect(issued.code).toBe(0);
     const before = issued.stdout.trim();
     expect((await chat(before, 'before')).status).toBe(200);
-    const rotated = await runCli(['keys', 'rotate', 'to-rotate'], env);
+    const rotated = await cliHere(['keys', 'rotate', 'to-rotate']);
     expect(rotated.code).toBe(0);
     const after = rotated.stdout.trim();
     expect(after).toMatch(/^sk-sy-[0-9A-Za-z]{32}$/);
@@ -208,13 +212,14 @@ describe('the CLI while a server runs on the embedded store', () => {
   }, 60_000);
 
   test('projections rebuild through the server: the running server replays, the spend is the same afterwards', async () => {
-    const spendOf = async () => JSON.parse((await runCli(['spend', '--tenant', 'demo', '--json'], env)).stdout).data;
+    const spendOf = async () => JSON.parse((await cliHere(['spend', '--tenant', 'demo', '--json'])).stdout).data;
+    await ledgerCaughtUp();
     const before = await spendOf();
-    const rebuilt = await runCli(['projections', 'rebuild', 'cost-ledger'], env);
+    const rebuilt = await cliHere(['projections', 'rebuild', 'cost-ledger']);
     expect(rebuilt.code).toBe(0);
     expect(rebuilt.stderr + rebuilt.stdout).toMatch(/Rebuilt cost-ledger from position 0 to \d+ \(replayed by the running server, process \d+\)/);
     expect(await spendOf()).toEqual(before);
-    const unknown = await runCli(['projections', 'rebuild', 'nonsense'], env);
+    const unknown = await cliHere(['projections', 'rebuild', 'nonsense']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("Unknown projection 'nonsense'. Rebuildable: ");
     expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
@@ -227,16 +232,48 @@ describe('the CLI while a server runs on the embedded store', () => {
     writeFileSync(usage, JSON.stringify({ object: 'page', data: [{ object: 'bucket', start_time: start, end_time: start + 86_400, results: [
       { object: 'organization.usage.completions.result', input_tokens: 1, output_tokens: 1, input_cached_tokens: 0, num_model_requests: 1, model: 'mock-small' },
     ] }], has_more: false }));
-    const result = await runCli(['reconcile', '--provider', 'openai', '--provider-id', 'demo-mock', '--usage', usage, '--json'], env);
+    const result = await cliHere(['reconcile', '--provider', 'openai', '--provider-id', 'demo-mock', '--usage', usage, '--json']);
     expect(result.code).toBe(1); // the export above is not what the ledger holds
     const report = JSON.parse(result.stdout);
     const line = report.lines.find((l: { model: string }) => l.model === 'mock-small');
     expect(line.ledger.attempts).toBeGreaterThan(120);
     expect(line.discrepancies.map((d: { field: string }) => d.field)).toEqual(expect.arrayContaining(['inputTokens', 'outputTokens']));
-    const none = await runCli(['reconcile', '--provider', 'openai', '--usage', usage], env);
+    const none = await cliHere(['reconcile', '--provider', 'openai', '--usage', usage]);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('no provider of type openai is configured');
   }, 60_000);
+
+  /**
+   * The CLI in this process, for the commands that only talk to the server: the same code as a spawned
+   * `switchyard` (spawning is what the tests above prove), without seconds of start-up per command. It
+   * still reaches the server process through its operator socket.
+   */
+  async function cliHere(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    const saved = new Map(OWN_ENV.map((name) => [name, process.env[name]]));
+    for (const name of OWN_ENV) process.env[name] = env[name] ?? '';
+    const out: string[] = [];
+    const err: string[] = [];
+    const streams = [[process.stdout, out], [process.stderr, err]] as const;
+    const writes = streams.map(([stream]) => stream.write);
+    for (const [stream, sink] of streams) {
+      stream.write = ((chunk: unknown, encoding?: unknown, callback?: unknown) => {
+        sink.push(String(chunk));
+        const done = typeof encoding === 'function' ? encoding : callback;
+        if (typeof done === 'function') queueMicrotask(() => (done as () => void)());
+        return true;
+      }) as typeof stream.write;
+    }
+    try {
+      const code = await runCliInProcess(args);
+      return { code, stdout: out.join(''), stderr: err.join('') };
+    } finally {
+      streams.forEach(([stream], i) => (stream.write = writes[i]));
+      for (const [name, value] of saved) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
+  }
 
   async function chat(key: string, content: string): Promise<{ status: number; requestId: string }> {
     const response = await fetch(`${server.url}/v1/chat/completions`, {
@@ -245,6 +282,14 @@ describe('the CLI while a server runs on the embedded store', () => {
     });
     await response.text();
     return { status: response.status, requestId: response.headers.get('x-request-id') ?? '' };
+  }
+
+  /** Until the server's cost-ledger projection has every event of its types (its answers are billed). */
+  async function ledgerCaughtUp(): Promise<void> {
+    await waitFor(async () => {
+      const status = await cliHere(['projections', 'status', '--json']);
+      return JSON.parse(status.stdout).projections.find((p: { name: string }) => p.name === 'cost-ledger')?.behind === 0;
+    });
   }
 
   async function waitFor(check: () => Promise<boolean>): Promise<void> {
