@@ -58,16 +58,26 @@ export class OwnPostgres {
     const root = mkdtempSync(join(tmpdir(), 'switchyard-own-pg-'));
     chownSync(root, uid('postgres'), gid('postgres'));
     const dataDir = join(root, 'data');
-    const port = options.port ?? (await freePortInRange());
-    taken.add(port);
     // fsync off: these servers only ever lose processes, never the machine, so the page cache keeps
     // every committed write; it spares a loaded CI machine thousands of flushes.
-    const server = new OwnPostgres(dataDir, port, { fsync: 'off', full_page_writes: 'off', ...options.settings });
+    const settings = { fsync: 'off', full_page_writes: 'off', ...options.settings };
+    let server = new OwnPostgres(dataDir, options.port ?? (await freePortInRange()), settings);
+    taken.add(server.port);
     try {
       await asPostgres('initdb', ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
       if (options.nextTransactionId !== undefined) await server.setNextTransactionId(options.nextTransactionId);
-      await server.start();
-      return server;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await server.start();
+          return server;
+        } catch (error) {
+          // Suites run in parallel workers: another worker's server can take the port between the probe and
+          // the start. Then the same data directory starts on another port.
+          if (options.port !== undefined || attempt >= 5 || !portWasTaken(join(root, 'server.log'))) throw error;
+          server = new OwnPostgres(dataDir, await freePortInRange(), settings);
+          taken.add(server.port);
+        }
+      }
     } catch (error) {
       await server.remove().catch(() => undefined);
       throw error;
@@ -185,7 +195,22 @@ function portIsFree(port: number): Promise<boolean> {
   });
 }
 
+/** A free port of the range, scanned from a random place (parallel workers then rarely probe the same one). */
 async function freePortInRange(): Promise<number> {
-  for (let port = PORT_RANGE.first; port <= PORT_RANGE.last; port++) if (!taken.has(port) && (await portIsFree(port))) return port;
+  const size = PORT_RANGE.last - PORT_RANGE.first + 1;
+  const offset = Math.floor(Math.random() * size);
+  for (let i = 0; i < size; i++) {
+    const port = PORT_RANGE.first + ((offset + i) % size);
+    if (!taken.has(port) && (await portIsFree(port))) return port;
+  }
   throw new Error(`no free port in ${PORT_RANGE.first}-${PORT_RANGE.last}`);
+}
+
+/** Whether a failed start's log says the port was in use. */
+function portWasTaken(logFile: string): boolean {
+  try {
+    return /could not bind|Address already in use|could not create any TCP\/IP sockets/i.test(readFileSync(logFile, 'utf8'));
+  } catch {
+    return false;
+  }
 }
