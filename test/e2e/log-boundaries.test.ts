@@ -27,7 +27,7 @@ import { burnTransactionIdsUntil, nextTransactionId } from '../support/transacti
  */
 
 const ADMIN_TOKEN = 'boundaries-admin-token-0123456789abcdef';
-const REQUESTS = 5_000;
+const REQUESTS = 2_000;
 
 interface Store {
   environment: Partial<Environment>;
