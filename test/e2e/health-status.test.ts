@@ -7,7 +7,7 @@ const DEAD_REDIS = 'redis://127.0.0.1:56399';
 describe('health: /healthz, /readyz and /admin/v1/status', () => {
   let gw: TestGateway;
   beforeAll(async () => {
-    gw = await startTestGateway({ environment: { adminToken: ADMIN_TOKEN, redisUrl: DEAD_REDIS } });
+    gw = await startTestGateway({ databaseUrl: null, environment: { adminToken: ADMIN_TOKEN, redisUrl: DEAD_REDIS } });
   });
   afterAll(async () => {
     await gw?.close();

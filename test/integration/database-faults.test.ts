@@ -241,7 +241,7 @@ describe('the embedded store failing under load (PGlite)', () => {
     const rejections: unknown[] = [];
     const onRejection = (reason: unknown) => rejections.push(reason);
     process.on('unhandledRejection', onRejection);
-    const gw = await startTestGateway({ environment: { pollIntervalMs: 100 } });
+    const gw = await startTestGateway({ databaseUrl: null, environment: { pollIntervalMs: 100 } });
     try {
       let answered = 0;
       const load = Promise.all(

@@ -5,6 +5,7 @@ import { generateApiKey } from '../../modules/access/api-key/key-format.js';
 import { MockProviderServer } from '../../modules/providers/mock/mock-provider-server.js';
 import type { Environment } from '../../src/config/environment.js';
 import { startGateway, type Gateway } from '../../src/gateway.js';
+import { createScratchDatabase } from './services.js';
 import type { RecordedEvent } from '../../src/kernel/event-store/event-store.js';
 
 export interface TestGateway {
@@ -22,6 +23,10 @@ export interface TestGateway {
 }
 
 export interface HarnessOptions {
+  /**
+   * The event store. Unset: under CI with DATABASE_URL, a scratch PostgreSQL database of this gateway's own
+   * (dropped on close), else the embedded PGlite in memory. `null`: PGlite, for a suite that is about it.
+   */
   databaseUrl?: string | null;
   /** Configuration YAML; gets the mock's base URL and the env var holding the test key. */
   yaml?: (mockUrl: string, keyEnv: string) => string;
@@ -73,6 +78,7 @@ apiKeys:
 }
 
 export async function startTestGateway(options: HarnessOptions = {}): Promise<TestGateway> {
+  const scratch = options.databaseUrl === undefined ? await scratchStore() : null;
   const mock = new MockProviderServer();
   const mockUrl = await mock.listen(0);
   const key = generateApiKey();
@@ -87,7 +93,7 @@ export async function startTestGateway(options: HarnessOptions = {}): Promise<Te
     host: '127.0.0.1',
     configPath,
     dataDir: ':memory:',
-    databaseUrl: options.databaseUrl ?? null,
+    databaseUrl: scratch?.url ?? options.databaseUrl ?? null,
     redisUrl: null,
     clickhouseUrl: null,
     adminToken: null,
@@ -107,6 +113,7 @@ export async function startTestGateway(options: HarnessOptions = {}): Promise<Te
     gateway = await startGateway(environment, { port: 0 });
   } catch (error) {
     await mock.close();
+    await scratch?.drop();
     throw error;
   }
   return {
@@ -124,8 +131,19 @@ export async function startTestGateway(options: HarnessOptions = {}): Promise<Te
     close: async () => {
       await gateway.close();
       await mock.close();
+      await scratch?.drop();
     },
   };
+}
+
+/**
+ * CI runs the suites against the real PostgreSQL (the store deployments use); PGlite's start costs seconds
+ * of CPU per gateway, which dozens of suites paid on two cores. Locally without DATABASE_URL: PGlite.
+ */
+async function scratchStore(): Promise<{ url: string; drop: () => Promise<void> } | null> {
+  const base = process.env.DATABASE_URL;
+  if (process.env.CI !== 'true' || !base) return null;
+  return createScratchDatabase(base);
 }
 
 /** POST a JSON body (or raw string) with the test key; returns status, headers and parsed body. */

@@ -15,6 +15,14 @@ describe('redaction of foreign text', () => {
     rememberSecret(adminToken);
     rememberUrlCredentials(`postgres://app:${encodeURIComponent(dsnPassword)}@db.example.net:5432/prod`);
     rememberSecret('AKIDEXAMPLE00000001:bedrockSecretPart/EXAMPLE0000:sessionTokenPartEXAMPLE01');
+    // Trust authentication: an account name and no password (not a secret), and a token as the user name (one).
+    rememberUrlCredentials('postgres://postgres@127.0.0.1:5432/switchyard');
+    rememberUrlCredentials('https://tok3nAsUserName9x7Q2@proxy.example.net/v1');
+  });
+
+  test('a DSN account name without a password is not scrubbed from text; a token in the user name is', () => {
+    expect(redactText('the postgres backend said: relation missing')).toBe('the postgres backend said: relation missing');
+    expect(redactText('bad credential tok3nAsUserName9x7Q2 given')).toBe('bad credential [redacted] given');
   });
 
   describe('every secret the gateway holds, in every encoding an echo may use', () => {

@@ -49,8 +49,18 @@ export function rememberUrlCredentials(url: string | null | undefined): void {
     rememberSecret(parsed.password);
     rememberSecret(safeDecode(parsed.password));
   }
-  // `redis://:token@host` and `https://token@host` put the secret where a user name would be.
-  if (parsed.username && !parsed.password) rememberSecret(safeDecode(parsed.username));
+  // `https://token@host` puts the secret where a user name would be. A plain account name with no password
+  // (`postgres://postgres@host`, trust authentication) is not one: remembering it would scrub the word
+  // `postgres` out of every provider error.
+  if (parsed.username && !parsed.password) {
+    const username = safeDecode(parsed.username);
+    if (looksLikeToken(username)) rememberSecret(username);
+  }
+}
+
+/** Long, or letters mixed with digits: the shape of a generated credential, not of an account name. */
+function looksLikeToken(value: string): boolean {
+  return value.length >= 20 || (value.length >= 8 && /\d/.test(value) && /[A-Za-z]/.test(value));
 }
 
 /** Every known form, longest first (so a longer form is replaced before a shorter one inside it). */
