@@ -1,3 +1,5 @@
+import { Tiktoken } from 'js-tiktoken/lite';
+import cl100kBase from 'js-tiktoken/ranks/cl100k_base';
 import { countTokens } from '../../modules/canonical/tokenizer.js';
 import { estimateInputTokens } from '../../modules/canonical/token-estimate.js';
 import { type ChatRequest, UNSET_PARAMETERS } from '../../modules/canonical/chat-request.js';
@@ -8,6 +10,29 @@ describe('tokenizer', () => {
     expect(countTokens('Hello, world!')).toBe(4);
     // "antidisestablishmentarianism" is 28 characters: 7 by chars/4, 6 by cl100k.
     expect(countTokens('antidisestablishmentarianism')).toBe(6);
+  });
+
+  it('counts exactly what encoding the whole text counts, the first time and once its pieces are known', () => {
+    const whole = new Tiktoken(cl100kBase);
+    const reference = (text: string) => whole.encode(text, [], []).length;
+    // Pieces of every kind cl100k's pattern splits into: contractions, words with a leading mark,
+    // digit groups, punctuation runs with newlines, whitespace runs before words, at the end, alone.
+    const alphabet = ["'s", "'LL", "'re", 'a', 'Z', 'é', 'ß', 'Ж', '中文', 'ت', '😀', '1', '42', '12345', '.', ',', '!?', '…', '--', '{', '}', '"', '_', '\n', '\r\n', '\t', ' ', '   ', '\u00a0'];
+    let seed = 12345;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const texts: string[] = [];
+    for (let t = 0; t < 300; t++) {
+      let text = '';
+      const parts = 1 + Math.floor(random() * 120);
+      for (let p = 0; p < parts; p++) {
+        text += alphabet[Math.floor(random() * alphabet.length)];
+        if (random() < 0.25) text += ' '; // no run of 33 non-space characters (those are sliced)
+      }
+      texts.push(text);
+    }
+    texts.push('Hello, world!', "I'm sure they'll say it's fine.\n\n  Indented\tline   \n", '   leading and trailing   ', '\n\n\n', '2024-12-01 18:30:00');
+    for (const text of texts) expect(countTokens(text)).toBe(reference(text));
+    for (const text of texts) expect(countTokens(text)).toBe(reference(text));
   });
 
   it('counts a special-token marker in the text as text, without throwing', () => {
