@@ -1,7 +1,6 @@
 import type { TokenUsage, UsageEvidence } from '../../../events/index.js';
 import type { ChatRequest, ChatResponse, ProviderError } from '../../canonical/index.js';
 import type { ProviderAdapter } from '../../providers/index.js';
-import { linkedAbort } from './attempt-abort.js';
 import { attemptFailure } from './attempt-failure.js';
 import { GatewayFault } from './gateway-fault.js';
 import { OutputMeter } from './output-meter.js';
@@ -15,6 +14,9 @@ export type BufferedChatResult =
  * One buffered chat call; a GatewayFault (the gateway's own failure) is thrown, not returned, because it
  * ends the request. The provider's usage is billed when it reports one; otherwise the output is
  * counted from the answer and the input taken from the admission estimate (evidence `counted`).
+ * A buffered attempt has no deadline of its own (the request deadline covers it), so the call takes
+ * the request's signal itself: only a client disconnect or the request deadline aborts it, as they
+ * would a linked per-attempt controller, without one being made and linked for every attempt.
  */
 export async function bufferedChatAttempt(
   adapter: ProviderAdapter,
@@ -23,9 +25,8 @@ export async function bufferedChatAttempt(
   requestSignal: AbortSignal,
   transport: (signal: AbortSignal) => Promise<CallTransport>,
 ): Promise<BufferedChatResult> {
-  const attemptAbort = linkedAbort(requestSignal);
   try {
-    const response = await adapter.chat({ ...(await transport(attemptAbort.signal)), request });
+    const response = await adapter.chat({ ...(await transport(requestSignal)), request });
     const providerRequestId = response.providerRequestId;
     if (response.usage) return { kind: 'answered', response, usage: response.usage, evidence: 'provider', providerRequestId };
     const meter = new OutputMeter();
@@ -35,10 +36,8 @@ export async function bufferedChatAttempt(
     }
     return { kind: 'answered', response, ...meter.usage(estimatedInputTokens), providerRequestId };
   } catch (error) {
-    const failure = attemptFailure(error, attemptAbort.signal);
+    const failure = attemptFailure(error, requestSignal);
     if (failure instanceof GatewayFault) throw failure;
     return { kind: 'failed', error: failure };
-  } finally {
-    attemptAbort.dispose();
   }
 }

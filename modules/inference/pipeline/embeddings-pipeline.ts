@@ -6,7 +6,6 @@ import { parseOpenAiEmbeddingsRequest } from '../formats/openai/openai-embedding
 import { encodeOpenAiEmbeddings } from '../formats/openai/openai-embeddings-response.js';
 import { BACKSTOP_SLACK_MS } from '../resilience/deadlines.js';
 import { failedOutcome, recordAttempt, runAdmittedAttempts } from './admitted-attempts.js';
-import { linkedAbort } from './attempt-abort.js';
 import { attemptFailure } from './attempt-failure.js';
 import type { InferenceServices, PipelineSettings } from './inference-services.js';
 import { type Exchange, admitRequest } from './request-admission.js';
@@ -55,9 +54,10 @@ export class EmbeddingsPipeline {
       const idleTimeoutMs = this.settings.resilience.deadlines.idleTimeoutMs + BACKSTOP_SLACK_MS;
       const answer = await runAdmittedAttempts<Answer>(this.services, this.settings, admitted, async (turn, adapter, traceHeaders) => {
         const started = Date.now();
-        const attemptAbort = linkedAbort(admitted.lifetime.signal);
+        // No deadline of its own (the request's covers it): the call takes the request's signal.
+        const signal = admitted.lifetime.signal;
         try {
-          const call = await callTransport(this.services.pools, turn.candidate.deployment, attemptAbort.signal, {
+          const call = await callTransport(this.services.pools, turn.candidate.deployment, signal, {
             headersTimeoutMs: Math.max(1, admitted.lifetime.remainingMs()) + BACKSTOP_SLACK_MS,
             idleTimeoutMs,
           }, traceHeaders);
@@ -73,14 +73,12 @@ export class EmbeddingsPipeline {
           });
           return { answer: { response, usage }, outcome: 'success', error: null };
         } catch (error) {
-          const failure = attemptFailure(error, attemptAbort.signal);
+          const failure = attemptFailure(error, signal);
           if (failure instanceof GatewayFault) throw failure;
           const outcome = failedOutcome(failure);
           // A failed embeddings call produced nothing billable.
           recordAttempt(admitted, turn, { outcome, error: failure, usage: null, evidence: 'provider', latencyMs: Date.now() - started, ttftMs: null, providerRequestId: null });
           return { answer: null, outcome, error: failure };
-        } finally {
-          attemptAbort.dispose();
         }
       });
       try {
