@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { LabelledCounter, LabelledHistogram } from './labelled-series.js';
 
 /** Seconds, from 5 ms to 5 minutes: gateway overhead sits at the low end, long generations at the high one. */
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
@@ -14,12 +15,13 @@ const OVERHEAD_SECONDS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 
  * limit scope; never a prompt, key, user or tenant id (tenants are in the request log).
  *
  * GenAI names follow the OpenTelemetry semantic conventions (gen_ai.client.operation.duration →
- * gen_ai_client_operation_duration_seconds); switchyard_* are the gateway's own.
+ * gen_ai_client_operation_duration_seconds); switchyard_* are the gateway's own. The labelled metrics
+ * every request updates are LabelledCounter/LabelledHistogram (the same export, cheaper updates).
  */
 export class GatewayMetrics {
   readonly registry = new Registry();
 
-  readonly operationDuration = new Histogram({
+  readonly operationDuration = new LabelledHistogram({
     name: 'gen_ai_client_operation_duration_seconds',
     help: 'Duration of each call to a provider (one per attempt), by outcome.',
     labelNames: ['gen_ai_operation_name', 'gen_ai_provider_name', 'alias', 'deployment', 'error_type'] as const,
@@ -27,7 +29,7 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
-  readonly tokenUsage = new Histogram({
+  readonly tokenUsage = new LabelledHistogram({
     name: 'gen_ai_client_token_usage',
     help: 'Tokens billed per attempt, by kind (input, output, cached_input, cache_write, reasoning).',
     labelNames: ['gen_ai_operation_name', 'gen_ai_provider_name', 'gen_ai_token_type', 'alias', 'deployment'] as const,
@@ -35,7 +37,7 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
-  readonly timeToFirstToken = new Histogram({
+  readonly timeToFirstToken = new LabelledHistogram({
     name: 'gen_ai_server_time_to_first_token_seconds',
     help: 'Time from the start of a streamed attempt to its first output.',
     labelNames: ['gen_ai_operation_name', 'gen_ai_provider_name', 'alias', 'deployment'] as const,
@@ -43,14 +45,14 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
-  readonly requests = new Counter({
+  readonly requests = new LabelledCounter({
     name: 'switchyard_requests_total',
     help: 'Requests answered, by operation, alias (empty before one was resolved) and status class.',
     labelNames: ['operation', 'alias', 'status_class'] as const,
     registers: [this.registry],
   });
 
-  readonly requestDuration = new Histogram({
+  readonly requestDuration = new LabelledHistogram({
     name: 'switchyard_request_duration_seconds',
     help: 'Whole request, from its first byte to the end of the response.',
     labelNames: ['operation', 'alias', 'status_class'] as const,
@@ -58,7 +60,7 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
-  readonly overhead = new Histogram({
+  readonly overhead = new LabelledHistogram({
     name: 'switchyard_gateway_overhead_seconds',
     help: 'Time the gateway itself added until the response headers (the x-switchyard-overhead-ms header): elapsed minus time waiting on providers.',
     labelNames: ['operation', 'status_class'] as const,
@@ -66,42 +68,42 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
-  readonly cost = new Counter({
+  readonly cost = new LabelledCounter({
     name: 'switchyard_cost_usd_total',
     help: 'Cost of the attempts billed, in USD (the ledger is exact; this is its running float approximation).',
     labelNames: ['alias', 'deployment', 'gen_ai_provider_name'] as const,
     registers: [this.registry],
   });
 
-  readonly cacheHits = new Counter({
+  readonly cacheHits = new LabelledCounter({
     name: 'switchyard_cache_hits_total',
     help: 'Requests answered from the response cache.',
     labelNames: ['alias'] as const,
     registers: [this.registry],
   });
 
-  readonly rateLimitRefusals = new Counter({
+  readonly rateLimitRefusals = new LabelledCounter({
     name: 'switchyard_rate_limit_refusals_total',
     help: 'Requests refused with 429, by the exhausted scope (key.maxConcurrency, tenant.maxConcurrency, provider …).',
     labelNames: ['scope'] as const,
     registers: [this.registry],
   });
 
-  readonly fallbacks = new Counter({
+  readonly fallbacks = new LabelledCounter({
     name: 'switchyard_fallbacks_total',
     help: 'Attempts sent to another deployment than the previous attempt of the same request, by the deployment fallen back to.',
     labelNames: ['alias', 'deployment'] as const,
     registers: [this.registry],
   });
 
-  readonly requestErrors = new Counter({
+  readonly requestErrors = new LabelledCounter({
     name: 'switchyard_request_errors_total',
     help: 'Requests that ended in an error, by error code (the client-visible one) and status class.',
     labelNames: ['error_class', 'status_class'] as const,
     registers: [this.registry],
   });
 
-  readonly attemptErrors = new Counter({
+  readonly attemptErrors = new LabelledCounter({
     name: 'switchyard_attempt_errors_total',
     help: 'Provider attempts that failed, by deployment and error class.',
     labelNames: ['deployment', 'error_class'] as const,

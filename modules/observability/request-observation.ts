@@ -127,12 +127,18 @@ export class RequestObservation {
     if (this.attemptStartedAt !== null) this.upstreamMs += now - this.attemptStartedAt;
     this.attemptStartedAt = null;
     const provider = this.deployment ? genAiProviderName(this.deployment.provider.type) : '';
-    const labels = { gen_ai_operation_name: this.genAiOperation(), gen_ai_provider_name: provider, alias: data.alias, deployment: data.deploymentId };
+    const operation = this.genAiOperation();
+    const alias = data.alias;
+    const deployment = data.deploymentId;
+    const labels = { gen_ai_operation_name: operation, gen_ai_provider_name: provider, alias, deployment };
     const { metrics } = this.sinks;
-    metrics.operationDuration.observe({ ...labels, error_type: data.errorClass ?? '' }, data.latencyMs / 1000);
+    // Label objects written out rather than spread from `labels` (cheaper); the key order is the export's.
+    metrics.operationDuration.observe({ gen_ai_operation_name: operation, gen_ai_provider_name: provider, alias, deployment, error_type: data.errorClass ?? '' }, data.latencyMs / 1000);
     if (data.outcome !== 'failed' && data.outcome !== 'cancelled') {
       for (const [field, type] of TOKEN_TYPES) {
-        if (field === 'input' || field === 'output' || data.usage[field] > 0) metrics.tokenUsage.observe({ ...labels, gen_ai_token_type: type }, data.usage[field]);
+        if (field === 'input' || field === 'output' || data.usage[field] > 0) {
+          metrics.tokenUsage.observe({ gen_ai_operation_name: operation, gen_ai_provider_name: provider, alias, deployment, gen_ai_token_type: type }, data.usage[field]);
+        }
       }
     }
     if (data.ttftMs !== null) {
