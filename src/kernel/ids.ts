@@ -10,6 +10,10 @@ const pool = Buffer.alloc(POOL_SIZE);
 let poolOffset = POOL_SIZE;
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 
+/** The id prefix of the last millisecond an id was made in: ids come in bursts within one millisecond. */
+let prefixMs = -1;
+let prefix = '';
+
 /**
  * UUIDv7 (RFC 9562): 48-bit Unix milliseconds, then random bits. Time-ordered ids keep the
  * `events.event_id` unique index append-friendly and make request ids sortable by arrival.
@@ -19,14 +23,17 @@ export function uuidv7(nowMs: number = Date.now()): string {
     randomFillSync(pool);
     poolOffset = 0;
   }
+  const ms = Math.floor(nowMs);
+  if (ms !== prefixMs) {
+    const time = ms.toString(16).padStart(12, '0').slice(-12);
+    prefix = `${time.slice(0, 8)}-${time.slice(8)}-`;
+    prefixMs = ms;
+  }
+  const p = pool;
   const r = poolOffset;
   poolOffset += 10;
-  const time = Math.floor(nowMs).toString(16).padStart(12, '0').slice(-12);
-  const version = HEX[(pool[r] & 0x0f) | 0x70] + HEX[pool[r + 1]];
-  const variant = HEX[(pool[r + 2] & 0x3f) | 0x80] + HEX[pool[r + 3]];
-  let tail = '';
-  for (let k = r + 4; k < r + 10; k++) tail += HEX[pool[k]];
-  return `${time.slice(0, 8)}-${time.slice(8)}-${version}-${variant}-${tail}`;
+  return prefix + HEX[(p[r] & 0x0f) | 0x70] + HEX[p[r + 1]] + '-' + HEX[(p[r + 2] & 0x3f) | 0x80] + HEX[p[r + 3]] + '-'
+    + HEX[p[r + 4]] + HEX[p[r + 5]] + HEX[p[r + 6]] + HEX[p[r + 7]] + HEX[p[r + 8]] + HEX[p[r + 9]];
 }
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';

@@ -27,10 +27,18 @@ export function prepareAppend(request: AppendRequest): PreparedAppend {
   const events: string[] = [];
   const seen = new Set<string>();
   for (const event of request.events) {
-    const eventId = event.eventId ?? uuidv7();
-    if (!isUuid(eventId)) throw new Error(`Stream ${request.streamId}: event id ${JSON.stringify(eventId)} is not a UUID`);
-    if (seen.has(eventId.toLowerCase())) throw new Error(`Stream ${request.streamId}: event id ${eventId} appears twice in one append`);
-    seen.add(eventId.toLowerCase());
+    let eventId: string;
+    let key: string;
+    if (event.eventId === undefined || event.eventId === null) {
+      eventId = uuidv7(); // well-formed and lower-case by construction
+      key = eventId;
+    } else {
+      eventId = event.eventId;
+      if (!isUuid(eventId)) throw new Error(`Stream ${request.streamId}: event id ${JSON.stringify(eventId)} is not a UUID`);
+      key = eventId.toLowerCase();
+    }
+    if (seen.has(key)) throw new Error(`Stream ${request.streamId}: event id ${eventId} appears twice in one append`);
+    seen.add(key);
     const schemaVersion = event.schemaVersion ?? 1;
     if (!Number.isInteger(schemaVersion) || schemaVersion < 1 || schemaVersion > MAX_SCHEMA_VERSION) {
       throw new Error(`Stream ${request.streamId}: schema version ${schemaVersion} of ${event.type} is not an integer in 1…${MAX_SCHEMA_VERSION}`);
