@@ -55,8 +55,17 @@ export class GatewayTracing {
 
   /** A client span for one attempt, and the headers that carry it to the provider. */
   startClientSpan(name: string, parent: Context, attributes: Record<string, string | number>): { span: Span; headers: Record<string, string> } {
-    const span = this.provider ? this.tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes }, parent) : trace.getSpan(parent) ?? trace.wrapSpanContext(INVALID);
     const headers: Record<string, string> = {};
+    if (!this.provider) {
+      // Nothing recorded: the caller's context (already in the server context) is what goes upstream.
+      const carried = trace.getSpan(parent);
+      if (carried) {
+        this.propagator.inject(parent, headers, headerSetter);
+        return { span: carried, headers };
+      }
+      return { span: trace.wrapSpanContext(INVALID), headers };
+    }
+    const span = this.tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes }, parent);
     this.propagator.inject(trace.setSpan(parent, span), headers, headerSetter);
     return { span, headers };
   }

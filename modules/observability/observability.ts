@@ -5,7 +5,7 @@ import { GatewayMetrics } from './gateway-metrics.js';
 import { GatewayTracing } from './gateway-tracing.js';
 import type { ObservabilitySettings } from './observability-settings.js';
 import { RequestLog } from './request-log.js';
-import { RequestObservation } from './request-observation.js';
+import { type ObservationSinks, RequestObservation } from './request-observation.js';
 
 /** The response header that tells a client how much of its latency was the gateway's own. */
 export const OVERHEAD_HEADER = 'x-switchyard-overhead-ms';
@@ -33,6 +33,8 @@ export class Observability {
   private idleWaiters: Array<() => void> = [];
   private readonly closers: Array<() => void> = [];
   private spoolDepth: () => number = () => 0;
+  /** What every request's observation reports to: one object for all of them. */
+  private readonly sinks: ObservationSinks;
 
   constructor(
     readonly settings: ObservabilitySettings,
@@ -42,20 +44,22 @@ export class Observability {
     this.tracing = new GatewayTracing(settings);
     // Successes are `info` lines, refusals `warn`, failures `error`: LOG_LEVEL=warn keeps only the problems.
     this.log = settings.requestLog ? new RequestLog(logLevel === 'log' ? 'info' : logLevel, logDestination) : null;
+    this.sinks = {
+      metrics: this.metrics,
+      tracing: this.tracing,
+      log: (line) => this.log?.write(line),
+      contentLogTenants: settings.contentLogTenants,
+      ended: (ended) => this.settle(ended),
+    };
   }
 
   readonly track = (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
     const raw = reply.raw;
-    const path = request.url.split('?')[0];
+    const query = request.url.indexOf('?');
+    const path = query < 0 ? request.url : request.url.slice(0, query);
     const operation = operationOf(path);
     const observation = new RequestObservation(
-      {
-        metrics: this.metrics,
-        tracing: this.tracing,
-        log: (line) => this.log?.write(line),
-        contentLogTenants: this.settings.contentLogTenants,
-        ended: (ended) => this.settle(ended),
-      },
+      this.sinks,
       request.id,
       request.method,
       // An unknown path is the client's text: it is logged redacted and never becomes a label.

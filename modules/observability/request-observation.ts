@@ -95,6 +95,8 @@ export class RequestObservation {
     this.stream = data.stream;
     this.reserved = data.estimatedInputTokens + data.reservedOutputTokens;
     this.sinks.metrics.reservedTokens.inc(this.reserved);
+    // A span that records nothing (no exporter, or sampled out) drops attributes: they are not built for it.
+    if (!this.server.span.isRecording()) return;
     this.server.span.setAttributes({
       'gen_ai.operation.name': data.operation,
       'gen_ai.request.model': data.alias,
@@ -151,7 +153,7 @@ export class RequestObservation {
     const span = this.attemptSpan;
     this.attemptSpan = null;
     if (!span) return;
-    span.setAttributes({
+    if (span.isRecording()) span.setAttributes({
       'gen_ai.response.model': data.model,
       'gen_ai.usage.input_tokens': data.usage.input,
       'gen_ai.usage.output_tokens': data.usage.output,
@@ -227,7 +229,7 @@ export class RequestObservation {
     if (this.reserved > 0) metrics.reservedTokens.dec(this.reserved);
     if (this.attemptSpan) endSpan(this.attemptSpan, 'cancelled');
     const usage = this.completion?.totals.usage ?? null;
-    this.server.span.setAttributes({
+    if (this.server.span.isRecording()) this.server.span.setAttributes({
       'http.response.status_code': status,
       ...(usage ? { 'gen_ai.usage.input_tokens': usage.input, 'gen_ai.usage.output_tokens': usage.output } : {}),
     });
