@@ -140,6 +140,8 @@ export class ChatPipeline {
 
   /** Keeps a complete provider answer for the exact cache and the idempotency key; never throws. */
   private async keep(keeping: AnswerKeeping, admitted: RoutedRequest, response: ChatResponse, usage: TokenUsage, created: number): Promise<void> {
+    // Only a cache miss is remembered; without it and without an idempotency key nothing keeps the answer.
+    if (keeping.cache.status !== 'miss' && !keeping.idempotency) return;
     const attempt = admitted.journal.lastAttempt;
     if (!attempt || attempt.outcome !== 'success') return;
     const answer: StoredAnswer = {
