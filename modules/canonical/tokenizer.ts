@@ -47,7 +47,7 @@ const NO_SPECIAL_TOKENS: string[] = [];
 const PIECES = new RegExp(cl100kBase.pat_str, 'gu');
 /** Pieces longer than this (rare: long whitespace or punctuation runs) are not kept. */
 const KEPT_PIECE_CHARS = 24;
-/** Bounds the kept counts (a few hundred kB); when full it starts over. */
+/** Bounds the kept counts (about 2 MB at most); when full it starts over. */
 const KEPT_PIECES = 16_384;
 const pieceTokens = new Map<string, number>();
 /**
@@ -93,8 +93,16 @@ function learn(bpe: Tiktoken, piece: string): number {
   const tokens = encodeWhole(bpe, piece);
   if (piece.length > KEPT_PIECE_CHARS) return tokens;
   if (pieceTokens.size >= KEPT_PIECES) pieceTokens.clear();
-  pieceTokens.set(piece, tokens);
+  pieceTokens.set(detached(piece), tokens);
   return tokens;
+}
+
+/**
+ * A copy of a piece that does not hold on to the text it was matched in: V8 keeps a longer substring
+ * as a view into its parent, so a kept piece would otherwise keep a whole prompt alive.
+ */
+function detached(piece: string): string {
+  return ` ${piece}`.slice(1);
 }
 
 function encodeWhole(bpe: Tiktoken, text: string): number {
