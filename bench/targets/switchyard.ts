@@ -4,6 +4,7 @@ import { generateApiKey } from '../../modules/access/api-key/key-format.js';
 import { PostgresBackends } from '../measure/postgres-backends.js';
 import { processTree } from '../measure/proc.js';
 import type { Variant } from '../options.js';
+import { NODE_FLAGS } from '../../src/cli/serving-flags.js';
 import { gatewayMain } from '../paths.js';
 import { type BenchDatabase, createBenchDatabase } from './bench-database.js';
 import { freePort, logTail, spawnLogged, stopChild, waitForHttp } from './launch.js';
@@ -52,7 +53,7 @@ export async function startSwitchyard(variant: Variant, ctx: SwitchyardContext):
   };
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !CONTROLLED.test(name)));
   const log = join(dir, 'gateway.log');
-  const child = spawnLogged(process.execPath, [gatewayMain, 'serve'], { ...inherited, ...settings, BENCH_KEY: key }, log);
+  const child = spawnLogged(process.execPath, [...NODE_FLAGS, gatewayMain, 'serve'], { ...inherited, ...settings, BENCH_KEY: key }, log);
   const origin = `http://127.0.0.1:${port}`;
   const started = performance.now();
   let pids: number[] = [];
