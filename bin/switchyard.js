@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=32
+#!/usr/bin/env node
 // Builds on first use (a fresh clone has no dist/), then runs the CLI.
 import { execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';

@@ -1,6 +1,7 @@
 /**
- * V8 flags a Switchyard process starts with (`npm start` and bin/switchyard.js pass them; the bench's
- * gateway processes too; test/unit/serving-flags.test.ts keeps the three in step).
+ * V8 flags a Switchyard process starts with: `npm start` and the bench's gateway processes pass them
+ * (test/unit/serving-flags.test.ts keeps the two in step); a `switchyard` command started otherwise takes
+ * them from NODE_OPTIONS (README, Configuration). Cluster workers inherit them.
  *
  * The request path allocates many short-lived objects per request. With V8's default 16 MB semi-spaces,
  * enough of them are still alive at a scavenge under load to be promoted, and collecting them again in
