@@ -42,8 +42,9 @@ interface Worker {
   /** Set while a rebuild drives the worker itself. */
   paused: boolean;
   /**
-   * Durable only: its last read reached the end of the log, so it is near the other durable projections
-   * and shares their read (a projection catching up from far behind reads alone, with its own types).
+   * Durable only: its last read reached the end of the log, so it is near the others that did and reads
+   * with them (projections at one position always share a read; one catching up from further back, a
+   * rebuild or a failing one, reads alone with its own types until it has caught up).
    */
   following: boolean;
   lastError: string | null;
