@@ -136,7 +136,7 @@ export async function startSwitchyard(variant: Variant, ctx: SwitchyardContext):
  * wrote while starting (the configuration's events): then it holds the projections' leases and works.
  */
 async function startProjector(env: NodeJS.ProcessEnv, log: string, projections: ProjectionLag): Promise<ChildProcess> {
-  const child = spawnLogged(process.execPath, [gatewayMain, 'projector'], env, log);
+  const child = spawnLogged(process.execPath, [...NODE_FLAGS, gatewayMain, 'projector'], env, log);
   const until = Date.now() + 60_000;
   while ((await projections.behind()) > 0) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`projector exited with ${child.signalCode ?? child.exitCode} while starting`);
