@@ -13,6 +13,11 @@ export interface Variant {
   durability: 'default' | 'strict' | 'async';
   /** SWITCHYARD_WORKERS; null = not set (one process). */
   workers: number | null;
+  /**
+   * Where the durable projections (ledger, spend, audit chain) run: in the gateway (the default), or in a
+   * `switchyard projector` process next to it, the gateway started with SWITCHYARD_PROJECTOR=external.
+   */
+  projector: 'embedded' | 'external';
 }
 
 export interface Phase {
@@ -61,8 +66,10 @@ export const USAGE = `Usage: npm run bench -- [options]
                           and (with DATABASE_URL) PostgreSQL default durability; 1–2 minutes.
                           full: every load below, both modes, every variant, slow streams; see README.
   --targets LIST          direct,bare,portkey,switchyard (default: all)
-  --variants LIST         Switchyard variants <store>-<durability>[-w<N>]: store pglite|pg, durability
-                          default|strict|async, -wN sets SWITCHYARD_WORKERS=N (e.g. pg-default-w2)
+  --variants LIST         Switchyard variants <store>-<durability>[-w<N>][-px]: store pglite|pg, durability
+                          default|strict|async, -wN sets SWITCHYARD_WORKERS=N (e.g. pg-default-w2), -px runs
+                          the durable projections in a \`switchyard projector\` process next to the gateway
+                          (SWITCHYARD_PROJECTOR=external; PostgreSQL only; its CPU is counted in the total)
   --loads LIST            closed:<connections> and open:<rps>, e.g. closed:1,closed:32,open:300
   --modes LIST            buffered,sse (crossed with --loads)
   --phases LIST           explicit <mode>:<loop>:<level> list, e.g. buffered:closed:32,sse:closed:1
@@ -213,12 +220,14 @@ function profilerEnv(dir: string | undefined): Record<string, string> {
 }
 
 export function parseVariant(name: string): Variant {
-  const match = /^(pglite|pg)-(default|strict|async)(?:-w(\d+))?$/.exec(name);
-  if (!match) throw new OptionError(`variant "${name}" is not <pglite|pg>-<default|strict|async>[-w<N>]`);
+  const match = /^(pglite|pg)-(default|strict|async)(?:-w(\d+))?(-px)?$/.exec(name);
+  if (!match) throw new OptionError(`variant "${name}" is not <pglite|pg>-<default|strict|async>[-w<N>][-px]`);
   const workers = match[3] === undefined ? null : Number(match[3]);
+  const projector = match[4] === undefined ? 'embedded' : 'external';
   if (workers !== null && workers < 1) throw new OptionError(`variant "${name}": -w needs at least one worker`);
   if (workers !== null && match[1] === 'pglite') throw new OptionError(`variant "${name}": the embedded store is one process by design; workers need PostgreSQL`);
-  return { name, store: match[1] === 'pg' ? 'postgres' : 'pglite', durability: match[2] as Variant['durability'], workers };
+  if (projector === 'external' && match[1] === 'pglite') throw new OptionError(`variant "${name}": the embedded store is one process by design; a separate projector needs PostgreSQL`);
+  return { name, store: match[1] === 'pg' ? 'postgres' : 'pglite', durability: match[2] as Variant['durability'], workers, projector };
 }
 
 export function parsePhase(id: string): Phase {

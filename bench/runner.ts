@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import type { LoadResult, Mode } from './load/sample.js';
 import type { SlowStreamsResult } from './load/slow-streams.js';
-import { PhaseMeter } from './measure/phase-meter.js';
+import { MAX_CATCH_UP_MS, PhaseMeter } from './measure/phase-meter.js';
 import { clockTicksPerSecond, readRssKb } from './measure/proc.js';
 import { round3 } from './measure/summary.js';
 import { type BenchPlan, OptionError, type Phase, USAGE, estimatedSeconds, parsePlan } from './options.js';
@@ -30,7 +30,9 @@ const METHOD = {
     'Open loop: requests due at a fixed rate; latency from each request\'s due time (no coordinated omission); a request written to its socket more than lateMs after it was due counts as late. ' +
     'TTFB: first body byte; latency: last byte. Percentiles are nearest-rank over successful requests; added latency = target percentile − direct percentile of the same phase.',
   cpu:
-    'utime+stime from /proc/<pid>/stat of the target\'s process tree, read every 250 ms and after the load until target and PostgreSQL are idle (two 250 ms samples with at most one clock tick), divided by successful requests.',
+    'utime+stime from /proc/<pid>/stat of the target\'s process tree, read every 250 ms and after the load until target and PostgreSQL are idle (two 250 ms samples with at most one clock tick), divided by successful requests. ' +
+    'On PostgreSQL a phase starts once the durable projections have applied every earlier event, and its load is followed by a wait until they have applied the phase\'s events (projectionsAtStart, cpu.projections), so their work is charged to the phase that caused it. ' +
+    'A -px variant\'s switchyard projector process is metered the same way (projectorMs) and added into totalCpuMs.',
   postgres:
     'Backends listed by pg_stat_activity for the run\'s own database (a database per Switchyard variant), read from /proc the same way; server-wide background processes (WAL writer, checkpointer, …) are reported apart as postgresBackgroundMs, not per request, since other databases on the server share them.',
   memory: 'Sum of VmRSS of the target\'s processes, sampled every 250 ms; peak per phase.',
@@ -191,6 +193,9 @@ class Bench {
     // against a direct run of the same phase taken just before it, not one from the start of the run.
     const paired = this.plan.pairedBaseline && target.kind !== 'direct' && phase.loop === 'open' && phase.mode === 'buffered';
     const baseline = paired ? await this.load(directTarget(this.mockUrl), phase) : undefined;
+    // Work left over from the warm-up or the previous phase (a projector still applying it) is not this phase's.
+    const projectionsAtStart = await target.projections?.waitCaughtUp(MAX_CATCH_UP_MS);
+    if (projectionsAtStart?.caughtUpMs === null) log(`${target.id} ${phase.id}: the durable projections were still ${projectionsAtStart.behindAtEnd} events behind at the phase start`);
     const loadAverage = loadavg()[0];
     const callsBefore = await this.mock.call<number>('calls');
     const meter = await PhaseMeter.start(this.metered(target), this.ticks);
@@ -201,16 +206,25 @@ class Bench {
     const per = (value: number | null) => (value === null || load.ok === 0 ? null : round3(value / load.ok));
     const perRequest = {
       targetCpuMs: target.kind === 'direct' ? null : per(cpu.targetMs),
+      projectorCpuMs: per(cpu.projectorMs),
       postgresCpuMs: per(cpu.postgresMs),
-      totalCpuMs: target.kind === 'direct' ? null : per(cpu.targetMs + (cpu.postgresMs ?? 0)),
+      totalCpuMs: target.kind === 'direct' ? null : per(cpu.targetMs + (cpu.projectorMs ?? 0) + (cpu.postgresMs ?? 0)),
     };
+    if (cpu.projections && cpu.projections.caughtUpMs === null) {
+      log(`${target.id} ${phase.id}: the durable projections were still ${cpu.projections.behindAtEnd} events behind ${MAX_CATCH_UP_MS / 1000} s after the load`);
+    }
     const errors = Object.values(load.errors).reduce((a, b) => a + b, 0);
     log(
       `${target.id} ${phase.id}: ${Math.round(load.throughputRps)} rps, P50 ${load.latency?.p50 ?? '–'} ms, P99 ${load.latency?.p99 ?? '–'} ms` +
         `${phase.mode === 'sse' ? `, TTFB P50 ${load.ttfb?.p50 ?? '–'} ms` : ''}, ${errors} errors${load.late ? `, ${load.late} late` : ''}` +
-        `${perRequest.totalCpuMs !== null ? `, CPU ${perRequest.totalCpuMs} ms/req` : ''}, generator ${Math.round(cpu.generatorCoreShare * 100)}% of a core`,
+        `${perRequest.totalCpuMs !== null ? `, CPU ${perRequest.totalCpuMs} ms/req` : ''}` +
+        `${perRequest.projectorCpuMs !== null ? ` (gateway ${perRequest.targetCpuMs}, projector ${perRequest.projectorCpuMs}, PostgreSQL ${perRequest.postgresCpuMs})` : ''}` +
+        `${cpu.projections?.caughtUpMs ? `, projections caught up ${cpu.projections.caughtUpMs} ms after the load` : ''}, generator ${Math.round(cpu.generatorCoreShare * 100)}% of a core`,
     );
-    return { id: phase.id, mode: phase.mode, loop: phase.loop, level: phase.level, load, cpu, upstreamCalls, perRequest, baseline, loadAverage };
+    return {
+      id: phase.id, mode: phase.mode, loop: phase.loop, level: phase.level, load, cpu, upstreamCalls, perRequest, baseline, loadAverage,
+      ...(projectionsAtStart ? { projectionsAtStart } : {}),
+    };
   }
 
   private load(target: Target, phase: Phase): Promise<LoadResult> {
@@ -243,7 +257,14 @@ class Bench {
   }
 
   private metered(target: Target) {
-    return { target: () => target.processes(), postgres: target.postgres, mock: this.mock.pid, generator: this.generator.pid };
+    return {
+      target: () => target.processes(),
+      projector: () => target.projectorProcesses?.() ?? [],
+      postgres: target.postgres,
+      projections: target.projections ?? null,
+      mock: this.mock.pid,
+      generator: this.generator.pid,
+    };
   }
 }
 

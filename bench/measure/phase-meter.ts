@@ -1,11 +1,16 @@
 import { CpuAccount } from './cpu-account.js';
 import type { PostgresBackends } from './postgres-backends.js';
+import type { CatchUp, ProjectionLag } from './projection-lag.js';
 import { type ProcStat, readRssKb, readStat, uptimeTicks } from './proc.js';
 import { round3 } from './summary.js';
 
 export interface MeteredProcesses {
   target: () => number[];
+  /** `switchyard projector` processes next to the target (-px variants; none otherwise). */
+  projector: () => number[];
   postgres: PostgresBackends | null;
+  /** Where the target's durable projections stand against its log (PostgreSQL variants). */
+  projections: ProjectionLag | null;
   mock: number;
   generator: number;
 }
@@ -14,6 +19,11 @@ export interface PhaseCpu {
   /** CPU ms of the target's processes over the load and its settling (see `settleMs`). */
   targetMs: number;
   targetProcesses: number;
+  /** CPU ms of the target's `switchyard projector` processes (null: the projections run in the target). */
+  projectorMs: number | null;
+  projectorProcesses: number | null;
+  /** The durable projections catching up after the load (null: not measured, the embedded store). */
+  projections: CatchUp | null;
   /** CPU ms of the PostgreSQL backends of the target's own database (null: no database or not local). */
   postgresMs: number | null;
   postgresBackends: number | null;
@@ -27,7 +37,7 @@ export interface PhaseCpu {
   generatorCoreShare: number;
   /** How long after the load the target (and its PostgreSQL backends) kept working: projections, flushes. */
   settleMs: number;
-  /** Largest sum of the target processes' resident memory seen during the phase. */
+  /** Largest sum of the target's (and its projector's) resident memory seen during the phase. */
   rssPeakMb: number | null;
 }
 
@@ -35,15 +45,19 @@ const SAMPLE_MS = 250;
 /** Idle: at most one clock tick of target + PostgreSQL CPU per sample, twice in a row. */
 const IDLE_TICKS = 1;
 const MAX_SETTLE_MS = 10_000;
+/** How long the meter waits for the durable projections to apply the phase's events. */
+export const MAX_CATCH_UP_MS = 60_000;
 
 /**
  * Accounts CPU (utime+stime from /proc/<pid>/stat) and RSS of everything a phase runs on. The target and
  * its PostgreSQL backends are read every 250 ms so processes born or gone during the phase are counted;
- * after the load the meter waits until they are idle, so deferred work (projections catching up, the
- * last group commit) is charged to the requests that caused it.
+ * after the load the meter waits until the durable projections have applied every event (wherever they
+ * run) and then until everything is idle, so deferred work (projections catching up, the last group
+ * commit) is charged to the requests that caused it.
  */
 export class PhaseMeter {
   private readonly target: CpuAccount;
+  private readonly projector: CpuAccount;
   private readonly postgres: CpuAccount;
   private readonly background: CpuAccount;
   private readonly mock: CpuAccount;
@@ -51,6 +65,7 @@ export class PhaseMeter {
   private readonly started = performance.now();
   private loadEnded = NaN;
   private rssPeakKb = 0;
+  private catchUp: CatchUp | null = null;
   private timer: NodeJS.Timeout | null = null;
   private sampling: Promise<number> = Promise.resolve(0);
 
@@ -60,6 +75,7 @@ export class PhaseMeter {
   ) {
     const now = uptimeTicks(ticksPerSecond);
     this.target = new CpuAccount(now);
+    this.projector = new CpuAccount(now);
     this.postgres = new CpuAccount(now);
     this.background = new CpuAccount(now);
     this.mock = new CpuAccount(now);
@@ -73,11 +89,15 @@ export class PhaseMeter {
     return meter;
   }
 
-  /** The load ended: reads the helpers (they are idle from now on) and waits for the target to settle. */
+  /**
+   * The load ended: reads the helpers (they are idle from now on), waits for the durable projections to
+   * apply the phase's events, then for the target to settle.
+   */
   async endLoad(): Promise<void> {
     this.loadEnded = performance.now();
     await this.sampling;
     this.observeHelpers();
+    if (this.processes.projections) this.catchUp = await this.processes.projections.waitCaughtUp(MAX_CATCH_UP_MS);
     const deadline = performance.now() + MAX_SETTLE_MS;
     let quiet = 0;
     while (quiet < 2 && performance.now() < deadline) {
@@ -96,9 +116,13 @@ export class PhaseMeter {
     const mock = ms(this.mock.ticks());
     const generator = ms(this.generator.ticks());
     const hasPostgres = this.processes.postgres?.local ?? false;
+    const hasProjector = this.projector.processes() > 0;
     return {
       targetMs: ms(this.target.ticks()),
       targetProcesses: this.target.processes(),
+      projectorMs: hasProjector ? ms(this.projector.ticks()) : null,
+      projectorProcesses: hasProjector ? this.projector.processes() : null,
+      projections: this.catchUp,
       postgresMs: hasPostgres ? ms(this.postgres.ticks()) : null,
       postgresBackends: hasPostgres ? this.postgres.processes() : null,
       postgresBackgroundMs: hasPostgres ? ms(this.background.ticks()) : null,
@@ -117,13 +141,16 @@ export class PhaseMeter {
     this.generator.observe(reads([this.processes.generator]));
   }
 
-  /** One reading of everything; returns the target + PostgreSQL ticks since the previous one. */
+  /** One reading of everything; returns the target + projector + PostgreSQL ticks since the previous one. */
   private async sample(first: boolean): Promise<number> {
-    const before = this.target.ticks() + this.postgres.ticks();
+    const working = () => this.target.ticks() + this.projector.ticks() + this.postgres.ticks();
+    const before = working();
     const pids = this.processes.target();
+    const projector = this.processes.projector();
     this.target.observe(reads(pids));
+    this.projector.observe(reads(projector));
     let rss = 0;
-    for (const pid of pids) rss += readRssKb(pid);
+    for (const pid of [...pids, ...projector]) rss += readRssKb(pid);
     this.rssPeakKb = Math.max(this.rssPeakKb, rss);
     const postgres = this.processes.postgres;
     if (postgres?.local) {
@@ -131,7 +158,7 @@ export class PhaseMeter {
       this.background.observe(reads(await postgres.backgroundPids()));
     }
     if (first) this.observeHelpers();
-    return this.target.ticks() + this.postgres.ticks() - before;
+    return working() - before;
   }
 }
 

@@ -3,7 +3,8 @@
  * from the gateway's first /v1/ request (start-up excluded) to its exit, written as
  * DIR/gateway-<pid>.cpuprofile with the number of /v1/ requests it saw, so that `summarize` can say
  * microseconds per request. Node refuses --cpu-prof in NODE_OPTIONS; this is the same profiler through
- * the inspector module. Nothing of a request is recorded but its count.
+ * the inspector module. Nothing of a request is recorded but its count. A `switchyard projector` (a -px
+ * variant) serves no HTTP: it is profiled from its start, into DIR/projector-<pid>.cpuprofile.
  */
 import { Server } from 'node:http';
 import { Session } from 'node:inspector';
@@ -12,6 +13,7 @@ import { join } from 'node:path';
 
 const dir = process.env.BENCH_PROFILE_DIR;
 const intervalUs = Number(process.env.BENCH_PROFILE_INTERVAL_US ?? 200);
+const isProjector = process.argv[2] === 'projector';
 
 if (dir) {
   const session = new Session();
@@ -24,6 +26,7 @@ if (dir) {
     session.post('Profiler.enable', () => session.post('Profiler.setSamplingInterval', { interval: intervalUs }, () =>
       session.post('Profiler.start', () => (started = true))));
   };
+  if (isProjector) start();
   const emit = Server.prototype.emit;
   Server.prototype.emit = function (this: Server, event: string, ...args: unknown[]) {
     if (event === 'request' && (args[0] as { url?: string }).url?.startsWith('/v1/')) {
@@ -37,7 +40,7 @@ if (dir) {
     if (!started) return;
     session.post('Profiler.stop', (error, result) => {
       if (error) return;
-      writeFileSync(join(dir, `gateway-${process.pid}.cpuprofile`), JSON.stringify({ ...result.profile, requests }));
+      writeFileSync(join(dir, `${isProjector ? 'projector' : 'gateway'}-${process.pid}.cpuprofile`), JSON.stringify({ ...result.profile, requests }));
     });
   });
 }

@@ -1,6 +1,7 @@
 import type { LoadResult, LoopKind, Mode } from '../load/sample.js';
 import type { SlowStreamsResult } from '../load/slow-streams.js';
 import type { PhaseCpu } from '../measure/phase-meter.js';
+import type { CatchUp } from '../measure/projection-lag.js';
 import type { BenchPlan } from '../options.js';
 import type { TargetKind } from '../targets/target.js';
 
@@ -59,7 +60,13 @@ export interface PhaseReport {
   cpu: PhaseCpu;
   /** Calls the mock received during the phase (≥ successful requests; more means retries). */
   upstreamCalls: number;
-  perRequest: { targetCpuMs: number | null; postgresCpuMs: number | null; totalCpuMs: number | null };
+  /**
+   * CPU ms per successful request: the gateway's processes, a -px variant's projector (null otherwise),
+   * PostgreSQL's backends, and their sum.
+   */
+  perRequest: { targetCpuMs: number | null; projectorCpuMs?: number | null; postgresCpuMs: number | null; totalCpuMs: number | null };
+  /** The durable projections catching up with everything before the phase, before its meter started. */
+  projectionsAtStart?: CatchUp;
   /** The direct baseline of the same phase, run just before this one (buffered open loop, unless --unpaired). */
   baseline?: LoadResult;
   /** The machine's 1-minute load average when the phase started: how shared the machine was. */

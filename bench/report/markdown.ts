@@ -71,13 +71,16 @@ export function renderMarkdown(report: BenchReport): string {
 
   const cpuPhases = phases.filter((p) => p.id === 'buffered:closed:32' || p.id === 'buffered:open:300');
   if (cpuPhases.length > 0) {
-    out.push('', '**CPU per successful request and memory** (ms of CPU from /proc utime+stime over the phase and its settling; PostgreSQL = backends of the run\'s own database)', '');
-    const header = ['target', ...cpuPhases.flatMap((p) => [`${phaseLabel(p)} gateway`, `${phaseLabel(p)} PostgreSQL`, `${phaseLabel(p)} total`]), 'peak RSS'];
+    // A projector column only when a -px variant ran: the gateway column is then its serving processes alone.
+    const projector = rows.some((t) => t.phases.some((p) => p.perRequest.projectorCpuMs != null));
+    out.push('', `**CPU per successful request and memory** (ms of CPU from /proc utime+stime over the phase and its settling${projector ? ', and until the durable projections applied its events' : ''}; ${projector ? 'projector = the switchyard projector process of a -px variant; ' : ''}PostgreSQL = backends of the run's own database; total = their sum)`, '');
+    const columns = (p: Phase) => [`${phaseLabel(p)} gateway`, ...(projector ? [`${phaseLabel(p)} projector`] : []), `${phaseLabel(p)} PostgreSQL`, `${phaseLabel(p)} total`];
+    const header = ['target', ...cpuPhases.flatMap(columns), 'peak RSS'];
     const body = rows.filter((t) => t.kind !== 'direct').map((t) => [
       label(t),
       ...cpuPhases.flatMap((p) => {
         const cpu = comparison.cpuPerRequest(t.id, p.id);
-        return [ms(cpu?.targetCpuMs), ms(cpu?.postgresCpuMs), ms(cpu?.totalCpuMs)];
+        return [ms(cpu?.targetCpuMs), ...(projector ? [ms(cpu?.projectorCpuMs)] : []), ms(cpu?.postgresCpuMs), ms(cpu?.totalCpuMs)];
       }),
       mb(Math.max(0, ...t.phases.map((p) => p.cpu.rssPeakMb ?? 0))),
     ]);
@@ -124,6 +127,10 @@ function runNotes(report: BenchReport): string[] {
       }
       if (phase.upstreamCalls < phase.load.ok) notes.push(`${target.id} ${phase.id}: ${phase.load.ok} successes but only ${phase.upstreamCalls} mock calls (answers not from the mock)`);
       if (phase.load.unsent > 0) notes.push(`${target.id} ${phase.id}: ${phase.load.unsent} requests never sent before the drain deadline`);
+      const caughtUp = phase.cpu.projections;
+      if (caughtUp && caughtUp.caughtUpMs === null) {
+        notes.push(`${target.id} ${phase.id}: the durable projections were still ${caughtUp.behindAtEnd} events behind when the meter stopped waiting for them: CPU per request leaves out the rest of their work`);
+      }
     }
   }
   return notes;

@@ -1,9 +1,12 @@
+import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { generateApiKey } from '../../modules/access/api-key/key-format.js';
 import { PostgresBackends } from '../measure/postgres-backends.js';
+import { ProjectionLag } from '../measure/projection-lag.js';
 import { processTree } from '../measure/proc.js';
 import type { Variant } from '../options.js';
+import { NODE_FLAGS } from '../../src/cli/serving-flags.js';
 import { gatewayMain } from '../paths.js';
 import { type BenchDatabase, createBenchDatabase } from './bench-database.js';
 import { freePort, logTail, spawnLogged, stopChild, waitForHttp } from './launch.js';
@@ -25,7 +28,8 @@ const CONTROLLED = /^(SWITCHYARD_|DATABASE_URL$|REDIS_URL$|CLICKHOUSE_URL$|ADMIN
 
 /**
  * Switchyard as a user runs it (`switchyard serve`, the compiled dist/), one alias on the mock, every
- * request on the event log and the ledger, in the variant's store and durability profile.
+ * request on the event log and the ledger, in the variant's store and durability profile. A -px variant
+ * also runs `switchyard projector` next to it, the gateway started with SWITCHYARD_PROJECTOR=external.
  */
 export async function startSwitchyard(variant: Variant, ctx: SwitchyardContext): Promise<Target | { skipped: string }> {
   const dir = join(ctx.workDir, `switchyard-${variant.name}`);
@@ -48,15 +52,19 @@ export async function startSwitchyard(variant: Variant, ctx: SwitchyardContext):
     LOG_LEVEL: 'warn',
     ...(database ? { DATABASE_URL: database.url } : {}),
     ...(variant.workers !== null ? { SWITCHYARD_WORKERS: String(variant.workers) } : {}),
+    ...(variant.projector === 'external' ? { SWITCHYARD_PROJECTOR: 'external' } : {}),
     ...ctx.env,
   };
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !CONTROLLED.test(name)));
   const log = join(dir, 'gateway.log');
-  const child = spawnLogged(process.execPath, [gatewayMain, 'serve'], { ...inherited, ...settings, BENCH_KEY: key }, log);
+  const child = spawnLogged(process.execPath, [...NODE_FLAGS, gatewayMain, 'serve'], { ...inherited, ...settings, BENCH_KEY: key }, log);
   const origin = `http://127.0.0.1:${port}`;
   const started = performance.now();
   let pids: number[] = [];
   let postgres: PostgresBackends | null = null;
+  let projections: ProjectionLag | null = null;
+  let projector: ChildProcess | null = null;
+  const projectorLog = join(dir, 'projector.log');
   const stop = async () => {
     await stopChild(child);
     // Workers the primary did not take down with it are still ours to end, by pid.
@@ -67,15 +75,24 @@ export async function startSwitchyard(variant: Variant, ctx: SwitchyardContext):
         // already gone
       }
     }
+    if (projector) await stopChild(projector);
+    await projections?.close();
     await postgres?.close();
     await database?.drop();
   };
   try {
     await waitForHttp(`${origin}/healthz`, child, (status) => status === 200, 120_000);
-    if (database && ctx.serverUrl) postgres = await PostgresBackends.open(ctx.serverUrl, database.name);
+    if (database && ctx.serverUrl) {
+      postgres = await PostgresBackends.open(ctx.serverUrl, database.name);
+      projections = await ProjectionLag.open(database.url);
+      postgres.leaveOut(projections.pid);
+    }
+    // After the gateway: it has migrated the database and applied the configuration by now.
+    if (variant.projector === 'external' && projections) projector = await startProjector({ ...inherited, ...settings }, projectorLog, projections);
   } catch (error) {
     await stop();
-    throw new Error(`Switchyard (${variant.name}) ${(error as Error).message}\n${logTail(log)}`);
+    const projectorTail = projector || variant.projector === 'external' ? `\nprojector:\n${logTail(projectorLog)}` : '';
+    throw new Error(`Switchyard (${variant.name}) ${(error as Error).message}\n${logTail(log)}${projectorTail}`);
   }
   const startupMs = Math.round(performance.now() - started);
   if (variant.workers !== null) await new Promise((resolve) => setTimeout(resolve, 1_500)); // let every worker come up
@@ -97,18 +114,39 @@ export async function startSwitchyard(variant: Variant, ctx: SwitchyardContext):
       pids = processTree(child.pid!);
       return pids;
     },
+    projectorProcesses: () => (projector ? processTree(projector.pid!) : []),
     postgres,
+    ...(projections ? { projections } : {}),
     details: {
       variant,
       environment: reported,
       database: database?.name ?? null,
       processes: pids.length,
+      projector: projector ? { log: projectorLog } : null,
       startupMs,
       postgresCpu: postgres ? (postgres.local ? 'backends of the run database from /proc' : 'server is not on this machine: not measured') : null,
       log,
     },
     stop,
   };
+}
+
+/**
+ * `switchyard projector` with the gateway's settings, once it has caught up with the log the gateway
+ * wrote while starting (the configuration's events): then it holds the projections' leases and works.
+ */
+async function startProjector(env: NodeJS.ProcessEnv, log: string, projections: ProjectionLag): Promise<ChildProcess> {
+  const child = spawnLogged(process.execPath, [...NODE_FLAGS, gatewayMain, 'projector'], env, log);
+  const until = Date.now() + 60_000;
+  while ((await projections.behind()) > 0) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`projector exited with ${child.signalCode ?? child.exitCode} while starting`);
+    if (Date.now() > until) {
+      await stopChild(child);
+      throw new Error('projector did not catch up with the log within 60 s of its start');
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return child;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Mode } from '../load/sample.js';
 import type { RequestSpec } from '../load/timed-request.js';
 import type { PostgresBackends } from '../measure/postgres-backends.js';
+import type { ProjectionLag } from '../measure/projection-lag.js';
 
 export type TargetKind = 'direct' | 'bare' | 'portkey' | 'switchyard';
 
@@ -19,6 +20,13 @@ export interface Target {
   processes(): number[];
   /** The PostgreSQL backends serving it, when it has a database. */
   postgres: PostgresBackends | null;
+  /**
+   * The `switchyard projector` processes that run its durable projections (-px variants): their CPU is
+   * the target's, reported in a column of its own and added into the total.
+   */
+  projectorProcesses?(): number[];
+  /** Where its durable projections stand against its log (Switchyard on PostgreSQL). */
+  projections?: ProjectionLag;
   /** How it was started, for the report (settings, process count; never keys). */
   details: Record<string, unknown>;
   stop(): Promise<void>;

@@ -119,20 +119,37 @@ function chainEntries(events: readonly RecordedEvent[], byPosition: ReadonlyMap<
 /**
  * Appends the entries if `head` is still the chain's head (sequence and hash; 0 and no row for the
  * empty chain), in one statement, which runs on every batch (named: planned once per connection).
- * Says whether they were appended.
+ * Says whether they were appended. The entries follow the head one by one (sequence = head + n), and
+ * each column travels as one comma-separated text (numbers, uuids and hex never hold a comma): the
+ * driver would otherwise quote and escape every element of six arrays, for every event the log takes.
  */
 async function insertAfter(manager: SqlExecutor, head: ChainHead, entries: readonly ChainEntry[]): Promise<boolean> {
+  let positions = '';
+  let transactions = '';
+  let ids = '';
+  let prevHashes = '';
+  let hashes = '';
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i];
+    if (entry.sequence !== head.sequence + i + 1) throw new Error(`audit chain: entry ${entry.sequence} does not follow the head at ${head.sequence}`);
+    const comma = i === 0 ? '' : ',';
+    positions += comma + entry.globalPosition;
+    transactions += comma + entry.transactionId;
+    ids += comma + entry.eventId;
+    prevHashes += comma + entry.prevHash;
+    hashes += comma + entry.hash;
+  }
   const inserted: unknown[] = await manager.query(
     `INSERT INTO audit_chain (sequence, global_position, transaction_id, event_id, prev_hash, hash)
-     SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[]::xid8[], $4::uuid[], $5::text[], $6::text[])
-     WHERE coalesce((SELECT c.sequence FROM audit_chain c ORDER BY c.sequence DESC LIMIT 1), 0) = $7::bigint
-       AND coalesce((SELECT c.hash FROM audit_chain c ORDER BY c.sequence DESC LIMIT 1), $8::text) = $8::text
+     SELECT $6::bigint + u.n, u.global_position::bigint, u.transaction_id::xid8, u.event_id::uuid, u.prev_hash, u.hash
+     FROM unnest(string_to_array($1::text, ','), string_to_array($2::text, ','), string_to_array($3::text, ','),
+                 string_to_array($4::text, ','), string_to_array($5::text, ','))
+          WITH ORDINALITY AS u(global_position, transaction_id, event_id, prev_hash, hash, n)
+     WHERE coalesce((SELECT c.sequence FROM audit_chain c ORDER BY c.sequence DESC LIMIT 1), 0) = $6::bigint
+       AND coalesce((SELECT c.hash FROM audit_chain c ORDER BY c.sequence DESC LIMIT 1), $7::text) = $7::text
      RETURNING sequence`,
-    [
-      entries.map((e) => e.sequence), entries.map((e) => e.globalPosition), entries.map((e) => e.transactionId),
-      entries.map((e) => e.eventId), entries.map((e) => e.prevHash), entries.map((e) => e.hash), head.sequence, head.hash,
-    ],
-    'switchyard_audit_append_after_v1',
+    [positions, transactions, ids, prevHashes, hashes, head.sequence, head.hash],
+    'switchyard_audit_append_after_v2',
   );
   return inserted.length === entries.length;
 }

@@ -1,6 +1,6 @@
 import type { SqlExecutor } from '../../src/kernel/database/database.js';
 import type { LogPosition, RecordedEvent } from '../../src/kernel/event-store/event-store.js';
-import type { DurableProjection, InMemoryProjection } from '../../src/kernel/projections/projection.js';
+import type { DurableProjection, EventTypeFilter, InMemoryProjection } from '../../src/kernel/projections/projection.js';
 
 /** An in-memory projection that remembers the order in which it was given events. */
 export class RecordingProjection implements InMemoryProjection {
@@ -29,7 +29,7 @@ export class RecordingProjection implements InMemoryProjection {
 export class LoggingProjection implements DurableProjection {
   constructor(
     readonly name: string,
-    readonly eventTypes: readonly string[],
+    readonly eventTypes: EventTypeFilter,
   ) {}
 
   static async createTable(database: SqlExecutor): Promise<void> {

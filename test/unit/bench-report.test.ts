@@ -17,7 +17,7 @@ function load(id: string, rps: number, p50: number, p99: number, ttfbP50 = p50):
 }
 
 const cpu: PhaseCpu = {
-  targetMs: 0, targetProcesses: 1, postgresMs: null, postgresBackends: null, postgresBackgroundMs: null, mockMs: 0, generatorMs: 0,
+  targetMs: 0, targetProcesses: 1, projectorMs: null, projectorProcesses: null, projections: null, postgresMs: null, postgresBackends: null, postgresBackgroundMs: null, mockMs: 0, generatorMs: 0,
   loadMs: 1000, mockCoreShare: 0.2, generatorCoreShare: 0.3, settleMs: 500, rssPeakMb: 150,
 };
 
@@ -97,6 +97,22 @@ describe('comparison of targets', () => {
     expect(markdown).not.toContain('late (P99');
   });
 
+  it('shows a -px variant\'s projector CPU in a column of its own, added into the total, and says when it lagged', () => {
+    const withProjector = structuredClone(report);
+    const px = structuredClone(withProjector.targets.find((t) => t.id === 'switchyard:pg-default')!);
+    px.id = 'switchyard:pg-default-px';
+    px.phases[0].perRequest = { targetCpuMs: 0.08, projectorCpuMs: 0.03, postgresCpuMs: 0.04, totalCpuMs: 0.15 };
+    px.phases[0].cpu = { ...px.phases[0].cpu, projectorMs: 120, projectorProcesses: 1, projections: { behindAtStart: 900, caughtUpMs: null, behindAtEnd: 40 } };
+    withProjector.targets.push(px);
+    const markdown = renderMarkdown(withProjector);
+    expect(markdown).toContain('| target | c=32 gateway | c=32 projector | c=32 PostgreSQL | c=32 total |');
+    expect(markdown).toContain('| Switchyard pg-default-px | 0.080 | 0.030 | 0.040 | 0.150 |');
+    expect(markdown).toContain('| Switchyard pg-default | 0.100 | – | 0.040 | 0.140 |');
+    expect(markdown).toContain('CPU per request at c=32 (gateway + projector + PostgreSQL) ≤ 0.15 ms');
+    expect(markdown).toContain('switchyard:pg-default-px buffered:closed:32: the durable projections were still 40 events behind');
+    expect(renderMarkdown(report)).not.toContain('projector');
+  });
+
   it('says when the generator could not hold an open-loop rate', () => {
     const starved = structuredClone(report);
     const open = starved.targets.find((t) => t.id === 'bare')!.phases[1].load;
@@ -124,7 +140,11 @@ describe('bench options', () => {
   });
 
   it('parses variants and phases, and refuses what it cannot run', () => {
-    expect(parseVariant('pg-async-w4')).toEqual({ name: 'pg-async-w4', store: 'postgres', durability: 'async', workers: 4 });
+    expect(parseVariant('pg-async-w4')).toEqual({ name: 'pg-async-w4', store: 'postgres', durability: 'async', workers: 4, projector: 'embedded' });
+    expect(parseVariant('pg-default-px')).toEqual({ name: 'pg-default-px', store: 'postgres', durability: 'default', workers: null, projector: 'external' });
+    expect(parseVariant('pg-default-w2-px')).toMatchObject({ workers: 2, projector: 'external' });
+    expect(() => parseVariant('pg-default-px-w2')).toThrow('[-w<N>][-px]');
+    expect(() => parseVariant('pglite-default-px')).toThrow('a separate projector needs PostgreSQL');
     expect(parseVariant('pglite-strict')).toMatchObject({ store: 'pglite', durability: 'strict', workers: null });
     expect(() => parseVariant('pglite-default-w2')).toThrow('one process by design');
     expect(() => parseVariant('mysql-default')).toThrow(OptionError);

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { Database, Lease } from '../database/database.js';
-import { EVENTS_CHANNEL } from '../event-store/event-store.js';
+import { EVENTS_CHANNEL, type ReadAllResult, type RecordedEvent } from '../event-store/event-store.js';
 import { type LogPosition, START, comparePositions, parseXid8, samePosition } from '../event-store/log-position.js';
 import type { SqlEventStore } from '../event-store/sql-event-store.js';
 import { projectionCheckpoints } from './projection-checkpoints.js';
@@ -39,9 +39,14 @@ interface Worker {
   nextLeaseAttempt: number;
   running: Promise<void> | null;
   again: boolean;
-  wakeTimer: NodeJS.Timeout | null;
   /** Set while a rebuild drives the worker itself. */
   paused: boolean;
+  /**
+   * Durable only: its last read reached the end of the log, so it is near the others that did and reads
+   * with them (projections at one position always share a read; one catching up from further back, a
+   * rebuild or a failing one, reads alone with its own types until it has caught up).
+   */
+  following: boolean;
   lastError: string | null;
   step: (worker: Worker) => Promise<boolean>;
 }
@@ -62,6 +67,10 @@ export class ProjectionRunner {
   private readonly workers = new Map<string, Worker>();
   private readonly durable = new Map<string, DurableProjection>();
   private pollTimer: NodeJS.Timeout | null = null;
+  /** The pass over the durable projections under way, and whether a wake asked for another. */
+  private durableRun: Promise<void> | null = null;
+  private durableAgain = false;
+  private durableWakeTimer: NodeJS.Timeout | null = null;
   private unlisten: (() => Promise<void>) | null = null;
   private stopped = false;
 
@@ -102,15 +111,22 @@ export class ProjectionRunner {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.pollTimer) clearInterval(this.pollTimer);
-    for (const worker of this.workers.values()) if (worker.wakeTimer) clearTimeout(worker.wakeTimer);
+    if (this.durableWakeTimer) clearTimeout(this.durableWakeTimer);
     await this.unlisten?.().catch(() => undefined);
+    await this.durableRun?.catch(() => undefined);
     await Promise.all([...this.workers.values()].map((w) => w.running?.catch(() => undefined)));
     for (const worker of this.workers.values()) await worker.lease?.release().catch(() => undefined);
   }
 
   wake(): void {
     if (this.stopped) return;
-    for (const worker of this.workers.values()) void this.run(worker).catch(() => undefined);
+    void this.runAll([...this.workers.values()]).catch(() => undefined);
+  }
+
+  /** Runs the workers given: each in-memory one, and one pass over the durable ones if any is among them. */
+  private runAll(workers: readonly Worker[]): Promise<unknown> {
+    const inMemory = workers.filter((worker) => worker.kind === 'in-memory').map((worker) => this.run(worker));
+    return Promise.all(workers.some((worker) => worker.kind === 'durable') ? [...inMemory, this.runDurable()] : inMemory);
   }
 
   /** A commit notification: wake only the projections that follow one of the committed types. */
@@ -120,7 +136,7 @@ export class ProjectionRunner {
     const types = payload.split(',');
     for (const worker of this.workers.values()) {
       if (worker.eventTypes !== ALL_EVENT_TYPES && !types.some((type) => worker.eventTypes.includes(type))) continue;
-      if (worker.kind === 'durable') this.wakeSoon(worker);
+      if (worker.kind === 'durable') this.wakeDurableSoon();
       else void this.follow(worker).catch(() => undefined);
     }
   }
@@ -141,16 +157,17 @@ export class ProjectionRunner {
   }
 
   /**
-   * Durable projections (billing) need not follow every commit within milliseconds: coalescing wake-ups
-   * lets each catch-up transaction take a larger page and keeps the database free for the data plane.
+   * Durable projections (billing, audit) need not follow every commit within milliseconds: coalescing
+   * wake-ups lets each catch-up transaction take a larger page and keeps the database free for the data
+   * plane. One timer for all of them, so they move together and share each read.
    */
-  private wakeSoon(worker: Worker): void {
-    if (worker.wakeTimer) return;
-    worker.wakeTimer = setTimeout(() => {
-      worker.wakeTimer = null;
-      void this.run(worker).catch(() => undefined);
+  private wakeDurableSoon(): void {
+    if (this.durableWakeTimer) return;
+    this.durableWakeTimer = setTimeout(() => {
+      this.durableWakeTimer = null;
+      void this.runDurable().catch(() => undefined);
     }, DURABLE_WAKE_DELAY_MS);
-    worker.wakeTimer.unref();
+    this.durableWakeTimer.unref();
   }
 
   /**
@@ -183,7 +200,7 @@ export class ProjectionRunner {
     const selected = [...this.workers.values()].filter((w) => !names || names.includes(w.name));
     const deadline = Date.now() + timeoutMs;
     for (let delay = 5; ; delay = Math.min(100, delay * 2)) {
-      await Promise.all(selected.map((w) => this.run(w)));
+      await this.runAll(selected);
       const failed = selected.find((w) => w.lastError);
       if (failed) throw new Error(`Projection ${failed.name} failed: ${failed.lastError}`);
       const behind = target ? selected.filter((w) => this.canMove(w) && comparePositions(w.position, target) < 0) : [];
@@ -264,13 +281,17 @@ export class ProjectionRunner {
     return {
       name, kind, eventTypes, step,
       position: START, lastGlobalPosition: 0, persisted: null, lease: null, nextLeaseAttempt: 0,
-      running: null, again: false, lastError: null, wakeTimer: null, paused: false,
+      running: null, again: false, lastError: null, paused: false, following: true,
     };
   }
 
-  /** At most one loop per worker; a wake during a loop makes it go round once more. */
+  /**
+   * At most one loop per in-memory worker, and one pass over all durable workers; a wake during a loop
+   * (a pass) makes it go round once more.
+   */
   private run(worker: Worker): Promise<void> {
     if (worker.paused) return Promise.resolve();
+    if (worker.kind === 'durable') return this.runDurable();
     if (worker.running) {
       worker.again = true;
       return worker.running;
@@ -279,20 +300,130 @@ export class ProjectionRunner {
       try {
         do {
           worker.again = false;
-          if (worker.kind === 'durable' && !(await this.holdsLease(worker))) return;
           while (!this.stopped && (await worker.step(worker)));
         } while (worker.again && !this.stopped);
         worker.lastError = null;
       } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
-        // Once per distinct failure: during a database outage every poll fails the same way.
-        if (message !== worker.lastError) this.logger.warn(`${worker.name}: ${message}; retrying on the next wake-up`);
-        worker.lastError = message;
+        this.failed(worker, error);
       } finally {
         worker.running = null;
       }
     })();
     return worker.running;
+  }
+
+  private failed(worker: Worker, error: unknown): void {
+    const message = error instanceof Error ? error.message : String(error);
+    // Once per distinct failure: during a database outage every poll fails the same way.
+    if (message !== worker.lastError) this.logger.warn(`${worker.name}: ${message}; retrying on the next wake-up`);
+    worker.lastError = message;
+    // A durable projection that keeps failing falls behind: it reads alone until it has caught up again.
+    worker.following = false;
+  }
+
+  private runDurable(): Promise<void> {
+    if (this.durableRun) {
+      this.durableAgain = true;
+      return this.durableRun;
+    }
+    this.durableRun = (async () => {
+      try {
+        do {
+          this.durableAgain = false;
+          await this.durablePass();
+        } while (this.durableAgain && !this.stopped);
+      } finally {
+        this.durableRun = null;
+      }
+    })();
+    return this.durableRun;
+  }
+
+  /**
+   * Moves every durable projection this process holds the lease of to the end of the log. Each step,
+   * the projections that follow the head and sit at (or just past) the earliest position share one
+   * read of the log with the union of their types; each takes its own types from the page and applies
+   * them in a transaction of its own, with its own checkpoint, so one projection failing or being
+   * rebuilt never holds another back. A worker leaves the pass (its `running` settles) once it has
+   * caught up, failed or been paused by a rebuild.
+   */
+  private async durablePass(): Promise<void> {
+    const members: Worker[] = [];
+    for (const worker of this.workers.values()) {
+      if (worker.kind !== 'durable' || worker.paused || worker.running || this.stopped) continue;
+      try {
+        if (await this.holdsLease(worker)) members.push(worker);
+      } catch (error) {
+        this.failed(worker, error);
+      }
+    }
+    const leaving = new Map<Worker, () => void>();
+    for (const worker of members) worker.running = new Promise<void>((resolve) => leaving.set(worker, resolve));
+    const leave = (worker: Worker) => {
+      worker.running = null;
+      leaving.get(worker)?.();
+      leaving.delete(worker);
+    };
+    const errors = new Set<Worker>();
+    try {
+      let active = members;
+      while (active.length > 0 && !this.stopped) {
+        for (const worker of active) if (worker.paused) leave(worker);
+        const more = await this.durableStepTogether(active.filter((worker) => !worker.paused), errors);
+        for (const worker of active) if (!more.includes(worker)) leave(worker);
+        active = more;
+      }
+    } finally {
+      for (const worker of members) if (!errors.has(worker) && !this.stopped) worker.lastError = null;
+      for (const worker of [...leaving.keys()]) leave(worker);
+    }
+  }
+
+  /** One step of each worker given; returns those with more to read. */
+  private async durableStepTogether(workers: readonly Worker[], errors: Set<Worker>): Promise<Worker[]> {
+    const more: Worker[] = [];
+    const pending: Worker[] = [];
+    await Promise.all(workers.map(async (worker) => {
+      try {
+        await this.loadCheckpoint(worker);
+        pending.push(worker);
+      } catch (error) {
+        errors.add(worker);
+        this.failed(worker, error);
+      }
+    }));
+    pending.sort((a, b) => comparePositions(a.position, b.position));
+    while (pending.length > 0 && !this.stopped) {
+      const first = pending[0];
+      // The read's types: those of every worker at the earliest position, and when that one follows the
+      // head, those of every other worker that does (they are near it, and join it on the page).
+      const sharing = pending.filter((worker) => samePosition(worker.position, first.position) || (first.following && worker.following));
+      const types = unionOf(sharing.map((worker) => worker.eventTypes));
+      let page: ReadAllResult;
+      try {
+        page = await this.store.readAll(first.position, { limit: this.options.batchSize, types: typeFilter(types) });
+      } catch (error) {
+        for (const worker of pending) {
+          errors.add(worker);
+          this.failed(worker, error);
+        }
+        return more;
+      }
+      // The page holds every event of these types between its start and `next`: a worker of no other
+      // types whose position lies in that range has its own page in it (the events after its position).
+      const covered = pending.filter((worker) => comparePositions(worker.position, page.next) <= 0 && includes(types, worker.eventTypes));
+      for (const worker of covered) pending.splice(pending.indexOf(worker), 1);
+      await Promise.all(covered.map(async (worker) => {
+        const events = page.events.filter((event) => comparePositions(event, worker.position) > 0 && follows(worker.eventTypes, event.type));
+        try {
+          if (await this.applyPage(worker, events, page)) more.push(worker);
+        } catch (error) {
+          errors.add(worker);
+          this.failed(worker, error);
+        }
+      }));
+    }
+    return more;
   }
 
   private async holdsLease(worker: Worker): Promise<boolean> {
@@ -305,31 +436,50 @@ export class ProjectionRunner {
     return Boolean(worker.lease);
   }
 
+  /** One step of a worker alone, reading only its own types (a rebuild replaying it). */
   private async durableStep(projection: DurableProjection, worker: Worker): Promise<boolean> {
+    if (!worker.lease?.held) return false;
+    await this.loadCheckpoint(worker);
+    const page = await this.store.readAll(worker.position, { limit: this.options.batchSize, types: typeFilter(projection.eventTypes) });
+    return this.applyPage(worker, page.events, page);
+  }
+
+  /** The checkpoint as stored, when the worker does not know it (at start, after a lease or a move). */
+  private async loadCheckpoint(worker: Worker): Promise<void> {
+    if (worker.persisted) return;
+    const projection = this.durable.get(worker.name)!;
+    await projection.resume?.();
+    worker.persisted = await projectionCheckpoints.load(this.database, projection.name);
+    worker.position = worker.persisted;
+  }
+
+  /**
+   * Applies a worker's events of a page read from its position (or from before it, with those events
+   * left out) and moves its checkpoint to the page's end, in one transaction. Says whether there is more.
+   */
+  private async applyPage(worker: Worker, events: readonly RecordedEvent[], page: Pick<ReadAllResult, 'next' | 'caughtUp'>): Promise<boolean> {
     // A lease lost with its session (the server dropped it) stops the projection until it is re-acquired:
     // another node may hold it by now.
     if (!worker.lease?.held) return false;
-    if (!worker.persisted) {
-      await projection.resume?.();
-      worker.persisted = await projectionCheckpoints.load(this.database, projection.name);
-      worker.position = worker.persisted;
-    }
-    const page = await this.store.readAll(worker.position, { limit: this.options.batchSize, types: typeFilter(projection.eventTypes) });
-    if (page.events.length === 0) {
+    // The checkpoint was dropped meanwhile (the lease taken again): reload it and read from there.
+    const expected = worker.persisted;
+    if (!expected) return true;
+    const projection = this.durable.get(worker.name)!;
+    worker.following = page.caughtUp;
+    if (events.length === 0) {
       worker.position = page.next;
-      if (page.caughtUp && !samePosition(await projectionCheckpoints.load(this.database, projection.name), worker.persisted)) {
+      if (page.caughtUp && !samePosition(await projectionCheckpoints.load(this.database, projection.name), expected)) {
         // Idle, but the stored checkpoint moved under us (a rebuild from the CLI reset it): start over from it.
         worker.persisted = null;
         return true;
       }
       return !page.caughtUp;
     }
-    const expected = worker.persisted;
     try {
       await this.database.transaction(async (tx) => {
         const stored = await projectionCheckpoints.lock(tx, projection.name);
         if (!samePosition(stored, expected)) throw new StaleCheckpointError();
-        await projection.handle(tx, page.events);
+        await projection.handle(tx, events);
         await projectionCheckpoints.save(tx, projection.name, page.next);
       });
     } catch (error) {
@@ -341,13 +491,28 @@ export class ProjectionRunner {
     }
     worker.persisted = page.next;
     worker.position = page.next;
-    worker.lastGlobalPosition = page.events[page.events.length - 1].globalPosition;
+    worker.lastGlobalPosition = events[events.length - 1].globalPosition;
     return !page.caughtUp;
   }
 }
 
 function typeFilter(eventTypes: EventTypeFilter): readonly string[] | undefined {
   return eventTypes === ALL_EVENT_TYPES ? undefined : eventTypes;
+}
+
+function unionOf(filters: readonly EventTypeFilter[]): EventTypeFilter {
+  if (filters.includes(ALL_EVENT_TYPES)) return ALL_EVENT_TYPES;
+  return [...new Set(filters.flat())];
+}
+
+/** Whether a read of `read`'s types holds every event of `wanted`'s. */
+function includes(read: EventTypeFilter, wanted: EventTypeFilter): boolean {
+  if (read === ALL_EVENT_TYPES) return true;
+  return wanted !== ALL_EVENT_TYPES && wanted.every((type) => read.includes(type));
+}
+
+function follows(eventTypes: EventTypeFilter, type: string): boolean {
+  return eventTypes === ALL_EVENT_TYPES || eventTypes.includes(type);
 }
 
 /** Advisory-lock key for a projection's lease: a stable 31-bit hash of its name. */
