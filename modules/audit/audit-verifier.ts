@@ -1,4 +1,4 @@
-import type { SqlExecutor } from '../../src/kernel/index.js';
+import { READ_HORIZON_SQL, type SqlExecutor } from '../../src/kernel/index.js';
 import { GENESIS_HASH, STORED_EVENT_COLUMNS, type StoredEvent, type StoredEventRow, canonicalEvent, chainHash, storedEvent } from '../../projections/audit-chain/canonical-event.js';
 import type { CheckpointSigner } from '../../projections/audit-chain/checkpoint-signer.js';
 
@@ -101,7 +101,7 @@ class Walk {
   }
 
   async run(): Promise<AuditReport> {
-    const [snapshot] = await this.tx.query<{ xmin: string }>(`SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin`);
+    const [snapshot] = await this.tx.query<{ xmin: string }>(`SELECT ${READ_HORIZON_SQL}::text AS xmin`);
     this.horizon = snapshot.xmin;
     const external = this.options.external ?? null;
     let sequence = 0;

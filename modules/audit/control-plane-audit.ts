@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { AUDITED_EVENT_TYPES, upcasters } from '../../events/index.js';
-import { comparePositions, type Database, DATABASE, type LogPosition, parseXid8, xid8Param } from '../../src/kernel/index.js';
+import { comparePositions, type Database, DATABASE, type LogPosition, parseXid8, READ_HORIZON_SQL, xid8Param } from '../../src/kernel/index.js';
 import { encodePageToken, positionAfter } from './page-token.js';
 
 export interface AuditQuery {
@@ -62,7 +62,7 @@ export class ControlPlaneAudit {
       filters += ` AND recorded_at < $${params.length}`;
     }
     const rows = await this.database.query<Row & { horizon: string }>(
-      `WITH horizon AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin)
+      `WITH horizon AS (SELECT ${READ_HORIZON_SQL} AS xmin)
        SELECT horizon.xmin::text AS horizon, page.* FROM horizon LEFT JOIN LATERAL (
          SELECT global_position::text AS global_position, transaction_id::text AS transaction_id, stream_id, stream_version,
                 event_id::text AS event_id, event_type, schema_version, data, metadata, recorded_at

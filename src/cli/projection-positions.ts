@@ -1,5 +1,6 @@
 import type { SqlExecutor } from '../kernel/database/database.js';
 import { type LogPosition } from '../kernel/event-store/event-store.js';
+import { READ_HORIZON_SQL } from '../kernel/event-store/read-horizon.js';
 import { START, parseXid8, xid8Param } from '../kernel/event-store/log-position.js';
 import { ALL_EVENT_TYPES, type EventTypeFilter } from '../kernel/projections/projection.js';
 
@@ -31,7 +32,7 @@ export async function lastEventFor(database: SqlExecutor, types: EventTypeFilter
   const typed = types !== ALL_EVENT_TYPES;
   const rows = await database.query<{ transaction_id: string; global_position: string }>(
     `SELECT e.transaction_id::text AS transaction_id, e.global_position::text AS global_position FROM events e
-     WHERE e.transaction_id < pg_snapshot_xmin(pg_current_snapshot()) ${typed ? 'AND e.event_type = ANY($1::text[])' : ''}
+     WHERE e.transaction_id < ${READ_HORIZON_SQL} ${typed ? 'AND e.event_type = ANY($1::text[])' : ''}
      ORDER BY e.transaction_id DESC, e.global_position DESC LIMIT 1`,
     typed ? [types] : [],
   );
@@ -46,7 +47,7 @@ export async function eventsAfter(database: SqlExecutor, position: LogPosition |
     `SELECT count(*)::text AS n FROM (
        SELECT 1 FROM events
        WHERE (transaction_id, global_position) > ($1::text::xid8, $2::bigint)
-         AND transaction_id < pg_snapshot_xmin(pg_current_snapshot()) ${typed ? 'AND event_type = ANY($4::text[])' : ''}
+         AND transaction_id < ${READ_HORIZON_SQL} ${typed ? 'AND event_type = ANY($4::text[])' : ''}
        LIMIT $3) behind`,
     typed ? [xid8Param(from.transactionId), from.globalPosition, cap, types] : [xid8Param(from.transactionId), from.globalPosition, cap],
   );

@@ -21,6 +21,7 @@ export * from './event-store/event-store.js';
 export * from './event-store/group-committer.js';
 export * from './event-store/log-position.js';
 export * from './event-store/sql-event-store.js';
+export { READ_HORIZON_SQL } from './event-store/read-horizon.js';
 export { OutageSpool, SpoolFullError } from './event-store/spool/outage-spool.js';
 export * from './projections/projection-checkpoints.js';
 export * from './projections/projection-runner.js';

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { AdminClient } from '../support/admin-client.js';
 import { runCli } from '../support/cli-process.js';
 import { type TestGateway, postJson, startTestGateway } from '../support/gateway-harness.js';
@@ -188,5 +189,26 @@ describe('history APIs: events by position, one request reconstructed, control-p
       expect(badAction.code).toBe(1);
       expect(badAction.stderr).toMatch(/unknown action Nope/);
     }, 60_000);
+  });
+
+  // Last: it adds a change of its own, which the listings above do not expect.
+  (databaseUrl ? describe : describe.skip)('a transaction open in another database of the server (PostgreSQL)', () => {
+    test('holds back neither the projections nor the audit listing: a change is listed as soon as it is applied', async () => {
+      const neighbour = new pg.Client({ connectionString: databaseUrl! });
+      await neighbour.connect();
+      try {
+        await neighbour.query('BEGIN');
+        await neighbour.query('SELECT pg_current_xact_id()'); // holds a transaction id, as a long batch job does
+        expect((await admin.post('/tenants', { id: 'hooli' })).status).toBe(201);
+        await gw.gateway.platform.runner.catchUp();
+        const created = (await admin.get('/audit?action=TenantCreated')).json.data;
+        expect(created.map((c: any) => c.stream)).toContain('tenant-hooli');
+        const events = (await admin.get('/events?type=TenantCreated')).json.data;
+        expect(events.map((e: any) => e.streamId)).toContain('tenant-hooli');
+      } finally {
+        await neighbour.query('ROLLBACK').catch(() => undefined);
+        await neighbour.end();
+      }
+    });
   });
 });

@@ -12,6 +12,7 @@ import {
 } from './event-store.js';
 import { type LogPosition, parseXid8, xid8Param } from './log-position.js';
 import { type PreparedAppend, prepareAppend } from './prepared-append.js';
+import { READ_HORIZON_SQL } from './read-horizon.js';
 
 /** Brings an old payload to the latest schema of its type (see events/upcasters). */
 export type Upcaster = (type: string, schemaVersion: number, data: unknown) => { schemaVersion: number; data: unknown };
@@ -272,27 +273,14 @@ export class SqlEventStore implements EventStore {
       params.push(options.streamId);
       filters += `AND e.stream_id = $${params.length}`;
     }
-    // One statement: the oldest transaction still in flight bounds the read, so one that commits late
-    // (even with a lower global_position) is never skipped; it is read once it commits. Transactions of
-    // other databases on the same server can never write to this log, so they do not hold it back (a
-    // long batch job next door must not stall revocations here); a transaction whose database cannot be
-    // seen counts as ours. Order and comparison are on the xid8 column and parameter, so nothing binds
-    // to text.
+    // One statement: the read horizon (read-horizon.ts) bounds the read, so a transaction that commits late
+    // (even with a lower global_position) is never skipped; it is read once it commits. Order and comparison
+    // are on the xid8 column and parameter, so nothing binds to text.
     // Readers run all the time (every projection on every commit): planned once per connection and
     // filter shape, as named statements.
-    const statement = `switchyard_read_all_v2${options.types ? '_types' : ''}${options.streamId !== undefined ? '_stream' : ''}`;
+    const statement = `switchyard_read_all_v3${options.types ? '_types' : ''}${options.streamId !== undefined ? '_stream' : ''}`;
     const rows = await this.read<EventRow & { horizon: string }>(
-      `WITH snap AS (SELECT pg_current_snapshot() AS s),
-       horizon AS (
-         SELECT coalesce(
-           (SELECT min(x) FROM snap, pg_snapshot_xip(snap.s) AS x
-             WHERE NOT EXISTS (
-               SELECT 1 FROM pg_stat_activity a
-               WHERE a.backend_xid IS NOT NULL AND a.datid IS NOT NULL
-                 AND a.datid <> (SELECT d.oid FROM pg_database d WHERE d.datname = current_database())
-                 AND a.backend_xid::text = (x::text::numeric % 4294967296)::text)),
-           (SELECT pg_snapshot_xmax(snap.s) FROM snap)) AS xmin
-       )
+      `WITH horizon AS (SELECT ${READ_HORIZON_SQL} AS xmin)
        SELECT horizon.xmin AS horizon, page.*
        FROM horizon LEFT JOIN LATERAL (
          SELECT ${COLUMNS} FROM events e
