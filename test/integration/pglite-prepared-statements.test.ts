@@ -1,10 +1,11 @@
 import { PgliteDatabase } from '../../src/kernel/database/pglite-database.js';
 
 /**
- * Named statements on the embedded store run as PREPARE/EXECUTE with their values written as literals
- * (the append is one, with its event ids as an array), under a generic plan scoped to the statement.
+ * The embedded store's session: named statements run as PREPARE/EXECUTE with their values written as
+ * literals (the append is one, with its event ids as an array), under a generic plan scoped to the
+ * statement; new WAL segments are not zero-filled.
  */
-describe('PGlite named statements', () => {
+describe('PGlite session and named statements', () => {
   let database: PgliteDatabase;
   beforeAll(async () => {
     database = await PgliteDatabase.open(null);
@@ -30,6 +31,11 @@ describe('PGlite named statements', () => {
     const rows = await database.query<{ n: number }>(`SELECT cardinality($1::uuid[])::int AS n`, [ids], 'uuid_probe');
     expect(rows[0].n).toBe(2);
     await expect(database.query(`SELECT cardinality($1::uuid[])::int AS n`, [['not-a-uuid']], 'uuid_probe')).rejects.toThrow(/uuid/);
+  });
+
+  test('the session does not zero-fill new WAL segments (each was a stall of the one session)', async () => {
+    const rows = await database.query<{ wal_init_zero: string }>('SHOW wal_init_zero');
+    expect(rows[0].wal_init_zero).toBe('off');
   });
 
   test('the generic plan does not outlive its statement, on success or failure, in or out of a transaction', async () => {
