@@ -199,7 +199,7 @@ function isScalar(value: unknown): value is Scalar {
 }
 
 function isLiteral(value: unknown): value is Literal {
-  return isScalar(value) || (Array.isArray(value) && value.every((element) => typeof element === 'string' && !element.includes('\0')));
+  return isScalar(value) || (Array.isArray(value) && value.every((element) => typeof element === 'string' && isScalar(element)));
 }
 
 function quoteLiteral(value: Literal): string {
