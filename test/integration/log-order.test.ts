@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { type LogPosition, type RecordedEvent, START } from '../../src/kernel/event-store/event-store.js';
 import { uuidv7 } from '../../src/kernel/ids.js';
 import { ProjectionRunner } from '../../src/kernel/projections/projection-runner.js';
-import { type StoreFixture, openStore, storeTargets } from '../support/event-store-targets.js';
+import { type StoreFixture, describeOnPostgres, openStore, storeTargets } from '../support/event-store-targets.js';
 import { OwnPostgres, ownPostgresAvailable } from '../support/own-postgres.js';
 import { LoggingProjection, RecordingProjection } from '../support/recording-projections.js';
 import { burnTransactionIdsUntil, nextTransactionId } from '../support/transaction-ids.js';
@@ -269,7 +269,7 @@ describe.each(storeTargets().map((t) => [t.name, t] as const))('reading order at
  * the snapshot's xmin). catchUp must not report "caught up" meanwhile: it waits for the horizon to pass
  * the last event visible at the call, and says why when it gives up.
  */
-describe.each(storeTargets().filter((t) => t.name === 'postgres').map((t) => [t.name, t] as const))('catchUp under a held-back read horizon on %s', (_name, target) => {
+describeOnPostgres('catchUp under a held-back read horizon on %s', (target) => {
   test('waits for the open transaction, then has read everything committed before the call', async () => {
     const fixture = await target.open();
     const blocker = new pg.Client({ connectionString: fixture.url! });
@@ -304,7 +304,7 @@ describe.each(storeTargets().filter((t) => t.name === 'postgres').map((t) => [t.
  * its readers back: a long batch job in a neighbouring database would otherwise stall revocations and
  * routing changes on every gateway node. One in this database still does (it may append).
  */
-describe.each(storeTargets().filter((t) => t.name === 'postgres').map((t) => [t.name, t] as const))('the read horizon and other databases on %s', (_name, target) => {
+describeOnPostgres('the read horizon and other databases on %s', (target) => {
   test('a writing transaction open in another database does not hold the log back; one in this database does', async () => {
     const fixture = await target.open();
     const neighbour = await createScratchDatabase(requireService('DATABASE_URL')!);

@@ -6,10 +6,10 @@ import { prepareAppend } from '../../src/kernel/event-store/prepared-append.js';
 import { OutageSpool } from '../../src/kernel/event-store/spool/outage-spool.js';
 import { SpoolDrainer } from '../../src/kernel/event-store/spool/spool-drainer.js';
 import { RECORD_HEADER_BYTES, encodeRecord, preparedFromPayload, scanSegment } from '../../src/kernel/event-store/spool/spool-segment.js';
-import { type StoreFixture, storeTargets } from '../support/event-store-targets.js';
+import { type StoreFixture, describeOnPostgres } from '../support/event-store-targets.js';
 
 /** Draining spooled appends into PostgreSQL (the only store that can go away): in order, once, and safely again after a crash. */
-describe.each(storeTargets().filter((t) => t.name === 'postgres').map((t) => [t.name, t] as const))('draining the outage spool (%s)', (_name, target) => {
+describeOnPostgres('draining the outage spool (%s)', (target) => {
   let fixture: StoreFixture;
   let dir: string;
   const settings = () => ({ directory: dir, maxBytes: 1 << 24, segmentBytes: 1 << 12 });

@@ -55,3 +55,17 @@ async function openFixture(url: string | null, drop: () => Promise<void>, dataDi
     },
   };
 }
+
+/**
+ * A describe block over the PostgreSQL target only (`%s` in the title is its name). Without DATABASE_URL
+ * there is no such target: the block is reported as skipped, instead of `describe.each` failing the suite
+ * on an empty table (the suite must still pass on a fresh machine).
+ */
+export function describeOnPostgres(title: string, body: (target: StoreTarget) => void): void {
+  const targets = storeTargets().filter((target) => target.name === 'postgres');
+  if (targets.length === 0) {
+    describe.skip(title.replace('%s', 'postgres'), () => test('needs DATABASE_URL', () => undefined));
+    return;
+  }
+  describe.each(targets.map((target) => [target.name, target] as const))(title, (_name, target) => body(target));
+}
