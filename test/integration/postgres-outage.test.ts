@@ -28,13 +28,15 @@ async function within(ms: number, probe: () => Promise<boolean>, what: string): 
   }
 }
 
+/** The spool's segment files now; the drainer deletes them meanwhile, so one listed but gone by its stat is not counted. */
 function segmentFiles(dir: string): string[] {
   const found: string[] = [];
   const walk = (path: string) => {
     for (const name of readdirSync(path)) {
       const full = join(path, name);
-      if (statSync(full).isDirectory()) walk(full);
-      else if (/^segment-\d+\.log$/.test(name)) found.push(full);
+      const stat = statSync(full, { throwIfNoEntry: false });
+      if (stat?.isDirectory()) walk(full);
+      else if (stat && /^segment-\d+\.log$/.test(name)) found.push(full);
     }
   };
   walk(dir);
