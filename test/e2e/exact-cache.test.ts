@@ -5,6 +5,7 @@ import { generateApiKey } from '../../modules/access/api-key/key-format.js';
 import { AdminClient, waitUntil } from '../support/admin-client.js';
 import { type TestGateway, postJson, sseData, startTestGateway } from '../support/gateway-harness.js';
 import { createScratchDatabase, requireService } from '../support/services.js';
+import { testPort } from '../support/port-range.js';
 
 /**
  * Issue 10 item 6: the exact cache against real PostgreSQL (events, ledger) and Redis (the cache). Two
@@ -382,7 +383,7 @@ describe('exact cache in memory (no Redis)', () => {
 
   test('an unreachable Redis is a miss, never a failed request (and idempotency steps aside)', async () => {
     // Nothing listens on this port of the suite's range: every cache and idempotency command fails at once.
-    gw = await startTestGateway({ databaseUrl: await database(), environment: { redisUrl: 'redis://127.0.0.1:56299', cache: {} } });
+    gw = await startTestGateway({ databaseUrl: await database(), environment: { redisUrl: `redis://127.0.0.1:${testPort(1299)}`, cache: {} } });
     const body = { model: 'solo', messages: [{ role: 'user', content: 'no redis' }] };
     for (let i = 0; i < 2; i++) {
       const answer = await postJson(gw, '/v1/chat/completions', body, { 'idempotency-key': 'no-redis' });

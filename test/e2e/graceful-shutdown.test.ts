@@ -7,6 +7,7 @@ import { openDatabase } from '../../src/kernel/database/open-database.js';
 import { startServer } from '../support/cli-process.js';
 import { type LoadResult, sendRequest } from '../support/load.js';
 import { createScratchDatabase } from '../support/services.js';
+import { testPort } from '../support/port-range.js';
 
 /**
  * SIGTERM under load (issue 13, Build 5): a real `serve` process with buffered and streamed requests
@@ -15,8 +16,8 @@ import { createScratchDatabase } from '../support/services.js';
  * database when DATABASE_URL is set, else embedded PGlite.
  */
 const postgresUrl = process.env.DATABASE_URL || null;
-/** In this suite's port range (56300-56399). */
-const PORT = 56310;
+/** This suite's own port (port-range.ts). */
+const PORT = testPort(1310);
 const DEADLINE_MS = 8_000;
 
 describe('graceful shutdown', () => {

@@ -1,8 +1,10 @@
 import { type TestGateway, startTestGateway } from '../support/gateway-harness.js';
+import { testPort } from '../support/port-range.js';
 
 const ADMIN_TOKEN = 'sy-admin-health-status-test-token-0123456789';
-/** In this suite's port range, with nothing listening: a Redis that is down. */
-const DEAD_REDIS = 'redis://127.0.0.1:56399';
+/** A port of this suite's own (port-range.ts) with nothing listening: a Redis that is down. */
+const DEAD_REDIS_PORT = testPort(1399);
+const DEAD_REDIS = `redis://127.0.0.1:${DEAD_REDIS_PORT}`;
 
 describe('health: /healthz, /readyz and /admin/v1/status', () => {
   let gw: TestGateway;
@@ -36,7 +38,7 @@ describe('health: /healthz, /readyz and /admin/v1/status', () => {
     expect(body.problems).toEqual(['redis: not answering (limits and breakers are local meanwhile)']);
     expect(body.projections).toEqual(expect.arrayContaining([{ name: 'routing-snapshot', behind: 0 }, { name: 'key-index', behind: 0 }]));
     // Public output: no address.
-    expect(JSON.stringify(body)).not.toContain('56399');
+    expect(JSON.stringify(body)).not.toContain(String(DEAD_REDIS_PORT));
   });
 
   test('/admin/v1/status needs the admin token and shows versions, checks and each projection\'s lag', async () => {

@@ -108,12 +108,12 @@ describe('rate limits and budgets over HTTP', () => {
     const metadata = await hook('http://169.254.169.254/latest/meta-data', { allowPrivateNetwork: true });
     expect(metadata.status).toBe(422);
     expect(metadata.json.error).toMatchObject({ code: 'invalid_budget', message: expect.stringContaining('cloud metadata') });
-    const loopback = await hook('http://127.0.0.1:56812/budget');
+    const loopback = await hook('http://127.0.0.1:21812/budget');
     expect(loopback.status).toBe(422);
     expect(loopback.json.error.message).toContain('allowPrivateNetwork: true on the webhook');
     expect((await admin.get('/tenants/hooked')).json.budget).toBeNull();
-    const allowed = await hook('http://127.0.0.1:56812/budget', { allowPrivateNetwork: true });
+    const allowed = await hook('http://127.0.0.1:21812/budget', { allowPrivateNetwork: true });
     expect(allowed.status).toBe(200);
-    expect(allowed.json.budget.webhook).toEqual({ url: 'http://127.0.0.1:56812/budget', secret: 'env:SY_TEST_HOOK_KEY', allowPrivateNetwork: true });
+    expect(allowed.json.budget.webhook).toEqual({ url: 'http://127.0.0.1:21812/budget', secret: 'env:SY_TEST_HOOK_KEY', allowPrivateNetwork: true });
   });
 });

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer } from '../support/cli-process.js';
+import { testPort } from '../support/port-range.js';
 
 /**
  * A start prints a few lines and the demo key, not the framework's route table (issue 13: ~65 lines
@@ -30,7 +31,7 @@ describe('start-up output', () => {
   };
 
   test('at the default level: no route table, no request lines for the probes, the key within a few lines', async () => {
-    const output = await start(undefined, 56330);
+    const output = await start(undefined, testPort(1330));
     const beforeKey = output.slice(0, output.indexOf('Demo key:')).split('\n').filter((line) => line.trim() !== '');
     expect(output).toContain('Demo key: sk-sy-');
     expect(output).not.toMatch(/Mapped \{/);

@@ -5,10 +5,11 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { AuditVerifier } from '../../modules/audit/audit-verifier.js';
 import { postJson, startTestGateway } from '../support/gateway-harness.js';
+import { testPort } from '../support/port-range.js';
 
 const BIN = '/usr/lib/postgresql/15/bin';
-/** In this suite's assigned port range. */
-const PORT = 55710;
+/** This suite's own port (port-range.ts). */
+const PORT = testPort(710);
 const canRun = existsSync(join(BIN, 'initdb')) && process.getuid?.() === 0;
 if (!canRun) process.stderr.write('[skip] no PostgreSQL 15 binaries or not root: skipping the transaction-id boundary suite\n');
 const describeWithServer = canRun ? describe : describe.skip;

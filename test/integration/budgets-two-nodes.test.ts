@@ -8,13 +8,14 @@ import { AdminClient } from '../support/admin-client.js';
 import { runCli } from '../support/cli-process.js';
 import { generateApiKey } from '../../modules/access/api-key/key-format.js';
 import { createScratchDatabase, requireService } from '../support/services.js';
+import { listenOn, testPort } from '../support/port-range.js';
 
 const databaseUrl = requireService('DATABASE_URL');
 const redisUrl = requireService('REDIS_URL');
 const describeWithServices = databaseUrl && redisUrl ? describe : describe.skip;
 
-/** Ports 56100-56199 belong to this worktree's suites. */
-const HOOK_PORT = 56110;
+/** This suite's own port (port-range.ts). */
+const HOOK_PORT = testPort(1110);
 const ADMIN_TOKEN = 'budget-admin-token-0123456789abcdef';
 
 /**
@@ -85,7 +86,7 @@ apiKeys:
         res.writeHead(204).end();
       });
     });
-    await new Promise<void>((resolve) => hook.listen(HOOK_PORT, '127.0.0.1', resolve));
+    await listenOn(hook, HOOK_PORT);
     scratch = await createScratchDatabase(databaseUrl!);
     nodeA = await startTestGateway({ databaseUrl: scratch.url, yaml, environment: { redisUrl, nodeId: 'budget-a', adminToken: ADMIN_TOKEN } });
     const config = readFileSync(nodeA.configPath, 'utf8');

@@ -17,7 +17,7 @@ import { SPOOL_PORTS, freePortIn } from '../support/port-range.js';
  * drains and every answered request is in the cost ledger exactly once.
  */
 
-/** This helper's port range (HELPERS.md): 56400-56499. */
+/** Gateway processes' ports (port-range.ts). */
 const portInRange = (taken: number[] = []) => freePortIn(SPOOL_PORTS, taken);
 
 async function within(ms: number, probe: () => Promise<boolean>, what: string): Promise<void> {

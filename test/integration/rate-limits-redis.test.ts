@@ -5,6 +5,7 @@ import { LimitsRedis } from '../../modules/limits/limits-redis.js';
 import { RateLimiter } from '../../modules/limits/rate-limit/rate-limiter.js';
 import { OwnRedis, redisServerAvailable } from '../support/own-redis.js';
 import { requireService } from '../support/services.js';
+import { testPort } from '../support/port-range.js';
 
 const redisUrl = requireService('REDIS_URL');
 const describeWithRedis = redisUrl ? describe : describe.skip;
@@ -56,8 +57,7 @@ describeWithRedis('rate limits shared through Redis', () => {
 });
 
 describeWithOwnRedis('rate limits while Redis is away', () => {
-  // Ports 56100-56199 belong to this suite's worktree.
-  const redis = new OwnRedis(56101);
+  const redis = new OwnRedis(testPort(1101));
   let redisA: LimitsRedis;
   let redisB: LimitsRedis;
   let nodeA: RateLimiter;

@@ -6,6 +6,7 @@ import { AdminClient } from '../support/admin-client.js';
 import { OwnRedis, redisServerAvailable } from '../support/own-redis.js';
 import { waitUntil } from '../support/resilience.js';
 import { createScratchDatabase, requireService } from '../support/services.js';
+import { testPort } from '../support/port-range.js';
 
 const databaseUrl = requireService('DATABASE_URL');
 const redisUrl = requireService('REDIS_URL');
@@ -143,7 +144,7 @@ describeWithServices('rate limits across two nodes (Redis + PostgreSQL)', () => 
  */
 describeWithOwnRedis('rate limits while the nodes\' Redis is stopped and restarted', () => {
   const keyId = `rlr-${randomBytes(4).toString('hex')}`;
-  const redis = new OwnRedis(56120);
+  const redis = new OwnRedis(testPort(1120));
   let scratch: { url: string; drop: () => Promise<void> };
   let nodeA: TestGateway;
   let nodeB: TestGateway;

@@ -2,9 +2,10 @@ import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { GatewayTracing } from '../../modules/observability/gateway-tracing.js';
 import { readObservabilitySettings } from '../../modules/observability/observability-settings.js';
+import { listenOn, testPort } from '../support/port-range.js';
 
-/** In this suite's port range (56300-56399). */
-const COLLECTOR_PORT = 56320;
+/** This suite's own port (port-range.ts). */
+const COLLECTOR_PORT = testPort(1320);
 const CALLER = { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' };
 const UNSAMPLED_CALLER = { traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00' };
 
@@ -28,7 +29,7 @@ describe('trace export and sampling', () => {
         res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
       });
     });
-    await new Promise<void>((resolve) => collector.listen(COLLECTOR_PORT, '127.0.0.1', resolve));
+    await listenOn(collector, COLLECTOR_PORT);
   });
   afterAll(async () => {
     await new Promise((resolve) => collector.close(resolve));

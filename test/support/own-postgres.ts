@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
 import { chownSync, closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, truncateSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { OWN_POSTGRES_PORTS, freePortIn, portIsFree } from './port-range.js';
 
 const run = promisify(execFile);
 const BIN = '/usr/lib/postgresql/15/bin';
@@ -12,8 +12,6 @@ const BIN = '/usr/lib/postgresql/15/bin';
 const XIDS_PER_XACT_SEGMENT = 32 * 8192 * 4;
 const XACT_SEGMENT_BYTES = 32 * 8192;
 
-/** This engineer's port range for servers of a test's own (HELPERS.md). */
-const PORT_RANGE = { first: 55400, last: 55499 };
 
 /** Ports of servers created by this process and not removed yet (a stopped server keeps its port). */
 const taken = new Set<number>();
@@ -61,7 +59,7 @@ export class OwnPostgres {
     // fsync off: these servers only ever lose processes, never the machine, so the page cache keeps
     // every committed write; it spares a loaded CI machine thousands of flushes.
     const settings = { fsync: 'off', full_page_writes: 'off', ...options.settings };
-    let server = new OwnPostgres(dataDir, options.port ?? (await freePortInRange()), settings);
+    let server = new OwnPostgres(dataDir, options.port ?? (await freePortIn(OWN_POSTGRES_PORTS, taken)), settings);
     taken.add(server.port);
     try {
       await asPostgres('initdb', ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
@@ -74,7 +72,7 @@ export class OwnPostgres {
           // Suites run in parallel workers: another worker's server can take the port between the probe and
           // the start. Then the same data directory starts on another port.
           if (options.port !== undefined || attempt >= 5 || !portWasTaken(join(root, 'server.log'))) throw error;
-          server = new OwnPostgres(dataDir, await freePortInRange(), settings);
+          server = new OwnPostgres(dataDir, await freePortIn(OWN_POSTGRES_PORTS, taken), settings);
           taken.add(server.port);
         }
       }
@@ -185,25 +183,6 @@ function isAlive(pid: number): boolean {
   } catch {
     return false;
   }
-}
-
-function portIsFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-}
-
-/** A free port of the range, scanned from a random place (parallel workers then rarely probe the same one). */
-async function freePortInRange(): Promise<number> {
-  const size = PORT_RANGE.last - PORT_RANGE.first + 1;
-  const offset = Math.floor(Math.random() * size);
-  for (let i = 0; i < size; i++) {
-    const port = PORT_RANGE.first + ((offset + i) % size);
-    if (!taken.has(port) && (await portIsFree(port))) return port;
-  }
-  throw new Error(`no free port in ${PORT_RANGE.first}-${PORT_RANGE.last}`);
 }
 
 /** Whether a failed start's log says the port was in use. */

@@ -18,8 +18,14 @@ export class OwnRedis {
     if (this.process) return;
     const child = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
     this.process = child;
+    let exited: number | null | undefined;
+    child.once('exit', (code) => (exited = code));
     const deadline = Date.now() + 10_000;
     for (;;) {
+      if (exited !== undefined) {
+        this.process = null;
+        throw new Error(`redis-server on port ${this.port} exited at start (code ${exited}): is the port taken?`);
+      }
       const probe = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
       probe.on('error', () => undefined);
       try {

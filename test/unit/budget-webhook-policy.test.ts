@@ -4,8 +4,9 @@ import { budgetProblem, tenantDecider } from '../../modules/access/tenant/tenant
 import { postWebhook } from '../../modules/limits/budget/webhook-post.js';
 import { parseGatewayConfig } from '../../src/config/gateway-config.js';
 import { deciderSpec } from '../support/decider-spec.js';
+import { listenOn, testPort } from '../support/port-range.js';
 
-const PORT = 56811;
+const PORT = testPort(1811);
 const budget = (url: string, allowPrivateNetwork?: boolean): TenantBudget => ({
   monthlyUsd: '10', softPct: 80, enforcement: 'hard',
   webhook: { url, secret: 'env:HOOK_KEY', ...(allowPrivateNetwork !== undefined ? { allowPrivateNetwork } : {}) },
@@ -57,7 +58,7 @@ describe('budget webhook deliveries pass the outbound address policy at connect 
       req.resume();
       req.on('end', () => res.writeHead(204).end());
     });
-    await new Promise<void>((resolve) => server.listen(PORT, '127.0.0.1', resolve));
+    await listenOn(server, PORT);
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
   beforeEach(() => {
