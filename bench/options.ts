@@ -87,6 +87,7 @@ export const USAGE = `Usage: npm run bench -- [options]
   --gateway-env K=V       extra environment for Switchyard (repeatable; recorded in the report)
   --gateway-profile DIR   V8 CPU profile of each gateway process, from its first /v1/ request to its
                           exit, into DIR (read with node dist/bench/profile/summarize.js; slows it)
+  --gateway-heap-profile DIR  the same with V8's sampling heap profiler: bytes allocated, by function
   --out DIR               where the JSON and markdown go (bench/results)
   --note TEXT             free text recorded in the report (e.g. "machine shared with builds")
   --unpaired              compare open-loop latency with the direct run at the start only, not with a
@@ -161,6 +162,7 @@ export function parsePlan(argv: string[], env: NodeJS.ProcessEnv = process.env):
         'max-connections': { type: 'string', default: '2048' },
         'gateway-env': { type: 'string', multiple: true },
         'gateway-profile': { type: 'string' },
+        'gateway-heap-profile': { type: 'string' },
         out: { type: 'string' },
         note: { type: 'string' },
         keep: { type: 'boolean', default: false },
@@ -203,7 +205,7 @@ export function parsePlan(argv: string[], env: NodeJS.ProcessEnv = process.env):
     slowStreams: streams > 0
       ? { streams, deployments: positiveInt(values['slow-deployments']!, '--slow-deployments'), chunks: positiveInt(values['slow-chunks']!, '--slow-chunks'), chunkGapMs: positiveInt(values['slow-chunk-gap-ms']!, '--slow-chunk-gap-ms'), rampMs: Math.min(5_000, streams * 2) }
       : null,
-    gatewayEnv: { ...Object.fromEntries((values['gateway-env'] ?? []).map(parseEnvPair)), ...profilerEnv(values['gateway-profile']) },
+    gatewayEnv: { ...Object.fromEntries((values['gateway-env'] ?? []).map(parseEnvPair)), ...profilerEnv(values['gateway-profile'], values['gateway-heap-profile']) },
     outDir: values.out ?? null,
     note: values.note ?? null,
     keep: values.keep ?? false,
@@ -212,11 +214,17 @@ export function parsePlan(argv: string[], env: NodeJS.ProcessEnv = process.env):
 }
 
 /** The environment that loads the profiler into the gateway (Node refuses --cpu-prof in NODE_OPTIONS). */
-function profilerEnv(dir: string | undefined): Record<string, string> {
+function profilerEnv(cpuDir: string | undefined, heapDir: string | undefined): Record<string, string> {
+  if (cpuDir !== undefined && heapDir !== undefined) throw new OptionError('use either --gateway-profile or --gateway-heap-profile: one profiler at a time');
+  const dir = cpuDir ?? heapDir;
   if (dir === undefined) return {};
   const absolute = resolve(dir);
   mkdirSync(absolute, { recursive: true });
-  return { NODE_OPTIONS: `--import=${pathToFileURL(gatewayProfilerModule).href}`, BENCH_PROFILE_DIR: absolute };
+  return {
+    NODE_OPTIONS: `--import=${pathToFileURL(gatewayProfilerModule).href}`,
+    BENCH_PROFILE_DIR: absolute,
+    ...(heapDir !== undefined ? { BENCH_PROFILE_KIND: 'heap' } : {}),
+  };
 }
 
 export function parseVariant(name: string): Variant {

@@ -5,6 +5,9 @@
  * microseconds per request. Node refuses --cpu-prof in NODE_OPTIONS; this is the same profiler through
  * the inspector module. Nothing of a request is recorded but its count. A `switchyard projector` (a -px
  * variant) serves no HTTP: it is profiled from its start, into DIR/projector-<pid>.cpuprofile.
+ * With BENCH_PROFILE_KIND=heap (--gateway-heap-profile) it is V8's sampling heap profiler instead, counting
+ * objects the collector has freed too (so it says what was allocated, not what is still alive), into
+ * DIR/<process>-<pid>.heapprofile.
  */
 import { Server } from 'node:http';
 import { Session } from 'node:inspector';
@@ -14,6 +17,9 @@ import { join } from 'node:path';
 const dir = process.env.BENCH_PROFILE_DIR;
 const intervalUs = Number(process.env.BENCH_PROFILE_INTERVAL_US ?? 200);
 const isProjector = process.argv[2] === 'projector';
+const heap = process.env.BENCH_PROFILE_KIND === 'heap';
+/** Bytes between heap samples: fine enough for per-request shares, coarse enough not to slow the gateway much. */
+const HEAP_SAMPLING_BYTES = 16 * 1024;
 
 if (dir) {
   const session = new Session();
@@ -23,6 +29,12 @@ if (dir) {
   let requests = 0;
   const start = () => {
     starting = true;
+    if (heap) {
+      session.post('HeapProfiler.enable', () => session.post('HeapProfiler.startSampling', {
+        samplingInterval: HEAP_SAMPLING_BYTES, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true,
+      }, () => (started = true)));
+      return;
+    }
     session.post('Profiler.enable', () => session.post('Profiler.setSamplingInterval', { interval: intervalUs }, () =>
       session.post('Profiler.start', () => (started = true))));
   };
@@ -38,9 +50,17 @@ if (dir) {
   // The in-process session answers synchronously, so the profile can still be taken on exit.
   process.on('exit', () => {
     if (!started) return;
+    const name = `${isProjector ? 'projector' : 'gateway'}-${process.pid}`;
+    if (heap) {
+      session.post('HeapProfiler.stopSampling', (error, result) => {
+        if (error) return;
+        writeFileSync(join(dir, `${name}.heapprofile`), JSON.stringify({ ...result.profile, requests }));
+      });
+      return;
+    }
     session.post('Profiler.stop', (error, result) => {
       if (error) return;
-      writeFileSync(join(dir, `${isProjector ? 'projector' : 'gateway'}-${process.pid}.cpuprofile`), JSON.stringify({ ...result.profile, requests }));
+      writeFileSync(join(dir, `${name}.cpuprofile`), JSON.stringify({ ...result.profile, requests }));
     });
   });
 }

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parsePlan } from '../../bench/options.js';
-import { moduleOf, summarize } from '../../bench/profile/summarize.js';
+import { moduleOf, summarize, summarizeHeap } from '../../bench/profile/summarize.js';
 
 describe('bench: gateway CPU profiles', () => {
   it('--gateway-profile loads the profiler into the gateway and creates the directory it writes to', () => {
@@ -45,5 +45,38 @@ describe('bench: gateway CPU profiles', () => {
     expect(text).toContain('0.0 s sampled, 0.0 s not idle, 2 /v1/ requests, 200 µs not idle per request');
     expect(text).toMatch(/30\.00%\s+150\.0 µs\/req {2}npm:pg\n/);
     expect(text).toMatch(/40\.00%\s+200\.0 µs\/req {2}handle sy:modules\/a\.js:1/);
+  });
+
+  it('--gateway-heap-profile loads the same module as a heap profiler, and not together with the CPU one', () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'bench-profile-')), 'heap');
+    try {
+      const plan = parsePlan(['--targets', 'switchyard', '--gateway-heap-profile', dir], {});
+      expect(plan.gatewayEnv).toEqual({
+        NODE_OPTIONS: expect.stringMatching(/gateway-profiler\.js$/),
+        BENCH_PROFILE_DIR: dir,
+        BENCH_PROFILE_KIND: 'heap',
+      });
+      expect(() => parsePlan(['--gateway-profile', dir, '--gateway-heap-profile', dir], {})).toThrow(/one profiler at a time/);
+    } finally {
+      rmSync(join(dir, '..'), { recursive: true, force: true });
+    }
+  });
+
+  it('sums the bytes each function of a heap profile allocated, self and inclusive, per request', () => {
+    const frame = (functionName: string, url: string) => ({ functionName, url, lineNumber: 0 });
+    const profile = {
+      head: {
+        id: 1, callFrame: frame('(root)', ''), selfSize: 0, children: [
+          { id: 2, callFrame: frame('handle', 'file:///r/dist/modules/a.js'), selfSize: 1024, children: [
+            { id: 3, callFrame: frame('parseRow', 'file:///r/node_modules/pg/x.js'), selfSize: 3072, children: [] },
+          ] },
+        ],
+      },
+      requests: 2,
+    };
+    const text = summarizeHeap(profile, 10);
+    expect(text).toContain('0.0 MB allocated (sampled), 2 /v1/ requests, 2.0 kB per request');
+    expect(text).toMatch(/75\.00%\s+1\.50 kB\/req {2}npm:pg\n/);
+    expect(text).toMatch(/inclusive allocation of Switchyard's functions\n100\.00%\s+2\.00 kB\/req {2}handle sy:modules\/a\.js:1/);
   });
 });
