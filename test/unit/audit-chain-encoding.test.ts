@@ -59,6 +59,25 @@ describe('audit chain: canonical encoding and hashes', () => {
     expect(canonicalEvent(odd)).toContain('"holes":[,null,"end"]');
   });
 
+  test('sorts by UTF-16 code units for objects of every size (in place when small, the built-in sort when large)', () => {
+    const readmeJcs = (v: unknown): string => Array.isArray(v) ? `[${v.map(readmeJcs).join(',')}]`
+      : v !== null && typeof v === 'object' ? `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${readmeJcs((v as Record<string, unknown>)[k])}`).join(',')}}`
+      : JSON.stringify(v);
+    // Code-point order would put the emoji (U+1F600) after U+FF61; UTF-16 order puts its high surrogate first.
+    const alphabet = ['a', 'B', 'z', '0', '9', '10', '_', 'é', '\uff61', '\u{1f600}', '', ' ', 'aa', 'a0'];
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    for (let size = 0; size <= 40; size++) {
+      const data: Record<string, unknown> = {};
+      while (Object.keys(data).length < size) {
+        const key = Array.from({ length: 1 + Math.floor(next() * 3) }, () => alphabet[Math.floor(next() * alphabet.length)]).join('');
+        data[key] = size % 2 === 0 ? { [key]: size, b: [key] } : size;
+      }
+      const sample: StoredEvent = { ...event, data };
+      expect(canonicalEvent(sample)).toBe(readmeJcs(sample));
+    }
+  });
+
   test('hash = sha256(previous hash as 32 bytes ‖ canonical event); the chain starts from 32 zero bytes', () => {
     const canonical = canonicalEvent(event);
     const expected = createHash('sha256').update(Buffer.alloc(32)).update(Buffer.from(canonical, 'utf8')).digest('hex');
