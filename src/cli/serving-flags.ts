@@ -9,5 +9,14 @@
  * young. Measured (bench, pg-default, buffered, alternating runs): c=32 2,290 / 2,161 → 3,090 / 2,849 rps,
  * gateway CPU 0.38 / 0.32 → 0.26 / 0.29 ms per request, P99 added at 300 rps 9.8 / 10.4 → 5.5 / 6.3 ms; 32 MB
  * measured as 64 MB did, for less memory. The space grows only when allocation calls for it.
+ *
+ * `--single-threaded-gc`: the collector works on the main thread only, with no helper threads. A gateway is
+ * busy on every core it has (one process, or SWITCHYARD_WORKERS = cores, with its database and upstreams
+ * beside it), so helper threads did not shorten pauses but competed for the same cores, and waking them for
+ * each small scavenge cost more than the work they took over. Measured (bench, pg-default, alternating
+ * rounds on the 2-core machine): c=32 2,275 / 2,021 / 2,608 → 2,514 / 2,249 / 2,868 rps; gateway CPU per
+ * request at 300 rps 1.23 / 1.02 / 1.18 → 0.85 / 0.83 ms (one round disturbed), added P50 at 300 rps
+ * 1.95 / 1.70 / 1.77 → 1.21 / 1.13 ms; 1,000 slow streams 267 → 273 MB peak. Node refuses this flag in
+ * NODE_OPTIONS: it goes on the command line (README, Configuration).
  */
-export const NODE_FLAGS: readonly string[] = ['--max-semi-space-size=32'];
+export const NODE_FLAGS: readonly string[] = ['--max-semi-space-size=32', '--single-threaded-gc'];
