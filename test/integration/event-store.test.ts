@@ -48,6 +48,60 @@ describe.each(storeTargets().map((t) => [t.name, t] as const))('event store on %
     ).rejects.toBeInstanceOf(IdempotencyConflictError);
   });
 
+  test('a round of new streams is one plain insert; an existing stream or a stored id falls back to the verdicts', async () => {
+    const statements: string[] = [];
+    const query = fx.database.query.bind(fx.database);
+    fx.database.query = ((sql: string, params?: readonly unknown[], name?: string) => {
+      if (name?.startsWith('switchyard_append')) statements.push(name);
+      return query(sql, params, name);
+    }) as typeof fx.database.query;
+    try {
+      const upper = uuidv7().toUpperCase();
+      const streams = [`new-${uuidv7()}`, `new-${uuidv7()}`, `new-${uuidv7()}`];
+      const fresh = await fx.store.appendMany(streams.map((streamId, i) => ({
+        streamId, events: [{ ...event('First', { i }), ...(i === 1 ? { eventId: upper } : {}) }, event('Second', { i })], expectedVersion: i === 2 ? 0 : 'no-stream',
+      })));
+      expect(statements).toEqual(['switchyard_append_new_streams_v1']);
+      const positions = fresh.flatMap((result) => (result as { positions: number[] }).positions);
+      expect(fresh.map((result) => (result as { nextExpectedVersion: number }).nextExpectedVersion)).toEqual([2, 2, 2]);
+      expect([...positions].sort((a, b) => a - b)).toEqual(positions); // request order, then event order
+      expect(new Set(positions).size).toBe(6);
+      for (const [i, stream] of streams.entries()) {
+        const read = await fx.store.readStream(stream);
+        expect(read.map((e) => [e.type, e.streamVersion, e.data])).toEqual([['First', 1, { i }], ['Second', 2, { i }]]);
+      }
+      expect((await fx.store.readStream(streams[1]))[0].eventId).toBe(upper.toLowerCase());
+
+      // One request of the round hits an existing stream, another repeats stored ids: the whole round
+      // goes through the verdicts, and each request gets its own answer.
+      statements.length = 0;
+      const retried = (await fx.store.readStream(streams[0])).map((e) => ({ type: e.type, data: e.data, metadata: { actor: 'test' }, eventId: e.eventId }));
+      const another = `new-${uuidv7()}`;
+      const [created, taken, again] = await fx.store.appendMany([
+        { streamId: another, events: [event()], expectedVersion: 'no-stream' },
+        { streamId: streams[2], events: [event()], expectedVersion: 'no-stream' },
+        { streamId: streams[0], events: retried, expectedVersion: 'no-stream' },
+      ]);
+      expect(statements).toEqual(['switchyard_append_new_streams_v1', 'switchyard_append_v4']);
+      expect(created).toMatchObject({ nextExpectedVersion: 1 });
+      expect(taken).toBeInstanceOf(WrongExpectedVersionError);
+      expect(again).toEqual(fresh[0]);
+      expect(await fx.store.readStream(streams[2])).toHaveLength(2);
+      expect(await fx.store.readStream(another)).toHaveLength(1);
+
+      // Other expected versions, and a request without events, never take the plain insert.
+      statements.length = 0;
+      await fx.store.appendMany([
+        { streamId: `new-${uuidv7()}`, events: [event()], expectedVersion: 'no-stream' },
+        { streamId: `new-${uuidv7()}`, events: [], expectedVersion: 'no-stream' },
+      ]);
+      await fx.store.append({ streamId: another, events: [event()], expectedVersion: 1 });
+      expect(statements).toEqual(['switchyard_append_v4', 'switchyard_append_v4']);
+    } finally {
+      fx.database.query = query;
+    }
+  });
+
   test('the events table is append-only', async () => {
     const stream = `thing-${uuidv7()}`;
     await fx.store.append({ streamId: stream, events: [event()], expectedVersion: 'no-stream' });

@@ -99,6 +99,40 @@ FROM verdict v LEFT JOIN LATERAL (
 ) o ON true
 UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, NULL FROM notified`;
 
+/**
+ * The append of a round whose every request starts a new stream (`no-stream`, at least one event): the
+ * request path's case, where a request's events are a stream of their own. Versions are 1…n by
+ * construction, and a stream that exists already or an event id stored already (a retry after an
+ * ambiguous commit) makes the insert fail on a unique index, so none of APPEND_SQL's verdicts are needed:
+ * the round is then run again through APPEND_SQL, which says which it was (the failed insert has used up
+ * identity values, as any failed append does: positions are ordered, not dense). Measured on PostgreSQL, one
+ * request of three events per call: 0.083 ms of execution instead of 0.138, and a plan kept for the
+ * connection, where PostgreSQL planned APPEND_SQL again on every such call (0.34 ms: it kept preferring a
+ * custom plan for the parameters). Positions are assigned in request and event order (ORDER BY).
+ */
+const NEW_STREAMS_SQL = `
+WITH ins AS (
+  INSERT INTO events (stream_id, stream_version, event_id, event_type, schema_version, data, metadata)
+  SELECT r.value->>'s', e.ofs::int, (e.value->>'i')::uuid, e.value->>'t', (e.value->>'v')::smallint, e.value->'d', e.value->'m'
+  FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS r(value, ord)
+  CROSS JOIN LATERAL jsonb_array_elements(r.value->'e') WITH ORDINALITY AS e(value, ofs)
+  ORDER BY r.ord, e.ofs
+  RETURNING event_id, stream_version, global_position
+), notified AS (
+  SELECT pg_notify($2, $3) FROM (SELECT 1 FROM ins LIMIT 1) AS anything_appended WHERE $2 <> ''
+)
+SELECT i.event_id::text AS event_id, i.stream_version, i.global_position::text AS global_position FROM ins i
+UNION ALL SELECT NULL, NULL, NULL FROM notified`;
+
+/** Named prepared statement on pg. Change the name whenever NEW_STREAMS_SQL changes. */
+const NEW_STREAMS_STATEMENT = 'switchyard_append_new_streams_v1';
+
+interface NewStreamRow {
+  event_id: string | null;
+  stream_version: number | null;
+  global_position: string | null;
+}
+
 export interface AppendOptions {
   /** Announce the commit to subscribers in the same statement (default). */
   notify?: boolean;
@@ -208,6 +242,14 @@ export class SqlEventStore implements EventStore {
 
   private async runAppendStatement(requests: readonly PreparedAppend[], notify: boolean): Promise<Array<AppendResult | Error>> {
     const document = `[${requests.map((request) => request.json).join(',')}]`;
+    if (requests.every(startsNewStream)) {
+      try {
+        return await this.runNewStreamsStatement(requests, document, notify);
+      } catch (error) {
+        // A stream or an event id exists already: APPEND_SQL tells a retry that was stored from a wrong version.
+        if (sqlErrorCode(error) !== UNIQUE_VIOLATION) throw error;
+      }
+    }
     const rows = await this.database.query<VerdictRow>(
       APPEND_SQL,
       [document, notify ? EVENTS_CHANNEL : '', notify ? notificationPayload(requests) : '', requests.flatMap((request) => request.eventIds)],
@@ -241,6 +283,24 @@ export class SqlEventStore implements EventStore {
           };
         }
       }
+    });
+  }
+
+  private async runNewStreamsStatement(requests: readonly PreparedAppend[], document: string, notify: boolean): Promise<AppendResult[]> {
+    const rows = await this.database.query<NewStreamRow>(
+      NEW_STREAMS_SQL,
+      [document, notify ? EVENTS_CHANNEL : '', notify ? notificationPayload(requests) : ''],
+      NEW_STREAMS_STATEMENT,
+    );
+    const stored = new Map<string, NewStreamRow>();
+    for (const row of rows) if (row.event_id !== null) stored.set(row.event_id, row);
+    return requests.map((request) => {
+      const positions = request.eventIds.map((eventId) => {
+        const row = stored.get(eventId.toLowerCase());
+        if (!row) throw new Error(`Stream ${request.streamId}: event ${eventId} was not returned by its append`);
+        return Number(row.global_position);
+      });
+      return { nextExpectedVersion: request.eventIds.length, positions };
     });
   }
 
@@ -375,6 +435,11 @@ function rounds(batch: readonly PreparedAppend[]): number[][] {
     for (const id of ids) round.ids.add(id);
   });
   return out.map((round) => round.indices);
+}
+
+/** Whether the request starts a stream of its own with at least one event (NEW_STREAMS_SQL's case). */
+function startsNewStream(request: PreparedAppend): boolean {
+  return (request.expectedVersion === 'no-stream' || request.expectedVersion === 0) && request.eventIds.length > 0;
 }
 
 function notificationPayload(requests: readonly PreparedAppend[]): string {
