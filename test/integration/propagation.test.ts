@@ -74,14 +74,14 @@ describeWithPostgres('propagation across nodes on one PostgreSQL', () => {
     return ((await response.json()) as { snapshot: { version: number } }).snapshot.version;
   }
 
-  async function chat(node: ServerProcess, model: string, apiKey = key): Promise<number> {
+  /** The status, with the body beside it so that an unexpected answer says why in the failure. */
+  async function chat(node: ServerProcess, model: string, apiKey = key): Promise<{ status: number; body: string }> {
     const response = await fetch(`${node.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model, messages: [{ role: 'user', content: 'ping' }] }),
     });
-    await response.arrayBuffer();
-    return response.status;
+    return { status: response.status, body: await response.text() };
   }
 
   async function eventCount(): Promise<number> {
@@ -104,8 +104,8 @@ describeWithPostgres('propagation across nodes on one PostgreSQL', () => {
     ]);
     expect(onB).toBeLessThan(1_000);
     expect(onC).toBeLessThan(5_000);
-    expect(await chat(b, 'fresh')).toBe(200);
-    expect(await chat(c, 'fresh')).toBe(200);
+    expect(await chat(b, 'fresh')).toMatchObject({ status: 200 });
+    expect(await chat(c, 'fresh')).toMatchObject({ status: 200 });
 
     // A new version of an existing alias travels the same way: B routes to the new deployment.
     const before = await snapshotVersion(b);
@@ -114,7 +114,7 @@ describeWithPostgres('propagation across nodes on one PostgreSQL', () => {
     expect(v2.json.aliasVersion).toBe(2);
     const elapsed = await waitUntil(async () => (await snapshotVersion(b)) > before, 5_000, 'version 2 on node B');
     expect(elapsed).toBeLessThan(1_000);
-    expect(await chat(b, 'fresh')).toBe(200);
+    expect(await chat(b, 'fresh')).toMatchObject({ status: 200 });
     expect(mock.requests().at(-1)!.model).toBe('model-primary');
   });
 
@@ -145,7 +145,7 @@ describeWithPostgres('propagation across nodes on one PostgreSQL', () => {
     expect(issued.status).toBe(201);
     const doomed: string = issued.json.key;
     await waitUntil(async () => (await models(b, doomed)).status === 200 && (await models(c, doomed)).status === 200, 10_000, 'the new key on B and C');
-    expect(await chat(b, 'chat', doomed)).toBe(200);
+    expect(await chat(b, 'chat', doomed)).toMatchObject({ status: 200 });
 
     const revoked = await adminA.post('/keys/doomed/revoke', { reason: 'leaked' });
     expect(revoked.status).toBe(200);
@@ -155,9 +155,9 @@ describeWithPostgres('propagation across nodes on one PostgreSQL', () => {
     ]);
     expect(onB).toBeLessThan(1_000);
     expect(onC).toBeLessThan(5_000);
-    expect(await chat(b, 'chat', doomed)).toBe(401);
-    expect(await chat(a, 'chat', doomed)).toBe(401);
-    expect(await chat(b, 'chat')).toBe(200); // other keys are untouched
+    expect(await chat(b, 'chat', doomed)).toMatchObject({ status: 401 });
+    expect(await chat(a, 'chat', doomed)).toMatchObject({ status: 401 });
+    expect(await chat(b, 'chat')).toMatchObject({ status: 200 }); // other keys are untouched
   });
 
   test('a rejected publication (422) appends nothing and leaves every node serving the previous snapshot', async () => {
@@ -179,7 +179,7 @@ describeWithPostgres('propagation across nodes on one PostgreSQL', () => {
     expect(await eventCount()).toBe(events);
     for (const node of [a, b, c]) {
       expect(await snapshotVersion(node)).toBe(settled);
-      expect(await chat(node, 'fresh')).toBe(200);
+      expect(await chat(node, 'fresh')).toMatchObject({ status: 200 });
       const alias = await new AdminClient(node.url, ADMIN_TOKEN).get('/aliases/fresh');
       expect(alias.json).toMatchObject({ aliasVersion: 2, serving: { aliasVersion: 2 }, problems: [] });
     }
