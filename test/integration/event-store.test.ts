@@ -61,7 +61,7 @@ describe.each(storeTargets().map((t) => [t.name, t] as const))('event store on %
       const fresh = await fx.store.appendMany(streams.map((streamId, i) => ({
         streamId, events: [{ ...event('First', { i }), ...(i === 1 ? { eventId: upper } : {}) }, event('Second', { i })], expectedVersion: i === 2 ? 0 : 'no-stream',
       })));
-      expect(statements).toEqual(['switchyard_append_new_streams_v1']);
+      expect(statements).toEqual(['switchyard_append_new_streams_v2']);
       const positions = fresh.flatMap((result) => (result as { positions: number[] }).positions);
       expect(fresh.map((result) => (result as { nextExpectedVersion: number }).nextExpectedVersion)).toEqual([2, 2, 2]);
       expect([...positions].sort((a, b) => a - b)).toEqual(positions); // request order, then event order
@@ -82,7 +82,7 @@ describe.each(storeTargets().map((t) => [t.name, t] as const))('event store on %
         { streamId: streams[2], events: [event()], expectedVersion: 'no-stream' },
         { streamId: streams[0], events: retried, expectedVersion: 'no-stream' },
       ]);
-      expect(statements).toEqual(['switchyard_append_new_streams_v1', 'switchyard_append_v4']);
+      expect(statements).toEqual(['switchyard_append_new_streams_v2', 'switchyard_append_v4']);
       expect(created).toMatchObject({ nextExpectedVersion: 1 });
       expect(taken).toBeInstanceOf(WrongExpectedVersionError);
       expect(again).toEqual(fresh[0]);

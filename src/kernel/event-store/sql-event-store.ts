@@ -117,19 +117,18 @@ WITH ins AS (
   FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS r(value, ord)
   CROSS JOIN LATERAL jsonb_array_elements(r.value->'e') WITH ORDINALITY AS e(value, ofs)
   ORDER BY r.ord, e.ofs
-  RETURNING event_id, stream_version, global_position
+  RETURNING event_id, global_position
 ), notified AS (
   SELECT pg_notify($2, $3) FROM (SELECT 1 FROM ins LIMIT 1) AS anything_appended WHERE $2 <> ''
 )
-SELECT i.event_id::text AS event_id, i.stream_version, i.global_position::text AS global_position FROM ins i
-UNION ALL SELECT NULL, NULL, NULL FROM notified`;
+SELECT i.event_id::text AS event_id, i.global_position::text AS global_position FROM ins i
+UNION ALL SELECT NULL, NULL FROM notified`;
 
 /** Named prepared statement on pg. Change the name whenever NEW_STREAMS_SQL changes. */
-const NEW_STREAMS_STATEMENT = 'switchyard_append_new_streams_v1';
+const NEW_STREAMS_STATEMENT = 'switchyard_append_new_streams_v2';
 
 interface NewStreamRow {
   event_id: string | null;
-  stream_version: number | null;
   global_position: string | null;
 }
 
@@ -292,13 +291,14 @@ export class SqlEventStore implements EventStore {
       [document, notify ? EVENTS_CHANNEL : '', notify ? notificationPayload(requests) : ''],
       NEW_STREAMS_STATEMENT,
     );
-    const stored = new Map<string, NewStreamRow>();
-    for (const row of rows) if (row.event_id !== null) stored.set(row.event_id, row);
+    // Versions are 1…n by construction; only the positions come back, by event id.
+    const positionOf = new Map<string, number>();
+    for (const row of rows) if (row.event_id !== null) positionOf.set(row.event_id, Number(row.global_position));
     return requests.map((request) => {
       const positions = request.eventIds.map((eventId) => {
-        const row = stored.get(eventId.toLowerCase());
-        if (!row) throw new Error(`Stream ${request.streamId}: event ${eventId} was not returned by its append`);
-        return Number(row.global_position);
+        const position = positionOf.get(eventId.toLowerCase());
+        if (position === undefined) throw new Error(`Stream ${request.streamId}: event ${eventId} was not returned by its append`);
+        return position;
       });
       return { nextExpectedVersion: request.eventIds.length, positions };
     });
