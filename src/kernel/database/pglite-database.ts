@@ -1,10 +1,10 @@
 import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
-import { PGlite, types } from '@electric-sql/pglite';
 import { describeDatabaseError } from './connection-loss.js';
 import type { Database, DatabaseHealth, Lease, SqlExecutor } from './database.js';
 import { DataDirLock } from './data-dir-lock.js';
 import { Mutex } from './mutex.js';
+import { PgliteThread } from './pglite-thread.js';
 
 interface PgLikeResult {
   rows: Record<string, unknown>[];
@@ -13,7 +13,8 @@ interface PgLikeResult {
 }
 
 /**
- * Embedded PostgreSQL (PGlite) for the quick start. PGlite has a single session, so this adapter owns
+ * Embedded PostgreSQL (PGlite) for the quick start, on a thread of its own (`PgliteThread`): the engine's
+ * work no longer stops the gateway's event loop. PGlite has a single session, so this adapter owns
  * one mutex that every transaction holds from BEGIN to COMMIT — including TypeORM's query runners,
  * which receive the session through `typeormDriver()`. (typeorm-pglite hands the same session to
  * concurrent query runners without isolation, which would interleave projection transactions with
@@ -25,7 +26,7 @@ export class PgliteDatabase implements Database {
   private readonly session = new Mutex();
 
   private constructor(
-    private readonly pg: PGlite,
+    private readonly pg: PgliteThread,
     private readonly lock: DataDirLock | null,
   ) {}
 
@@ -36,18 +37,8 @@ export class PgliteDatabase implements Database {
       lock = DataDirLock.acquire(dataDir);
     }
     try {
-      const pg = await PGlite.create({
-        dataDir: dataDir ? `${dataDir}/pgdata` : undefined,
-        // Match node-postgres: int8 and numeric arrive as strings, so money never passes through a float.
-        parsers: { [types.INT8]: (value: string) => value },
-        serializers: {
-          [types.BOOL]: (value: unknown) => (value === true || value === 'true' || value === 1 ? 'TRUE' : 'FALSE'),
-        },
-      });
-      // A new 16 MB WAL segment is otherwise zero-filled first, through Emscripten's file layer: a stall of
-      // 50–120 ms in the one session every few thousand requests (the embedded store's P99). Pages are
-      // written as WAL fills them either way; only a full disk now fails at the write rather than at creation.
-      await pg.exec('SET wal_init_zero = off');
+      // The engine's settings (int8 as strings, booleans, no zero-filled WAL segments) are the thread's.
+      const pg = await PgliteThread.start(dataDir ? `${dataDir}/pgdata` : null);
       return new PgliteDatabase(pg, lock);
     } catch (error) {
       lock?.release();
@@ -163,20 +154,20 @@ export class PgliteDatabase implements Database {
     // implicit transaction takes the SET back with it; otherwise RESET does.
     const results = await this.pg.exec(`SET plan_cache_mode = force_generic_plan; EXECUTE ${name}(${params.map(quoteLiteral).join(', ')}); RESET plan_cache_mode`);
     const result = results[1];
-    return { rows: (result?.rows ?? []) as Record<string, unknown>[], rowCount: result?.affectedRows ?? result?.rows.length ?? 0, command: 'EXECUTE' };
+    return { rows: result?.rows ?? [], rowCount: result?.affectedRows ?? result?.rows.length ?? 0, command: 'EXECUTE' };
   }
 
   private async run(sql: string, params?: readonly unknown[], statementName?: string): Promise<PgLikeResult> {
     if (statementName && params?.every(isLiteral)) return this.runPrepared(statementName, sql, params);
     if (params && params.length > 0) {
-      const result = await this.pg.query<Record<string, unknown>>(sql, params as unknown[]);
+      const result = await this.pg.query(sql, params);
       return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length, command: commandOf(sql) };
     }
     // Without parameters TypeORM may send several statements at once; PGlite's simple protocol runs them.
     const results = await this.pg.exec(sql);
     const last = results[results.length - 1];
     return {
-      rows: (last?.rows ?? []) as Record<string, unknown>[],
+      rows: last?.rows ?? [],
       rowCount: last?.affectedRows ?? last?.rows.length ?? 0,
       command: commandOf(sql),
     };

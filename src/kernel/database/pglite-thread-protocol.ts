@@ -1,0 +1,42 @@
+/** The messages between the gateway's thread and the embedded database's (`pglite-worker.ts`). */
+
+export interface EmbeddedThreadOptions {
+  /** PGlite's data directory; null = in memory. */
+  dataDir: string | null;
+}
+
+export type EmbeddedCall =
+  | { op: 'query'; id: number; sql: string; params: readonly unknown[] }
+  | { op: 'exec'; id: number; sql: string }
+  | { op: 'listen'; id: number; channel: string }
+  | { op: 'unlisten'; id: number; subscription: number }
+  | { op: 'close'; id: number };
+
+/** What callers use of a PGlite result: the rows, and how many rows a write touched. */
+export interface EmbeddedResult {
+  rows: Record<string, unknown>[];
+  affectedRows?: number;
+}
+
+/** A PostgreSQL error report as plain data: it crosses threads by structured clone, which keeps no class. */
+export interface SerializedDatabaseError {
+  message: string;
+  name?: string;
+  code?: string;
+  severity?: string;
+  detail?: string;
+  hint?: string;
+  position?: string;
+  where?: string;
+  schema?: string;
+  table?: string;
+  column?: string;
+  constraint?: string;
+  routine?: string;
+}
+
+export type EmbeddedReply =
+  | { kind: 'opened'; error?: SerializedDatabaseError }
+  | { kind: 'result'; id: number; results: EmbeddedResult[] }
+  | { kind: 'error'; id: number; error: SerializedDatabaseError }
+  | { kind: 'notification'; subscription: number; payload: string };

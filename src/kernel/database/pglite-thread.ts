@@ -1,0 +1,174 @@
+import { Worker } from 'node:worker_threads';
+import type { EmbeddedCall, EmbeddedReply, EmbeddedResult, SerializedDatabaseError } from './pglite-thread-protocol.js';
+
+export type { EmbeddedResult } from './pglite-thread-protocol.js';
+
+/** A statement's failure as the embedded engine reported it: the SQLSTATE in `code`, as node-postgres has it. */
+export class EmbeddedDatabaseError extends Error {
+  code?: string;
+  severity?: string;
+  detail?: string;
+  hint?: string;
+  position?: string;
+  where?: string;
+  schema?: string;
+  table?: string;
+  column?: string;
+  constraint?: string;
+  routine?: string;
+
+  constructor(report: SerializedDatabaseError) {
+    super(report.message);
+    const { message: _message, name: _name, ...fields } = report;
+    Object.assign(this, fields);
+  }
+}
+
+type Call = DistributiveOmit<EmbeddedCall, 'id'>;
+type DistributiveOmit<T, K extends keyof T> = T extends unknown ? Omit<T, K> : never;
+
+interface Pending {
+  resolve: (results: EmbeddedResult[]) => void;
+  reject: (error: Error) => void;
+}
+
+/** How long a closing engine may take to write its last pages before its thread is stopped. */
+const CLOSE_TIMEOUT_MS = 30_000;
+
+/**
+ * PGlite on a worker thread (`pglite-worker.ts`), called as PGlite is: `query`, `exec`, `listen`, `close`.
+ * Statements reach the engine in the order they are made. The thread keeps the process alive only while
+ * a call is outstanding (a CLI command waiting for its answer), never for an idle session or a LISTEN.
+ * Should the thread die, every outstanding and later call fails with the reason.
+ */
+export class PgliteThread {
+  private readonly pending = new Map<number, Pending>();
+  private readonly subscriptions = new Map<number, (payload: string) => void>();
+  private nextId = 1;
+  private stopped: Error | null = null;
+
+  private constructor(private readonly worker: Worker) {
+    worker.on('message', (message: EmbeddedReply) => this.received(message));
+    worker.on('error', (error) => this.stop(new Error(`the embedded database's thread failed: ${error.message}`)));
+    worker.on('exit', (code) => this.stop(new Error(`the embedded database's thread exited (code ${code})`)));
+    worker.unref();
+  }
+
+  /** Starts the thread and opens the engine on `dataDir` (null = in memory); rejects if it cannot open. */
+  static async start(dataDir: string | null): Promise<PgliteThread> {
+    const worker = new Worker(new URL('./pglite-worker.js', import.meta.url), {
+      workerData: { dataDir },
+      // The thread takes the process's Node options, except the one that only applies to an inline script.
+      execArgv: process.execArgv.filter((option) => !option.startsWith('--input-type')),
+    });
+    await new Promise<void>((resolve, reject) => {
+      const onMessage = (message: EmbeddedReply) => {
+        if (message.kind !== 'opened') return;
+        cleanup();
+        if (message.error) reject(new EmbeddedDatabaseError(message.error));
+        else resolve();
+      };
+      const onError = (error: Error) => {
+        cleanup();
+        reject(error);
+      };
+      const onExit = (code: number) => {
+        cleanup();
+        reject(new Error(`the embedded database's thread exited (code ${code}) before it opened`));
+      };
+      const cleanup = () => {
+        worker.off('message', onMessage);
+        worker.off('error', onError);
+        worker.off('exit', onExit);
+      };
+      worker.on('message', onMessage);
+      worker.on('error', onError);
+      worker.on('exit', onExit);
+    }).catch(async (error: unknown) => {
+      await worker.terminate();
+      throw error;
+    });
+    return new PgliteThread(worker);
+  }
+
+  async query(sql: string, params: readonly unknown[]): Promise<EmbeddedResult> {
+    return (await this.call({ op: 'query', sql, params }))[0];
+  }
+
+  /** One or more statements without parameters (the simple protocol); a result per statement. */
+  exec(sql: string): Promise<EmbeddedResult[]> {
+    return this.call({ op: 'exec', sql });
+  }
+
+  async listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>> {
+    const id = this.nextId; // the subscription is named by its listen call
+    this.subscriptions.set(id, onNotify);
+    try {
+      await this.call({ op: 'listen', channel });
+    } catch (error) {
+      this.subscriptions.delete(id);
+      throw error;
+    }
+    return async () => {
+      this.subscriptions.delete(id);
+      await this.call({ op: 'unlisten', subscription: id });
+    };
+  }
+
+  /** Closes the engine (its last writes included), then the thread. */
+  async close(): Promise<void> {
+    if (this.stopped) return;
+    const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
+    await this.call({ op: 'close' });
+    this.stop(new Error('the embedded database is closed'));
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), CLOSE_TIMEOUT_MS)));
+    if ((await Promise.race([exited, late])) === 'late') await this.worker.terminate();
+    clearTimeout(timer);
+  }
+
+  private call(call: Call): Promise<EmbeddedResult[]> {
+    if (this.stopped) return Promise.reject(this.stopped);
+    const id = this.nextId++;
+    return new Promise<EmbeddedResult[]>((resolve, reject) => {
+      try {
+        this.worker.postMessage({ ...call, id } as EmbeddedCall);
+      } catch (error) {
+        // A parameter that cannot cross threads (a function, a class instance's private state): the
+        // statement was never sent.
+        reject(error as Error);
+        return;
+      }
+      if (this.pending.size === 0) this.worker.ref();
+      this.pending.set(id, { resolve, reject });
+    });
+  }
+
+  private received(message: EmbeddedReply): void {
+    if (message.kind === 'notification') {
+      this.subscriptions.get(message.subscription)?.(message.payload);
+      return;
+    }
+    if (message.kind === 'opened') return;
+    const pending = this.pending.get(message.id);
+    if (!pending) return;
+    this.settled(message.id);
+    if (message.kind === 'result') pending.resolve(message.results);
+    else pending.reject(new EmbeddedDatabaseError(message.error));
+  }
+
+  private settled(id: number): void {
+    this.pending.delete(id);
+    if (this.pending.size === 0) this.worker.unref();
+  }
+
+  private stop(reason: Error): void {
+    if (this.stopped) return;
+    this.stopped = reason;
+    this.subscriptions.clear();
+    for (const [id, pending] of [...this.pending]) {
+      this.settled(id);
+      pending.reject(reason);
+    }
+  }
+}

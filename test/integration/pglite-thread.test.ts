@@ -1,0 +1,134 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PgliteDatabase } from '../../src/kernel/database/pglite-database.js';
+import { EmbeddedDatabaseError, PgliteThread } from '../../src/kernel/database/pglite-thread.js';
+import { UNIQUE_VIOLATION, sqlErrorCode } from '../../src/kernel/database/database.js';
+
+/**
+ * The embedded engine on a thread of its own: what crosses the thread boundary (rows, types, the
+ * SQLSTATE of a failure, notifications) arrives as PGlite in process gave it, the gateway's event loop
+ * keeps turning while a statement runs, and the thread neither keeps an idle process alive nor lets one
+ * exit with a call outstanding.
+ */
+describe('PGlite on its own thread', () => {
+  let database: PgliteDatabase;
+  beforeAll(async () => {
+    database = await PgliteDatabase.open(null);
+  });
+  afterAll(async () => {
+    await database.close();
+  });
+
+  test('values of every type the stores use arrive as PGlite in process gave them', async () => {
+    const rows = await database.query<Record<string, unknown>>(
+      `SELECT 9007199254740993::int8 AS big, 1.10::numeric(10,2) AS money, true AS yes, $1::boolean AS flag,
+              '{"a":[1,{"b":null}]}'::jsonb AS doc, '\\x00ff'::bytea AS bytes, $2::text AS text, NULL::text AS nothing,
+              '2026-12-02T00:00:00.123456Z'::timestamptz AS at`,
+      [false, 'ü€😀\'"\\'],
+    );
+    expect(rows[0]).toEqual({
+      big: '9007199254740993', money: '1.10', yes: true, flag: false, doc: { a: [1, { b: null }] },
+      bytes: new Uint8Array([0, 255]), text: 'ü€😀\'"\\', nothing: null, at: new Date('2026-12-02T00:00:00.123Z'),
+    });
+  });
+
+  test("a failing statement carries PostgreSQL's report (the SQLSTATE above all), and the session goes on", async () => {
+    await database.query('CREATE TABLE thread_probe (id int PRIMARY KEY, note text)');
+    await database.query('INSERT INTO thread_probe VALUES (1, $1)', ['first']);
+    const failure = await database.query('INSERT INTO thread_probe VALUES (1, $1)', ['again']).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(EmbeddedDatabaseError);
+    expect(sqlErrorCode(failure)).toBe(UNIQUE_VIOLATION);
+    expect(failure).toMatchObject({ constraint: 'thread_probe_pkey', table: 'thread_probe', message: expect.stringMatching(/duplicate key/) });
+    await expect(database.query('SELEC 1')).rejects.toMatchObject({ code: '42601' });
+    expect(await database.query('SELECT note FROM thread_probe')).toEqual([{ note: 'first' }]);
+  });
+
+  test('a transaction that fails rolls back whole; statements outside it wait for it', async () => {
+    await database.query('CREATE TABLE thread_tx (n int)');
+    const failed = database.transaction(async (tx) => {
+      await tx.query('INSERT INTO thread_tx VALUES (1)');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await tx.query('INSERT INTO thread_tx VALUES (1 / 0)');
+    });
+    const outside = database.query<{ n: number }>('SELECT count(*)::int AS n FROM thread_tx');
+    await expect(failed).rejects.toMatchObject({ code: '22012' });
+    expect(await outside).toEqual([{ n: 0 }]);
+  });
+
+  test('notifications reach a listener until it unsubscribes', async () => {
+    const received: string[] = [];
+    const unsubscribe = await database.listen('thread_channel', (payload) => received.push(payload));
+    await database.query(`SELECT pg_notify('thread_channel', 'one')`);
+    await database.query(`NOTIFY thread_channel, 'two'`);
+    await waitFor(() => received.length === 2);
+    await unsubscribe();
+    await database.query(`NOTIFY thread_channel, 'three'`);
+    await database.query('SELECT 1');
+    expect(received).toEqual(['one', 'two']);
+  });
+
+  test("the gateway's event loop keeps turning while a long statement runs", async () => {
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 5);
+    const started = Date.now();
+    try {
+      await database.query('SELECT sum(i)::text AS s FROM generate_series(1, 3000000) AS i');
+    } finally {
+      clearInterval(timer);
+    }
+    const elapsed = Date.now() - started;
+    // In process the statement held the thread, and no timer fired until it ended. (Only meaningful when
+    // the statement takes a while; it takes well over 100 ms here.)
+    if (elapsed >= 100) expect(ticks).toBeGreaterThanOrEqual(Math.floor(elapsed / 5 / 4));
+  });
+
+  test('a closed engine refuses further calls with a reason, and closing twice is harmless', async () => {
+    const own = await PgliteThread.start(null);
+    expect((await own.query('SELECT 1 AS one', []))).toMatchObject({ rows: [{ one: 1 }] });
+    await own.close();
+    await own.close();
+    await expect(own.query('SELECT 1', [])).rejects.toThrow(/embedded database is closed/);
+  });
+
+  test('a parameter that cannot cross threads fails its call alone', async () => {
+    await expect(database.query('SELECT $1::text AS t', [() => 1])).rejects.toThrow();
+    expect(await database.query('SELECT 2 AS two')).toEqual([{ two: 2 }]);
+  });
+
+  test('a data directory that cannot be opened fails the open with the reason, and leaves no thread behind', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'switchyard-thread-'));
+    try {
+      // A file where the data directory should be.
+      await import('node:fs').then((fs) => fs.writeFileSync(join(dir, 'pgdata'), 'not a directory'));
+      await expect(PgliteThread.start(join(dir, 'pgdata'))).rejects.toThrow();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a process exits by itself once its last call is answered, and not before', () => {
+    const thread = fileURLToPath(new URL('../../src/kernel/database/pglite-thread.js', import.meta.url));
+    // The script never closes the engine: an idle thread must not hold the process, an outstanding call must.
+    const script = `
+      const { PgliteThread } = await import(${JSON.stringify(thread)});
+      const pg = await PgliteThread.start(null);
+      const result = await pg.query("SELECT 'answered' AS word, count(*)::int AS n FROM generate_series(1, 200000)", []);
+      process.stdout.write(result.rows[0].word + ' ' + result.rows[0].n);
+    `;
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 });
+    expect(run.error).toBeUndefined();
+    expect(run.stdout).toBe('answered 200000');
+    expect(run.status).toBe(0);
+  });
+});
+
+async function waitFor(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
