@@ -18,21 +18,15 @@ export interface EmbeddedResult {
   affectedRows?: number;
 }
 
+/** The fields of PostgreSQL's error report that cross threads beside the message (the SQLSTATE above all). */
+export const ERROR_FIELDS = ['code', 'severity', 'detail', 'hint', 'position', 'where', 'schema', 'table', 'column', 'constraint', 'routine'] as const;
+
+export type DatabaseErrorFields = Partial<Record<(typeof ERROR_FIELDS)[number], string>>;
+
 /** A PostgreSQL error report as plain data: it crosses threads by structured clone, which keeps no class. */
-export interface SerializedDatabaseError {
+export interface SerializedDatabaseError extends DatabaseErrorFields {
   message: string;
   name?: string;
-  code?: string;
-  severity?: string;
-  detail?: string;
-  hint?: string;
-  position?: string;
-  where?: string;
-  schema?: string;
-  table?: string;
-  column?: string;
-  constraint?: string;
-  routine?: string;
 }
 
 export type EmbeddedReply =

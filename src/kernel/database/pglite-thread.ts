@@ -1,26 +1,16 @@
 import { Worker } from 'node:worker_threads';
-import type { EmbeddedCall, EmbeddedReply, EmbeddedResult, SerializedDatabaseError } from './pglite-thread-protocol.js';
+import { type DatabaseErrorFields, ERROR_FIELDS, type EmbeddedCall, type EmbeddedReply, type EmbeddedResult, type SerializedDatabaseError } from './pglite-thread-protocol.js';
 
 export type { EmbeddedResult } from './pglite-thread-protocol.js';
 
 /** A statement's failure as the embedded engine reported it: the SQLSTATE in `code`, as node-postgres has it. */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type -- the report's fields, assigned in the constructor
+export interface EmbeddedDatabaseError extends DatabaseErrorFields {}
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export class EmbeddedDatabaseError extends Error {
-  code?: string;
-  severity?: string;
-  detail?: string;
-  hint?: string;
-  position?: string;
-  where?: string;
-  schema?: string;
-  table?: string;
-  column?: string;
-  constraint?: string;
-  routine?: string;
-
   constructor(report: SerializedDatabaseError) {
     super(report.message);
-    const { message: _message, name: _name, ...fields } = report;
-    Object.assign(this, fields);
+    for (const field of ERROR_FIELDS) if (report[field] !== undefined) this[field] = report[field];
   }
 }
 

@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, types } from '@electric-sql/pglite';
-import type { EmbeddedCall, EmbeddedReply, EmbeddedResult, EmbeddedThreadOptions, SerializedDatabaseError } from './pglite-thread-protocol.js';
+import { ERROR_FIELDS, type EmbeddedCall, type EmbeddedReply, type EmbeddedResult, type EmbeddedThreadOptions, type SerializedDatabaseError } from './pglite-thread-protocol.js';
 
 /**
  * The embedded PostgreSQL engine on a thread of its own. PGlite runs PostgreSQL compiled to WebAssembly
@@ -30,7 +30,7 @@ function serializeError(error: unknown): SerializedDatabaseError {
   if (!(error instanceof Error)) return { message: String(error) };
   const fields = error as Error & Record<string, unknown>;
   const serialized: SerializedDatabaseError = { message: error.message, name: error.name };
-  for (const key of ['code', 'severity', 'detail', 'hint', 'position', 'where', 'schema', 'table', 'column', 'constraint', 'routine'] as const) {
+  for (const key of ERROR_FIELDS) {
     if (typeof fields[key] === 'string') serialized[key] = fields[key] as string;
   }
   return serialized;
