@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { PgliteDatabase } from '../../src/kernel/database/pglite-database.js';
 import { EmbeddedDatabaseError, PgliteThread } from '../../src/kernel/database/pglite-thread.js';
 import { UNIQUE_VIOLATION, sqlErrorCode } from '../../src/kernel/database/database.js';
+import { NODE_FLAGS } from '../../src/cli/serving-flags.js';
 
 /**
  * The embedded engine on a thread of its own: what crosses the thread boundary (rows, types, the
@@ -118,7 +119,9 @@ describe('PGlite on its own thread', () => {
       const result = await pg.query("SELECT 'answered' AS word, count(*)::int AS n FROM generate_series(1, 200000)", []);
       process.stdout.write(result.rows[0].word + ' ' + result.rows[0].n);
     `;
-    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 });
+    // With the flags `npm start` passes: Node refuses V8 flags for a worker thread.
+    const run = spawnSync(process.execPath, [...NODE_FLAGS, '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 });
+    expect(run.stderr).toBe('');
     expect(run.error).toBeUndefined();
     expect(run.stdout).toBe('answered 200000');
     expect(run.status).toBe(0);

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { NODE_FLAGS } from '../../src/cli/serving-flags.js';
 
 /** The compiled CLI entry point (`switchyard …`). */
 export const MAIN = fileURLToPath(new URL('../../src/main.js', import.meta.url));
@@ -38,7 +39,8 @@ export interface ServerProcess {
 
 export async function startServer(env: NodeJS.ProcessEnv, port?: number): Promise<ServerProcess> {
   const chosen = port ?? (await freePort());
-  const child = spawn(process.execPath, [MAIN, 'serve'], { env: { ...WITHOUT_EXACT_CACHE, ...env, PORT: String(chosen) }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // With the flags `npm start` passes, so that the process under test is the one users run.
+  const child = spawn(process.execPath, [...NODE_FLAGS, MAIN, 'serve'], { env: { ...WITHOUT_EXACT_CACHE, ...env, PORT: String(chosen) }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));

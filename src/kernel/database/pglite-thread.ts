@@ -48,8 +48,10 @@ export class PgliteThread {
   static async start(dataDir: string | null): Promise<PgliteThread> {
     const worker = new Worker(new URL('./pglite-worker.js', import.meta.url), {
       workerData: { dataDir },
-      // The thread takes the process's Node options, except the one that only applies to an inline script.
-      execArgv: process.execArgv.filter((option) => !option.startsWith('--input-type')),
+      // None of the process's options: V8 flags (the serving flags) are the whole process's already, and
+      // Node refuses them for a thread; a preloaded module (a profiler, an inline script's input type) is not
+      // the engine's business.
+      execArgv: [],
     });
     await new Promise<void>((resolve, reject) => {
       const onMessage = (message: EmbeddedReply) => {
