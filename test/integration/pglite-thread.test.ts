@@ -59,6 +59,24 @@ describe('PGlite on its own thread', () => {
     expect(await outside).toEqual([{ n: 0 }]);
   });
 
+  test("a transaction opens with its first statement: one whose first statement fails leaves no transaction open, and one that runs none opens none", async () => {
+    await database.query('CREATE TABLE thread_first (n int)');
+    await expect(database.transaction(async (tx) => {
+      await tx.query('INSERT INTO thread_first VALUES ($1)', ['not a number']);
+    })).rejects.toMatchObject({ code: '22P02' });
+    expect(await database.transaction(async () => 'nothing run')).toBe('nothing run');
+    // Outside a transaction block each statement has its own start time; inside one they would share it.
+    const first = await database.query<{ at: string }>('SELECT now()::text AS at');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const second = await database.query<{ at: string }>('SELECT now()::text AS at');
+    expect(second[0].at).not.toBe(first[0].at);
+    await database.transaction(async (tx) => {
+      await tx.query('INSERT INTO thread_first VALUES (1)', undefined, 'thread_first_insert');
+      await tx.query('INSERT INTO thread_first VALUES (2)');
+    });
+    expect(await database.query('SELECT n FROM thread_first ORDER BY n')).toEqual([{ n: 1 }, { n: 2 }]);
+  });
+
   test('notifications reach a listener until it unsubscribes', async () => {
     const received: string[] = [];
     const unsubscribe = await database.listen('thread_channel', (payload) => received.push(payload));

@@ -52,17 +52,20 @@ export class PgliteDatabase implements Database {
 
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     return this.session.run(async () => {
-      await this.pg.exec('BEGIN');
+      // BEGIN travels with the transaction's first statement (the engine's thread runs it first): one round
+      // trip fewer while the one session is held. A transaction that runs no statement opens none.
+      let begun = false;
+      const opens = () => !begun && (begun = true);
       const tx: SqlExecutor = {
         query: async <Row>(sql: string, params?: readonly unknown[], statementName?: string) =>
-          (await this.run(sql, params, statementName)).rows as Row[],
+          (await this.run(sql, params, statementName, opens())).rows as Row[],
       };
       try {
         const result = await work(tx);
-        await this.pg.exec('COMMIT');
+        if (begun) await this.pg.exec('COMMIT');
         return result;
       } catch (error) {
-        await this.pg.exec('ROLLBACK').catch(() => undefined);
+        if (begun) await this.pg.exec('ROLLBACK').catch(() => undefined);
         throw error;
       }
     });
@@ -143,28 +146,35 @@ export class PgliteDatabase implements Database {
 
   private readonly preparedStatements = new Set<string>();
 
-  private async runPrepared(name: string, sql: string, params: readonly Literal[]): Promise<PgLikeResult> {
+  /** `begin`: see `run`. */
+  private async runPrepared(name: string, sql: string, params: readonly Literal[], begin: boolean): Promise<PgLikeResult> {
     if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`Not a statement name: ${name}`);
     if (!this.preparedStatements.has(name)) {
-      await this.pg.exec(`PREPARE ${name} AS ${sql}`);
+      await this.pg.exec(`PREPARE ${name} AS ${sql}`, begin);
       this.preparedStatements.add(name);
+      begin = false;
     }
     // The generic plan, scoped to this statement: left to choose, the plan cache keeps re-planning the append
     // (a custom plan on every EXECUTE, 60% of its cost). SET is transactional, so a failing EXECUTE's
     // implicit transaction takes the SET back with it; otherwise RESET does.
-    const results = await this.pg.exec(`SET plan_cache_mode = force_generic_plan; EXECUTE ${name}(${params.map(quoteLiteral).join(', ')}); RESET plan_cache_mode`);
+    const results = await this.pg.exec(`SET plan_cache_mode = force_generic_plan; EXECUTE ${name}(${params.map(quoteLiteral).join(', ')}); RESET plan_cache_mode`, begin);
     const result = results[1];
     return { rows: result?.rows ?? [], rowCount: result?.affectedRows ?? result?.rows.length ?? 0, command: 'EXECUTE' };
   }
 
-  private async run(sql: string, params?: readonly unknown[], statementName?: string): Promise<PgLikeResult> {
-    if (statementName && params?.every(isLiteral)) return this.runPrepared(statementName, sql, params);
+  /**
+   * `begin`: this is a transaction's first statement, and the transaction opens with it. The call that
+   * carries it must be sent before this returns its promise (no await before it), so that nothing the
+   * transaction runs next can reach the engine first.
+   */
+  private async run(sql: string, params?: readonly unknown[], statementName?: string, begin = false): Promise<PgLikeResult> {
+    if (statementName && params?.every(isLiteral)) return this.runPrepared(statementName, sql, params, begin);
     if (params && params.length > 0) {
-      const result = await this.pg.query(sql, params);
+      const result = await this.pg.query(sql, params, begin);
       return { rows: result.rows, rowCount: result.affectedRows ?? result.rows.length, command: commandOf(sql) };
     }
     // Without parameters TypeORM may send several statements at once; PGlite's simple protocol runs them.
-    const results = await this.pg.exec(sql);
+    const results = await this.pg.exec(sql, begin);
     const last = results[results.length - 1];
     return {
       rows: last?.rows ?? [],

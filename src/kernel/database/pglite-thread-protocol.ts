@@ -5,9 +5,13 @@ export interface EmbeddedThreadOptions {
   dataDir: string | null;
 }
 
+/**
+ * `begin`: open a transaction first, on the engine's thread (a transaction's first statement carries it, which
+ * saves the BEGIN a round trip of its own); should BEGIN fail, the statement is not run.
+ */
 export type EmbeddedCall =
-  | { op: 'query'; id: number; sql: string; params: readonly unknown[] }
-  | { op: 'exec'; id: number; sql: string }
+  | { op: 'query'; id: number; sql: string; params: readonly unknown[]; begin: boolean }
+  | { op: 'exec'; id: number; sql: string; begin: boolean }
   | { op: 'listen'; id: number; channel: string }
   | { op: 'unlisten'; id: number; subscription: number }
   | { op: 'close'; id: number };

@@ -83,13 +83,14 @@ export class PgliteThread {
     return new PgliteThread(worker);
   }
 
-  async query(sql: string, params: readonly unknown[]): Promise<EmbeddedResult> {
-    return (await this.call({ op: 'query', sql, params }))[0];
+  /** `begin`: open a transaction first (see EmbeddedCall). */
+  async query(sql: string, params: readonly unknown[], begin = false): Promise<EmbeddedResult> {
+    return (await this.call({ op: 'query', sql, params, begin }))[0];
   }
 
   /** One or more statements without parameters (the simple protocol); a result per statement. */
-  exec(sql: string): Promise<EmbeddedResult[]> {
-    return this.call({ op: 'exec', sql });
+  exec(sql: string, begin = false): Promise<EmbeddedResult[]> {
+    return this.call({ op: 'exec', sql, begin });
   }
 
   async listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>> {

@@ -66,11 +66,13 @@ async function handle(pg: PGlite, call: EmbeddedCall): Promise<void> {
   try {
     switch (call.op) {
       case 'query': {
+        if (call.begin) await pg.exec('BEGIN');
         const raw = await pg.query<Record<string, unknown>>(call.sql, call.params as unknown[]);
         reply({ kind: 'result', id: call.id, results: [result(raw)] });
         return;
       }
       case 'exec': {
+        if (call.begin) await pg.exec('BEGIN');
         const raws = await pg.exec(call.sql);
         reply({ kind: 'result', id: call.id, results: raws.map((raw) => result(raw as { rows: Record<string, unknown>[]; affectedRows?: number })) });
         return;
