@@ -109,7 +109,16 @@ describe('PGlite on its own thread', () => {
     expect((await own.query('SELECT 1 AS one', []))).toMatchObject({ rows: [{ one: 1 }] });
     await own.close();
     await own.close();
-    await expect(own.query('SELECT 1', [])).rejects.toThrow(/embedded database is closed/);
+    await expect(own.query('SELECT 1', [])).rejects.toThrow('PGlite is closed');
+  });
+
+  test('a thread that dies fails the calls outstanding and every later one, with the reason', async () => {
+    const own = await PgliteThread.start(null);
+    const outstanding = own.query('SELECT sum(i)::text FROM generate_series(1, 5000000) AS i', []);
+    await (own as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
+    await expect(outstanding).rejects.toThrow(/thread exited/);
+    await expect(own.exec('SELECT 1')).rejects.toThrow(/thread exited/);
+    await own.close(); // nothing left to close: harmless
   });
 
   test('a parameter that cannot cross threads fails its call alone', async () => {

@@ -113,7 +113,7 @@ export class PgliteThread {
     if (this.stopped) return;
     const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
     await this.call({ op: 'close' });
-    this.stop(new Error('the embedded database is closed'));
+    this.stop(new Error('PGlite is closed'));
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), CLOSE_TIMEOUT_MS)));
     if ((await Promise.race([exited, late])) === 'late') await this.worker.terminate();
