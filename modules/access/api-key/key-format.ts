@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { randomBase62 } from '../../../src/kernel/index.js';
 
 /** `sk-sy-` + 32 base62 characters: about 190 bits of entropy. */
@@ -8,8 +8,9 @@ export function generateApiKey(): string {
   return `sk-sy-${randomBase62(32)}`;
 }
 
+/** sha256 of the key, hex. One-shot: no Hash object per request (about 1 µs of the request path). */
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 /** What operators see instead of the key: enough to recognise it, useless to an attacker. */
