@@ -12,7 +12,7 @@ export interface EmbeddedThreadOptions {
 export type EmbeddedCall =
   | { op: 'query'; id: number; sql: string; params: readonly unknown[]; begin: boolean }
   | { op: 'exec'; id: number; sql: string; begin: boolean }
-  | { op: 'listen'; id: number; channel: string }
+  | { op: 'listen'; id: number; channel: string; subscription: number }
   | { op: 'unlisten'; id: number; subscription: number }
   | { op: 'close'; id: number };
 
@@ -30,7 +30,6 @@ export type DatabaseErrorFields = Partial<Record<(typeof ERROR_FIELDS)[number], 
 /** A PostgreSQL error report as plain data: it crosses threads by structured clone, which keeps no class. */
 export interface SerializedDatabaseError extends DatabaseErrorFields {
   message: string;
-  name?: string;
 }
 
 export type EmbeddedReply =

@@ -94,10 +94,10 @@ export class PgliteThread {
   }
 
   async listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>> {
-    const id = this.nextId; // the subscription is named by its listen call
+    const id = this.nextId++;
     this.subscriptions.set(id, onNotify);
     try {
-      await this.call({ op: 'listen', channel });
+      await this.call({ op: 'listen', channel, subscription: id });
     } catch (error) {
       this.subscriptions.delete(id);
       throw error;

@@ -29,7 +29,7 @@ function result(raw: { rows: Record<string, unknown>[]; affectedRows?: number })
 function serializeError(error: unknown): SerializedDatabaseError {
   if (!(error instanceof Error)) return { message: String(error) };
   const fields = error as Error & Record<string, unknown>;
-  const serialized: SerializedDatabaseError = { message: error.message, name: error.name };
+  const serialized: SerializedDatabaseError = { message: error.message };
   for (const key of ERROR_FIELDS) {
     if (typeof fields[key] === 'string') serialized[key] = fields[key] as string;
   }
@@ -78,7 +78,7 @@ async function handle(pg: PGlite, call: EmbeddedCall): Promise<void> {
         return;
       }
       case 'listen': {
-        const subscription = call.id;
+        const { subscription } = call;
         const unsubscribe = await pg.listen(call.channel, (payload) => reply({ kind: 'notification', subscription, payload }));
         listeners.set(subscription, () => unsubscribe());
         reply({ kind: 'result', id: call.id, results: [] });
