@@ -1,5 +1,7 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { type DatabaseErrorFields, ERROR_FIELDS, type EmbeddedCall, type EmbeddedReply, type EmbeddedResult, type SerializedDatabaseError } from './pglite-thread-protocol.js';
+import { type DatabaseErrorFields, ERROR_FIELDS, type EmbeddedCall, type EmbeddedReply, type EmbeddedResult, type EmbeddedThreadOptions, type SerializedDatabaseError } from './pglite-thread-protocol.js';
 
 export type { EmbeddedResult } from './pglite-thread-protocol.js';
 
@@ -20,6 +22,48 @@ type DistributiveOmit<T, K extends keyof T> = T extends unknown ? Omit<T, K> : n
 interface Pending {
   resolve: (results: EmbeddedResult[]) => void;
   reject: (error: Error) => void;
+}
+
+function spawn(options: EmbeddedThreadOptions): Worker {
+  return new Worker(new URL('./pglite-worker.js', import.meta.url), {
+    workerData: options,
+    // None of the process's options: V8 flags (the serving flags) are the whole process's already, and
+    // Node refuses them for a thread; a preloaded module (a profiler, an inline script's input type) is not
+    // the engine's business.
+    execArgv: [],
+  });
+}
+
+/** Resolves with the worker once its engine has opened; otherwise stops it and rejects with the reason. */
+async function opened(worker: Worker): Promise<Worker> {
+  await new Promise<void>((resolve, reject) => {
+    const onMessage = (message: EmbeddedReply) => {
+      if (message.kind !== 'opened') return;
+      cleanup();
+      if (message.error) reject(new EmbeddedDatabaseError(message.error));
+      else resolve();
+    };
+    const onError = (error: Error) => {
+      cleanup();
+      reject(error);
+    };
+    const onExit = (code: number) => {
+      cleanup();
+      reject(new Error(`the embedded database's thread exited (code ${code}) before it opened`));
+    };
+    const cleanup = () => {
+      worker.off('message', onMessage);
+      worker.off('error', onError);
+      worker.off('exit', onExit);
+    };
+    worker.on('message', onMessage);
+    worker.on('error', onError);
+    worker.on('exit', onExit);
+  }).catch(async (error: unknown) => {
+    await worker.terminate();
+    throw error;
+  });
+  return worker;
 }
 
 /** How long a closing engine may take to write its last pages before its thread is stopped. */
@@ -44,43 +88,22 @@ export class PgliteThread {
     worker.unref();
   }
 
-  /** Starts the thread and opens the engine on `dataDir` (null = in memory); rejects if it cannot open. */
+  /**
+   * Starts the thread and opens the engine on `dataDir` (null = in memory); rejects if it cannot open.
+   *
+   * Creating a database (initdb) grows the engine's WebAssembly memory to about 800 MB, and a WebAssembly
+   * memory never shrinks while its instance lives: the quick start's first `serve` held 1 GB idle. A new data
+   * directory is therefore created by a thread of its own, which closes the engine and ends, and the serving
+   * thread opens what it left (about 170 MB). An in-memory database (tests) cannot be handed over that way.
+   */
   static async start(dataDir: string | null): Promise<PgliteThread> {
-    const worker = new Worker(new URL('./pglite-worker.js', import.meta.url), {
-      workerData: { dataDir },
-      // None of the process's options: V8 flags (the serving flags) are the whole process's already, and
-      // Node refuses them for a thread; a preloaded module (a profiler, an inline script's input type) is not
-      // the engine's business.
-      execArgv: [],
-    });
-    await new Promise<void>((resolve, reject) => {
-      const onMessage = (message: EmbeddedReply) => {
-        if (message.kind !== 'opened') return;
-        cleanup();
-        if (message.error) reject(new EmbeddedDatabaseError(message.error));
-        else resolve();
-      };
-      const onError = (error: Error) => {
-        cleanup();
-        reject(error);
-      };
-      const onExit = (code: number) => {
-        cleanup();
-        reject(new Error(`the embedded database's thread exited (code ${code}) before it opened`));
-      };
-      const cleanup = () => {
-        worker.off('message', onMessage);
-        worker.off('error', onError);
-        worker.off('exit', onExit);
-      };
-      worker.on('message', onMessage);
-      worker.on('error', onError);
-      worker.on('exit', onExit);
-    }).catch(async (error: unknown) => {
-      await worker.terminate();
-      throw error;
-    });
-    return new PgliteThread(worker);
+    if (dataDir !== null && !existsSync(join(dataDir, 'PG_VERSION'))) {
+      const creator = spawn({ dataDir, createOnly: true });
+      const ended = new Promise<void>((resolve) => creator.once('exit', () => resolve()));
+      await opened(creator);
+      await ended;
+    }
+    return new PgliteThread(await opened(spawn({ dataDir, createOnly: false })));
   }
 
   /** `begin`: open a transaction first (see EmbeddedCall). */

@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, types } from '@electric-sql/pglite';
-import { ERROR_FIELDS, type EmbeddedCall, type EmbeddedReply, type EmbeddedResult, type EmbeddedThreadOptions, type SerializedDatabaseError } from './pglite-thread-protocol.js';
+import { EMBEDDED_SHARED_BUFFERS, ERROR_FIELDS, type EmbeddedCall, type EmbeddedReply, type EmbeddedResult, type EmbeddedThreadOptions, type SerializedDatabaseError } from './pglite-thread-protocol.js';
 
 /**
  * The embedded PostgreSQL engine on a thread of its own. PGlite runs PostgreSQL compiled to WebAssembly
@@ -41,6 +41,7 @@ async function main(): Promise<void> {
   try {
     pg = await PGlite.create({
       dataDir: options.dataDir ?? undefined,
+      startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`],
       // Match node-postgres: int8 and numeric arrive as strings, so money never passes through a float.
       parsers: { [types.INT8]: (value: string) => value },
       serializers: {
@@ -53,6 +54,16 @@ async function main(): Promise<void> {
     await pg.exec('SET wal_init_zero = off');
   } catch (error) {
     reply({ kind: 'opened', error: serializeError(error) });
+    return;
+  }
+  if (options.createOnly) {
+    try {
+      await pg.close();
+      reply({ kind: 'opened' });
+    } catch (error) {
+      reply({ kind: 'opened', error: serializeError(error) });
+    }
+    port!.close();
     return;
   }
   reply({ kind: 'opened' });

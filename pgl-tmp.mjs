@@ -1,0 +1,14 @@
+import { PGlite } from '@electric-sql/pglite';
+const rss = () => Math.round(process.memoryUsage().rss/1e6);
+const conf = process.argv[3] ? { startParams: undefined, postgresqlconf: process.argv[3].split(';') } : {};
+const opts = { dataDir: process.argv[2], ...(process.argv[3] ? { postgresqlconf: process.argv[3].split(';') } : {}) };
+if (process.argv[4]) opts.initialMemory = Number(process.argv[4]);
+console.log('start', rss());
+const pg = await PGlite.create(opts);
+console.log('open', rss(), (await pg.query('show shared_buffers')).rows[0]);
+await pg.exec('create table if not exists t(id serial primary key, v text)');
+for (let i=0;i<200;i++) await pg.query("insert into t(v) select repeat('x',200) from generate_series(1,2000)");
+console.log('after 400k rows', rss());
+await pg.query('select count(*), sum(length(v)) from t');
+console.log('after scan', rss());
+await pg.close();
