@@ -3,18 +3,7 @@
 export interface EmbeddedThreadOptions {
   /** PGlite's data directory; null = in memory. */
   dataDir: string | null;
-  /** Create the database in `dataDir`, close it and end the thread (see `PgliteThread.start`). */
-  createOnly: boolean;
 }
-
-/**
- * The engine's buffer pool. PostgreSQL zero-fills its shared buffers at start and PGlite's WebAssembly memory
- * never shrinks, so the pool is resident from the first second: PostgreSQL's default of 128 MB made the
- * embedded gateway 130 MB larger than 16 MB did. The data directory's files sit in the operating system's page
- * cache behind it. Measured with 1,000 concurrent slow streams (bench, three alternating rounds): peak RSS
- * 700–744 MB at 128 MB against 529–586 MB at 32 MB, throughput at c=32 within the rounds' spread.
- */
-export const EMBEDDED_SHARED_BUFFERS = '32MB';
 
 /**
  * `begin`: open a transaction first, on the engine's thread (a transaction's first statement carries it, which

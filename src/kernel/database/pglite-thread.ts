@@ -1,5 +1,7 @@
+import { type ExecFileException, execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { type DatabaseErrorFields, ERROR_FIELDS, type EmbeddedCall, type EmbeddedReply, type EmbeddedResult, type EmbeddedThreadOptions, type SerializedDatabaseError } from './pglite-thread-protocol.js';
 
@@ -22,6 +24,27 @@ type DistributiveOmit<T, K extends keyof T> = T extends unknown ? Omit<T, K> : n
 interface Pending {
   resolve: (results: EmbeddedResult[]) => void;
   reject: (error: Error) => void;
+}
+
+/** Runs `pglite-create.ts` on `dataDir`; rejects with PostgreSQL's report (or the process's output) if it fails. */
+async function createDatabase(dataDir: string): Promise<void> {
+  const script = fileURLToPath(new URL('./pglite-create.js', import.meta.url));
+  // None of this process's Node options (NODE_OPTIONS included): a profiler or a preloaded module is not the
+  // creation's business.
+  const { failure, stdout, stderr } = await new Promise<{ failure: ExecFileException | null; stdout: string; stderr: string }>((resolve) => {
+    execFile(process.execPath, [script, dataDir], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } }, (error, out, err) =>
+      resolve({ failure: error, stdout: out, stderr: err }),
+    );
+  });
+  if (!failure) return;
+  let report: SerializedDatabaseError | null = null;
+  try {
+    report = JSON.parse(stdout) as SerializedDatabaseError;
+  } catch {
+    // not a report: the process failed before it could write one
+  }
+  if (report && typeof report.message === 'string') throw new EmbeddedDatabaseError(report);
+  throw new Error(`creating the embedded database in ${dataDir} failed (${failure.signal ?? `exit code ${failure.code}`}): ${(stderr || stdout || failure.message).trim().slice(0, 2000)}`);
 }
 
 function spawn(options: EmbeddedThreadOptions): Worker {
@@ -90,20 +113,13 @@ export class PgliteThread {
 
   /**
    * Starts the thread and opens the engine on `dataDir` (null = in memory); rejects if it cannot open.
-   *
-   * Creating a database (initdb) grows the engine's WebAssembly memory to about 800 MB, and a WebAssembly
-   * memory never shrinks while its instance lives: the quick start's first `serve` held 1 GB idle. A new data
-   * directory is therefore created by a thread of its own, which closes the engine and ends, and the serving
-   * thread opens what it left (about 170 MB). An in-memory database (tests) cannot be handed over that way.
+   * A data directory that holds no database yet gets one from a process of its own first
+   * (`pglite-create.ts`): created in the serving process, it left that process about 800 MB larger for
+   * good (the quick start's first `serve` held 1 GB idle). An in-memory database (tests) is created in place.
    */
   static async start(dataDir: string | null): Promise<PgliteThread> {
-    if (dataDir !== null && !existsSync(join(dataDir, 'PG_VERSION'))) {
-      const creator = spawn({ dataDir, createOnly: true });
-      const ended = new Promise<void>((resolve) => creator.once('exit', () => resolve()));
-      await opened(creator);
-      await ended;
-    }
-    return new PgliteThread(await opened(spawn({ dataDir, createOnly: false })));
+    if (dataDir !== null && !existsSync(join(dataDir, 'PG_VERSION'))) await createDatabase(dataDir);
+    return new PgliteThread(await opened(spawn({ dataDir })));
   }
 
   /** `begin`: open a transaction first (see EmbeddedCall). */

@@ -1,6 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import { PGlite, types } from '@electric-sql/pglite';
-import { EMBEDDED_SHARED_BUFFERS, ERROR_FIELDS, type EmbeddedCall, type EmbeddedReply, type EmbeddedResult, type EmbeddedThreadOptions, type SerializedDatabaseError } from './pglite-thread-protocol.js';
+import type { PGlite } from '@electric-sql/pglite';
+import { openEngine, serializeError } from './pglite-engine.js';
+import type { EmbeddedCall, EmbeddedReply, EmbeddedResult, EmbeddedThreadOptions } from './pglite-thread-protocol.js';
 
 /**
  * The embedded PostgreSQL engine on a thread of its own. PGlite runs PostgreSQL compiled to WebAssembly
@@ -25,45 +26,12 @@ function result(raw: { rows: Record<string, unknown>[]; affectedRows?: number })
   return { rows: raw.rows, affectedRows: raw.affectedRows };
 }
 
-/** Every field of PostgreSQL's error report that callers read (the SQLSTATE above all), as plain data. */
-function serializeError(error: unknown): SerializedDatabaseError {
-  if (!(error instanceof Error)) return { message: String(error) };
-  const fields = error as Error & Record<string, unknown>;
-  const serialized: SerializedDatabaseError = { message: error.message };
-  for (const key of ERROR_FIELDS) {
-    if (typeof fields[key] === 'string') serialized[key] = fields[key] as string;
-  }
-  return serialized;
-}
-
 async function main(): Promise<void> {
   let pg: PGlite;
   try {
-    pg = await PGlite.create({
-      dataDir: options.dataDir ?? undefined,
-      startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`],
-      // Match node-postgres: int8 and numeric arrive as strings, so money never passes through a float.
-      parsers: { [types.INT8]: (value: string) => value },
-      serializers: {
-        [types.BOOL]: (value: unknown) => (value === true || value === 'true' || value === 1 ? 'TRUE' : 'FALSE'),
-      },
-    });
-    // A new 16 MB WAL segment is otherwise zero-filled first, through Emscripten's file layer: a stall of
-    // 50–120 ms every few thousand requests (the embedded store's P99). Pages are written as WAL fills them
-    // either way; only a full disk now fails at the write rather than at creation.
-    await pg.exec('SET wal_init_zero = off');
+    pg = await openEngine(options.dataDir);
   } catch (error) {
     reply({ kind: 'opened', error: serializeError(error) });
-    return;
-  }
-  if (options.createOnly) {
-    try {
-      await pg.close();
-      reply({ kind: 'opened' });
-    } catch (error) {
-      reply({ kind: 'opened', error: serializeError(error) });
-    }
-    port!.close();
     return;
   }
   reply({ kind: 'opened' });
