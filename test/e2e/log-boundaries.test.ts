@@ -17,6 +17,7 @@ import { defaultYaml } from '../support/gateway-harness.js';
 import { type LoadResult, type RequestKind, sendRequest } from '../support/load.js';
 import { OwnPostgres, ownPostgresAvailable } from '../support/own-postgres.js';
 import { burnTransactionIdsUntil, nextTransactionId } from '../support/transaction-ids.js';
+import { seedEmbeddedDataDir } from '../support/pglite-template.js';
 
 /**
  * Issue 8's first acceptance scenario, as a user meets it: a fresh store, thousands of requests, so
@@ -167,6 +168,7 @@ describe('revocation, suspension and billing across transaction-id boundaries', 
   test(`embedded PGlite in a data directory: ${REQUESTS} requests across 999→1000 and 9999→10000, restart, CLI rebuild`, async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'switchyard-boundaries-data-'));
     try {
+      await seedEmbeddedDataDir(dataDir);
       await scenario(
         {
           environment: { dataDir },

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer } from '../support/cli-process.js';
 import { testPort } from '../support/port-range.js';
+import { seedEmbeddedDataDir } from '../support/pglite-template.js';
 
 /**
  * A start prints a few lines and the demo key, not the framework's route table (issue 13: ~65 lines
@@ -23,6 +24,7 @@ describe('start-up output', () => {
     delete env.LOG_LEVEL;
     delete env.ADMIN_TOKEN;
     if (logLevel) env.LOG_LEVEL = logLevel;
+    await seedEmbeddedDataDir(env.SWITCHYARD_DATA_DIR!);
     const server = await startServer(env, port);
     // Probes answered by now; the demo key is printed after the serving line.
     for (let waited = 0; waited < 10_000 && !server.output().includes('Demo key:'); waited += 100) await new Promise((resolve) => setTimeout(resolve, 100));

@@ -5,6 +5,7 @@ import pg from 'pg';
 import { runCli, startServer } from '../support/cli-process.js';
 import { createScratchDatabase, requireService } from '../support/services.js';
 import { SPOOL_PORTS, freePortIn } from '../support/port-range.js';
+import { seedEmbeddedDataDir } from '../support/pglite-template.js';
 
 /**
  * `switchyard admin-token reset` on the embedded default (issue 13 item 7): a first start that fails
@@ -14,9 +15,10 @@ import { SPOOL_PORTS, freePortIn } from '../support/port-range.js';
 describe('admin-token reset (embedded PGlite, real processes)', () => {
   let dir: string;
   let env: NodeJS.ProcessEnv;
-  beforeAll(() => {
+  beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'switchyard-token-reset-'));
     env = { ...process.env, SWITCHYARD_DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'warn', DATABASE_URL: '', ADMIN_TOKEN: '' };
+    await seedEmbeddedDataDir(join(dir, 'data'));
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { MAIN, type ServerProcess, runCli, startServer } from '../support/cli-process.js';
 import { SPOOL_PORTS, freePortIn } from '../support/port-range.js';
 import { runCli as runCliInProcess } from '../../src/cli/run-cli.js';
+import { seedEmbeddedDataDir } from '../support/pglite-template.js';
 
 /**
  * Issue 13 item 7: with `switchyard serve` running on the embedded default (PGlite, which one process
@@ -23,6 +24,7 @@ describe('the CLI while a server runs on the embedded store', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'switchyard-cli-running-'));
     env = { ...process.env, SWITCHYARD_DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'warn', DATABASE_URL: '', ADMIN_TOKEN: '', SWITCHYARD_CONFIG: '' };
+    await seedEmbeddedDataDir(join(dir, 'data'));
     server = await startServer(env, await freePortIn(SPOOL_PORTS));
     demoKey = readFileSync(join(dir, 'data', 'secrets', 'demo-key'), 'utf8').trim();
     // Some traffic, so that the log is longer than one pipe buffer.

@@ -1,4 +1,5 @@
 import { PgliteDatabase } from '../../src/kernel/database/pglite-database.js';
+import { seededTemporaryDatabase } from '../support/pglite-template.js';
 
 /**
  * The embedded store's session: named statements run as PREPARE/EXECUTE with their values written as
@@ -7,11 +8,14 @@ import { PgliteDatabase } from '../../src/kernel/database/pglite-database.js';
  */
 describe('PGlite session and named statements', () => {
   let database: PgliteDatabase;
+  let seeded: Awaited<ReturnType<typeof seededTemporaryDatabase>>;
   beforeAll(async () => {
-    database = await PgliteDatabase.open(null);
+    seeded = await seededTemporaryDatabase();
+    database = await PgliteDatabase.open(seeded.dir);
   });
   afterAll(async () => {
     await database.close();
+    seeded.remove();
   });
 
   test('strings and arrays of strings arrive exactly, whatever characters they hold', async () => {

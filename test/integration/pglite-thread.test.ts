@@ -8,6 +8,7 @@ import { EmbeddedDatabaseError, PgliteThread } from '../../src/kernel/database/p
 import { EMBEDDED_SHARED_BUFFERS } from '../../src/kernel/database/pglite-engine.js';
 import { UNIQUE_VIOLATION, sqlErrorCode } from '../../src/kernel/database/database.js';
 import { NODE_FLAGS } from '../../src/cli/serving-flags.js';
+import { seededTemporaryDatabase } from '../support/pglite-template.js';
 
 /**
  * The embedded engine on a thread of its own: what crosses the thread boundary (rows, types, the
@@ -119,20 +120,30 @@ describe('PGlite on its own thread', () => {
   });
 
   test('a closed engine refuses further calls with a reason, and closing twice is harmless', async () => {
-    const own = await PgliteThread.start(null);
-    expect((await own.query('SELECT 1 AS one', []))).toMatchObject({ rows: [{ one: 1 }] });
-    await own.close();
-    await own.close();
-    await expect(own.query('SELECT 1', [])).rejects.toThrow('PGlite is closed');
+    const seeded = await seededTemporaryDatabase();
+    try {
+      const own = await PgliteThread.start(seeded.pgdata);
+      expect((await own.query('SELECT 1 AS one', []))).toMatchObject({ rows: [{ one: 1 }] });
+      await own.close();
+      await own.close();
+      await expect(own.query('SELECT 1', [])).rejects.toThrow('PGlite is closed');
+    } finally {
+      seeded.remove();
+    }
   });
 
   test('a thread that dies fails the calls outstanding and every later one, with the reason', async () => {
-    const own = await PgliteThread.start(null);
-    const outstanding = own.query('SELECT sum(i)::text FROM generate_series(1, 5000000) AS i', []);
-    await (own as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
-    await expect(outstanding).rejects.toThrow(/thread exited/);
-    await expect(own.exec('SELECT 1')).rejects.toThrow(/thread exited/);
-    await own.close(); // nothing left to close: harmless
+    const seeded = await seededTemporaryDatabase();
+    try {
+      const own = await PgliteThread.start(seeded.pgdata);
+      const outstanding = own.query('SELECT sum(i)::text FROM generate_series(1, 5000000) AS i', []);
+      await (own as unknown as { worker: { terminate(): Promise<number> } }).worker.terminate();
+      await expect(outstanding).rejects.toThrow(/thread exited/);
+      await expect(own.exec('SELECT 1')).rejects.toThrow(/thread exited/);
+      await own.close(); // nothing left to close: harmless
+    } finally {
+      seeded.remove();
+    }
   });
 
   test('a parameter that cannot cross threads fails its call alone', async () => {
@@ -183,17 +194,19 @@ describe('PGlite on its own thread', () => {
     }
   });
 
-  test('a process exits by itself once its last call is answered, and not before', () => {
+  test('a process exits by itself once its last call is answered, and not before', async () => {
+    const seeded = await seededTemporaryDatabase();
     const thread = fileURLToPath(new URL('../../src/kernel/database/pglite-thread.js', import.meta.url));
     // The script never closes the engine: an idle thread must not hold the process, an outstanding call must.
     const script = `
       const { PgliteThread } = await import(${JSON.stringify(thread)});
-      const pg = await PgliteThread.start(null);
+      const pg = await PgliteThread.start(${JSON.stringify(seeded.pgdata)});
       const result = await pg.query("SELECT 'answered' AS word, count(*)::int AS n FROM generate_series(1, 200000)", []);
       process.stdout.write(result.rows[0].word + ' ' + result.rows[0].n);
     `;
     // With the flags `npm start` passes: Node refuses V8 flags for a worker thread.
     const run = spawnSync(process.execPath, [...NODE_FLAGS, '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 });
+    seeded.remove();
     expect(run.stderr).toBe('');
     expect(run.error).toBeUndefined();
     expect(run.stdout).toBe('answered 200000');

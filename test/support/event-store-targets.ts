@@ -1,9 +1,13 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { DataSource } from 'typeorm';
 import type { Database } from '../../src/kernel/database/database.js';
 import { migrate, openDataSource } from '../../src/kernel/database/data-source.js';
 import { openDatabase } from '../../src/kernel/database/open-database.js';
 import { SqlEventStore } from '../../src/kernel/event-store/sql-event-store.js';
 import { createScratchDatabase, requireService } from './services.js';
+import { seedEmbeddedDataDir } from './pglite-template.js';
 
 export interface StoreFixture {
   database: Database;
@@ -20,7 +24,15 @@ export interface StoreTarget {
 
 /** PGlite always; real PostgreSQL when DATABASE_URL is set (required under CI=true). */
 export function storeTargets(): StoreTarget[] {
-  const targets: StoreTarget[] = [{ name: 'pglite', open: () => openFixture(null, async () => undefined) }];
+  const targets: StoreTarget[] = [{
+    name: 'pglite',
+    open: async () => {
+      // A data directory of its own, copied from the template rather than created (initdb) again.
+      const dataDir = mkdtempSync(join(tmpdir(), 'switchyard-store-'));
+      await seedEmbeddedDataDir(dataDir);
+      return openFixture(null, async () => rmSync(dataDir, { recursive: true, force: true }), dataDir);
+    },
+  }];
   const baseUrl = requireService('DATABASE_URL');
   if (baseUrl) {
     targets.push({
