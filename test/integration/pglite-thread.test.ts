@@ -1,5 +1,5 @@
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -189,6 +189,48 @@ describe('PGlite on its own thread', () => {
       // Created in the serving process, the database left it at about 850 MB (created by a thread of its own,
       // about 310 MB); opening what a creating process left takes about 200 MB with the process.
       expect(result.rssMb).toBeLessThan(350);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a first start killed while it creates the database leaves none half-made: the next start creates it whole', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'switchyard-thread-'));
+    const pgdata = join(dir, 'pgdata');
+    const thread = fileURLToPath(new URL('../../src/kernel/database/pglite-thread.js', import.meta.url));
+    try {
+      // Killed a moment into creation (which takes seconds); its creating process lives on, orphaned.
+      const first = spawn(process.execPath, ['--input-type=module', '-e', `const { PgliteThread } = await import(${JSON.stringify(thread)}); await PgliteThread.start(${JSON.stringify(pgdata)});`], { stdio: 'ignore' });
+      await waitFor(() => readdirSync(dir).some((entry) => entry.startsWith('pgdata.creating-')), 20_000);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      first.kill('SIGKILL');
+      await new Promise((resolve) => first.once('exit', resolve));
+      expect(existsSync(join(pgdata, 'PG_VERSION'))).toBe(false);
+
+      const next = await PgliteThread.start(pgdata);
+      try {
+        await next.exec('CREATE TABLE kept (n int); INSERT INTO kept VALUES (1)');
+        expect((await next.query('SELECT count(*)::int AS n FROM kept', [])).rows).toEqual([{ n: 1 }]);
+      } finally {
+        await next.close();
+      }
+      expect(readdirSync(dir).filter((entry) => entry.startsWith('pgdata.creating-'))).toEqual([]);
+      const reopened = await PgliteThread.start(pgdata);
+      expect((await reopened.query('SELECT n FROM kept', [])).rows).toEqual([{ n: 1 }]);
+      await reopened.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a data directory that holds files but no database is refused before anything is created', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'switchyard-thread-'));
+    try {
+      mkdirSync(join(dir, 'pgdata'));
+      writeFileSync(join(dir, 'pgdata', 'notes.txt'), 'mine');
+      await expect(PgliteThread.start(join(dir, 'pgdata'))).rejects.toThrow('holds files but no database');
+      expect(readdirSync(dir)).toEqual(['pgdata']);
+      expect(readdirSync(join(dir, 'pgdata'))).toEqual(['notes.txt']);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,6 +1,6 @@
 import { type ExecFileException, execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, rmdirSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { type DatabaseErrorFields, ERROR_FIELDS, type EmbeddedCall, type EmbeddedReply, type EmbeddedResult, type EmbeddedThreadOptions, type SerializedDatabaseError } from './pglite-thread-protocol.js';
@@ -26,8 +26,37 @@ interface Pending {
   reject: (error: Error) => void;
 }
 
-/** Runs `pglite-create.ts` on `dataDir`; rejects with PostgreSQL's report (or the process's output) if it fails. */
+/**
+ * Creates the database for `dataDir` with `pglite-create.ts`, in a directory beside it that is renamed into
+ * place once the creating process has closed it: `dataDir` holds a database (PG_VERSION) only when that
+ * database is whole. A first start killed during creation, or its creating process outliving it while the
+ * next start creates again, leaves only a `.creating-` directory behind (removed here on failure, and by the
+ * next start), never a half-made database that the next start would open. Rejects with PostgreSQL's report
+ * (or the process's output) if creation fails.
+ */
 async function createDatabase(dataDir: string): Promise<void> {
+  if (existsSync(dataDir)) {
+    // Checked first: creation takes seconds, and its result could not be put there.
+    if (!statSync(dataDir).isDirectory()) throw new Error(`the embedded database's files: ENOTDIR: not a directory (${dataDir})`);
+    if (readdirSync(dataDir).length > 0) throw new Error(`the embedded database's files: ${dataDir} holds files but no database (no PG_VERSION); move them away or use another data directory`);
+  }
+  const parent = dirname(dataDir);
+  const prefix = `${basename(dataDir)}.creating-`;
+  mkdirSync(parent, { recursive: true });
+  // What an interrupted creation left (the data directory's lock is held: no one else creates now).
+  for (const entry of readdirSync(parent)) if (entry.startsWith(prefix)) rmSync(join(parent, entry), { recursive: true, force: true });
+  const building = join(parent, `${prefix}${process.pid}`);
+  try {
+    await runCreation(building);
+    // An empty directory where the database goes (made by hand, or by an older version) gives way to it.
+    if (existsSync(dataDir)) rmdirSync(dataDir);
+    renameSync(building, dataDir);
+  } finally {
+    rmSync(building, { recursive: true, force: true });
+  }
+}
+
+async function runCreation(dataDir: string): Promise<void> {
   const script = fileURLToPath(new URL('./pglite-create.js', import.meta.url));
   // None of this process's Node options (NODE_OPTIONS included): a profiler or a preloaded module is not the
   // creation's business.
