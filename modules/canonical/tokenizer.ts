@@ -1,29 +1,18 @@
-import { Tiktoken } from 'js-tiktoken/lite';
 import cl100kBase from 'js-tiktoken/ranks/cl100k_base';
+import { BytePairRanks } from './byte-pair-ranks.js';
 
 /**
  * A real BPE tokenizer (cl100k_base) for admission reservations, count_tokens estimates and billing
  * when a provider reports no usage. Every provider tokenizes differently, so every count from here is
- * an estimate; cl100k is chosen over o200k because it builds in a third of the time and memory
- * (≈0.35 s and ≈80 MB once per process, of which the decode table is dropped) while counting within a few
- * percent on ordinary text.
+ * an estimate; cl100k is chosen over o200k because it builds in a third of the time and memory while
+ * counting within a few percent on ordinary text. The ranks are js-tiktoken's; the counting is
+ * `BytePairRanks` (a compact table, built in ≈65 ms, no decode table: Switchyard never decodes).
  */
-let encoder: Tiktoken | null = null;
+let ranks: BytePairRanks | null = null;
 
-/** Builds the encoder now (start-up) so the first request does not pay for it. */
+/** Builds the rank table now (start-up) so the first request does not pay for it. */
 export function warmTokenizer(): void {
-  encoder ??= countingOnly(new Tiktoken(cl100kBase));
-}
-
-/**
- * Switchyard only counts tokens, never decodes them: the encoder's rank → bytes table (100k byte arrays,
- * 23 MB of heap in every serving process) is emptied once built. `textMap` is js-tiktoken's own field
- * (pinned 1.0.21); should a version rename it, nothing is dropped and counting is unaffected.
- */
-function countingOnly(bpe: Tiktoken): Tiktoken {
-  const decodeTable = (bpe as unknown as { textMap?: unknown }).textMap;
-  if (decodeTable instanceof Map) decodeTable.clear();
-  return bpe;
+  ranks ??= BytePairRanks.parse(cl100kBase.bpe_ranks);
 }
 
 /**
@@ -34,48 +23,35 @@ function countingOnly(bpe: Tiktoken): Tiktoken {
 const LONG_RUN = /(\S{33,})/;
 const SLICE = 32;
 /**
- * js-tiktoken is pure JavaScript (≈0.7 µs per character) and runs on the event loop, so a 1 MB prompt
- * would stall every request on the node for most of a second. Beyond this many characters the count
- * is extrapolated from the exactly counted head at its own tokens-per-character ratio.
+ * Counting runs on the event loop (≈0.05 µs per character of prose whose pieces are kept, ≈0.1 µs
+ * for text never seen, far more for text of many multi-byte pieces), so a 1 MB prompt would stall
+ * every request on the node. Beyond this many characters the count is extrapolated from the exactly
+ * counted head at its own tokens-per-character ratio.
  */
 const EXACT_CHARS = 16_384;
 
 /**
- * Texts are the client's: a special-token marker in one (`<|endoftext|>`) is text like any other to a
- * count. js-tiktoken's default (every special token disallowed) would throw on it, and scan every text
- * once more for such markers to do so; no special token allowed and none disallowed encodes all as text.
- */
-const NO_SPECIAL_TOKENS: string[] = [];
-
-/**
- * The encoder's own pre-tokenization (cl100k's pattern), compiled once. With no special tokens,
- * `encode(text)` is the sum over this pattern's matches of the BPE tokens of each match, and each match
- * encoded on its own is that same single match: of the pattern's alternatives only `\s+(?!\S)` looks
- * past what it consumes, and a whitespace piece on its own is matched whole by it. So a text's count is
- * the sum of its pieces' counts, and a piece's count can be kept (the test suite checks equality with
- * whole-text encoding). A kept piece skips everything js-tiktoken does per call (it rebuilds its
- * special-token regex and sets every time) and per piece (UTF-8 encoding, rank lookups, merging).
+ * cl100k's own pre-tokenization pattern, compiled once. A text's count is the sum over this pattern's
+ * matches of the BPE tokens of each match. Texts are the client's: a special-token marker in one
+ * (`<|endoftext|>`) is text like any other to a count, so no special token is looked for. Each match
+ * counted on its own is that same single match: of the pattern's alternatives only `\s+(?!\S)` looks past
+ * what it consumes, and a whitespace piece on its own is matched whole by it. So a piece's count can be
+ * kept (the test suite checks equality with js-tiktoken encoding the whole text), and a kept piece skips
+ * its UTF-8 encoding, rank lookups and merging.
  */
 const PIECES = new RegExp(cl100kBase.pat_str, 'gu');
-/** Pieces longer than this (rare: long whitespace or punctuation runs) are not kept. */
+/**
+ * Counts of pieces, kept: a kept piece costs one lookup, while counting it costs a UTF-8 check, a rank
+ * lookup and, for a piece of several tokens, a lookup per adjacent pair per merge round. Pieces longer
+ * than KEPT_PIECE_CHARS (rare: long whitespace or punctuation runs) are not kept.
+ */
 const KEPT_PIECE_CHARS = 24;
 /** Bounds the kept counts (about 2 MB at most); when full it starts over. */
 const KEPT_PIECES = 16_384;
 const pieceTokens = new Map<string, number>();
-/**
- * Each piece not kept yet costs one encode call of its own (≈3 µs of overhead). A text with more
- * unknown pieces than this (4, one more per 256 characters) is encoded whole instead, so an unfamiliar
- * text costs about what it did without the kept counts (≈1% more); that many of its pieces are learned,
- * so text that recurs (system prompts, tool schemas) warms up over a few requests.
- */
-function learnedPerText(text: string): number {
-  return 4 + (text.length >> 8);
-}
 
-function encodedLength(bpe: Tiktoken, text: string): number {
+function encodedLength(bpe: BytePairRanks, text: string): number {
   let total = 0;
-  let unknown: string[] | null = null;
-  const learning = learnedPerText(text);
   PIECES.lastIndex = 0;
   for (let match = PIECES.exec(text); match !== null; match = PIECES.exec(text)) {
     const piece = match[0];
@@ -88,25 +64,14 @@ function encodedLength(bpe: Tiktoken, text: string): number {
       total += kept;
       continue;
     }
-    unknown ??= [];
-    unknown.push(piece);
-    if (unknown.length > learning) break;
+    const tokens = bpe.count(piece);
+    if (piece.length <= KEPT_PIECE_CHARS) {
+      if (pieceTokens.size >= KEPT_PIECES) pieceTokens.clear();
+      pieceTokens.set(detached(piece), tokens);
+    }
+    total += tokens;
   }
-  if (unknown === null) return total;
-  if (unknown.length > learning) {
-    for (let i = 0; i < learning; i++) learn(bpe, unknown[i]);
-    return encodeWhole(bpe, text);
-  }
-  for (const piece of unknown) total += learn(bpe, piece);
   return total;
-}
-
-function learn(bpe: Tiktoken, piece: string): number {
-  const tokens = encodeWhole(bpe, piece);
-  if (piece.length > KEPT_PIECE_CHARS) return tokens;
-  if (pieceTokens.size >= KEPT_PIECES) pieceTokens.clear();
-  pieceTokens.set(detached(piece), tokens);
-  return tokens;
 }
 
 /**
@@ -115,10 +80,6 @@ function learn(bpe: Tiktoken, piece: string): number {
  */
 function detached(piece: string): string {
   return ` ${piece}`.slice(1);
-}
-
-function encodeWhole(bpe: Tiktoken, text: string): number {
-  return bpe.encode(text, NO_SPECIAL_TOKENS, NO_SPECIAL_TOKENS).length;
 }
 
 export function countTokens(text: string): number {
@@ -130,7 +91,7 @@ export function countTokens(text: string): number {
 
 function exactCount(text: string): number {
   warmTokenizer();
-  const bpe = encoder!;
+  const bpe = ranks!;
   if (!LONG_RUN.test(text)) return encodedLength(bpe, text);
   let total = 0;
   // split with a capturing group alternates plain text (even indexes) and long runs (odd indexes)
