@@ -6,7 +6,7 @@ import { PostgresBackends } from '../measure/postgres-backends.js';
 import { ProjectionLag } from '../measure/projection-lag.js';
 import { processTree } from '../measure/proc.js';
 import type { Variant } from '../options.js';
-import { NODE_FLAGS } from '../../src/cli/serving-flags.js';
+import { NODE_FLAGS, SERVING_ENV } from '../../src/cli/serving-flags.js';
 import { gatewayMain } from '../paths.js';
 import { type BenchDatabase, createBenchDatabase } from './bench-database.js';
 import { freePort, logTail, spawnLogged, stopChild, waitForHttp } from './launch.js';
@@ -24,7 +24,7 @@ export interface SwitchyardContext {
 }
 
 /** Variables of the caller's shell that would change what is measured without the report saying so. */
-const CONTROLLED = /^(SWITCHYARD_|DATABASE_URL$|REDIS_URL$|CLICKHOUSE_URL$|ADMIN_TOKEN$|PORT$|HOST$|LOG_LEVEL$|NODE_OPTIONS$)/;
+const CONTROLLED = /^(SWITCHYARD_|DATABASE_URL$|REDIS_URL$|CLICKHOUSE_URL$|ADMIN_TOKEN$|PORT$|HOST$|LOG_LEVEL$|NODE_OPTIONS$|MALLOC_ARENA_MAX$)/;
 
 /**
  * Switchyard as a user runs it (`switchyard serve`, the compiled dist/), one alias on the mock, every
@@ -44,6 +44,7 @@ export async function startSwitchyard(variant: Variant, ctx: SwitchyardContext):
   }
   const port = await freePort();
   const settings: Record<string, string> = {
+    ...SERVING_ENV,
     PORT: String(port),
     HOST: '127.0.0.1',
     SWITCHYARD_CONFIG: config,

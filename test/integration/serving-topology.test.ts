@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -40,6 +40,24 @@ async function chat(pool: Pool, key: string): Promise<number> {
   });
   await response.body.text();
   return response.statusCode;
+}
+
+/** The environment of each child process of `pid`, from /proc. */
+function childEnvironments(pid: number): Array<Map<string, string>> {
+  const children = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry)).filter((entry) => {
+    try {
+      // The parent pid is the fourth field, after the command name in parentheses.
+      return Number(readFileSync(`/proc/${entry}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ')[1]) === pid;
+    } catch {
+      return false; // exited meanwhile
+    }
+  });
+  return children.map((child) => environment(Number(child)));
+}
+
+function environment(pid: number): Map<string, string> {
+  const pairs = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean);
+  return new Map(pairs.map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
 }
 
 async function waitFor(check: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
@@ -85,9 +103,14 @@ describeWithPostgres('serving topologies on PostgreSQL', () => {
   const count = async (sql: string) => Number((await db.query(sql)).rows[0].n);
 
   test('SWITCHYARD_WORKERS=2: both workers serve one port, the configuration is applied once, every request is billed once', async () => {
-    const server = await startServer({ ...env, SWITCHYARD_WORKERS: '2', SWITCHYARD_NODE_ID: 'topology', LOG_LEVEL: 'log' });
+    const { MALLOC_ARENA_MAX: _unset, ...withoutArenas } = env;
+    const server = await startServer({ ...withoutArenas, SWITCHYARD_WORKERS: '2', SWITCHYARD_NODE_ID: 'topology', LOG_LEVEL: 'log' });
     // The primary announces the node once every worker listens.
     expect(await waitFor(async () => server.output().includes('2 workers'), 20_000)).toBe(true);
+    // Started without the serving environment, the primary still forks its workers with it.
+    expect(environment(server.child.pid!).get('MALLOC_ARENA_MAX')).toBeUndefined();
+    const workers = childEnvironments(server.child.pid!).filter((vars) => vars.get('SWITCHYARD_NODE_ID')?.startsWith('topology/w'));
+    expect(workers.map((vars) => vars.get('MALLOC_ARENA_MAX'))).toEqual(['2', '2']);
     const pool = new Pool(server.url, { connections: 8 });
     try {
       const statuses = await Promise.all(Array.from({ length: 80 }, () => chat(pool, key)));

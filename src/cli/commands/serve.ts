@@ -4,6 +4,7 @@ import { type Environment, readEnvironment } from '../../config/environment.js';
 import { startGateway } from '../../gateway.js';
 import { prepareCluster } from '../../cluster-setup.js';
 import { serveClusterMetrics } from '../../../modules/observability/index.js';
+import { servingEnvFor } from '../serving-flags.js';
 
 /**
  * `switchyard serve`: one process, or with SWITCHYARD_WORKERS=N a primary that sets the node up once
@@ -31,7 +32,9 @@ async function servePrimary(environment: Environment): Promise<void> {
   let stopping = false;
   // A worker keeps its slot's node id across restarts, so the events it records stay attributable.
   const slots = new Map<number, number>();
-  const fork = (slot: number) => slots.set(cluster.fork({ SWITCHYARD_NODE_ID: `${environment.nodeId}/w${slot}` }).id, slot);
+  // Workers get the serving environment even when the primary was started without it.
+  const workerEnv = servingEnvFor(process.env);
+  const fork = (slot: number) => slots.set(cluster.fork({ ...workerEnv, SWITCHYARD_NODE_ID: `${environment.nodeId}/w${slot}` }).id, slot);
   const ready = new Promise<string>((resolve) => {
     let listening = 0;
     cluster.on('listening', (_worker, address) => {
