@@ -27,6 +27,11 @@ export class BytePairRanks {
       const first = Number.parseInt(fields[1], 10);
       for (let i = 2; i < fields.length; i++) ranks.set(Buffer.from(fields[i], 'base64').toString('latin1'), first + i - 2);
     }
+    // Every single byte is a token (a byte-level vocabulary): then every part a merge leaves is one, and a
+    // piece's count is its number of parts.
+    for (let byte = 0; byte < 256; byte++) {
+      if (!ranks.has(String.fromCharCode(byte))) throw new Error(`the rank table has no token for byte ${byte}: not a byte-level BPE`);
+    }
     return new BytePairRanks(ranks);
   }
 
@@ -59,10 +64,8 @@ export class BytePairRanks {
       if (at < 0) break;
       starts.splice(at + 1, 1);
     }
-    // A part that is no token is dropped, as js-tiktoken drops it (a byte-level vocabulary has none).
-    let tokens = 0;
-    for (let i = 0; i + 1 < starts.length; i++) if (this.ranks.has(bytes.slice(starts[i], starts[i + 1]))) tokens++;
-    return tokens;
+    // Each part is a single byte or a merged pair, both tokens (see `parse`).
+    return starts.length - 1;
   }
 }
 

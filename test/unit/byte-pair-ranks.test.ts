@@ -23,11 +23,18 @@ const SAMPLES = [
   '<div class="card"><p>Hello &amp; welcome</p></div>\r\n  \t  \n\n\n    spaces    and\u00a0nbsp\u3000ideographic',
   "I'm sure they'll say it's fine; we've seen THEY'RE and I'D and YOU'LL. 1234567 12 3.14159 0xDEADBEEF",
   '    indented\n        more\n\ttab\n\n',
+  // Pieces named like Object.prototype's members: the tables are Maps, so these are text like any other.
+  '__proto__ constructor hasOwnProperty toString valueOf __defineGetter__ prototype',
 ];
 
 describe('BytePairRanks (cl100k_base)', () => {
   it('holds every rank js-tiktoken holds', () => {
     expect(ranks.size).toBe((reference as unknown as { rankMap: Map<string, number> }).rankMap.size);
+  });
+
+  it('refuses a table in which a single byte is no token (counting relies on every byte being one)', () => {
+    const withoutByteA = cl100kBase.bpe_ranks.split('\n').map((line) => line.split(' ').filter((field) => field !== 'YQ==').join(' ')).join('\n');
+    expect(() => BytePairRanks.parse(withoutByteA)).toThrow('no token for byte 97');
   });
 
   it('counts each pre-tokenized piece as js-tiktoken encodes it', () => {
