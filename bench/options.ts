@@ -88,6 +88,8 @@ export const USAGE = `Usage: npm run bench -- [options]
   --gateway-profile DIR   V8 CPU profile of each gateway process, from its first /v1/ request to its
                           exit, into DIR (read with node dist/bench/profile/summarize.js; slows it)
   --gateway-heap-profile DIR  the same with V8's sampling heap profiler: bytes allocated, by function
+  --gateway-survivor-profile DIR  the heap profiler counting only what outlived a young-generation
+                          collection (what is promoted and makes scavenges long), by function
   --out DIR               where the JSON and markdown go (bench/results)
   --note TEXT             free text recorded in the report (e.g. "machine shared with builds")
   --unpaired              compare open-loop latency with the direct run at the start only, not with a
@@ -163,6 +165,7 @@ export function parsePlan(argv: string[], env: NodeJS.ProcessEnv = process.env):
         'gateway-env': { type: 'string', multiple: true },
         'gateway-profile': { type: 'string' },
         'gateway-heap-profile': { type: 'string' },
+        'gateway-survivor-profile': { type: 'string' },
         out: { type: 'string' },
         note: { type: 'string' },
         keep: { type: 'boolean', default: false },
@@ -205,7 +208,7 @@ export function parsePlan(argv: string[], env: NodeJS.ProcessEnv = process.env):
     slowStreams: streams > 0
       ? { streams, deployments: positiveInt(values['slow-deployments']!, '--slow-deployments'), chunks: positiveInt(values['slow-chunks']!, '--slow-chunks'), chunkGapMs: positiveInt(values['slow-chunk-gap-ms']!, '--slow-chunk-gap-ms'), rampMs: Math.min(5_000, streams * 2) }
       : null,
-    gatewayEnv: { ...Object.fromEntries((values['gateway-env'] ?? []).map(parseEnvPair)), ...profilerEnv(values['gateway-profile'], values['gateway-heap-profile']) },
+    gatewayEnv: { ...Object.fromEntries((values['gateway-env'] ?? []).map(parseEnvPair)), ...profilerEnv(values['gateway-profile'], values['gateway-heap-profile'], values['gateway-survivor-profile']) },
     outDir: values.out ?? null,
     note: values.note ?? null,
     keep: values.keep ?? false,
@@ -214,9 +217,10 @@ export function parsePlan(argv: string[], env: NodeJS.ProcessEnv = process.env):
 }
 
 /** The environment that loads the profiler into the gateway (Node refuses --cpu-prof in NODE_OPTIONS). */
-function profilerEnv(cpuDir: string | undefined, heapDir: string | undefined): Record<string, string> {
-  if (cpuDir !== undefined && heapDir !== undefined) throw new OptionError('use either --gateway-profile or --gateway-heap-profile: one profiler at a time');
-  const dir = cpuDir ?? heapDir;
+function profilerEnv(cpuDir: string | undefined, heapDir: string | undefined, survivorDir: string | undefined): Record<string, string> {
+  const chosen = [cpuDir, heapDir, survivorDir].filter((d) => d !== undefined);
+  if (chosen.length > 1) throw new OptionError('use one of --gateway-profile, --gateway-heap-profile and --gateway-survivor-profile: one profiler at a time');
+  const dir = chosen[0];
   if (dir === undefined) return {};
   const absolute = resolve(dir);
   mkdirSync(absolute, { recursive: true });
@@ -224,6 +228,7 @@ function profilerEnv(cpuDir: string | undefined, heapDir: string | undefined): R
     NODE_OPTIONS: `--import=${pathToFileURL(gatewayProfilerModule).href}`,
     BENCH_PROFILE_DIR: absolute,
     ...(heapDir !== undefined ? { BENCH_PROFILE_KIND: 'heap' } : {}),
+    ...(survivorDir !== undefined ? { BENCH_PROFILE_KIND: 'survivors' } : {}),
   };
 }
 

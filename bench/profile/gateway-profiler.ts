@@ -7,7 +7,9 @@
  * variant) serves no HTTP: it is profiled from its start, into DIR/projector-<pid>.cpuprofile.
  * With BENCH_PROFILE_KIND=heap (--gateway-heap-profile) it is V8's sampling heap profiler instead, counting
  * objects the collector has freed too (so it says what was allocated, not what is still alive), into
- * DIR/<process>-<pid>.heapprofile.
+ * DIR/<process>-<pid>.heapprofile. With BENCH_PROFILE_KIND=survivors (--gateway-survivor-profile) objects
+ * freed by a young-generation collection are left out: what is left outlived at least one scavenge, which
+ * is what a scavenge copies (its pause) and promotes (the old generation's growth).
  */
 import { Server } from 'node:http';
 import { Session } from 'node:inspector';
@@ -17,7 +19,8 @@ import { join } from 'node:path';
 const dir = process.env.BENCH_PROFILE_DIR;
 const intervalUs = Number(process.env.BENCH_PROFILE_INTERVAL_US ?? 200);
 const isProjector = process.argv[2] === 'projector';
-const heap = process.env.BENCH_PROFILE_KIND === 'heap';
+const kind = process.env.BENCH_PROFILE_KIND;
+const heap = kind === 'heap' || kind === 'survivors';
 /** Bytes between heap samples: fine enough for per-request shares, coarse enough not to slow the gateway much. */
 const HEAP_SAMPLING_BYTES = 16 * 1024;
 
@@ -31,7 +34,7 @@ if (dir) {
     starting = true;
     if (heap) {
       session.post('HeapProfiler.enable', () => session.post('HeapProfiler.startSampling', {
-        samplingInterval: HEAP_SAMPLING_BYTES, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true,
+        samplingInterval: HEAP_SAMPLING_BYTES, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: kind !== 'survivors',
       }, () => (started = true)));
       return;
     }

@@ -62,6 +62,21 @@ describe('bench: gateway CPU profiles', () => {
     }
   });
 
+  it('--gateway-survivor-profile is the heap profiler of what outlived a scavenge, also one profiler at a time', () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'bench-profile-')), 'survivors');
+    try {
+      const plan = parsePlan(['--targets', 'switchyard', '--gateway-survivor-profile', dir], {});
+      expect(plan.gatewayEnv).toEqual({
+        NODE_OPTIONS: expect.stringMatching(/gateway-profiler\.js$/),
+        BENCH_PROFILE_DIR: dir,
+        BENCH_PROFILE_KIND: 'survivors',
+      });
+      expect(() => parsePlan(['--gateway-heap-profile', dir, '--gateway-survivor-profile', dir], {})).toThrow(/one profiler at a time/);
+    } finally {
+      rmSync(join(dir, '..'), { recursive: true, force: true });
+    }
+  });
+
   it('sums the bytes each function of a heap profile allocated, self and inclusive, per request', () => {
     const frame = (functionName: string, url: string) => ({ functionName, url, lineNumber: 0 });
     const profile = {
