@@ -2,6 +2,7 @@ import type { KeyScope } from '../../events/index.js';
 import type { KeyIndexProjection } from '../../projections/key-index/key-index.projection.js';
 import type { Principal } from '../../projections/key-index/principal.js';
 import { GatewayError } from '../canonical/index.js';
+import { RequestScoped } from '../../src/kernel/index.js';
 import { hashApiKey } from './api-key/key-format.js';
 
 type Headers = Record<string, string | string[] | undefined>;
@@ -44,7 +45,7 @@ export class GatewayAuthenticator {
  * same headers object: the second time reuses the first's hash of the same key instead of hashing it
  * again. Every check after the lookup runs each time; nothing outlives the request's headers.
  */
-const hashes = new WeakMap<Headers, { presented: string; hash: string }>();
+const hashes = new RequestScoped<Headers, { presented: string; hash: string }>('switchyard.keyHash');
 
 function hashOf(headers: Headers, presented: string): string {
   const known = hashes.get(headers);

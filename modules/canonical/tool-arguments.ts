@@ -1,6 +1,7 @@
+import { RequestScoped } from '../../src/kernel/index.js';
 import type { ToolCall } from './chat-request.js';
 
-const parsed = new WeakMap<ToolCall, Record<string, unknown> | null>();
+const parsed = new RequestScoped<ToolCall, Record<string, unknown> | null>('switchyard.toolArguments');
 
 /**
  * A tool call's arguments as the JSON object providers that store them as objects (Anthropic, Gemini,

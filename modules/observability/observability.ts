@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerResponse } from 'node:http';
-import { redactText } from '../../src/kernel/index.js';
+import { RequestScoped, redactText } from '../../src/kernel/index.js';
 import { GatewayMetrics } from './gateway-metrics.js';
 import { GatewayTracing } from './gateway-tracing.js';
 import type { ObservabilitySettings } from './observability-settings.js';
@@ -10,7 +10,7 @@ import { type ObservationSinks, RequestObservation } from './request-observation
 /** The response header that tells a client how much of its latency was the gateway's own. */
 export const OVERHEAD_HEADER = 'x-switchyard-overhead-ms';
 
-const observations = new WeakMap<ServerResponse, RequestObservation>();
+const observations = new RequestScoped<ServerResponse, RequestObservation>('switchyard.observation');
 
 /**
  * The observation of the request a response belongs to; null for a response nobody observes (a

@@ -9,6 +9,7 @@ import { GeminiRequestProblem, toGeminiRequest } from './gemini-request.js';
 import { fromGeminiResponse } from './gemini-response.js';
 import { GeminiStreamTranslator } from './gemini-stream.js';
 import { preparedBody } from '../prepared-body.js';
+import { RequestScoped } from '../../../src/kernel/index.js';
 import type { GeminiRequest } from './gemini-wire.js';
 import { joinPath, postUpstream, readJsonBody } from '../upstream-post.js';
 
@@ -21,7 +22,7 @@ const DEFAULT_API_VERSION = 'v1beta';
  */
 export class GeminiAdapter implements ProviderAdapter {
   /** Built once per request: the check in `unsupportedParameter` and the call reuse the same body. */
-  private readonly built = new WeakMap<ChatRequest, GeminiRequest | GeminiRequestProblem>();
+  private readonly built = new RequestScoped<ChatRequest, GeminiRequest | GeminiRequestProblem>('switchyard.geminiRequest');
 
   unsupportedParameter(request: ChatRequest, deployment: ResolvedDeployment): string | null {
     if (request.n > 1 && !deployment.capabilities.has('n')) return 'n';

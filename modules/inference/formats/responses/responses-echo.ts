@@ -1,4 +1,5 @@
 import type { ChatRequest } from '../../../canonical/index.js';
+import { RequestScoped } from '../../../../src/kernel/index.js';
 
 /**
  * What a Responses object reports back about its request that the canonical model does not carry in
@@ -13,7 +14,7 @@ export interface ResponsesEcho {
   safetyIdentifier: string | null;
 }
 
-const echoes = new WeakMap<ChatRequest, ResponsesEcho>();
+const echoes = new RequestScoped<ChatRequest, ResponsesEcho>('switchyard.responsesEcho');
 
 export function rememberEcho(request: ChatRequest, echo: ResponsesEcho): void {
   echoes.set(request, echo);
