@@ -47,31 +47,19 @@ describe('bench: gateway CPU profiles', () => {
     expect(text).toMatch(/40\.00%\s+200\.0 µs\/req {2}handle sy:modules\/a\.js:1/);
   });
 
-  it('--gateway-heap-profile loads the same module as a heap profiler, and not together with the CPU one', () => {
-    const dir = join(mkdtempSync(join(tmpdir(), 'bench-profile-')), 'heap');
+  it.each([
+    ['--gateway-heap-profile', 'heap', '--gateway-profile'],
+    ['--gateway-survivor-profile', 'survivors', '--gateway-heap-profile'],
+  ])('%s loads the same module as a heap profiler (kind %s), and not together with %s', (option, kind, other) => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'bench-profile-')), kind);
     try {
-      const plan = parsePlan(['--targets', 'switchyard', '--gateway-heap-profile', dir], {});
+      const plan = parsePlan(['--targets', 'switchyard', option, dir], {});
       expect(plan.gatewayEnv).toEqual({
         NODE_OPTIONS: expect.stringMatching(/gateway-profiler\.js$/),
         BENCH_PROFILE_DIR: dir,
-        BENCH_PROFILE_KIND: 'heap',
+        BENCH_PROFILE_KIND: kind,
       });
-      expect(() => parsePlan(['--gateway-profile', dir, '--gateway-heap-profile', dir], {})).toThrow(/one profiler at a time/);
-    } finally {
-      rmSync(join(dir, '..'), { recursive: true, force: true });
-    }
-  });
-
-  it('--gateway-survivor-profile is the heap profiler of what outlived a scavenge, also one profiler at a time', () => {
-    const dir = join(mkdtempSync(join(tmpdir(), 'bench-profile-')), 'survivors');
-    try {
-      const plan = parsePlan(['--targets', 'switchyard', '--gateway-survivor-profile', dir], {});
-      expect(plan.gatewayEnv).toEqual({
-        NODE_OPTIONS: expect.stringMatching(/gateway-profiler\.js$/),
-        BENCH_PROFILE_DIR: dir,
-        BENCH_PROFILE_KIND: 'survivors',
-      });
-      expect(() => parsePlan(['--gateway-heap-profile', dir, '--gateway-survivor-profile', dir], {})).toThrow(/one profiler at a time/);
+      expect(() => parsePlan([other, dir, option, dir], {})).toThrow(/one profiler at a time/);
     } finally {
       rmSync(join(dir, '..'), { recursive: true, force: true });
     }
