@@ -1,15 +1,14 @@
 import { type CanActivate, type ExecutionContext, Injectable, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { RequestScoped } from '../../src/kernel/index.js';
 import { GatewayError } from '../canonical/index.js';
 import { AdminApiError } from './admin-error.js';
 import { AdminKeyVerifier } from './admin-key-verifier.js';
 import { AdminTokens } from './admin-tokens.js';
 
 /** Who sent an admin request, as recorded in the metadata of every event it causes. */
-const ACTOR = Symbol('switchyard.admin.actor');
-
-type AdminRequest = FastifyRequest & { [ACTOR]?: string };
+const actors = new RequestScoped<FastifyRequest, string>('switchyard.admin.actor');
 
 const ADMIN_TOKEN_ONLY = 'switchyard.admin.token-only';
 
@@ -33,14 +32,14 @@ export class AdminGuard implements CanActivate {
   ) {}
 
   canActivate(context: ExecutionContext): boolean {
-    const request = context.switchToHttp().getRequest<AdminRequest>();
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
     // Every admin answer carries the request id, which is also the correlation id of the events it causes.
     context.switchToHttp().getResponse<FastifyReply>().header('x-request-id', request.id);
     const actor = this.identify(request.headers);
     if (actor.startsWith('key:') && this.reflector.getAllAndOverride<boolean>(ADMIN_TOKEN_ONLY, [context.getHandler(), context.getClass()])) {
       throw new AdminApiError(403, 'admin_token_required', 'Changing provider credentials or base URLs needs the admin token; a gateway key cannot do it, whatever its scopes.');
     }
-    request[ACTOR] = actor;
+    actors.set(request, actor);
     return true;
   }
 
@@ -69,7 +68,7 @@ export class AdminGuard implements CanActivate {
 }
 
 export function actorOf(request: FastifyRequest): string {
-  const actor = (request as AdminRequest)[ACTOR];
+  const actor = actors.get(request);
   if (!actor) throw new Error('admin route without AdminGuard');
   return actor;
 }

@@ -25,10 +25,6 @@ export class RequestScoped<K extends object, V> {
   }
 
   set(key: K, value: V): void {
-    if (Object.prototype.hasOwnProperty.call(key, this.slot)) {
-      (key as Record<symbol, V>)[this.slot] = value;
-      return;
-    }
     Object.defineProperty(key, this.slot, { value, writable: true, enumerable: false, configurable: true });
   }
 }
