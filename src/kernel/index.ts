@@ -7,6 +7,7 @@ export * from './canonical-json.js';
 export * from './clock.js';
 export * from './configuration-error.js';
 export * from './ids.js';
+export * from './abort-scope.js';
 export * from './request-scoped.js';
 export * from './same-hash.js';
 export * from './settings.js';

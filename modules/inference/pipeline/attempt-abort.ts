@@ -1,11 +1,13 @@
+import { AbortScope } from '../../../src/kernel/index.js';
+
 /**
- * An attempt's AbortController, linked to its request's: the client going away or a request deadline
+ * An attempt's abort (an AbortScope), linked to its request's: the client going away or a request deadline
  * aborts the attempt (with the request's reason), while an attempt deadline aborts only the attempt.
  * Only an attempt with deadlines of its own (a stream's TTFT and idle) needs one; a buffered attempt
  * takes the request's signal.
  */
-export function linkedAbort(parent: AbortSignal): AbortController & { dispose: () => void } {
-  const controller = new AbortController() as AbortController & { dispose: () => void };
+export function linkedAbort(parent: AbortSignal): AbortScope & { dispose: () => void } {
+  const controller = new AbortScope() as AbortScope & { dispose: () => void };
   const onAbort = () => controller.abort(parent.reason);
   if (parent.aborted) onAbort();
   else parent.addEventListener('abort', onAbort, { once: true });

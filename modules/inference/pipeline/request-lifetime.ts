@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { ProviderError } from '../../canonical/index.js';
 import { DeadlineExceeded } from '../resilience/deadlines.js';
+import { AbortScope } from '../../../src/kernel/index.js';
 
 /**
  * One request's abort signal and its request deadline. The signal aborts when the client goes away or
@@ -9,7 +10,7 @@ import { DeadlineExceeded } from '../resilience/deadlines.js';
  * deadlines rule from there).
  */
 export class RequestLifetime {
-  readonly abort = new AbortController();
+  readonly abort = new AbortScope();
   private readonly startedAt = Date.now();
   private deadline: NodeJS.Timeout | null;
 

@@ -12,6 +12,7 @@ import { OutputMeter } from './output-meter.js';
 import { providerErrorMessageForClient } from './provider-error-disclosure.js';
 import { SseResponse } from './sse-response.js';
 import { durabilityRefusal } from './durability-refusal.js';
+import type { AbortScope } from '../../../src/kernel/index.js';
 
 /** One streamed attempt, as the attempt loop and settlement need it. */
 export type StreamAttemptResult = { ttftMs: number | null; providerRequestId: string | null } & (
@@ -31,7 +32,7 @@ export interface StreamRelayOptions {
   encoder: ClientStreamEncoder;
   deadlines: Pick<DeadlineSettings, 'idleTimeoutMs' | 'streamTimeoutMs' | 'writeProgressTimeoutMs'>;
   /** The request's abort controller: the stream deadline and a stalled client end the whole request. */
-  requestAbort: AbortController;
+  requestAbort: AbortScope;
   /** Called once, when the first output is about to reach the client (the pre-output deadline ends there). */
   onFirstOutput: () => void;
   /** Response headers besides the request id (e.g. `x-switchyard-cache`). */

@@ -11,6 +11,7 @@ import type { InferenceServices, PipelineSettings } from './inference-services.j
 import { isClientAttributable } from './provider-error-disclosure.js';
 import type { Exchange } from './request-admission.js';
 import { callTransport } from './upstream-call.js';
+import { AbortScope } from '../../../src/kernel/index.js';
 
 /** The response header that says where a count came from. */
 export const TOKEN_COUNT_HEADER = 'x-switchyard-token-count';
@@ -64,7 +65,7 @@ export class TokenCountPipeline {
   private async providerCount(deployment: ResolvedDeployment, request: ChatRequest, raw: ServerResponse): Promise<number | null> {
     const adapter = this.services.adapters.for(deployment.provider.type);
     if (!adapter?.countTokens) return null;
-    const abort = new AbortController();
+    const abort = new AbortScope();
     const deadlines = this.settings.resilience.deadlines;
     const timer = setTimeout(() => abort.abort(new ProviderError('timeout', 'the provider did not count in time')), deadlines.ttftTimeoutMs);
     const onClose = () => abort.abort(new ProviderError('cancelled', 'the client went away'));

@@ -13,6 +13,7 @@ import { ConverseStreamTranslator } from './bedrock-stream.js';
 import { EVENT_STREAM_CONTENT_TYPE } from './bedrock-wire.js';
 import { postUpstream, readJsonBody } from '../upstream-post.js';
 import { preparedBody } from '../prepared-body.js';
+import { AbortScope } from '../../../src/kernel/index.js';
 
 type Operation = 'converse' | 'converse-stream' | 'invoke' | 'count-tokens';
 
@@ -76,7 +77,7 @@ export class BedrockAdapter implements ProviderAdapter {
     const vectors: number[][] = new Array(inputs.length);
     let inputTokens: number | null = 0;
     let providerRequestId: string | null = null;
-    const siblings = new AbortController();
+    const siblings = new AbortScope();
     const onAbort = () => siblings.abort(call.signal.reason);
     if (call.signal.aborted) onAbort();
     else call.signal.addEventListener('abort', onAbort, { once: true });
