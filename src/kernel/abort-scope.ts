@@ -1,7 +1,10 @@
 /**
  * An AbortController for the request path: `abort(reason)` aborts `signal`, which is an `AbortSignal`
  * to everything that reads it (`aborted`, `reason`, `throwIfAborted`, 'abort' listeners) and to undici,
- * which takes any EventTarget.
+ * which takes any EventTarget. Given a parent signal, the scope also aborts when the parent does, with
+ * the parent's reason, until `dispose()`; its own abort never reaches the parent. That is how an attempt
+ * with deadlines of its own (a stream's TTFT and idle) follows its request (the client going away, the
+ * request deadline), and how sibling calls of one request are cancelled together.
  *
  * Why not Node's own: an `AbortSignal` made by `new AbortController()` outlives the young-generation
  * collection after it died, with what it reaches, until the next full collection (measured on Node 20:
@@ -12,10 +15,28 @@
  * Not for `fetch()` or anything else that checks the brand (`instanceof AbortSignal`): use Node's there.
  */
 export class AbortScope {
-  readonly signal: AbortSignal = new ScopeSignal();
+  private readonly own = new ScopeSignal();
+  readonly signal: AbortSignal = this.own;
+  private readonly unlink: (() => void) | null = null;
+
+  constructor(parent?: AbortSignal) {
+    if (!parent) return;
+    if (parent.aborted) {
+      this.abort(parent.reason);
+      return;
+    }
+    const onAbort = () => this.abort(parent.reason);
+    parent.addEventListener('abort', onAbort, { once: true });
+    this.unlink = () => parent.removeEventListener('abort', onAbort);
+  }
 
   abort(reason: unknown = new DOMException('This operation was aborted', 'AbortError')): void {
-    (this.signal as ScopeSignal).abortWith(reason);
+    this.own.abortWith(reason);
+  }
+
+  /** Stops following the parent (a scope without one has nothing to let go). */
+  dispose(): void {
+    this.unlink?.();
   }
 }
 

@@ -2,7 +2,6 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Pool } from 'undici';
 import { AbortScope } from '../../src/kernel/index.js';
-import { linkedAbort } from '../../modules/inference/pipeline/attempt-abort.js';
 
 describe('AbortScope', () => {
   it('starts unaborted, and aborts once: the first reason stays and listeners hear it once', () => {
@@ -40,19 +39,24 @@ describe('AbortScope', () => {
     expect(calls).toEqual(['onabort']);
   });
 
-  it('carries a parent abort into a linked attempt abort with the parent reason, and stops after dispose', () => {
+  it('follows a parent with its reason until disposed, starts aborted under an aborted parent, and never aborts the parent', () => {
     const parent = new AbortScope();
-    const attempt = linkedAbort(parent.signal);
+    const attempt = new AbortScope(parent.signal);
     const reason = new Error('client left');
     parent.abort(reason);
     expect(attempt.signal.aborted).toBe(true);
     expect(attempt.signal.reason).toBe(reason);
 
     const other = new AbortScope();
-    const disposed = linkedAbort(other.signal);
+    const disposed = new AbortScope(other.signal);
     disposed.dispose();
     other.abort(new Error('late'));
     expect(disposed.signal.aborted).toBe(false);
+
+    expect(new AbortScope(parent.signal).signal.reason).toBe(reason);
+    const root = new AbortScope();
+    new AbortScope(root.signal).abort(new Error('attempt deadline'));
+    expect(root.signal.aborted).toBe(false);
   });
 
   describe('as the signal of an undici request', () => {

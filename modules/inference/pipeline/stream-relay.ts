@@ -5,14 +5,13 @@ import type { UpstreamStream } from '../../providers/index.js';
 import type { ClientStreamEncoder } from '../formats/client-stream-encoder.js';
 import { DEADLINE_CODES, DeadlineExceeded, deadlineOf } from '../resilience/deadlines.js';
 import type { DeadlineSettings } from '../resilience/resilience-settings.js';
-import { linkedAbort } from './attempt-abort.js';
 import { attemptFailure } from './attempt-failure.js';
 import { GatewayFault } from './gateway-fault.js';
 import { OutputMeter } from './output-meter.js';
 import { providerErrorMessageForClient } from './provider-error-disclosure.js';
 import { SseResponse } from './sse-response.js';
 import { durabilityRefusal } from './durability-refusal.js';
-import type { AbortScope } from '../../../src/kernel/index.js';
+import { AbortScope } from '../../../src/kernel/index.js';
 
 /** One streamed attempt, as the attempt loop and settlement need it. */
 export type StreamAttemptResult = { ttftMs: number | null; providerRequestId: string | null } & (
@@ -77,7 +76,7 @@ export class StreamRelay {
     estimatedInputTokens: number,
     onTtft: (ttftMs: number) => void,
   ): Promise<StreamAttemptResult> {
-    const attemptAbort = linkedAbort(this.options.requestAbort.signal);
+    const attemptAbort = new AbortScope(this.options.requestAbort.signal);
     const meter = new OutputMeter();
     const started = Date.now();
     let ttftMs: number | null = null;

@@ -77,10 +77,7 @@ export class BedrockAdapter implements ProviderAdapter {
     const vectors: number[][] = new Array(inputs.length);
     let inputTokens: number | null = 0;
     let providerRequestId: string | null = null;
-    const siblings = new AbortScope();
-    const onAbort = () => siblings.abort(call.signal.reason);
-    if (call.signal.aborted) onAbort();
-    else call.signal.addEventListener('abort', onAbort, { once: true });
+    const siblings = new AbortScope(call.signal);
     let next = 0;
     const worker = async () => {
       while (next < inputs.length && !siblings.signal.aborted) {
@@ -102,7 +99,7 @@ export class BedrockAdapter implements ProviderAdapter {
         ),
       );
     } finally {
-      call.signal.removeEventListener('abort', onAbort);
+      siblings.dispose();
     }
     return { providerRequestId, vectors, inputTokens };
   }
