@@ -170,6 +170,15 @@ describe('BedrockAdapter Titan embeddings against the mock provider', () => {
     expect(error.httpStatus).toBe(429);
   });
 
+  test('a call whose request was already cancelled fails as cancelled and reaches no upstream, never an answer with holes', async () => {
+    const call = embedCall(['a', 'b', 'c'], null);
+    const request = new AbortController();
+    request.abort(new Error('the client went away'));
+    const error = await failure(adapter.embed({ ...call, signal: request.signal }));
+    expect(error.errorClass).toBe('cancelled');
+    expect(mock.requests()).toHaveLength(0);
+  });
+
   test('the mock refuses a request without a SigV4 authorization header, as Bedrock does', async () => {
     const response = await fetch(`${url}/model/amazon.titan-embed-text-v2%3A0/invoke`, {
       method: 'POST',

@@ -98,6 +98,8 @@ export class BedrockAdapter implements ProviderAdapter {
           }),
         ),
       );
+      // A worker stops taking inputs once the call is aborted between two of them: never answer with holes.
+      if (siblings.signal.aborted) throw transportError(siblings.signal.reason, siblings.signal);
     } finally {
       siblings.dispose();
     }
