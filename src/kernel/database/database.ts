@@ -23,11 +23,23 @@ export interface DatabaseHealth {
   problems: string[];
 }
 
+export interface TransactionOptions {
+  /**
+   * `background`: COMMIT returns once the transaction is committed and visible, without waiting for its
+   * WAL to reach the disk (`synchronous_commit = off` for this transaction alone). A crash of the server
+   * can then lose it whole — never part of it — so this is only for work that is rebuilt from the log
+   * and moves its own checkpoint in the same transaction: after such a loss it is simply done again.
+   * Default `wait`. The embedded engine has no disk flush to skip (its file layer's fsync writes nothing) and
+   * ignores it.
+   */
+  flush?: 'wait' | 'background';
+}
+
 export interface Database extends SqlExecutor {
   readonly kind: 'postgres' | 'pglite';
   /** How many transactions can usefully run at once (PGlite has one session). */
   readonly maxConcurrentTransactions: number;
-  transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  transaction<T>(work: (tx: SqlExecutor) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /** Calls `onNotify` for every NOTIFY on `channel`; resolves to an unsubscribe function. */
   listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
   /** Session-level advisory lock: a lease that one process at a time holds. Null when taken. */

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { describeDatabaseError } from './connection-loss.js';
-import type { Database, DatabaseHealth, Lease, SqlExecutor } from './database.js';
+import type { Database, DatabaseHealth, Lease, SqlExecutor, TransactionOptions } from './database.js';
 import { PostgresListenSession } from './postgres-listen-session.js';
 
 /** How long a new connection may take before the attempt fails (instead of waiting for ever on a dead server). */
@@ -39,7 +39,7 @@ export class PostgresDatabase implements Database {
     return result.rows as Row[];
   }
 
-  async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+  async transaction<T>(work: (tx: SqlExecutor) => Promise<T>, options?: TransactionOptions): Promise<T> {
     const client = await this.pool.connect();
     // Checked out, the client is no longer covered by the pool's idle listener (pg-pool removes it).
     let lost: Error | undefined;
@@ -47,7 +47,8 @@ export class PostgresDatabase implements Database {
     client.on('error', onError);
     let broken: Error | undefined;
     try {
-      await client.query('BEGIN');
+      // One round trip either way: the simple protocol runs both statements of the string.
+      await client.query(options?.flush === 'background' ? 'BEGIN; SET LOCAL synchronous_commit TO off' : 'BEGIN');
       const tx: SqlExecutor = {
         query: async <Row>(sql: string, params?: readonly unknown[], statementName?: string) => {
           const values = params as unknown[] | undefined;

@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { Database, Lease } from '../database/database.js';
+import type { Database, Lease, TransactionOptions } from '../database/database.js';
 import { EVENTS_CHANNEL, type ReadAllResult, type RecordedEvent } from '../event-store/event-store.js';
 import { type LogPosition, START, comparePositions, parseXid8, samePosition } from '../event-store/log-position.js';
 import type { SqlEventStore } from '../event-store/sql-event-store.js';
@@ -54,6 +54,12 @@ interface Worker {
 class StaleCheckpointError extends Error {}
 
 const DURABLE_WAKE_DELAY_MS = 100;
+/**
+ * A page's effects and its checkpoint commit together, so a page lost with a crashed server is lost
+ * whole and applied again from the log: its commit need not wait for the disk, and no longer queues
+ * its own WAL flush behind (or ahead of) the appends that the requests are waiting for.
+ */
+const PROJECTION_COMMIT: TransactionOptions = { flush: 'background' };
 
 /** How long catchUp and waitForEvent wait for a held-back read horizon before they give up. */
 const CATCH_UP_TIMEOUT_MS = 10_000;
@@ -481,7 +487,7 @@ export class ProjectionRunner {
         if (!samePosition(stored, expected)) throw new StaleCheckpointError();
         await projection.handle(tx, events);
         await projectionCheckpoints.save(tx, projection.name, page.next);
-      });
+      }, PROJECTION_COMMIT);
     } catch (error) {
       if (error instanceof StaleCheckpointError) {
         worker.persisted = null; // someone else (a rebuild, another node) moved it: start over from theirs
