@@ -5,6 +5,7 @@
  */
 export * from './canonical-json.js';
 export * from './clock.js';
+export * from './event-loop-turn.js';
 export * from './configuration-error.js';
 export * from './ids.js';
 export * from './abort-scope.js';

@@ -482,6 +482,7 @@ export class ProjectionRunner {
       return !page.caughtUp;
     }
     try {
+      await projection.prepare?.(events);
       await this.database.transaction(async (tx) => {
         const stored = await projectionCheckpoints.lock(tx, projection.name);
         if (!samePosition(stored, expected)) throw new StaleCheckpointError();

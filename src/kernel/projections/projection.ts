@@ -28,6 +28,14 @@ export interface DurableProjection {
   readonly name: string;
   readonly eventTypes: EventTypeFilter;
   handle(manager: SqlExecutor, events: readonly RecordedEvent[]): Promise<void>;
+  /**
+   * Called with a page's events just before the transaction that hands them to `handle` opens, for work
+   * that needs no database and takes long enough to matter (the audit chain's hashing): outside the
+   * transaction, the embedded engine's other statements (every request's append) need not wait for it,
+   * nor does the checkpoint's row lock stay held. What it computes is a hint: `handle` must check that it
+   * still applies.
+   */
+  prepare?(events: readonly RecordedEvent[]): Promise<void>;
   /** Deletes everything the projection wrote, before a rebuild from position zero. */
   reset(manager: SqlExecutor): Promise<void>;
   /**
