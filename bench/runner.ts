@@ -23,6 +23,7 @@ import { startPortkey } from './targets/portkey.js';
 import { startSwitchyard } from './targets/switchyard.js';
 import type { Target } from './targets/target.js';
 import { answerText, verify } from './targets/verify.js';
+import { readCpuPressure, readCpuTimes, stealShare } from './measure/machine-contention.js';
 
 const METHOD = {
   timing:
@@ -65,10 +66,13 @@ async function main(): Promise<number> {
   const { helper: mock, ready } = await HelperProcess.start<{ url: string }>(helperModule('mock-process'));
   const { helper: generator } = await HelperProcess.start(helperModule('generator-process'));
   const bench = new Bench(plan, mock, generator, ready.url, ticks);
-  const report: BenchReport = { at, machine: await machineInfo(ticks), plan, method: METHOD, targets: [], durationS: 0 };
+  const cpuAtStart = readCpuTimes();
+  const report: BenchReport = { at, machine: { ...(await machineInfo(ticks)), cpuPressureStart: readCpuPressure() }, plan, method: METHOD, targets: [], durationS: 0 };
   const save = () => {
     report.durationS = round3((performance.now() - started) / 1000);
     report.machine.loadAverageEnd = loadavg();
+    report.machine.stealShare = stealShare(cpuAtStart, readCpuTimes());
+    report.machine.cpuPressureEnd = readCpuPressure();
     writeFileSync(`${file}.json`, `${JSON.stringify(report, null, 2)}\n`);
   };
   try {

@@ -25,6 +25,11 @@ export interface MachineInfo {
   loadAverageStart: number[];
   loadAverageEnd: number[];
   clockTicksPerSecond: number;
+  /** The host's steal over the whole run, as a share of all CPU time (null where /proc/stat has none). */
+  stealShare?: number | null;
+  /** /proc/pressure/cpu `some avg60` at the start and the end of the run (null without PSI). */
+  cpuPressureStart?: number | null;
+  cpuPressureEnd?: number | null;
 }
 
 export interface TargetReport {

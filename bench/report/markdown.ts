@@ -11,7 +11,8 @@ export function renderMarkdown(report: BenchReport): string {
   const m = report.machine;
   out.push(
     `Run ${report.at} · preset ${report.plan.preset} · ${report.plan.durationMs / 1000} s per phase · ${Math.round(report.durationS)} s in all · ` +
-      `${m.cpus}× ${m.cpuModel} · Node ${m.node}${m.postgres ? ` · ${m.postgres}` : ''} · load average at start ${m.loadAverageStart.map((v) => v.toFixed(2)).join(' ')}`,
+      `${m.cpus}× ${m.cpuModel} · Node ${m.node}${m.postgres ? ` · ${m.postgres}` : ''} · load average at start ${m.loadAverageStart.map((v) => v.toFixed(2)).join(' ')}` +
+      contention(m),
   );
   if (report.plan.note) out.push('', `Note: ${report.plan.note}`);
   out.push('', 'Mock provider at 0 ms (12 chunks), the load generator and every target in processes of their own on the same machine.');
@@ -166,3 +167,18 @@ const times = (value: number | null) => (value === null ? '–' : `${value.toFix
 const ms = (value: number | null | undefined) => (value === null || value === undefined ? '–' : value.toFixed(value < 1 ? 3 : 2));
 const mb = (value: number | null | undefined) => (value === null || value === undefined || value === 0 ? '–' : `${value} MB`);
 const signed = (value: number | null) => (value === null ? '–' : `${value >= 0 ? '+' : ''}${value.toFixed(2)}`);
+
+/** The machine's steal and CPU pressure over the run, where the kernel reports them. */
+function contention(m: BenchReport['machine']): string {
+  const parts: string[] = [];
+  if (m.stealShare !== undefined && m.stealShare !== null) parts.push(`steal ${percent(m.stealShare)}`);
+  if (m.cpuPressureStart !== undefined && m.cpuPressureStart !== null) {
+    const end = m.cpuPressureEnd !== undefined && m.cpuPressureEnd !== null ? `, ${percent(m.cpuPressureEnd)} at the end` : '';
+    parts.push(`CPU pressure (some, avg60) ${percent(m.cpuPressureStart)} at start${end}`);
+  }
+  return parts.map((part) => ` · ${part}`).join('');
+}
+
+function percent(share: number): string {
+  return `${(share * 100).toFixed(1)}%`;
+}

@@ -1,6 +1,7 @@
 import { type Sample, summarizeLoad } from '../../bench/load/sample.js';
 import { CpuAccount } from '../../bench/measure/cpu-account.js';
 import { parseRssKb, parseStat, processTree, readStat } from '../../bench/measure/proc.js';
+import { parseCpuPressure, parseCpuTimes, stealShare } from '../../bench/measure/machine-contention.js';
 import { distribution, percentile } from '../../bench/measure/summary.js';
 import { bufferedContent, sseContent } from '../../bench/targets/verify.js';
 
@@ -98,6 +99,29 @@ describe('/proc parsing', () => {
     expect(readStat(process.pid)!.cpuTicks - before.cpuTicks).toBeGreaterThanOrEqual(10);
     expect(processTree(process.pid)[0]).toBe(process.pid);
     expect(readStat(2 ** 22 + 1)).toBeNull();
+  });
+});
+
+describe('what else wanted the CPU (steal, pressure)', () => {
+  const stat = (steal: number, idle: number) => `cpu  1000 10 300 ${idle} 20 0 5 ${steal} 40 0\ncpu0 500 5 150 ${idle / 2} 10 0 2 ${steal / 2} 20 0\nintr 1\n`;
+
+  it('sums the first eight fields of the cpu line (guest time is already in user) and reads steal as the eighth', () => {
+    expect(parseCpuTimes(stat(100, 8000))).toEqual({ steal: 100, total: 1000 + 10 + 300 + 8000 + 20 + 0 + 5 + 100 });
+    expect(parseCpuTimes('intr 1\n')).toBeNull();
+    expect(parseCpuTimes('cpu  1 2 3\n')).toBeNull();
+  });
+
+  it('gives steal as a share of the CPU time between two readings', () => {
+    const start = parseCpuTimes(stat(100, 8000));
+    const end = parseCpuTimes(stat(300, 9800));
+    expect(stealShare(start, end)).toBeCloseTo(200 / 2000, 10);
+    expect(stealShare(start, start)).toBeNull();
+    expect(stealShare(null, end)).toBeNull();
+  });
+
+  it('reads some avg60 of /proc/pressure/cpu as a share, and nothing from a text without it', () => {
+    expect(parseCpuPressure('some avg10=17.29 avg60=21.20 avg300=18.40 total=211389999\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n')).toBeCloseTo(0.212, 10);
+    expect(parseCpuPressure('')).toBeNull();
   });
 });
 

@@ -113,6 +113,12 @@ describe('comparison of targets', () => {
     expect(renderMarkdown(report)).not.toContain('projector');
   });
 
+  it('names the host\'s steal and the CPU pressure in the header when the kernel gave them, and nothing otherwise', () => {
+    const contended = { ...report, machine: { ...report.machine, stealShare: 0.025, cpuPressureStart: 0.172, cpuPressureEnd: 0.21 } };
+    expect(renderMarkdown(contended).split('\n')[0]).toContain('· steal 2.5% · CPU pressure (some, avg60) 17.2% at start, 21.0% at the end');
+    expect(renderMarkdown(report).split('\n')[0]).not.toMatch(/steal|pressure/);
+  });
+
   it('says when the generator could not hold an open-loop rate', () => {
     const starved = structuredClone(report);
     const open = starved.targets.find((t) => t.id === 'bare')!.phases[1].load;
