@@ -168,6 +168,33 @@ describe.each(storeTargets().map((t) => [t.name, t] as const))('event store on %
     }
   });
 
+  test('the first commit after an interval announces what the interval left unannounced: no statement of its own', async () => {
+    const heard: string[] = [];
+    const unlisten = await fx.database.listen(EVENTS_CHANNEL, (payload) => heard.push(payload));
+    try {
+      const interval = 300;
+      const committer = new GroupCommitter(fx.store, { maxBatchEvents: 4, maxBatchBytes: 1 << 20, maxDelayMs: 0, maxInFlight: 1, notifyIntervalMs: interval });
+      const append = (type: string) => committer.append({ streamId: `carried-${uuidv7()}`, events: [event(type)], expectedVersion: 'no-stream' });
+      await append('CarriedFirst'); // announces itself and opens the interval
+      const opened = Date.now();
+      await append('CarriedLeft'); // within the interval: left unannounced
+      // After the interval, and well before the statement of its own would be due (two intervals).
+      await new Promise((resolve) => setTimeout(resolve, interval - (Date.now() - opened) + 60));
+      await append('CarriedNext');
+      const started = Date.now();
+      for (; Date.now() - started < 3_000 && !heard.some((p) => p.includes('CarriedNext')); ) await new Promise((resolve) => setTimeout(resolve, 10));
+      // Past the time the left commit's own statement would have gone out.
+      await new Promise((resolve) => setTimeout(resolve, 2 * interval));
+      const mentioning = heard.filter((p) => p.includes('CarriedLeft'));
+      expect(mentioning).toHaveLength(1);
+      expect(mentioning[0].split(',').sort()).toEqual(['CarriedLeft', 'CarriedNext']);
+      expect(heard.filter((p) => p.includes('Carried'))).toHaveLength(2);
+      await committer.drain();
+    } finally {
+      await unlisten();
+    }
+  });
+
   test('a subscriber reading in batches sees every event exactly once, in order', async () => {
     const stream = `paged-${uuidv7()}`;
     await fx.store.append({ streamId: stream, events: Array.from({ length: 57 }, () => event('Paged')), expectedVersion: 'no-stream' });

@@ -27,8 +27,10 @@ export interface GroupCommitOptions {
   /**
    * At most one commit notification per this many ms (0: every commit announces itself). NOTIFY costs a
    * lock and a queue write in every commit; the data plane's events are followed by durable projections
-   * that coalesce wake-ups anyway, so announcing the commits of a short interval once is enough. A
-   * commit left unannounced is announced when the interval ends, so no subscriber waits for its poll.
+   * that coalesce wake-ups anyway, so announcing the commits of a short interval once is enough. The
+   * first commit after an interval ends announces, in its own statement, the commits the interval left
+   * unannounced too; only when none comes within one more interval are they announced by a statement of
+   * their own. So no subscriber waits for its poll, and none waits more than two intervals.
    */
   notifyIntervalMs?: number;
   /**
@@ -154,17 +156,27 @@ export class GroupCommitter {
     const spool = this.options.spool;
     if (spool?.engaged && !spool.bypassing) return this.spoolBatch(spool, batch); // queued before the outage began
     const notify = this.claimNotification();
+    // The types earlier commits left unannounced travel with this statement's notification.
+    const carried = notify ? this.takeUnannounced() : [];
     const started = performance.now();
     let failed = false;
+    let retried = false;
     try {
-      const results = await retryOnConnectionLoss(() => this.store.appendPrepared(batch.map((pending) => pending.prepared), { notify }), {
+      const results = await retryOnConnectionLoss(() => this.store.appendPrepared(batch.map((pending) => pending.prepared), { notify, alsoAnnounce: carried }), {
         attempts: this.options.connectionAttempts ?? DEFAULT_CONNECTION_ATTEMPTS,
         baseDelayMs: 100,
-        onRetry: (_error, attempt) => this.logger.warn(`a batch of ${batch.length} lost its database connection; retrying (${attempt})`),
+        onRetry: (_error, attempt) => {
+          retried = true;
+          this.logger.warn(`a batch of ${batch.length} lost its database connection; retrying (${attempt})`);
+        },
       });
-      if (!notify) this.announceLater(batch);
+      if (!notify) this.announceLater(batch.flatMap((pending) => pending.prepared.eventTypes));
+      // A statement that appended nothing notifies nobody, and a retried one may have notified before the
+      // connection was lost or not at all: what it carried is announced again (a spare wake-up costs a read).
+      else if (carried.length > 0 && (retried || results.some((result) => result instanceof Error))) this.announceLater(carried);
       results.forEach((result, index) => (result instanceof Error ? batch[index].reject(result) : batch[index].resolve(result)));
     } catch (error) {
+      if (carried.length > 0) this.announceLater(carried);
       if (spool && isConnectionLoss(error)) {
         this.logger.warn(`a batch of ${batch.length} could not reach the event store; writing it to the outage spool`);
         spool.engage();
@@ -212,13 +224,26 @@ export class GroupCommitter {
     return true;
   }
 
-  /** A batch committed without a notification: its types are announced when the interval ends (after its commit). */
-  private announceLater(batch: Pending[]): void {
-    for (const pending of batch) for (const type of pending.prepared.eventTypes) this.unannounced.add(type);
+  /**
+   * Types committed without a notification: the next notifying statement carries them, or, when none
+   * comes within the interval after the current one ends, a statement of their own.
+   */
+  private announceLater(types: readonly string[]): void {
+    for (const type of types) this.unannounced.add(type);
     if (this.announceTimer) return;
-    const wait = Math.max(0, this.lastNotifiedAt + (this.options.notifyIntervalMs ?? 0) - Date.now());
+    const wait = Math.max(0, this.lastNotifiedAt + 2 * (this.options.notifyIntervalMs ?? 0) - Date.now());
     this.announceTimer = setTimeout(() => void this.announce(), wait);
     this.announceTimer.unref();
+  }
+
+  /** The types waiting to be announced, which the caller's statement now announces. */
+  private takeUnannounced(): string[] {
+    if (this.unannounced.size === 0) return [];
+    const types = [...this.unannounced];
+    this.unannounced.clear();
+    if (this.announceTimer) clearTimeout(this.announceTimer);
+    this.announceTimer = null;
+    return types;
   }
 
   private async announce(): Promise<void> {

@@ -135,6 +135,8 @@ interface NewStreamRow {
 export interface AppendOptions {
   /** Announce the commit to subscribers in the same statement (default). */
   notify?: boolean;
+  /** Types committed earlier without an announcement: a notifying statement names them too. */
+  alsoAnnounce?: readonly string[];
 }
 
 /** Named prepared statement on pg: planned once per connection. Change the name whenever APPEND_SQL changes. */
@@ -208,7 +210,8 @@ export class SqlEventStore implements EventStore {
    */
   async appendPrepared(batch: readonly PreparedAppend[], options: AppendOptions = {}): Promise<Array<AppendResult | Error>> {
     const results: Array<AppendResult | Error> = new Array(batch.length);
-    for (const round of rounds(batch)) await this.appendRound(batch, round, results, options.notify ?? true);
+    const announce: Announcement = { notify: options.notify ?? true, earlier: options.alsoAnnounce ?? [] };
+    for (const round of rounds(batch)) await this.appendRound(batch, round, results, announce);
     return results;
   }
 
@@ -217,7 +220,7 @@ export class SqlEventStore implements EventStore {
     await this.database.query(`SELECT pg_notify($1, $2)`, [EVENTS_CHANNEL, notificationTypes(types)]);
   }
 
-  private async appendRound(batch: readonly PreparedAppend[], indices: number[], results: Array<AppendResult | Error>, notify: boolean): Promise<void> {
+  private async appendRound(batch: readonly PreparedAppend[], indices: number[], results: Array<AppendResult | Error>, notify: Announcement): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
         const outcomes = await this.runAppendStatement(indices.map((index) => batch[index]), notify);
@@ -239,7 +242,7 @@ export class SqlEventStore implements EventStore {
     }
   }
 
-  private async runAppendStatement(requests: readonly PreparedAppend[], notify: boolean): Promise<Array<AppendResult | Error>> {
+  private async runAppendStatement(requests: readonly PreparedAppend[], notify: Announcement): Promise<Array<AppendResult | Error>> {
     const document = `[${requests.map((request) => request.json).join(',')}]`;
     if (requests.every(startsNewStream)) {
       try {
@@ -251,7 +254,7 @@ export class SqlEventStore implements EventStore {
     }
     const rows = await this.database.query<VerdictRow>(
       APPEND_SQL,
-      [document, notify ? EVENTS_CHANNEL : '', notify ? notificationPayload(requests) : '', requests.flatMap((request) => request.eventIds)],
+      [document, notify.notify ? EVENTS_CHANNEL : '', notify.notify ? notificationPayload(requests, notify.earlier) : '', requests.flatMap((request) => request.eventIds)],
       APPEND_STATEMENT,
     );
     const verdicts = new Map<number, { verdict: NonNullable<VerdictRow['verdict']>; actual: number; events: VerdictRow[] }>();
@@ -285,10 +288,10 @@ export class SqlEventStore implements EventStore {
     });
   }
 
-  private async runNewStreamsStatement(requests: readonly PreparedAppend[], document: string, notify: boolean): Promise<AppendResult[]> {
+  private async runNewStreamsStatement(requests: readonly PreparedAppend[], document: string, notify: Announcement): Promise<AppendResult[]> {
     const rows = await this.database.query<NewStreamRow>(
       NEW_STREAMS_SQL,
-      [document, notify ? EVENTS_CHANNEL : '', notify ? notificationPayload(requests) : ''],
+      [document, notify.notify ? EVENTS_CHANNEL : '', notify.notify ? notificationPayload(requests, notify.earlier) : ''],
       NEW_STREAMS_STATEMENT,
     );
     // Versions are 1…n by construction; only the positions come back, by event id.
@@ -442,8 +445,15 @@ function startsNewStream(request: PreparedAppend): boolean {
   return (request.expectedVersion === 'no-stream' || request.expectedVersion === 0) && request.eventIds.length > 0;
 }
 
-function notificationPayload(requests: readonly PreparedAppend[]): string {
-  return notificationTypes(requests.flatMap((request) => request.eventTypes));
+/** Whether a statement announces its commit, and the earlier commits' types it announces with it. */
+interface Announcement {
+  notify: boolean;
+  earlier: readonly string[];
+}
+
+function notificationPayload(requests: readonly PreparedAppend[], earlier: readonly string[]): string {
+  const types = requests.flatMap((request) => request.eventTypes);
+  return notificationTypes(earlier.length > 0 ? [...types, ...earlier] : types);
 }
 
 /** The committed event types, so that subscribers following other types stay asleep ('' = wake all). */
