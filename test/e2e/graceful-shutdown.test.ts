@@ -74,16 +74,26 @@ apiKeys:
     // Eight clients send back to back, alternating buffered and streamed, until the server is gone.
     const results: Array<LoadResult & { sentAt: number; endedAt: number }> = [];
     let stop = false;
+    // When each stream still under way was sent.
+    const streaming = new Map<object, number>();
     const clients = Array.from({ length: 8 }, async (_, client) => {
       for (let i = 0; !stop; i++) {
         const sentAt = Date.now();
-        const result = await sendRequest(server.url, key, (client + i) % 2 === 0 ? 'stream' : 'buffered');
+        const kind = (client + i) % 2 === 0 ? 'stream' : 'buffered';
+        const token = {};
+        if (kind === 'stream') streaming.set(token, sentAt);
+        const result = await sendRequest(server.url, key, kind);
+        streaming.delete(token);
         results.push({ ...result, sentAt, endedAt: Date.now() });
         if (result.status === 0) await new Promise((resolve) => setTimeout(resolve, 50));
       }
     });
-    // Let load build up, then SIGTERM while requests and streams are in flight.
-    while (results.filter((r) => r.status === 200).length < 12) await new Promise((resolve) => setTimeout(resolve, 50));
+    // Let load build up, then SIGTERM while requests and streams are in flight: at least one stream must
+    // be well under way (sent 400 ms before, of its 1.3 s), or every request of a round could be just
+    // finishing or just sent when the signal goes (the clients run in step), and a stream sent a moment
+    // before it be refused 503 as the server closes.
+    const streamUnderWay = () => [...streaming.values()].some((sentAt) => Date.now() - sentAt > 400);
+    while (results.filter((r) => r.status === 200).length < 12 || !streamUnderWay()) await new Promise((resolve) => setTimeout(resolve, 20));
     signalledAt = Date.now();
     server.child.kill('SIGTERM');
     const code = await exited;
