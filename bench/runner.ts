@@ -67,7 +67,7 @@ async function main(): Promise<number> {
   const { helper: generator } = await HelperProcess.start(helperModule('generator-process'));
   const bench = new Bench(plan, mock, generator, ready.url, ticks);
   const cpuAtStart = readCpuTimes();
-  const report: BenchReport = { at, machine: { ...(await machineInfo(ticks)), cpuPressureStart: readCpuPressure() }, plan, method: METHOD, targets: [], durationS: 0 };
+  const report: BenchReport = { at, machine: await machineInfo(ticks), plan, method: METHOD, targets: [], durationS: 0 };
   const save = () => {
     report.durationS = round3((performance.now() - started) / 1000);
     report.machine.loadAverageEnd = loadavg();
@@ -294,6 +294,7 @@ async function machineInfo(ticks: number): Promise<MachineInfo> {
     postgres,
     loadAverageStart: loadavg(),
     loadAverageEnd: [],
+    cpuPressureStart: readCpuPressure(),
     clockTicksPerSecond: ticks,
   };
 }

@@ -64,15 +64,17 @@ export class AuditChainProjection implements DurableProjection {
     this.prepared = null;
     const head = this.head;
     if (!head || events.length === 0 || !events.every((e) => e.stored)) return;
-    this.prepared = { events, head, entries: await chainEntries(events, new Map(events.map((e) => [e.globalPosition, asStored(e)])), head) };
+    this.prepared = { events, head, entries: await chainEntries(events, carriedRows(events), head) };
   }
 
-  /** What `prepare` chained, if it was this page and the head it followed is still the one believed. */
+  /**
+   * What `prepare` chained, if it was this page and the head it followed is still the one believed (the
+   * head is replaced, never changed, by each batch, a resume and a reset).
+   */
   private takePrepared(events: readonly RecordedEvent[]): ChainEntry[] | null {
     const prepared = this.prepared;
     this.prepared = null;
-    if (!prepared || prepared.events !== events || !this.head) return null;
-    return prepared.head.sequence === this.head.sequence && prepared.head.hash === this.head.hash ? prepared.entries : null;
+    return prepared && prepared.events === events && prepared.head === this.head ? prepared.entries : null;
   }
 
   /** Keeps the signed checkpoints: they attest what the chain was, and a rebuild must reproduce it. */
@@ -114,7 +116,7 @@ interface ChainHead {
  * reader that does not (none today) makes the chain read them again.
  */
 async function storedEvents(manager: SqlExecutor, events: readonly RecordedEvent[]): Promise<Map<number, StoredEvent>> {
-  const byPosition = new Map(events.filter((e) => e.stored).map((e) => [e.globalPosition, asStored(e)]));
+  const byPosition = carriedRows(events);
   const missing = events.filter((e) => !e.stored);
   if (missing.length > 0) {
     const rows: StoredEventRow[] = await manager.query(
@@ -125,6 +127,11 @@ async function storedEvents(manager: SqlExecutor, events: readonly RecordedEvent
     for (const row of rows) byPosition.set(Number(row.global_position), storedEvent(row));
   }
   return byPosition;
+}
+
+/** The stored rows the store's read carried with the events, by global position. */
+function carriedRows(events: readonly RecordedEvent[]): Map<number, StoredEvent> {
+  return new Map(events.filter((e) => e.stored).map((e) => [e.globalPosition, asStored(e)]));
 }
 
 async function readHead(manager: SqlExecutor): Promise<ChainHead> {

@@ -220,10 +220,10 @@ export class SqlEventStore implements EventStore {
     await this.database.query(`SELECT pg_notify($1, $2)`, [EVENTS_CHANNEL, notificationTypes(types)]);
   }
 
-  private async appendRound(batch: readonly PreparedAppend[], indices: number[], results: Array<AppendResult | Error>, notify: Announcement): Promise<void> {
+  private async appendRound(batch: readonly PreparedAppend[], indices: number[], results: Array<AppendResult | Error>, announce: Announcement): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const outcomes = await this.runAppendStatement(indices.map((index) => batch[index]), notify);
+        const outcomes = await this.runAppendStatement(indices.map((index) => batch[index]), announce);
         outcomes.forEach((outcome, k) => (results[indices[k]] = outcome));
         return;
       } catch (error) {
@@ -235,18 +235,18 @@ export class SqlEventStore implements EventStore {
           return;
         }
         const middle = Math.ceil(indices.length / 2);
-        await this.appendRound(batch, indices.slice(0, middle), results, notify);
-        await this.appendRound(batch, indices.slice(middle), results, notify);
+        await this.appendRound(batch, indices.slice(0, middle), results, announce);
+        await this.appendRound(batch, indices.slice(middle), results, announce);
         return;
       }
     }
   }
 
-  private async runAppendStatement(requests: readonly PreparedAppend[], notify: Announcement): Promise<Array<AppendResult | Error>> {
+  private async runAppendStatement(requests: readonly PreparedAppend[], announce: Announcement): Promise<Array<AppendResult | Error>> {
     const document = `[${requests.map((request) => request.json).join(',')}]`;
     if (requests.every(startsNewStream)) {
       try {
-        return await this.runNewStreamsStatement(requests, document, notify);
+        return await this.runNewStreamsStatement(requests, document, announce);
       } catch (error) {
         // A stream or an event id exists already: APPEND_SQL tells a retry that was stored from a wrong version.
         if (sqlErrorCode(error) !== UNIQUE_VIOLATION) throw error;
@@ -254,7 +254,7 @@ export class SqlEventStore implements EventStore {
     }
     const rows = await this.database.query<VerdictRow>(
       APPEND_SQL,
-      [document, notify.notify ? EVENTS_CHANNEL : '', notify.notify ? notificationPayload(requests, notify.earlier) : '', requests.flatMap((request) => request.eventIds)],
+      [document, ...notificationParams(requests, announce), requests.flatMap((request) => request.eventIds)],
       APPEND_STATEMENT,
     );
     const verdicts = new Map<number, { verdict: NonNullable<VerdictRow['verdict']>; actual: number; events: VerdictRow[] }>();
@@ -288,10 +288,10 @@ export class SqlEventStore implements EventStore {
     });
   }
 
-  private async runNewStreamsStatement(requests: readonly PreparedAppend[], document: string, notify: Announcement): Promise<AppendResult[]> {
+  private async runNewStreamsStatement(requests: readonly PreparedAppend[], document: string, announce: Announcement): Promise<AppendResult[]> {
     const rows = await this.database.query<NewStreamRow>(
       NEW_STREAMS_SQL,
-      [document, notify.notify ? EVENTS_CHANNEL : '', notify.notify ? notificationPayload(requests, notify.earlier) : ''],
+      [document, ...notificationParams(requests, announce)],
       NEW_STREAMS_STATEMENT,
     );
     // Versions are 1…n by construction; only the positions come back, by event id.
@@ -451,9 +451,11 @@ interface Announcement {
   earlier: readonly string[];
 }
 
-function notificationPayload(requests: readonly PreparedAppend[], earlier: readonly string[]): string {
+/** The append statements' channel and payload parameters: both empty when the statement announces nothing. */
+function notificationParams(requests: readonly PreparedAppend[], announce: Announcement): [string, string] {
+  if (!announce.notify) return ['', ''];
   const types = requests.flatMap((request) => request.eventTypes);
-  return notificationTypes(earlier.length > 0 ? [...types, ...earlier] : types);
+  return [EVENTS_CHANNEL, notificationTypes(announce.earlier.length > 0 ? [...types, ...announce.earlier] : types)];
 }
 
 /** The committed event types, so that subscribers following other types stay asleep ('' = wake all). */

@@ -3,6 +3,7 @@ import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, r
 import { type FileHandle, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DataDirLock } from '../../database/data-dir-lock.js';
+import { nextEventLoopTurn } from '../../event-loop-turn.js';
 import type { PreparedAppend } from '../prepared-append.js';
 import { encodeRecord, type SegmentScan, scanSegment } from './spool-segment.js';
 import type { SpoolSettings } from './spool-settings.js';
@@ -162,7 +163,7 @@ export class OutageSpool {
     return new Promise((resolve, reject) => {
       this.pending.push({ records, bytes, resolve, reject });
       this.pendingBytes += bytes;
-      this.flushing ??= new Promise<void>((done) => setImmediate(done)).then(() => this.flush());
+      this.flushing ??= nextEventLoopTurn().then(() => this.flush());
     });
   }
 

@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { describeDatabaseError, isConnectionLoss } from '../../database/connection-loss.js';
+import { nextEventLoopTurn } from '../../event-loop-turn.js';
 import type { PreparedAppend } from '../prepared-append.js';
 import type { SqlEventStore } from '../sql-event-store.js';
 import type { OutageSpool, SpoolSegment } from './outage-spool.js';
@@ -60,7 +61,7 @@ export class SpoolDrainer {
       const segments = this.spool.sealedSegments();
       if (segments.length === 0) {
         // Written meanwhile into a segment that the next seal closes.
-        await new Promise((resolve) => setImmediate(resolve));
+        await nextEventLoopTurn();
         continue;
       }
       for (const segment of segments) await this.drainSegment(segment);
