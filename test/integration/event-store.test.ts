@@ -195,6 +195,29 @@ describe.each(storeTargets().map((t) => [t.name, t] as const))('event store on %
     }
   });
 
+  test('types carried by an append that appended nothing are still announced, by a statement of their own', async () => {
+    const heard: string[] = [];
+    const unlisten = await fx.database.listen(EVENTS_CHANNEL, (payload) => heard.push(payload));
+    try {
+      const interval = 300;
+      const committer = new GroupCommitter(fx.store, { maxBatchEvents: 4, maxBatchBytes: 1 << 20, maxDelayMs: 0, maxInFlight: 1, notifyIntervalMs: interval });
+      const taken = `refused-${uuidv7()}`;
+      await committer.append({ streamId: taken, events: [event('RefusedFirst')], expectedVersion: 'no-stream' }); // opens the interval
+      const opened = Date.now();
+      await committer.append({ streamId: `refused-${uuidv7()}`, events: [event('RefusedLeft')], expectedVersion: 'no-stream' }); // left unannounced
+      await new Promise((resolve) => setTimeout(resolve, interval - (Date.now() - opened) + 60));
+      // The next append carries RefusedLeft, but is refused: its statement inserts nothing and notifies nobody.
+      await expect(committer.append({ streamId: taken, events: [event('RefusedAgain')], expectedVersion: 'no-stream' })).rejects.toBeInstanceOf(WrongExpectedVersionError);
+      const started = Date.now();
+      for (; Date.now() - started < 3_000 && !heard.some((p) => p.includes('RefusedLeft')); ) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(heard.filter((p) => p.includes('RefusedLeft'))).toEqual(['RefusedLeft']);
+      expect(heard.some((p) => p.includes('RefusedAgain'))).toBe(false);
+      await committer.drain();
+    } finally {
+      await unlisten();
+    }
+  });
+
   test('a subscriber reading in batches sees every event exactly once, in order', async () => {
     const stream = `paged-${uuidv7()}`;
     await fx.store.append({ streamId: stream, events: Array.from({ length: 57 }, () => event('Paged')), expectedVersion: 'no-stream' });
