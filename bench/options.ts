@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { LoopKind, Mode } from './load/sample.js';
-import { gatewayProfilerModule } from './paths.js';
+import { gatewayProfilerModule, phaseProbeModule } from './paths.js';
 import type { TargetKind } from './targets/target.js';
 
 /** A Switchyard configuration under test: event store, durability profile, worker processes. */
@@ -88,6 +88,9 @@ export const USAGE = `Usage: npm run bench -- [options]
   --gateway-profile DIR   V8 CPU profile of each gateway process, from its first /v1/ request to its
                           exit, into DIR (read with node dist/bench/profile/summarize.js; slows it)
   --gateway-heap-profile DIR  the same with V8's sampling heap profiler: bytes allocated, by function
+  --gateway-phases DIR    when each of the gateway's requests reached each step of its path (and the durable
+                          projections' pages, the collector's pauses) into DIR (read with node
+                          dist/bench/profile/phases.js; can be combined with one profiler)
   --gateway-survivor-profile DIR  the heap profiler counting only what outlived a young-generation
                           collection (what is promoted and makes scavenges long), by function
   --out DIR               where the JSON and markdown go (bench/results)
@@ -166,6 +169,7 @@ export function parsePlan(argv: string[], env: NodeJS.ProcessEnv = process.env):
         'gateway-profile': { type: 'string' },
         'gateway-heap-profile': { type: 'string' },
         'gateway-survivor-profile': { type: 'string' },
+        'gateway-phases': { type: 'string' },
         out: { type: 'string' },
         note: { type: 'string' },
         keep: { type: 'boolean', default: false },
@@ -208,7 +212,7 @@ export function parsePlan(argv: string[], env: NodeJS.ProcessEnv = process.env):
     slowStreams: streams > 0
       ? { streams, deployments: positiveInt(values['slow-deployments']!, '--slow-deployments'), chunks: positiveInt(values['slow-chunks']!, '--slow-chunks'), chunkGapMs: positiveInt(values['slow-chunk-gap-ms']!, '--slow-chunk-gap-ms'), rampMs: Math.min(5_000, streams * 2) }
       : null,
-    gatewayEnv: { ...Object.fromEntries((values['gateway-env'] ?? []).map(parseEnvPair)), ...profilerEnv(values['gateway-profile'], values['gateway-heap-profile'], values['gateway-survivor-profile']) },
+    gatewayEnv: { ...Object.fromEntries((values['gateway-env'] ?? []).map(parseEnvPair)), ...probeEnv(profilerEnv(values['gateway-profile'], values['gateway-heap-profile'], values['gateway-survivor-profile']), values['gateway-phases']) },
     outDir: values.out ?? null,
     note: values.note ?? null,
     keep: values.keep ?? false,
@@ -230,6 +234,15 @@ function profilerEnv(cpuDir: string | undefined, heapDir: string | undefined, su
     ...(heapDir !== undefined ? { BENCH_PROFILE_KIND: 'heap' } : {}),
     ...(survivorDir !== undefined ? { BENCH_PROFILE_KIND: 'survivors' } : {}),
   };
+}
+
+/** Adds the phase probe to the gateway's environment (beside a profiler, if one is loaded). */
+function probeEnv(env: Record<string, string>, phasesDir: string | undefined): Record<string, string> {
+  if (phasesDir === undefined) return env;
+  const absolute = resolve(phasesDir);
+  mkdirSync(absolute, { recursive: true });
+  const probe = `--import=${pathToFileURL(phaseProbeModule).href}`;
+  return { ...env, NODE_OPTIONS: env.NODE_OPTIONS ? `${env.NODE_OPTIONS} ${probe}` : probe, BENCH_PHASES_DIR: absolute };
 }
 
 export function parseVariant(name: string): Variant {

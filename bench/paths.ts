@@ -7,6 +7,8 @@ export const repositoryRoot = join(distBench, '..', '..');
 export const gatewayMain = join(distBench, '..', 'src', 'main.js');
 /** Loaded into the gateway with --import by --gateway-profile. */
 export const gatewayProfilerModule = join(distBench, 'profile', 'gateway-profiler.js');
+/** Loaded into the gateway with --import by --gateway-phases. */
+export const phaseProbeModule = join(distBench, 'profile', 'phase-probe.js');
 export const helperModule = (name: string) => join(distBench, 'processes', `${name}.js`);
 export const portkeyServer = join(repositoryRoot, 'node_modules', '@portkey-ai', 'gateway', 'build', 'start-server.js');
 export const defaultResultsDir = join(repositoryRoot, 'bench', 'results');
