@@ -106,7 +106,8 @@ export class StreamRelay {
       this.sse.open(this.options.encoder.contentType);
       for (const event of pending) {
         this.options.onRelayed?.(event);
-        await this.send(this.options.encoder.encode(event));
+        const waiting = this.send(this.options.encoder.encode(event));
+        if (waiting) await waiting;
       }
       idle = setTimeout(() => attemptAbort.abort(new DeadlineExceeded('idle')), this.options.deadlines.idleTimeoutMs);
       for (;;) {
@@ -115,7 +116,8 @@ export class StreamRelay {
         idle.refresh();
         meter.observe(next.value);
         this.options.onRelayed?.(next.value);
-        await this.send(this.options.encoder.encode(next.value));
+        const waiting = this.send(this.options.encoder.encode(next.value));
+        if (waiting) await waiting;
       }
       if (!meter.sawFinish) throw new ProviderError('malformed_response', 'the provider stream ended without a finish reason');
       return { reachedClient: true, outcome: 'success', error: null, fault: null, ...meter.usage(estimatedInputTokens), ttftMs, providerRequestId: providerRequestId() };
@@ -189,9 +191,15 @@ export class StreamRelay {
    * socket; past it the stream is cut, the upstream call cancelled and the partial usage settled. The
    * timer exists only while a write is actually waiting for the socket.
    */
-  private async send(data: string): Promise<void> {
+  private send(data: string): Promise<void> | null {
     const written = this.sse.write(data);
-    if (!this.options.raw.writableNeedDrain) return written;
+    // Null, not a resolved promise, when nothing waits: awaiting one per event is turns of the microtask
+    // queue for every frame of every stream.
+    if (!this.options.raw.writableNeedDrain) return null;
+    return this.drained(written);
+  }
+
+  private async drained(written: Promise<void>): Promise<void> {
     const timer = setTimeout(() => {
       this.options.requestAbort.abort(new DeadlineExceeded('write_progress'));
       this.options.raw.destroy();

@@ -47,7 +47,8 @@ export class BedrockAdapter implements ProviderAdapter {
       try {
         // After `metadata` keep reading to the end of the body so the connection returns to the pool.
         for await (const frame of decodeEventStream(transportGuarded(body, call.signal))) {
-          if (!translator.done) yield* translator.translate(frame);
+          // Element by element, not `yield*` of the array (an async iterator of its own per frame).
+          if (!translator.done) for (const event of translator.translate(frame)) yield event;
         }
         finished = true;
       } catch (error) {

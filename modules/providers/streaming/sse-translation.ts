@@ -25,10 +25,15 @@ export async function* translateSseBody(body: SseBody, translator: SseTranslator
   try {
     for await (const chunk of body) {
       if (translator.done) continue;
-      for (const frame of decoder.push(chunk)) if (!translator.done) yield* translator.translate(frame);
+      for (const frame of decoder.push(chunk)) {
+        if (translator.done) break;
+        // Element by element: `yield*` of an array in an async generator wraps it in an async iterator of
+        // its own, two more promise turns per event (9 µs against 4 for a 13-event stream).
+        for (const event of translator.translate(frame)) yield event;
+      }
     }
-    if (!translator.done) for (const frame of decoder.end()) yield* translator.translate(frame);
-    if (translator.end) yield* translator.end();
+    if (!translator.done) for (const frame of decoder.end()) for (const event of translator.translate(frame)) yield event;
+    if (translator.end) for (const event of translator.end()) yield event;
     complete = true;
   } catch (error) {
     throw transportError(error, signal);
