@@ -33,13 +33,27 @@ export interface TransactionOptions {
    * ignores it.
    */
   flush?: 'wait' | 'background';
+  /**
+   * A statement of fixed text (its values written into it, no parameters) that the transaction opens with,
+   * in the round trip of its BEGIN; its rows are `work`'s second argument.
+   */
+  opening?: string;
+  /**
+   * A statement of fixed text run in the round trip of the COMMIT, once `work` has succeeded; if it fails,
+   * the whole transaction is rolled back. With `opening`, a transaction that wraps its work in one statement
+   * before and one after takes two round trips fewer.
+   */
+  closing?: string;
 }
+
+/** What a transaction's work is given: its statements, and the rows of its `opening` statement (none without one). */
+export type TransactionWork<T> = (tx: SqlExecutor, opened: ReadonlyArray<Record<string, unknown>>) => Promise<T>;
 
 export interface Database extends SqlExecutor {
   readonly kind: 'postgres' | 'pglite';
   /** How many transactions can usefully run at once (PGlite has one session). */
   readonly maxConcurrentTransactions: number;
-  transaction<T>(work: (tx: SqlExecutor) => Promise<T>, options?: TransactionOptions): Promise<T>;
+  transaction<T>(work: TransactionWork<T>, options?: TransactionOptions): Promise<T>;
   /** Calls `onNotify` for every NOTIFY on `channel`; resolves to an unsubscribe function. */
   listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
   /** Session-level advisory lock: a lease that one process at a time holds. Null when taken. */

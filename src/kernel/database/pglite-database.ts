@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { describeDatabaseError } from './connection-loss.js';
-import type { Database, DatabaseHealth, Lease, SqlExecutor } from './database.js';
+import type { Database, DatabaseHealth, Lease, SqlExecutor, TransactionOptions, TransactionWork } from './database.js';
 import { DataDirLock } from './data-dir-lock.js';
 import { Mutex } from './mutex.js';
 import { PgliteThread } from './pglite-thread.js';
@@ -50,10 +50,11 @@ export class PgliteDatabase implements Database {
     return this.session.run(async () => (await this.run(sql, params, statementName)).rows as Row[]);
   }
 
-  transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+  transaction<T>(work: TransactionWork<T>, options?: TransactionOptions): Promise<T> {
     return this.session.run(async () => {
-      // BEGIN travels with the transaction's first statement (the engine's thread runs it first): one round
-      // trip fewer while the one session is held. A transaction that runs no statement opens none.
+      // BEGIN travels with the transaction's first statement (the engine's thread runs it first), and COMMIT
+      // with its `closing` statement: round trips fewer while the one session is held. A transaction that
+      // runs no statement opens none. `flush` has nothing to skip here (see TransactionOptions).
       let begun = false;
       const opens = () => !begun && (begun = true);
       const tx: SqlExecutor = {
@@ -61,8 +62,10 @@ export class PgliteDatabase implements Database {
           (await this.run(sql, params, statementName, opens())).rows as Row[],
       };
       try {
-        const result = await work(tx);
-        if (begun) await this.pg.exec('COMMIT');
+        const opened = options?.opening ? (await this.run(options.opening, undefined, undefined, opens())).rows : [];
+        const result = await work(tx, opened);
+        if (options?.closing) await this.pg.exec(`${options.closing}; COMMIT`, opens());
+        else if (begun) await this.pg.exec('COMMIT');
         return result;
       } catch (error) {
         if (begun) await this.pg.exec('ROLLBACK').catch(() => undefined);

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { describeDatabaseError } from './connection-loss.js';
-import type { Database, DatabaseHealth, Lease, SqlExecutor, TransactionOptions } from './database.js';
+import type { Database, DatabaseHealth, Lease, SqlExecutor, TransactionOptions, TransactionWork } from './database.js';
 import { PostgresListenSession } from './postgres-listen-session.js';
 
 /** How long a new connection may take before the attempt fails (instead of waiting for ever on a dead server). */
@@ -39,7 +39,7 @@ export class PostgresDatabase implements Database {
     return result.rows as Row[];
   }
 
-  async transaction<T>(work: (tx: SqlExecutor) => Promise<T>, options?: TransactionOptions): Promise<T> {
+  async transaction<T>(work: TransactionWork<T>, options?: TransactionOptions): Promise<T> {
     const client = await this.pool.connect();
     // Checked out, the client is no longer covered by the pool's idle listener (pg-pool removes it).
     let lost: Error | undefined;
@@ -47,8 +47,10 @@ export class PostgresDatabase implements Database {
     client.on('error', onError);
     let broken: Error | undefined;
     try {
-      // One round trip either way: the simple protocol runs both statements of the string.
-      await client.query(options?.flush === 'background' ? 'BEGIN; SET LOCAL synchronous_commit TO off' : 'BEGIN');
+      // One round trip whatever the options: the simple protocol runs every statement of the string, and
+      // an error stops the rest of it (a failed `closing` never reaches its COMMIT).
+      const begin = options?.flush === 'background' ? 'BEGIN; SET LOCAL synchronous_commit TO off' : 'BEGIN';
+      const opening: unknown = await client.query(options?.opening ? `${begin}; ${options.opening}` : begin);
       const tx: SqlExecutor = {
         query: async <Row>(sql: string, params?: readonly unknown[], statementName?: string) => {
           const values = params as unknown[] | undefined;
@@ -56,8 +58,8 @@ export class PostgresDatabase implements Database {
           return result.rows as Row[];
         },
       };
-      const result = await work(tx);
-      await client.query('COMMIT');
+      const result = await work(tx, options?.opening ? lastRows(opening) : []);
+      await client.query(options?.closing ? `${options.closing}; COMMIT` : 'COMMIT');
       return result;
     } catch (error) {
       if (!lost) await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
@@ -148,4 +150,10 @@ export class PostgresDatabase implements Database {
     for (const client of this.leases) await client.end().catch(() => undefined);
     await this.pool.end();
   }
+}
+
+/** The rows of a simple query's last statement (node-postgres gives one result per statement of the string). */
+function lastRows(result: unknown): Array<Record<string, unknown>> {
+  const results = (Array.isArray(result) ? result : [result]) as pg.QueryResult[];
+  return results[results.length - 1]?.rows ?? [];
 }

@@ -56,10 +56,38 @@ export const projectionCheckpoints = {
     );
   },
 
+  /**
+   * The statements of a page's transaction as fixed text, for the round trips of its BEGIN and COMMIT
+   * (`TransactionOptions.opening` and `closing`): `lockStatement` is `lock` without the creation of a
+   * missing row (`fromLocked` says none was found; `lock` then), `saveStatement` is `save`. Null for a
+   * name that cannot be written as a plain literal; the parameterized statements serve it instead.
+   */
+  lockStatement(name: string): string | null {
+    if (!LITERAL_NAME.test(name)) return null;
+    return `SELECT transaction_id, global_position::text AS global_position FROM projection_checkpoints WHERE name = '${name}' FOR UPDATE`;
+  },
+
+  saveStatement(name: string, position: LogPosition): string | null {
+    const transactionId = xid8Param(position.transactionId);
+    if (!LITERAL_NAME.test(name) || !/^\d+$/.test(transactionId) || !Number.isSafeInteger(position.globalPosition) || position.globalPosition < 0) return null;
+    return `INSERT INTO projection_checkpoints (name, transaction_id, global_position, updated_at)
+       VALUES ('${name}', '${transactionId}'::xid8, ${position.globalPosition}, now())
+       ON CONFLICT (name) DO UPDATE SET transaction_id = EXCLUDED.transaction_id,
+         global_position = EXCLUDED.global_position, updated_at = now()`;
+  },
+
+  /** The checkpoint `lockStatement` locked; null when the row does not exist yet. */
+  fromLocked(rows: ReadonlyArray<Record<string, unknown>>): LogPosition | null {
+    return rows[0] ? toPosition(rows[0] as unknown as CheckpointRow) : null;
+  },
+
   async remove(executor: Executor, name: string): Promise<void> {
     await executor.query(`DELETE FROM projection_checkpoints WHERE name = $1`, [name]);
   },
 };
+
+/** Projection names that are a literal as they stand, whatever the server's string settings: no quote, no backslash. */
+const LITERAL_NAME = /^[A-Za-z0-9_.:-]+$/;
 
 async function lockedRow(executor: Executor, name: string): Promise<CheckpointRow | undefined> {
   const rows = (await executor.query(

@@ -483,12 +483,16 @@ export class ProjectionRunner {
     }
     try {
       await projection.prepare?.(events);
-      await this.database.transaction(async (tx) => {
-        const stored = await projectionCheckpoints.lock(tx, projection.name);
+      // The checkpoint's lock travels with BEGIN and its save with COMMIT: a page is three round trips (one
+      // statement of the projection's own), not five.
+      const opening = projectionCheckpoints.lockStatement(projection.name);
+      const closing = projectionCheckpoints.saveStatement(projection.name, page.next);
+      await this.database.transaction(async (tx, opened) => {
+        const stored = (opening ? projectionCheckpoints.fromLocked(opened) : null) ?? await projectionCheckpoints.lock(tx, projection.name);
         if (!samePosition(stored, expected)) throw new StaleCheckpointError();
         await projection.handle(tx, events);
-        await projectionCheckpoints.save(tx, projection.name, page.next);
-      }, PROJECTION_COMMIT);
+        if (!closing) await projectionCheckpoints.save(tx, projection.name, page.next);
+      }, { ...PROJECTION_COMMIT, ...(opening ? { opening } : {}), ...(closing ? { closing } : {}) });
     } catch (error) {
       if (error instanceof StaleCheckpointError) {
         worker.persisted = null; // someone else (a rebuild, another node) moved it: start over from theirs
