@@ -86,6 +86,16 @@ describe('comparison of targets', () => {
     expect(goals.some((g) => g.variant === 'pg-default-w2')).toBe(false);
   });
 
+  it('does not count an added latency below zero as a goal met: the baseline was the slower one', () => {
+    const stalled = structuredClone(report);
+    stalled.targets.find((t) => t.id === 'switchyard:pg-default')!.phases[1].baseline = load('buffered:open:300', 300, 0.7, 60);
+    const goals = new Comparison(stalled).goals();
+    const of = (text: string) => goals.find((g) => g.variant === 'pg-default' && g.goal.includes(text));
+    expect(of('P99 at 300 rps')).toEqual({ variant: 'pg-default', goal: 'added P99 at 300 rps ≤ 5 ms', measured: '-54 ms (the direct baseline was slower: noise, not judged)', met: null });
+    expect(of('P50 at 300 rps')).toMatchObject({ measured: '0.6 ms', met: true });
+    expect(renderMarkdown(stalled)).toContain('| pg-default | added P99 at 300 rps ≤ 5 ms | -54 ms (the direct baseline was slower: noise, not judged) | – |');
+  });
+
   it('renders tables the README can include, naming skipped variants', () => {
     const markdown = renderMarkdown(report);
     expect(markdown).toContain('| Switchyard pg-default | 4,000 | 0.40× | 8.00× | 0 |');
