@@ -5,6 +5,7 @@
  * collector's pauses, and how much longer a commit took when a page ran at the same time.
  */
 import { readFileSync } from 'node:fs';
+import { distribution } from '../measure/summary.js';
 import type { PhaseRecord, PhaseSamples } from './phase-samples.js';
 
 type Mark = keyof PhaseRecord;
@@ -28,14 +29,9 @@ const STEPS: Array<[string, Mark, Mark]> = [
 const STRETCH_GAP_MS = 400;
 const MIN_STRETCH = 200;
 
-export function quantile(sorted: readonly number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-}
-
 function spread(values: number[]): string {
-  if (values.length === 0) return '–';
-  values.sort((a, b) => a - b);
-  return `${quantile(values, 0.5).toFixed(3)} / ${quantile(values, 0.9).toFixed(3)} / ${quantile(values, 0.99).toFixed(3)}`;
+  const d = distribution(values);
+  return d ? `${d.p50.toFixed(3)} / ${d.p90.toFixed(3)} / ${d.p99.toFixed(3)}` : '–';
 }
 
 export function stretches(requests: readonly PhaseRecord[]): PhaseRecord[][] {

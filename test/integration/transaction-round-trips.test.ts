@@ -64,11 +64,7 @@ describe.each(storeTargets())('statements that open and close a transaction ($na
         await fixture.store.append({ streamId: `count-${eventId}`, events: [{ eventId, type: 'Counted', data: { i } }], expectedVersion: 'no-stream' });
       }
       // Every statement any pg client sends from here on (the runner's reads and pages).
-      pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-        const config = args[0] as string | { text?: string; name?: string };
-        sent.push(typeof config === 'string' ? config : config.text ?? config.name ?? '');
-        return (query as (...a: unknown[]) => unknown).apply(this, args);
-      } as typeof query;
+      recordStatements(sent);
       await runner.start();
       await runner.catchUp();
       pg.Client.prototype.query = query;
@@ -109,7 +105,56 @@ describe.each(storeTargets())('statements that open and close a transaction ($na
       await fixture.close();
     }
   }, 30_000);
+
+  test('a projection whose name is no plain literal keeps the parameterized lock and save', async () => {
+    const fixture = await open();
+    const runner = new ProjectionRunner(fixture.store, fixture.database, { pollIntervalMs: 60_000, listen: false, batchSize: 2, runDurable: true });
+    const sent: string[] = [];
+    const query = pg.Client.prototype.query;
+    const quoted = "o'brien\\ledger";
+    try {
+      await LoggingProjection.createTable(fixture.database);
+      runner.addDurable(new LoggingProjection(quoted, ['Quoted']));
+      const ids: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        const eventId = uuidv7();
+        ids.push(eventId);
+        await fixture.store.append({ streamId: `quote-${eventId}`, events: [{ eventId, type: 'Quoted', data: { i } }], expectedVersion: 'no-stream' });
+      }
+      recordStatements(sent);
+      await runner.start();
+      await runner.catchUp();
+      pg.Client.prototype.query = query;
+      expect(await LoggingProjection.eventIds(fixture.database, quoted)).toEqual(ids);
+      const saved = await fixture.database.query<{ past: boolean }>(
+        `SELECT c.transaction_id > e.transaction_id OR (c.transaction_id = e.transaction_id AND c.global_position >= e.global_position) AS past
+         FROM projection_checkpoints c,
+              (SELECT transaction_id, global_position FROM events ORDER BY transaction_id DESC, global_position DESC LIMIT 1) e
+         WHERE c.name = $1`,
+        [quoted],
+      );
+      expect(saved).toEqual([{ past: true }]);
+      if (name === 'postgres') {
+        expect(sent.some((text) => text.includes('brien'))).toBe(false); // never written into a statement
+        expect(sent.filter((text) => text === 'COMMIT').length).toBeGreaterThanOrEqual(3);
+      }
+    } finally {
+      pg.Client.prototype.query = query;
+      await runner.stop();
+      await fixture.close();
+    }
+  }, 30_000);
 });
+
+/** Records the text of every statement any pg client sends, until `pg.Client.prototype.query` is put back. */
+function recordStatements(sent: string[]): void {
+  const query = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const config = args[0] as string | { text?: string; name?: string };
+    sent.push(typeof config === 'string' ? config : config.text ?? config.name ?? '');
+    return (query as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof query;
+}
 
 async function probe(db: { query<Row>(sql: string): Promise<Row[]> }): Promise<number[]> {
   return (await db.query<{ n: number }>(`SELECT n FROM round_trip_probe ORDER BY n`)).map((row) => row.n);

@@ -47,36 +47,25 @@ export const projectionCheckpoints = {
 
   async save(executor: Executor, name: string, position: LogPosition): Promise<void> {
     await executor.query(
-      `INSERT INTO projection_checkpoints (name, transaction_id, global_position, updated_at)
-       VALUES ($1, $2::xid8, $3, now())
-       ON CONFLICT (name) DO UPDATE SET transaction_id = EXCLUDED.transaction_id,
-         global_position = EXCLUDED.global_position, updated_at = now()`,
+      saveSql('$1', '$2', '$3'),
       [name, xid8Param(position.transactionId), position.globalPosition],
       'switchyard_checkpoint_save_v1',
     );
   },
 
   /**
-   * The statements of a page's transaction as fixed text, for the round trips of its BEGIN and COMMIT
-   * (`TransactionOptions.opening` and `closing`): `lockStatement` is `lock` without the creation of a
-   * missing row (`fromLocked` says none was found; `lock` then), `saveStatement` is `save`. Null for a
-   * name that cannot be written as a plain literal; the parameterized statements serve it instead.
+   * A page's checkpoint statements as fixed text, for the round trips of its transaction's BEGIN and COMMIT
+   * (`TransactionOptions.opening` and `closing`): `opening` is `lock` without the creation of a missing row
+   * (`fromLocked` says none was found; `lock` then), `closing` is `save`. Null for a name that cannot be
+   * written as a plain literal; the parameterized statements serve it instead.
    */
-  lockStatement(name: string): string | null {
-    if (!LITERAL_NAME.test(name)) return null;
-    return `SELECT transaction_id, global_position::text AS global_position FROM projection_checkpoints WHERE name = '${name}' FOR UPDATE`;
+  pageStatements(name: string, next: LogPosition): { opening: string; closing: string } | null {
+    if (!LITERAL_NAME.test(name) || !Number.isSafeInteger(next.globalPosition) || next.globalPosition < 0) return null;
+    // A transaction id is a bigint: its decimal text is digits only.
+    return { opening: lockSql(`'${name}'`), closing: saveSql(`'${name}'`, `'${xid8Param(next.transactionId)}'`, String(next.globalPosition)) };
   },
 
-  saveStatement(name: string, position: LogPosition): string | null {
-    const transactionId = xid8Param(position.transactionId);
-    if (!LITERAL_NAME.test(name) || !/^\d+$/.test(transactionId) || !Number.isSafeInteger(position.globalPosition) || position.globalPosition < 0) return null;
-    return `INSERT INTO projection_checkpoints (name, transaction_id, global_position, updated_at)
-       VALUES ('${name}', '${transactionId}'::xid8, ${position.globalPosition}, now())
-       ON CONFLICT (name) DO UPDATE SET transaction_id = EXCLUDED.transaction_id,
-         global_position = EXCLUDED.global_position, updated_at = now()`;
-  },
-
-  /** The checkpoint `lockStatement` locked; null when the row does not exist yet. */
+  /** The checkpoint the opening statement locked; null when the row does not exist yet. */
   fromLocked(rows: ReadonlyArray<Record<string, unknown>>): LogPosition | null {
     return rows[0] ? toPosition(rows[0] as unknown as CheckpointRow) : null;
   },
@@ -89,9 +78,21 @@ export const projectionCheckpoints = {
 /** Projection names that are a literal as they stand, whatever the server's string settings: no quote, no backslash. */
 const LITERAL_NAME = /^[A-Za-z0-9_.:-]+$/;
 
+/** The checkpoint's lock and save, with the name and values as parameters (`$1`…) or as literals. */
+function lockSql(name: string): string {
+  return `SELECT transaction_id, global_position::text AS global_position FROM projection_checkpoints WHERE name = ${name} FOR UPDATE`;
+}
+
+function saveSql(name: string, transactionId: string, globalPosition: string): string {
+  return `INSERT INTO projection_checkpoints (name, transaction_id, global_position, updated_at)
+       VALUES (${name}, ${transactionId}::xid8, ${globalPosition}, now())
+       ON CONFLICT (name) DO UPDATE SET transaction_id = EXCLUDED.transaction_id,
+         global_position = EXCLUDED.global_position, updated_at = now()`;
+}
+
 async function lockedRow(executor: Executor, name: string): Promise<CheckpointRow | undefined> {
   const rows = (await executor.query(
-    `SELECT transaction_id, global_position::text AS global_position FROM projection_checkpoints WHERE name = $1 FOR UPDATE`,
+    lockSql('$1'),
     [name],
     'switchyard_checkpoint_lock_v1',
   )) as CheckpointRow[];

@@ -485,14 +485,13 @@ export class ProjectionRunner {
       await projection.prepare?.(events);
       // The checkpoint's lock travels with BEGIN and its save with COMMIT: a page is three round trips (one
       // statement of the projection's own), not five.
-      const opening = projectionCheckpoints.lockStatement(projection.name);
-      const closing = projectionCheckpoints.saveStatement(projection.name, page.next);
+      const checkpoint = projectionCheckpoints.pageStatements(projection.name, page.next);
       await this.database.transaction(async (tx, opened) => {
-        const stored = (opening ? projectionCheckpoints.fromLocked(opened) : null) ?? await projectionCheckpoints.lock(tx, projection.name);
+        const stored = (checkpoint && projectionCheckpoints.fromLocked(opened)) ?? await projectionCheckpoints.lock(tx, projection.name);
         if (!samePosition(stored, expected)) throw new StaleCheckpointError();
         await projection.handle(tx, events);
-        if (!closing) await projectionCheckpoints.save(tx, projection.name, page.next);
-      }, { ...PROJECTION_COMMIT, ...(opening ? { opening } : {}), ...(closing ? { closing } : {}) });
+        if (!checkpoint) await projectionCheckpoints.save(tx, projection.name, page.next);
+      }, { ...PROJECTION_COMMIT, ...checkpoint });
     } catch (error) {
       if (error instanceof StaleCheckpointError) {
         worker.persisted = null; // someone else (a rebuild, another node) moved it: start over from theirs
