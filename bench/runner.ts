@@ -21,7 +21,7 @@ import { startBareProxy } from './targets/bare-proxy.js';
 import { directTarget } from './targets/direct.js';
 import { startPortkey } from './targets/portkey.js';
 import { startSwitchyard } from './targets/switchyard.js';
-import type { Target } from './targets/target.js';
+import { type Target, footprint } from './targets/target.js';
 import { answerText, verify } from './targets/verify.js';
 import { readCpuPressure, readCpuTimes, stealShare } from './measure/machine-contention.js';
 
@@ -36,7 +36,7 @@ const METHOD = {
     'A -px variant\'s switchyard projector process is metered the same way (projectorMs) and added into totalCpuMs.',
   postgres:
     'Backends listed by pg_stat_activity for the run\'s own database (a database per Switchyard variant), read from /proc the same way; server-wide background processes (WAL writer, checkpointer, …) are reported apart as postgresBackgroundMs, not per request, since other databases on the server share them.',
-  memory: 'Sum of VmRSS of the target\'s processes, sampled every 250 ms; peak per phase.',
+  memory: 'Sum of VmRSS of the target\'s processes (a -px variant: the gateway and its projector), sampled every 250 ms; peak per phase.',
   processes: 'The mock provider, the load generator and each target run in processes of their own; the mock\'s and the generator\'s CPU are reported per phase as a share of one core.',
 };
 
@@ -164,7 +164,7 @@ class Bench {
     const target = started;
     const report: TargetReport = { id, kind, details: target.details, verification: {}, phases: [] };
     try {
-      report.rssAfterStartMb = rssMb(target.processes());
+      report.rssAfterStartMb = rssMb(footprint(target));
       for (const mode of target.modes) {
         const phases = this.plan.phases.filter((p) => p.mode === mode);
         const needsStreams = mode === 'sse' && this.plan.slowStreams && (target.kind === 'bare' || target.kind === 'switchyard');
@@ -242,9 +242,9 @@ class Bench {
   private async runSlowStreams(target: Target): Promise<SlowStreamsReport> {
     const settings = this.plan.slowStreams!;
     await this.mock.call('behave', { chunks: settings.chunks, chunkGapMs: settings.chunkGapMs });
-    const rssBeforeMb = rssMb(target.processes());
+    const rssBeforeMb = rssMb(footprint(target));
     let rssAtPlateauMb: number | null = null;
-    this.generator.on('plateau', () => (rssAtPlateauMb = rssMb(target.processes())));
+    this.generator.on('plateau', () => (rssAtPlateauMb = rssMb(footprint(target))));
     try {
       const meter = await PhaseMeter.start(this.metered(target), this.ticks);
       const streamMs = settings.chunks * settings.chunkGapMs;

@@ -91,7 +91,7 @@ export function renderMarkdown(report: BenchReport): string {
   const slow = rows.filter((t) => t.slowStreams);
   if (slow.length > 0) {
     const s = slow[0].slowStreams!.settings;
-    out.push('', `**${s.streams.toLocaleString('en-US')} concurrent slow streams** (${s.chunks} chunks, ${s.chunkGapMs} ms apart, opened over ${s.rampMs / 1000} s; Switchyard routes them over ${s.deployments} deployment${s.deployments === 1 ? '' : 's'} of the mock)`, '');
+    out.push('', `**${s.streams.toLocaleString('en-US')} concurrent slow streams** (${s.chunks} chunks, ${s.chunkGapMs} ms apart, opened over ${s.rampMs / 1000} s; Switchyard routes them over ${s.deployments} deployment${s.deployments === 1 ? '' : 's'} of the mock; RSS of a -px variant is its gateway's and its projector's together)`, '');
     const header = ['target', 'all open at once', 'completed', 'RSS before', 'RSS with all open', 'peak RSS'];
     const body = slow.map((t) => {
       const r = t.slowStreams!;

@@ -32,6 +32,15 @@ export interface Target {
   stop(): Promise<void>;
 }
 
+/**
+ * Every process whose memory is the target's: the gateway's and, for a -px variant, its projector's. The
+ * phase meter's peak sums the same set, so a report's RSS before, with all streams open and at the peak
+ * compare like with like.
+ */
+export function footprint(target: Pick<Target, 'processes' | 'projectorProcesses'>): number[] {
+  return [...target.processes(), ...(target.projectorProcesses?.() ?? [])];
+}
+
 export const CHAT_PATH = '/v1/chat/completions';
 
 export function chatBody(model: string, mode: Mode): string {

@@ -3,6 +3,7 @@ import { CpuAccount } from '../../bench/measure/cpu-account.js';
 import { parseRssKb, parseStat, processTree, readStat } from '../../bench/measure/proc.js';
 import { parseCpuPressure, parseCpuTimes, stealShare } from '../../bench/measure/machine-contention.js';
 import { distribution, percentile } from '../../bench/measure/summary.js';
+import { footprint } from '../../bench/targets/target.js';
 import { bufferedContent, sseContent } from '../../bench/targets/verify.js';
 
 describe('percentiles (nearest rank)', () => {
@@ -163,5 +164,16 @@ describe('answer verification', () => {
 
   it('refuses a stream without its terminator', () => {
     expect(() => sseContent('data: {"choices":[{"delta":{"content":"Hel"}}]}\n\n')).toThrow('[DONE]');
+  });
+});
+
+describe('a target\'s memory footprint', () => {
+  it('counts a -px variant\'s projector with its gateway, as the phase meter\'s peak does', () => {
+    expect(footprint({ processes: () => [101, 102], projectorProcesses: () => [201] })).toEqual([101, 102, 201]);
+  });
+
+  it('is the target\'s own processes when it has no projector', () => {
+    expect(footprint({ processes: () => [101] })).toEqual([101]);
+    expect(footprint({ processes: () => [], projectorProcesses: () => [] })).toEqual([]);
   });
 });
