@@ -82,7 +82,9 @@ export async function openPlatform(environment: Environment, options: PlatformOp
     await database.close().catch(() => undefined);
     throw error;
   }
-  const store = new SqlEventStore(database, upcasters.upcast);
+  // The embedded engine's data directory is this process's alone (DataDirLock): it is the log's only writer,
+  // so its projections take the events it just appended from memory instead of reading them back.
+  const store = new SqlEventStore(database, upcasters.upcast, { soleWriter: database.kind === 'pglite' });
   // Only a real server can go away while the process lives on; PGlite is the process's own.
   const spoolSettings = environment.spool ?? defaultSpoolSettings(environment.dataDir);
   let spool: OutageSpool | null = null;

@@ -10,7 +10,8 @@ import {
   type ReadAllResult,
   type RecordedEvent,
 } from './event-store.js';
-import { type LogPosition, parseXid8, xid8Param } from './log-position.js';
+import { type LogPosition, comparePositions, parseXid8, xid8Param } from './log-position.js';
+import { CommittedTail, type CommittedEvent } from './committed-tail.js';
 import { type PreparedAppend, prepareAppend } from './prepared-append.js';
 import { READ_HORIZON_SQL } from './read-horizon.js';
 
@@ -110,27 +111,59 @@ UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, NULL FROM notified`;
  * connection, where PostgreSQL planned APPEND_SQL again on every such call (0.34 ms: it kept preferring a
  * custom plan for the parameters). Positions are assigned in request and event order (ORDER BY).
  */
-const NEW_STREAMS_SQL = `
+/** The columns NEW_STREAMS_TAIL_SQL adds (the same text as COLUMNS gives recorded_at). */
+const TAIL_COLUMNS = `, i.transaction_id::text AS transaction_id,
+  to_char(i.recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS recorded_at`;
+
+const NEW_STREAMS_SQL = newStreamsSql(false);
+
+/** Named prepared statement on pg. Change the name whenever NEW_STREAMS_SQL changes. */
+const NEW_STREAMS_STATEMENT = 'switchyard_append_new_streams_v2';
+
+/**
+ * NEW_STREAMS_SQL for a store that keeps a CommittedTail: each row also says the event's transaction and its
+ * `recorded_at` as the reads give it, everything the tail needs to hand the event to readers as stored.
+ */
+const NEW_STREAMS_TAIL_SQL = newStreamsSql(true);
+
+function newStreamsSql(tail: boolean): string {
+  return `
 WITH ins AS (
   INSERT INTO events (stream_id, stream_version, event_id, event_type, schema_version, data, metadata)
   SELECT r.value->>'s', e.ofs::int, (e.value->>'i')::uuid, e.value->>'t', (e.value->>'v')::smallint, e.value->'d', e.value->'m'
   FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS r(value, ord)
   CROSS JOIN LATERAL jsonb_array_elements(r.value->'e') WITH ORDINALITY AS e(value, ofs)
   ORDER BY r.ord, e.ofs
-  RETURNING event_id, global_position
+  RETURNING event_id, global_position${tail ? ', transaction_id, recorded_at' : ''}
 ), notified AS (
   SELECT pg_notify($2, $3) FROM (SELECT 1 FROM ins LIMIT 1) AS anything_appended WHERE $2 <> ''
 )
-SELECT i.event_id::text AS event_id, i.global_position::text AS global_position FROM ins i
-UNION ALL SELECT NULL, NULL FROM notified`;
+SELECT i.event_id::text AS event_id, i.global_position::text AS global_position${tail ? TAIL_COLUMNS : ''} FROM ins i
+UNION ALL SELECT NULL, NULL${tail ? ', NULL, NULL' : ''} FROM notified`;
+}
 
-/** Named prepared statement on pg. Change the name whenever NEW_STREAMS_SQL changes. */
-const NEW_STREAMS_STATEMENT = 'switchyard_append_new_streams_v2';
+const NEW_STREAMS_TAIL_STATEMENT = 'switchyard_append_new_streams_tail_v1';
 
 interface NewStreamRow {
   event_id: string | null;
   global_position: string | null;
+  /** NEW_STREAMS_TAIL_SQL only. */
+  transaction_id?: string | null;
+  recorded_at?: string | null;
 }
+
+export interface SqlEventStoreOptions {
+  /**
+   * This process is the log's only writer and the database runs one statement at a time in the order they
+   * were issued (the embedded engine, whose data directory one process holds): the store keeps the newest
+   * events it committed and answers reads at the head from them (see CommittedTail).
+   */
+  soleWriter?: boolean;
+  /** Most events that tail holds (2,048). */
+  tailCapacity?: number;
+}
+
+const DEFAULT_TAIL_CAPACITY = 2048;
 
 export interface AppendOptions {
   /** Announce the commit to subscribers in the same statement (default). */
@@ -167,10 +200,16 @@ const READ_CONNECTION_ATTEMPTS = 3;
  * stored positions instead of appending twice.
  */
 export class SqlEventStore implements EventStore {
+  private readonly tail: CommittedTail | null;
+
   constructor(
     private readonly database: Database,
     private readonly upcaster: Upcaster = identityUpcaster,
-  ) {}
+    options: SqlEventStoreOptions = {},
+  ) {
+    if (options.soleWriter && database.kind !== 'pglite') throw new Error('Only the embedded engine runs one statement at a time: a sole writer needs it');
+    this.tail = options.soleWriter ? new CommittedTail(options.tailCapacity ?? DEFAULT_TAIL_CAPACITY, upcaster) : null;
+  }
 
   async append(request: AppendRequest): Promise<AppendResult> {
     const prepared = prepareAppend(request);
@@ -252,11 +291,21 @@ export class SqlEventStore implements EventStore {
         if (sqlErrorCode(error) !== UNIQUE_VIOLATION) throw error;
       }
     }
-    const rows = await this.database.query<VerdictRow>(
-      APPEND_SQL,
-      [document, ...notificationParams(requests, announce), requests.flatMap((request) => request.eventIds)],
-      APPEND_STATEMENT,
-    );
+    const statement = this.tail?.issue();
+    let rows: VerdictRow[];
+    try {
+      rows = await this.database.query<VerdictRow>(
+        APPEND_SQL,
+        [document, ...notificationParams(requests, announce), requests.flatMap((request) => request.eventIds)],
+        APPEND_STATEMENT,
+      );
+    } catch (error) {
+      if (statement) this.tail!.settle(statement, failedStatement(error));
+      throw error;
+    }
+    // Its rows do not carry what the tail needs (these appends are the control plane's, seldom): anything
+    // appended makes the tail start over from the next read of the log.
+    if (statement) this.tail!.settle(statement, rows.some((row) => row.verdict === 'append') ? { kind: 'unknown' } : { kind: 'nothing' });
     const verdicts = new Map<number, { verdict: NonNullable<VerdictRow['verdict']>; actual: number; events: VerdictRow[] }>();
     for (const row of rows) {
       if (row.ord === null) continue; // the notification's row
@@ -289,22 +338,40 @@ export class SqlEventStore implements EventStore {
   }
 
   private async runNewStreamsStatement(requests: readonly PreparedAppend[], document: string, announce: Announcement): Promise<AppendResult[]> {
-    const rows = await this.database.query<NewStreamRow>(
-      NEW_STREAMS_SQL,
-      [document, ...notificationParams(requests, announce)],
-      NEW_STREAMS_STATEMENT,
-    );
+    const statement = this.tail?.issue();
+    let rows: NewStreamRow[];
+    try {
+      rows = await this.database.query<NewStreamRow>(
+        statement ? NEW_STREAMS_TAIL_SQL : NEW_STREAMS_SQL,
+        [document, ...notificationParams(requests, announce)],
+        statement ? NEW_STREAMS_TAIL_STATEMENT : NEW_STREAMS_STATEMENT,
+      );
+    } catch (error) {
+      if (statement) this.tail!.settle(statement, failedStatement(error));
+      throw error;
+    }
     // Versions are 1…n by construction; only the positions come back, by event id.
-    const positionOf = new Map<string, number>();
-    for (const row of rows) if (row.event_id !== null) positionOf.set(row.event_id, Number(row.global_position));
-    return requests.map((request) => {
-      const positions = request.eventIds.map((eventId) => {
-        const position = positionOf.get(eventId.toLowerCase());
-        if (position === undefined) throw new Error(`Stream ${request.streamId}: event ${eventId} was not returned by its append`);
-        return position;
+    const returned = new Map<string, NewStreamRow>();
+    for (const row of rows) if (row.event_id !== null) returned.set(row.event_id, row);
+    const committed: CommittedEvent[] = [];
+    try {
+      return requests.map((request) => {
+        const document = statement ? Buffer.from(request.json, 'utf8') : null;
+        const positions = request.eventIds.map((eventId, index) => {
+          const row = returned.get(eventId.toLowerCase());
+          if (row === undefined) throw new Error(`Stream ${request.streamId}: event ${eventId} was not returned by its append`);
+          const globalPosition = Number(row.global_position);
+          if (document) committed.push(committedEvent(request, document, index, row, globalPosition));
+          return globalPosition;
+        });
+        return { nextExpectedVersion: request.eventIds.length, positions };
       });
-      return { nextExpectedVersion: request.eventIds.length, positions };
-    });
+    } catch (error) {
+      if (statement) this.tail!.settle(statement, { kind: 'unknown' });
+      throw error;
+    } finally {
+      if (statement) this.tail!.settle(statement, { kind: 'committed', events: committed.sort(comparePositions) });
+    }
   }
 
   /** A request that failed alone: versions taken under lasting contention are a version conflict; anything else as it came. */
@@ -326,6 +393,10 @@ export class SqlEventStore implements EventStore {
   }
 
   async readAll(from: LogPosition, options: ReadAllOptions): Promise<ReadAllResult> {
+    return this.tail?.read(from, options) ?? this.readLog(from, options);
+  }
+
+  private async readLog(from: LogPosition, options: ReadAllOptions): Promise<ReadAllResult> {
     const params: unknown[] = [xid8Param(from.transactionId), from.globalPosition, options.limit];
     let filters = '';
     if (options.types) {
@@ -342,7 +413,7 @@ export class SqlEventStore implements EventStore {
     // Readers run all the time (every projection on every commit): planned once per connection and
     // filter shape, as named statements.
     const statement = `switchyard_read_all_v3${options.types ? '_types' : ''}${options.streamId !== undefined ? '_stream' : ''}`;
-    const rows = await this.read<EventRow & { horizon: string }>(
+    const rows = await this.readSeeingHorizon<EventRow & { horizon: string }>(
       `WITH horizon AS (SELECT ${READ_HORIZON_SQL} AS xmin)
        SELECT horizon.xmin AS horizon, page.*
        FROM horizon LEFT JOIN LATERAL (
@@ -396,6 +467,26 @@ export class SqlEventStore implements EventStore {
   async headPosition(): Promise<number> {
     const rows = await this.read<{ head: string | null }>(`SELECT max(global_position)::text AS head FROM events`);
     return Number(rows[0]?.head ?? 0);
+  }
+
+  /**
+   * `read` of a statement whose rows carry the read horizon (`horizon`), which the tail, when it holds
+   * nothing, starts from: every event past it is committed by a statement issued after this one.
+   */
+  private readSeeingHorizon<Row extends { horizon: string }>(sql: string, params: readonly unknown[], statementName: string): Promise<Row[]> {
+    const tail = this.tail;
+    if (!tail) return this.read<Row>(sql, params, statementName);
+    return retryOnConnectionLoss(async () => {
+      const statement = tail.issue();
+      try {
+        const rows = await this.database.query<Row>(sql, params, statementName);
+        tail.settle(statement, rows[0] ? { kind: 'read', horizon: { transactionId: parseXid8(rows[0].horizon), globalPosition: 0 } } : { kind: 'nothing' });
+        return rows;
+      } catch (error) {
+        tail.settle(statement, { kind: 'nothing' });
+        throw error;
+      }
+    }, { attempts: READ_CONNECTION_ATTEMPTS, baseDelayMs: 50 });
   }
 
   /** A read is always safe to repeat: one whose connection was lost is run again (briefly). */
@@ -462,6 +553,27 @@ function notificationParams(requests: readonly PreparedAppend[], announce: Annou
 function notificationTypes(types: readonly string[]): string {
   const listed = [...new Set(types)].join(',');
   return listed.length <= 7000 ? listed : '';
+}
+
+/** A statement that failed: rolled back whole when the database reported it, of unknown effect otherwise. */
+function failedStatement(error: unknown): { kind: 'nothing' } | { kind: 'unknown' } {
+  return sqlErrorCode(error) && !isConnectionLoss(error) ? { kind: 'nothing' } : { kind: 'unknown' };
+}
+
+/** An event of a new-streams append, for the tail: everything a read of the log would return for it. */
+function committedEvent(request: PreparedAppend, document: Buffer, index: number, row: NewStreamRow, globalPosition: number): CommittedEvent {
+  if (!row.transaction_id || !row.recorded_at) throw new Error(`Stream ${request.streamId}: the append returned no transaction for its events`);
+  return {
+    globalPosition,
+    transactionId: parseXid8(row.transaction_id),
+    streamId: request.streamId,
+    streamVersion: index + 1,
+    eventId: row.event_id!,
+    type: request.eventTypes[index],
+    document,
+    index,
+    recordedAt: row.recorded_at,
+  };
 }
 
 function asError(error: unknown): Error {
