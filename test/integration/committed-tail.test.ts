@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Database } from '../../src/kernel/database/database.js';
-import { type LogPosition, type NewEvent, type RecordedEvent, START, comparePositions } from '../../src/kernel/event-store/event-store.js';
+import { EVENTS_CHANNEL, type LogPosition, type NewEvent, type RecordedEvent, START, comparePositions } from '../../src/kernel/event-store/event-store.js';
 import { GroupCommitter } from '../../src/kernel/event-store/group-committer.js';
 import { SqlEventStore } from '../../src/kernel/event-store/sql-event-store.js';
 import { uuidv7 } from '../../src/kernel/ids.js';
@@ -142,6 +142,24 @@ describe('the embedded store reading its own newest events from memory', () => {
     // A page limited by size ends at its last event, like the log's.
     const small = await tailed.readAll(head.next, { limit: 4 });
     expect(small).toEqual(await fx.store.readAll(head.next, { limit: 4 }));
+  });
+
+  test('a reader woken by a commit\'s notification sees that commit, as a read of the log queued behind it does', async () => {
+    // The engine announces the commit before the append's rows reach this thread: a read made then waits for the
+    // append's result instead of finding nothing (a follower would otherwise wait for its retry).
+    const head = await tailed.readAll(START, { limit: 100_000 });
+    const seen: Array<Promise<number[]>> = [];
+    const unlisten = await fx.database.listen(EVENTS_CHANNEL, () => {
+      seen.push(tailed.readAll(head.next, { limit: 100 }).then((page) => page.events.map((event) => event.globalPosition)));
+    });
+    try {
+      const appended = await tailed.append(request(1));
+      await tailed.notify(['RequestAdmitted']);
+      const [first] = await Promise.all(seen);
+      expect(first).toEqual(appended.positions);
+    } finally {
+      await unlisten();
+    }
   });
 
   test('a reader further back than memory holds reads the log, and gets the same events', async () => {

@@ -114,6 +114,26 @@ describe('the committed tail (the embedded log\'s newest events in memory)', () 
     expect(a.recordedAt.toISOString()).toBe('2026-12-04T10:00:00.123Z');
   });
 
+  test('settled() resolves once every statement issued before it is applied, and is null when none is out', async () => {
+    const tail = anchored(1n);
+    expect(tail.settled()).toBeNull();
+    const first = tail.issue();
+    const second = tail.issue();
+    const order: string[] = [];
+    const waiting = tail.settled()!.then(() => order.push(`settled with ${positions(tail, at(1n))!.join(',')}`));
+    const again = tail.settled()!.then(() => order.push('second waiter'));
+    tail.settle(second, { kind: 'committed', events: committed(3n, [2]) });
+    await Promise.resolve();
+    expect(order).toEqual([]);
+    tail.settle(first, { kind: 'committed', events: committed(2n, [1]) });
+    await Promise.all([waiting, again]);
+    expect(order).toEqual(['settled with 1,2', 'second waiter']);
+    const later = tail.issue();
+    const third = tail.settled()!;
+    tail.settle(later, { kind: 'nothing' });
+    await expect(third).resolves.toBeUndefined();
+  });
+
   test('a statement settled twice counts once', () => {
     const tail = anchored(1n);
     const statement = tail.issue();

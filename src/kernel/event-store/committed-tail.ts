@@ -34,6 +34,8 @@ export type StatementOutcome =
 
 export interface Statement {
   outcome: StatementOutcome | null;
+  /** Resolves a read waiting for this statement (the newest issued when the read began) to be applied. */
+  applied?: () => void;
 }
 
 /** An event in an append's document, as prepareAppend wrote it: schema version, data, metadata. */
@@ -78,7 +80,26 @@ export class CommittedTail {
   settle(statement: Statement, outcome: StatementOutcome): void {
     if (statement.outcome) return;
     statement.outcome = outcome;
-    while (this.issued.length > 0 && this.issued[0].outcome) this.apply(this.issued.shift()!.outcome!);
+    while (this.issued.length > 0 && this.issued[0].outcome) {
+      const applied = this.issued.shift()!;
+      this.apply(applied.outcome!);
+      applied.applied?.();
+    }
+  }
+
+  /**
+   * Resolves once every statement issued so far has been applied: what a read of the log would see, since it
+   * would queue on the session behind them. A commit's notification can arrive before its statement's result
+   * (the engine announces while it still returns the rows): a reader woken by it waits here for that result
+   * instead of finding nothing and trying again later. Null when nothing is outstanding.
+   */
+  settled(): Promise<void> | null {
+    const newest = this.issued[this.issued.length - 1];
+    if (!newest) return null;
+    return new Promise<void>((resolve) => {
+      const earlier = newest.applied;
+      newest.applied = earlier ? () => (earlier(), resolve()) : resolve;
+    });
   }
 
   /**

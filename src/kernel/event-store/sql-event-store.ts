@@ -393,7 +393,9 @@ export class SqlEventStore implements EventStore {
   }
 
   async readAll(from: LogPosition, options: ReadAllOptions): Promise<ReadAllResult> {
-    return this.tail?.read(from, options) ?? this.readLog(from, options);
+    if (!this.tail) return this.readLog(from, options);
+    await this.tail.settled();
+    return this.tail.read(from, options) ?? this.readLog(from, options);
   }
 
   private async readLog(from: LogPosition, options: ReadAllOptions): Promise<ReadAllResult> {
