@@ -11,7 +11,7 @@ import {
   type RecordedEvent,
 } from './event-store.js';
 import { type LogPosition, comparePositions, parseXid8, xid8Param } from './log-position.js';
-import { CommittedTail, type CommittedEvent } from './committed-tail.js';
+import { CommittedTail, type CommittedEvent, type StatementOutcome } from './committed-tail.js';
 import { type PreparedAppend, prepareAppend } from './prepared-append.js';
 import { READ_HORIZON_SQL } from './read-horizon.js';
 
@@ -49,7 +49,17 @@ const COLUMNS = `e.global_position, e.transaction_id, e.stream_id, e.stream_vers
  * statement, which is then run again and sees that writer's rows. The batch arrives as one jsonb
  * document: one parameter, parsed once, no per-column arrays to escape.
  */
-const APPEND_SQL = `
+/** The columns the tail's appends add for each inserted row (`recorded_at` in the text COLUMNS reads it as). */
+const TAIL_COLUMNS = `, i.transaction_id::text AS transaction_id,
+  to_char(i.recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS recorded_at`;
+
+const APPEND_SQL = appendSql(false);
+
+/** APPEND_SQL for a store that keeps a CommittedTail: the inserted rows also say their transaction and recorded_at. */
+const APPEND_TAIL_SQL = appendSql(true);
+
+function appendSql(tail: boolean): string {
+  return `
 WITH req AS (
   SELECT (r.ord - 1)::int AS ord, r.value->>'s' AS stream_id, (r.value->>'x')::int AS expected, r.value->'e' AS events
   FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS r(value, ord)
@@ -87,18 +97,19 @@ WITH req AS (
   SELECT ev.stream_id, v.actual + ev.ofs + 1, ev.event_id, ev.event_type, ev.schema_version, ev.data, ev.metadata
   FROM ev JOIN verdict v ON v.ord = ev.ord AND v.verdict = 'append'
   ORDER BY ev.ord, ev.ofs
-  RETURNING event_id, stream_version, global_position
+  RETURNING event_id, stream_version, global_position${tail ? ', transaction_id, recorded_at' : ''}
 ), notified AS (
   -- No channel: the caller announces these events later, coalesced with others (see GroupCommitter).
   SELECT pg_notify($2, $3) FROM (SELECT 1 FROM ins LIMIT 1) AS anything_appended WHERE $2 <> ''
 )
-SELECT v.ord, v.verdict, v.actual, o.ofs, o.stream_version, o.global_position::text AS global_position
+SELECT v.ord, v.verdict, v.actual, o.ofs, o.stream_version, o.global_position::text AS global_position${tail ? ', o.transaction_id, o.recorded_at' : ''}
 FROM verdict v LEFT JOIN LATERAL (
-  SELECT ev.ofs, i.stream_version, i.global_position FROM ins i JOIN ev ON ev.event_id = i.event_id WHERE ev.ord = v.ord
+  SELECT ev.ofs, i.stream_version, i.global_position${tail ? TAIL_COLUMNS : ''} FROM ins i JOIN ev ON ev.event_id = i.event_id WHERE ev.ord = v.ord
   UNION ALL
-  SELECT s.ofs, s.stream_version, s.global_position FROM stored s WHERE s.ord = v.ord AND v.verdict = 'stored'
+  SELECT s.ofs, s.stream_version, s.global_position${tail ? ', NULL, NULL' : ''} FROM stored s WHERE s.ord = v.ord AND v.verdict = 'stored'
 ) o ON true
-UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, NULL FROM notified`;
+UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, NULL${tail ? ', NULL, NULL' : ''} FROM notified`;
+}
 
 /**
  * The append of a round whose every request starts a new stream (`no-stream`, at least one event): the
@@ -111,10 +122,6 @@ UNION ALL SELECT NULL, NULL, NULL, NULL, NULL, NULL FROM notified`;
  * connection, where PostgreSQL planned APPEND_SQL again on every such call (0.34 ms: it kept preferring a
  * custom plan for the parameters). Positions are assigned in request and event order (ORDER BY).
  */
-/** The columns NEW_STREAMS_TAIL_SQL adds (the same text as COLUMNS gives recorded_at). */
-const TAIL_COLUMNS = `, i.transaction_id::text AS transaction_id,
-  to_char(i.recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS recorded_at`;
-
 const NEW_STREAMS_SQL = newStreamsSql(false);
 
 /** Named prepared statement on pg. Change the name whenever NEW_STREAMS_SQL changes. */
@@ -174,6 +181,7 @@ export interface AppendOptions {
 
 /** Named prepared statement on pg: planned once per connection. Change the name whenever APPEND_SQL changes. */
 const APPEND_STATEMENT = 'switchyard_append_v4';
+const APPEND_TAIL_STATEMENT = 'switchyard_append_tail_v1';
 
 interface VerdictRow {
   ord: number | null;
@@ -182,6 +190,9 @@ interface VerdictRow {
   ofs: number | null;
   stream_version: number | null;
   global_position: string | null;
+  /** APPEND_TAIL_SQL only, for inserted rows. */
+  transaction_id?: string | null;
+  recorded_at?: string | null;
 }
 
 /** Runs of the same statement while concurrent writers keep taking the same versions or ids first. */
@@ -295,17 +306,15 @@ export class SqlEventStore implements EventStore {
     let rows: VerdictRow[];
     try {
       rows = await this.database.query<VerdictRow>(
-        APPEND_SQL,
+        statement ? APPEND_TAIL_SQL : APPEND_SQL,
         [document, ...notificationParams(requests, announce), requests.flatMap((request) => request.eventIds)],
-        APPEND_STATEMENT,
+        statement ? APPEND_TAIL_STATEMENT : APPEND_STATEMENT,
       );
     } catch (error) {
       if (statement) this.tail!.settle(statement, failedStatement(error));
       throw error;
     }
-    // Its rows do not carry what the tail needs (these appends are the control plane's, seldom): anything
-    // appended makes the tail start over from the next read of the log.
-    if (statement) this.tail!.settle(statement, rows.some((row) => row.verdict === 'append') ? { kind: 'unknown' } : { kind: 'nothing' });
+    if (statement) this.tail!.settle(statement, appendedByVerdicts(requests, rows));
     const verdicts = new Map<number, { verdict: NonNullable<VerdictRow['verdict']>; actual: number; events: VerdictRow[] }>();
     for (const row of rows) {
       if (row.ord === null) continue; // the notification's row
@@ -361,7 +370,11 @@ export class SqlEventStore implements EventStore {
           const row = returned.get(eventId.toLowerCase());
           if (row === undefined) throw new Error(`Stream ${request.streamId}: event ${eventId} was not returned by its append`);
           const globalPosition = Number(row.global_position);
-          if (document) committed.push(committedEvent(request, document, index, row, globalPosition));
+          if (document) {
+            committed.push(committedEvent(request, document, index, {
+              transactionId: row.transaction_id, recordedAt: row.recorded_at, globalPosition, streamVersion: index + 1, eventId: row.event_id!,
+            }));
+          }
           return globalPosition;
         });
         return { nextExpectedVersion: request.eventIds.length, positions };
@@ -562,19 +575,54 @@ function failedStatement(error: unknown): { kind: 'nothing' } | { kind: 'unknown
   return sqlErrorCode(error) && !isConnectionLoss(error) ? { kind: 'nothing' } : { kind: 'unknown' };
 }
 
-/** An event of a new-streams append, for the tail: everything a read of the log would return for it. */
-function committedEvent(request: PreparedAppend, document: Buffer, index: number, row: NewStreamRow, globalPosition: number): CommittedEvent {
-  if (!row.transaction_id || !row.recorded_at) throw new Error(`Stream ${request.streamId}: the append returned no transaction for its events`);
+/**
+ * What APPEND_TAIL_SQL committed, for the tail: the events of every request judged `append`, or `unknown` when a
+ * row lacks what the tail needs (the tail then reads the log again rather than guess).
+ */
+function appendedByVerdicts(requests: readonly PreparedAppend[], rows: readonly VerdictRow[]): StatementOutcome {
+  const events: CommittedEvent[] = [];
+  const documents = new Map<number, Buffer>();
+  try {
+    for (const row of rows) {
+      if (row.verdict !== 'append' || row.ord === null || row.ofs === null) continue;
+      const ord = Number(row.ord);
+      const request = requests[ord];
+      let document = documents.get(ord);
+      if (!document) documents.set(ord, (document = Buffer.from(request.json, 'utf8')));
+      const index = Number(row.ofs);
+      events.push(committedEvent(request, document, index, {
+        transactionId: row.transaction_id, recordedAt: row.recorded_at, globalPosition: Number(row.global_position),
+        streamVersion: Number(row.stream_version), eventId: request.eventIds[index].toLowerCase(),
+      }));
+    }
+  } catch {
+    return { kind: 'unknown' };
+  }
+  return events.length > 0 ? { kind: 'committed', events: events.sort(comparePositions) } : { kind: 'nothing' };
+}
+
+/** Where the log put an appended event, as the tail's statements return it. */
+interface InsertedRow {
+  transactionId: string | null | undefined;
+  recordedAt: string | null | undefined;
+  globalPosition: number;
+  streamVersion: number;
+  eventId: string;
+}
+
+/** An appended event (the `index`th of its request), for the tail: everything a read of the log would return for it. */
+function committedEvent(request: PreparedAppend, document: Buffer, index: number, row: InsertedRow): CommittedEvent {
+  if (!row.transactionId || !row.recordedAt) throw new Error(`Stream ${request.streamId}: the append returned no transaction for its events`);
   return {
-    globalPosition,
-    transactionId: parseXid8(row.transaction_id),
+    globalPosition: row.globalPosition,
+    transactionId: parseXid8(row.transactionId),
     streamId: request.streamId,
-    streamVersion: index + 1,
-    eventId: row.event_id!,
+    streamVersion: row.streamVersion,
+    eventId: row.eventId,
     type: request.eventTypes[index],
     document,
     index,
-    recordedAt: row.recorded_at,
+    recordedAt: row.recordedAt,
   };
 }
 
