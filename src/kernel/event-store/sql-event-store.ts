@@ -40,6 +40,10 @@ const COLUMNS = `e.global_position, e.transaction_id, e.stream_id, e.stream_vers
   e.event_type, e.schema_version, e.data, e.metadata,
   to_char(e.recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS recorded_at`;
 
+/** The columns the tail's appends add for each inserted row (`recorded_at` in the text COLUMNS reads it as). */
+const TAIL_COLUMNS = `, i.transaction_id::text AS transaction_id,
+  to_char(i.recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS recorded_at`;
+
 /**
  * The append of a batch of requests on distinct streams with distinct event ids, in one statement (so in
  * one transaction): each request is judged on its own — appended whole, already stored whole (an
@@ -49,10 +53,6 @@ const COLUMNS = `e.global_position, e.transaction_id, e.stream_id, e.stream_vers
  * statement, which is then run again and sees that writer's rows. The batch arrives as one jsonb
  * document: one parameter, parsed once, no per-column arrays to escape.
  */
-/** The columns the tail's appends add for each inserted row (`recorded_at` in the text COLUMNS reads it as). */
-const TAIL_COLUMNS = `, i.transaction_id::text AS transaction_id,
-  to_char(i.recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS recorded_at`;
-
 const APPEND_SQL = appendSql(false);
 
 /** APPEND_SQL for a store that keeps a CommittedTail: the inserted rows also say their transaction and recorded_at. */
@@ -302,19 +302,13 @@ export class SqlEventStore implements EventStore {
         if (sqlErrorCode(error) !== UNIQUE_VIOLATION) throw error;
       }
     }
-    const statement = this.tail?.issue();
-    let rows: VerdictRow[];
-    try {
-      rows = await this.database.query<VerdictRow>(
-        statement ? APPEND_TAIL_SQL : APPEND_SQL,
-        [document, ...notificationParams(requests, announce), requests.flatMap((request) => request.eventIds)],
-        statement ? APPEND_TAIL_STATEMENT : APPEND_STATEMENT,
-      );
-    } catch (error) {
-      if (statement) this.tail!.settle(statement, failedStatement(error));
-      throw error;
-    }
-    if (statement) this.tail!.settle(statement, appendedByVerdicts(requests, rows));
+    const rows = await this.onSession<VerdictRow>(
+      this.tail ? APPEND_TAIL_SQL : APPEND_SQL,
+      [document, ...notificationParams(requests, announce), requests.flatMap((request) => request.eventIds)],
+      this.tail ? APPEND_TAIL_STATEMENT : APPEND_STATEMENT,
+      (inserted) => appendedByVerdicts(requests, inserted),
+      failedStatement,
+    );
     const verdicts = new Map<number, { verdict: NonNullable<VerdictRow['verdict']>; actual: number; events: VerdictRow[] }>();
     for (const row of rows) {
       if (row.ord === null) continue; // the notification's row
@@ -347,44 +341,24 @@ export class SqlEventStore implements EventStore {
   }
 
   private async runNewStreamsStatement(requests: readonly PreparedAppend[], document: string, announce: Announcement): Promise<AppendResult[]> {
-    const statement = this.tail?.issue();
-    let rows: NewStreamRow[];
-    try {
-      rows = await this.database.query<NewStreamRow>(
-        statement ? NEW_STREAMS_TAIL_SQL : NEW_STREAMS_SQL,
-        [document, ...notificationParams(requests, announce)],
-        statement ? NEW_STREAMS_TAIL_STATEMENT : NEW_STREAMS_STATEMENT,
-      );
-    } catch (error) {
-      if (statement) this.tail!.settle(statement, failedStatement(error));
-      throw error;
-    }
+    const rows = await this.onSession<NewStreamRow>(
+      this.tail ? NEW_STREAMS_TAIL_SQL : NEW_STREAMS_SQL,
+      [document, ...notificationParams(requests, announce)],
+      this.tail ? NEW_STREAMS_TAIL_STATEMENT : NEW_STREAMS_STATEMENT,
+      (inserted) => appendedAsNewStreams(requests, inserted),
+      failedStatement,
+    );
     // Versions are 1…n by construction; only the positions come back, by event id.
-    const returned = new Map<string, NewStreamRow>();
-    for (const row of rows) if (row.event_id !== null) returned.set(row.event_id, row);
-    const committed: CommittedEvent[] = [];
-    try {
-      return requests.map((request) => {
-        const document = statement ? Buffer.from(request.json, 'utf8') : null;
-        const positions = request.eventIds.map((eventId, index) => {
-          const row = returned.get(eventId.toLowerCase());
-          if (row === undefined) throw new Error(`Stream ${request.streamId}: event ${eventId} was not returned by its append`);
-          const globalPosition = Number(row.global_position);
-          if (document) {
-            committed.push(committedEvent(request, document, index, {
-              transactionId: row.transaction_id, recordedAt: row.recorded_at, globalPosition, streamVersion: index + 1, eventId: row.event_id!,
-            }));
-          }
-          return globalPosition;
-        });
-        return { nextExpectedVersion: request.eventIds.length, positions };
+    const positionOf = new Map<string, number>();
+    for (const row of rows) if (row.event_id !== null) positionOf.set(row.event_id, Number(row.global_position));
+    return requests.map((request) => {
+      const positions = request.eventIds.map((eventId) => {
+        const position = positionOf.get(eventId.toLowerCase());
+        if (position === undefined) throw new Error(`Stream ${request.streamId}: event ${eventId} was not returned by its append`);
+        return position;
       });
-    } catch (error) {
-      if (statement) this.tail!.settle(statement, { kind: 'unknown' });
-      throw error;
-    } finally {
-      if (statement) this.tail!.settle(statement, { kind: 'committed', events: committed.sort(comparePositions) });
-    }
+      return { nextExpectedVersion: request.eventIds.length, positions };
+    });
   }
 
   /** A request that failed alone: versions taken under lasting contention are a version conflict; anything else as it came. */
@@ -489,19 +463,39 @@ export class SqlEventStore implements EventStore {
    * nothing, starts from: every event past it is committed by a statement issued after this one.
    */
   private readSeeingHorizon<Row extends { horizon: string }>(sql: string, params: readonly unknown[], statementName: string): Promise<Row[]> {
+    return retryOnConnectionLoss(
+      () => this.onSession<Row>(sql, params, statementName, horizonSeen, () => NOTHING),
+      { attempts: READ_CONNECTION_ATTEMPTS, baseDelayMs: 50 },
+    );
+  }
+
+  /**
+   * One statement on the log's session. With a tail, the statement is registered just before it is issued
+   * (nothing is awaited in between: the session's FIFO order is the order the tail applies outcomes in) and
+   * settled with what it did, or with what its failure means; an outcome that cannot be worked out is unknown.
+   */
+  private async onSession<Row>(
+    sql: string, params: readonly unknown[], statementName: string,
+    outcome: (rows: Row[]) => StatementOutcome, failure: (error: unknown) => StatementOutcome,
+  ): Promise<Row[]> {
     const tail = this.tail;
-    if (!tail) return this.read<Row>(sql, params, statementName);
-    return retryOnConnectionLoss(async () => {
-      const statement = tail.issue();
-      try {
-        const rows = await this.database.query<Row>(sql, params, statementName);
-        tail.settle(statement, rows[0] ? { kind: 'read', horizon: { transactionId: parseXid8(rows[0].horizon), globalPosition: 0 } } : { kind: 'nothing' });
-        return rows;
-      } catch (error) {
-        tail.settle(statement, { kind: 'nothing' });
-        throw error;
-      }
-    }, { attempts: READ_CONNECTION_ATTEMPTS, baseDelayMs: 50 });
+    if (!tail) return this.database.query<Row>(sql, params, statementName);
+    const statement = tail.issue();
+    let rows: Row[];
+    try {
+      rows = await this.database.query<Row>(sql, params, statementName);
+    } catch (error) {
+      tail.settle(statement, failure(error));
+      throw error;
+    }
+    let done: StatementOutcome;
+    try {
+      done = outcome(rows);
+    } catch {
+      done = UNKNOWN;
+    }
+    tail.settle(statement, done);
+    return rows;
   }
 
   /** A read is always safe to repeat: one whose connection was lost is run again (briefly). */
@@ -570,35 +564,60 @@ function notificationTypes(types: readonly string[]): string {
   return listed.length <= 7000 ? listed : '';
 }
 
+const NOTHING: StatementOutcome = { kind: 'nothing' };
+const UNKNOWN: StatementOutcome = { kind: 'unknown' };
+
 /** A statement that failed: rolled back whole when the database reported it, of unknown effect otherwise. */
-function failedStatement(error: unknown): { kind: 'nothing' } | { kind: 'unknown' } {
-  return sqlErrorCode(error) && !isConnectionLoss(error) ? { kind: 'nothing' } : { kind: 'unknown' };
+function failedStatement(error: unknown): StatementOutcome {
+  return sqlErrorCode(error) && !isConnectionLoss(error) ? NOTHING : UNKNOWN;
 }
 
-/**
- * What APPEND_TAIL_SQL committed, for the tail: the events of every request judged `append`, or `unknown` when a
- * row lacks what the tail needs (the tail then reads the log again rather than guess).
- */
+/** The horizon a read of the log saw (its first row carries it). */
+function horizonSeen(rows: ReadonlyArray<{ horizon: string }>): StatementOutcome {
+  return rows[0] ? { kind: 'read', horizon: { transactionId: parseXid8(rows[0].horizon), globalPosition: 0 } } : NOTHING;
+}
+
+/** The events of new streams NEW_STREAMS_TAIL_SQL inserted, for the tail (versions 1…n, rows by event id). */
+function appendedAsNewStreams(requests: readonly PreparedAppend[], rows: readonly NewStreamRow[]): StatementOutcome {
+  const returned = new Map<string, NewStreamRow>();
+  for (const row of rows) if (row.event_id !== null) returned.set(row.event_id, row);
+  const events: CommittedEvent[] = [];
+  for (const request of requests) {
+    const document = Buffer.from(request.json, 'utf8');
+    request.eventIds.forEach((eventId, index) => {
+      const row = returned.get(eventId.toLowerCase());
+      if (!row) throw new Error(`Stream ${request.streamId}: event ${eventId} was not returned by its append`);
+      events.push(committedEvent(request, document, index, {
+        transactionId: row.transaction_id, recordedAt: row.recorded_at, globalPosition: Number(row.global_position),
+        streamVersion: index + 1, eventId: row.event_id!,
+      }));
+    });
+  }
+  return committedOutcome(events);
+}
+
+/** The events of every request APPEND_TAIL_SQL judged `append`, for the tail. */
 function appendedByVerdicts(requests: readonly PreparedAppend[], rows: readonly VerdictRow[]): StatementOutcome {
   const events: CommittedEvent[] = [];
   const documents = new Map<number, Buffer>();
-  try {
-    for (const row of rows) {
-      if (row.verdict !== 'append' || row.ord === null || row.ofs === null) continue;
-      const ord = Number(row.ord);
-      const request = requests[ord];
-      let document = documents.get(ord);
-      if (!document) documents.set(ord, (document = Buffer.from(request.json, 'utf8')));
-      const index = Number(row.ofs);
-      events.push(committedEvent(request, document, index, {
-        transactionId: row.transaction_id, recordedAt: row.recorded_at, globalPosition: Number(row.global_position),
-        streamVersion: Number(row.stream_version), eventId: request.eventIds[index].toLowerCase(),
-      }));
-    }
-  } catch {
-    return { kind: 'unknown' };
+  for (const row of rows) {
+    if (row.verdict !== 'append' || row.ord === null || row.ofs === null) continue;
+    const ord = Number(row.ord);
+    const request = requests[ord];
+    let document = documents.get(ord);
+    if (!document) documents.set(ord, (document = Buffer.from(request.json, 'utf8')));
+    const index = Number(row.ofs);
+    events.push(committedEvent(request, document, index, {
+      transactionId: row.transaction_id, recordedAt: row.recorded_at, globalPosition: Number(row.global_position),
+      streamVersion: Number(row.stream_version), eventId: request.eventIds[index].toLowerCase(),
+    }));
   }
-  return events.length > 0 ? { kind: 'committed', events: events.sort(comparePositions) } : { kind: 'nothing' };
+  return committedOutcome(events);
+}
+
+/** A statement's committed events, in log order (none: nothing to apply). */
+function committedOutcome(events: CommittedEvent[]): StatementOutcome {
+  return events.length > 0 ? { kind: 'committed', events: events.sort(comparePositions) } : NOTHING;
 }
 
 /** Where the log put an appended event, as the tail's statements return it. */
