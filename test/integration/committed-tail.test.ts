@@ -168,6 +168,29 @@ describe('the embedded store reading its own newest events from memory', () => {
     }
   });
 
+  test('a statement that fails without the database\'s word (a lost engine) makes memory start over from the log', async () => {
+    const head = await tailed.readAll(START, { limit: 100_000 });
+    const query = fx.database.query;
+    fx.database.query = ((sql: string, params?: readonly unknown[], name?: string) => {
+      if (name?.startsWith('switchyard_append')) {
+        fx.database.query = query;
+        return Promise.reject(new Error('the engine\'s thread exited'));
+      }
+      return query(sql, params, name);
+    }) as Database['query'];
+    await expect(tailed.append(request(7))).rejects.toThrow('exited');
+    const appended = await tailed.append(request(8));
+    const before = logReads;
+    const page = await tailed.readAll(head.next, { limit: 100 });
+    expect(logReads).toBe(before + 1); // nothing held: the log answered, and gave memory its horizon again
+    expect(page.events.map((e) => e.globalPosition)).toEqual(appended.positions);
+    expect(page).toEqual(await fx.store.readAll(head.next, { limit: 100 })); // (the plain store's read counts too)
+    const next = await tailed.append(request(9));
+    const settled = logReads;
+    expect((await tailed.readAll(page.next, { limit: 100 })).events.map((e) => e.globalPosition)).toEqual(next.positions);
+    expect(logReads).toBe(settled); // held again: answered from memory
+  });
+
   test('a reader further back than memory holds reads the log, and gets the same events', async () => {
     for (let round = 0; round < 4; round++) await Promise.all(Array.from({ length: 40 }, (_, n) => tailed.append(request(n))));
     const before = logReads;
