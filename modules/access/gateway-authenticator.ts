@@ -1,11 +1,11 @@
 import type { KeyScope } from '../../events/index.js';
 import type { KeyIndexProjection } from '../../projections/key-index/key-index.projection.js';
 import type { Principal } from '../../projections/key-index/principal.js';
-import { GatewayError } from '../canonical/index.js';
+import { GatewayError, type HeaderMap, firstHeader } from '../canonical/index.js';
 import { RequestScoped } from '../../src/kernel/index.js';
 import { hashApiKey } from './api-key/key-format.js';
 
-type Headers = Record<string, string | string[] | undefined>;
+type Headers = HeaderMap;
 
 /**
  * Gateway keys arrive as `Authorization: Bearer sk-sy-…` (OpenAI clients) or `x-api-key` (Anthropic
@@ -56,14 +56,10 @@ function hashOf(headers: Headers, presented: string): string {
 }
 
 function presentedKey(headers: Headers): string | null {
-  const authorization = single(headers.authorization);
+  const authorization = firstHeader(headers.authorization);
   if (authorization) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (match) return match[1];
   }
-  return single(headers['x-api-key']) ?? null;
-}
-
-function single(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
+  return firstHeader(headers['x-api-key']) ?? null;
 }

@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DomainEvent } from '../../events/index.js';
 import { KeyIndexProjection } from '../../projections/key-index/key-index.projection.js';
 import { RoutingSnapshotProjection } from '../../projections/routing-snapshot/routing-snapshot.projection.js';
+import { firstHeader } from '../canonical/index.js';
 import { type CommandContext, type CommandOutcome, type ExecuteOptions, ProjectionRunner } from '../../src/kernel/index.js';
 import { AdminApiError } from './admin-error.js';
 import { actorOf } from './admin.guard.js';
@@ -55,7 +56,7 @@ export function etag(version: number): string {
 /** `If-Match: "3"` (or `3`, `W/"3"`) → 3; `*` or absent → no expectation. */
 export function ifMatch(request: FastifyRequest): number | undefined {
   const header = request.headers['if-match'];
-  const value = (Array.isArray(header) ? header[0] : header)?.trim();
+  const value = firstHeader(header)?.trim();
   if (!value || value === '*') return undefined;
   const match = /^(?:W\/)?"?(\d{1,9})"?$/.exec(value);
   if (!match) throw new AdminApiError(400, 'invalid_if_match', 'If-Match must be the stream version from an ETag, e.g. "3".');

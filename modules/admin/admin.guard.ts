@@ -2,7 +2,7 @@ import { type CanActivate, type ExecutionContext, Injectable, SetMetadata } from
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RequestScoped } from '../../src/kernel/index.js';
-import { GatewayError } from '../canonical/index.js';
+import { GatewayError, firstHeader } from '../canonical/index.js';
 import { AdminApiError } from './admin-error.js';
 import { AdminKeyVerifier } from './admin-key-verifier.js';
 import { AdminTokens } from './admin-tokens.js';
@@ -75,7 +75,7 @@ export function actorOf(request: FastifyRequest): string {
 
 function presentedToken(headers: FastifyRequest['headers']): string | null {
   const header = headers['x-admin-token'];
-  const direct = Array.isArray(header) ? header[0] : header;
+  const direct = firstHeader(header);
   if (direct) return direct.trim();
   const authorization = headers.authorization;
   const match = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization) : null;

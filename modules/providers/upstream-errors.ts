@@ -1,9 +1,9 @@
-import { ProviderError, retryAfterMs } from '../canonical/index.js';
+import { type HeaderMap, ProviderError, firstHeader, retryAfterMs } from '../canonical/index.js';
 import { knownSecretForms, redactText } from '../../src/kernel/index.js';
 import { OutboundAddressRefused, OutboundPolicyViolation } from './outbound-connector.js';
 import { SseOverflowError } from './streaming/sse-decoder.js';
 
-type Headers = Record<string, string | string[] | undefined>;
+type Headers = HeaderMap;
 
 /** Maps transport failures (undici / Node errors) to typed classes; never echoes URLs or headers. */
 export function transportError(error: unknown, signal: AbortSignal): ProviderError {
@@ -88,7 +88,7 @@ export function providerText(detail: string | null | undefined): string | null {
 export function requestIdFrom(headers: Headers, names: readonly string[]): string | null {
   for (const name of names) {
     const raw = headers[name];
-    const value = (Array.isArray(raw) ? raw[0] : raw)?.trim();
+    const value = firstHeader(raw)?.trim();
     if (value && plausibleRequestId(value)) return value;
   }
   return null;

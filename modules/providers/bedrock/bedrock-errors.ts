@@ -1,4 +1,4 @@
-import { type ErrorClass, ProviderError } from '../../canonical/index.js';
+import { type ErrorClass, ProviderError, firstHeader } from '../../canonical/index.js';
 import { classifyHttpStatus, httpError, providerText } from '../upstream-errors.js';
 
 /** AWS names the request id `x-amzn-requestid` (S3-style services `x-amz-request-id`). */
@@ -57,7 +57,7 @@ export function bedrockHttpError(status: number, headers: Record<string, string 
   } catch {
     message = ''; // a non-JSON body (an HTML error page from a proxy) is not passed on
   }
-  const errorType = headerValue(headers['x-amzn-errortype']) ?? bodyType;
+  const errorType = firstHeader(headers['x-amzn-errortype']) || bodyType;
   const errorClass = classifyBedrockError(errorType, status, message);
   const detail = [typeName(errorType), message].filter(Boolean).join(': ') || null;
   return httpError(status, headers, errorClass, detail, BEDROCK_REQUEST_ID_HEADERS);
@@ -87,9 +87,4 @@ function normalizeType(errorType: string | null): string {
 function typeName(errorType: string | null): string {
   if (!errorType) return '';
   return errorType.split(':')[0].split('#').pop() ?? '';
-}
-
-function headerValue(value: string | string[] | undefined): string | null {
-  const first = Array.isArray(value) ? value[0] : value;
-  return first && first.length > 0 ? first : null;
 }

@@ -1,4 +1,4 @@
-import type { ChatRequest, ChatResponse, EmbeddingsResponse, ProviderError } from '../../canonical/index.js';
+import { type ChatRequest, type ChatResponse, type EmbeddingsResponse, type ProviderError, firstHeader } from '../../canonical/index.js';
 import type { ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
 import type { EmbeddingsCall, ProviderAdapter, UpstreamCall, UpstreamStream } from '../provider-adapter.js';
 import { translateSseBody } from '../streaming/sse-translation.js';
@@ -58,7 +58,7 @@ export class OpenAiAdapter implements ProviderAdapter {
     const response = await postUpstream(call, path, headers, body, this.errorMapper);
     const json = await readJsonBody(response.body, call.signal);
     const requestId = response.headers['x-request-id'];
-    return { ...fromOpenAiEmbeddings(json, call.request.inputs.length), providerRequestId: (Array.isArray(requestId) ? requestId[0] : requestId) ?? null };
+    return { ...fromOpenAiEmbeddings(json, call.request.inputs.length), providerRequestId: firstHeader(requestId) ?? null };
   }
 
   private async send(call: UpstreamCall, stream: boolean) {
