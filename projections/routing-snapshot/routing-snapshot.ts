@@ -1,5 +1,5 @@
 import type { AliasPolicy, AliasVisibility, DeploymentLimits, ProviderType, RoutingStrategy } from '../../events/index.js';
-import type { ScheduledPrice } from '../../modules/catalog/index.js';
+import { type ScheduledPrice, priceAt } from '../../modules/catalog/index.js';
 import type { Credential } from './credential.js';
 
 export interface ResolvedProvider {
@@ -58,12 +58,7 @@ export interface RoutingSnapshot {
 
 export const EMPTY_SNAPSHOT: RoutingSnapshot = Object.freeze({ version: 0, aliases: new Map(), deployments: new Map() });
 
-/** The price in effect at `at` (latest effectiveFrom not after it). */
+/** The deployment's price in effect at `at`, by the price schedule's one rule (the catalog's `priceAt`). */
 export function priceInEffect(deployment: ResolvedDeployment, at: Date): ScheduledPrice | null {
-  let found: ScheduledPrice | null = null;
-  for (const price of deployment.prices) {
-    if (price.effectiveFrom.getTime() <= at.getTime()) found = price;
-    else break;
-  }
-  return found;
+  return priceAt({ schedule: deployment.prices }, at);
 }

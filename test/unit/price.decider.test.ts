@@ -66,4 +66,15 @@ describe('price aggregate', () => {
     expect(priceInEffect(deployment, at(2_000))?.version).toBe(2);
     expect(priceInEffect(deployment, at(-1))).toBeNull();
   });
+
+  test('admission and the admin views answer with the same price, whatever order the schedule is in', () => {
+    const history = [scheduled(at(0)), scheduled(at(10_000), table({ inputPer1M: '0.20' })), scheduled(at(5_000), table({ inputPer1M: '0.17' })), scheduled(at(5_000), table({ inputPer1M: '0.18' }))];
+    const state = history.reduce(priceDecider.evolve, priceDecider.initialState());
+    const deployment = { prices: state.schedule } as unknown as ResolvedDeployment;
+    for (const instant of [-1, 0, 4_999, 5_000, 9_999, 10_000, 20_000]) {
+      expect(priceInEffect(deployment, at(instant))?.version ?? null).toBe(priceAt(state, at(instant))?.version ?? null);
+    }
+    // Two prices starting at the same instant: the one scheduled later is in effect.
+    expect(priceInEffect(deployment, at(5_000))?.table.inputPer1M).toBe('0.18');
+  });
 });

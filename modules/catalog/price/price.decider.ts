@@ -45,8 +45,11 @@ export const priceDecider: Decider<PriceCommand, PriceEvent, PriceState> = {
   },
 };
 
-/** The price in effect at `at`: the latest effectiveFrom not after it. */
-export function priceAt(state: PriceState, at: Date): ScheduledPrice | null {
+/**
+ * The price in effect at `at`: the latest effectiveFrom not after it (of two with the same start, the one
+ * scheduled later). The one rule for admission, billing and the admin views; the schedule may be in any order.
+ */
+export function priceAt(state: { readonly schedule: readonly ScheduledPrice[] }, at: Date): ScheduledPrice | null {
   let best: ScheduledPrice | null = null;
   for (const entry of state.schedule) {
     if (entry.effectiveFrom.getTime() <= at.getTime() && (!best || entry.effectiveFrom >= best.effectiveFrom)) best = entry;
