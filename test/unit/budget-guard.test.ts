@@ -5,6 +5,9 @@ import { SpendSeeds } from '../../modules/limits/budget/spend-seeds.js';
 import { LimitsRedis } from '../../modules/limits/limits-redis.js';
 import { parseGatewayConfig, ConfigValidationError } from '../../src/config/gateway-config.js';
 
+/** Reservations here outlive the test: how long one is held only matters to a shared store. */
+const HOLD = { holdMs: 60_000 };
+
 const NOW = Date.UTC(2026, 11, 31, 23, 0, 0);
 
 /** The ledger's spend as the seeds read it: a fixed amount per scope, counting how often it is asked. */
@@ -38,29 +41,29 @@ async function refusal(promise: Promise<unknown>): Promise<GatewayError> {
 describe('BudgetGuard (in process)', () => {
   test('in-flight reservations count: the third concurrent request does not fit, and settlement frees what was not spent', async () => {
     const { guard: budgets } = guard();
-    const first = await budgets.reserve([tenant('1.00')], '0.40');
-    await budgets.reserve([tenant('1.00')], '0.40');
-    const error = await refusal(budgets.reserve([tenant('1.00')], '0.40'));
+    const first = await budgets.reserve([tenant('1.00')], '0.40', HOLD);
+    await budgets.reserve([tenant('1.00')], '0.40', HOLD);
+    const error = await refusal(budgets.reserve([tenant('1.00')], '0.40', HOLD));
     expect([error.status, error.code]).toEqual([402, 'budget_exceeded']);
     expect(error.detail).toEqual({ scope: 'tenant:acme', period: 'month', resets_at: '2027-01-01T00:00:00.000Z' });
     expect(error.message).toContain("The budget of tenant 'acme' is exhausted: $1.00 per month, $0.8 spent or reserved");
     expect(error.headers['retry-after']).toBe('3600'); // an hour before the new year, UTC
     first.settle('0.10');
     await new Promise((resolve) => setImmediate(resolve));
-    await budgets.reserve([tenant('1.00')], '0.40');
+    await budgets.reserve([tenant('1.00')], '0.40', HOLD);
   });
 
   test('a counter starts from the spend the ledger recorded for the period, read once', async () => {
     const { guard: budgets, seeds } = guard({ 'tenant:acme': '0.90' });
-    await budgets.reserve([tenant('1.00')], '0.05');
-    await refusal(budgets.reserve([tenant('1.00')], '0.06'));
+    await budgets.reserve([tenant('1.00')], '0.05', HOLD);
+    await refusal(budgets.reserve([tenant('1.00')], '0.06', HOLD));
     expect(seeds.reads).toBe(1);
   });
 
   test('thresholds are reported when settled spend crosses them, each once; a soft budget never refuses', async () => {
     const { guard: budgets, crossings } = guard();
     const soft = tenant('1.00', { enforcement: 'soft' });
-    for (let i = 0; i < 12; i++) (await budgets.reserve([soft], '0.10')).settle('0.10');
+    for (let i = 0; i < 12; i++) (await budgets.reserve([soft], '0.10', HOLD)).settle('0.10');
     await new Promise((resolve) => setImmediate(resolve));
     expect(crossings.map((c) => [c.pct, c.period, c.spentUsd])).toEqual([[50, 'month:2026-12', '0.5'], [100, 'month:2026-12', '1']]);
   });
@@ -68,11 +71,11 @@ describe('BudgetGuard (in process)', () => {
   test('a key budget and a daily amount are separate counters', async () => {
     const { guard: budgets } = guard();
     const key: BudgetScope = { kind: 'key', id: 'app', tenantId: 'acme', budget: { dailyUsd: '0.10', softPct: 80, enforcement: 'hard' } };
-    await budgets.reserve([tenant('10'), key], '0.08');
-    const error = await refusal(budgets.reserve([tenant('10'), key], '0.08'));
+    await budgets.reserve([tenant('10'), key], '0.08', HOLD);
+    const error = await refusal(budgets.reserve([tenant('10'), key], '0.08', HOLD));
     expect(error.detail).toEqual({ scope: 'key:app', period: 'day', resets_at: '2027-01-01T00:00:00.000Z' });
     // Nothing was charged to the tenant by the refused request.
-    await budgets.reserve([tenant('0.16')], '0.08');
+    await budgets.reserve([tenant('0.16')], '0.08', HOLD);
   });
 
   test('periods and reset times are UTC calendar periods', () => {

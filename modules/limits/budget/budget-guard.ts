@@ -35,8 +35,6 @@ export interface BudgetReservation {
 const NOTHING: BudgetReservation = Object.freeze({ settle: () => undefined, cancel: () => undefined });
 /** Counters outlive their period by a day, so a late settlement still finds its counter. */
 const KEEP_AFTER_PERIOD_S = 86_400;
-/** How long a reservation is held when the caller does not say (the default stream timeout and a minute). */
-const DEFAULT_HOLD_MS = 660_000;
 
 export interface ReserveOptions {
   /** false counts the reservation without refusing (an alias's budget downgrade). */
@@ -44,8 +42,9 @@ export interface ReserveOptions {
   /**
    * The longest the request may live: past it, a shared store takes the reservation out (its node died
    * before settling) and it is replaced by what the request was billed, as a settlement would have.
+   * Always the caller's: only it knows the request's deadlines (concurrencyLeaseMs of its settings).
    */
-  holdMs?: number;
+  holdMs: number;
   /** Names the hold (a random id when absent). */
   requestId?: string;
 }
@@ -80,14 +79,14 @@ export class BudgetGuard {
     this.shared = redis.client ? new RedisBudgetStore(redis.client, '{switchyard}:budget:') : null;
   }
 
-  async reserve(scopes: readonly BudgetScope[], maxCostUsd: Decimal.Value, options: ReserveOptions = {}): Promise<BudgetReservation> {
+  async reserve(scopes: readonly BudgetScope[], maxCostUsd: Decimal.Value, options: ReserveOptions): Promise<BudgetReservation> {
     const at = new Date(this.clock());
     const enforce = options.enforce ?? true;
     const counters = scopes.flatMap((scope) => periodCounters(scope, at)).map((c) => (enforce ? c : { ...c, limit: null }));
     if (counters.length === 0) return NOTHING;
     const cost = toNanoUsd(maxCostUsd);
     let store: BudgetStore = this.shared && this.redis.usable() ? this.shared : this.local;
-    const hold: BudgetHold = { requestId: options.requestId ?? randomUUID(), nowMs: at.getTime(), untilMs: at.getTime() + (options.holdMs ?? DEFAULT_HOLD_MS) };
+    const hold: BudgetHold = { requestId: options.requestId ?? randomUUID(), nowMs: at.getTime(), untilMs: at.getTime() + options.holdMs };
     let decision;
     let seeded = false;
     let reconciled = false;
