@@ -47,10 +47,13 @@ export interface ObservabilityContext {
   requestLogDestination?: { write(line: string): void };
 }
 
-/** The environment's knobs with a caller's overrides on top. */
-export function resolveObservability(overrides: ObservabilityOverrides = {}, env: NodeJS.ProcessEnv = process.env): Pick<ObservabilityContext, 'settings' | 'requestLogDestination'> {
+/**
+ * The defaults with what the bootstrap read from the environment (or a caller embedding the gateway set)
+ * on top. The environment itself is read once, by the bootstrap, through readObservabilitySettings.
+ */
+export function resolveObservability(overrides: ObservabilityOverrides = {}): Pick<ObservabilityContext, 'settings' | 'requestLogDestination'> {
   const { requestLogDestination, ...settings } = overrides;
-  return { settings: { ...readObservabilitySettings(env), ...settings }, requestLogDestination };
+  return { settings: { ...readObservabilitySettings({}), ...settings }, requestLogDestination };
 }
 
 export class ObservabilitySettingsError extends Error {
@@ -61,7 +64,7 @@ const SAMPLERS: readonly SamplerSettings['kind'][] = [
   'always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio',
 ];
 
-export function readObservabilitySettings(env: NodeJS.ProcessEnv = process.env): ObservabilitySettings {
+export function readObservabilitySettings(env: NodeJS.ProcessEnv): ObservabilitySettings {
   const access = (env.SWITCHYARD_METRICS_ACCESS || 'admin').toLowerCase();
   if (access !== 'admin' && access !== 'open') throw new ObservabilitySettingsError('SWITCHYARD_METRICS_ACCESS must be admin or open');
   const requestLog = (env.SWITCHYARD_REQUEST_LOG || 'on').toLowerCase();

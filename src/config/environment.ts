@@ -7,7 +7,7 @@ import { type DurabilityProfile, readDurability } from '../../modules/inference/
 import { type ResilienceOverrides, readResilienceOverrides } from '../../modules/inference/resilience/resilience-settings.js';
 import { type AdmissionSettings, readAdmissionOverrides } from '../../modules/limits/admission-settings.js';
 import { type CacheKnobs, readCacheOverrides } from '../../modules/cache/cache-settings.js';
-import type { ObservabilityOverrides } from '../../modules/observability/observability-settings.js';
+import { type ObservabilityOverrides, ObservabilitySettingsError, readObservabilitySettings } from '../../modules/observability/observability-settings.js';
 import type { AuditSettings } from '../../projections/audit-chain/audit-settings.js';
 import { DEFAULT_SPOOL_MAX_BYTES, DEFAULT_SPOOL_SEGMENT_BYTES, type SpoolSettings, defaultSpoolDirectory } from '../kernel/event-store/spool/spool-settings.js';
 import { ConfigurationError } from '../kernel/configuration-error.js';
@@ -57,7 +57,7 @@ export interface Environment {
   http?: Partial<HttpSettings>;
   /** Exact cache and idempotency knobs that differ from the defaults (cache-settings.ts). */
   cache?: Partial<CacheKnobs>;
-  /** Programmatic overrides of the observability settings read from OTEL_* and SWITCHYARD_* (observability-settings.ts). */
+  /** Observability settings that differ from the defaults: read from OTEL_* and SWITCHYARD_* (observability-settings.ts), or set by a caller. */
   observability?: ObservabilityOverrides;
   /** The outage spool (PostgreSQL deployments); absent = the defaults under `dataDir`. */
   spool?: SpoolSettings;
@@ -90,6 +90,13 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
     if (error instanceof SecretPolicyError) throw new ConfigurationError(error.message);
     throw error;
   }
+  let observability: ObservabilityOverrides;
+  try {
+    observability = readObservabilitySettings(env);
+  } catch (error) {
+    if (error instanceof ObservabilitySettingsError) throw new ConfigurationError(error.message);
+    throw error;
+  }
   return {
     port,
     host: env.HOST || '127.0.0.1',
@@ -111,6 +118,7 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
     secretReferences,
     http: readHttpOverrides(env),
     cache: readCacheOverrides(env),
+    observability,
     spool: {
       directory: env.SWITCHYARD_SPOOL_DIR ? resolve(env.SWITCHYARD_SPOOL_DIR) : defaultSpoolDirectory(dataDir),
       maxBytes: integer(env.SWITCHYARD_SPOOL_MAX_BYTES, DEFAULT_SPOOL_MAX_BYTES, 'SWITCHYARD_SPOOL_MAX_BYTES'),

@@ -1,4 +1,5 @@
-import { ObservabilitySettingsError, readObservabilitySettings } from '../../modules/observability/observability-settings.js';
+import { ObservabilitySettingsError, readObservabilitySettings, resolveObservability } from '../../modules/observability/observability-settings.js';
+import { ConfigurationError, readEnvironment } from '../../src/config/environment.js';
 
 describe('readObservabilitySettings', () => {
   test('defaults: metrics behind the admin credential, request log on, no content, no exporter, parent-based sampling, 30 s shutdown', () => {
@@ -31,5 +32,25 @@ describe('readObservabilitySettings', () => {
   ])('%j is refused', (env, message) => {
     expect(() => readObservabilitySettings(env)).toThrow(ObservabilitySettingsError);
     expect(() => readObservabilitySettings(env)).toThrow(message);
+  });
+});
+
+describe('observability settings come from the environment the bootstrap read, like every context', () => {
+  test('readEnvironment reads them from the variables it is given, and a bad one fails the start as a configuration error', () => {
+    const environment = readEnvironment({ SWITCHYARD_DATA_DIR: ':memory:', SWITCHYARD_REQUEST_LOG: 'off', OTEL_SERVICE_NAME: 'edge' });
+    expect(resolveObservability(environment.observability).settings).toMatchObject({ requestLog: false, serviceName: 'edge', metricsAccess: 'admin' });
+    expect(() => readEnvironment({ SWITCHYARD_DATA_DIR: ':memory:', SWITCHYARD_METRICS_ACCESS: 'public' })).toThrow(ConfigurationError);
+  });
+
+  test('resolving them never reads the process environment behind the caller\'s back', () => {
+    const saved = process.env.SWITCHYARD_METRICS_ACCESS;
+    process.env.SWITCHYARD_METRICS_ACCESS = 'open';
+    try {
+      expect(resolveObservability({}).settings.metricsAccess).toBe('admin');
+      expect(resolveObservability({ requestLog: false }).settings).toMatchObject({ requestLog: false, metricsAccess: 'admin' });
+    } finally {
+      if (saved === undefined) delete process.env.SWITCHYARD_METRICS_ACCESS;
+      else process.env.SWITCHYARD_METRICS_ACCESS = saved;
+    }
   });
 });
