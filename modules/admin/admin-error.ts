@@ -51,8 +51,7 @@ export function toAdminError(exception: unknown, method: string, url: string): A
   if (error?.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || status === 415) {
     return new AdminApiError(415, 'unsupported_content_type', 'Send the request body as application/json.');
   }
-  if (error?.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || error?.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || exception instanceof SyntaxError ||
-      (status === 400 && /JSON/i.test(error?.message ?? ''))) {
+  if (error?.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || error?.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || exception instanceof SyntaxError) {
     return new AdminApiError(400, 'invalid_json', 'The request body is not valid JSON.');
   }
   if (status === 404) return new AdminApiError(404, 'not_found', `Unknown route ${method} ${url.split('?')[0]}.`);

@@ -73,15 +73,21 @@ export function fieldProblems(errors: readonly ValidationError[], parent = ''): 
   const problems: FieldProblem[] = [];
   for (const error of errors) {
     const path = /^\d+$/.test(error.property) ? `${parent}[${error.property}]` : parent ? `${parent}.${error.property}` : error.property;
-    const messages = Object.values(error.constraints ?? {}).map((message) => describe(message, error.property, path));
+    const messages = Object.entries(error.constraints ?? {}).map(([constraint, message]) => describe(constraint, message, error.property, path));
     if (messages.length) problems.push({ path, message: messages.join('; ') });
     if (error.children?.length) problems.push(...fieldProblems(error.children, path));
   }
   return problems;
 }
 
-/** class-validator says "property x should not exist" and "each value in x …"; keep its words, name the full path. */
-function describe(message: string, property: string, path: string): string {
-  if (/^property .* should not exist$/.test(message)) return 'unknown field';
+/** class-validator's name for a property the DTO does not declare (its `whitelistValidation` constraint). */
+const UNKNOWN_PROPERTY = 'whitelistValidation';
+
+/**
+ * What a field's problem is called: an unknown field by its constraint's name, any other in class-validator's
+ * own words ("x must be …", "each value in x …"), with the field named by its full path.
+ */
+function describe(constraint: string, message: string, property: string, path: string): string {
+  if (constraint === UNKNOWN_PROPERTY) return 'unknown field';
   return message.startsWith(`${property} `) ? message.slice(property.length + 1) : message.replace(property, path);
 }

@@ -40,7 +40,7 @@ export class GatewayExceptionFilter implements ExceptionFilter {
       return new GatewayError(400, 'unsupported_content_type', 'Send the request body as application/json.');
     }
     if (error?.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return new GatewayError(400, 'invalid_json', 'The request body is empty; send a JSON object.');
-    if (error?.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || exception instanceof SyntaxError || (status === 400 && /JSON/i.test(error?.message ?? ''))) {
+    if (error?.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || exception instanceof SyntaxError) {
       return new GatewayError(400, 'invalid_json', 'The request body is not valid JSON.');
     }
     if (status === 404) return new GatewayError(404, 'not_found', `Unknown route ${request.method} ${request.url.split('?')[0]}.`);
