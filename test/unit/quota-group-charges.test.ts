@@ -40,7 +40,7 @@ function answering(script: Array<ProviderError | 'answer'>) {
 function run(s: ReturnType<typeof setup>, quota: QuotaGroupCharges, attempt: (turn: AttemptTurn) => Promise<AttemptReport<string>>) {
   return runAttemptLoop<string>({
     candidates: s.candidates, gate: s.gate, retry, maxAttempts: 3, signal: new AbortController().signal,
-    remainingMs: () => 60_000, random: () => 0, attempt, charge: (c) => quota.enter(c.deployment),
+    remainingMs: () => 60_000, random: () => 0, attempt, charge: (c) => quota.enter(c.deployment, c.route),
   });
 }
 
@@ -59,7 +59,7 @@ describe('deployment quota groups are charged by the attempts that go there', ()
   test('an exhausted first group is skipped with its reason; the second route serves and only its group is charged', async () => {
     const s = setup();
     const other = new QuotaGroupCharges(s.limiter, ESTIMATE);
-    expect(await other.enter(s.primary)).toBeNull(); // another request took group-a's one request
+    expect(await other.enter(s.primary, 'chat#1')).toBeNull(); // another request took group-a's one request
     const quota = new QuotaGroupCharges(s.limiter, ESTIMATE);
     const { attempt, turns } = answering(['answer']);
     const result = await run(s, quota, attempt);
@@ -87,9 +87,9 @@ describe('deployment quota groups are charged by the attempts that go there', ()
     const a = testDeployment('a', { quotaGroup: 'ga', limits: tokens });
     const b = testDeployment('b', { quotaGroup: 'gb', limits: tokens });
     const quota = new QuotaGroupCharges(s.limiter, ESTIMATE);
-    expect(await quota.enter(a)).toBeNull();
-    expect(await quota.enter(b)).toBeNull();
-    expect(await quota.enter(b)).toBeNull(); // a retry on the same group is not charged twice
+    expect(await quota.enter(a, 'chat#1')).toBeNull();
+    expect(await quota.enter(b, 'chat#2')).toBeNull();
+    expect(await quota.enter(b, 'chat#2')).toBeNull(); // a retry on the same group is not charged twice
     // Each group holds the 110-token estimate: another 110 does not fit in 160.
     const probe = (d: typeof a) => s.limiter.reserve([{ kind: 'quota_group', id: d.quotaGroup!, limits: d.limits }], ESTIMATE);
     await expect(probe(a)).rejects.toMatchObject({ status: 429, detail: { scope: 'quota_group:ga', limit_type: 'tokens' } });
@@ -97,14 +97,14 @@ describe('deployment quota groups are charged by the attempts that go there', ()
     quota.settle(new Map([['b', USAGE]])); // a produced nothing, b used 42 tokens
     (await probe(a)).cancel(); // 0 + 110 fits
     (await probe(b)).cancel(); // 42 + 110 fits
-    await expect(quota.enter(a)).rejects.toThrow(/settled already/);
+    await expect(quota.enter(a, 'chat#1')).rejects.toThrow(/settled already/);
   });
 
   test('both groups exhausted: the loop ends with both routes skipped and the client gets 429 naming a quota group', async () => {
     const s = setup();
     const other = new QuotaGroupCharges(s.limiter, ESTIMATE);
-    expect(await other.enter(s.primary)).toBeNull();
-    expect(await other.enter(s.backup)).toBeNull();
+    expect(await other.enter(s.primary, 'chat#1')).toBeNull();
+    expect(await other.enter(s.backup, 'chat#2')).toBeNull();
     const quota = new QuotaGroupCharges(s.limiter, ESTIMATE);
     const { attempt, turns } = answering(['answer']);
     const result = await run(s, quota, attempt);
@@ -118,5 +118,27 @@ describe('deployment quota groups are charged by the attempts that go there', ()
     expect(error.message).toContain("deployment quota group 'group-a'");
     expect(error.message).toContain("deployment quota group 'group-b'");
     expect(Number(error.headers['retry-after'])).toBeGreaterThan(0);
+  });
+
+  test('a deployment without a named quota group is its own, and its 429 names the route, never the deployment', async () => {
+    const s = setup();
+    const limits = { rpm: 1, tpm: 1_000, maxConcurrency: null };
+    const primary = testDeployment('acct-7-primary', { limits });
+    const backup = testDeployment('acct-7-backup', { limits });
+    const alias = testAlias([primary, backup]);
+    const other = new QuotaGroupCharges(s.limiter, ESTIMATE);
+    expect(await other.enter(primary, 'chat#1')).toBeNull();
+    expect(await other.enter(backup, 'chat#2')).toBeNull();
+    const quota = new QuotaGroupCharges(s.limiter, ESTIMATE);
+    const result = await runAttemptLoop<string>({
+      candidates: testCandidates(alias), gate: s.gate, retry, maxAttempts: 3, signal: new AbortController().signal,
+      remainingMs: () => 60_000, random: () => 0, attempt: answering(['answer']).attempt, charge: (c) => quota.enter(c.deployment, c.route),
+    });
+    if (result.kind !== 'exhausted') throw new Error('expected no route to be left');
+    const error = unavailableError(alias, result.tried);
+    expect(error.status).toBe(429);
+    expect(error.detail).toMatchObject({ scope: expect.stringMatching(/^quota_group:chat#[12]$/), limit_type: 'requests' });
+    expect(error.message).toContain("the provider quota of route 'chat#1'");
+    expect(JSON.stringify({ message: error.message, detail: error.detail, headers: error.headers })).not.toMatch(/acct-7|model-/);
   });
 });

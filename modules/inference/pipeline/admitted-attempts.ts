@@ -36,7 +36,7 @@ export async function runAdmittedAttempts<Answer>(
       signal: admitted.lifetime.signal,
       remainingMs: () => admitted.lifetime.remainingMs(),
       random: services.random ?? Math.random,
-      charge: (candidate) => admitted.quota.enter(candidate.deployment),
+      charge: (candidate) => admitted.quota.enter(candidate.deployment, candidate.route),
       attempt: (turn) => {
         // The attempt's client span starts here; recordAttempt (through the journal) ends it.
         const observed = admitted.observation?.attemptStarted(turn.candidate.deployment, turn.attempt);

@@ -30,8 +30,11 @@ export class QuotaGroupCharges {
 
   constructor(private readonly limiter: RateLimiter, private readonly estimate: RateUsage, private readonly clock: () => number = Date.now) {}
 
-  /** Reserves the deployment's quota group unless this request holds it already; a refusal charges nothing. */
-  async enter(deployment: ResolvedDeployment): Promise<QuotaRefusal | null> {
+  /**
+   * Reserves the deployment's quota group unless this request holds it already; a refusal charges nothing.
+   * `route` (`alias#n`) names a deployment's own quota in the refusal, which must not name the deployment.
+   */
+  async enter(deployment: ResolvedDeployment, route: string): Promise<QuotaRefusal | null> {
     const group = quotaGroupOf(deployment);
     if (this.settled) throw new Error('the quota group charges of this request were settled already');
     if (this.reserved.has(group)) {
@@ -39,7 +42,8 @@ export class QuotaGroupCharges {
       return null;
     }
     try {
-      const reservation = await this.limiter.reserve([{ kind: 'quota_group', id: group, limits: deployment.limits }], this.estimate);
+      const scope = { kind: 'quota_group' as const, id: group, limits: deployment.limits, ...(deployment.quotaGroup === null ? { shownAs: route } : {}) };
+      const reservation = await this.limiter.reserve([scope], this.estimate);
       this.reserved.set(group, reservation);
       this.groupOfDeployment.set(deployment.id, group);
       return null;

@@ -19,6 +19,11 @@ export interface RateScope {
   kind: 'key' | 'tenant' | 'alias' | 'quota_group';
   id: string;
   limits: ScopeLimits;
+  /**
+   * What a client is told the scope is, when its id must not reach them: a deployment's own provider quota
+   * (no named quota group) is counted under the deployment's id and shown as its route (`alias#n`).
+   */
+  shownAs?: string;
 }
 
 /** One counter of one scope in one dimension. */

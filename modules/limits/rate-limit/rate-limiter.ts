@@ -69,6 +69,11 @@ export class RateLimiter {
 }
 
 const SCOPE_NAMES = { key: 'API key', tenant: 'tenant', alias: 'alias', quota_group: 'deployment quota group' } as const;
+/** The scope as the 429's message names it: by its id, or by what it is shown as (never a deployment's id). */
+function scopeName(scope: RateScope): string {
+  return scope.shownAs === undefined ? `${SCOPE_NAMES[scope.kind]} '${scope.id}'` : `the provider quota of route '${scope.shownAs}'`;
+}
+
 const UNITS = { requests: 'requests', tokens: 'tokens', input_tokens: 'input tokens', output_tokens: 'output tokens' } as const;
 
 function exhausted(charge: ScopedCharge, retryInMs: number, headers: Record<string, string>): GatewayError {
@@ -76,10 +81,10 @@ function exhausted(charge: ScopedCharge, retryInMs: number, headers: Record<stri
   return new GatewayError(
     429,
     'rate_limited',
-    `Rate limit reached for ${SCOPE_NAMES[charge.scope.kind]} '${charge.scope.id}': ${charge.limit} ${UNITS[charge.dimension]} per minute. Retry in ${duration(retryInMs)}.`,
+    `Rate limit reached for ${scopeName(charge.scope)}: ${charge.limit} ${UNITS[charge.dimension]} per minute. Retry in ${duration(retryInMs)}.`,
     null,
     { ...headers, 'retry-after': String(seconds), 'retry-after-ms': String(Math.ceil(retryInMs)) },
-    { scope: `${charge.scope.kind}:${charge.scope.id}`, limit_type: charge.dimension },
+    { scope: `${charge.scope.kind}:${charge.scope.shownAs ?? charge.scope.id}`, limit_type: charge.dimension },
   );
 }
 
@@ -87,9 +92,9 @@ function neverFits(charge: ScopedCharge): GatewayError {
   return new GatewayError(
     429,
     'rate_limited',
-    `This request needs ${charge.cost} ${UNITS[charge.dimension]}, more than the ${charge.limit} per minute allowed for ${SCOPE_NAMES[charge.scope.kind]} '${charge.scope.id}'. Lower max_tokens or the input.`,
+    `This request needs ${charge.cost} ${UNITS[charge.dimension]}, more than the ${charge.limit} per minute allowed for ${scopeName(charge.scope)}. Lower max_tokens or the input.`,
     null,
     { 'retry-after': '60' },
-    { scope: `${charge.scope.kind}:${charge.scope.id}`, limit_type: charge.dimension },
+    { scope: `${charge.scope.kind}:${charge.scope.shownAs ?? charge.scope.id}`, limit_type: charge.dimension },
   );
 }
