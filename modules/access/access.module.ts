@@ -1,6 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { AdminKeyVerifier } from '../admin/index.js';
-import { KeyIndexProjection } from '../../projections/key-index/key-index.projection.js';
+import { KeyIndexProjection } from '../../projections/key-index/index.js';
 import { ApiKeyCommand, TenantCommand } from './access.commands.js';
 import { GatewayAuthenticator } from './gateway-authenticator.js';
 

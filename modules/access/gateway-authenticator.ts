@@ -1,6 +1,5 @@
 import type { KeyScope } from '../../events/index.js';
-import type { KeyIndexProjection } from '../../projections/key-index/key-index.projection.js';
-import type { Principal } from '../../projections/key-index/principal.js';
+import type { KeyIndexProjection, Principal } from '../../projections/key-index/index.js';
 import { GatewayError, type HeaderMap, firstHeader } from '../canonical/index.js';
 import { RequestScoped } from '../../src/kernel/index.js';
 import { hashApiKey } from './api-key/key-format.js';

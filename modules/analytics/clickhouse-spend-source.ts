@@ -1,6 +1,5 @@
 import { Decimal } from 'decimal.js';
-import { type ClickHouseConnection, quoteString } from '../../projections/clickhouse-analytics/clickhouse-connection.js';
-import { dateTime } from '../../projections/clickhouse-analytics/attempt-row.js';
+import { type ClickHouseConnection, dateTime, quoteString } from '../../projections/clickhouse-analytics/index.js';
 import { SPEND_DIMENSIONS, type SpendMetrics, type SpendQuery, type SpendResult, type SpendRow, type SpendSource, sortRows } from './spend-query.js';
 
 interface MetricRow {

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
-import { ClickHouseConnection } from '../../projections/clickhouse-analytics/clickhouse-connection.js';
+import { ClickHouseConnection } from '../../projections/clickhouse-analytics/index.js';
 import { type Database, DATABASE } from '../../src/kernel/index.js';
 import { ClickHouseSpendSource } from './clickhouse-spend-source.js';
 import { PostgresSpendSource } from './postgres-spend-source.js';

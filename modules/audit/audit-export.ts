@@ -1,6 +1,5 @@
 import type { SqlExecutor } from '../../src/kernel/index.js';
-import { STORED_EVENT_COLUMNS, type StoredEventRow, storedEvent } from '../../projections/audit-chain/canonical-event.js';
-import type { CheckpointSigner } from '../../projections/audit-chain/checkpoint-signer.js';
+import { type CheckpointSigner, STORED_EVENT_COLUMNS, type StoredEventRow, storedEvent } from '../../projections/audit-chain/index.js';
 import { checkpointRecord } from './audit-verifier.js';
 
 export const EXPORT_FORMAT = 'switchyard-audit-export/v1';

@@ -1,6 +1,5 @@
 import { READ_HORIZON_SQL, type SqlExecutor } from '../../src/kernel/index.js';
-import { GENESIS_HASH, STORED_EVENT_COLUMNS, type StoredEvent, type StoredEventRow, canonicalEvent, chainHash, storedEvent } from '../../projections/audit-chain/canonical-event.js';
-import type { CheckpointSigner } from '../../projections/audit-chain/checkpoint-signer.js';
+import { type CheckpointSigner, GENESIS_HASH, STORED_EVENT_COLUMNS, type StoredEvent, type StoredEventRow, canonicalEvent, chainHash, storedEvent } from '../../projections/audit-chain/index.js';
 
 export type AuditProblemKind =
   | 'altered' // the event at a position no longer hashes to its chain entry

@@ -1,6 +1,6 @@
 import type { AliasPublished, DomainEvent, PriceScheduled, ProviderRegistered, ProviderUpdated } from '../../events/index.js';
-import { buildRoutingSnapshot } from '../../projections/routing-snapshot/build-routing-snapshot.js';
-import type { ControlPlaneState } from '../../projections/control-plane/control-plane-state.js';
+import { buildRoutingSnapshot } from '../../projections/routing-snapshot/index.js';
+import type { ControlPlaneState } from '../../projections/control-plane/index.js';
 import { DomainError, resolveSecret } from '../../src/kernel/index.js';
 
 /**

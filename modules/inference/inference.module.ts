@@ -1,6 +1,6 @@
 import { Inject, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { GroupCommitter, SqlEventStore } from '../../src/kernel/index.js';
-import { RoutingSnapshotProjection } from '../../projections/routing-snapshot/routing-snapshot.projection.js';
+import { RoutingSnapshotProjection } from '../../projections/routing-snapshot/index.js';
 import { GatewayAuthenticator } from '../access/index.js';
 import { ProviderAdapters, ProvidersModule, UpstreamPools } from '../providers/index.js';
 import { AdmissionControl, BudgetGuard, DeploymentConcurrency, LimitsModule, RateLimiter, SharedConcurrency } from '../limits/index.js';

@@ -1,5 +1,5 @@
 import { GatewayError } from '../canonical/index.js';
-import type { Principal } from '../../projections/key-index/principal.js';
+import type { Principal } from '../../projections/key-index/index.js';
 import type { AdmissionSettings } from './admission-settings.js';
 import { ConcurrencyGate, KeyedConcurrency } from './concurrency-gate.js';
 import { type Permit, permits } from './permit.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ResolvedDeployment } from '../../projections/routing-snapshot/routing-snapshot.js';
+import type { ResolvedDeployment } from '../../projections/routing-snapshot/index.js';
 import { KeyedConcurrency } from './concurrency-gate.js';
 import { NO_PERMIT, type Permit } from './permit.js';
 import type { SharedConcurrency } from './shared-concurrency.js';

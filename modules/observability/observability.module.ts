@@ -1,5 +1,5 @@
 import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
-import { ClickHouseConnection } from '../../projections/clickhouse-analytics/clickhouse-connection.js';
+import { ClickHouseConnection } from '../../projections/clickhouse-analytics/index.js';
 import { DATABASE, type Database, GroupCommitter, ProjectionRunner } from '../../src/kernel/index.js';
 import { ClusterMetrics } from './cluster-metrics.js';
 import { DocsController } from './docs.controller.js';

@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import type { ClickHouseConnection } from '../../projections/clickhouse-analytics/clickhouse-connection.js';
+import type { ClickHouseConnection } from '../../projections/clickhouse-analytics/index.js';
 import type { Database, ProjectionRunner } from '../../src/kernel/index.js';
 
 /** How long each dependency may take to answer a readiness probe. */

@@ -1,7 +1,7 @@
 import type { Context, Span } from '@opentelemetry/api';
 import type { AttemptFinished, RequestAdmitted, RequestCompleted, TokenUsage } from '../../events/index.js';
-import type { ResolvedDeployment } from '../../projections/routing-snapshot/routing-snapshot.js';
-import type { Principal } from '../../projections/key-index/principal.js';
+import type { ResolvedDeployment } from '../../projections/routing-snapshot/index.js';
+import type { Principal } from '../../projections/key-index/index.js';
 import type { GatewayError } from '../canonical/index.js';
 import { redactContent } from './content-redaction.js';
 import { type GatewayMetrics, statusClass } from './gateway-metrics.js';

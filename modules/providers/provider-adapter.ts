@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import type { ChatRequest, ChatResponse, EmbeddingsRequest, EmbeddingsResponse, StreamEvent } from '../canonical/index.js';
-import type { ResolvedDeployment } from '../../projections/routing-snapshot/routing-snapshot.js';
+import type { ResolvedDeployment } from '../../projections/routing-snapshot/index.js';
 
 /** Everything an adapter needs for one upstream call. */
 export interface UpstreamCall {

@@ -1,5 +1,5 @@
 import type { ProviderType } from '../../events/index.js';
-import type { ResolvedDeployment } from '../../projections/routing-snapshot/routing-snapshot.js';
+import type { ResolvedDeployment } from '../../projections/routing-snapshot/index.js';
 import { AnthropicAdapter } from './anthropic/anthropic-adapter.js';
 import { BedrockAdapter } from './bedrock/bedrock-adapter.js';
 import { azureOpenAiDialect } from './azure-openai/azure-openai-dialect.js';

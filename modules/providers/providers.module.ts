@@ -1,5 +1,5 @@
 import { Module, type OnApplicationShutdown } from '@nestjs/common';
-import { RoutingSnapshotProjection } from '../../projections/routing-snapshot/routing-snapshot.projection.js';
+import { RoutingSnapshotProjection } from '../../projections/routing-snapshot/index.js';
 import { MockProviderHost } from './mock/mock-provider-host.js';
 import { ProviderAdapters } from './provider-adapters.js';
 import { PROVIDER_SETTINGS, type ProviderSettings } from './provider-settings.js';

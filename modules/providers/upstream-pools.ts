@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Pool } from 'undici';
-import type { ResolvedDeployment, RoutingSnapshot } from '../../projections/routing-snapshot/routing-snapshot.js';
+import type { ResolvedDeployment, RoutingSnapshot } from '../../projections/routing-snapshot/index.js';
 import type { MockProviderHost } from './mock/mock-provider-host.js';
 import { type HostResolver, guardedConnector } from './outbound-connector.js';
 

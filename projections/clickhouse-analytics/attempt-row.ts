@@ -1,6 +1,6 @@
 import { Decimal } from 'decimal.js';
 import type { AttemptFinished, Recorded } from '../../events/index.js';
-import { isBillable } from '../cost-ledger/cost-ledger.projection.js';
+import { isBillable } from '../cost-ledger/index.js';
 
 /** The columns of `attempts`, in the order `attemptRow` writes them. */
 export const ATTEMPT_COLUMNS = [

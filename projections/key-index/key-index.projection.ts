@@ -1,6 +1,6 @@
 import { API_KEY_EVENT_TYPES, TENANT_EVENT_TYPES } from '../../events/index.js';
 import type { InMemoryProjection, LogPosition, RecordedEvent } from '../../src/kernel/index.js';
-import { ControlPlaneState } from '../control-plane/control-plane-state.js';
+import { ControlPlaneState } from '../control-plane/index.js';
 import type { Principal } from './principal.js';
 
 export const ACCESS_EVENT_TYPES: readonly string[] = [...TENANT_EVENT_TYPES, ...API_KEY_EVENT_TYPES];

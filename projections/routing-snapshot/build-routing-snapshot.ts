@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { providerSettingsProblem } from '../../modules/catalog/index.js';
 import { resolveSecret } from '../../src/kernel/index.js';
-import type { ControlPlaneState } from '../control-plane/control-plane-state.js';
+import type { ControlPlaneState } from '../control-plane/index.js';
 import { Credential } from './credential.js';
 import type { ResolvedAlias, ResolvedDeployment, ResolvedProvider, RoutingSnapshot } from './routing-snapshot.js';
 

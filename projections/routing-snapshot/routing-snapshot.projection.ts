@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { ALIAS_EVENT_TYPES, DEPLOYMENT_EVENT_TYPES, PRICE_EVENT_TYPES, PROVIDER_EVENT_TYPES } from '../../events/index.js';
 import type { InMemoryProjection, LogPosition, RecordedEvent } from '../../src/kernel/index.js';
-import { ControlPlaneState } from '../control-plane/control-plane-state.js';
+import { ControlPlaneState } from '../control-plane/index.js';
 import { buildRoutingSnapshot } from './build-routing-snapshot.js';
 import { EMPTY_SNAPSHOT, type RoutingSnapshot } from './routing-snapshot.js';
 

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Req, Res, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { apiKeyStream } from '../../../events/index.js';
-import { KeyIndexProjection } from '../../../projections/key-index/key-index.projection.js';
+import { KeyIndexProjection } from '../../../projections/key-index/index.js';
 import { randomBase62 } from '../../../src/kernel/index.js';
 import { ApiKeyCommand } from '../access.commands.js';
 import type { ApiKeyState } from '../api-key/api-key.decider.js';
@@ -9,7 +9,7 @@ import { displayPrefix, generateApiKey, hashApiKey } from '../api-key/key-format
 import { AdminApiError, AdminCommands, AdminExceptionFilter, AdminGuard, adminValidationPipe, etag, limitsOf, ReasonDto } from '../../admin/index.js';
 import { IssueKeyDto, RotateKeyDto, UpdateKeyDto } from './key.dto.js';
 import { budgetOf } from './tenant.dto.js';
-import { RoutingSnapshotProjection } from '../../../projections/routing-snapshot/routing-snapshot.projection.js';
+import { RoutingSnapshotProjection } from '../../../projections/routing-snapshot/index.js';
 import type { KeyGrant } from '../api-key/api-key.decider.js';
 import { SpendHistory } from './spend-history.js';
 import { SpendQueryDto } from './spend.dto.js';

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Decimal } from 'decimal.js';
 import { DataSource } from 'typeorm';
-import { periodStart } from '../../../projections/tenant-spend/spend-period.js';
-import { type SpendPeriod, TenantSpend } from '../../../projections/tenant-spend/tenant-spend.entity.js';
+import { periodStart, type SpendPeriod, TenantSpend } from '../../../projections/tenant-spend/index.js';
 
 export interface PeriodSpend {
   periodStart: string;

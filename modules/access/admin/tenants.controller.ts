@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, 
 import { Decimal } from 'decimal.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { tenantStream } from '../../../events/index.js';
-import { KeyIndexProjection } from '../../../projections/key-index/key-index.projection.js';
+import { KeyIndexProjection } from '../../../projections/key-index/index.js';
 import { TenantCommand } from '../access.commands.js';
 import type { TenantState } from '../tenant/tenant.decider.js';
 import { AdminApiError, AdminCommands, AdminExceptionFilter, AdminGuard, adminValidationPipe, etag, LimitsDto, limitsOf, ReasonDto } from '../../admin/index.js';

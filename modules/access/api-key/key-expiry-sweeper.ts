@@ -1,6 +1,6 @@
 import { Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { KeyIndexProjection } from '../../../projections/key-index/key-index.projection.js';
+import { KeyIndexProjection } from '../../../projections/key-index/index.js';
 import { DomainError, WrongExpectedVersionError } from '../../../src/kernel/index.js';
 import { ApiKeyCommand } from '../access.commands.js';
 

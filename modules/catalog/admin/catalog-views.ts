@@ -1,6 +1,6 @@
 import { type AliasPolicy, aliasStream, deploymentStream, priceStream, providerStream } from '../../../events/index.js';
-import type { ControlPlaneState } from '../../../projections/control-plane/control-plane-state.js';
-import type { ResolvedAlias, RoutingSnapshot } from '../../../projections/routing-snapshot/routing-snapshot.js';
+import type { ControlPlaneState } from '../../../projections/control-plane/index.js';
+import type { ResolvedAlias, RoutingSnapshot } from '../../../projections/routing-snapshot/index.js';
 import { type ScheduledPrice, priceAt } from '../price/price.decider.js';
 
 /**

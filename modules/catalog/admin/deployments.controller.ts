@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, Req, Res, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { RoutingSnapshotProjection } from '../../../projections/routing-snapshot/routing-snapshot.projection.js';
+import { RoutingSnapshotProjection } from '../../../projections/routing-snapshot/index.js';
 import { AdminApiError, AdminCommands, AdminExceptionFilter, AdminGuard, adminValidationPipe, etag, ReasonDto } from '../../admin/index.js';
 import { DeploymentCommand } from '../catalog.commands.js';
 import { deploymentView } from './catalog-views.js';

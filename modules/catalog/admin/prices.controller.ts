@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Param, Post, Req, Res, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { RoutingSnapshotProjection } from '../../../projections/routing-snapshot/routing-snapshot.projection.js';
+import { RoutingSnapshotProjection } from '../../../projections/routing-snapshot/index.js';
 import { AdminApiError, AdminCommands, AdminExceptionFilter, AdminGuard, adminValidationPipe, etag } from '../../admin/index.js';
 import { PriceCommand } from '../catalog.commands.js';
 import { priceHistoryView } from './catalog-views.js';

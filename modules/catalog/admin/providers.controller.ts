@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, Param, Post, Put, Query, Req, Res, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { RoutingSnapshotProjection } from '../../../projections/routing-snapshot/routing-snapshot.projection.js';
+import { RoutingSnapshotProjection } from '../../../projections/routing-snapshot/index.js';
 import { AdminApiError, AdminCommands, AdminExceptionFilter, AdminGuard, AdminTokenOnly, adminValidationPipe, etag } from '../../admin/index.js';
 import { ProviderCommand } from '../catalog.commands.js';
 import { providerView } from './catalog-views.js';

@@ -1,6 +1,6 @@
 import { GatewayError } from '../../canonical/index.js';
-import { mayUseAlias, type Principal } from '../../../projections/key-index/principal.js';
-import type { ResolvedAlias, RoutingSnapshot } from '../../../projections/routing-snapshot/routing-snapshot.js';
+import { mayUseAlias, type Principal } from '../../../projections/key-index/index.js';
+import type { ResolvedAlias, RoutingSnapshot } from '../../../projections/routing-snapshot/index.js';
 
 /**
  * The one alias-access rule, for every operation and for `/v1/models`: a key may call an alias in its

@@ -13,7 +13,7 @@ import { sessionIdOf } from './request-headers.js';
 import { type StreamAttemptResult, StreamRelay, streamFailure } from './stream-relay.js';
 import { callTransport } from './upstream-call.js';
 import type { StoredAnswer } from '../../cache/index.js';
-import type { Principal } from '../../../projections/key-index/principal.js';
+import type { Principal } from '../../../projections/key-index/index.js';
 import { AnswerCapture } from './answer-capture.js';
 import { type CacheDecision, type ExactCacheLookup, withCacheStatus } from './exact-cache-lookup.js';
 import type { IdempotentReplay, IdempotentTurn } from './idempotent-replay.js';

@@ -1,5 +1,5 @@
 import { GatewayError, ProviderError } from '../../canonical/index.js';
-import type { ResolvedAlias } from '../../../projections/routing-snapshot/routing-snapshot.js';
+import type { ResolvedAlias } from '../../../projections/routing-snapshot/index.js';
 import { DEADLINE_CODES, DeadlineExceeded } from '../resilience/deadlines.js';
 import type { RoutePlan, SkippedRoute } from '../routing/route-planner.js';
 import { QUOTA_EXHAUSTED, type TriedRoute } from './attempt-loop.js';

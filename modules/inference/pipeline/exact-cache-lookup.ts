@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { ResolvedAlias } from '../../../projections/routing-snapshot/routing-snapshot.js';
+import type { ResolvedAlias } from '../../../projections/routing-snapshot/index.js';
 import { StoreOutageLog } from '../../cache/index.js';
 import { type CacheEntryKey, type ExactCache, exactCacheDigest } from '../../cache/index.js';
 import type { StoredAnswer } from '../../cache/index.js';

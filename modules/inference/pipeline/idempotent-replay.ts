@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { canonicalJson } from '../../../src/kernel/index.js';
-import type { Principal } from '../../../projections/key-index/principal.js';
+import type { Principal } from '../../../projections/key-index/index.js';
 import { StoreOutageLog } from '../../cache/index.js';
 import type { IdempotencyStore } from '../../cache/index.js';
 import type { StoredAnswer } from '../../cache/index.js';

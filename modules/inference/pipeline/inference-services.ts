@@ -1,7 +1,7 @@
 import type { GatewayAuthenticator } from '../../access/index.js';
 import type { AdmissionControl, BudgetGuard, RateLimiter, SharedConcurrency } from '../../limits/index.js';
 import type { ProviderAdapters, UpstreamPools } from '../../providers/index.js';
-import type { RoutingSnapshotProjection } from '../../../projections/routing-snapshot/routing-snapshot.projection.js';
+import type { RoutingSnapshotProjection } from '../../../projections/routing-snapshot/index.js';
 import type { GroupCommitter } from '../../../src/kernel/index.js';
 import type { DeploymentGate } from '../resilience/deployment-gate.js';
 import type { ResilienceSettings } from '../resilience/resilience-settings.js';

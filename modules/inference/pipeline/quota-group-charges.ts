@@ -1,7 +1,7 @@
 import type { TokenUsage } from '../../../events/index.js';
 import { GatewayError } from '../../canonical/index.js';
 import type { RateLimiter, RateReservation, RateUsage } from '../../limits/index.js';
-import type { ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
+import type { ResolvedDeployment } from '../../../projections/routing-snapshot/index.js';
 
 /** A quota group that refused an attempt: the 429 the limiter gave, kept to name the scope if no route is left. */
 export interface QuotaRefusal {

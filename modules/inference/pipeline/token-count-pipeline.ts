@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { observationOf } from '../../observability/index.js';
 import { type ChatRequest, estimateInputTokens, ProviderError, requiredCapabilities } from '../../canonical/index.js';
-import type { ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
+import type { ResolvedDeployment } from '../../../projections/routing-snapshot/index.js';
 import { BACKSTOP_SLACK_MS } from '../resilience/deadlines.js';
 import { attemptFailure } from './attempt-failure.js';
 import { callableAlias } from './callable-alias.js';

@@ -1,4 +1,4 @@
-import type { ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
+import type { ResolvedDeployment } from '../../../projections/routing-snapshot/index.js';
 import type { EmbeddingsCall, UpstreamCall, UpstreamPools } from '../../providers/index.js';
 
 export interface CallTimeouts {

@@ -1,6 +1,6 @@
 import type { ProviderError } from '../../canonical/index.js';
 import { type DeploymentConcurrency, type Permit, permits } from '../../limits/index.js';
-import type { ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
+import type { ResolvedDeployment } from '../../../projections/routing-snapshot/index.js';
 import type { HealthRefusal } from '../routing/route-planner.js';
 import type { HealthSignal } from './circuit-breaker.js';
 import type { DeploymentHealth } from './deployment-health.js';

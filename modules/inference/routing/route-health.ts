@@ -1,4 +1,4 @@
-import type { ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
+import type { ResolvedDeployment } from '../../../projections/routing-snapshot/index.js';
 import type { DeploymentConcurrency } from '../../limits/index.js';
 import type { DeploymentHealth } from '../resilience/deployment-health.js';
 import type { HealthView } from './route-planner.js';

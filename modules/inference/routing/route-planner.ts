@@ -2,7 +2,7 @@ import { Decimal } from 'decimal.js';
 import type { ScheduledPrice } from '../../catalog/index.js';
 import {
   type ResolvedAlias, type ResolvedDeployment, priceInEffect,
-} from '../../../projections/routing-snapshot/routing-snapshot.js';
+} from '../../../projections/routing-snapshot/index.js';
 import type { LatencyTracker } from './latency-tracker.js';
 import { stableBucket, stableUnit } from './stable-hash.js';
 

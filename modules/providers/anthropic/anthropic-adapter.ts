@@ -1,5 +1,5 @@
 import { type ChatRequest, type ChatResponse, ProviderError } from '../../canonical/index.js';
-import type { ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
+import type { ResolvedDeployment } from '../../../projections/routing-snapshot/index.js';
 import type { ProviderAdapter, UpstreamCall, UpstreamStream } from '../provider-adapter.js';
 import { anthropicHttpError } from './anthropic-errors.js';
 import { DEFAULT_MAX_TOKENS_CAP, toAnthropicRequest, unsupportedByAnthropic } from './anthropic-request.js';

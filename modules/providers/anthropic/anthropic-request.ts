@@ -1,7 +1,7 @@
 import {
   type CacheControl, type ChatMessage, type ChatRequest, type ContentPart, ProviderError, type ReasoningPart, toolArgumentsObject, type ToolCall,
 } from '../../canonical/index.js';
-import type { ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
+import type { ResolvedDeployment } from '../../../projections/routing-snapshot/index.js';
 import { refusedParameter } from '../parameters/parameter-table.js';
 import { anthropicBudget } from '../parameters/reasoning-budget.js';
 import { ANTHROPIC_PARAMETERS } from './anthropic-parameters.js';

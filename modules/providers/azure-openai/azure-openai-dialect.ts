@@ -1,4 +1,4 @@
-import type { ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
+import type { ResolvedDeployment } from '../../../projections/routing-snapshot/index.js';
 import type { OpenAiDialect } from '../openai/openai-adapter.js';
 import { AZURE_OPENAI_PARAMETERS } from '../openai/openai-parameters.js';
 

@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { type ChatRequest, type ChatResponse, type EmbeddingsResponse, ProviderError, type StreamEvent } from '../../canonical/index.js';
-import type { ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
+import type { ResolvedDeployment } from '../../../projections/routing-snapshot/index.js';
 import type { EmbeddingsCall, ProviderAdapter, UpstreamCall, UpstreamStream } from '../provider-adapter.js';
 import { requestIdFrom, transportError, withProviderRequestId } from '../upstream-errors.js';
 import { fromTitanEmbeddingResponse, toTitanEmbeddingRequest } from './bedrock-embeddings.js';

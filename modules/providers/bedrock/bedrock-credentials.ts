@@ -1,5 +1,5 @@
 import { ProviderError } from '../../canonical/index.js';
-import type { Credential } from '../../../projections/routing-snapshot/credential.js';
+import type { Credential } from '../../../projections/routing-snapshot/index.js';
 
 /** AWS credentials for SigV4, parsed from the provider's one secret. */
 export interface AwsCredentials {

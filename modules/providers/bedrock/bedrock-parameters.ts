@@ -1,5 +1,5 @@
 import type { ChatRequest } from '../../canonical/index.js';
-import type { ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
+import type { ResolvedDeployment } from '../../../projections/routing-snapshot/index.js';
 import type { ParameterTable } from '../parameters/parameter-table.js';
 
 /** Anthropic's Claude models on Bedrock (`anthropic.claude-…`, or a cross-region profile `us.anthropic.claude-…`). */

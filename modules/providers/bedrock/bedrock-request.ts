@@ -1,5 +1,5 @@
 import { type ChatMessage, type ChatRequest, type ContentPart, ProviderError, type ReasoningPart, toolArgumentsObject, type ToolChoice } from '../../canonical/index.js';
-import type { ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
+import type { ResolvedDeployment } from '../../../projections/routing-snapshot/index.js';
 import { refusedParameter } from '../parameters/parameter-table.js';
 import { anthropicBudget } from '../parameters/reasoning-budget.js';
 import { BEDROCK_PARAMETERS } from './bedrock-parameters.js';

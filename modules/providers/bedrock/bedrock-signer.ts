@@ -1,7 +1,6 @@
 import { Hash } from '@smithy/hash-node';
 import { SignatureV4 } from '@smithy/signature-v4';
-import type { ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
-import type { Credential } from '../../../projections/routing-snapshot/credential.js';
+import type { Credential, ResolvedDeployment } from '../../../projections/routing-snapshot/index.js';
 import { parseAwsCredentials } from './bedrock-credentials.js';
 
 /** The service name Bedrock Runtime signs under. */

@@ -1,5 +1,5 @@
 import { type ChatRequest, type ChatResponse, type EmbeddingsResponse, type ProviderError, firstHeader } from '../../canonical/index.js';
-import type { ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
+import type { ResolvedDeployment } from '../../../projections/routing-snapshot/index.js';
 import type { EmbeddingsCall, ProviderAdapter, UpstreamCall, UpstreamStream } from '../provider-adapter.js';
 import { translateSseBody } from '../streaming/sse-translation.js';
 import { DEFAULT_REQUEST_ID_HEADERS, classifyHttpStatus, httpError } from '../upstream-errors.js';

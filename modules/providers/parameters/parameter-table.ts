@@ -1,5 +1,5 @@
 import type { ChatRequest } from '../../canonical/index.js';
-import type { ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';
+import type { ResolvedDeployment } from '../../../projections/routing-snapshot/index.js';
 
 /**
  * The request parameters whose handling differs between provider formats, named as the OpenAI client

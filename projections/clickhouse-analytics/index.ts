@@ -1,0 +1,6 @@
+/** ClickHouse analytics' public surface: attempts and cache hits copied to ClickHouse for spend reports. */
+export { analyticsFaults } from './analytics-faults.js';
+export { dateTime } from './attempt-row.js';
+export { ClickHouseAnalyticsProjection } from './clickhouse-analytics.projection.js';
+export { ClickHouseConnection, quoteString } from './clickhouse-connection.js';
+export { clickHouseSettings } from './clickhouse-settings.js';
