@@ -6,10 +6,10 @@ import path from 'node:path';
  * - src/kernel imports only itself (and migrations/, the event store's schema): nothing from modules/,
  *   projections/, events/ or the bootstrap;
  * - events/ imports the kernel only through src/kernel/index.js;
- * - a module imports another module, the kernel and events/ only through their index.js, and nothing
- *   from the bootstrap (the rest of src/);
- * - a projection imports modules, the kernel and events/ only through their index.js, and nothing from
- *   the bootstrap.
+ * - a module imports another module, a projection, the kernel and events/ only through their index.js,
+ *   and nothing from the bootstrap (the rest of src/);
+ * - a projection imports modules, another projection, the kernel and events/ only through their
+ *   index.js, and nothing from the bootstrap.
  * Files of the same module (or projection) import each other freely. The bootstrap and tests are free.
  */
 
@@ -22,12 +22,9 @@ function areaOf(relative) {
   return null;
 }
 
-/** The one file of an area others may import, relative to the root (null: none may). */
+/** The one file of the kernel, events/, a module or a projection others may import, relative to the root. */
 function surfaceOf(area) {
-  if (area === 'kernel') return path.join('src', 'kernel', 'index.js');
-  if (area === 'events') return path.join('events', 'index.js');
-  if (area.startsWith('modules/')) return path.join(...area.split('/'), 'index.js');
-  return null;
+  return area === 'kernel' ? path.join('src', 'kernel', 'index.js') : path.join(...area.split('/'), 'index.js');
 }
 
 /** Why `from` may not import `target`, or null when it may. */
@@ -39,10 +36,9 @@ function violation(from, target, targetRelative) {
   if (from === 'events' || from.startsWith('modules/') || from.startsWith('projections/')) {
     if (target === 'bootstrap') return `${from} must not import the bootstrap (src/ outside the kernel); take settings and tokens from the kernel or the module itself`;
     if (target === 'migrations') return null;
-    if (target.startsWith('projections/')) return from === 'events' ? 'events/ imports only the kernel' : null;
-    if (from === 'events' && target.startsWith('modules/')) return 'events/ imports only the kernel';
+    if (from === 'events' && (target.startsWith('modules/') || target.startsWith('projections/'))) return 'events/ imports only the kernel';
     const surface = surfaceOf(target);
-    if (surface && targetRelative !== surface) return `import ${target} through its public surface ${surface.split(path.sep).join('/')}, not its internal file`;
+    if (targetRelative !== surface) return `import ${target} through its public surface ${surface.split(path.sep).join('/')}, not its internal file`;
   }
   return null;
 }

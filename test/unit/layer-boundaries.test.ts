@@ -63,19 +63,44 @@ describe('layer boundaries lint rule', () => {
     expect(problems).toEqual([expect.stringContaining('modules/catalog/index.js')]);
   });
 
-  it('accepts public surfaces, same-module internals, projections from modules and the bootstrap importing anything', async () => {
+  it("refuses a module importing a projection's internal file, even for a type", async () => {
+    const problems = await boundaryProblems('modules/inference/pipeline/sample.ts', [
+      "import { mayUseAlias } from '../../../projections/key-index/principal.js';",
+      "import type { ResolvedDeployment } from '../../../projections/routing-snapshot/routing-snapshot.js';",
+      'export const used: [unknown, ResolvedDeployment | null] = [mayUseAlias, null];',
+    ].join('\n'));
+    expect(problems).toEqual([
+      expect.stringContaining('import projections/key-index through its public surface projections/key-index/index.js'),
+      expect.stringContaining('projections/routing-snapshot/index.js'),
+    ]);
+  });
+
+  it("refuses a projection importing another projection's internal file; accepts its index.js and the projection's own files", async () => {
+    const problems = await boundaryProblems('projections/routing-snapshot/sample.ts', [
+      "import { ControlPlaneState } from '../control-plane/control-plane-state.js';",
+      "import { isBillable } from '../cost-ledger/index.js';",
+      "import { buildRoutingSnapshot } from './build-routing-snapshot.js';",
+      "import { EMPTY_SNAPSHOT } from './routing-snapshot.js';",
+      'export const used = [ControlPlaneState, isBillable, buildRoutingSnapshot, EMPTY_SNAPSHOT];',
+    ].join('\n'));
+    expect(problems).toEqual([expect.stringContaining('import projections/control-plane through its public surface projections/control-plane/index.js')]);
+  });
+
+  it('accepts public surfaces, same-module internals and the bootstrap importing anything', async () => {
     expect(await boundaryProblems('modules/catalog/sample.ts', [
       "import { GatewayAuthenticator } from '../access/index.js';",
       "import { DomainError } from '../../src/kernel/index.js';",
       "import { ALIAS_EVENT_TYPES } from '../../events/index.js';",
       "import { priceDecider } from './price/price.decider.js';",
-      "import { RoutingSnapshotProjection } from '../../projections/routing-snapshot/routing-snapshot.projection.js';",
-      'export const used = [GatewayAuthenticator, DomainError, ALIAS_EVENT_TYPES, priceDecider, RoutingSnapshotProjection];',
+      "import { RoutingSnapshotProjection } from '../../projections/routing-snapshot/index.js';",
+      "import { ControlPlaneState } from '../../projections/control-plane/index.js';",
+      'export const used = [GatewayAuthenticator, DomainError, ALIAS_EVENT_TYPES, priceDecider, RoutingSnapshotProjection, ControlPlaneState];',
     ].join('\n'))).toEqual([]);
     expect(await boundaryProblems('src/sample.ts', [
       "import { priceDecider } from '../modules/catalog/price/price.decider.js';",
       "import { SqlEventStore } from './kernel/event-store/sql-event-store.js';",
-      'export const used = [priceDecider, SqlEventStore];',
+      "import { KeyIndexProjection } from '../projections/key-index/key-index.projection.js';",
+      'export const used = [priceDecider, SqlEventStore, KeyIndexProjection];',
     ].join('\n'))).toEqual([]);
   });
 
