@@ -1,20 +1,40 @@
-import type { DomainEvent } from '../../events/index.js';
+import {
+  ALIAS_EVENT_TYPES, API_KEY_EVENT_TYPES, DEPLOYMENT_EVENT_TYPES, type DomainEvent, type EventOfType, isEventOf, PRICE_EVENT_TYPES, PROVIDER_EVENT_TYPES,
+  type SwitchyardEventType, TENANT_EVENT_TYPES,
+} from '../../events/index.js';
 import { aliasDecider, type AliasState, deploymentDecider, type DeploymentState, priceDecider, type PriceState, providerDecider, type ProviderState } from '../../modules/catalog/index.js';
 import { apiKeyDecider, type ApiKeyState, tenantDecider, type TenantState } from '../../modules/access/index.js';
 import type { Decider } from '../../src/kernel/index.js';
 
-type AnyDecider = Decider<unknown, DomainEvent, unknown>;
+const FAMILIES = ['provider', 'deployment', 'price', 'alias', 'tenant', 'apikey'] as const;
 
-const FAMILIES = {
-  provider: providerDecider,
-  deployment: deploymentDecider,
-  price: priceDecider,
-  alias: aliasDecider,
-  tenant: tenantDecider,
-  apikey: apiKeyDecider,
-} as const;
+type Family = (typeof FAMILIES)[number];
 
-type Family = keyof typeof FAMILIES;
+/**
+ * One family's aggregates while a page is folded by the family's own `evolve`, which takes the family's
+ * own event types and no other. The map is copied on the page's first event for the family, so a page
+ * costs one copy however many of its events it holds.
+ */
+class FamilyFold<Type extends SwitchyardEventType, State> {
+  private folded: Map<string, State> | null = null;
+
+  constructor(
+    private readonly types: readonly Type[],
+    private readonly decider: Pick<Decider<never, EventOfType<Type>, State>, 'initialState' | 'evolve'>,
+    private readonly before: ReadonlyMap<string, State>,
+  ) {}
+
+  apply(id: string, event: DomainEvent): void {
+    // The stream named the aggregate; only its decider writes there, so another type never arrives and is not folded.
+    if (!isEventOf(this.types, event)) return;
+    this.folded ??= new Map(this.before);
+    this.folded.set(id, this.decider.evolve(this.folded.get(id) ?? this.decider.initialState(), event));
+  }
+
+  get result(): ReadonlyMap<string, State> {
+    return this.folded ?? this.before;
+  }
+}
 
 /**
  * Every control-plane aggregate's state, folded with the aggregates' own `evolve` functions so that
@@ -53,33 +73,24 @@ export class ControlPlaneState {
 
   /** The state after a page of recorded events; each touched map is copied once per call. */
   withAll(events: ReadonlyArray<DomainEvent & { streamId: string; streamVersion: number }>): ControlPlaneState {
-    const maps: Record<Family, ReadonlyMap<string, unknown>> = {
-      provider: this.providers, deployment: this.deployments, price: this.prices,
-      alias: this.aliases, tenant: this.tenants, apikey: this.keys,
-    };
-    const copied = new Set<Family>();
+    const folds = {
+      provider: new FamilyFold(PROVIDER_EVENT_TYPES, providerDecider, this.providers),
+      deployment: new FamilyFold(DEPLOYMENT_EVENT_TYPES, deploymentDecider, this.deployments),
+      price: new FamilyFold(PRICE_EVENT_TYPES, priceDecider, this.prices),
+      alias: new FamilyFold(ALIAS_EVENT_TYPES, aliasDecider, this.aliases),
+      tenant: new FamilyFold(TENANT_EVENT_TYPES, tenantDecider, this.tenants),
+      apikey: new FamilyFold(API_KEY_EVENT_TYPES, apiKeyDecider, this.keys),
+    } satisfies Record<Family, unknown>;
     const versions = new Map(this.versions);
     for (const event of events) {
       const split = splitStream(event.streamId);
       if (!split) continue;
       const [family, id] = split;
-      if (!copied.has(family)) {
-        maps[family] = new Map(maps[family]);
-        copied.add(family);
-      }
-      const decider = FAMILIES[family] as unknown as AnyDecider;
-      const map = maps[family] as Map<string, unknown>;
-      map.set(id, decider.evolve(map.get(id) ?? decider.initialState(), { type: event.type, data: event.data }));
+      folds[family].apply(id, event);
       versions.set(event.streamId, event.streamVersion);
     }
     return new ControlPlaneState(
-      maps.provider as ReadonlyMap<string, ProviderState>,
-      maps.deployment as ReadonlyMap<string, DeploymentState>,
-      maps.price as ReadonlyMap<string, PriceState>,
-      maps.alias as ReadonlyMap<string, AliasState>,
-      maps.tenant as ReadonlyMap<string, TenantState>,
-      maps.apikey as ReadonlyMap<string, ApiKeyState>,
-      versions,
+      folds.provider.result, folds.deployment.result, folds.price.result, folds.alias.result, folds.tenant.result, folds.apikey.result, versions,
     );
   }
 }
@@ -88,7 +99,7 @@ export class ControlPlaneState {
 export function splitStream(streamId: string): [Family, string] | null {
   const dash = streamId.indexOf('-');
   if (dash < 0) return null;
-  const family = streamId.slice(0, dash);
-  if (!(family in FAMILIES)) return null;
-  return [family as Family, streamId.slice(dash + 1)];
+  const prefix = streamId.slice(0, dash);
+  const family = FAMILIES.find((known) => known === prefix);
+  return family ? [family, streamId.slice(dash + 1)] : null;
 }
