@@ -12,18 +12,24 @@ export const INSERT_QUERY_PREFIX = 'switchyard-analytics-';
 
 const IN_FLIGHT_WAIT_MS = 30_000;
 
-/** A raw table this projection writes, with the event type that feeds it and how an event becomes a line. */
-interface RawTable {
-  table: 'attempts' | 'cache_hits';
-  eventType: 'AttemptFinished' | 'RequestServedFromCache';
+type RawTableName = 'attempts' | 'cache_hits';
+
+/** A raw table this projection writes: which of a page's events feed it, and how an event becomes a line. */
+interface RawTable<E extends Recorded> {
+  table: RawTableName;
   columns: readonly string[];
-  line(event: Recorded<AttemptFinished | RequestServedFromCache>): string;
+  /** The page's events of this table's type, narrowed by `type` so `line` gets their payload. */
+  of(events: readonly Recorded[]): E[];
+  line(event: E): string;
 }
 
-const RAW_TABLES: readonly RawTable[] = [
-  { table: 'attempts', eventType: 'AttemptFinished', columns: ATTEMPT_COLUMNS, line: (event) => attemptLine(event as Recorded<AttemptFinished>) },
-  { table: 'cache_hits', eventType: 'RequestServedFromCache', columns: CACHE_HIT_COLUMNS, line: (event) => cacheHitLine(event as Recorded<RequestServedFromCache>) },
-];
+const ATTEMPTS: RawTable<Recorded<AttemptFinished>> = {
+  table: 'attempts', columns: ATTEMPT_COLUMNS, of: (events) => events.filter((event) => event.type === 'AttemptFinished'), line: attemptLine,
+};
+const CACHE_HITS: RawTable<Recorded<RequestServedFromCache>> = {
+  table: 'cache_hits', columns: CACHE_HIT_COLUMNS, of: (events) => events.filter((event) => event.type === 'RequestServedFromCache'), line: cacheHitLine,
+};
+const RAW_TABLES = [ATTEMPTS, CACHE_HITS] as const;
 
 /** Every table a rebuild empties: the raw tables and the rollups their materialized views feed. */
 const TABLES = ['attempts', 'spend_hourly', 'spend_daily', 'cache_hits', 'cache_savings_hourly', 'cache_savings_daily'];
@@ -48,7 +54,7 @@ export class ClickHouseAnalyticsProjection implements DurableProjection {
   readonly eventTypes = ['AttemptFinished', 'RequestServedFromCache'] as const;
   private readonly logger = new Logger('ClickHouseAnalytics');
   /** Per raw table. Undefined: not known, read them from ClickHouse before the next insert. Null: the table is empty. */
-  private highWater: Map<RawTable['table'], LogPosition | null> | undefined = undefined;
+  private highWater: Map<RawTableName, LogPosition | null> | undefined = undefined;
   private migrated = false;
 
   constructor(
@@ -72,22 +78,28 @@ export class ClickHouseAnalyticsProjection implements DurableProjection {
     await this.prepare();
     if (this.highWater === undefined) this.highWater = await this.readHighWaters();
     const marks = this.highWater;
-    const all = recorded(events) as Array<Recorded<AttemptFinished | RequestServedFromCache>>;
-    for (const raw of RAW_TABLES) {
-      const mark = marks.get(raw.table) ?? null;
-      const ofTable = all.filter((event) => event.type === raw.eventType);
-      const fresh = mark ? ofTable.filter((event) => comparePositions(positionOf(event), mark) > 0) : ofTable;
-      for (const run of monthRuns(fresh)) {
-        try {
-          await this.clickhouse.insertTabSeparated(raw.table, raw.columns, run.map(raw.line), `${INSERT_QUERY_PREFIX}${uuidv7()}`);
-        } catch (error) {
-          // The insert may still have happened (a timeout, a lost answer): only ClickHouse knows now.
-          this.highWater = undefined;
-          throw error;
-        }
-        marks.set(raw.table, positionOf(run[run.length - 1]));
-        this.faults.afterInsert();
+    const all = recorded(events);
+    // A call per table rather than a loop over RAW_TABLES: each call's table has one event type, which is
+    // what lets its events reach its `line` typed.
+    await this.insertFresh(ATTEMPTS, all, marks);
+    await this.insertFresh(CACHE_HITS, all, marks);
+  }
+
+  /** Inserts the events of `raw`'s type above its high-water mark, one insert per calendar month, and moves the mark. */
+  private async insertFresh<E extends Recorded>(raw: RawTable<E>, events: readonly Recorded[], marks: Map<RawTableName, LogPosition | null>): Promise<void> {
+    const mark = marks.get(raw.table) ?? null;
+    const ofTable = raw.of(events);
+    const fresh = mark ? ofTable.filter((event) => comparePositions(positionOf(event), mark) > 0) : ofTable;
+    for (const run of monthRuns(fresh)) {
+      try {
+        await this.clickhouse.insertTabSeparated(raw.table, raw.columns, run.map(raw.line), `${INSERT_QUERY_PREFIX}${uuidv7()}`);
+      } catch (error) {
+        // The insert may still have happened (a timeout, a lost answer): only ClickHouse knows now.
+        this.highWater = undefined;
+        throw error;
       }
+      marks.set(raw.table, positionOf(run[run.length - 1]));
+      this.faults.afterInsert();
     }
   }
 
@@ -104,15 +116,15 @@ export class ClickHouseAnalyticsProjection implements DurableProjection {
   }
 
   /** Each raw table's high-water mark, read once no insert of an earlier writer is running. */
-  private async readHighWaters(): Promise<Map<RawTable['table'], LogPosition | null>> {
+  private async readHighWaters(): Promise<Map<RawTableName, LogPosition | null>> {
     await this.waitForInFlightInserts();
-    const marks = new Map<RawTable['table'], LogPosition | null>();
+    const marks = new Map<RawTableName, LogPosition | null>();
     for (const raw of RAW_TABLES) marks.set(raw.table, await this.newestIn(raw.table));
     return marks;
   }
 
   /** The position of the newest row in a raw table: every event of its type at or before it is already there. */
-  private async newestIn(table: RawTable['table']): Promise<LogPosition | null> {
+  private async newestIn(table: RawTableName): Promise<LogPosition | null> {
     // Aliases must not shadow the columns: ClickHouse (like PostgreSQL) would sort by the string.
     const rows = await this.clickhouse.rows<{ mark_transaction: string; mark_position: string }>(
       `SELECT toString(transaction_id) AS mark_transaction, toString(global_position) AS mark_position
