@@ -1,6 +1,6 @@
 import { assertSafeCatalogChange } from '../modules/catalog/publication-guard.js';
 import { splitStream } from '../projections/control-plane/control-plane-state.js';
-import type { SwitchyardEvent } from '../events/switchyard-event.js';
+import { isSwitchyardEvent } from '../events/switchyard-event.js';
 import { DomainError } from './kernel/commands/decider.js';
 import type { Platform } from './platform.js';
 
@@ -13,8 +13,8 @@ export function installPublicationGuard(platform: Platform): void {
       assertSafeCatalogChange(platform.routing.state, streamId, events);
     }
     if (family === 'apikey') {
-      for (const event of events as readonly SwitchyardEvent[]) {
-        if (event.type !== 'ApiKeyIssued') continue;
+      for (const event of events) {
+        if (!isSwitchyardEvent(event) || event.type !== 'ApiKeyIssued') continue;
         const { tenantId } = event.data;
         if (platform.keys.state.tenants.get(tenantId)?.status !== 'active') {
           throw new DomainError('tenant_not_found', `Tenant ${tenantId} does not exist or is not active`, 422);

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Decimal } from 'decimal.js';
-import { type AliasPublished, aliasStream, type AttemptFinished, priceStream, type Recorded, recorded, type RequestAdmitted, type RequestCompleted, type RequestRejected, type RequestServedFromCache, requestStream } from '../../events/index.js';
-import { type Database, DATABASE, type RecordedEvent, SqlEventStore } from '../../src/kernel/index.js';
+import { type AliasPublished, aliasStream, priceStream, type Recorded, recorded, requestStream } from '../../events/index.js';
+import { type Database, DATABASE, SqlEventStore } from '../../src/kernel/index.js';
 
 /** Request ids are UUIDv7 (the `x-request-id` header); anything else cannot name a request stream. */
 export const REQUEST_ID = /^[0-9A-Za-z][0-9A-Za-z-]{0,63}$/;
@@ -27,13 +27,14 @@ export class RequestHistory {
 
   async show(requestId: string) {
     if (!REQUEST_ID.test(requestId)) return null;
-    const events = await this.store.readStream(requestStream(requestId));
-    if (events.length === 0) return null;
-    const admitted = events.find((e) => e.type === 'RequestAdmitted') as RecordedEvent<RequestAdmitted['data']> | undefined;
-    const rejected = events.find((e) => e.type === 'RequestRejected') as RecordedEvent<RequestRejected['data']> | undefined;
-    const completed = events.find((e) => e.type === 'RequestCompleted') as RecordedEvent<RequestCompleted['data']> | undefined;
-    const attempts = events.filter((e) => e.type === 'AttemptFinished') as Array<RecordedEvent<AttemptFinished['data']>>;
-    const cacheHit = events.find((e) => e.type === 'RequestServedFromCache') as RecordedEvent<RequestServedFromCache['data']> | undefined;
+    const stored = await this.store.readStream(requestStream(requestId));
+    if (stored.length === 0) return null;
+    const events = recorded(stored);
+    const admitted = events.find((e) => e.type === 'RequestAdmitted');
+    const rejected = events.find((e) => e.type === 'RequestRejected');
+    const completed = events.find((e) => e.type === 'RequestCompleted');
+    const attempts = events.filter((e) => e.type === 'AttemptFinished');
+    const cacheHit = events.find((e) => e.type === 'RequestServedFromCache');
     const ledger = await this.database.query<LedgerRow>(
       `SELECT attempt, cost_usd::text AS cost_usd, price_version, recorded_at FROM cost_ledger WHERE request_id = $1 ORDER BY attempt`,
       [requestId],

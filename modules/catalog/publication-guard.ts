@@ -1,4 +1,4 @@
-import type { AliasPublished, DomainEvent, PriceScheduled, ProviderRegistered, ProviderUpdated } from '../../events/index.js';
+import { type AliasPublished, type DomainEvent, isSwitchyardEvent } from '../../events/index.js';
 import { buildRoutingSnapshot } from '../../projections/routing-snapshot/index.js';
 import type { ControlPlaneState } from '../../projections/control-plane/index.js';
 import { DomainError, resolveSecret } from '../../src/kernel/index.js';
@@ -26,11 +26,12 @@ export function assertSafeCatalogChange(current: ControlPlaneState, streamId: st
 
 /** Rules that need another aggregate's state and that the snapshot build alone does not catch. */
 function crossAggregateProblems(current: ControlPlaneState, event: DomainEvent): string[] {
+  if (!isSwitchyardEvent(event)) return [];
   switch (event.type) {
     case 'AliasPublished':
-      return newRoutesToDisabledDeployments(current, event as AliasPublished);
+      return newRoutesToDisabledDeployments(current, event);
     case 'PriceScheduled': {
-      const { deploymentId } = (event as PriceScheduled).data;
+      const { deploymentId } = event.data;
       const status = current.deployments.get(deploymentId)?.status ?? 'absent';
       if (status === 'absent') return [`price for deployment ${deploymentId}, which does not exist`];
       if (status === 'retired') return [`price for deployment ${deploymentId}, which is retired`];
@@ -40,7 +41,7 @@ function crossAggregateProblems(current: ControlPlaneState, event: DomainEvent):
     case 'ProviderUpdated': {
       // Checked even before a deployment uses the provider: a reference this node cannot resolve would
       // only surface later, when an alias is published onto it.
-      const { providerId, credentialRef } = (event as ProviderRegistered | ProviderUpdated).data;
+      const { providerId, credentialRef } = event.data;
       if (!credentialRef) return [];
       try {
         resolveSecret(credentialRef);
