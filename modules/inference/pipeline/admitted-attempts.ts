@@ -12,6 +12,9 @@ import type { RoutedRequest } from './request-admission.js';
 const logger = new Logger('Attempts');
 const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 
+/** One operation's attempt at a turn: the adapter of the turn's deployment and the trace headers of the attempt's span. */
+export type AdmittedAttempt<Answer> = (turn: AttemptTurn, adapter: ProviderAdapter, traceHeaders: Record<string, string>) => Promise<AttemptReport<Answer>>;
+
 /**
  * Runs an admitted request's attempt loop with one operation's attempt function, and settles a request
  * that could not be answered: the failure is committed to the journal and thrown as the caller's
@@ -23,7 +26,7 @@ export async function runAdmittedAttempts<Answer>(
   services: InferenceServices,
   settings: PipelineSettings,
   admitted: RoutedRequest,
-  attempt: (turn: AttemptTurn, adapter: ProviderAdapter, traceHeaders: Record<string, string>) => Promise<AttemptReport<Answer>>,
+  attempt: AdmittedAttempt<Answer>,
 ): Promise<Answer> {
   const { retry } = settings.resilience;
   let result;

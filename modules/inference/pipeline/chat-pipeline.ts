@@ -6,7 +6,7 @@ import type { ClientFormat } from '../formats/client-format.js';
 import { BACKSTOP_SLACK_MS } from '../resilience/deadlines.js';
 import { chatReservation } from './admission-estimate.js';
 import { failedOutcome, recordAttempt, runAdmittedAttempts } from './admitted-attempts.js';
-import { bufferedChatAttempt } from './buffered-attempt.js';
+import { bufferedAttempt, bufferedChatAttempt } from './buffered-attempt.js';
 import type { InferenceServices, PipelineSettings } from './inference-services.js';
 import { type CachedRequest, type Exchange, type RoutedRequest, admitRequest } from './request-admission.js';
 import { sessionIdOf } from './request-headers.js';
@@ -20,7 +20,6 @@ import type { IdempotentReplay, IdempotentTurn } from './idempotent-replay.js';
 import { replyWithStoredAnswer } from './stored-answer-reply.js';
 import { durabilityRefusal } from './durability-refusal.js';
 
-type BufferedAnswer = { response: ChatResponse; usage: TokenUsage };
 type StreamedAnswer = Extract<StreamAttemptResult, { reachedClient: true }>;
 
 /** The parts that answer from stored outcomes before dispatch: idempotent replay and the exact cache. */
@@ -155,25 +154,9 @@ export class ChatPipeline {
   }
 
   private async buffered(exchange: Exchange, format: ClientFormat, request: ChatRequest, admitted: RoutedRequest, estimatedInputTokens: number, keeping: AnswerKeeping): Promise<void> {
-    const idleTimeoutMs = this.settings.resilience.deadlines.idleTimeoutMs + BACKSTOP_SLACK_MS;
-    const answer = await runAdmittedAttempts<BufferedAnswer>(this.services, this.settings, admitted, async (turn, adapter, traceHeaders) => {
-      const started = Date.now();
-      const timeouts = { headersTimeoutMs: Math.max(1, admitted.lifetime.remainingMs()) + BACKSTOP_SLACK_MS, idleTimeoutMs };
-      const result = await bufferedChatAttempt(adapter, request, estimatedInputTokens, admitted.lifetime.signal, (signal) =>
-        callTransport(this.services.pools, turn.candidate.deployment, signal, timeouts, traceHeaders),
-      );
-      const latencyMs = Date.now() - started;
-      if (result.kind === 'failed') {
-        const outcome = failedOutcome(result.error);
-        recordAttempt(admitted, turn, { outcome, error: result.error, usage: null, evidence: 'provider', latencyMs, ttftMs: null, providerRequestId: null });
-        return { answer: null, outcome, error: result.error };
-      }
-      this.services.latency.observe(turn.candidate.deployment.id, latencyMs);
-      recordAttempt(admitted, turn, {
-        outcome: 'success', error: null, usage: result.usage, evidence: result.evidence, latencyMs, ttftMs: null, providerRequestId: result.providerRequestId,
-      });
-      return { answer: { response: result.response, usage: result.usage }, outcome: 'success', error: null };
-    });
+    const answer = await runAdmittedAttempts(this.services, this.settings, admitted, bufferedAttempt(this.services, this.settings, admitted, (adapter, transport) =>
+      bufferedChatAttempt(adapter, request, estimatedInputTokens, admitted.lifetime.signal, transport),
+    ));
     try {
       await admitted.journal.complete({ status: 'success', httpStatus: 200, errorCode: null, cacheHit: false });
     } catch (error) {
