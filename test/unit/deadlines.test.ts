@@ -1,5 +1,6 @@
 import { ProviderError } from '../../modules/canonical/provider-error.js';
-import { DEADLINE_CODES, DeadlineExceeded, deadlineOf } from '../../modules/inference/resilience/deadlines.js';
+import { DEADLINE_CODES, DeadlineExceeded, armDeadline, deadlineOf } from '../../modules/inference/resilience/deadlines.js';
+import { AbortScope } from '../../src/kernel/index.js';
 
 describe('deadlines', () => {
   test('each deadline has its own client-facing code', () => {
@@ -20,5 +21,16 @@ describe('deadlines', () => {
     expect(deadlineOf(new ProviderError('timeout', 'provider returned 504', 504))).toBeNull();
     expect(deadlineOf(new ProviderError('transient', 'provider returned 500', 500))).toBeNull();
     expect(deadlineOf(null)).toBeNull();
+  });
+
+  test('an armed deadline aborts its scope with its own error; one cleared in time never fires', async () => {
+    const late = new AbortScope();
+    const onTime = new AbortScope();
+    armDeadline(late, 'ttft', 1);
+    clearTimeout(armDeadline(onTime, 'idle', 1));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(late.signal.reason).toBeInstanceOf(DeadlineExceeded);
+    expect(deadlineOf(late.signal.reason as DeadlineExceeded)).toBe('ttft');
+    expect(onTime.signal.aborted).toBe(false);
   });
 });

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { ProviderError } from '../../canonical/index.js';
-import { DeadlineExceeded } from '../resilience/deadlines.js';
+import { armDeadline } from '../resilience/deadlines.js';
 import { AbortScope } from '../../../src/kernel/index.js';
 
 /**
@@ -21,7 +21,7 @@ export class RequestLifetime {
     raw.on('close', () => {
       if (!raw.writableFinished) this.abort.abort(new ProviderError('cancelled', 'the client disconnected'));
     });
-    this.deadline = setTimeout(() => this.abort.abort(new DeadlineExceeded('request')), requestTimeoutMs);
+    this.deadline = armDeadline(this.abort, 'request', requestTimeoutMs);
   }
 
   get signal(): AbortSignal {

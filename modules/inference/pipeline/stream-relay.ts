@@ -3,7 +3,7 @@ import type { AttemptOutcome, TokenUsage, UsageEvidence } from '../../../events/
 import { GatewayError, ProviderError, type StreamEvent } from '../../canonical/index.js';
 import type { UpstreamStream } from '../../providers/index.js';
 import type { ClientStreamEncoder } from '../formats/client-stream-encoder.js';
-import { DEADLINE_CODES, DeadlineExceeded, deadlineOf } from '../resilience/deadlines.js';
+import { DEADLINE_CODES, DeadlineExceeded, armDeadline, deadlineOf } from '../resilience/deadlines.js';
 import type { DeadlineSettings } from '../resilience/resilience-settings.js';
 import { attemptFailure } from './attempt-failure.js';
 import { GatewayFault } from './gateway-fault.js';
@@ -54,7 +54,7 @@ export class StreamRelay {
   constructor(private readonly options: StreamRelayOptions) {
     this.sse = new SseResponse(options.raw, { ...options.headers, 'x-request-id': options.requestId });
     // No heartbeat, trickle or retry extends this.
-    this.lifetime = setTimeout(() => options.requestAbort.abort(new DeadlineExceeded('stream')), options.deadlines.streamTimeoutMs);
+    this.lifetime = armDeadline(options.requestAbort, 'stream', options.deadlines.streamTimeoutMs);
   }
 
   /** Output reached the client. */
@@ -82,7 +82,7 @@ export class StreamRelay {
     let ttftMs: number | null = null;
     let upstream: UpstreamStream | null = null;
     let iterator: AsyncIterator<StreamEvent> | null = null;
-    const ttft = setTimeout(() => attemptAbort.abort(new DeadlineExceeded('ttft')), ttftLimitMs);
+    const ttft = armDeadline(attemptAbort, 'ttft', ttftLimitMs);
     let idle: NodeJS.Timeout | null = null;
     const providerRequestId = () => upstream?.providerRequestId ?? null;
     try {
@@ -109,7 +109,7 @@ export class StreamRelay {
         const waiting = this.send(this.options.encoder.encode(event));
         if (waiting) await waiting;
       }
-      idle = setTimeout(() => attemptAbort.abort(new DeadlineExceeded('idle')), this.options.deadlines.idleTimeoutMs);
+      idle = armDeadline(attemptAbort, 'idle', this.options.deadlines.idleTimeoutMs);
       for (;;) {
         const next = await iterator.next();
         if (next.done) break;

@@ -37,6 +37,15 @@ export class DeadlineExceeded extends ProviderError {
 }
 
 /**
+ * Starts a deadline: when `ms` pass first, `scope` is aborted with the deadline's own error, so whatever
+ * follows the scope's signal fails as that deadline. The caller clears the timer when the work ends in
+ * time (or refreshes it, for a deadline renewed by progress).
+ */
+export function armDeadline(scope: { abort(reason: unknown): void }, deadline: Deadline, ms: number): NodeJS.Timeout {
+  return setTimeout(() => scope.abort(new DeadlineExceeded(deadline)), ms);
+}
+
+/**
  * Which deadline an attempt's error stands for, if any. The pipeline's own timers raise
  * DeadlineExceeded; the only deadline undici enforces before them is the connect timeout (its header
  * and body timeouts are set past the pipeline's timers as a backstop), so a status-less timeout from
