@@ -132,8 +132,7 @@ export async function runAttemptLoop<Answer>(input: AttemptLoopInput<Answer>): P
     try {
       report = await input.attempt({ candidate, attempt: attempts, why, trial: lease.trial });
     } finally {
-      // An attempt that threw is the gateway's own failure: it says nothing about the provider.
-      lease.leave(report ? healthSignal(report.outcome, report.error) : 'neutral', report?.error ?? null);
+      leaveAfter(lease, report);
     }
     if (report.answer !== null) return { kind: 'answered', answer: report.answer };
     const error = report.error!;
@@ -156,6 +155,14 @@ export async function runAttemptLoop<Answer>(input: AttemptLoopInput<Answer>): P
     if (step.kind === 'stop') break;
   }
   return { kind: 'exhausted', tried, lastError, deploymentsTried };
+}
+
+/**
+ * Ends a call's lease with what the call said about the provider's health. A call that threw (`null`)
+ * is the gateway's own failure: it says nothing about the provider.
+ */
+export function leaveAfter(lease: GateLease, report: Pick<AttemptReport<unknown>, 'outcome' | 'error'> | null): void {
+  lease.leave(report ? healthSignal(report.outcome, report.error) : 'neutral', report?.error ?? null);
 }
 
 /** A failure's class as the caller sees it: the deadline's own code when a deadline ended it. */

@@ -2,8 +2,11 @@ import type { ServerResponse } from 'node:http';
 import { observationOf } from '../../observability/index.js';
 import { type ChatRequest, estimateInputTokens, ProviderError, requiredCapabilities } from '../../canonical/index.js';
 import type { ResolvedDeployment } from '../../../projections/routing-snapshot/index.js';
-import { BACKSTOP_SLACK_MS } from '../resilience/deadlines.js';
+import { BACKSTOP_SLACK_MS, armDeadline } from '../resilience/deadlines.js';
+import { isRefusal } from '../resilience/deployment-gate.js';
+import { failedOutcome } from './admitted-attempts.js';
 import { attemptFailure } from './attempt-failure.js';
+import { type AttemptReport, leaveAfter } from './attempt-loop.js';
 import { callableAlias } from './callable-alias.js';
 import { providerRefusal } from './client-errors.js';
 import { GatewayFault } from './gateway-fault.js';
@@ -29,8 +32,10 @@ export interface TokenCountDialect {
  * When its provider has a count endpoint (Anthropic, Bedrock) the provider counts, translated exactly
  * as a message to that route would be; otherwise — or when the provider's count fails for a reason that
  * is not the caller's — the gateway's tokenizer (cl100k, with the chat template's overhead) answers,
- * labelled as an estimate in `x-switchyard-token-count`. A count is not a generation: nothing is
- * admitted, reserved or billed, and no request events are written. Access rules are those of inference.
+ * labelled as an estimate in `x-switchyard-token-count`. The provider's count is a call to the
+ * deployment like any other: it takes the deployment gate's lease (breaker, concurrency slot, throttle),
+ * so a deployment held back is not asked and the estimate answers. A count is not a generation: nothing
+ * is admitted, reserved or billed, and no request events are written. Access rules are those of inference.
  */
 export class TokenCountPipeline {
   constructor(
@@ -61,29 +66,41 @@ export class TokenCountPipeline {
     answer(exchange, dialect.answer(counted ?? estimate), counted === null ? 'estimate' : 'provider');
   }
 
-  /** The provider's count, or null when this route has none or could not give one. */
+  /**
+   * The provider's count, or null when this route has none or could not give one. The call passes the
+   * deployment gate as an attempt does, so a deployment the gate holds back (breaker open, saturated,
+   * throttled) is not asked, and what the call says about the provider reaches its breaker.
+   */
   private async providerCount(deployment: ResolvedDeployment, request: ChatRequest, raw: ServerResponse): Promise<number | null> {
     const adapter = this.services.adapters.for(deployment.provider.type);
     if (!adapter?.countTokens) return null;
+    const lease = await this.services.gate.enter(deployment);
+    if (isRefusal(lease)) return null;
     const abort = new AbortScope();
     const deadlines = this.settings.resilience.deadlines;
-    const timer = setTimeout(() => abort.abort(new ProviderError('timeout', 'the provider did not count in time')), deadlines.ttftTimeoutMs);
+    // The count is the call's first and only output: it is due when a first token would be.
+    const deadline = armDeadline(abort, 'ttft', deadlines.ttftTimeoutMs);
     const onClose = () => abort.abort(new ProviderError('cancelled', 'the client went away'));
     raw.once('close', onClose);
+    let report: Pick<AttemptReport<number>, 'outcome' | 'error'> | null = null;
     try {
       const transport = await callTransport(this.services.pools, deployment, abort.signal, {
         headersTimeoutMs: deadlines.ttftTimeoutMs + BACKSTOP_SLACK_MS,
         idleTimeoutMs: deadlines.idleTimeoutMs + BACKSTOP_SLACK_MS,
       });
-      return await adapter.countTokens({ ...transport, request });
+      const counted = await adapter.countTokens({ ...transport, request });
+      report = { outcome: 'success', error: null };
+      return counted;
     } catch (error) {
       const failure = attemptFailure(error, abort.signal);
       if (failure instanceof GatewayFault) throw failure.error;
+      report = { outcome: failedOutcome(failure), error: failure };
       // The caller's own mistake is theirs to see; an unavailable provider leaves the estimate.
       if (isClientAttributable(failure)) throw providerRefusal(failure);
       return null;
     } finally {
-      clearTimeout(timer);
+      leaveAfter(lease, report);
+      clearTimeout(deadline);
       raw.off('close', onClose);
     }
   }
