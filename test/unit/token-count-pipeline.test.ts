@@ -1,5 +1,3 @@
-import { EventEmitter } from 'node:events';
-import type { ServerResponse } from 'node:http';
 import { estimateInputTokens } from '../../modules/canonical/index.js';
 import { GatewayError } from '../../modules/canonical/gateway-error.js';
 import { ProviderError } from '../../modules/canonical/provider-error.js';
@@ -11,42 +9,12 @@ import { DeploymentHealth } from '../../modules/inference/resilience/deployment-
 import { DEFAULT_RESILIENCE } from '../../modules/inference/resilience/resilience-settings.js';
 import { DeploymentConcurrency } from '../../modules/limits/deployment-concurrency.js';
 import type { UpstreamCall } from '../../modules/providers/provider-adapter.js';
-import type { Principal } from '../../projections/key-index/principal.js';
+import { FakeResponse, testPrincipal } from '../support/pipeline-fakes.js';
 import { testAlias, testCandidates, testDeployment } from '../support/routing-fixtures.js';
 
-const principal: Principal = {
-  keyId: 'k1', prefix: 'sk-sy-xx', tenantId: 'acme', scopes: new Set(['inference']), aliases: null, expiresAt: null, budget: null,
-  limits: { rpm: null, tpm: null, maxConcurrency: null },
-  tenant: { status: 'active', limits: { rpm: null, tpm: null, maxConcurrency: null }, budget: null },
-};
 const BODY = { model: 'chat', messages: [{ role: 'user', content: 'How many tokens is this prompt, exactly?' }] };
 const ESTIMATE = estimateInputTokens(anthropicTokenCount.parse(BODY));
 const PROVIDER_COUNT = 4_242;
-
-/** Just what the pipeline uses of a ServerResponse: 'close', `destroyed`, and the one buffered answer. */
-class FakeResponse extends EventEmitter {
-  destroyed = false;
-  status: number | null = null;
-  headers: Record<string, unknown> = {};
-  body: string | null = null;
-
-  writeHead(status: number, headers: Record<string, unknown>): this {
-    this.status = status;
-    this.headers = headers;
-    return this;
-  }
-
-  end(body: string): this {
-    this.body = body;
-    return this;
-  }
-
-  /** The client went away mid-call, as Node reports it. */
-  hangUp(): void {
-    this.destroyed = true;
-    this.emit('close');
-  }
-}
 
 /**
  * A token-count pipeline over a real deployment gate (breaker, concurrency slot, throttle) and one
@@ -67,7 +35,7 @@ function setup(count: (call: UpstreamCall) => Promise<number>, options: { breake
     },
   };
   const services = {
-    auth: { authenticate: () => principal },
+    auth: { authenticate: () => testPrincipal() },
     routing: { current: { aliases: new Map([[alias.name, alias]]) } },
     planner: { plan: () => ({ candidates: testCandidates(alias), skipped: [], reason: 'priority', emptiedBy: null }) },
     adapters: { for: () => adapter },
@@ -81,7 +49,7 @@ function setup(count: (call: UpstreamCall) => Promise<number>, options: { breake
   };
   const pipeline = new TokenCountPipeline(services, settings);
   const handle = async (raw = new FakeResponse()) => {
-    await pipeline.handle({ requestId: 'req-1', headers: {}, body: BODY, raw: raw as unknown as ServerResponse }, anthropicTokenCount);
+    await pipeline.handle({ requestId: 'req-1', headers: {}, body: BODY, raw: raw.asRaw }, anthropicTokenCount);
     return { raw, answer: raw.body === null ? null : (JSON.parse(raw.body) as { input_tokens: number }), source: raw.headers[TOKEN_COUNT_HEADER] };
   };
   return { health, load, gate, deployment, calls, handle };
