@@ -162,4 +162,58 @@ describe('the stream relay', () => {
     expect(upstream.released).toBe(true);
     expect(server.result).toMatchObject({ reachedClient: true, outcome: 'cancelled', evidence: 'counted', usage: { input: 3, output: 3 } });
   });
+
+  it('hands the first output to the socket before it asks the provider for the next event, and gathers the rest into one write', async () => {
+    // A provider whose whole answer arrives in one read yields every event without a turn of the event loop.
+    // Node corks a response's socket until the next tick: without an early flush the first frame would wait
+    // for every later event to be translated and encoded.
+    const seen: Array<{ corked: number; pending: number }> = [];
+    let written = 0;
+    server = createServer((_req, res: ServerResponse) => {
+      const socket = res.socket!;
+      const writev = socket._writev?.bind(socket);
+      const write = socket._write.bind(socket);
+      socket._writev = writev && ((chunks, callback) => (written++, writev(chunks, callback)));
+      socket._write = (chunk, encoding, callback) => (written++, write(chunk, encoding, callback));
+      const lifetime = new RequestLifetime(res, 60_000);
+      const relay = new StreamRelay({
+        raw: res,
+        requestId: 'req-1',
+        encoder: new OpenAiChatStreamEncoder({ id: 'chatcmpl-1', created: 1, model: 'chat' }, false),
+        deadlines: { ...DEFAULT_RESILIENCE.deadlines, idleTimeoutMs: 10_000 },
+        requestAbort: lifetime.abort,
+        onFirstOutput: () => lifetime.endRequestDeadline(),
+      });
+      async function* events(): AsyncGenerator<StreamEvent> {
+        yield text('one');
+        seen.push({ corked: socket.writableCorked, pending: socket.writableLength });
+        for (const t of ['two', 'three', 'four']) yield text(t);
+        seen.push({ corked: socket.writableCorked, pending: socket.writableLength });
+        yield FINISH;
+        yield USAGE;
+      }
+      void (async () => {
+        const result = await relay.attempt(async () => ({ providerRequestId: 'up-1', events: events() }), 10_000, 3, () => undefined);
+        if (result.reachedClient) await relay.finish(result, async () => undefined, () => undefined);
+        relay.dispose();
+        lifetime.dispose();
+      })();
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const body = await new Promise<string>((resolve, reject) => {
+      get(`http://127.0.0.1:${port}/`, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve(text));
+      }).on('error', reject);
+    });
+    expect(frames(body).slice(0, 5).map(contentOf)).toEqual(['', 'one', 'two', 'three', 'four']);
+    // The first frame (with the headers) left at once; frames two to four were still being gathered.
+    expect(seen[0]).toEqual({ corked: 0, pending: 0 });
+    expect(seen[1].corked).toBeGreaterThan(0);
+    // Headers and the first frame; then everything after it (the commit here takes no turn of the event loop).
+    expect(written).toBe(2);
+  });
 });

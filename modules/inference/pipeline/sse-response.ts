@@ -63,6 +63,18 @@ export class SseResponse {
     });
   }
 
+  /**
+   * Sends what was written so far now. Node corks the socket at a response's first write of a tick and
+   * uncorks it on the next tick, after the microtask queue has run dry: when a provider's whole answer
+   * arrives in one read (as from a fast or caching upstream), the first frame would otherwise wait for every
+   * later event of that read to be translated and encoded. One early system call buys the client its first
+   * byte that much sooner; the frames after it are still gathered into one write.
+   */
+  flush(): void {
+    const socket = this.raw.socket;
+    if (socket && socket.writableCorked > 0) socket.uncork();
+  }
+
   end(data = ''): void {
     if (this.gone) return;
     this.raw.end(data);

@@ -109,6 +109,7 @@ export class StreamRelay {
         const waiting = this.send(this.options.encoder.encode(event));
         if (waiting) await waiting;
       }
+      this.sse.flush();
       idle = armDeadline(attemptAbort, 'idle', this.options.deadlines.idleTimeoutMs);
       for (;;) {
         const next = await iterator.next();
