@@ -54,6 +54,10 @@ if (dir) {
     record.dispatch ??= now();
     byUpstream.set((message as { request: object }).request, record);
   });
+  dc.subscribe('undici:client:sendHeaders', (message) => {
+    const record = byUpstream.get((message as { request: object }).request);
+    if (record) record.upstreamSent ??= now();
+  });
   dc.subscribe('undici:request:headers', (message) => {
     const record = byUpstream.get((message as { request: object }).request);
     if (record) record.upstreamHeaders ??= now();

@@ -12,6 +12,8 @@ export interface PhaseRecord {
   admitted?: number;
   /** The first upstream request was created. */
   dispatch?: number;
+  /** undici wrote that request's headers to its socket. */
+  upstreamSent?: number;
   upstreamHeaders?: number;
   /** The last upstream response ended. */
   upstreamEnd?: number;

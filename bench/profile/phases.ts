@@ -16,6 +16,8 @@ const STEPS: Array<[string, Mark, Mark]> = [
   ['handler → admitted (parse, limits, cache, plan)', 'handler', 'admitted'],
   ['admitted → upstream dispatch', 'admitted', 'dispatch'],
   ['dispatch → upstream headers', 'dispatch', 'upstreamHeaders'],
+  ['  dispatch → written to the provider', 'dispatch', 'upstreamSent'],
+  ['  written → upstream headers', 'upstreamSent', 'upstreamHeaders'],
   ['upstream headers → first write (SSE)', 'upstreamHeaders', 'firstWrite'],
   ['upstream headers → upstream end', 'upstreamHeaders', 'upstreamEnd'],
   ['upstream end → append queued', 'upstreamEnd', 'append'],
