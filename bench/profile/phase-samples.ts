@@ -33,4 +33,9 @@ export interface PhaseSamples {
   pages: Array<[number, number, string, number]>;
   /** Garbage-collection pauses: [start, duration ms]. */
   pauses: Array<[number, number]>;
+  /**
+   * `process.hrtime` in µs minus `performance.now()` in µs, read at exit: a CPU profile's sample times
+   * (V8's TimeTicks, the same monotonic clock as hrtime) minus this are on the marks' clock, in µs.
+   */
+  hrOffsetUs?: number;
 }

@@ -11,14 +11,16 @@
  */
 import { readFileSync } from 'node:fs';
 
-interface ProfileNode {
+export interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
   children?: number[];
 }
 
-interface Profile {
+export interface Profile {
   nodes: ProfileNode[];
+  /** µs, on the monotonic clock of `process.hrtime` (V8's TimeTicks). */
+  startTime?: number;
   samples: number[];
   timeDeltas: number[];
   requests?: number;
@@ -39,6 +41,11 @@ export function summarize(profile: Profile, rows: number): string {
   const self = new Map<number, number>();
   profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
   return report(profile.nodes, self, profile.requests ?? 0, rows, TIME);
+}
+
+/** The tables of `summarize` for the self time given (µs by node id), per unit of `per` (requests, windows). */
+export function summarizeSelfTime(nodes: readonly ProfileNode[], self: ReadonlyMap<number, number>, per: number, rows: number): string {
+  return report(nodes, self, per, rows, TIME);
 }
 
 /** A sampling heap profile (--gateway-heap-profile): a tree whose nodes carry the bytes they allocated. */

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parsePlan } from '../../bench/options.js';
 import { moduleOf, summarize, summarizeHeap } from '../../bench/profile/summarize.js';
+import { between, selfTimeBetween, windowsBetween } from '../../bench/profile/between.js';
 
 describe('bench: gateway CPU profiles', () => {
   it('--gateway-profile loads the profiler into the gateway and creates the directory it writes to', () => {
@@ -81,5 +82,50 @@ describe('bench: gateway CPU profiles', () => {
     expect(text).toContain('0.0 MB allocated (sampled), 2 /v1/ requests, 2.0 kB per request');
     expect(text).toMatch(/75\.00%\s+1\.50 kB\/req {2}npm:pg\n/);
     expect(text).toMatch(/inclusive allocation of Switchyard's functions\n100\.00%\s+2\.00 kB\/req {2}handle sy:modules\/a\.js:1/);
+  });
+});
+
+describe('bench: a CPU profile between two marks of the phase probe', () => {
+  const frame = (functionName: string, url: string) => ({ functionName, url, lineNumber: 0 });
+  // Samples every 100 µs from hrtime 1,000,000 µs; the marks' clock is hrtime − 900,000 µs (so 100 ms at the first sample).
+  const profile = {
+    startTime: 1_000_000,
+    nodes: [
+      { id: 1, callFrame: frame('(root)', ''), children: [2, 3, 4] },
+      { id: 2, callFrame: frame('translate', 'file:///r/dist/modules/p.js') },
+      { id: 3, callFrame: frame('(idle)', '') },
+      { id: 4, callFrame: frame('append', 'file:///r/dist/src/a.js') },
+    ],
+    samples: [4, 2, 3, 2, 4, 4, 2, 3],
+    timeDeltas: [0, 100, 100, 100, 100, 100, 100, 100],
+  };
+  const samples = {
+    pid: 1, pages: [], pauses: [], hrOffsetUs: 900_000,
+    requests: [
+      { start: 99, upstreamHeaders: 100.1, firstWrite: 100.35 }, // samples at 100.1, 100.2, 100.3
+      { start: 100.4, upstreamHeaders: 100.55, firstWrite: 100.65 }, // the sample at 100.6
+      { start: 100.5, upstreamHeaders: 100.6, firstWrite: 100.62 }, // overlaps the one before: counted once
+      { start: 101, upstreamHeaders: 101 }, // never wrote: left out
+    ],
+  };
+
+  it('keeps the requests that reached both marks, shorter than --under', () => {
+    expect(windowsBetween(samples.requests, 'upstreamHeaders', 'firstWrite').map(([a, b]) => [a, Number((b - a).toFixed(2))])).toEqual([[100.1, 0.25], [100.55, 0.1], [100.6, 0.02]]);
+    expect(windowsBetween(samples.requests, 'upstreamHeaders', 'firstWrite', 0.2)).toHaveLength(2);
+  });
+
+  it('counts each sample taken inside a window once, and nothing outside them', () => {
+    const windows = windowsBetween(samples.requests, 'upstreamHeaders', 'firstWrite');
+    const self = selfTimeBetween(profile, samples.hrOffsetUs, windows);
+    // Inside: 100.1 (translate), 100.2 (idle), 100.3 (translate), 100.6 (translate); outside: 100.0, 100.4, 100.5 (append), 100.7.
+    expect(Object.fromEntries(self)).toEqual({ 2: 300, 3: 100 });
+  });
+
+  it('prints the tables per request of the step', () => {
+    const text = between(samples, profile, 'upstreamHeaders', 'firstWrite');
+    expect(text).toMatch(/^upstreamHeaders → firstWrite: 3 requests/);
+    expect(text).toContain('translate sy:modules/p.js:1');
+    expect(text).not.toContain('append');
+    expect(() => between({ ...samples, hrOffsetUs: undefined }, profile, 'upstreamHeaders', 'firstWrite')).toThrow(/hrOffsetUs/);
   });
 });
