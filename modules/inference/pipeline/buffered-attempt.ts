@@ -63,7 +63,7 @@ export async function bufferedChatAttempt(
   transport: TransportOpener,
 ): Promise<BufferedChatResult> {
   return bufferedCall(requestSignal, async (signal) => {
-    const response = await adapter.chat({ ...(await transport(signal)), request });
+    const response = await adapter.chat({ request, ...(await transport(signal)) });
     const providerRequestId = response.providerRequestId;
     if (response.usage) return { response, usage: response.usage, evidence: 'provider', providerRequestId };
     const meter = new OutputMeter();

@@ -205,7 +205,7 @@ export class ChatPipeline {
         const started = Date.now();
         const deployment = turn.candidate.deployment;
         const result = await relay.attempt(
-          async (signal) => adapter.chatStream({ ...(await callTransport(this.services.pools, deployment, signal, timeouts, traceHeaders)), request }),
+          async (signal) => adapter.chatStream({ request, ...(await callTransport(this.services.pools, deployment, signal, timeouts, traceHeaders)) }),
           ttftLimitMs,
           estimatedInputTokens,
           (ttftMs) => this.services.latency.observeTtft(deployment.id, ttftMs),
@@ -226,7 +226,7 @@ export class ChatPipeline {
       await relay.finish(
         answer,
         async () => {
-          await admitted.journal.complete({ ...ending, cacheHit: false });
+          await admitted.journal.complete({ status: ending.status, httpStatus: ending.httpStatus, errorCode: ending.errorCode, cacheHit: false });
           // Committed: keep a complete answer before its end marker goes out, so an immediate repeat finds it.
           const response = capture && answer.outcome === 'success' && !relay.clientGone ? capture.response(answer.providerRequestId) : null;
           if (response) await this.keep(keeping, admitted, response, answer.usage, identity.created);

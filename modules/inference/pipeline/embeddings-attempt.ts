@@ -16,7 +16,7 @@ export async function embeddingsAttempt(
 ): Promise<BufferedResult<EmbeddingsResponse>> {
   return bufferedCall(requestSignal, async (signal) => {
     // Admission only routes to deployments whose adapter can embed.
-    const response = await adapter.embed!({ ...(await transport(signal)), request });
+    const response = await adapter.embed!({ request, ...(await transport(signal)) });
     const problem = answerProblem(request, response);
     if (problem) throw new ProviderError('malformed_response', problem);
     const provided = response.inputTokens !== null;

@@ -196,22 +196,23 @@ export async function admitRequest(
     // The observation ends only once the request is settled, even when its client left earlier.
     observation?.hold();
     let released = false;
-    const common: AdmissionCommon = {
-      requestId: exchange.requestId, principal, alias, journal, lifetime, observation,
-      release: () => {
-        lifetime.dispose();
-        held.release();
-        // Settlement: the estimate becomes what the attempts actually used (zero when nothing was produced).
-        const used = journal.usage();
-        reserved.settle({ requests: 1, inputTokens: used.input, outputTokens: used.output });
-        quota?.settle(journal.usageByDeployment());
-        committed.settle(journal.cost());
-        if (!released) observation?.release();
-        released = true;
-      },
+    const release = (): void => {
+      lifetime.dispose();
+      held.release();
+      // Settlement: the estimate becomes what the attempts actually used (zero when nothing was produced).
+      const used = journal.usage();
+      reserved.settle({ requests: 1, inputTokens: used.input, outputTokens: used.output });
+      quota?.settle(journal.usageByDeployment());
+      committed.settle(journal.cost());
+      if (!released) observation?.release();
+      released = true;
     };
-    if (cache.status === 'hit') return { ...common, answeredBy: 'cache', cache };
-    return { ...common, answeredBy: 'providers', plan: plan!, quota: quota!, cache };
+    // Two literals with the same leading keys, not `{ ...common, answeredBy, … }`: V8 11 (Node 20) gives an
+    // object built as a spread followed by new keys a hidden class of its own, each time, and every step
+    // that reads this object would then see a different shape per request (see eslint.config.js).
+    const requestId = exchange.requestId;
+    if (cache.status === 'hit') return { requestId, principal, alias, journal, lifetime, observation, release, answeredBy: 'cache', cache };
+    return { requestId, principal, alias, journal, lifetime, observation, release, answeredBy: 'providers', plan: plan!, quota: quota!, cache };
   } catch (error) {
     lifetime.dispose();
     permit?.release();

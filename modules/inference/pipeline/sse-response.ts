@@ -39,13 +39,12 @@ export class SseResponse {
   open(contentType: string): void {
     if (this.opened) return;
     this.opened = true;
-    this.raw.writeHead(200, {
-      ...this.headers,
+    this.raw.writeHead(200, Object.assign({}, this.headers, {
       'content-type': contentType,
       'cache-control': 'no-cache',
       connection: 'keep-alive',
       'x-accel-buffering': 'no',
-    });
+    }));
   }
 
   /** Resolves when the data is handed to the socket or buffered within its high-water mark. */

@@ -158,7 +158,10 @@ export class RoutePlanner {
       return emptied('budget');
     }
 
-    const eligible: RouteCandidate[] = remaining.map(({ candidate, price }) => ({ ...candidate, price: price! }));
+    // Written out, not `{ ...candidate, price }`: see the lint rule against a spread followed by new keys.
+    const eligible: RouteCandidate[] = remaining.map(({ candidate, price }) => ({
+      deployment: candidate.deployment, price: price!, priority: candidate.priority, weight: candidate.weight, route: candidate.route,
+    }));
     const { ordered, reason } = this.order(eligible, input);
     const canary = this.applyCanary(ordered, input);
     const skippedNote = skipped.length ? `; skipped ${skipped.map((s) => `${s.deploymentId} (${s.reason}${s.detail.length ? `: ${s.detail.join(', ')}` : ''})`).join(', ')}` : '';

@@ -130,7 +130,7 @@ export class AnthropicMessagesStreamEncoder implements ClientStreamEncoder {
 
   private openBlock(contentBlock: Record<string, unknown>, block: DistributiveOmit<OpenBlock, 'index'>): string {
     const index = this.nextBlock++;
-    this.open = { ...block, index };
+    this.open = Object.assign({ index }, block); // not a spread followed by a new key (eslint.config.js)
     if (block.kind === 'tool') this.toolBlocks.set(block.toolIndex, index);
     return frame('content_block_start', { type: 'content_block_start', index, content_block: contentBlock });
   }
