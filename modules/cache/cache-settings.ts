@@ -66,5 +66,5 @@ export function readCacheOverrides(env: SettingsEnv): Partial<CacheKnobs> {
 }
 
 export function resolveCacheSettings(overrides: Partial<CacheKnobs> | undefined, redisUrl: string | null, nodeId: string): CacheSettings {
-  return { ...DEFAULT_CACHE_KNOBS, ...overrides, redisUrl, nodeId };
+  return Object.assign({}, DEFAULT_CACHE_KNOBS, overrides, { redisUrl, nodeId });
 }

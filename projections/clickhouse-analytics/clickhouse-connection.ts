@@ -26,9 +26,9 @@ export class ClickHouseConnection {
       // Failures surface as errors to the projection and the analytics API, which report them once.
       log: { level: ClickHouseLogLevel.OFF },
     };
-    this.client = createClient({ ...common, database: settings.database });
+    this.client = createClient({ database: settings.database, ...common });
     // Statements that must run before the database exists (CREATE DATABASE).
-    this.server = createClient({ ...common, database: 'default' });
+    this.server = createClient({ database: 'default', ...common });
   }
 
   /** `db.table`, for DDL and queries that must not depend on the session's database. */

@@ -52,7 +52,18 @@ export class KeyIndexProjection implements InMemoryProjection {
       // During a rotation's overlap the previous secret is the same principal, until the overlap ends.
       if (key.previous) {
         const until = Date.parse(key.previous.validUntil);
-        index.set(key.previous.hash, { ...principal, expiresAt: Math.min(until, principal.expiresAt ?? Infinity), rotatedAt: until });
+        index.set(key.previous.hash, {
+          keyId: principal.keyId,
+          prefix: principal.prefix,
+          tenantId: principal.tenantId,
+          scopes: principal.scopes,
+          aliases: principal.aliases,
+          limits: principal.limits,
+          budget: principal.budget,
+          expiresAt: Math.min(until, principal.expiresAt ?? Infinity),
+          tenant: principal.tenant,
+          rotatedAt: until,
+        });
       }
     }
     this.index = index;

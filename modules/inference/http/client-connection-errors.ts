@@ -68,12 +68,11 @@ export class ClientConnectionErrors {
     const answer = errorAnswerForPath(url, current?.method ?? 'GET', this.toGatewayError(error, current !== undefined));
     lingerThenClose(socket);
     if (current && !current.response.destroyed) {
-      current.response.writeHead(answer.status, {
-        ...answer.headers,
+      current.response.writeHead(answer.status, Object.assign({}, answer.headers, {
         'content-length': Buffer.byteLength(answer.body),
         'x-request-id': current.requestId,
         connection: 'close',
-      });
+      }));
       current.response.end(answer.body);
       return;
     }
@@ -105,7 +104,7 @@ function requestTarget(rawPacket: Buffer | undefined): string | null {
 }
 
 function rawResponse(answer: ErrorAnswer): string {
-  const headers = { ...answer.headers, 'content-length': String(Buffer.byteLength(answer.body)), connection: 'close' };
+  const headers = Object.assign({}, answer.headers, { 'content-length': String(Buffer.byteLength(answer.body)), connection: 'close' });
   const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
   return `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status] ?? 'Error'}\r\n${lines}\r\n${answer.body}`;
 }

@@ -14,7 +14,7 @@ export interface ErrorAnswer {
 export function errorAnswer(format: ClientFormat, error: GatewayError): ErrorAnswer {
   return {
     status: error.status === 499 ? 400 : error.status,
-    headers: { ...error.headers, 'content-type': 'application/json; charset=utf-8' },
+    headers: Object.assign({}, error.headers, { 'content-type': 'application/json; charset=utf-8' }),
     body: JSON.stringify(format.errorBody(error)),
   };
 }
@@ -31,7 +31,7 @@ export function writeAnswer(raw: ServerResponse, answer: ErrorAnswer, requestId:
     if (!raw.writableEnded) raw.end();
     return;
   }
-  raw.writeHead(answer.status, { ...answer.headers, 'content-length': Buffer.byteLength(answer.body), 'x-request-id': requestId });
+  raw.writeHead(answer.status, Object.assign({}, answer.headers, { 'content-length': Buffer.byteLength(answer.body), 'x-request-id': requestId }));
   raw.end(answer.body);
 }
 

@@ -132,6 +132,7 @@ export class ChatPipeline {
       throw durabilityRefusal(error, 'buffered');
     }
     const created = Math.floor(Date.now() / 1000);
+    // eslint-disable-next-line no-restricted-syntax -- overrides a key it has: the shape is shared
     await idempotency?.settle({ ...hit, requestId: exchange.requestId, created });
     const identity = { id: format.responseId(exchange.requestId), created, model: admitted.alias.name };
     await replyWithStoredAnswer(exchange.raw, format, request, hit, identity, { 'x-request-id': exchange.requestId, 'x-switchyard-cache': 'hit' });
@@ -146,6 +147,7 @@ export class ChatPipeline {
     const answer: StoredAnswer = {
       requestId: admitted.requestId,
       created,
+      // eslint-disable-next-line no-restricted-syntax -- overrides a key it has: the shape is shared
       response: { ...response, usage: null },
       usage,
       source: { deploymentId: attempt.deploymentId, providerId: attempt.providerId, model: attempt.model, priceVersion: attempt.priceVersion, costUsd: attempt.cost.total },

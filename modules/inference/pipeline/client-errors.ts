@@ -72,6 +72,7 @@ export function exhaustedError(
   const aborted = abortedError(abortReason);
   if (aborted) return aborted;
   if (lastError && !lastError.fallbackable) return providerRefusal(lastError);
+  // eslint-disable-next-line no-restricted-syntax -- overrides a key it has: the shape is shared
   const lines = tried.map((t) => ({ ...t, recoversAt: latest(t.recoversAt, recoveryOf(t.route)) }));
   const healthSkipped = plan.skipped.filter((s) => s.stage === 'health').map(skippedLine);
   return withProviderRequestId(unavailableError(alias, [...lines, ...healthSkipped]), lastError);
@@ -107,6 +108,7 @@ export function providerRefusal(error: ProviderError): GatewayError {
  */
 export function unavailableError(alias: ResolvedAlias, attempts: readonly TriedRoute[]): GatewayError {
   const byRoute = new Map<string, TriedRoute>();
+  // eslint-disable-next-line no-restricted-syntax -- overrides a key it has: the shape is shared
   for (const a of attempts) byRoute.set(a.route, { ...a, recoversAt: latest(a.recoversAt, byRoute.get(a.route)?.recoversAt ?? null) });
   const routes = [...byRoute.values()];
   const now = Date.now();

@@ -22,6 +22,7 @@ export async function embeddingsAttempt(
     const provided = response.inputTokens !== null;
     return {
       response,
+      // eslint-disable-next-line no-restricted-syntax -- overrides a key it has: the shape is shared
       usage: { ...ZERO_USAGE, input: provided ? response.inputTokens! : estimatedInputTokens },
       evidence: provided ? 'provider' : 'estimated',
       providerRequestId: response.providerRequestId,

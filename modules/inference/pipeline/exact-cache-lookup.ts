@@ -69,5 +69,5 @@ function isComplete(response: ChatResponse): boolean {
 
 /** The same error, answered with the cache's decision too (a copy: an error object may be shared). */
 export function withCacheStatus(error: GatewayError, status: CacheDecision['status']): GatewayError {
-  return new GatewayError(error.status, error.code, error.message, error.param, { ...error.headers, 'x-switchyard-cache': status }, error.detail);
+  return new GatewayError(error.status, error.code, error.message, error.param, Object.assign({}, error.headers, { 'x-switchyard-cache': status }), error.detail);
 }

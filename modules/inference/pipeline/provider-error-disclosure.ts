@@ -29,10 +29,10 @@ export function providerErrorMessageForClient(error: ProviderError): string {
 export function withProviderRequestId(answer: GatewayError, lastError: ProviderError | null): GatewayError {
   const id = lastError?.providerRequestId;
   if (!plausibleRequestId(id)) return answer;
-  return new GatewayError(answer.status, answer.code, `${answer.message} Last provider request id: ${id}.`, answer.param, answer.headers, {
-    ...answer.detail,
+  // The detail's keys are the gateway's own; Object.assign keeps their order (the client reads it) and skips a null detail.
+  return new GatewayError(answer.status, answer.code, `${answer.message} Last provider request id: ${id}.`, answer.param, answer.headers, Object.assign({}, answer.detail, {
     provider_request_id: id,
-  });
+  }));
 }
 
 export function isClientAttributable(error: ProviderError): boolean {

@@ -21,7 +21,7 @@ export async function replyWithStoredAnswer(
   if (raw.destroyed) return;
   if (!request.stream) {
     const body = JSON.stringify(format.encodeChat(answer.response, identity, answer.usage, request));
-    raw.writeHead(200, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+    raw.writeHead(200, Object.assign({}, headers, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) }));
     raw.end(body);
     return;
   }

@@ -53,6 +53,7 @@ export class TokenCountPipeline {
     const adapters = this.services.adapters;
     const plan = this.services.planner.plan({
       alias,
+      // eslint-disable-next-line no-restricted-syntax -- overrides a key it has: the shape is shared
       needs: requiredCapabilities({ ...request, stream: false }),
       estimatedInputTokens: estimate,
       reservedOutputTokens: 0,
@@ -88,7 +89,7 @@ export class TokenCountPipeline {
         headersTimeoutMs: deadlines.ttftTimeoutMs + BACKSTOP_SLACK_MS,
         idleTimeoutMs: deadlines.idleTimeoutMs + BACKSTOP_SLACK_MS,
       });
-      const counted = await adapter.countTokens({ ...transport, request });
+      const counted = await adapter.countTokens({ request, ...transport });
       report = { outcome: 'success', error: null };
       return counted;
     } catch (error) {

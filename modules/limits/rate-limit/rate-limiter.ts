@@ -83,7 +83,7 @@ function exhausted(charge: ScopedCharge, retryInMs: number, headers: Record<stri
     'rate_limited',
     `Rate limit reached for ${scopeName(charge.scope)}: ${charge.limit} ${UNITS[charge.dimension]} per minute. Retry in ${duration(retryInMs)}.`,
     null,
-    { ...headers, 'retry-after': String(seconds), 'retry-after-ms': String(Math.ceil(retryInMs)) },
+    Object.assign({}, headers, { 'retry-after': String(seconds), 'retry-after-ms': String(Math.ceil(retryInMs)) }),
     { scope: `${charge.scope.kind}:${charge.scope.shownAs ?? charge.scope.id}`, limit_type: charge.dimension },
   );
 }

@@ -128,6 +128,7 @@ export class BedrockAdapter implements ProviderAdapter {
       },
       body,
     });
+    // eslint-disable-next-line no-restricted-syntax -- overrides a key it has: the shape is shared
     return postUpstream({ ...call, signal }, path, headers, body, bedrockHttpError);
   }
 }

@@ -35,7 +35,7 @@ export class BedrockSigner {
         port: request.url.port ? Number(request.url.port) : undefined,
         path: request.url.pathname,
         query: {},
-        headers: { ...request.headers, host: request.url.host },
+        headers: Object.assign({}, request.headers, { host: request.url.host }),
         body: request.body,
       },
       { signingDate: this.now() },

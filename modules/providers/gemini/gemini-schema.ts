@@ -71,7 +71,16 @@ function convert(node: Json, root: Json, refs: string[], depth: number, budget: 
   const alternatives = (Array.isArray(node.anyOf) ? node.anyOf : Array.isArray(node.oneOf) ? node.oneOf : null) as unknown[] | null;
   if (concrete.length > 1) {
     // ["string", "integer"] has no single Gemini type: express it as alternatives.
-    out.anyOf = concrete.map((t) => convert({ ...node, type: t, anyOf: undefined, oneOf: undefined, nullable: undefined }, root, refs, depth + 1, budget));
+    out.anyOf = concrete.map((t) => {
+      // The node as one type without its alternatives. Its keys are the client's (no Object.assign): the
+      // overridden keys lead the copy and are set again over the node's own (convert reads keys by name).
+      const single: Json = { type: t, anyOf: undefined, oneOf: undefined, nullable: undefined, ...node };
+      single.type = t;
+      single.anyOf = undefined;
+      single.oneOf = undefined;
+      single.nullable = undefined;
+      return convert(single, root, refs, depth + 1, budget);
+    });
   } else if (alternatives) {
     const branches = alternatives.filter(isObject).filter((branch) => !(branch.type === 'null' && Object.keys(branch).length === 1));
     if (branches.length < alternatives.length) nullable = true;

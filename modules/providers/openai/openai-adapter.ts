@@ -58,6 +58,7 @@ export class OpenAiAdapter implements ProviderAdapter {
     const response = await postUpstream(call, path, headers, body, this.errorMapper);
     const json = await readJsonBody(response.body, call.signal);
     const requestId = response.headers['x-request-id'];
+    // eslint-disable-next-line no-restricted-syntax -- overrides a key it has: the shape is shared
     return { ...fromOpenAiEmbeddings(json, call.request.inputs.length), providerRequestId: firstHeader(requestId) ?? null };
   }
 

@@ -10,13 +10,10 @@ export interface OpenAiEmbeddingList {
 
 /** Canonical embeddings request → OpenAI `/embeddings` body. Floats upstream; the client format encodes. */
 export function toOpenAiEmbeddingsRequest(request: EmbeddingsRequest, model: string | null): Record<string, unknown> {
-  return {
-    ...(model ? { model } : {}),
-    input: request.inputs,
-    encoding_format: 'float',
-    ...(request.dimensions !== null ? { dimensions: request.dimensions } : {}),
-    ...(request.user !== null ? { user: request.user } : {}),
-  };
+  const body: Record<string, unknown> = model ? { model, input: request.inputs, encoding_format: 'float' } : { input: request.inputs, encoding_format: 'float' };
+  if (request.dimensions !== null) body.dimensions = request.dimensions;
+  if (request.user !== null) body.user = request.user;
+  return body;
 }
 
 /** OpenAI embedding list → canonical; vectors are put back in input order by their `index`. */

@@ -38,21 +38,19 @@ export const OPENAI_PARAMETERS: ParameterTable = Object.freeze({
  * which these servers accept as an extra sampling parameter. OpenAI-platform-only features (stored
  * completions, prompt-cache routing, service tiers, predicted outputs) do not exist there.
  */
-export const OPENAI_COMPATIBLE_PARAMETERS: ParameterTable = Object.freeze({
-  ...OPENAI_PARAMETERS,
+export const OPENAI_COMPATIBLE_PARAMETERS: ParameterTable = Object.freeze(Object.assign({}, OPENAI_PARAMETERS, {
   top_k: { handling: 'pass', wire: 'top_k', note: 'vLLM, Ollama and TGI sample with top_k' },
   service_tier: { handling: 'refuse', wire: null, note: 'self-hosted servers have no service tiers' },
   store: { handling: 'refuse', wire: null, note: 'self-hosted servers do not store completions' },
   prompt_cache_key: { handling: 'refuse', wire: null, note: 'self-hosted servers have no prompt-cache routing key' },
   prediction: { handling: 'refuse', wire: null, note: 'self-hosted servers have no predicted outputs' },
   safety_identifier: { handling: 'refuse', wire: null, note: 'self-hosted servers do no abuse monitoring' },
-});
+}));
 
 /** Azure OpenAI: the OpenAI table, without OpenAI-platform-only features. */
-export const AZURE_OPENAI_PARAMETERS: ParameterTable = Object.freeze({
-  ...OPENAI_PARAMETERS,
+export const AZURE_OPENAI_PARAMETERS: ParameterTable = Object.freeze(Object.assign({}, OPENAI_PARAMETERS, {
   store: { handling: 'pass', wire: 'store', note: 'Azure stored completions' },
   prompt_cache_key: { handling: 'refuse', wire: null, note: 'Azure OpenAI has no prompt-cache routing key' },
   service_tier: { handling: 'refuse', wire: null, note: 'Azure has no service tiers in Chat Completions (deployment types instead)' },
   prediction: { handling: 'pass', wire: 'prediction', note: '' },
-});
+}));

@@ -59,9 +59,11 @@ async function createDatabase(dataDir: string): Promise<void> {
 async function runCreation(dataDir: string): Promise<void> {
   const script = fileURLToPath(new URL('./pglite-create.js', import.meta.url));
   // None of this process's Node options (NODE_OPTIONS included): a profiler or a preloaded module is not the
-  // creation's business.
+  // creation's business. NODE_OPTIONS leads the copy and is emptied again over the environment's own.
+  const env: NodeJS.ProcessEnv = { NODE_OPTIONS: '', ...process.env };
+  env.NODE_OPTIONS = '';
   const { failure, stdout, stderr } = await new Promise<{ failure: ExecFileException | null; stdout: string; stderr: string }>((resolve) => {
-    execFile(process.execPath, [script, dataDir], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } }, (error, out, err) =>
+    execFile(process.execPath, [script, dataDir], { encoding: 'utf8', env }, (error, out, err) =>
       resolve({ failure: error, stdout: out, stderr: err }),
     );
   });
@@ -193,7 +195,7 @@ export class PgliteThread {
     const id = this.nextId++;
     return new Promise<EmbeddedResult[]>((resolve, reject) => {
       try {
-        this.worker.postMessage({ ...call, id } as EmbeddedCall);
+        this.worker.postMessage({ id, ...call } as EmbeddedCall);
       } catch (error) {
         // A parameter that cannot cross threads (a function, a class instance's private state): the
         // statement was never sent.

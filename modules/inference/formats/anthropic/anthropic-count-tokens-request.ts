@@ -15,8 +15,12 @@ export function parseAnthropicCountTokensRequest(body: unknown): ChatRequest {
     if (COUNT_FIELDS.has(key) || value === undefined || value === null) continue;
     throw unsupportedParameter(key, 'count_tokens takes model, messages, system, tools and tool_choice only; remove it.');
   }
+  // max_tokens leads the copy (the body's own keys are the client's: no Object.assign); a null one in the
+  // body, which the loop above lets through, is replaced by 1 again, as when it came last.
+  const messagesBody = { max_tokens: 1, ...body };
+  messagesBody.max_tokens = 1;
   // Signed tool-call ids are split as for a Messages call, so a provider's count sees the plain ids.
-  return withThoughtSignatures(parseAnthropicMessagesRequest({ ...body, max_tokens: 1 }));
+  return withThoughtSignatures(parseAnthropicMessagesRequest(messagesBody));
 }
 
 /** Anthropic's answer: `{input_tokens}`. */
