@@ -165,7 +165,7 @@ export class LabelledHistogram<L extends string> extends LabelledMetric<L, Histo
   /** For JSON (the cluster aggregator): each line's labels merged with the series' (`le` first). */
   async get(): Promise<{ name: string; help: string; type: 'histogram'; values: HistogramValue[]; aggregator: 'sum' }> {
     const exported = await this.getForPromString();
-    const values = exported.values.map(({ sharedLabels, labels, value, metricName, exemplar }) => ({ value, metricName, exemplar, labels: { ...labels, ...sharedLabels } }));
+    const values = exported.values.map(({ sharedLabels, labels, ...line }) => Object.assign(line, { labels: { ...labels, ...sharedLabels } }));
     // eslint-disable-next-line no-restricted-syntax -- overrides a key it has: the shape is shared
     return { ...exported, values };
   }

@@ -100,7 +100,7 @@ export class Readiness {
     const [lags, redis, clickhouseCheck] = await Promise.all([
       eventStore.reachable
         ? withTimeout(runner.lag(this.maxLagEvents + 1)).then(
-          (found) => found.map((lag) => ({ name: lag.name, kind: lag.kind, behind: lag.behind, lastError: statuses.get(lag.name)?.lastError ?? null })),
+          (found) => found.map((lag) => Object.assign({}, lag, { lastError: statuses.get(lag.name)?.lastError ?? null })),
           () => null,
         )
         : Promise.resolve(null),
