@@ -55,7 +55,17 @@ describe('audit chain: canonical encoding and hashes', () => {
       },
       metadata: {},
     };
-    for (const sample of [event, odd]) expect(canonicalEvent(sample)).toBe(readmeJcs(sample));
+    // Scalars the encoder writes without JSON.stringify, and those it must hand to it.
+    const scalars: StoredEvent = {
+      ...event,
+      data: {
+        plain: 'bench-model', empty: '', latin1: 'caf\u00e9 \u00ff', wide: '\u4e2d\u6587 \u2028', pair: 'emoji \ud83d\ude00 end',
+        lowOnly: 'x\udc00', highOnly: '\ud800y', control: 'tab\tnul\u0000del\u007f', quote: 'a"b', backslash: 'a\\b',
+        numbers: [0, -0, 1.5, -2, 5e-7, 1e21, 123456789012345680000, Number.MAX_VALUE, Number.MIN_VALUE, NaN, Infinity, -Infinity],
+        flags: [true, false, null],
+      },
+    };
+    for (const sample of [event, odd, scalars]) expect(canonicalEvent(sample)).toBe(readmeJcs(sample));
     expect(canonicalEvent(odd)).toContain('"holes":[,null,"end"]');
   });
 
