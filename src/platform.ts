@@ -106,10 +106,10 @@ export async function openPlatform(environment: Environment, options: PlatformOp
     maxDelayMs: 0,
     notifyIntervalMs: 25,
     // One batch commits at a time; the appends queued meanwhile leave together the moment it is done.
-    // Up to four at once (the earlier default) made batches of ~8 requests at c=32 where one makes ~30, and
-    // a batch's fixed cost (round trip, plan, commit, WAL flush) was paid four times as often: alternating
-    // runs on two cores gave −18% CPU per request (PostgreSQL −25%), +16% throughput at c=32, and no worse
-    // latency at 300 or 1,000 rps (bench/PROFILE.md, stop 30).
+    // Up to four at once (the earlier default) made batches of ~7 requests at c=32 where one makes ~12
+    // (350 commits a second against 230), and each paid a batch's fixed cost (round trip, plan, commit,
+    // WAL flush): alternating runs on two cores gave −18% CPU per request (PostgreSQL −25%), +16%
+    // throughput at c=32, and no worse latency at 300 or 1,000 rps (bench/PROFILE.md, stop 30).
     maxInFlight: 1,
   });
   const routing = new RoutingSnapshotProjection();
