@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, rmdirSync, stat
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { workerWithSemiSpace } from './engine-thread-heap.js';
 import { type DatabaseErrorFields, ERROR_FIELDS, type EmbeddedCall, type EmbeddedReply, type EmbeddedResult, type EmbeddedThreadOptions, type SerializedDatabaseError } from './pglite-thread-protocol.js';
 
 export type { EmbeddedResult } from './pglite-thread-protocol.js';
@@ -78,14 +79,22 @@ async function runCreation(dataDir: string): Promise<void> {
   throw new Error(`creating the embedded database in ${dataDir} failed (${failure.signal ?? `exit code ${failure.code}`}): ${(stderr || stdout || failure.message).trim().slice(0, 2000)}`);
 }
 
+/**
+ * The engine thread's semi-spaces, in MB (the serving flags give the main thread 32). Under the bench's load and
+ * 1,000 slow streams (pglite-default) the process's peak RSS was 26–36 MB lower with 8, at the same throughput in
+ * three alternating rounds; 2 saved 43 MB but cost about a tenth of the throughput at c=32 (bench/PROFILE.md,
+ * stop 31).
+ */
+const ENGINE_SEMI_SPACE_MB = 8;
+
 function spawn(options: EmbeddedThreadOptions): Worker {
-  return new Worker(new URL('./pglite-worker.js', import.meta.url), {
+  return workerWithSemiSpace(() => new Worker(new URL('./pglite-worker.js', import.meta.url), {
     workerData: options,
     // None of the process's options: V8 flags (the serving flags) are the whole process's already, and
     // Node refuses them for a thread; a preloaded module (a profiler, an inline script's input type) is not
     // the engine's business.
     execArgv: [],
-  });
+  }), ENGINE_SEMI_SPACE_MB);
 }
 
 /** Resolves with the worker once its engine has opened; otherwise stops it and rejects with the reason. */
