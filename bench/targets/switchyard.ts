@@ -24,7 +24,7 @@ export interface SwitchyardContext {
 }
 
 /** Variables of the caller's shell that would change what is measured without the report saying so. */
-const CONTROLLED = /^(SWITCHYARD_|DATABASE_URL$|REDIS_URL$|CLICKHOUSE_URL$|ADMIN_TOKEN$|PORT$|HOST$|LOG_LEVEL$|NODE_OPTIONS$|MALLOC_ARENA_MAX$)/;
+const CONTROLLED = /^(SWITCHYARD_|DATABASE_URL$|REDIS_URL$|CLICKHOUSE_URL$|ADMIN_TOKEN$|PORT$|HOST$|LOG_LEVEL$|NODE_OPTIONS$|MALLOC_)/;
 
 /**
  * Switchyard as a user runs it (`switchyard serve`, the compiled dist/), one alias on the mock, every

@@ -103,14 +103,16 @@ describeWithPostgres('serving topologies on PostgreSQL', () => {
   const count = async (sql: string) => Number((await db.query(sql)).rows[0].n);
 
   test('SWITCHYARD_WORKERS=2: both workers serve one port, the configuration is applied once, every request is billed once', async () => {
-    const { MALLOC_ARENA_MAX: _unset, ...withoutArenas } = env;
+    const { MALLOC_ARENA_MAX: _unset, MALLOC_MMAP_THRESHOLD_: _unsetToo, ...withoutArenas } = env;
     const server = await startServer({ ...withoutArenas, SWITCHYARD_WORKERS: '2', SWITCHYARD_NODE_ID: 'topology', LOG_LEVEL: 'log' });
     // The primary announces the node once every worker listens.
     expect(await waitFor(async () => server.output().includes('2 workers'), 20_000)).toBe(true);
     // Started without the serving environment, the primary still forks its workers with it.
     expect(environment(server.child.pid!).get('MALLOC_ARENA_MAX')).toBeUndefined();
+    expect(environment(server.child.pid!).get('MALLOC_MMAP_THRESHOLD_')).toBeUndefined();
     const workers = childEnvironments(server.child.pid!).filter((vars) => vars.get('SWITCHYARD_NODE_ID')?.startsWith('topology/w'));
     expect(workers.map((vars) => vars.get('MALLOC_ARENA_MAX'))).toEqual(['2', '2']);
+    expect(workers.map((vars) => vars.get('MALLOC_MMAP_THRESHOLD_'))).toEqual(['131072', '131072']);
     const pool = new Pool(server.url, { connections: 8 });
     try {
       const statuses = await Promise.all(Array.from({ length: 80 }, () => chat(pool, key)));
