@@ -5,6 +5,8 @@ import { KEY_SCOPES, type KeyScope } from '../../events/api-key-events.js';
 import type { PriceTable } from '../../events/price-events.js';
 import { PROVIDER_TYPES, type ProviderType } from '../../events/provider-events.js';
 import type { BudgetWebhook, TenantBudget, TenantLimits } from '../../events/tenant-events.js';
+import { BUDGET_DEFAULTS, DEFAULT_KEY_SCOPES } from '../../modules/access/index.js';
+import { ALIAS_DEFAULTS } from '../../modules/catalog/index.js';
 
 /** The declarative configuration (DESIGN §8), validated, with every reference checked. */
 export interface GatewayConfig {
@@ -105,7 +107,7 @@ export function parseGatewayConfig(text: string, source = 'config'): GatewayConf
       reader.known(route, routePath, ['deployment', 'priority', 'weight']);
       const deployment = reader.string(route, routePath, 'deployment');
       if (deployment && !deploymentIds.has(deployment)) reader.problem(`${routePath}.deployment`, `names deployment '${deployment}', which is not declared`);
-      return { deployment, priority: reader.integer(route, routePath, 'priority', 0), weight: reader.number(route, routePath, 'weight', 1) };
+      return { deployment, priority: reader.integer(route, routePath, 'priority', ALIAS_DEFAULTS.routePriority), weight: reader.number(route, routePath, 'weight', ALIAS_DEFAULTS.routeWeight) };
     });
     if (routes.length === 0) reader.problem(`${path}.routes`, 'needs at least one route');
     const policyNode = isNode(node.policy) ? node.policy : {};
@@ -115,7 +117,7 @@ export function parseGatewayConfig(text: string, source = 'config'): GatewayConf
     const aliasLimits = reader.aliasLimits(policyNode, `${path}.policy`);
     return {
       name: reader.string(node, path, 'name'),
-      strategy: reader.oneOf(node, `${path}.strategy`, 'strategy', ROUTING_STRATEGIES, 'priority') as RoutingStrategy,
+      strategy: reader.oneOf(node, `${path}.strategy`, 'strategy', ROUTING_STRATEGIES, ALIAS_DEFAULTS.strategy) as RoutingStrategy,
       routes,
       policy: {
         requiredCapabilities: reader.stringList(policyNode, `${path}.policy`, 'requiredCapabilities') ?? [],
@@ -129,7 +131,7 @@ export function parseGatewayConfig(text: string, source = 'config'): GatewayConf
         ...(aliasLimits ? { limits: aliasLimits } : {}),
         ...(budgetDowngrade ? { budgetDowngrade } : {}),
       },
-      visibility: reader.oneOf(node, `${path}.visibility`, 'visibility', ['public', 'private'] as const, 'public') as 'public' | 'private',
+      visibility: reader.oneOf(node, `${path}.visibility`, 'visibility', ['public', 'private'] as const, ALIAS_DEFAULTS.visibility) as 'public' | 'private',
     };
   });
 
@@ -147,7 +149,7 @@ export function parseGatewayConfig(text: string, source = 'config'): GatewayConf
     if (tenant && !tenantIds.has(tenant)) reader.problem(`${path}.tenant`, `names tenant '${tenant}', which is not declared`);
     const key = reader.string(node, path, 'key');
     if (key && !/^(env|file):.+/.test(key)) reader.problem(`${path}.key`, 'must be a secret reference (env:NAME or file:PATH), never the key itself');
-    const scopes = reader.stringList(node, path, 'scopes') ?? ['inference', 'models:read'];
+    const scopes = reader.stringList(node, path, 'scopes') ?? [...DEFAULT_KEY_SCOPES];
     for (const [i, s] of scopes.entries()) {
       if (!(KEY_SCOPES as readonly string[]).includes(s)) reader.problem(`${path}.scopes[${i}]`, `unknown scope '${s}' (known: ${KEY_SCOPES.join(', ')})`);
     }
@@ -380,7 +382,7 @@ class Reader {
     for (const [name, amount] of [['monthlyUsd', monthlyUsd], ['dailyUsd', dailyUsd]] as const) {
       if (amount !== null && Number(amount) === 0) this.problem(`${at}.${name}`, 'must be above zero');
     }
-    const softPct = this.integer(value, at, 'softPct', 80);
+    const softPct = this.integer(value, at, 'softPct', BUDGET_DEFAULTS.softPct);
     if (softPct < 1 || softPct > 100) this.problem(`${at}.softPct`, 'must be an integer from 1 to 100');
     let webhook: BudgetWebhook | null = null;
     if (value.webhook !== undefined && value.webhook !== null) {
@@ -400,7 +402,7 @@ class Reader {
       ...(monthlyUsd !== null ? { monthlyUsd } : {}),
       ...(dailyUsd !== null ? { dailyUsd } : {}),
       softPct,
-      enforcement: this.oneOf(value, `${at}.enforcement`, 'enforcement', ['hard', 'soft'] as const, 'hard') as 'hard' | 'soft',
+      enforcement: this.oneOf(value, `${at}.enforcement`, 'enforcement', ['hard', 'soft'] as const, BUDGET_DEFAULTS.enforcement) as 'hard' | 'soft',
       ...(webhook ? { webhook } : {}),
     };
   }

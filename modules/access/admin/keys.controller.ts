@@ -4,7 +4,7 @@ import { apiKeyStream } from '../../../events/index.js';
 import { KeyIndexProjection } from '../../../projections/key-index/index.js';
 import { randomBase62 } from '../../../src/kernel/index.js';
 import { ApiKeyCommand } from '../access.commands.js';
-import type { ApiKeyState } from '../api-key/api-key.decider.js';
+import { type ApiKeyState, DEFAULT_KEY_SCOPES } from '../api-key/api-key.decider.js';
 import { displayPrefix, generateApiKey, hashApiKey } from '../api-key/key-format.js';
 import { AdminApiError, AdminCommands, AdminExceptionFilter, AdminGuard, adminValidationPipe, etag, limitsOf, ReasonDto } from '../../admin/index.js';
 import { IssueKeyDto, RotateKeyDto, UpdateKeyDto } from './key.dto.js';
@@ -66,7 +66,7 @@ export class KeysController {
     const key = generateApiKey();
     const grant = {
       tenantId: body.tenant,
-      scopes: body.scopes ?? ['inference', 'models:read'],
+      scopes: body.scopes ?? [...DEFAULT_KEY_SCOPES],
       aliases: body.aliases ?? [],
       limits: limitsOf(body.limits),
       expiresAt: body.expiresAt ? new Date(body.expiresAt).toISOString() : null,

@@ -1,7 +1,7 @@
 import { Type } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import type { TenantBudget } from '../../../events/index.js';
-import { TENANT_ID } from '../tenant/tenant.decider.js';
+import { BUDGET_DEFAULTS, TENANT_ID } from '../tenant/tenant.decider.js';
 
 export class CreateTenantDto {
   @Matches(TENANT_ID, { message: 'id must use letters, digits, ".", "_" and "-" (at most 64)' })
@@ -46,8 +46,8 @@ export function budgetOf(body: TenantBudgetDto): TenantBudget {
   return {
     ...(body.monthlyUsd !== undefined ? { monthlyUsd: body.monthlyUsd } : {}),
     ...(body.dailyUsd !== undefined ? { dailyUsd: body.dailyUsd } : {}),
-    softPct: body.softPct ?? 80,
-    enforcement: body.enforcement ?? 'hard',
+    softPct: body.softPct ?? BUDGET_DEFAULTS.softPct,
+    enforcement: body.enforcement ?? BUDGET_DEFAULTS.enforcement,
     ...(body.webhook
       ? { webhook: { url: body.webhook.url, secret: body.webhook.secret, ...(body.webhook.allowPrivateNetwork ? { allowPrivateNetwork: true } : {}) } }
       : {}),

@@ -27,6 +27,9 @@ export type ApiKeyState =
       previous?: { hash: string; validUntil: string };
     };
 
+/** The scopes of a key issued without any: the admin API and the configuration file both apply these. */
+export const DEFAULT_KEY_SCOPES: readonly KeyScope[] = ['inference', 'models:read'];
+
 export const KEY_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 export const apiKeyDecider: Decider<ApiKeyCommand, ApiKeyEvent, ApiKeyState> = {

@@ -25,6 +25,8 @@ export type TenantState =
     };
 
 export const TENANT_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+/** What a budget gets for what its owner left out: the admin API and the configuration file both apply these. */
+export const BUDGET_DEFAULTS = { softPct: 80, enforcement: 'hard' } as const satisfies Pick<TenantBudget, 'softPct' | 'enforcement'>;
 export const NO_LIMITS: TenantLimits = { rpm: null, tpm: null, maxConcurrency: null };
 
 export const tenantDecider: Decider<TenantCommand, TenantEvent, TenantState> = {

@@ -3,7 +3,7 @@ import {
   ArrayMaxSize, ArrayNotEmpty, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateNested,
 } from 'class-validator';
 import { CAPABILITIES, ROUTING_STRATEGIES, type RoutingStrategy } from '../../../events/index.js';
-import type { AliasDefinition } from '../alias/alias.decider.js';
+import { ALIAS_DEFAULTS, type AliasDefinition } from '../alias/alias.decider.js';
 
 export class AliasRouteDto {
   @IsString() @Matches(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, { message: 'deployment must be a deployment id' })
@@ -95,8 +95,8 @@ export function aliasDefinitionOf(dto: PublishAliasDto): AliasDefinition {
     (['rpm', 'tpm', 'inputTpm', 'outputTpm', 'maxConcurrency'] as const).flatMap((name) => (dto.policy?.limits?.[name] ? [[name, dto.policy.limits[name]]] : [])),
   );
   return {
-    strategy: dto.strategy ?? 'priority',
-    routes: dto.routes.map((route) => ({ deploymentId: route.deployment, priority: route.priority ?? 0, weight: route.weight ?? 1 })),
+    strategy: dto.strategy ?? ALIAS_DEFAULTS.strategy,
+    routes: dto.routes.map((route) => ({ deploymentId: route.deployment, priority: route.priority ?? ALIAS_DEFAULTS.routePriority, weight: route.weight ?? ALIAS_DEFAULTS.routeWeight })),
     policy: {
       requiredCapabilities: dto.policy?.requiredCapabilities ?? [],
       maxAttempts: dto.policy?.maxAttempts ?? null,
@@ -108,6 +108,6 @@ export function aliasDefinitionOf(dto: PublishAliasDto): AliasDefinition {
       ...(Object.keys(limits).length ? { limits } : {}),
       ...(dto.policy?.budgetDowngrade ? { budgetDowngrade: dto.policy.budgetDowngrade } : {}),
     },
-    visibility: dto.visibility ?? 'public',
+    visibility: dto.visibility ?? ALIAS_DEFAULTS.visibility,
   };
 }

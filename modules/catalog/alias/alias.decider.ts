@@ -18,6 +18,17 @@ export type AliasState =
   | { status: 'absent' }
   | { status: 'published' | 'retired'; alias: string; version: number; definition: AliasDefinition };
 
+/**
+ * What an alias gets for what its publisher left out. The admin API and the configuration file both apply
+ * these, so the same alias published either way is the same definition (and re-applying the file is a no-op).
+ */
+export const ALIAS_DEFAULTS = { strategy: 'priority', routePriority: 0, routeWeight: 1, visibility: 'public' } as const satisfies {
+  strategy: RoutingStrategy;
+  routePriority: number;
+  routeWeight: number;
+  visibility: AliasVisibility;
+};
+
 export const ALIAS_NAME = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 
 export function aliasDefinitionProblem(alias: string, definition: AliasDefinition): string | null {
