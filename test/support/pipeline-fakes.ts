@@ -50,6 +50,13 @@ export class FakeResponse extends EventEmitter {
   status: number | null = null;
   headers: Record<string, unknown> = {};
   body: string | null = null;
+  /** Headers set one by one before the answer (`setHeader`), as admission sets the rate-limit ones. */
+  preset: Record<string, unknown> = {};
+
+  setHeader(name: string, value: unknown): this {
+    this.preset[name] = value;
+    return this;
+  }
 
   writeHead(status: number, headers: Record<string, unknown>): this {
     this.status = status;

@@ -197,6 +197,9 @@ export async function admitRequest(
     observation?.hold();
     let released = false;
     const release = (): void => {
+      // Once: every path that ends a request releases it, and a second call must not settle again.
+      if (released) return;
+      released = true;
       lifetime.dispose();
       held.release();
       // Settlement: the estimate becomes what the attempts actually used (zero when nothing was produced).
@@ -204,8 +207,7 @@ export async function admitRequest(
       reserved.settle({ requests: 1, inputTokens: used.input, outputTokens: used.output });
       quota?.settle(journal.usageByDeployment());
       committed.settle(journal.cost());
-      if (!released) observation?.release();
-      released = true;
+      observation?.release();
     };
     // Two literals with the same leading keys, not `{ ...common, answeredBy, … }`: V8 11 (Node 20) gives an
     // object built as a spread followed by new keys a hidden class of its own, each time, and every step
