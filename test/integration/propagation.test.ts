@@ -43,6 +43,9 @@ describeWithPostgres('propagation across nodes on one PostgreSQL', () => {
     const env = {
       ...process.env, DATABASE_URL: scratch.url, SWITCHYARD_CONFIG: configPath, ADMIN_TOKEN, PROPAGATION_KEY: key,
       SY_TEST_UPSTREAM_KEY: 'propagation-upstream-secret', LOG_LEVEL: 'warn',
+      // No Redis: breaker openings are shared through it by deployment id, and other suites' nodes open
+      // 'primary' on purpose; this suite is about PostgreSQL's propagation and expects 'primary' to answer.
+      REDIS_URL: '',
     };
     a = await startServer({ ...env, SWITCHYARD_NODE_ID: 'node-a', SWITCHYARD_POLL_MS: '60000' });
     [b, c] = await Promise.all([
