@@ -47,10 +47,11 @@ export const NODE_FLAGS: readonly string[] = ['--max-semi-space-size=32', '--sin
  * unmaps it when it is freed, but each time such a block is freed it raises that threshold to the block's
  * size (up to 32 MB), and from then on blocks of that size come from the arenas, whose free memory stays
  * resident. A fixed threshold keeps every such block in a mapping of its own. The embedded default gains
- * (probably from the engine's results, which cross from its thread a page of events at a time; not traced). Measured (bench, pglite-default, c=32
- * and 300 rps, then 1,000 slow streams; three alternating rounds on stop 32's machine): peak RSS 468 / 469 /
- * 464 → 451 / 452 / 438 MB, c=32 1,575 / 1,584 / 1,853 → 1,680 / 1,692 / 1,956 rps (CPU per request 0.794 /
- * 0.767 / 0.673 → 0.707 / 0.725 / 0.628 ms); pg-async over two rounds unchanged (275 / 274 → 272 / 275 MB).
+ * (probably from the engine's results, which cross from its thread a page of events at a time; not traced).
+ * Measured (bench, pglite-default, c=32 and 300 rps, then 1,000 slow streams; three alternating rounds on
+ * stop 32's machine): peak RSS 468 / 469 / 464 → 451 / 452 / 438 MB, c=32 1,575 / 1,584 / 1,853 → 1,680 /
+ * 1,692 / 1,956 rps (CPU per request 0.794 / 0.767 / 0.673 → 0.707 / 0.725 / 0.628 ms); pg-async over two
+ * rounds unchanged (275 / 274 → 272 / 275 MB).
  */
 export const SERVING_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' };
 

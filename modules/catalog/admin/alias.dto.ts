@@ -96,7 +96,9 @@ export function aliasDefinitionOf(dto: PublishAliasDto): AliasDefinition {
   );
   return {
     strategy: dto.strategy ?? ALIAS_DEFAULTS.strategy,
-    routes: dto.routes.map((route) => ({ deploymentId: route.deployment, priority: route.priority ?? ALIAS_DEFAULTS.routePriority, weight: route.weight ?? ALIAS_DEFAULTS.routeWeight })),
+    routes: dto.routes.map((route) => ({
+      deploymentId: route.deployment, priority: route.priority ?? ALIAS_DEFAULTS.routePriority, weight: route.weight ?? ALIAS_DEFAULTS.routeWeight,
+    })),
     policy: {
       requiredCapabilities: dto.policy?.requiredCapabilities ?? [],
       maxAttempts: dto.policy?.maxAttempts ?? null,
