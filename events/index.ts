@@ -9,6 +9,7 @@ export * from './request-events.js';
 export * from './breaker-events.js';
 export * from './admin-token-events.js';
 export * from './switchyard-event.js';
+export * from './token-counts.js';
 export { upcasters, UpcasterRegistry } from './upcasters.js';
 
 import { ADMIN_TOKEN_EVENT_TYPES } from './admin-token-events.js';

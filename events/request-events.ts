@@ -9,8 +9,19 @@ export interface TokenUsage {
   reasoning: number;
 }
 
-/** provider: reported by the upstream. counted: counted by the gateway from what it relayed. estimated: guessed. */
-export type UsageEvidence = 'provider' | 'counted' | 'estimated';
+/**
+ * provider: reported by the upstream. counted: counted by the gateway from what it relayed. estimated:
+ * guessed. implausible: the upstream reported counts the gateway could not believe (not non-negative
+ * integers, above the request's plausible bound, or parts that disagree); those counts were replaced by
+ * the gateway's own (see AttemptFinished.diagnostics), so the attempt is billed within the bound.
+ */
+export type UsageEvidence = 'provider' | 'counted' | 'estimated' | 'implausible';
+
+/** What an attempt's record says beyond its counts: why a provider's usage was not believed. */
+export interface AttemptDiagnostics {
+  /** The first reason, and the provider's fields as reported, each a string of at most 32 characters. */
+  implausibleUsage?: { reason: string; reported: Record<string, string> };
+}
 
 export type AttemptOutcome = 'success' | 'failed' | 'failed_partial' | 'cancelled';
 
@@ -90,6 +101,12 @@ export type AttemptFinished = DomainEvent<
     providerRequestId: string | null;
     /** Why this deployment was chosen (strategy and candidates). */
     routing: { strategy: string; candidates: string[]; reason: string };
+    /**
+     * Schema 2: present when there is something to say (an implausible usage); never content. Schema 2
+     * also guarantees `usage` holds non-negative integers within the plausible bound (schema-1 events are
+     * upcast to that: events/upcasters.ts).
+     */
+    diagnostics?: AttemptDiagnostics;
   }
 >;
 

@@ -1,3 +1,4 @@
+import { attemptFinishedV1ToV2 } from './attempt-finished-v2.js';
 import { SCHEMA_VERSIONS } from './event.js';
 
 /** Turns a payload of `fromVersion` into `fromVersion + 1`. */
@@ -33,4 +34,4 @@ export class UpcasterRegistry {
 }
 
 /** The production registry: every schema change adds its step here. */
-export const upcasters = new UpcasterRegistry();
+export const upcasters = new UpcasterRegistry().register('AttemptFinished', 1, attemptFinishedV1ToV2);

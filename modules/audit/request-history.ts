@@ -66,6 +66,8 @@ export class RequestHistory {
           deadline: data.deadline ?? null,
           usage: data.usage,
           usageEvidence: data.usageEvidence,
+          // Why the provider's counts were not believed (usageEvidence `implausible`): reasons and short strings, never content.
+          diagnostics: data.diagnostics ?? null,
           cost: data.cost,
           price: prices.get(`${data.deploymentId}#${data.priceVersion}`) ?? { version: data.priceVersion },
           latencyMs: data.latencyMs,

@@ -1,5 +1,6 @@
 import type { TokenUsage } from '../../events/index.js';
 import type { ReasoningPart, ToolCall } from './chat-request.js';
+import type { ReportedPrompt, ReportedUsage } from './reported-usage.js';
 
 export type StopReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
 
@@ -31,7 +32,8 @@ export interface ChatResponse {
   /** The provider's response id, when it gave one (recorded, not shown to clients). */
   providerRequestId: string | null;
   choices: ChatChoice[];
-  usage: TokenUsage | null;
+  /** The provider's usage as it reported it (checked by the pipeline before anything reads it); null when it gave none. */
+  usage: ReportedUsage | null;
 }
 
 /**
@@ -54,11 +56,19 @@ export type StreamEvent =
   /** `signature`: the provider's thought signature on the call (see ToolCall), on the event that opens it. */
   | { type: 'tool_call'; choice: number; index: number; id: string | null; name: string | null; arguments: string; signature?: string }
   | { type: 'finish'; choice: number; stopReason: StopReason }
-  | { type: 'usage'; usage: TokenUsage }
+  /** The provider's usage as it reported it: the pipeline checks it (checkReportedUsage); it never reaches a client encoder. */
+  | { type: 'usage'; usage: ReportedUsage }
   /**
    * The provider's count of the prompt, known before any output (Anthropic `message_start`). Not the final
-   * usage (which still follows as `usage`): client formats that report input at the start use it.
+   * usage (which still follows as `usage`): the pipeline checks it, and client formats that report input
+   * at the start get it through their encoder's `promptCounted`.
    */
-  | { type: 'prompt_usage'; usage: Pick<TokenUsage, 'input' | 'cachedInput' | 'cacheWrite'> };
+  | { type: 'prompt_usage'; usage: ReportedPrompt };
+
+/** What a client stream encoder is given: the output events, never a provider's unchecked counts. */
+export type RelayedStreamEvent = Exclude<StreamEvent, { type: 'usage' | 'prompt_usage' }>;
+
+/** The prompt's counts, once checked. */
+export type PromptUsage = Pick<TokenUsage, 'input' | 'cachedInput' | 'cacheWrite'>;
 
 export const ZERO_USAGE: TokenUsage = Object.freeze({ input: 0, cachedInput: 0, cacheWrite: 0, output: 0, reasoning: 0 });

@@ -1,3 +1,5 @@
+import type { ReportedCount } from './reported-usage.js';
+
 /**
  * The gateway's provider-neutral embeddings request and answer. Vectors always travel as floats
  * between gateway and provider; the client format decides how to render them (floats or base64).
@@ -17,6 +19,6 @@ export interface EmbeddingsResponse {
   providerRequestId: string | null;
   /** One vector per input, in input order. */
   vectors: number[][];
-  /** Input tokens the provider counted; null when it did not say. */
-  inputTokens: number | null;
+  /** Input tokens the provider counted, as reported (checked by the pipeline); null when it did not say. */
+  inputTokens: ReportedCount | null;
 }

@@ -10,3 +10,4 @@ export * from './token-estimate.js';
 export * from './tokenizer.js';
 export * from './tool-arguments.js';
 export * from './thought-signature.js';
+export * from './reported-usage.js';

@@ -3,7 +3,7 @@ import { firstHeader } from './headers.js';
 /** Typed classes every provider adapter maps its failures into; routing decides on these alone. */
 export const ERROR_CLASSES = [
   'transient', 'rate_limited', 'auth', 'invalid_request', 'content_policy', 'context_length', 'overloaded', 'timeout',
-  'connection', 'malformed_response', 'cancelled', 'unknown',
+  'connection', 'malformed_response', 'answer_too_large', 'cancelled', 'unknown',
 ] as const;
 export type ErrorClass = (typeof ERROR_CLASSES)[number];
 
@@ -38,7 +38,7 @@ export class ProviderError extends Error {
 
   /** Worth trying the same or another deployment (before any output reached the client). */
   get fallbackable(): boolean {
-    return ['transient', 'rate_limited', 'overloaded', 'timeout', 'connection', 'malformed_response', 'unknown'].includes(this.errorClass);
+    return ['transient', 'rate_limited', 'overloaded', 'timeout', 'connection', 'malformed_response', 'answer_too_large', 'unknown'].includes(this.errorClass);
   }
 }
 

@@ -26,3 +26,17 @@ function parse(text: string): Record<string, unknown> | null {
     return null;
   }
 }
+
+/** The key a client receives a tool call's arguments under when they were not a JSON object (see toolInputForClient). */
+export const RAW_TOOL_ARGUMENTS_KEY = '_raw';
+
+/**
+ * A tool call's arguments for a client format whose tool input must be a JSON object (Anthropic's
+ * `tool_use.input`), whatever the model produced: the JSON object itself, `{}` for no arguments, and
+ * anything else — text that is not JSON, cut-off JSON, an array, a string or a number — wrapped as
+ * `{"_raw": "<the text as produced>"}`. Never a string where an object is required, and never a lost
+ * argument: the text is passed on whole for the client (or its tool) to refuse or repair.
+ */
+export function toolInputForClient(argumentsText: string): Record<string, unknown> {
+  return parse(argumentsText) ?? { [RAW_TOOL_ARGUMENTS_KEY]: argumentsText };
+}

@@ -110,6 +110,13 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
+  readonly implausibleUsage = new LabelledCounter({
+    name: 'switchyard_provider_usage_implausible_total',
+    help: 'Attempts whose provider reported usage the gateway did not believe (billed at its own count instead), by deployment.',
+    labelNames: ['deployment', 'gen_ai_provider_name'] as const,
+    registers: [this.registry],
+  });
+
   readonly reservedTokens = new Gauge({
     name: 'switchyard_reserved_tokens',
     help: 'Tokens reserved at admission by the requests in flight on this node (estimated input + reserved output).',

@@ -150,6 +150,7 @@ export class RequestObservation {
     const cost = Number(data.cost.total);
     if (cost > 0) metrics.cost.inc({ alias: data.alias, deployment: data.deploymentId, gen_ai_provider_name: provider }, cost);
     if (data.errorClass) metrics.attemptErrors.inc({ deployment: data.deploymentId, error_class: data.errorClass });
+    if (data.usageEvidence === 'implausible') metrics.implausibleUsage.inc({ deployment: data.deploymentId, gen_ai_provider_name: provider });
     const span = this.attemptSpan;
     this.attemptSpan = null;
     if (!span) return;

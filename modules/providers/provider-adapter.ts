@@ -16,6 +16,11 @@ export interface UpstreamCall {
   idleTimeoutMs: number;
   /** W3C trace context (`traceparent`, `tracestate`) of the attempt, sent with the provider call. */
   traceHeaders?: Record<string, string>;
+  /**
+   * The most bytes a buffered answer may have (readJsonBody refuses more as `answer_too_large`, having
+   * held no more than this). Streams are bounded per event and by their lifetime instead.
+   */
+  maxAnswerBytes: number;
 }
 
 /** One upstream embeddings call: the same connection and deadline inputs as a chat call. */
@@ -40,6 +45,9 @@ export interface ProviderAdapter {
   chatStream(call: UpstreamCall): Promise<UpstreamStream>;
   /** Embeddings, for adapters whose provider serves them (routes need the `embeddings` capability too). */
   embed?(call: EmbeddingsCall): Promise<EmbeddingsResponse>;
-  /** The request's input tokens as the provider counts them, for adapters whose provider has a count endpoint. */
-  countTokens?(call: UpstreamCall): Promise<number>;
+  /**
+   * The request's input tokens as the provider counted them, for adapters whose provider has a count
+   * endpoint: the value as reported, which the pipeline checks (checkReportedCount) before anyone sees it.
+   */
+  countTokens?(call: UpstreamCall): Promise<unknown>;
 }

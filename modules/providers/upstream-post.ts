@@ -49,12 +49,30 @@ export async function postUpstream(
   throw toError(response.statusCode, response.headers, text);
 }
 
-/** A buffered answer's JSON; a body that is not JSON is a malformed response (unless we aborted). */
-export async function readJsonBody(body: Dispatcher.ResponseData['body'], signal: AbortSignal): Promise<unknown> {
+/**
+ * A buffered answer's JSON, read up to `maxBytes`: a longer body is refused as `answer_too_large` (its
+ * connection let go at once, never more than the bound held), one that is not JSON is a malformed
+ * response — unless we aborted, which is the abort's error.
+ */
+export async function readJsonBody(body: Dispatcher.ResponseData['body'], signal: AbortSignal, maxBytes: number): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
   try {
-    return await body.json();
+    for await (const chunk of body) {
+      size += chunk.length;
+      if (size > maxBytes) {
+        body.destroy();
+        throw new ProviderError('answer_too_large', `the provider's answer exceeded ${maxBytes} bytes`);
+      }
+      chunks.push(chunk as Buffer);
+    }
   } catch (error) {
-    if (signal.aborted) throw transportError(error, signal);
+    if (error instanceof ProviderError) throw error;
+    throw transportError(error, signal);
+  }
+  try {
+    return JSON.parse((chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size)).toString('utf8'));
+  } catch {
     throw new ProviderError('malformed_response', 'the provider returned a body that is not JSON');
   }
 }

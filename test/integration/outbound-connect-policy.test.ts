@@ -71,6 +71,7 @@ describe('outbound address policy at connect time', () => {
     const { dispatcher, baseUrl } = await pools.target(target);
     const response = await adapter.chat({
       request: chatRequest(), deployment: target, dispatcher, baseUrl, signal: new AbortController().signal, headersTimeoutMs: 5000, idleTimeoutMs: 5000,
+      maxAnswerBytes: 16 * 1024 * 1024,
     });
     return response.choices[0].text;
   }

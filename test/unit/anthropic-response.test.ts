@@ -8,13 +8,15 @@ import { attemptCost } from '../../modules/inference/pricing/attempt-cost.js';
 import { anthropicHttpError, classifyAnthropicError } from '../../modules/providers/anthropic/anthropic-errors.js';
 import { fromAnthropicMessage } from '../../modules/providers/anthropic/anthropic-response.js';
 import { stopReasonFromAnthropic, stopReasonToAnthropic, usageFromAnthropic, usageToAnthropic } from '../../modules/providers/anthropic/anthropic-usage.js';
+import { believedUsage, withBelievedUsage } from '../support/believed-usage.js';
+import { checkReportedUsage } from '../../modules/canonical/index.js';
 
 const fixture = (name: string) => JSON.parse(readFileSync(join(process.cwd(), 'test/fixtures/anthropic', name), 'utf8'));
 const identity = { id: 'msg_abc', created: 0, model: 'claude-alias' };
 
 describe('Anthropic buffered responses (documentation fixtures)', () => {
   test('the API reference message → canonical text, stop and usage', () => {
-    expect(fromAnthropicMessage(fixture('message.json'))).toEqual({
+    expect(withBelievedUsage(fromAnthropicMessage(fixture('message.json')))).toEqual({
       providerRequestId: 'msg_013Zva2CMHLNnXjNJJKqJ2EF',
       choices: [{ index: 0, text: 'Hi! My name is Claude.', toolCalls: [], stopReason: 'stop', reasoning: [], logprobs: null }],
       usage: { input: 2095, cachedInput: 0, cacheWrite: 0, output: 503, reasoning: 0 },
@@ -55,13 +57,30 @@ describe('Anthropic buffered responses (documentation fixtures)', () => {
     });
   });
 
-  test('tool arguments another provider produced that are not JSON are passed raw, never lost', () => {
+  test.each([
+    ['cut-off JSON', '{"city": "Par'],
+    ['text that is not JSON', 'get the weather for Paris'],
+    ['a JSON array', '[1,2]'],
+    ['a JSON string', '"Paris"'],
+    ['a JSON number', '42'],
+    ['JSON null', 'null'],
+  ])('tool arguments another provider produced that are not a JSON object (%s) arrive wrapped as {"_raw": …}, never as a string', (_name, text) => {
     const message = toAnthropicMessage(
-      { providerRequestId: null, choices: [{ index: 0, text: '', toolCalls: [{ id: 'c', name: 'f', arguments: '{"a":' }], stopReason: 'tool_calls', reasoning: [], logprobs: null }], usage: null },
+      { providerRequestId: null, choices: [{ index: 0, text: '', toolCalls: [{ id: 'c', name: 'f', arguments: text }], stopReason: 'tool_calls', reasoning: [], logprobs: null }], usage: null },
       identity,
       { input: 1, cachedInput: 0, cacheWrite: 0, output: 1, reasoning: 0 },
     );
-    expect(message.content).toEqual([{ type: 'tool_use', id: 'c', name: 'f', input: '{"a":' }]);
+    expect(message.content).toEqual([{ type: 'tool_use', id: 'c', name: 'f', input: { _raw: text } }]);
+  });
+
+  test('a JSON object passes as it is, and no arguments are {}', () => {
+    const answer = (args: string) => toAnthropicMessage(
+      { providerRequestId: null, choices: [{ index: 0, text: '', toolCalls: [{ id: 'c', name: 'f', arguments: args }], stopReason: 'tool_calls', reasoning: [], logprobs: null }], usage: null },
+      identity,
+      { input: 1, cachedInput: 0, cacheWrite: 0, output: 1, reasoning: 0 },
+    ).content[0];
+    expect(answer('{"city":"Paris","days":[1,2]}')).toMatchObject({ input: { city: 'Paris', days: [1, 2] } });
+    expect(answer('  ')).toMatchObject({ input: {} });
   });
 });
 
@@ -94,7 +113,7 @@ describe('usage and cost with prompt caching', () => {
   const price: PriceTable = { inputPer1M: '3.00', outputPer1M: '15.00', cachedInputPer1M: '0.30', cacheWritePer1M: '3.75', reasoningPer1M: null, currency: 'USD' };
 
   test('canonical input includes cache reads and writes; each part is billed once at its own price', () => {
-    const usage = usageFromAnthropic({ input_tokens: 21, cache_creation_input_tokens: 188086, cache_read_input_tokens: 1000, output_tokens: 393 });
+    const usage = believedUsage(usageFromAnthropic({ input_tokens: 21, cache_creation_input_tokens: 188086, cache_read_input_tokens: 1000, output_tokens: 393 }));
     expect(usage).toEqual({ input: 21 + 188086 + 1000, cachedInput: 1000, cacheWrite: 188086, output: 393, reasoning: 0 });
     const cost = attemptCost(usage, price);
     // By hand: 21 × 3.00 = 63; 1000 × 0.30 = 300; 188086 × 3.75 = 705322.5; 393 × 15.00 = 5895 (all per million).
@@ -108,14 +127,20 @@ describe('usage and cost with prompt caching', () => {
     });
   });
 
-  test('usage without cache fields, and nonsense values, count as zero', () => {
-    expect(usageFromAnthropic({ input_tokens: 10, output_tokens: 5 })).toEqual({ input: 10, cachedInput: 0, cacheWrite: 0, output: 5, reasoning: 0 });
-    expect(usageFromAnthropic({ input_tokens: -3, output_tokens: null, cache_read_input_tokens: Number.NaN })).toEqual({ input: 0, cachedInput: 0, cacheWrite: 0, output: 0, reasoning: 0 });
+  test('usage without cache fields counts them as zero; nonsense values are not believed and are named', () => {
+    expect(believedUsage(usageFromAnthropic({ input_tokens: 10, output_tokens: 5 }))).toEqual({ input: 10, cachedInput: 0, cacheWrite: 0, output: 5, reasoning: 0 });
+    const checked = checkReportedUsage(usageFromAnthropic({ input_tokens: -3, output_tokens: null, cache_read_input_tokens: Number.NaN }), { input: 1000, output: 1000 }, { input: 40, output: 7 });
+    // input_tokens is not a count: the gateway's input (40) is billed; output_tokens is missing: its own count (7).
+    expect(checked.usage).toEqual({ input: 40, cachedInput: 0, cacheWrite: 0, output: 7, reasoning: 0 });
+    expect(checked.implausible).toEqual({
+      reason: 'input_tokens is not a non-negative integer',
+      reported: { input_tokens: '-3', cache_read_input_tokens: 'NaN', cache_creation_input_tokens: 'absent', output_tokens: 'null' },
+    });
   });
 
   test('usageToAnthropic is the inverse of usageFromAnthropic', () => {
     const wire = { input_tokens: 7, cache_creation_input_tokens: 11, cache_read_input_tokens: 13, output_tokens: 17 };
-    expect(usageToAnthropic(usageFromAnthropic(wire))).toEqual(wire);
+    expect(usageToAnthropic(believedUsage(usageFromAnthropic(wire)))).toEqual(wire);
   });
 });
 

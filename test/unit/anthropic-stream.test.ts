@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { StreamEvent } from '../../modules/canonical/chat-response.js';
+import type { RelayedStreamEvent, StreamEvent } from '../../modules/canonical/chat-response.js';
+import type { TokenUsage } from '../../events/index.js';
+import { believedUsage } from '../support/believed-usage.js';
 import { ProviderError } from '../../modules/canonical/provider-error.js';
 import { GatewayError } from '../../modules/canonical/gateway-error.js';
 import { AnthropicStreamTranslator } from '../../modules/providers/anthropic/anthropic-stream.js';
@@ -29,7 +31,7 @@ function fold(events: StreamEvent[]) {
   let text = '';
   const calls: Array<{ id: string | null; name: string | null; arguments: string }> = [];
   let finish: string | null = null;
-  let usage = null;
+  let usage: TokenUsage | null = null;
   for (const event of events) {
     if (event.type === 'text') text += event.text;
     if (event.type === 'tool_call') {
@@ -37,7 +39,7 @@ function fold(events: StreamEvent[]) {
       calls[event.index].arguments += event.arguments;
     }
     if (event.type === 'finish') finish = event.stopReason;
-    if (event.type === 'usage') usage = event.usage;
+    if (event.type === 'usage') usage = believedUsage(event.usage);
   }
   return { text, calls, finish, usage };
 }
@@ -173,20 +175,21 @@ describe('Anthropic client stream encoder', () => {
       encoder.encode({ type: 'tool_call', choice: 0, index: 0, id: null, name: null, arguments: '{"city":' }) +
       encoder.encode({ type: 'tool_call', choice: 0, index: 0, id: null, name: null, arguments: '"Paris"}' }) +
       encoder.encode({ type: 'finish', choice: 0, stopReason: 'tool_calls' }) +
-      encoder.encode({ type: 'usage', usage }) +
       encoder.finish(usage);
     const frames = out.split('\n\n').filter(Boolean).map((block) => {
       const [eventLine, dataLine] = block.split('\n');
       return { event: eventLine.slice('event: '.length), data: JSON.parse(dataLine.slice('data: '.length)) };
     });
+    // The tool call is held until it is complete (the finish) and written whole: one delta with the object.
     expect(frames.map((f) => f.event)).toEqual([
       'message_start', 'ping', 'content_block_start', 'content_block_delta', 'content_block_stop',
-      'content_block_start', 'content_block_delta', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop',
+      'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop',
     ]);
     for (const frame of frames) expect(frame.data.type).toBe(frame.event);
     expect(frames[0].data.message).toMatchObject({ id: 'msg_0123', model: 'claude-alias', role: 'assistant', content: [] });
     expect(frames[5].data).toEqual({ type: 'content_block_start', index: 1, content_block: { type: 'tool_use', id: 'call_1', name: 'get_weather', input: {} } });
-    expect(frames[9].data).toEqual({
+    expect(frames[6].data).toEqual({ type: 'content_block_delta', index: 1, delta: { type: 'input_json_delta', partial_json: '{"city":"Paris"}' } });
+    expect(frames[8].data).toEqual({
       type: 'message_delta',
       delta: { stop_reason: 'tool_use', stop_sequence: null },
       usage: { input_tokens: 20, cache_read_input_tokens: 100, cache_creation_input_tokens: 0, output_tokens: 9 },
@@ -194,7 +197,7 @@ describe('Anthropic client stream encoder', () => {
   });
 
   test('round trip: what the encoder writes, the provider translator reads back to the same canonical events', () => {
-    const source: StreamEvent[] = [
+    const source: RelayedStreamEvent[] = [
       { type: 'text', choice: 0, text: 'Ünïcødé ' },
       { type: 'text', choice: 0, text: '→ 🚀' },
       { type: 'tool_call', choice: 0, index: 0, id: 'toolu_a', name: 'a', arguments: '{"x":' },
@@ -214,6 +217,87 @@ describe('Anthropic client stream encoder', () => {
         usage,
       });
     }
+  });
+
+  /** The frames of an encoded stream, as [event, data]. */
+  const framesOf = (wire: string) => wire.split('\n\n').filter(Boolean).map((block) => {
+    const [eventLine, dataLine] = block.split('\n');
+    return { event: eventLine.slice('event: '.length), data: JSON.parse(dataLine.slice('data: '.length)) };
+  });
+  /** What a client assembles from the stream: each tool_use block's input, parsed from its deltas as the SDKs do. */
+  const toolInputs = (wire: string) => {
+    const inputs = new Map<number, { name: string; json: string }>();
+    for (const { event, data } of framesOf(wire)) {
+      if (event === 'content_block_start' && data.content_block.type === 'tool_use') inputs.set(data.index, { name: data.content_block.name, json: '' });
+      if (event === 'content_block_delta' && data.delta.type === 'input_json_delta') inputs.get(data.index)!.json += data.delta.partial_json;
+    }
+    return [...inputs.values()].map(({ name, json }) => ({ name, input: json === '' ? {} : JSON.parse(json) }));
+  };
+
+  test.each([
+    ['cut-off JSON', ['{"city": ', '"Par']],
+    ['text that is not JSON', ['Paris, ', 'tomorrow']],
+    ['a JSON array', ['[1,', '2]']],
+  ])('tool arguments that are not a JSON object (%s) arrive as {"_raw": …}: the concatenated deltas always parse to an object', (_name, pieces) => {
+    const encoder = new AnthropicMessagesStreamEncoder(identity);
+    let wire = encoder.encode({ type: 'tool_call', choice: 0, index: 0, id: 'call_1', name: 'get_weather', arguments: '' });
+    for (const piece of pieces) wire += encoder.encode({ type: 'tool_call', choice: 0, index: 0, id: null, name: null, arguments: piece });
+    wire += encoder.encode({ type: 'finish', choice: 0, stopReason: 'tool_calls' }) + encoder.finish(usage);
+    expect(toolInputs(wire)).toEqual([{ name: 'get_weather', input: { _raw: pieces.join('') } }]);
+    const { events } = translate(Buffer.from(wire), []);
+    expect(fold(events).calls).toEqual([{ id: 'call_1', name: 'get_weather', arguments: JSON.stringify({ _raw: pieces.join('') }) }]);
+  });
+
+  test('interleaved pieces of two parallel calls (as OpenAI may send them) become two whole blocks, in order, never a delta for a stopped block', () => {
+    const encoder = new AnthropicMessagesStreamEncoder(identity);
+    const call = (index: number, id: string | null, name: string | null, args: string) => encoder.encode({ type: 'tool_call', choice: 0, index, id, name, arguments: args });
+    const wire = call(0, 'call_a', 'weather', '') + call(1, 'call_b', 'time', '') + call(0, null, null, '{"city":') + call(1, null, null, '{"tz":') +
+      call(0, null, null, '"Paris"}') + call(1, null, null, '"CET"}') + encoder.encode({ type: 'finish', choice: 0, stopReason: 'tool_calls' }) + encoder.finish(usage);
+    const frames = framesOf(wire);
+    expect(frames.map((f) => f.event)).toEqual([
+      'message_start', 'ping',
+      'content_block_start', 'content_block_delta', 'content_block_stop',
+      'content_block_start', 'content_block_delta', 'content_block_stop',
+      'message_delta', 'message_stop',
+    ]);
+    // Every delta belongs to the block open at that moment.
+    let open: number | null = null;
+    for (const { event, data } of frames) {
+      if (event === 'content_block_start') open = data.index;
+      if (event === 'content_block_delta') expect(data.index).toBe(open);
+      if (event === 'content_block_stop') open = null;
+    }
+    expect(toolInputs(wire)).toEqual([{ name: 'weather', input: { city: 'Paris' } }, { name: 'time', input: { tz: 'CET' } }]);
+  });
+
+  test('text after a call writes the held call first; text and thinking are never held; an empty text piece does not end the held calls', () => {
+    const encoder = new AnthropicMessagesStreamEncoder(identity);
+    const start = encoder.encode({ type: 'text', choice: 0, text: 'Let me check.' });
+    expect(framesOf(start).map((f) => f.event)).toEqual(['message_start', 'ping', 'content_block_start', 'content_block_delta']);
+    expect(encoder.encode({ type: 'tool_call', choice: 0, index: 0, id: 'call_1', name: 'f', arguments: '{"a":' })).toBe('');
+    expect(encoder.encode({ type: 'text', choice: 0, text: '' })).toBe('');
+    expect(encoder.encode({ type: 'tool_call', choice: 0, index: 0, id: null, name: null, arguments: '1}' })).toBe('');
+    const after = framesOf(encoder.encode({ type: 'text', choice: 0, text: 'Done.' }));
+    expect(after.map((f) => f.event)).toEqual([
+      'content_block_stop', 'content_block_start', 'content_block_delta', 'content_block_stop', 'content_block_start', 'content_block_delta',
+    ]);
+    expect(after[2].data.delta).toEqual({ type: 'input_json_delta', partial_json: '{"a":1}' });
+    // More of a call already written is a malformed answer, not a second block with the same id.
+    expect(() => encoder.encode({ type: 'tool_call', choice: 0, index: 0, id: null, name: null, arguments: '"x"' })).toThrow(ProviderError);
+  });
+
+  test('held arguments are bounded: a provider that streams more than the bound is cut off as a malformed answer', () => {
+    const encoder = new AnthropicMessagesStreamEncoder(identity);
+    encoder.encode({ type: 'tool_call', choice: 0, index: 0, id: 'call_1', name: 'f', arguments: '{"a":"' });
+    const piece = 'x'.repeat(1024 * 1024);
+    let thrown: unknown = null;
+    try {
+      for (let i = 0; i < 9; i++) encoder.encode({ type: 'tool_call', choice: 0, index: 0, id: null, name: null, arguments: piece });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ProviderError);
+    expect((thrown as ProviderError).errorClass).toBe('malformed_response');
   });
 
   test('finish without any output still writes a complete, well-formed message', () => {

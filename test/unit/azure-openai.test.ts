@@ -4,6 +4,7 @@ import { azureOpenAiDialect } from '../../modules/providers/azure-openai/azure-o
 import { OpenAiAdapter } from '../../modules/providers/openai/openai-adapter.js';
 import { ProviderAdapters } from '../../modules/providers/provider-adapters.js';
 import { FixtureServer, chatRequest, collect, fixtureBytes, fold, resolvedDeployment } from '../support/provider-fixtures.js';
+import { believedUsage } from '../support/believed-usage.js';
 
 /** o3-mini list prices (USD per 1M tokens). */
 const o3mini: PriceTable = { inputPer1M: '1.10', outputPer1M: '4.40', cachedInputPer1M: '0.55', cacheWritePer1M: null, reasoningPer1M: null, currency: 'USD' };
@@ -36,13 +37,13 @@ describe('Azure OpenAI adapter over HTTP', () => {
     expect(seen.headers['api-key']).toBe('upstream-secret-value-123456');
     expect(seen.headers.authorization).toBeUndefined();
     expect(seen.body).toEqual({ messages: [{ role: 'user', content: 'Hello' }], max_completion_tokens: 500, temperature: 1 });
-    expect(response).toEqual({
+    expect({ ...response, usage: believedUsage(response.usage) }).toEqual({
       providerRequestId: 'chatcmpl-AzUre0000000000000000000001',
       choices: [{ index: 0, text: 'Paris is the capital of France.', toolCalls: [], stopReason: 'stop', reasoning: [], logprobs: null }],
       usage: { input: 2048, cachedInput: 1024, cacheWrite: 0, output: 600, reasoning: 448 },
     });
     // By hand: 1024 × 1.10 + 1024 × 0.55 + 600 × 4.40 = 1126.4 + 563.2 + 2640 = 4329.6 per 1M
-    expect(attemptCost(response.usage!, o3mini)).toMatchObject({ input: '0.001126400000', cachedInput: '0.000563200000', output: '0.002640000000', total: '0.004329600000' });
+    expect(attemptCost(believedUsage(response.usage), o3mini)).toMatchObject({ input: '0.001126400000', cachedInput: '0.000563200000', output: '0.002640000000', total: '0.004329600000' });
   });
 
   test('a base URL with a path prefix keeps it, and odd deployment names are encoded', async () => {

@@ -9,6 +9,7 @@ import { MockProviderServer } from '../../modules/providers/mock/mock-provider-s
 import { UpstreamPools } from '../../modules/providers/upstream-pools.js';
 import type { ResolvedDeployment } from '../../projections/routing-snapshot/routing-snapshot.js';
 import { FixtureServer, chatRequest, collect, fixtureBytes, fixtureJson, randomChunks, resolvedDeployment, seededRandom } from '../support/provider-fixtures.js';
+import { withBelievedUsage } from '../support/believed-usage.js';
 
 const golden = fixtureJson('bedrock', 'converse-tool-use.json');
 const toolStream = fixtureJson('bedrock', 'converse-stream-tool-use.events.json');
@@ -46,7 +47,7 @@ describe('BedrockAdapter over HTTP', () => {
       chunks: [Buffer.from(JSON.stringify(golden.converseResponse))],
     });
     const response = await adapter.chat(server.call(parseOpenAiChatRequest(golden.openaiRequest), bedrock()));
-    expect(response).toEqual(golden.expectedResponse);
+    expect(withBelievedUsage(response)).toEqual(golden.expectedResponse);
     const seen = server.seen[0];
     expect(seen.method).toBe('POST');
     expect(seen.url).toBe('/model/anthropic.claude-3-5-sonnet-20240620-v1%3A0/converse');
@@ -69,7 +70,7 @@ describe('BedrockAdapter over HTTP', () => {
       server.reply({ headers: { 'content-type': 'application/vnd.amazon.eventstream', 'x-amzn-requestid': `req-${seed}` }, chunks: pieces });
       const upstream = await adapter.chatStream(server.call(chatRequest({ stream: true }), bedrock()));
       expect(upstream.providerRequestId).toBe(`req-${seed}`);
-      expect(await collect(upstream.events)).toEqual(toolStream.expectedEvents);
+      expect(withBelievedUsage(await collect(upstream.events))).toEqual(toolStream.expectedEvents);
     }
     expect(server.seen.every((seen) => seen.url.endsWith('/converse-stream') && seen.headers.accept === 'application/vnd.amazon.eventstream')).toBe(true);
   });
@@ -148,6 +149,7 @@ describe('BedrockAdapter Titan embeddings against the mock provider', () => {
     signal: new AbortController().signal,
     headersTimeoutMs: 5000,
     idleTimeoutMs: 5000,
+    maxAnswerBytes: 16 * 1024 * 1024,
   });
 
   test('one signed InvokeModel per input, vectors back in input order, token counts summed', async () => {
@@ -160,7 +162,7 @@ describe('BedrockAdapter Titan embeddings against the mock provider', () => {
     expect(seen.map((r) => (r.body as { inputText: string }).inputText).sort()).toEqual([...inputs].sort());
     expect(seen.every((r) => (r.body as { dimensions: number }).dimensions === 256)).toBe(true);
     // the mock counts ceil(length / 4) tokens per text
-    expect(response.inputTokens).toBe(inputs.reduce((sum, text) => sum + Math.ceil(text.length / 4), 0));
+    expect(response.inputTokens!.reduce((sum, field) => sum + (field.value as number), 0)).toBe(inputs.reduce((sum, text) => sum + Math.ceil(text.length / 4), 0));
   });
 
   test('an upstream failure on one input fails the whole call with its class', async () => {

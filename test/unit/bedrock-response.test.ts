@@ -4,6 +4,8 @@ import { bedrockHttpError, bedrockStreamException, classifyBedrockError } from '
 import { fromConverseResponse } from '../../modules/providers/bedrock/bedrock-response.js';
 import { stopReasonFromConverse, usageFromConverse } from '../../modules/providers/bedrock/bedrock-usage.js';
 import { fixtureJson } from '../support/provider-fixtures.js';
+import { believedUsage, withBelievedUsage } from '../support/believed-usage.js';
+import { checkReportedUsage } from '../../modules/canonical/index.js';
 
 const golden = fixtureJson('bedrock', 'converse-tool-use.json');
 
@@ -12,7 +14,7 @@ const SONNET = { inputPer1M: '3.00', outputPer1M: '15.00', cachedInputPer1M: '0.
 
 describe('Bedrock Converse responses', () => {
   test('the documentation tool-use answer maps to one choice with the tool call and cache-inclusive usage', () => {
-    expect(fromConverseResponse(golden.converseResponse, golden.expectedResponse.providerRequestId)).toEqual(golden.expectedResponse);
+    expect(withBelievedUsage(fromConverseResponse(golden.converseResponse, golden.expectedResponse.providerRequestId))).toEqual(golden.expectedResponse);
   });
 
   test('the follow-up text answer: end_turn → stop, usage without cache counters', () => {
@@ -20,7 +22,7 @@ describe('Bedrock Converse responses', () => {
     expect(response.choices).toEqual([
       { index: 0, text: 'The most popular song on WZPZ is Elemental Hotel by 8 Storey Hike.', toolCalls: [], stopReason: 'stop', reasoning: [], logprobs: null },
     ]);
-    expect(response.usage).toEqual({ input: 470, cachedInput: 0, cacheWrite: 0, output: 18, reasoning: 0 });
+    expect(believedUsage(response.usage)).toEqual({ input: 470, cachedInput: 0, cacheWrite: 0, output: 18, reasoning: 0 });
   });
 
   test('text and several tool uses in one message; reasoning blocks become reasoning parts', () => {
@@ -72,7 +74,7 @@ describe('Bedrock Converse responses', () => {
 
 describe('Bedrock usage and cost', () => {
   test('canonical input includes cache reads and writes; the cost prices each part once (hand-computed)', () => {
-    const usage = usageFromConverse(golden.converseResponse.usage);
+    const usage = believedUsage(usageFromConverse(golden.converseResponse.usage));
     expect(usage).toEqual({ input: 1375, cachedInput: 800, cacheWrite: 200, output: 67, reasoning: 0 });
     // 375 plain × $3 + 800 cached × $0.30 + 200 written × $3.75 + 67 output × $15, per million tokens
     expect(attemptCost(usage, SONNET)).toEqual({
@@ -86,14 +88,17 @@ describe('Bedrock usage and cost', () => {
   });
 
   test('without cache prices, cached and written tokens cost the input price (never billed twice)', () => {
-    const usage = usageFromConverse({ inputTokens: 100, outputTokens: 10, totalTokens: 410, cacheReadInputTokens: 200, cacheWriteInputTokens: 100 });
+    const usage = believedUsage(usageFromConverse({ inputTokens: 100, outputTokens: 10, totalTokens: 410, cacheReadInputTokens: 200, cacheWriteInputTokens: 100 }));
     const cost = attemptCost(usage, { ...SONNET, cachedInputPer1M: null, cacheWritePer1M: null });
     // 400 input tokens × $3 + 10 × $15 = 0.0012 + 0.00015
     expect(cost.total).toBe('0.001350000000');
   });
 
-  test('missing or nonsense counters count as zero', () => {
-    expect(usageFromConverse({ inputTokens: -3, outputTokens: Number.NaN })).toEqual({ input: 0, cachedInput: 0, cacheWrite: 0, output: 0, reasoning: 0 });
+  test('missing cache counters count as zero; nonsense counters are not believed and are named', () => {
+    expect(believedUsage(usageFromConverse({ inputTokens: 3, outputTokens: 4 }))).toEqual({ input: 3, cachedInput: 0, cacheWrite: 0, output: 4, reasoning: 0 });
+    const checked = checkReportedUsage(usageFromConverse({ inputTokens: -3, outputTokens: Number.NaN }), { input: 100, output: 100 }, { input: 11, output: 5 });
+    expect(checked.usage).toEqual({ input: 11, cachedInput: 0, cacheWrite: 0, output: 5, reasoning: 0 });
+    expect(checked.implausible?.reported).toMatchObject({ inputTokens: '-3', outputTokens: 'NaN' });
   });
 });
 

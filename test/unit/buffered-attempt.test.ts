@@ -13,17 +13,21 @@ import type { ProviderAdapter, UpstreamCall } from '../../modules/providers/prov
 import { FakeResponse, testRoutedRequest } from '../support/pipeline-fakes.js';
 import { chatRequest } from '../support/provider-fixtures.js';
 import { testAlias, testDeployment } from '../support/routing-fixtures.js';
+import type { TokenUsage } from '../../events/index.js';
+import { type ReportedUsage, reportedField, reportedUsageOf } from '../../modules/canonical/index.js';
 
 const ESTIMATED_INPUT = 120;
+const MAX_ANSWER_BYTES = 1024 * 1024;
 const settings: PipelineSettings = { durability: 'default', nodeId: 'node-1', resilience: DEFAULT_RESILIENCE };
 const request = chatRequest();
 const embeddings: EmbeddingsRequest = { model: 'embed', inputs: ['one', 'two'], dimensions: null, user: null };
 
-const answer = (usage: ChatResponse['usage']): ChatResponse => ({
+const answer = (usage: TokenUsage | ReportedUsage | null): ChatResponse => ({
   providerRequestId: 'prov-1',
   choices: [{ index: 0, text: 'x'.repeat(40), toolCalls: [], stopReason: 'stop', reasoning: [], logprobs: null }],
-  usage,
+  usage: usage === null ? null : Array.isArray((usage as ReportedUsage).input) ? (usage as ReportedUsage) : reportedUsageOf(usage as TokenUsage),
 });
+const inputCount = (value: unknown) => [reportedField('usage.prompt_tokens', value, true)];
 
 type Operation = 'chat' | 'embed';
 
@@ -48,10 +52,10 @@ async function run<Response>(operation: Operation, provider: (call: UpstreamCall
     },
   } as unknown as ProviderAdapter;
   const signal = admitted.lifetime.signal;
-  const attempt = bufferedAttempt(services, settings, admitted, (a, transport) =>
+  const attempt = bufferedAttempt(services, settings, admitted, (a, transport, deployment) =>
     (operation === 'chat'
-      ? bufferedChatAttempt(a, request, ESTIMATED_INPUT, signal, transport)
-      : embeddingsAttempt(a, embeddings, ESTIMATED_INPUT, signal, transport)) as Promise<BufferedResult<Response>>,
+      ? bufferedChatAttempt(a, request, ESTIMATED_INPUT, deployment, MAX_ANSWER_BYTES, signal, transport)
+      : embeddingsAttempt(a, embeddings, ESTIMATED_INPUT, deployment, MAX_ANSWER_BYTES, signal, transport)) as Promise<BufferedResult<Response>>,
   );
   const turn: AttemptTurn = { candidate: admitted.plan.candidates[0], attempt: 1, why: 'attempt 1: first choice primary', trial: false };
   const settled = await attempt(turn, adapter, { traceparent: '00-abc-def-01' }).then(
@@ -146,7 +150,7 @@ describe('an embeddings attempt', () => {
   const vectors = (n: number, length = 3) => Array.from({ length: n }, () => Array.from({ length }, () => 0.5));
 
   test("the provider's input count is billed on its word (input only); without it, the admission estimate, labelled estimated", async () => {
-    const counted = await embed(async () => ({ providerRequestId: 'emb-1', vectors: vectors(2), inputTokens: 9 }));
+    const counted = await embed(async () => ({ providerRequestId: 'emb-1', vectors: vectors(2), inputTokens: inputCount(9) }));
     expect(counted.report).toMatchObject({ outcome: 'success', answer: { usage: { input: 9, output: 0 }, response: { vectors: vectors(2) } } });
     expect(counted.recorded.last).toMatchObject({ outcome: 'success', usage: { input: 9, output: 0, cachedInput: 0 }, usageEvidence: 'provider', providerRequestId: 'emb-1' });
     expect(counted.latencies).toHaveLength(1);
@@ -155,8 +159,8 @@ describe('an embeddings attempt', () => {
   });
 
   test.each([
-    ['a vector missing', { providerRequestId: null, vectors: vectors(1), inputTokens: 3 }],
-    ['an empty vector', { providerRequestId: null, vectors: [[0.5], []], inputTokens: 3 }],
+    ['a vector missing', { providerRequestId: null, vectors: vectors(1), inputTokens: inputCount(3) }],
+    ['an empty vector', { providerRequestId: null, vectors: [[0.5], []], inputTokens: inputCount(3) }],
   ])("an answer the client could not use (%s) is the provider's failure: malformed_response, recorded failed, nothing billed", async (_name, response) => {
     const { report, recorded, latencies } = await embed(async () => response);
     expect(report).toMatchObject({ answer: null, outcome: 'failed', error: { errorClass: 'malformed_response' } });

@@ -3,6 +3,7 @@ import { ProviderError } from '../../modules/canonical/provider-error.js';
 import { GeminiStreamTranslator } from '../../modules/providers/gemini/gemini-stream.js';
 import { SseDecoder } from '../../modules/providers/streaming/sse-decoder.js';
 import { fixtureBytes, fold } from '../support/provider-fixtures.js';
+import { withBelievedUsage } from '../support/believed-usage.js';
 
 /** Decoder + translator over a whole body, as the adapter runs them (end() once the body is over). */
 function run(body: Uint8Array | string): { events: StreamEvent[]; translator: GeminiStreamTranslator } {
@@ -21,7 +22,7 @@ const textChunk = (text: string, finishReason?: string) => ({ candidates: [{ con
 describe('Gemini stream translator', () => {
   test('text stream: thought parts become reasoning, one finish, usage (visible + thoughts) reported once at the end', () => {
     const { events, translator } = run(fixtureBytes('gemini', 'stream-text.sse'));
-    expect(events).toEqual([
+    expect(withBelievedUsage(events)).toEqual([
       { type: 'reasoning', choice: 0, part: 0, text: '**Planning** the answer about foxes.' },
       { type: 'text', choice: 0, text: 'The quick brown fox' },
       { type: 'text', choice: 0, text: ' jumps over the lazy dog — très vite, 狐 🦊.' },
@@ -34,7 +35,7 @@ describe('Gemini stream translator', () => {
 
   test('function calls arrive whole: one tool_call event each, with id, name and complete arguments', () => {
     const { events } = run(fixtureBytes('gemini', 'stream-function-call.sse'));
-    expect(events).toEqual([
+    expect(withBelievedUsage(events)).toEqual([
       { type: 'text', choice: 0, text: 'Checking the weather' },
       { type: 'tool_call', choice: 0, index: 0, id: 'call_0', name: 'get_current_weather', arguments: '{"location":"Zürich","unit":"celsius"}' },
       { type: 'tool_call', choice: 0, index: 1, id: 'call_1', name: 'get_local_time', arguments: '{"timezone":"Europe/Zurich"}' },
@@ -57,7 +58,7 @@ describe('Gemini stream translator', () => {
 
   test('a stream that ends before its finish reports no usage, so it is billed on what was relayed', () => {
     const { events } = run(data({ ...textChunk('Half an'), usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 2 } }));
-    expect(events).toEqual([{ type: 'text', choice: 0, text: 'Half an' }]);
+    expect(withBelievedUsage(events)).toEqual([{ type: 'text', choice: 0, text: 'Half an' }]);
   });
 
   test('output after a candidate finished breaks the stream (it would corrupt the client stream)', () => {
@@ -74,7 +75,7 @@ describe('Gemini stream translator', () => {
       ],
     };
     const { events } = run(data(chunk) + data({ candidates: [{ content: { role: 'model', parts: [{ text: '!' }] }, index: 1, finishReason: 'STOP' }] }));
-    expect(events).toEqual([
+    expect(withBelievedUsage(events)).toEqual([
       { type: 'tool_call', choice: 0, index: 0, id: 'call_0', name: 'a', arguments: '{}' },
       { type: 'finish', choice: 0, stopReason: 'tool_calls' },
       { type: 'text', choice: 1, text: 'B' },

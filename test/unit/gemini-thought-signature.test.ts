@@ -128,7 +128,9 @@ describe('Gemini thought signatures through every client format', () => {
     expect(message.content.find((b) => b.type === 'tool_use')?.id).toBe(ENCODED);
 
     const encoder = anthropicClientFormat.streamEncoder({ ...identity, id: 'msg_abc' }, request, 1);
-    const wire = encoder.encode({ type: 'tool_call', choice: 0, index: 0, id: 'call_0', name: 'get_weather', arguments: '{}', signature: SIG });
+    // The call is held until it is complete (here: the finish) and then written whole.
+    const wire = encoder.encode({ type: 'tool_call', choice: 0, index: 0, id: 'call_0', name: 'get_weather', arguments: '{}', signature: SIG }) +
+      encoder.encode({ type: 'finish', choice: 0, stopReason: 'tool_calls' });
     expect(wire).toContain(`"id":"${ENCODED}"`);
 
     const parsed = toolRequest(anthropicClientFormat, {

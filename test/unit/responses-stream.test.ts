@@ -1,4 +1,4 @@
-import type { StreamEvent } from '../../modules/canonical/chat-response.js';
+import type { RelayedStreamEvent as StreamEvent } from '../../modules/canonical/chat-response.js';
 import { GatewayError } from '../../modules/canonical/gateway-error.js';
 import { parseResponsesRequest } from '../../modules/inference/formats/responses/responses-request.js';
 import { ResponsesStreamEncoder } from '../../modules/inference/formats/responses/responses-stream.js';
@@ -35,7 +35,7 @@ const finish = (stopReason: 'stop' | 'length' | 'tool_calls'): StreamEvent => ({
 
 describe('ResponsesStreamEncoder', () => {
   test('text: created, in_progress, one message item with its part, deltas, the done events, completed with usage', () => {
-    const frames = run([text(''), text('Hel'), text('lo'), finish('stop'), { type: 'usage', usage }]);
+    const frames = run([text(''), text('Hel'), text('lo'), finish('stop')]);
     expect(types(frames)).toEqual([
       'response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added',
       'response.output_text.delta', 'response.output_text.delta', 'response.output_text.done', 'response.content_part.done',

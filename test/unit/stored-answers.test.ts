@@ -141,7 +141,6 @@ describe('answer capture', () => {
     thinking.encode({ type: 'reasoning', choice: 0, part: 0, text: 'think.' });
     thinking.encode({ type: 'reasoning_signature', choice: 0, part: 0, signature: 'sig-1' });
     thinking.encode({ type: 'reasoning_redacted', choice: 0, part: 1, data: 'opaque' });
-    thinking.encode({ type: 'prompt_usage', usage: { input: 3, cachedInput: 0, cacheWrite: 0 } });
     thinking.encode({ type: 'text', choice: 0, text: 'Yes' });
     thinking.encode({ type: 'logprobs', choice: 0, content: [{ token: 'Yes', logprob: -0.1, bytes: null, topLogprobs: [] }] });
     thinking.encode({ type: 'finish', choice: 0, stopReason: 'stop' });

@@ -7,13 +7,15 @@ import { RequestLifetime } from '../../modules/inference/pipeline/request-lifeti
 import { type StreamAttemptResult, StreamRelay } from '../../modules/inference/pipeline/stream-relay.js';
 import { DEFAULT_RESILIENCE } from '../../modules/inference/resilience/resilience-settings.js';
 import type { UpstreamStream } from '../../modules/providers/provider-adapter.js';
+import { reported } from '../support/believed-usage.js';
 
 /** One step of a fake provider stream: an event, a failure, or silence until the call is aborted. */
 type Step = StreamEvent | { fail: ProviderError } | { silence: true };
 
 const text = (t: string): StreamEvent => ({ type: 'text', choice: 0, text: t });
 const FINISH: StreamEvent = { type: 'finish', choice: 0, stopReason: 'stop' };
-const USAGE: StreamEvent = { type: 'usage', usage: { input: 3, cachedInput: 0, cacheWrite: 0, output: 2, reasoning: 0 } };
+const USAGE: StreamEvent = { type: 'usage', usage: reported({ input: 3, cachedInput: 0, cacheWrite: 0, output: 2, reasoning: 0 }) };
+const TERMS = { estimatedInputTokens: 3, bound: { input: 10_000, output: 10_000 } };
 const SILENCE = { silence: true } as const;
 
 /** A provider stream playing `steps`; it notes the signal it was opened with and whether its body was let go. */
@@ -81,7 +83,7 @@ async function relay(steps: Step[], options: { ttftLimitMs?: number; idleTimeout
       onFirstOutput: () => lifetime.endRequestDeadline(),
     });
     void (async () => {
-      const result = await relay.attempt(upstream.open, options.ttftLimitMs ?? 10_000, 3, () => undefined);
+      const result = await relay.attempt(upstream.open, options.ttftLimitMs ?? 10_000, TERMS, () => undefined);
       const openedByAttempt = res.headersSent;
       let committedBeforeEnd: boolean | null = null;
       if (result.reachedClient) {
@@ -193,7 +195,7 @@ describe('the stream relay', () => {
         yield USAGE;
       }
       void (async () => {
-        const result = await relay.attempt(async () => ({ providerRequestId: 'up-1', events: events() }), 10_000, 3, () => undefined);
+        const result = await relay.attempt(async () => ({ providerRequestId: 'up-1', events: events() }), 10_000, TERMS, () => undefined);
         if (result.reachedClient) await relay.finish(result, async () => undefined, () => undefined);
         relay.dispose();
         lifetime.dispose();

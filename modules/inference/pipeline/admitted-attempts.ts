@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { AttemptOutcome, TokenUsage, UsageEvidence } from '../../../events/index.js';
-import { type ProviderError, ZERO_USAGE } from '../../canonical/index.js';
+import { type ImplausibleUsage, type ProviderError, ZERO_USAGE } from '../../canonical/index.js';
 import { GatewayFault } from './gateway-fault.js';
 import type { ProviderAdapter } from '../../providers/index.js';
 import { type AttemptReport, type AttemptTurn, runAttemptLoop } from './attempt-loop.js';
@@ -70,6 +70,8 @@ export interface AttemptRecord {
   /** Null: nothing billable (a failure before any output). */
   usage: TokenUsage | null;
   evidence: UsageEvidence;
+  /** Why the provider's usage was not believed (evidence `implausible`); absent or null when it was. */
+  implausible?: ImplausibleUsage | null;
   latencyMs: number;
   ttftMs: number | null;
   providerRequestId: string | null;
@@ -77,6 +79,16 @@ export interface AttemptRecord {
 
 /** Records one finished attempt in the request's journal (priced at the admission's price version). */
 export function recordAttempt(admitted: RoutedRequest, turn: AttemptTurn, record: AttemptRecord): void {
+  const implausible = record.implausible ?? null;
+  if (implausible) {
+    // Counts and field names only: never content. The metric counts it too (switchyard_provider_usage_implausible_total).
+    const usage = record.usage ?? ZERO_USAGE;
+    logger.warn(
+      `request ${admitted.requestId} attempt ${turn.attempt}: ${turn.candidate.deployment.id} reported usage the gateway does not believe ` +
+        `(${implausible.reason}: ${Object.entries(implausible.reported).map(([field, value]) => `${field}=${value}`).join(', ')}); ` +
+        `billed at input ${usage.input}, output ${usage.output}`,
+    );
+  }
   admitted.journal.recordAttempt(attemptFinished({
     requestId: admitted.requestId,
     attempt: turn.attempt,
@@ -85,8 +97,14 @@ export function recordAttempt(admitted: RoutedRequest, turn: AttemptTurn, record
     candidate: turn.candidate,
     candidateIds: admitted.plan.candidates.map((c) => c.deployment.id),
     routingReason: `${admitted.plan.reason}; ${turn.why}${turn.trial ? ' (half-open trial)' : ''}`,
-    ...record,
+    outcome: record.outcome,
+    error: record.error,
     usage: record.usage ?? ZERO_USAGE,
+    evidence: record.evidence,
+    implausible,
+    latencyMs: record.latencyMs,
+    ttftMs: record.ttftMs,
+    providerRequestId: record.providerRequestId,
   }));
 }
 

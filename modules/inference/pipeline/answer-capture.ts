@@ -1,5 +1,5 @@
 import type { TokenUsage } from '../../../events/index.js';
-import type { ChatChoice, ChatResponse, ReasoningPart, StopReason, StreamEvent, TokenLogprob } from '../../canonical/index.js';
+import type { ChatChoice, ChatResponse, PromptUsage, ReasoningPart, RelayedStreamEvent, StopReason, TokenLogprob } from '../../canonical/index.js';
 import type { ToolCall } from '../../canonical/index.js';
 import type { GatewayError } from '../../canonical/index.js';
 import type { ClientStreamEncoder } from '../formats/client-stream-encoder.js';
@@ -32,9 +32,13 @@ export class AnswerCapture implements ClientStreamEncoder {
     return this.inner.contentType;
   }
 
-  encode(event: StreamEvent): string {
+  encode(event: RelayedStreamEvent): string {
     this.keep(event);
     return this.inner.encode(event);
+  }
+
+  promptCounted(usage: PromptUsage): void {
+    this.inner.promptCounted?.(usage);
   }
 
   finish(usage: TokenUsage): string {
@@ -58,8 +62,8 @@ export class AnswerCapture implements ClientStreamEncoder {
     return { providerRequestId, choices, usage: null };
   }
 
-  private keep(event: StreamEvent): void {
-    if (this.overflowed || event.type === 'usage' || event.type === 'prompt_usage') return;
+  private keep(event: RelayedStreamEvent): void {
+    if (this.overflowed) return;
     const choice = this.choices.get(event.choice) ?? { text: '', toolCalls: new Map(), stopReason: null, reasoning: new Map(), logprobs: null };
     this.choices.set(event.choice, choice);
     switch (event.type) {

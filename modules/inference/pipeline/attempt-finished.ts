@@ -1,5 +1,5 @@
 import type { AttemptFinished, AttemptOutcome, TokenUsage, UsageEvidence } from '../../../events/index.js';
-import { type ProviderError, ZERO_USAGE } from '../../canonical/index.js';
+import { type ImplausibleUsage, type ProviderError, ZERO_USAGE } from '../../canonical/index.js';
 import { ZERO_COST, attemptCost } from '../pricing/attempt-cost.js';
 import { deadlineOf } from '../resilience/deadlines.js';
 import type { RouteCandidate } from '../routing/route-planner.js';
@@ -16,6 +16,8 @@ export interface FinishedAttempt {
   error: ProviderError | null;
   usage: TokenUsage;
   evidence: UsageEvidence;
+  /** Why the provider's usage was not believed (evidence `implausible`), or null. */
+  implausible: ImplausibleUsage | null;
   latencyMs: number;
   ttftMs: number | null;
   providerRequestId: string | null;
@@ -28,7 +30,7 @@ export interface FinishedAttempt {
 export function attemptFinished(attempt: FinishedAttempt): AttemptFinished['data'] {
   const { candidate, error, usage } = attempt;
   const deployment = candidate.deployment;
-  return {
+  const data: AttemptFinished['data'] = {
     requestId: attempt.requestId,
     attempt: attempt.attempt,
     tenantId: attempt.principal.tenantId,
@@ -50,4 +52,7 @@ export function attemptFinished(attempt: FinishedAttempt): AttemptFinished['data
     providerRequestId: attempt.providerRequestId ?? error?.providerRequestId ?? null,
     routing: { strategy: attempt.alias.strategy, candidates: attempt.candidateIds, reason: attempt.routingReason },
   };
+  // Only when there is something to say: the usual event keeps its one shape.
+  if (attempt.implausible) data.diagnostics = { implausibleUsage: { reason: attempt.implausible.reason, reported: attempt.implausible.reported } };
+  return data;
 }

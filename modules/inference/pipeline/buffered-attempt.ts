@@ -1,5 +1,6 @@
 import type { TokenUsage, UsageEvidence } from '../../../events/index.js';
-import type { ChatRequest, ChatResponse, ProviderError } from '../../canonical/index.js';
+import type { ChatRequest, ChatResponse, ImplausibleUsage, ProviderError } from '../../canonical/index.js';
+import type { ResolvedDeployment } from '../../../projections/routing-snapshot/index.js';
 import type { ProviderAdapter } from '../../providers/index.js';
 import { BACKSTOP_SLACK_MS } from '../resilience/deadlines.js';
 import { type AdmittedAttempt, failedOutcome, recordAttempt } from './admitted-attempts.js';
@@ -7,6 +8,7 @@ import { attemptFailure } from './attempt-failure.js';
 import { GatewayFault } from './gateway-fault.js';
 import type { InferenceServices, PipelineSettings } from './inference-services.js';
 import { OutputMeter } from './output-meter.js';
+import { type UsageTerms, chatUsageBound } from './usage-bound.js';
 import type { RoutedRequest } from './request-admission.js';
 import { type CallTransport, callTransport } from './upstream-call.js';
 
@@ -15,6 +17,8 @@ export interface BufferedReply<Response> {
   response: Response;
   usage: TokenUsage;
   evidence: UsageEvidence;
+  /** Why the provider's usage was not believed (evidence `implausible`), or null. */
+  implausible: ImplausibleUsage | null;
   providerRequestId: string | null;
 }
 
@@ -52,26 +56,31 @@ export async function bufferedCall<Response>(
 }
 
 /**
- * One buffered chat call. The provider's usage is billed when it reports one; otherwise the output is
- * counted from the answer and the input taken from the admission estimate (evidence `counted`).
+ * One buffered chat call on `deployment`. The provider's usage is billed when it reports one it can be
+ * believed (checkReportedUsage, against the request's bound on this deployment); otherwise the output is
+ * counted from the answer and the input taken from the admission estimate (evidence `counted`, or
+ * `implausible` when the provider's counts were replaced).
  */
 export async function bufferedChatAttempt(
   adapter: ProviderAdapter,
   request: ChatRequest,
   estimatedInputTokens: number,
+  deployment: ResolvedDeployment,
+  maxAnswerBytes: number,
   requestSignal: AbortSignal,
   transport: TransportOpener,
 ): Promise<BufferedChatResult> {
   return bufferedCall(requestSignal, async (signal) => {
-    const response = await adapter.chat({ request, ...(await transport(signal)) });
-    const providerRequestId = response.providerRequestId;
-    if (response.usage) return { response, usage: response.usage, evidence: 'provider', providerRequestId };
+    const response = await adapter.chat({ request, maxAnswerBytes, ...(await transport(signal)) });
     const meter = new OutputMeter();
     for (const choice of response.choices) {
       meter.observe({ type: 'text', choice: choice.index, text: choice.text });
       for (const call of choice.toolCalls) meter.observe({ type: 'tool_call', choice: choice.index, index: 0, id: call.id, name: call.name, arguments: call.arguments });
     }
-    return { response, ...meter.usage(estimatedInputTokens), providerRequestId };
+    meter.reportedUsage(response.usage);
+    const terms: UsageTerms = { estimatedInputTokens, bound: chatUsageBound(request, deployment, estimatedInputTokens) };
+    const { usage, evidence, implausible } = meter.usage(terms);
+    return { response, usage, evidence, implausible, providerRequestId: response.providerRequestId };
   });
 }
 
@@ -85,23 +94,27 @@ export function bufferedAttempt<Response>(
   services: Pick<InferenceServices, 'pools' | 'latency'>,
   settings: PipelineSettings,
   admitted: RoutedRequest,
-  call: (adapter: ProviderAdapter, transport: TransportOpener) => Promise<BufferedResult<Response>>,
+  call: (adapter: ProviderAdapter, transport: TransportOpener, deployment: ResolvedDeployment) => Promise<BufferedResult<Response>>,
 ): AdmittedAttempt<BufferedAnswer<Response>> {
   const idleTimeoutMs = settings.resilience.deadlines.idleTimeoutMs + BACKSTOP_SLACK_MS;
   return async (turn, adapter, traceHeaders) => {
     const started = Date.now();
     const deployment = turn.candidate.deployment;
     const timeouts = { headersTimeoutMs: Math.max(1, admitted.lifetime.remainingMs()) + BACKSTOP_SLACK_MS, idleTimeoutMs };
-    const result = await call(adapter, (signal) => callTransport(services.pools, deployment, signal, timeouts, traceHeaders));
+    const result = await call(adapter, (signal) => callTransport(services.pools, deployment, signal, timeouts, traceHeaders), deployment);
     const latencyMs = Date.now() - started;
     if (result.kind === 'failed') {
       const outcome = failedOutcome(result.error);
-      recordAttempt(admitted, turn, { outcome, error: result.error, usage: null, evidence: 'provider', latencyMs, ttftMs: null, providerRequestId: null });
+      // An answer too large to read was still produced (and is billed by the provider): it is billed at
+      // what admission reserved, on the gateway's estimate. Any other failure before an answer bills nothing.
+      const billed = result.error.errorClass === 'answer_too_large' ? admitted.journal.reservedUsage() : null;
+      recordAttempt(admitted, turn, { outcome, error: result.error, usage: billed, evidence: billed ? 'estimated' : 'provider', latencyMs, ttftMs: null, providerRequestId: null });
       return { answer: null, outcome, error: result.error };
     }
     services.latency.observe(deployment.id, latencyMs);
     recordAttempt(admitted, turn, {
-      outcome: 'success', error: null, usage: result.usage, evidence: result.evidence, latencyMs, ttftMs: null, providerRequestId: result.providerRequestId,
+      outcome: 'success', error: null, usage: result.usage, evidence: result.evidence, implausible: result.implausible, latencyMs, ttftMs: null,
+      providerRequestId: result.providerRequestId,
     });
     return { answer: { response: result.response, usage: result.usage }, outcome: 'success', error: null };
   };

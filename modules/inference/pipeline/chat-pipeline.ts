@@ -19,6 +19,11 @@ import { type CacheDecision, type ExactCacheLookup, withCacheStatus } from './ex
 import type { IdempotentReplay, IdempotentTurn } from './idempotent-replay.js';
 import { replyWithStoredAnswer } from './stored-answer-reply.js';
 import { durabilityRefusal } from './durability-refusal.js';
+import { chatUsageBound } from './usage-bound.js';
+import { chatAnswerBytes } from './answer-size.js';
+
+/** A stream reads no buffered answer (error bodies aside, which are bounded on their own): its bound is per event and its lifetime. */
+const NOT_BUFFERED = 0;
 
 type StreamedAnswer = Extract<StreamAttemptResult, { reachedClient: true }>;
 
@@ -84,6 +89,7 @@ export class ChatPipeline {
       estimatedInputTokens: reservation.inputTokens,
       contextInputTokens: reservation.inputTokens,
       reservedOutputTokens: reservation.outputTokens,
+      outputTokensPerChoice: reservation.outputTokensPerChoice,
       sessionId: sessionIdOf(exchange.headers),
       honours: (deployment) => {
         const parameter = adapters.for(deployment.provider.type)?.unsupportedParameter(request, deployment) ?? null;
@@ -156,8 +162,8 @@ export class ChatPipeline {
   }
 
   private async buffered(exchange: Exchange, format: ClientFormat, request: ChatRequest, admitted: RoutedRequest, estimatedInputTokens: number, keeping: AnswerKeeping): Promise<void> {
-    const answer = await runAdmittedAttempts(this.services, this.settings, admitted, bufferedAttempt(this.services, this.settings, admitted, (adapter, transport) =>
-      bufferedChatAttempt(adapter, request, estimatedInputTokens, admitted.lifetime.signal, transport),
+    const answer = await runAdmittedAttempts(this.services, this.settings, admitted, bufferedAttempt(this.services, this.settings, admitted, (adapter, transport, deployment) =>
+      bufferedChatAttempt(adapter, request, estimatedInputTokens, deployment, chatAnswerBytes(request, deployment, this.settings.resilience.maxAnswerBytes), admitted.lifetime.signal, transport),
     ));
     try {
       await admitted.journal.complete({ status: 'success', httpStatus: 200, errorCode: null, cacheHit: false });
@@ -207,9 +213,9 @@ export class ChatPipeline {
         const started = Date.now();
         const deployment = turn.candidate.deployment;
         const result = await relay.attempt(
-          async (signal) => adapter.chatStream({ request, ...(await callTransport(this.services.pools, deployment, signal, timeouts, traceHeaders)) }),
+          async (signal) => adapter.chatStream({ request, maxAnswerBytes: NOT_BUFFERED, ...(await callTransport(this.services.pools, deployment, signal, timeouts, traceHeaders)) }),
           ttftLimitMs,
-          estimatedInputTokens,
+          { estimatedInputTokens, bound: chatUsageBound(request, deployment, estimatedInputTokens) },
           (ttftMs) => this.services.latency.observeTtft(deployment.id, ttftMs),
         );
         const latencyMs = Date.now() - started;
@@ -220,7 +226,7 @@ export class ChatPipeline {
           return { answer: null, outcome, error: result.error };
         }
         if (result.outcome === 'success') this.services.latency.observe(deployment.id, latencyMs);
-        recordAttempt(admitted, turn, { outcome: result.outcome, error: result.error, usage: result.usage, evidence: result.evidence, ...ids });
+        recordAttempt(admitted, turn, { outcome: result.outcome, error: result.error, usage: result.usage, evidence: result.evidence, implausible: result.implausible, ...ids });
         return { answer: result, outcome: result.outcome, error: result.error };
       });
       const ending = answer.outcome === 'success' ? { status: 'success' as const, httpStatus: 200, errorCode: null } : streamEnding(answer);

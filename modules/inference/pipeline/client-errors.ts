@@ -72,10 +72,24 @@ export function exhaustedError(
   const aborted = abortedError(abortReason);
   if (aborted) return aborted;
   if (lastError && !lastError.fallbackable) return providerRefusal(lastError);
+  if (tried.length > 0 && tried.every((t) => t.errorClass === 'answer_too_large')) return oversizedAnswerError(alias, tried, lastError);
   // eslint-disable-next-line no-restricted-syntax -- overrides a key it has: the shape is shared
   const lines = tried.map((t) => ({ ...t, recoversAt: latest(t.recoversAt, recoveryOf(t.route)) }));
   const healthSkipped = plan.skipped.filter((s) => s.stage === 'health').map(skippedLine);
   return withProviderRequestId(unavailableError(alias, [...lines, ...healthSkipped]), lastError);
+}
+
+/**
+ * Every provider answered, but with more than the gateway reads (answer_too_large): not an outage, and
+ * not the caller's fault — 502 upstream_error, the typed reason in `error_class` of each route tried.
+ */
+function oversizedAnswerError(alias: ResolvedAlias, tried: readonly TriedRoute[], lastError: ProviderError | null): GatewayError {
+  const routes = [...new Set(tried.map((t) => t.route))];
+  return withProviderRequestId(new GatewayError(
+    502, 'upstream_error',
+    `The provider's answer was too large to relay (answer_too_large) on every route of '${alias.name}' tried: ${routes.join(', ')}.`,
+    null, {}, { candidates_tried: routes.map((route) => ({ route, error_class: 'answer_too_large' })) },
+  ), lastError);
 }
 
 /** A client that went away (499, never written) or a request-level deadline (504). */

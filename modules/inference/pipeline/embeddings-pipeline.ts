@@ -9,6 +9,7 @@ import { embeddingsAttempt } from './embeddings-attempt.js';
 import type { InferenceServices, PipelineSettings } from './inference-services.js';
 import { type Exchange, admitRequest } from './request-admission.js';
 import { durabilityRefusal } from './durability-refusal.js';
+import { embeddingsAnswerBytes } from './answer-size.js';
 
 /**
  * `POST /v1/embeddings`, over the same parts as chat: authenticate → validate → admit (alias, permits,
@@ -45,9 +46,10 @@ export class EmbeddingsPipeline {
       sessionId: null,
       adapterServes: (deployment, capability) => capability !== 'embeddings' || adapters.for(deployment.provider.type)?.embed !== undefined,
     });
+    const answerBytes = embeddingsAnswerBytes(request, this.settings.resilience.maxAnswerBytes);
     try {
-      const answer = await runAdmittedAttempts(this.services, this.settings, admitted, bufferedAttempt(this.services, this.settings, admitted, (adapter, transport) =>
-        embeddingsAttempt(adapter, request, estimatedInputTokens, admitted.lifetime.signal, transport),
+      const answer = await runAdmittedAttempts(this.services, this.settings, admitted, bufferedAttempt(this.services, this.settings, admitted, (adapter, transport, deployment) =>
+        embeddingsAttempt(adapter, request, estimatedInputTokens, deployment, answerBytes, admitted.lifetime.signal, transport),
       ));
       try {
         await admitted.journal.complete({ status: 'success', httpStatus: 200, errorCode: null, cacheHit: false });

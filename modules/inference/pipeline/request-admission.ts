@@ -31,8 +31,10 @@ export interface RequestIntent {
   estimatedInputTokens: number;
   /** Input tokens a route's context window must hold (embeddings: the longest single input). */
   contextInputTokens: number;
-  /** Output tokens reserved and recorded at admission (the same number the planner checks). */
+  /** Output tokens reserved and recorded at admission, for every choice (the planner's cost estimate uses it too). */
   reservedOutputTokens: number;
+  /** Output tokens one choice may produce, for the context-window check; reservedOutputTokens when absent. */
+  outputTokensPerChoice?: number;
   sessionId: string | null;
   honours?: ParameterSupport;
   /** The client format's spelling of a parameter, for errors that name one. */
@@ -250,6 +252,7 @@ function planFor(services: InferenceServices, exchange: Exchange, principal: Pri
     needs: intent.needs,
     estimatedInputTokens: intent.contextInputTokens,
     reservedOutputTokens: intent.reservedOutputTokens,
+    outputTokensPerChoice: intent.outputTokensPerChoice,
     at: new Date(),
     stream: intent.stream,
     affinity: { principal: `${principal.tenantId}/${principal.keyId}`, sessionId: intent.sessionId, requestId: exchange.requestId },

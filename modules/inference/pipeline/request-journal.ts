@@ -1,5 +1,7 @@
 import { Logger } from '@nestjs/common';
-import { type AttemptFinished, type RequestAdmitted, type RequestCompleted, type RequestRejected, type RequestServedFromCache, requestStream, type TokenUsage } from '../../../events/index.js';
+import {
+  type AttemptFinished, type RequestAdmitted, type RequestCompleted, type RequestRejected, type RequestServedFromCache, SCHEMA_VERSIONS, requestStream, type TokenUsage,
+} from '../../../events/index.js';
 import { type GroupCommitter, type NewEvent, uuidv7 } from '../../../src/kernel/index.js';
 import type { RequestObservation } from '../../observability/index.js';
 import { sumCosts } from '../pricing/attempt-cost.js';
@@ -57,7 +59,7 @@ export class RequestJournal {
   async admit(data: RequestAdmitted['data']): Promise<void> {
     if (this.admitted) throw new Error(`request ${this.requestId} was admitted already`);
     this.admitted = this.event('RequestAdmitted', data);
-    this.observation?.admitted(data);
+    if (this.observation) this.observe(() => this.observation!.admitted(data));
     if (this.profile !== 'strict') return;
     try {
       await this.committer.append({ streamId: requestStream(this.requestId), events: [this.admitted], expectedVersion: 'no-stream' });
@@ -85,6 +87,16 @@ export class RequestJournal {
     if (this.profile === 'strict') await commit;
   }
 
+  /**
+   * What admission reserved, as a usage: the estimated input and the reserved output of every choice.
+   * What an attempt whose answer could not be read (too large) is billed: the provider produced it, and
+   * the reservation already held that much against the limits and the budget.
+   */
+  reservedUsage(): TokenUsage {
+    const data = this.admitted?.data as RequestAdmitted['data'] | undefined;
+    return { input: data?.estimatedInputTokens ?? 0, cachedInput: 0, cacheWrite: 0, output: data?.reservedOutputTokens ?? 0, reasoning: 0 };
+  }
+
   /** Whether RequestAdmitted was recorded (a refusal can then no longer be). */
   get isAdmitted(): boolean {
     return this.admitted !== null;
@@ -93,7 +105,7 @@ export class RequestJournal {
   recordAttempt(data: AttemptFinished['data']): void {
     this.attempts.push(data);
     this.attemptEvents.push(this.event('AttemptFinished', data));
-    this.observation?.attemptFinished(data);
+    if (this.observation) this.observe(() => this.observation!.attemptFinished(data));
   }
 
   /** Tokens the attempts recorded so far used, summed (what settlement reconciles the reservation with). */
@@ -146,7 +158,7 @@ export class RequestJournal {
     if (!this.admitted) return Promise.reject(new Error(`request ${this.requestId} completed before it was admitted`));
     const completed: RequestCompleted['data'] = { requestId: this.requestId, ...ending, ...this.settlement() };
     const terminal = [...this.attemptEvents, ...(this.servedFromCache ? [this.servedFromCache] : []), this.event('RequestCompleted', completed)];
-    this.observation?.completed(completed);
+    if (this.observation) this.observe(() => this.observation!.completed(completed));
     const commit = this.committer
       .append(
         this.admittedCommitted
@@ -179,6 +191,18 @@ export class RequestJournal {
   }
 
   private event(type: string, data: unknown): NewEvent {
-    return { eventId: uuidv7(), type, data, metadata: this.metadata };
+    return { eventId: uuidv7(), type, schemaVersion: SCHEMA_VERSIONS[type] ?? 1, data, metadata: this.metadata };
+  }
+
+  /**
+   * Metrics, spans and the log line are told of each event, but never at the cost of the event: a fault
+   * there (a value a histogram refuses, say) is logged and the request is still settled and billed.
+   */
+  private observe(report: () => void): void {
+    try {
+      report();
+    } catch (error) {
+      RequestJournal.logger.error(`request ${this.requestId}: observing it failed (the request is still recorded): ${(error as Error).message}`);
+    }
   }
 }

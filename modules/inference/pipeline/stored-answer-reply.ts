@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { StreamEvent } from '../../canonical/index.js';
+import type { RelayedStreamEvent } from '../../canonical/index.js';
 import type { ChatRequest } from '../../canonical/index.js';
 import type { StoredAnswer } from '../../cache/index.js';
 import type { ClientFormat, ResponseIdentity } from '../formats/client-format.js';
@@ -33,7 +33,7 @@ export async function replyWithStoredAnswer(
 }
 
 /** A complete answer as the stream events that would have produced it: each choice's text, tool calls, finish. */
-function* streamEventsOf(answer: StoredAnswer): Generator<StreamEvent> {
+function* streamEventsOf(answer: StoredAnswer): Generator<RelayedStreamEvent> {
   for (const choice of answer.response.choices) {
     if (choice.text.length > 0 || choice.toolCalls.length === 0) yield { type: 'text', choice: choice.index, text: choice.text };
     for (const [index, call] of choice.toolCalls.entries()) {

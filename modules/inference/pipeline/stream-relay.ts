@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { AttemptOutcome, TokenUsage, UsageEvidence } from '../../../events/index.js';
-import { GatewayError, ProviderError, type StreamEvent } from '../../canonical/index.js';
+import { GatewayError, type ImplausibleUsage, ProviderError, type StreamEvent, checkReportedPrompt } from '../../canonical/index.js';
 import type { UpstreamStream } from '../../providers/index.js';
 import type { ClientStreamEncoder } from '../formats/client-stream-encoder.js';
 import { DEADLINE_CODES, DeadlineExceeded, armDeadline, deadlineOf } from '../resilience/deadlines.js';
@@ -11,6 +11,7 @@ import { OutputMeter } from './output-meter.js';
 import { providerErrorMessageForClient } from './provider-error-disclosure.js';
 import { SseResponse } from './sse-response.js';
 import { durabilityRefusal } from './durability-refusal.js';
+import type { UsageTerms } from './usage-bound.js';
 import { AbortScope } from '../../../src/kernel/index.js';
 
 /** One streamed attempt, as the attempt loop and settlement need it. */
@@ -21,7 +22,10 @@ export type StreamAttemptResult = { ttftMs: number | null; providerRequestId: st
    * Output reached the client: the request is settled by this attempt, whatever happens next — a
    * provider failure (`error`) or the gateway's own (`fault`) may have cut it short.
    */
-  | { reachedClient: true; outcome: AttemptOutcome; usage: TokenUsage; evidence: UsageEvidence; error: ProviderError | null; fault: GatewayFault | null }
+  | {
+      reachedClient: true; outcome: AttemptOutcome; usage: TokenUsage; evidence: UsageEvidence; implausible: ImplausibleUsage | null;
+      error: ProviderError | null; fault: GatewayFault | null;
+    }
 );
 
 export interface StreamRelayOptions {
@@ -69,12 +73,13 @@ export class StreamRelay {
 
   /**
    * Relays one attempt. `open` starts the upstream call with the attempt's signal; `ttftLimitMs` covers
-   * connecting, the headers and the first output.
+   * connecting, the headers and the first output. The provider's counts are checked against `terms`
+   * (the meter); they never reach the client's encoder unchecked.
    */
   async attempt(
     open: (signal: AbortSignal) => Promise<UpstreamStream>,
     ttftLimitMs: number,
-    estimatedInputTokens: number,
+    terms: UsageTerms,
     onTtft: (ttftMs: number) => void,
   ): Promise<StreamAttemptResult> {
     const attemptAbort = new AbortScope(this.options.requestAbort.signal);
@@ -97,7 +102,8 @@ export class StreamRelay {
           break;
         }
         meter.observe(next.value);
-        pending.push(next.value);
+        if (next.value.type === 'prompt_usage') this.promptCounted(next.value.usage, terms);
+        else if (next.value.type !== 'usage') pending.push(next.value);
         if (meter.sawOutput) break;
       }
       clearTimeout(ttft);
@@ -106,6 +112,7 @@ export class StreamRelay {
       this.options.onFirstOutput();
       this.sse.open(this.options.encoder.contentType);
       for (const event of pending) {
+        if (event.type === 'usage' || event.type === 'prompt_usage') continue;
         this.options.onRelayed?.(event);
         const waiting = this.send(this.options.encoder.encode(event));
         if (waiting) await waiting;
@@ -116,13 +123,16 @@ export class StreamRelay {
         const next = await iterator.next();
         if (next.done) break;
         idle.refresh();
-        meter.observe(next.value);
-        this.options.onRelayed?.(next.value);
-        const waiting = this.send(this.options.encoder.encode(next.value));
+        const event = next.value;
+        meter.observe(event);
+        // Counts go to the meter only (the settled usage reaches the client in the closing frames).
+        if (event.type === 'usage' || event.type === 'prompt_usage') continue;
+        this.options.onRelayed?.(event);
+        const waiting = this.send(this.options.encoder.encode(event));
         if (waiting) await waiting;
       }
       if (!meter.sawFinish) throw new ProviderError('malformed_response', 'the provider stream ended without a finish reason');
-      return { reachedClient: true, outcome: 'success', error: null, fault: null, ...meter.usage(estimatedInputTokens), ttftMs, providerRequestId: providerRequestId() };
+      return { reachedClient: true, outcome: 'success', error: null, fault: null, ...meter.usage(terms), ttftMs, providerRequestId: providerRequestId() };
     } catch (error) {
       // Closing the iterator releases the upstream body (and its connection) at once.
       void iterator?.return?.().catch(() => undefined);
@@ -132,14 +142,14 @@ export class StreamRelay {
         // Before any output the fault ends the request (our 500 or the caller's 4xx); after it, the stream
         // is cut with the fault's error and what was relayed is still billed.
         if (!this.sse.isOpen) throw failure;
-        return { reachedClient: true, outcome: 'failed_partial', error: null, fault: failure, ...meter.usage(estimatedInputTokens), ttftMs, providerRequestId: providerRequestId() };
+        return { reachedClient: true, outcome: 'failed_partial', error: null, fault: failure, ...meter.usage(terms), ttftMs, providerRequestId: providerRequestId() };
       }
       // Nothing reached the client and the provider reported no usage: nothing to bill for this attempt.
       if (!this.sse.isOpen) return { reachedClient: false, error: failure, ttftMs, providerRequestId: providerRequestId() };
       const cancelled = failure.errorClass === 'cancelled' || this.sse.clientGone;
       return {
         reachedClient: true, outcome: cancelled ? 'cancelled' : 'failed_partial', error: failure, fault: null,
-        ...meter.usage(estimatedInputTokens), ttftMs, providerRequestId: providerRequestId(),
+        ...meter.usage(terms), ttftMs, providerRequestId: providerRequestId(),
       };
     } finally {
       clearTimeout(ttft);
@@ -181,6 +191,14 @@ export class StreamRelay {
       return;
     }
     this.sse.end(encoder.finish(result.usage));
+  }
+
+  /** A prompt count reported before the output: the encoder shows it when the provider's number can be believed. */
+  private promptCounted(reported: Extract<StreamEvent, { type: 'prompt_usage' }>['usage'], terms: UsageTerms): void {
+    const encoder = this.options.encoder;
+    if (!encoder.promptCounted) return;
+    const prompt = checkReportedPrompt(reported, terms.bound);
+    if (prompt) encoder.promptCounted(prompt);
   }
 
   /** The relay is done with (the request failed before any output, or settled elsewhere). */

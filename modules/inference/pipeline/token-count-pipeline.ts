@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { observationOf } from '../../observability/index.js';
-import { type ChatRequest, estimateInputTokens, ProviderError, requiredCapabilities } from '../../canonical/index.js';
+import { ATTEMPT_TOKEN_CEILING, type ChatRequest, checkReportedCount, estimateInputTokens, ProviderError, requiredCapabilities } from '../../canonical/index.js';
 import type { ResolvedDeployment } from '../../../projections/routing-snapshot/index.js';
 import { BACKSTOP_SLACK_MS, armDeadline } from '../resilience/deadlines.js';
 import { isRefusal } from '../resilience/deployment-gate.js';
@@ -14,6 +14,7 @@ import type { InferenceServices, PipelineSettings } from './inference-services.j
 import { isClientAttributable } from './provider-error-disclosure.js';
 import type { Exchange } from './request-admission.js';
 import { callTransport } from './upstream-call.js';
+import { TOKEN_COUNT_ANSWER_BYTES } from './answer-size.js';
 import { AbortScope } from '../../../src/kernel/index.js';
 
 /** The response header that says where a count came from. */
@@ -89,7 +90,10 @@ export class TokenCountPipeline {
         headersTimeoutMs: deadlines.ttftTimeoutMs + BACKSTOP_SLACK_MS,
         idleTimeoutMs: deadlines.idleTimeoutMs + BACKSTOP_SLACK_MS,
       });
-      const counted = await adapter.countTokens({ request, ...transport });
+      // The provider's number passes the one boundary: a count that is not a plausible one is the
+      // provider's fault (its breaker hears of it), and the estimate answers instead.
+      const counted = checkReportedCount(await adapter.countTokens({ request, maxAnswerBytes: TOKEN_COUNT_ANSWER_BYTES, ...transport }), ATTEMPT_TOKEN_CEILING);
+      if (counted === null) throw new ProviderError('malformed_response', 'the provider answered a token count that is not a plausible count');
       report = { outcome: 'success', error: null };
       return counted;
     } catch (error) {

@@ -8,8 +8,11 @@ export interface CallTimeouts {
   idleTimeoutMs: number;
 }
 
-/** The transport half of an upstream call (the deployment's pool, URL, deadlines and abort signal), shared by every operation. */
-export type CallTransport = Omit<UpstreamCall, 'request'> & Omit<EmbeddingsCall, 'request'>;
+/**
+ * The transport half of an upstream call (the deployment's pool, URL, deadlines and abort signal), shared
+ * by every operation; the request and the bound on its answer's size are the operation's own.
+ */
+export type CallTransport = Omit<UpstreamCall, 'request' | 'maxAnswerBytes'> & Omit<EmbeddingsCall, 'request' | 'maxAnswerBytes'>;
 
 /**
  * Everything but the request for one call to a deployment: its pooled connection and URL, the attempt's

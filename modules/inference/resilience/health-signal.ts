@@ -18,6 +18,7 @@ export function healthSignal(outcome: AttemptOutcome, error: ProviderError | nul
     case 'timeout':
     case 'connection':
     case 'malformed_response':
+    case 'answer_too_large':
     case 'overloaded':
     case 'unknown':
     case 'auth':

@@ -61,6 +61,11 @@ export interface ResilienceSettings {
   retry: RetrySettings;
   /** How often breaker state is re-read from Redis (a safety net under publish/subscribe). */
   breakerSyncIntervalMs: number;
+  /**
+   * The most bytes a buffered provider answer may have (SWITCHYARD_MAX_ANSWER_BYTES); null: a bound per
+   * request, a few MiB beyond the largest legitimate answer for it (pipeline/answer-size.ts).
+   */
+  maxAnswerBytes: number | null;
 }
 
 export const DEFAULT_RESILIENCE: ResilienceSettings = Object.freeze({
@@ -89,6 +94,7 @@ export const DEFAULT_RESILIENCE: ResilienceSettings = Object.freeze({
     maxRetryAfterWaitMs: 2_000,
   }),
   breakerSyncIntervalMs: 1_000,
+  maxAnswerBytes: null,
 });
 
 /** Overrides (from the environment or a test) on top of the defaults, one level deep. */
@@ -97,6 +103,7 @@ export interface ResilienceOverrides {
   deadlines?: Partial<DeadlineSettings>;
   retry?: Partial<RetrySettings>;
   breakerSyncIntervalMs?: number;
+  maxAnswerBytes?: number | null;
 }
 
 export function resolveResilience(overrides: ResilienceOverrides | undefined): ResilienceSettings {
@@ -105,6 +112,7 @@ export function resolveResilience(overrides: ResilienceOverrides | undefined): R
     deadlines: { ...DEFAULT_RESILIENCE.deadlines, ...overrides?.deadlines },
     retry: { ...DEFAULT_RESILIENCE.retry, ...overrides?.retry },
     breakerSyncIntervalMs: overrides?.breakerSyncIntervalMs ?? DEFAULT_RESILIENCE.breakerSyncIntervalMs,
+    maxAnswerBytes: overrides?.maxAnswerBytes ?? DEFAULT_RESILIENCE.maxAnswerBytes,
   };
 }
 
@@ -117,6 +125,7 @@ export function readResilienceOverrides(env: SettingsEnv): ResilienceOverrides {
     throw new ConfigurationError('SWITCHYARD_BREAKER_FAILURE_RATE must be a number between 0 and 1');
   }
   return definedOnly({
+    maxAnswerBytes: positive('SWITCHYARD_MAX_ANSWER_BYTES'),
     deadlines: definedOnly({
       connectTimeoutMs: positive('SWITCHYARD_CONNECT_TIMEOUT_MS'),
       ttftTimeoutMs: positive('SWITCHYARD_TTFT_TIMEOUT_MS'),

@@ -77,7 +77,13 @@ export interface PlanInput {
   alias: ResolvedAlias;
   needs: readonly string[];
   estimatedInputTokens: number;
+  /** Output tokens reserved for the whole request (every choice): what its cost is estimated with. */
   reservedOutputTokens: number;
+  /**
+   * Output tokens one choice may produce, which must fit the context window beside the input; the
+   * reserved output when absent (one choice). `n` choices share the prompt but each has its own output.
+   */
+  outputTokensPerChoice?: number;
   at: Date;
   /** Least-latency compares time to first token for streams, total latency otherwise. */
   stream?: boolean;
@@ -173,7 +179,7 @@ export class RoutePlanner {
     if (missing.length) return { reason: 'lacks_capability', detail: missing };
     const parameter = input.honours?.(deployment) ?? null;
     if (parameter !== null) return { reason: 'unsupported_parameter', detail: [parameter] };
-    if (input.estimatedInputTokens + Math.min(input.reservedOutputTokens, deployment.maxOutputTokens) > deployment.contextWindow) {
+    if (input.estimatedInputTokens + Math.min(input.outputTokensPerChoice ?? input.reservedOutputTokens, deployment.maxOutputTokens) > deployment.contextWindow) {
       return { reason: 'context_window_too_small' };
     }
     if (!price) return { reason: 'no_price_in_effect' };

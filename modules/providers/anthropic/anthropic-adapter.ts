@@ -22,7 +22,7 @@ export class AnthropicAdapter implements ProviderAdapter {
   }
 
   async chat(call: UpstreamCall): Promise<ChatResponse> {
-    return fromAnthropicMessage(await readJsonBody(await this.send(call, false), call.signal));
+    return fromAnthropicMessage(await readJsonBody(await this.send(call, false), call.signal, call.maxAnswerBytes));
   }
 
   async chatStream(call: UpstreamCall): Promise<UpstreamStream> {
@@ -40,7 +40,7 @@ export class AnthropicAdapter implements ProviderAdapter {
    * `POST {baseUrl}/v1/messages/count_tokens`: the same translation as a message, less what the count
    * endpoint does not take (it counts the prompt: model, system, messages, tools, tool_choice).
    */
-  async countTokens(call: UpstreamCall): Promise<number> {
+  async countTokens(call: UpstreamCall): Promise<unknown> {
     const { deployment } = call;
     const full = toAnthropicRequest(call.request, { model: deployment.model, defaultMaxTokens: 1, stream: false });
     const payload = {
@@ -57,10 +57,8 @@ export class AnthropicAdapter implements ProviderAdapter {
       ...credentialHeaders(deployment),
     };
     const response = await postUpstream(call, `${messagesPath(call.baseUrl.pathname)}/count_tokens`, headers, JSON.stringify(payload), anthropicHttpError);
-    const answer = (await readJsonBody(response.body, call.signal)) as { input_tokens?: unknown };
-    if (typeof answer?.input_tokens !== 'number' || !Number.isInteger(answer.input_tokens) || answer.input_tokens < 0) {
-      throw new ProviderError('malformed_response', 'the provider answered count_tokens without input_tokens');
-    }
+    const answer = (await readJsonBody(response.body, call.signal, call.maxAnswerBytes)) as { input_tokens?: unknown } | null;
+    if (answer?.input_tokens === undefined) throw new ProviderError('malformed_response', 'the provider answered count_tokens without input_tokens');
     return answer.input_tokens;
   }
 

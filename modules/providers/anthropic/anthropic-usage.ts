@@ -1,20 +1,20 @@
 import type { TokenUsage } from '../../../events/index.js';
-import type { StopReason } from '../../canonical/index.js';
+import { type ReportedUsage, type StopReason, reportedField } from '../../canonical/index.js';
 import type { AnthropicStopReason, AnthropicUsage } from './anthropic-wire.js';
 
 /**
  * Anthropic counts `input_tokens` *after* the cache: reads and writes are reported beside it. Canonical
  * `input` is the whole prompt (plain + cache read + cache write), so billing prices each part once.
  */
-export function usageFromAnthropic(usage: AnthropicUsage): TokenUsage {
-  const cachedInput = count(usage.cache_read_input_tokens);
-  const cacheWrite = count(usage.cache_creation_input_tokens);
+export function usageFromAnthropic(usage: AnthropicUsage): ReportedUsage {
+  const cacheRead = reportedField('cache_read_input_tokens', usage.cache_read_input_tokens);
+  const cacheCreation = reportedField('cache_creation_input_tokens', usage.cache_creation_input_tokens);
   return {
-    input: count(usage.input_tokens) + cachedInput + cacheWrite,
-    cachedInput,
-    cacheWrite,
-    output: count(usage.output_tokens),
-    reasoning: 0, // Anthropic bills thinking as ordinary output and does not report it apart
+    input: [reportedField('input_tokens', usage.input_tokens, true), cacheRead, cacheCreation],
+    cachedInput: [cacheRead],
+    cacheWrite: [cacheCreation],
+    output: [reportedField('output_tokens', usage.output_tokens, true)],
+    reasoning: [], // Anthropic bills thinking as ordinary output and does not report it apart
   };
 }
 
@@ -55,8 +55,4 @@ export function stopReasonToAnthropic(reason: StopReason): AnthropicStopReason {
     case 'stop':
       return 'end_turn';
   }
-}
-
-function count(value: number | null | undefined): number {
-  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
 }

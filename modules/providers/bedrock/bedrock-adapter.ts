@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import { type ChatRequest, type ChatResponse, type EmbeddingsResponse, ProviderError, type StreamEvent } from '../../canonical/index.js';
+import { type ChatRequest, type ChatResponse, type EmbeddingsResponse, ProviderError, type ReportedField, type StreamEvent, reportedField } from '../../canonical/index.js';
 import type { ResolvedDeployment } from '../../../projections/routing-snapshot/index.js';
 import type { EmbeddingsCall, ProviderAdapter, UpstreamCall, UpstreamStream } from '../provider-adapter.js';
 import { requestIdFrom, transportError, withProviderRequestId } from '../upstream-errors.js';
@@ -34,7 +34,7 @@ export class BedrockAdapter implements ProviderAdapter {
 
   async chat(call: UpstreamCall): Promise<ChatResponse> {
     const response = await this.send(call, 'converse', this.converseBody(call.request, call.deployment), call.signal);
-    return fromConverseResponse(await readJsonBody(response.body, call.signal), requestIdOf(response.headers));
+    return fromConverseResponse(await readJsonBody(response.body, call.signal, call.maxAnswerBytes), requestIdOf(response.headers));
   }
 
   async chatStream(call: UpstreamCall): Promise<UpstreamStream> {
@@ -61,14 +61,12 @@ export class BedrockAdapter implements ProviderAdapter {
   }
 
   /** CountTokens: the Converse translation of the request (its messages, system prompt and tools), counted by Bedrock. */
-  async countTokens(call: UpstreamCall): Promise<number> {
+  async countTokens(call: UpstreamCall): Promise<unknown> {
     const { messages, system, toolConfig } = toConverseRequest(call.request);
     const converse = { messages, ...(system !== undefined ? { system } : {}), ...(toolConfig !== undefined ? { toolConfig } : {}) };
     const response = await this.send(call, 'count-tokens', JSON.stringify({ input: { converse } }), call.signal);
-    const answer = (await readJsonBody(response.body, call.signal)) as { inputTokens?: unknown };
-    if (typeof answer?.inputTokens !== 'number' || !Number.isInteger(answer.inputTokens) || answer.inputTokens < 0) {
-      throw new ProviderError('malformed_response', 'the provider answered CountTokens without inputTokens');
-    }
+    const answer = (await readJsonBody(response.body, call.signal, call.maxAnswerBytes)) as { inputTokens?: unknown } | null;
+    if (answer?.inputTokens === undefined) throw new ProviderError('malformed_response', 'the provider answered CountTokens without inputTokens');
     return answer.inputTokens;
   }
 
@@ -76,7 +74,9 @@ export class BedrockAdapter implements ProviderAdapter {
   async embed(call: EmbeddingsCall): Promise<EmbeddingsResponse> {
     const { inputs, dimensions } = call.request;
     const vectors: number[][] = new Array(inputs.length);
-    let inputTokens: number | null = 0;
+    // Every input's count as reported; one input without a count leaves the whole batch unreported.
+    const counts: ReportedField[] = new Array(inputs.length);
+    let unreported = false;
     let providerRequestId: string | null = null;
     const siblings = new AbortScope(call.signal);
     let next = 0;
@@ -85,9 +85,10 @@ export class BedrockAdapter implements ProviderAdapter {
         const index = next++;
         const response = await this.send(call, 'invoke', JSON.stringify(toTitanEmbeddingRequest(inputs[index], dimensions)), siblings.signal);
         providerRequestId ??= requestIdOf(response.headers);
-        const { vector, inputTokens: tokens } = fromTitanEmbeddingResponse(await readJsonBody(response.body, siblings.signal));
+        const { vector, inputTokens: tokens } = fromTitanEmbeddingResponse(await readJsonBody(response.body, siblings.signal, call.maxAnswerBytes));
         vectors[index] = vector;
-        inputTokens = tokens === null || inputTokens === null ? null : inputTokens + tokens;
+        if (tokens === null) unreported = true;
+        else counts[index] = reportedField(`inputTextTokenCount[${index}]`, tokens, true);
       }
     };
     try {
@@ -104,7 +105,7 @@ export class BedrockAdapter implements ProviderAdapter {
     } finally {
       siblings.dispose();
     }
-    return { providerRequestId, vectors, inputTokens };
+    return { providerRequestId, vectors, inputTokens: unreported ? null : counts };
   }
 
   /**

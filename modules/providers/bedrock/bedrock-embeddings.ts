@@ -10,13 +10,14 @@ export function toTitanEmbeddingRequest(input: string, dimensions: number | null
   return dimensions !== null ? { inputText: input, dimensions } : { inputText: input };
 }
 
-export function fromTitanEmbeddingResponse(body: unknown): { vector: number[]; inputTokens: number | null } {
+export function fromTitanEmbeddingResponse(body: unknown): { vector: number[]; inputTokens: unknown } {
   const response = body as Partial<TitanEmbeddingResponse> | null;
   if (!response || !Array.isArray(response.embedding) || !response.embedding.every((x) => typeof x === 'number')) {
     throw new ProviderError('malformed_response', 'the provider returned a body that is not a Titan embedding');
   }
   return {
     vector: response.embedding,
-    inputTokens: typeof response.inputTextTokenCount === 'number' ? response.inputTextTokenCount : null,
+    // As reported: the pipeline checks the sum of every input's count.
+    inputTokens: response.inputTextTokenCount ?? null,
   };
 }

@@ -1,20 +1,19 @@
-import type { TokenUsage } from '../../../events/index.js';
-import type { StopReason } from '../../canonical/index.js';
+import { type ReportedUsage, type StopReason, reportedField } from '../../canonical/index.js';
 import type { ConverseUsage } from './bedrock-wire.js';
 
 /**
  * Bedrock reports `inputTokens` without the cache reads and writes; the canonical `input` includes
  * them (TokenUsage), so pricing can split the input into plain, cached and cache-write tokens.
  */
-export function usageFromConverse(usage: Partial<ConverseUsage>): TokenUsage {
-  const cachedInput = count(usage.cacheReadInputTokens);
-  const cacheWrite = count(usage.cacheWriteInputTokens);
+export function usageFromConverse(usage: Partial<ConverseUsage>): ReportedUsage {
+  const cacheRead = reportedField('cacheReadInputTokens', usage.cacheReadInputTokens);
+  const cacheWrite = reportedField('cacheWriteInputTokens', usage.cacheWriteInputTokens);
   return {
-    input: count(usage.inputTokens) + cachedInput + cacheWrite,
-    cachedInput,
-    cacheWrite,
-    output: count(usage.outputTokens),
-    reasoning: 0, // Bedrock does not report reasoning tokens apart from output tokens
+    input: [reportedField('inputTokens', usage.inputTokens, true), cacheRead, cacheWrite],
+    cachedInput: [cacheRead],
+    cacheWrite: [cacheWrite],
+    output: [reportedField('outputTokens', usage.outputTokens, true)],
+    reasoning: [], // Bedrock does not report reasoning tokens apart from output tokens
   };
 }
 
@@ -33,8 +32,4 @@ export function stopReasonFromConverse(reason: string | null | undefined): StopR
     default:
       return 'stop';
   }
-}
-
-function count(value: unknown): number {
-  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
 }

@@ -33,7 +33,7 @@ export class GeminiAdapter implements ProviderAdapter {
   }
 
   async chat(call: UpstreamCall): Promise<ChatResponse> {
-    return fromGeminiResponse(await readJsonBody(await this.send(call, false), call.signal));
+    return fromGeminiResponse(await readJsonBody(await this.send(call, false), call.signal, call.maxAnswerBytes));
   }
 
   async chatStream(call: UpstreamCall): Promise<UpstreamStream> {

@@ -1,5 +1,4 @@
-import type { TokenUsage } from '../../../events/index.js';
-import type { StopReason } from '../../canonical/index.js';
+import { type ReportedUsage, type StopReason, reportedField } from '../../canonical/index.js';
 import type { GeminiUsageMetadata } from './gemini-wire.js';
 
 /**
@@ -7,14 +6,15 @@ import type { GeminiUsageMetadata } from './gemini-wire.js';
  * `candidatesTokenCount`) and bills both as output; the canonical `output` includes reasoning, so it is
  * their sum. `promptTokenCount` already includes cached content, which canonical `input` does too.
  */
-export function usageFromGemini(usage: GeminiUsageMetadata): TokenUsage {
-  const thoughts = count(usage.thoughtsTokenCount);
+export function usageFromGemini(usage: GeminiUsageMetadata): ReportedUsage {
+  const thoughts = reportedField('thoughtsTokenCount', usage.thoughtsTokenCount);
   return {
-    input: count(usage.promptTokenCount) + count(usage.toolUsePromptTokenCount),
-    cachedInput: count(usage.cachedContentTokenCount),
-    cacheWrite: 0,
-    output: count(usage.candidatesTokenCount) + thoughts,
-    reasoning: thoughts,
+    input: [reportedField('promptTokenCount', usage.promptTokenCount, true), reportedField('toolUsePromptTokenCount', usage.toolUsePromptTokenCount)],
+    cachedInput: [reportedField('cachedContentTokenCount', usage.cachedContentTokenCount)],
+    cacheWrite: [],
+    // Absent when nothing was generated (a blocked prompt): that is 0, not a gap.
+    output: [reportedField('candidatesTokenCount', usage.candidatesTokenCount), thoughts],
+    reasoning: [thoughts],
   };
 }
 
@@ -33,8 +33,4 @@ export function stopReasonFromGemini(reason: string | undefined, calledFunctions
     default:
       return calledFunctions ? 'tool_calls' : 'stop';
   }
-}
-
-function count(value: number | undefined): number {
-  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
 }

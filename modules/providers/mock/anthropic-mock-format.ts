@@ -65,7 +65,7 @@ export const anthropicMockFormat: MockFormat = {
     };
   },
 
-  buffered({ id, input, answer, reportUsage }) {
+  buffered({ id, input, answer, reportUsage, usageFields }) {
     const content: Json[] = answer.toolCall
       ? [{ type: 'tool_use', id: toolId(answer.toolCall.id), name: answer.toolCall.name, input: JSON.parse(answer.toolCall.argumentPieces.join('')) }]
       : [{ type: 'text', text: answer.textPieces.join('') }];
@@ -78,7 +78,7 @@ export const anthropicMockFormat: MockFormat = {
       content,
       stop_reason: stopReason(answer.finishReason),
       stop_sequence: null,
-      ...(reportUsage ? { usage: { ...inputUsage(answer), output_tokens: answer.usage.completion } } : {}),
+      ...(reportUsage ? { usage: Object.assign(inputUsage(answer), { output_tokens: answer.usage.completion }, usageFields) } : {}),
     };
   },
 
@@ -91,7 +91,7 @@ export const anthropicMockFormat: MockFormat = {
       content: [],
       stop_reason: null,
       stop_sequence: null,
-      ...(ctx.reportUsage ? { usage: { ...inputUsage(ctx.answer), output_tokens: 1 } } : {}),
+      ...(ctx.reportUsage ? { usage: Object.assign(inputUsage(ctx.answer), { output_tokens: 1 }, ctx.usageFields) } : {}),
     };
     const first = ctx.answer.reasoningPieces.length
       ? event('content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'thinking', thinking: '', signature: '' } })
@@ -117,7 +117,7 @@ export const anthropicMockFormat: MockFormat = {
       event('message_delta', {
         type: 'message_delta',
         delta: { stop_reason: stopReason(ctx.answer.finishReason), stop_sequence: null },
-        ...(ctx.reportUsage ? { usage: { output_tokens: ctx.answer.usage.completion } } : {}),
+        ...(ctx.reportUsage ? { usage: Object.assign({ output_tokens: ctx.answer.usage.completion }, ctx.usageFields) } : {}),
       }),
       event('message_stop', { type: 'message_stop' }),
     );

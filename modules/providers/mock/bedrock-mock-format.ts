@@ -83,7 +83,7 @@ export const bedrockMockFormat: MockFormat = {
     };
   },
 
-  buffered({ answer, reportUsage }) {
+  buffered({ answer, reportUsage, usageFields }) {
     const content: ConverseContentBlock[] = answer.toolCall
       ? [{ toolUse: { toolUseId: toolUseId(answer), name: answer.toolCall.name, input: JSON.parse(answer.toolCall.argumentPieces.join('')) } }]
       : [{ text: answer.textPieces.join('') }];
@@ -91,7 +91,7 @@ export const bedrockMockFormat: MockFormat = {
     return {
       output: { message: { role: 'assistant', content } },
       stopReason: stopReasonOf(answer),
-      ...(reportUsage ? { usage: usageOf(answer) } : {}),
+      ...(reportUsage ? { usage: usageOf(answer, usageFields) } : {}),
       metrics: { latencyMs: 1 },
     };
   },
@@ -121,7 +121,7 @@ export const bedrockMockFormat: MockFormat = {
       event('contentBlockStop', { contentBlockIndex: answerIndex(ctx) }),
       event('messageStop', { stopReason: stopReasonOf(ctx.answer) }),
     ];
-    if (ctx.reportUsage) frames.push(event('metadata', { usage: usageOf(ctx.answer), metrics: { latencyMs: 1 } }));
+    if (ctx.reportUsage) frames.push(event('metadata', { usage: usageOf(ctx.answer, ctx.usageFields), metrics: { latencyMs: 1 } }));
     return frames;
   },
 
@@ -180,14 +180,14 @@ function stopReasonOf(answer: MockAnswer): ConverseStopReason {
   return answer.finishReason === 'tool_calls' ? 'tool_use' : answer.finishReason === 'length' ? 'max_tokens' : 'end_turn';
 }
 
-function usageOf(answer: MockAnswer) {
+function usageOf(answer: MockAnswer, fields: MockRenderContext['usageFields']) {
   const { prompt, completion, cached, cacheWrite } = answer.usage;
-  return {
+  return Object.assign({
     inputTokens: prompt - cached - cacheWrite,
     outputTokens: completion,
     totalTokens: prompt + completion,
     ...(cached > 0 || cacheWrite > 0 ? { cacheReadInputTokens: cached, cacheWriteInputTokens: cacheWrite } : {}),
-  };
+  }, fields);
 }
 
 const answerIndex = (ctx: MockRenderContext) => (ctx.answer.reasoningPieces.length ? 1 : 0);

@@ -194,13 +194,13 @@ function frame(ctx: MockRenderContext, parts: GeminiPart[], producedSoFar: numbe
 function usageOf(ctx: MockRenderContext, candidates: number) {
   const { prompt, cached, reasoning } = ctx.answer.usage;
   const visible = Math.max(0, candidates - (candidates === ctx.answer.usage.completion ? reasoning : 0));
-  return {
+  return Object.assign({
     promptTokenCount: prompt,
     candidatesTokenCount: visible,
     totalTokenCount: prompt + visible + reasoning,
     ...(reasoning > 0 ? { thoughtsTokenCount: reasoning } : {}),
     ...(cached > 0 ? { cachedContentTokenCount: cached } : {}),
-  };
+  }, ctx.usageFields);
 }
 
 function logprobsResultOf(entries: MockLogprob[]) {

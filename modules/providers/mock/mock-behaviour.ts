@@ -26,6 +26,13 @@ export interface MockBehaviour {
   cachedTokens: number;
   /** Report usage at all (false simulates a provider that omits it). */
   usage: boolean;
+  /**
+   * Fields written over the usage the mock reports, in its wire format's own names and as given (e.g.
+   * `{ "prompt_tokens": -5 }` for OpenAI, `{ "input_tokens": 1e308 }` for Anthropic,
+   * `{ "promptTokenCount": "100" }` for Gemini): a careless provider's numbers, for testing what the
+   * gateway believes. Anthropic streams get them in message_start and message_delta alike.
+   */
+  usageFields: Record<string, unknown> | null;
 }
 
 export const DEFAULT_BEHAVIOUR: MockBehaviour = Object.freeze({
@@ -42,6 +49,7 @@ export const DEFAULT_BEHAVIOUR: MockBehaviour = Object.freeze({
   errorAfterChunks: null,
   cachedTokens: 0,
   usage: true,
+  usageFields: null,
 });
 
 export interface MockScenario {

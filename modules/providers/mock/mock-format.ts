@@ -11,6 +11,8 @@ export interface MockRenderContext {
   answer: MockAnswer;
   /** False simulates a provider that omits usage. */
   reportUsage: boolean;
+  /** Written over the reported usage object as given (MockBehaviour.usageFields). */
+  usageFields: Record<string, unknown> | null;
 }
 
 /**

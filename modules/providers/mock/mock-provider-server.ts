@@ -148,6 +148,7 @@ export class MockProviderServer {
       input,
       answer: planAnswer(input, behaviour, record.seq),
       reportUsage: behaviour.usage,
+      usageFields: behaviour.usageFields,
     };
     const closed = () => res.destroyed || record.outcome === 'aborted';
 

@@ -56,7 +56,7 @@ export const openAiMockFormat: MockFormat = {
     };
   },
 
-  buffered({ id, created, input, answer, reportUsage }) {
+  buffered({ id, created, input, answer, reportUsage, usageFields }) {
     return {
       id,
       object: 'chat.completion',
@@ -79,7 +79,7 @@ export const openAiMockFormat: MockFormat = {
           logprobs: answer.logprobs ? { content: answer.logprobs.map(wireLogprob), refusal: null } : null,
         },
       ],
-      ...(reportUsage ? { usage: usageOf(answer) } : {}),
+      ...(reportUsage ? { usage: usageOf(answer, usageFields) } : {}),
       system_fingerprint: 'fp_mock',
     };
   },
@@ -104,7 +104,7 @@ export const openAiMockFormat: MockFormat = {
   streamEnd(ctx) {
     const frames: Frame[] = [chunk(ctx, {}, ctx.answer.finishReason)];
     if (ctx.input.includeUsage && ctx.reportUsage) {
-      frames.push(sse({ id: ctx.id, object: 'chat.completion.chunk', created: ctx.created, model: ctx.input.model, choices: [], usage: usageOf(ctx.answer) }));
+      frames.push(sse({ id: ctx.id, object: 'chat.completion.chunk', created: ctx.created, model: ctx.input.model, choices: [], usage: usageOf(ctx.answer, ctx.usageFields) }));
     }
     frames.push('data: [DONE]\n\n');
     return frames;
@@ -135,14 +135,14 @@ function wireLogprob(entry: MockLogprob) {
   return { token: entry.token, logprob: entry.logprob, bytes: bytes(entry.token), top_logprobs: entry.top.map((t) => ({ token: t.token, logprob: t.logprob, bytes: bytes(t.token) })) };
 }
 
-function usageOf(answer: MockRenderContext['answer']) {
-  return {
+function usageOf(answer: MockRenderContext['answer'], fields: MockRenderContext['usageFields']) {
+  return Object.assign({
     prompt_tokens: answer.usage.prompt,
     completion_tokens: answer.usage.completion,
     total_tokens: answer.usage.prompt + answer.usage.completion,
     prompt_tokens_details: { cached_tokens: answer.usage.cached },
     completion_tokens_details: { reasoning_tokens: answer.usage.reasoning },
-  };
+  }, fields);
 }
 
 function textOf(content: unknown): string {

@@ -35,7 +35,7 @@ export class OpenAiAdapter implements ProviderAdapter {
   }
 
   async chat(call: UpstreamCall): Promise<ChatResponse> {
-    return fromOpenAiCompletion(await readJsonBody(await this.send(call, false), call.signal));
+    return fromOpenAiCompletion(await readJsonBody(await this.send(call, false), call.signal, call.maxAnswerBytes));
   }
 
   async chatStream(call: UpstreamCall): Promise<UpstreamStream> {
@@ -56,7 +56,7 @@ export class OpenAiAdapter implements ProviderAdapter {
     const headers = { 'content-type': 'application/json', accept: 'application/json', ...this.dialect.headers(deployment) };
     const body = preparedBody(call.request, deployment, 'embeddings', () => toOpenAiEmbeddingsRequest(call.request, this.dialect.modelInBody ? deployment.model : null));
     const response = await postUpstream(call, path, headers, body, this.errorMapper);
-    const json = await readJsonBody(response.body, call.signal);
+    const json = await readJsonBody(response.body, call.signal, call.maxAnswerBytes);
     const requestId = response.headers['x-request-id'];
     // eslint-disable-next-line no-restricted-syntax -- overrides a key it has: the shape is shared
     return { ...fromOpenAiEmbeddings(json, call.request.inputs.length), providerRequestId: firstHeader(requestId) ?? null };

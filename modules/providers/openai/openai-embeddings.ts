@@ -1,4 +1,4 @@
-import { type EmbeddingsRequest, type EmbeddingsResponse, ProviderError } from '../../canonical/index.js';
+import { type EmbeddingsRequest, type EmbeddingsResponse, ProviderError, reportedField } from '../../canonical/index.js';
 
 /** The OpenAI embeddings answer (the subset Switchyard reads and the mock writes). */
 export interface OpenAiEmbeddingList {
@@ -32,6 +32,7 @@ export function fromOpenAiEmbeddings(body: unknown, expected: number): Embedding
   return {
     providerRequestId: null,
     vectors,
-    inputTokens: typeof list.usage?.prompt_tokens === 'number' ? list.usage.prompt_tokens : null,
+    // As reported (the pipeline checks it); absent is "not said", anything else is the provider's claim.
+    inputTokens: list.usage?.prompt_tokens !== undefined && list.usage?.prompt_tokens !== null ? [reportedField('usage.prompt_tokens', list.usage.prompt_tokens, true)] : null,
   };
 }

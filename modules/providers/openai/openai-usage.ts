@@ -1,15 +1,27 @@
 import type { TokenUsage } from '../../../events/index.js';
-import type { StopReason, TokenLogprob } from '../../canonical/index.js';
+import { type ReportedUsage, type StopReason, type TokenLogprob, reportedField } from '../../canonical/index.js';
 import type { OpenAiTokenLogprob, OpenAiUsage } from './openai-wire.js';
 
-export function usageFromOpenAi(usage: OpenAiUsage): TokenUsage {
+/**
+ * OpenAI's usage (also Azure OpenAI's and OpenAI-compatible servers'), as reported: `prompt_tokens`
+ * includes the cached tokens and `completion_tokens` the reasoning tokens, as canonical usage does.
+ * The pipeline checks it (checkReportedUsage); nothing here trusts a value.
+ */
+export function usageFromOpenAi(usage: OpenAiUsage): ReportedUsage {
+  const prompt = detailsOf(usage.prompt_tokens_details);
+  const completion = detailsOf(usage.completion_tokens_details);
   return {
-    input: usage.prompt_tokens ?? 0,
-    cachedInput: usage.prompt_tokens_details?.cached_tokens ?? 0,
-    cacheWrite: usage.prompt_tokens_details?.cache_write_tokens ?? 0,
-    output: usage.completion_tokens ?? 0,
-    reasoning: usage.completion_tokens_details?.reasoning_tokens ?? 0,
+    input: [reportedField('prompt_tokens', usage.prompt_tokens, true)],
+    cachedInput: [reportedField('prompt_tokens_details.cached_tokens', prompt?.cached_tokens)],
+    cacheWrite: [reportedField('prompt_tokens_details.cache_write_tokens', prompt?.cache_write_tokens)],
+    output: [reportedField('completion_tokens', usage.completion_tokens, true)],
+    reasoning: [reportedField('completion_tokens_details.reasoning_tokens', completion?.reasoning_tokens)],
   };
+}
+
+/** A details object, or nothing when the provider sent something else there. */
+function detailsOf<T extends object>(details: T | null | undefined): Partial<Record<keyof T, unknown>> | null {
+  return details !== null && typeof details === 'object' ? details : null;
 }
 
 export function usageToOpenAi(usage: TokenUsage): OpenAiUsage {

@@ -1,5 +1,5 @@
 import type { TokenUsage } from '../../../../events/index.js';
-import { type ChatResponse, clientToolCallId, type ToolCall } from '../../../canonical/index.js';
+import { type ChatResponse, clientToolCallId, type ToolCall, toolInputForClient } from '../../../canonical/index.js';
 import { type AnthropicContentBlock, type AnthropicResponseMessage, stopReasonToAnthropic, usageToAnthropic } from '../../../providers/index.js';
 import type { ResponseIdentity } from '../client-format.js';
 
@@ -25,15 +25,7 @@ export function toAnthropicMessage(response: ChatResponse, identity: ResponseIde
   };
 }
 
-/**
- * Anthropic clients expect `input` as an object. Arguments another provider produced that are not a
- * JSON object are passed as the raw text rather than replaced by `{}`: the model's output is never lost.
- */
-export function toolInput(call: ToolCall): unknown {
-  if (call.arguments.trim() === '') return {};
-  try {
-    return JSON.parse(call.arguments);
-  } catch {
-    return call.arguments;
-  }
+/** Anthropic clients expect `input` as an object (see toolInputForClient: anything else is wrapped as `{"_raw": …}`). */
+export function toolInput(call: ToolCall): Record<string, unknown> {
+  return toolInputForClient(call.arguments);
 }

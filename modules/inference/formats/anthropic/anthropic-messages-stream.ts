@@ -1,5 +1,7 @@
 import type { TokenUsage } from '../../../../events/index.js';
-import { clientToolCallId, type GatewayError, type StopReason, type StreamEvent } from '../../../canonical/index.js';
+import {
+  clientToolCallId, type GatewayError, ProviderError, type PromptUsage, type RelayedStreamEvent, type StopReason, toolInputForClient,
+} from '../../../canonical/index.js';
 import { stopReasonToAnthropic, usageToAnthropic } from '../../../providers/index.js';
 import type { ClientStreamEncoder } from '../client-stream-encoder.js';
 import type { ResponseIdentity } from '../client-format.js';
@@ -7,8 +9,24 @@ import { anthropicErrorBody } from './anthropic-error-envelope.js';
 
 type OpenBlock =
   | { index: number; kind: 'text' }
-  | { index: number; kind: 'tool'; toolIndex: number }
+  | { index: number; kind: 'tool' }
   | { index: number; kind: 'thinking'; part: number };
+
+/** A tool call held until it is complete: its block is written whole, with input that is a JSON object. */
+interface HeldToolCall {
+  toolIndex: number;
+  id: string | null;
+  name: string | null;
+  signature: string | undefined;
+  arguments: string;
+}
+
+/**
+ * The most tool-call argument text held back at once. A model's tool input is bounded by its output
+ * limit (128k tokens are well under 1 MiB); a provider that streams more is cut off as a malformed
+ * answer rather than allowed to grow the gateway's memory.
+ */
+export const MAX_HELD_TOOL_ARGUMENT_CHARS = 8 * 1024 * 1024;
 
 /**
  * Canonical stream events → Anthropic message events: message_start (+ ping), then content blocks
@@ -21,33 +39,48 @@ type OpenBlock =
  * `prompt_usage`), otherwise the gateway's admission estimate. message_delta then carries the settled
  * usage, input included, so clients that read the final frame get the provider's numbers.
  * Reasoning becomes `thinking` blocks (thinking_delta, then signature_delta) and `redacted_thinking` blocks.
+ *
+ * Tool calls are held until they are complete — until the next text or reasoning, the finish, or the
+ * end — and each is then written as one tool_use block: content_block_start, one input_json_delta and
+ * content_block_stop. Anthropic clients require `input` to be a JSON object and assemble it from the
+ * deltas, so what they receive is checked first: arguments that are not a JSON object (a cut-off or
+ * non-JSON answer from another provider) arrive wrapped as `{"_raw": "<text>"}`, exactly as in a
+ * buffered answer (toolInputForClient). Holding calls also keeps the event order Anthropic's own
+ * streams have when a provider interleaves the argument pieces of parallel calls: one block at a time,
+ * never a delta for a block already stopped. Text and thinking still stream as they arrive; the first
+ * byte (message_start) is not held.
  */
 export class AnthropicMessagesStreamEncoder implements ClientStreamEncoder {
   readonly contentType = 'text/event-stream; charset=utf-8';
   private started = false;
   private open: OpenBlock | null = null;
   private nextBlock = 0;
-  /** Canonical tool-call index → content block index. */
-  private readonly toolBlocks = new Map<number, number>();
+  /** Calls not written yet, by canonical tool-call index, in the order they opened. */
+  private readonly held = new Map<number, HeldToolCall>();
+  private heldChars = 0;
+  /** Calls already written (a later piece of one is a malformed answer). */
+  private readonly written = new Set<number>();
   private stopReason: StopReason | null = null;
 
-  private prompt: Extract<StreamEvent, { type: 'prompt_usage' }>['usage'] | null = null;
+  private prompt: PromptUsage | null = null;
 
   constructor(
     private readonly identity: ResponseIdentity,
     private readonly estimatedInputTokens = 0,
   ) {}
 
-  encode(event: StreamEvent): string {
+  encode(event: RelayedStreamEvent): string {
     switch (event.type) {
       case 'text': {
-        let out = this.start();
+        // An empty piece says nothing: it neither ends the held calls nor opens a block after them.
+        if (event.text.length === 0 && this.held.size > 0) return this.start();
+        let out = this.start() + this.writeHeld();
         if (this.open?.kind !== 'text') out += this.close() + this.openBlock({ type: 'text', text: '' }, { kind: 'text' });
         if (event.text.length > 0) out += this.delta({ type: 'text_delta', text: event.text });
         return out;
       }
       case 'reasoning': {
-        let out = this.start();
+        let out = this.start() + this.writeHeld();
         if (!(this.open?.kind === 'thinking' && this.open.part === event.part)) {
           out += this.close() + this.openBlock({ type: 'thinking', thinking: '', signature: '' }, { kind: 'thinking', part: event.part });
         }
@@ -55,7 +88,7 @@ export class AnthropicMessagesStreamEncoder implements ClientStreamEncoder {
         return out;
       }
       case 'reasoning_signature': {
-        let out = this.start();
+        let out = this.start() + this.writeHeld();
         if (!(this.open?.kind === 'thinking' && this.open.part === event.part)) {
           // A signature for a block with no text (or one already closed) still gets a thinking block to sit in.
           out += this.close() + this.openBlock({ type: 'thinking', thinking: '', signature: '' }, { kind: 'thinking', part: event.part });
@@ -63,26 +96,26 @@ export class AnthropicMessagesStreamEncoder implements ClientStreamEncoder {
         return out + this.delta({ type: 'signature_delta', signature: event.signature }) + this.close();
       }
       case 'reasoning_redacted':
-        return this.start() + this.close() + this.openBlock({ type: 'redacted_thinking', data: event.data }, { kind: 'thinking', part: event.part }) + this.close();
+        return this.start() + this.writeHeld() + this.close() + this.openBlock({ type: 'redacted_thinking', data: event.data }, { kind: 'thinking', part: event.part }) + this.close();
       case 'logprobs':
         return ''; // the Messages API has no log probabilities; routing refused the request if they were asked for
-      case 'prompt_usage':
-        if (!this.started) this.prompt = event.usage;
-        return '';
       case 'tool_call':
-        return this.start() + this.toolCall(event);
+        return this.start() + this.holdToolCall(event);
       case 'finish':
         this.stopReason = event.stopReason;
-        return this.start() + this.close();
-      case 'usage':
-        return ''; // the settled usage goes into message_delta at the end
+        return this.start() + this.writeHeld() + this.close();
     }
+  }
+
+  promptCounted(usage: PromptUsage): void {
+    if (!this.started) this.prompt = usage;
   }
 
   finish(usage: TokenUsage): string {
     const delta = { stop_reason: stopReasonToAnthropic(this.stopReason ?? 'stop'), stop_sequence: null };
     return (
       this.start() +
+      this.writeHeld() +
       this.close() +
       frame('message_delta', { type: 'message_delta', delta, usage: usageToAnthropic(usage) }) +
       frame('message_stop', { type: 'message_stop' })
@@ -93,17 +126,42 @@ export class AnthropicMessagesStreamEncoder implements ClientStreamEncoder {
     return frame('error', anthropicErrorBody(error));
   }
 
-  private toolCall(event: Extract<StreamEvent, { type: 'tool_call' }>): string {
-    const known = this.toolBlocks.get(event.index);
-    if (known === undefined) {
-      const id = event.id !== null ? clientToolCallId(event.id, event.signature) : `toolu_${this.identity.id.replace(/^msg_/, '')}_${event.index}`;
-      let out = this.close() + this.openBlock({ type: 'tool_use', id, name: event.name ?? '', input: {} }, { kind: 'tool', toolIndex: event.index });
-      if (event.arguments.length > 0) out += this.delta({ type: 'input_json_delta', partial_json: event.arguments });
-      return out;
+  /** Keeps a piece of a tool call until the call is complete; writes nothing. */
+  private holdToolCall(event: Extract<RelayedStreamEvent, { type: 'tool_call' }>): string {
+    if (this.written.has(event.index)) {
+      throw new ProviderError('malformed_response', `the provider continued tool call ${event.index} after other output had followed it`);
     }
-    if (event.arguments.length === 0) return '';
-    // Providers stream calls one after another; should one interleave, its pieces still go to its own block.
-    return frame('content_block_delta', { type: 'content_block_delta', index: known, delta: { type: 'input_json_delta', partial_json: event.arguments } });
+    this.heldChars += event.arguments.length;
+    if (this.heldChars > MAX_HELD_TOOL_ARGUMENT_CHARS) {
+      throw new ProviderError('malformed_response', `the provider's tool call arguments exceeded ${MAX_HELD_TOOL_ARGUMENT_CHARS} characters`);
+    }
+    const call = this.held.get(event.index);
+    if (!call) {
+      this.held.set(event.index, { toolIndex: event.index, id: event.id, name: event.name, signature: event.signature, arguments: event.arguments });
+      return '';
+    }
+    if (call.id === null && event.id !== null) call.id = event.id;
+    if (call.name === null && event.name !== null) call.name = event.name;
+    if (call.signature === undefined && event.signature !== undefined) call.signature = event.signature;
+    call.arguments += event.arguments;
+    return '';
+  }
+
+  /** Writes every held call as a complete tool_use block, in the order the calls opened. */
+  private writeHeld(): string {
+    if (this.held.size === 0) return '';
+    let out = this.close();
+    for (const call of this.held.values()) {
+      const id = call.id !== null ? clientToolCallId(call.id, call.signature) : `toolu_${this.identity.id.replace(/^msg_/, '')}_${call.toolIndex}`;
+      out += this.openBlock({ type: 'tool_use', id, name: call.name ?? '', input: {} }, { kind: 'tool' });
+      const input = call.arguments.trim() === '' ? null : JSON.stringify(toolInputForClient(call.arguments));
+      if (input !== null) out += this.delta({ type: 'input_json_delta', partial_json: input });
+      out += this.close();
+      this.written.add(call.toolIndex);
+    }
+    this.held.clear();
+    this.heldChars = 0;
+    return out;
   }
 
   private start(): string {
@@ -131,7 +189,6 @@ export class AnthropicMessagesStreamEncoder implements ClientStreamEncoder {
   private openBlock(contentBlock: Record<string, unknown>, block: DistributiveOmit<OpenBlock, 'index'>): string {
     const index = this.nextBlock++;
     this.open = Object.assign({ index }, block); // not a spread followed by a new key (eslint.config.js)
-    if (block.kind === 'tool') this.toolBlocks.set(block.toolIndex, index);
     return frame('content_block_start', { type: 'content_block_start', index, content_block: contentBlock });
   }
 

@@ -1,5 +1,5 @@
 import type { TokenUsage } from '../../../../events/index.js';
-import { clientToolCallId, type GatewayError, type StreamEvent, type TokenLogprob } from '../../../canonical/index.js';
+import { clientToolCallId, type GatewayError, type RelayedStreamEvent, type TokenLogprob } from '../../../canonical/index.js';
 import { logprobsToOpenAi, usageToOpenAi } from '../../../providers/index.js';
 import type { ClientStreamEncoder } from '../client-stream-encoder.js';
 import { openAiErrorBody } from './openai-error-envelope.js';
@@ -23,7 +23,7 @@ export class OpenAiChatStreamEncoder implements ClientStreamEncoder {
     this.prefix = `{"id":${JSON.stringify(identity.id)},"object":"chat.completion.chunk","created":${identity.created},"model":${JSON.stringify(identity.model)},"system_fingerprint":null,"choices":`;
   }
 
-  encode(event: StreamEvent): string {
+  encode(event: RelayedStreamEvent): string {
     switch (event.type) {
       case 'text':
         return this.open(event.choice) + this.frame(event.choice, { content: event.text }, null);
@@ -55,9 +55,6 @@ export class OpenAiChatStreamEncoder implements ClientStreamEncoder {
       }
       case 'finish':
         return this.open(event.choice) + this.frame(event.choice, {}, event.stopReason);
-      case 'usage':
-      case 'prompt_usage':
-        return '';
     }
   }
 

@@ -1,5 +1,5 @@
 import type { TokenUsage } from '../../../../events/index.js';
-import { type ChatRequest, clientToolCallId, type GatewayError, type StopReason, type StreamEvent } from '../../../canonical/index.js';
+import { type ChatRequest, clientToolCallId, type GatewayError, type RelayedStreamEvent, type StopReason } from '../../../canonical/index.js';
 import type { ClientStreamEncoder } from '../client-stream-encoder.js';
 import type { ResponseIdentity } from '../client-format.js';
 import {
@@ -40,7 +40,7 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
     private readonly request: ChatRequest,
   ) {}
 
-  encode(event: StreamEvent): string {
+  encode(event: RelayedStreamEvent): string {
     switch (event.type) {
       case 'text':
         return this.start() + this.text(event.text);
@@ -49,15 +49,13 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
       case 'finish':
         this.stopReason = event.stopReason;
         return this.start() + this.closeAll();
-      case 'usage':
-        return ''; // the settled usage goes into the closing response event
       // Reasoning text is shown only as a summary, which is not produced yet (reasoning.summary is refused);
-      // its tokens are in usage. Logprobs cannot be asked for in this format; the early prompt count is not needed.
+      // its tokens are in usage (the settled usage goes into the closing response event). Logprobs cannot
+      // be asked for in this format.
       case 'reasoning':
       case 'reasoning_signature':
       case 'reasoning_redacted':
       case 'logprobs':
-      case 'prompt_usage':
         return '';
     }
   }
@@ -90,7 +88,7 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder {
     return out + this.frame('response.output_text.delta', { item_id: item.id, output_index: this.openText, content_index: 0, delta: text, logprobs: [] });
   }
 
-  private toolCall(event: Extract<StreamEvent, { type: 'tool_call' }>): string {
+  private toolCall(event: Extract<RelayedStreamEvent, { type: 'tool_call' }>): string {
     let out = '';
     let index = this.calls.get(event.index);
     if (index === undefined) {
