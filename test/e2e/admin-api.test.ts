@@ -106,6 +106,20 @@ describe('admin API /admin/v1', () => {
       expect((await robot.get('/status')).status).toBe(401);
     });
 
+    test('a key with the admin scope administers its own tenant only (test/e2e/tenant-admin-scope.test.ts has every route)', async () => {
+      const issued = await admin.post('/keys', { id: 'acme-robot', tenant: 'acme', scopes: ['admin'] });
+      expect(issued.status).toBe(201);
+      const robot = admin.withToken(issued.json.key);
+      const before = await eventCount();
+      const status = await robot.get('/status');
+      expect({ status: status.status, code: status.json.error.code }).toEqual({ status: 403, code: 'platform_scope_required' });
+      expect((await robot.post('/tenants', { id: 'robot-made-too' })).status).toBe(403);
+      expect((await robot.get('/tenants')).json.data.map((t: { id: string }) => t.id)).toEqual(['acme']);
+      expect((await robot.get('/tenants/acme')).status).toBe(200);
+      expect(await eventCount()).toBe(before);
+      await admin.post('/keys/acme-robot/revoke', { reason: 'test over' });
+    });
+
     test('unknown admin routes and malformed JSON answer in the admin envelope, not a client format', async () => {
       const missing = await admin.get('/nothing-here');
       expect(missing.status).toBe(404);
