@@ -1,8 +1,17 @@
 import type { DomainEvent } from './event.js';
 import type { TenantBudget } from './tenant-events.js';
 
-export const KEY_SCOPES = ['inference', 'models:read', 'usage:read', 'admin'] as const;
+/**
+ * What a gateway key may do. `admin` is the admin API inside the key's own tenant; `admin:platform` is the
+ * whole admin API across tenants (what the admin token can do, except changing provider credentials or
+ * base URLs). Added without a schema change: a scope list is validated against this one when a key is
+ * issued or changed, never when an event is read.
+ */
+export const KEY_SCOPES = ['inference', 'models:read', 'usage:read', 'admin', 'admin:platform'] as const;
 export type KeyScope = (typeof KEY_SCOPES)[number];
+
+/** The scope of a key that administers the whole platform, not one tenant. */
+export const PLATFORM_SCOPE = 'admin:platform' satisfies KeyScope;
 
 /**
  * Rate limits per minute and concurrency. `inputTpm` and `outputTpm` are left out when unset, so keys

@@ -1,5 +1,6 @@
-import type { KeyScope } from '../../events/index.js';
+import { type KeyScope, PLATFORM_SCOPE } from '../../events/index.js';
 import type { KeyIndexProjection, Principal } from '../../projections/key-index/index.js';
+import type { AdminKey, AdminKeyVerifier } from '../admin/index.js';
 import { GatewayError, type HeaderMap, firstHeader } from '../canonical/index.js';
 import { RequestScoped } from '../../src/kernel/index.js';
 import { hashApiKey } from './api-key/key-format.js';
@@ -10,13 +11,34 @@ type Headers = HeaderMap;
  * Gateway keys arrive as `Authorization: Bearer sk-sy-…` (OpenAI clients) or `x-api-key` (Anthropic
  * clients). The key is hashed and looked up in the per-node key index; it is never logged or stored.
  */
-export class GatewayAuthenticator {
+export class GatewayAuthenticator implements AdminKeyVerifier {
   constructor(
     private readonly keys: KeyIndexProjection,
     private readonly now: () => number = Date.now,
   ) {}
 
   authenticate(headers: Headers, scope: KeyScope): Principal {
+    const principal = this.verified(headers);
+    if (!principal.scopes.has(scope)) {
+      throw new GatewayError(403, 'insufficient_scope', `This API key lacks the '${scope}' scope.`);
+    }
+    return principal;
+  }
+
+  /**
+   * The admin guard's port (AdminKeyVerifier): a key with `admin` (its own tenant) or `admin:platform`
+   * (every tenant); the guard decides what each may reach.
+   */
+  authenticateAdmin(headers: Headers): AdminKey {
+    const principal = this.verified(headers);
+    if (!principal.scopes.has('admin') && !principal.scopes.has(PLATFORM_SCOPE)) {
+      throw new GatewayError(403, 'insufficient_scope', "This API key lacks the 'admin' scope.");
+    }
+    return { keyId: principal.keyId, tenantId: principal.tenantId, scopes: [...principal.scopes], aliases: principal.aliases ? [...principal.aliases] : null };
+  }
+
+  /** The principal of a presented key that exists, has not expired and whose tenant is not suspended; its scopes are the caller's to check. */
+  private verified(headers: Headers): Principal {
     const presented = presentedKey(headers);
     if (!presented) {
       throw new GatewayError(401, 'invalid_api_key', 'Missing API key. Send it as "Authorization: Bearer <key>" or "x-api-key: <key>".');
@@ -31,9 +53,6 @@ export class GatewayAuthenticator {
     }
     if (principal.tenant.status === 'suspended') {
       throw new GatewayError(403, 'tenant_suspended', 'The tenant this key belongs to is suspended.');
-    }
-    if (!principal.scopes.has(scope)) {
-      throw new GatewayError(403, 'insufficient_scope', `This API key lacks the '${scope}' scope.`);
     }
     return principal;
   }

@@ -1,27 +1,60 @@
 import { type CanActivate, type ExecutionContext, Injectable, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { PLATFORM_SCOPE } from '../../events/index.js';
 import { RequestScoped } from '../../src/kernel/index.js';
 import { GatewayError, firstHeader } from '../canonical/index.js';
 import { AdminApiError } from './admin-error.js';
 import { AdminKeyVerifier } from './admin-key-verifier.js';
+import { AdminPrincipal, platformScopeRequired } from './admin-principal.js';
 import { AdminTokens } from './admin-tokens.js';
 
-/** Who sent an admin request, as recorded in the metadata of every event it causes. */
-const actors = new RequestScoped<FastifyRequest, string>('switchyard.admin.actor');
+/** Who sent an admin request and how far it reaches; its actor is recorded in the metadata of every event it causes. */
+const principals = new RequestScoped<FastifyRequest, AdminPrincipal>('switchyard.admin.principal');
 
 const ADMIN_TOKEN_ONLY = 'switchyard.admin.token-only';
+const TENANT_ACCESS = 'switchyard.admin.tenant-access';
 
 /**
- * Marks a route only the admin token may call, never a gateway key (not even one with the `admin`
- * scope): changing provider credentials or base URLs decides where the gateway sends which secret.
+ * Marks a route only the admin token may call, never a gateway key (not even one with `admin:platform`):
+ * changing provider credentials or base URLs decides where the gateway sends which secret.
  */
 export const AdminTokenOnly = () => SetMetadata(ADMIN_TOKEN_ONLY, true);
 
 /**
+ * How a tenant admin (a key with `admin`, not `admin:platform`) may use a route. Unmarked routes are
+ * platform administration: a tenant admin gets 403 `platform_scope_required` before anything runs.
+ * - `scoped`: it may call the route, and the handler confines what it reads or changes to the caller's
+ *   tenant (`principalOf(request)`): another tenant's resources answer 404, as if they did not exist.
+ * - `tenant-param`: a platform-only operation on the tenant named by a path parameter. Another tenant's
+ *   id answers 404 (so the route cannot be used to enumerate tenants), its own tenant's 403.
+ */
+export type TenantAccess = { kind: 'scoped' } | { kind: 'tenant-param'; param: string };
+
+/**
+ * A tenant admin may call this route; the handler confines it to the caller's tenant. Put it on handlers,
+ * not controllers, so that a route added later is the platform's until someone confines it.
+ */
+export const TenantScoped = () => SetMetadata(TENANT_ACCESS, { kind: 'scoped' } satisfies TenantAccess);
+
+/** Platform administration of the tenant named by the path parameter `param` (404 for another tenant's admin, 403 for its own). */
+export const PlatformOnlyOnTenant = (param = 'id') => SetMetadata(TENANT_ACCESS, { kind: 'tenant-param', param } satisfies TenantAccess);
+
+/** How a tenant admin may use the handler (undefined = not at all: platform only). For tests and documentation. */
+export function tenantAccessOf(reflector: Reflector, handler: object, controller: object): TenantAccess | undefined {
+  return reflector.getAllAndOverride<TenantAccess | undefined>(TENANT_ACCESS, [handler as () => void, controller as () => void]);
+}
+
+/** Whether only the admin token may call the handler. For tests and documentation. */
+export function adminTokenOnly(reflector: Reflector, handler: object, controller: object): boolean {
+  return reflector.getAllAndOverride<boolean>(ADMIN_TOKEN_ONLY, [handler as () => void, controller as () => void]) === true;
+}
+
+/**
  * The admin API is behind the admin token (`Authorization: Bearer <token>` or `x-admin-token`), or a
- * gateway key that carries the `admin` scope (except on routes marked AdminTokenOnly). The actor is
- * `admin:<token id>` or `key:<key id>`.
+ * gateway key with the `admin` scope (its own tenant) or the `admin:platform` scope (every tenant). Routes
+ * marked AdminTokenOnly refuse every key; routes not marked TenantScoped or PlatformOnlyOnTenant refuse
+ * tenant admins. The actor is `admin:<token id>` or `key:<key id>`.
  */
 @Injectable()
 export class AdminGuard implements CanActivate {
@@ -35,42 +68,63 @@ export class AdminGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     // Every admin answer carries the request id, which is also the correlation id of the events it causes.
     context.switchToHttp().getResponse<FastifyReply>().header('x-request-id', request.id);
-    const actor = this.identify(request.headers);
-    if (actor.startsWith('key:') && this.reflector.getAllAndOverride<boolean>(ADMIN_TOKEN_ONLY, [context.getHandler(), context.getClass()])) {
+    const principal = this.identify(request.headers);
+    const handler = context.getHandler();
+    const controller = context.getClass();
+    if (principal.actor.startsWith('key:') && adminTokenOnly(this.reflector, handler, controller)) {
       throw new AdminApiError(403, 'admin_token_required', 'Changing provider credentials or base URLs needs the admin token; a gateway key cannot do it, whatever its scopes.');
     }
-    actors.set(request, actor);
+    if (!principal.isPlatform) {
+      const access = tenantAccessOf(this.reflector, handler, controller);
+      if (access === undefined) throw platformScopeRequired();
+      if (access.kind === 'tenant-param') {
+        const tenantId = (request.params as Record<string, string | undefined>)[access.param] ?? '';
+        principal.requireTenant(tenantId);
+        throw platformScopeRequired();
+      }
+    }
+    principals.set(request, principal);
     return true;
   }
 
   /**
-   * The actor a request's credentials stand for, or the 401/403 refusing them. Needs the headers only,
-   * so the HTTP layer also calls it before reading a body.
+   * The principal a request's credentials stand for, or the 401/403 refusing them. Needs the headers only,
+   * so the HTTP layer also calls it before reading a body; `required: 'platform'` refuses tenant admins too
+   * (for `/metrics`, which has no guard of its own).
    */
-  identify(headers: FastifyRequest['headers']): string {
+  identify(headers: FastifyRequest['headers'], required: 'admin' | 'platform' = 'admin'): AdminPrincipal {
     const presented = presentedToken(headers);
     if (!presented) {
       throw new AdminApiError(401, 'unauthorized', 'Missing admin token. Send it as "Authorization: Bearer <token>" or "x-admin-token: <token>".');
     }
     const tokenId = this.tokens.verify(presented);
-    if (tokenId !== null) return `admin:${tokenId}`;
-    if (presented.startsWith('sk-sy-')) {
-      try {
-        return `key:${this.keys.authenticate({ authorization: `Bearer ${presented}` }, 'admin').keyId}`;
-      } catch (error) {
-        // A valid key without the admin scope (or of a suspended tenant) is refused as such, not as unknown.
-        if (error instanceof GatewayError && error.status === 403) throw new AdminApiError(403, error.code, error.message);
-        throw new AdminApiError(401, 'unauthorized', 'The admin token is not valid.');
-      }
+    if (tokenId !== null) return AdminPrincipal.platform(`admin:${tokenId}`);
+    if (!presented.startsWith('sk-sy-')) throw new AdminApiError(401, 'unauthorized', 'The admin token is not valid.');
+    let principal: AdminPrincipal;
+    try {
+      const key = this.keys.authenticateAdmin({ authorization: `Bearer ${presented}` });
+      const actor = `key:${key.keyId}`;
+      principal = key.scopes.includes(PLATFORM_SCOPE)
+        ? AdminPrincipal.platform(actor)
+        : AdminPrincipal.tenant(actor, key.tenantId, { scopes: key.scopes, aliases: key.aliases });
+    } catch (error) {
+      // A valid key without an admin scope (or of a suspended tenant) is refused as such, not as unknown.
+      if (error instanceof GatewayError && error.status === 403) throw new AdminApiError(403, error.code, error.message);
+      throw new AdminApiError(401, 'unauthorized', 'The admin token is not valid.');
     }
-    throw new AdminApiError(401, 'unauthorized', 'The admin token is not valid.');
+    if (required === 'platform') principal.requirePlatform();
+    return principal;
   }
 }
 
+export function principalOf(request: FastifyRequest): AdminPrincipal {
+  const principal = principals.get(request);
+  if (!principal) throw new Error('admin route without AdminGuard');
+  return principal;
+}
+
 export function actorOf(request: FastifyRequest): string {
-  const actor = actors.get(request);
-  if (!actor) throw new Error('admin route without AdminGuard');
-  return actor;
+  return principalOf(request).actor;
 }
 
 function presentedToken(headers: FastifyRequest['headers']): string | null {

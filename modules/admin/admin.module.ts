@@ -7,8 +7,8 @@ import { AdminGuard } from './admin.guard.js';
 
 /**
  * The admin API's plumbing, shared by every context with admin routes: the admin token, the guard
- * (which also accepts gateway keys with the `admin` scope, through the AdminKeyVerifier that access
- * provides) and the command helper. Error filter and validation pipe are plain exports of index.ts.
+ * (which also accepts gateway keys with the `admin` or `admin:platform` scope, through the
+ * AdminKeyVerifier that access provides, and confines `admin` keys to their tenant) and the command helper. Error filter and validation pipe are plain exports of index.ts.
  */
 @Module({
   providers: [

@@ -1,9 +1,10 @@
-/** The admin context's public surface: guard, error format, validation pipe, command helper and the shared admin DTOs. */
+/** The admin context's public surface: guard and principal, error format, validation pipe, command helper and the shared admin DTOs. */
 export * from './admin-error.js';
 export * from './admin-exception.filter.js';
 export * from './admin-validation.js';
 export * from './admin-key-verifier.js';
 export * from './admin.guard.js';
+export * from './admin-principal.js';
 export * from './admin-commands.js';
 export * from './admin-settings.js';
 export * from './admin.module.js';

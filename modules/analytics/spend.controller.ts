@@ -1,6 +1,6 @@
 import { Controller, Get, Query, Req, Res, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AdminApiError, AdminExceptionFilter, AdminGuard, adminQueryValidationPipe } from '../admin/index.js';
+import { AdminApiError, AdminExceptionFilter, AdminGuard, adminQueryValidationPipe, principalOf, TenantScoped } from '../admin/index.js';
 import { spendCsv } from './spend-csv.js';
 import { SPEND_DIMENSION_NAMES, type SpendDimension, type SpendQuery } from './spend-query.js';
 import { SpendQueryDto } from './spend-query.dto.js';
@@ -11,7 +11,10 @@ const DAY_MS = 86_400_000;
 /** Bounds one answer: about 14 months of hours, or 27 years of days. */
 const MAX_BUCKETS = 10_000;
 
-/** `GET /admin/v1/analytics/spend`: spend by period and any of tenant, key, alias, deployment, provider, model. */
+/**
+ * `GET /admin/v1/analytics/spend`: spend by period and any of tenant, key, alias, deployment, provider, model.
+ * A tenant admin's report is always filtered to its own tenant (`tenant=` naming another is 404).
+ */
 @Controller('admin/v1/analytics')
 @UseGuards(AdminGuard)
 @UseFilters(AdminExceptionFilter)
@@ -20,8 +23,11 @@ export class SpendController {
   constructor(private readonly reports: SpendReports) {}
 
   @Get('spend')
+  @TenantScoped()
   async spend(@Query() dto: SpendQueryDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    const tenant = principalOf(request).confine(dto.tenant);
     const query = spendQuery(dto);
+    if (tenant !== null) query.filters = { ...query.filters, tenant };
     let report;
     try {
       report = await this.reports.report(query, dto.source ?? 'auto');

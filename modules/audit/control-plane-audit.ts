@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { AUDITED_EVENT_TYPES, upcasters } from '../../events/index.js';
 import { comparePositions, type Database, DATABASE, type LogPosition, parseXid8, READ_HORIZON_SQL, xid8Param } from '../../src/kernel/index.js';
 import { encodePageToken, positionAfter } from './page-token.js';
+import { aboutTenantSql } from './tenant-log-filter.js';
 
 export interface AuditQuery {
   actor?: string;
@@ -11,6 +12,8 @@ export interface AuditQuery {
   to?: Date;
   after?: string;
   limit: number;
+  /** Only the changes about this tenant (its tenant stream and its keys'): a tenant admin's read. */
+  tenantId?: string;
 }
 
 export class UnknownActionError extends Error {
@@ -32,7 +35,8 @@ interface Row {
 
 /**
  * `GET /admin/v1/audit` and `switchyard audit log`: control-plane changes (providers, deployments, prices,
- * aliases, tenants, keys) with who made them, in global order, filtered by actor, change and time.
+ * aliases, tenants, keys) with who made them, in global order, filtered by actor, change and time — for a
+ * tenant admin, only the changes to its tenant and its keys.
  * Same gap-free rule as every reader: only transactions below the snapshot's xmin.
  */
 @Injectable()
@@ -44,7 +48,11 @@ export class ControlPlaneAudit {
     const unknown = actions.filter((action) => !AUDITED_EVENT_TYPES.includes(action));
     if (unknown.length) throw new UnknownActionError(`unknown action ${unknown.join(', ')}: use one of ${AUDITED_EVENT_TYPES.join(', ')}`);
     const from: LogPosition = await positionAfter(query.after, async (position) => {
-      const rows = await this.database.query<{ transaction_id: string }>(`SELECT transaction_id::text AS transaction_id FROM events WHERE global_position = $1`, [position]);
+      const rows = query.tenantId === undefined
+        ? await this.database.query<{ transaction_id: string }>(`SELECT transaction_id::text AS transaction_id FROM events WHERE global_position = $1`, [position])
+        : await this.database.query<{ transaction_id: string }>(
+          `SELECT e.transaction_id::text AS transaction_id FROM events e WHERE e.global_position = $1 AND ${aboutTenantSql('e', '$2')}`, [position, query.tenantId],
+        );
       return rows[0]?.transaction_id ?? null;
     });
     const params: unknown[] = [xid8Param(from.transactionId), from.globalPosition, actions, query.limit];
@@ -60,6 +68,10 @@ export class ControlPlaneAudit {
     if (query.to) {
       params.push(query.to);
       filters += ` AND recorded_at < $${params.length}`;
+    }
+    if (query.tenantId !== undefined) {
+      params.push(query.tenantId);
+      filters += ` AND ${aboutTenantSql('events', `$${params.length}`)}`;
     }
     const rows = await this.database.query<Row & { horizon: string }>(
       `WITH horizon AS (SELECT ${READ_HORIZON_SQL} AS xmin)

@@ -1,5 +1,6 @@
-import { Controller, Get, Param, Query, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
-import { AdminApiError, AdminExceptionFilter, AdminGuard, adminQueryValidationPipe } from '../admin/index.js';
+import { Controller, Get, Param, Query, Req, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { AdminApiError, AdminExceptionFilter, AdminGuard, adminQueryValidationPipe, principalOf, TenantScoped } from '../admin/index.js';
 import { ControlPlaneAudit, UnknownActionError } from './control-plane-audit.js';
 import { EventHistory } from './event-history.js';
 import { AuditQueryDto, EventsQueryDto } from './history-query.dto.js';
@@ -8,7 +9,11 @@ import { RequestHistory } from './request-history.js';
 
 const DEFAULT_LIMIT = 100;
 
-/** The auditor's reads: the event log by position, one request reconstructed, control-plane changes by actor. */
+/**
+ * The auditor's reads: the event log by position, one request reconstructed, control-plane changes by actor.
+ * A tenant admin reads only what is about its tenant: its tenant stream, its keys' streams and its keys'
+ * requests; another tenant's request is 404, as one that was never recorded.
+ */
 @Controller('admin/v1')
 @UseGuards(AdminGuard)
 @UseFilters(AdminExceptionFilter)
@@ -21,29 +26,36 @@ export class HistoryController {
   ) {}
 
   @Get('events')
-  async eventPage(@Query() query: EventsQueryDto) {
+  @TenantScoped()
+  async eventPage(@Query() query: EventsQueryDto, @Req() request: FastifyRequest) {
+    const tenantId = principalOf(request).tenantId ?? undefined;
     return this.translated(() => this.events.page({
       after: query.after,
       stream: query.stream,
       types: query.type?.split(','),
       limit: query.limit ?? DEFAULT_LIMIT,
+      ...(tenantId !== undefined ? { tenantId } : {}),
     }));
   }
 
   @Get('requests/:id')
-  async request(@Param('id') id: string) {
-    const history = await this.requests.show(id);
+  @TenantScoped()
+  async request(@Param('id') id: string, @Req() request: FastifyRequest) {
+    const history = await this.requests.show(id, principalOf(request).tenantId ?? undefined);
     if (!history) throw new AdminApiError(404, 'request_not_found', `No request ${id} is recorded (the id is the x-request-id of its answer).`);
     return history;
   }
 
   @Get('audit')
-  async changes(@Query() query: AuditQueryDto) {
+  @TenantScoped()
+  async changes(@Query() query: AuditQueryDto, @Req() request: FastifyRequest) {
+    const tenantId = principalOf(request).tenantId ?? undefined;
     const from = query.from ? new Date(query.from) : undefined;
     const to = query.to ? new Date(query.to) : undefined;
     if (from && to && from >= to) throw new AdminApiError(400, 'invalid_range', 'from must be before to.');
     return this.translated(() => this.audit.list({
       actor: query.actor, actions: query.action?.split(','), from, to, after: query.after, limit: query.limit ?? DEFAULT_LIMIT,
+      ...(tenantId !== undefined ? { tenantId } : {}),
     }));
   }
 

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Decimal } from 'decimal.js';
 import { type AliasPublished, aliasStream, priceStream, type Recorded, recorded, requestStream } from '../../events/index.js';
 import { type Database, DATABASE, SqlEventStore } from '../../src/kernel/index.js';
+import { aboutTenantSql } from './tenant-log-filter.js';
 
 /** Request ids are UUIDv7 (the `x-request-id` header); anything else cannot name a request stream. */
 export const REQUEST_ID = /^[0-9A-Za-z][0-9A-Za-z-]{0,63}$/;
@@ -25,8 +26,10 @@ export class RequestHistory {
     @Inject(DATABASE) private readonly database: Database,
   ) {}
 
-  async show(requestId: string) {
+  /** The request, or null when there is none — or, with `tenantId`, none of that tenant's (a tenant admin's read). */
+  async show(requestId: string, tenantId?: string) {
     if (!REQUEST_ID.test(requestId)) return null;
+    if (tenantId !== undefined && !(await this.isAbout(requestId, tenantId))) return null;
     const stored = await this.store.readStream(requestStream(requestId));
     if (stored.length === 0) return null;
     const events = recorded(stored);
@@ -83,6 +86,15 @@ export class RequestHistory {
         costUsd: ledger.reduce((sum, row) => sum.plus(row.cost_usd), new Decimal(0)).toFixed(12),
       },
     };
+  }
+
+  /** Whether the request was sent with a key of the tenant: the rule the event history confines tenant admins by. */
+  private async isAbout(requestId: string, tenantId: string): Promise<boolean> {
+    const rows = await this.database.query<{ about: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM events e WHERE e.stream_id = $1 AND ${aboutTenantSql('e', '$2')}) AS about`,
+      [requestStream(requestId), tenantId],
+    );
+    return rows[0]?.about === true;
   }
 
   /** The AliasPublished of the version the request was admitted under. */

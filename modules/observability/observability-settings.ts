@@ -10,8 +10,9 @@ export interface SamplerSettings {
 /** Everything observability reads from the environment; each knob has one default. */
 export interface ObservabilitySettings {
   /**
-   * Who may read `/metrics`: `admin` (the default: the admin token, or a key with the `admin` scope) or
-   * `open` (anyone who reaches the port; only where the port is not exposed beyond the scraper).
+   * Who may read `/metrics`: `admin` (the default: the admin token, or a key with the `admin:platform`
+   * scope; the metrics span every tenant, so a tenant's `admin` key is refused) or `open` (anyone who
+   * reaches the port; only where the port is not exposed beyond the scraper).
    */
   metricsAccess: 'admin' | 'open';
   /** One JSON line per request on stdout (SWITCHYARD_REQUEST_LOG=off turns it off). */

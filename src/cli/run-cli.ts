@@ -3,7 +3,8 @@ import { parseArgs } from 'node:util';
 import { ConfigValidationError } from '../config/gateway-config.js';
 import { ApplyRefusedError } from '../config/apply/config-applier.js';
 import { ConfigurationError } from '../config/environment.js';
-import type { KeyScope } from '../../events/api-key-events.js';
+import { KEY_SCOPES, type KeyScope } from '../../events/api-key-events.js';
+import { DEFAULT_KEY_SCOPES } from '../../modules/access/index.js';
 import { DomainError } from '../kernel/commands/decider.js';
 import { ExportRangeError } from '../../modules/audit/audit-export.js';
 import { UnknownActionError } from '../../modules/audit/control-plane-audit.js';
@@ -56,7 +57,9 @@ const USAGE = `Usage: switchyard <command>
                                      and model (exit 1 when anything differs)
   keys issue --tenant T [--id ID] [--scope S ...] [--alias A ...] [--expires-at ISO]
              [--rpm N] [--tpm N] [--max-concurrency N]
-                                     issue a gateway key; prints it once on stdout
+                                     issue a gateway key; prints it once on stdout. Scopes: inference,
+                                     models:read, usage:read, admin (the admin API of its own tenant),
+                                     admin:platform (the whole admin API); default inference, models:read
   keys revoke ID [--reason TEXT]     revoke a key (every node refuses it within a second)
   keys rotate ID [--overlap SECONDS] a new secret for the same key, printed once; the previous one
                                      keeps working for the overlap (default 0: it stops now)
@@ -200,10 +203,12 @@ export async function runCli(argv: string[]): Promise<number> {
           const limit = (value: string | undefined) => (value === undefined ? null : Number(value));
           const expiresAt = values['expires-at'] ? new Date(values['expires-at']) : null;
           if (expiresAt && Number.isNaN(expiresAt.getTime())) return usage('--expires-at must be an ISO-8601 timestamp');
+          const unknownScopes = (values.scope ?? []).filter((scope) => !(KEY_SCOPES as readonly string[]).includes(scope));
+          if (unknownScopes.length) return usage(`unknown scope ${unknownScopes.map((s) => `'${s}'`).join(', ')} (known: ${KEY_SCOPES.join(', ')})`);
           return await keysIssue({
             tenant: values.tenant,
             id: values.id ?? null,
-            scopes: (values.scope ?? ['inference', 'models:read']) as KeyScope[],
+            scopes: (values.scope ?? [...DEFAULT_KEY_SCOPES]) as KeyScope[],
             aliases: values.alias ?? [],
             expiresAt: expiresAt ? expiresAt.toISOString() : null,
             limits: { rpm: limit(values.rpm), tpm: limit(values.tpm), maxConcurrency: limit(values['max-concurrency']) },

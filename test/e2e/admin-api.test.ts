@@ -91,11 +91,11 @@ describe('admin API /admin/v1', () => {
       expect(await eventCount()).toBe(before);
     });
 
-    test('a gateway key without the admin scope is 403; one with it is accepted and recorded as the actor', async () => {
+    test('a gateway key without an admin scope is 403; one with admin:platform is accepted and recorded as the actor', async () => {
       const plain = await admin.withToken(gw.key).get('/status');
       expect(plain.status).toBe(403);
       expect(plain.json.error.code).toBe('insufficient_scope');
-      const issued = await admin.post('/keys', { id: 'ops-robot', tenant: 'acme', scopes: ['admin'] });
+      const issued = await admin.post('/keys', { id: 'ops-robot', tenant: 'acme', scopes: ['admin:platform'] });
       expect(issued.status).toBe(201);
       const robot = admin.withToken(issued.json.key);
       expect((await robot.get('/status')).status).toBe(200);
@@ -104,6 +104,20 @@ describe('admin API /admin/v1', () => {
       expect((await streamEvents('tenant-robot-made'))[0].metadata.actor).toBe('key:ops-robot');
       await admin.post('/keys/ops-robot/revoke', { reason: 'test over' });
       expect((await robot.get('/status')).status).toBe(401);
+    });
+
+    test('a key with the admin scope administers its own tenant only (test/e2e/tenant-admin-scope.test.ts has every route)', async () => {
+      const issued = await admin.post('/keys', { id: 'acme-robot', tenant: 'acme', scopes: ['admin'] });
+      expect(issued.status).toBe(201);
+      const robot = admin.withToken(issued.json.key);
+      const before = await eventCount();
+      const status = await robot.get('/status');
+      expect({ status: status.status, code: status.json.error.code }).toEqual({ status: 403, code: 'platform_scope_required' });
+      expect((await robot.post('/tenants', { id: 'robot-made-too' })).status).toBe(403);
+      expect((await robot.get('/tenants')).json.data.map((t: { id: string }) => t.id)).toEqual(['acme']);
+      expect((await robot.get('/tenants/acme')).status).toBe(200);
+      expect(await eventCount()).toBe(before);
+      await admin.post('/keys/acme-robot/revoke', { reason: 'test over' });
     });
 
     test('unknown admin routes and malformed JSON answer in the admin envelope, not a client format', async () => {
@@ -223,8 +237,8 @@ describe('admin API /admin/v1', () => {
       expect((await admin.post('/providers', { ...second, id: 'local-vllm', baseUrl: 'http://127.0.0.1:8000/v1', allowPrivateNetwork: true })).status).toBe(201);
     });
 
-    test('a gateway key, even with the admin scope, cannot register or update a provider; it may read them', async () => {
-      const issued = await admin.post('/keys', { id: 'ops-robot-providers', tenant: 'acme', scopes: ['admin'] });
+    test('a gateway key, even with the admin:platform scope, cannot register or update a provider; it may read them', async () => {
+      const issued = await admin.post('/keys', { id: 'ops-robot-providers', tenant: 'acme', scopes: ['admin:platform'] });
       expect(issued.status).toBe(201);
       const robot = admin.withToken(issued.json.key);
       const before = await eventCount();

@@ -221,4 +221,21 @@ describe('switchyard apply and keys (CLI)', () => {
     expect(twice.code).toBe(1);
     expect(twice.stderr).toContain('already revoked');
   }, TIMEOUT);
+
+  test('the admin:platform scope is accepted by keys issue; an unknown scope is refused by keys issue and apply, appending nothing', async () => {
+    const issued = await runCli(['keys', 'issue', '--tenant', 'acme', '--id', 'platform-cli', '--scope', 'admin:platform'], env);
+    expect(issued.code).toBe(0);
+    const event = (await events()).find((e) => e.stream_id === 'apikey-platform-cli')!;
+    expect(JSON.parse(event.data)).toMatchObject({ tenantId: 'acme', scopes: ['admin:platform'] });
+
+    const before = await events();
+    const unknown = await runCli(['keys', 'issue', '--tenant', 'acme', '--id', 'bad-scope', '--scope', 'inference', '--scope', 'platform'], env);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stdout).toBe('');
+    expect(unknown.stderr).toContain("unknown scope 'platform' (known: inference, models:read, usage:read, admin, admin:platform)");
+    const yaml = await apply(file('bad-scope.yaml', BASE().replace('    aliases: [smart, quick]', '    aliases: [smart, quick]\n    scopes: [inference, "admin:everything"]')));
+    expect(yaml.code).toBe(1);
+    expect(yaml.stderr).toContain("apiKeys[0].scopes[1]: unknown scope 'admin:everything' (known: inference, models:read, usage:read, admin, admin:platform)");
+    expect(await events()).toHaveLength(before.length);
+  }, TIMEOUT);
 });

@@ -6,7 +6,9 @@ import { randomBase62 } from '../../../src/kernel/index.js';
 import { ApiKeyCommand } from '../access.commands.js';
 import { type ApiKeyState, DEFAULT_KEY_SCOPES } from '../api-key/api-key.decider.js';
 import { displayPrefix, generateApiKey, hashApiKey } from '../api-key/key-format.js';
-import { AdminApiError, AdminCommands, AdminExceptionFilter, AdminGuard, adminValidationPipe, etag, limitsOf, ReasonDto } from '../../admin/index.js';
+import {
+  AdminApiError, AdminCommands, AdminExceptionFilter, AdminGuard, type AdminPrincipal, adminValidationPipe, etag, limitsOf, principalOf, ReasonDto, TenantScoped,
+} from '../../admin/index.js';
 import { IssueKeyDto, RotateKeyDto, UpdateKeyDto } from './key.dto.js';
 import { budgetOf } from './tenant.dto.js';
 import { RoutingSnapshotProjection } from '../../../projections/routing-snapshot/index.js';
@@ -16,7 +18,9 @@ import { SpendQueryDto } from './spend.dto.js';
 
 /**
  * `/admin/v1/keys`: issue (the plaintext key is in that one response and nowhere else, ever), revoke,
- * and reads that show the display prefix, never the key or its hash.
+ * and reads that show the display prefix, never the key or its hash. A tenant admin sees and changes the
+ * keys of its own tenant only (another tenant's key is 404, as a key that does not exist), and only keys
+ * whose grant lies within its own: it never issues, widens, rotates or revokes a key stronger than itself.
  */
 @Controller('admin/v1/keys')
 @UseGuards(AdminGuard)
@@ -31,7 +35,9 @@ export class KeysController {
   ) {}
 
   @Get()
-  async list(@Query('tenant') tenant: string | undefined) {
+  @TenantScoped()
+  async list(@Query('tenant') requested: string | undefined, @Req() request: FastifyRequest) {
+    const tenant = principalOf(request).confine(requested || undefined);
     await this.commands.fresh();
     const now = Date.now();
     const keys = [...this.keys.state.keys.entries()]
@@ -40,10 +46,10 @@ export class KeysController {
   }
 
   @Get(':id')
-  async one(@Param('id') id: string, @Res({ passthrough: true }) reply: FastifyReply) {
+  @TenantScoped()
+  async one(@Param('id') id: string, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     await this.commands.fresh();
-    const key = this.keys.state.keys.get(id);
-    if (!key || key.status === 'absent') throw new AdminApiError(404, 'key_not_found', `Key ${id} does not exist.`);
+    const key = this.found(id, principalOf(request));
     const view = this.view(id, key, Date.now());
     reply.header('etag', etag(view.version));
     return view;
@@ -51,20 +57,23 @@ export class KeysController {
 
   /** Spend by period (`?period=day|month&from=&to=`), with the budget it counts against. */
   @Get(':id/spend')
-  async spendByPeriod(@Param('id') id: string, @Query() query: SpendQueryDto) {
+  @TenantScoped()
+  async spendByPeriod(@Param('id') id: string, @Query() query: SpendQueryDto, @Req() request: FastifyRequest) {
     await this.commands.fresh();
-    const found = this.keys.state.keys.get(id);
-    if (!found || found.status === 'absent') throw new AdminApiError(404, 'key_not_found', `Key ${id} does not exist.`);
+    const found = this.found(id, principalOf(request));
     const period = query.period ?? 'month';
     const data = await this.history.of('key', id, period, query.from ? new Date(query.from) : null, query.to ? new Date(query.to) : null);
     return { key: id, period, budget: found.grant.budget ?? null, data };
   }
 
   @Post()
+  @TenantScoped()
   async issue(@Body() body: IssueKeyDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    const principal = principalOf(request);
+    principal.requireTenant(body.tenant);
     const keyId = body.id ?? `key-${randomBase62(12)}`;
     const key = generateApiKey();
-    const grant = {
+    const grant: KeyGrant = {
       tenantId: body.tenant,
       scopes: body.scopes ?? [...DEFAULT_KEY_SCOPES],
       aliases: body.aliases ?? [],
@@ -72,6 +81,7 @@ export class KeysController {
       expiresAt: body.expiresAt ? new Date(body.expiresAt).toISOString() : null,
       ...(body.budget ? { budget: budgetOf(body.budget) } : {}),
     };
+    this.requireGrantable(principal, grant, 'issue a key with');
     this.requirePublished(grant.aliases);
     const outcome = await this.commands.send(
       ApiKeyCommand, { type: 'IssueApiKey', keyId, hash: hashApiKey(key), prefix: displayPrefix(key), grant }, request, reply,
@@ -87,10 +97,11 @@ export class KeysController {
 
   /** Widens or narrows the grant (aliases, scopes, limits, budget, expiry) of a key without a new secret. */
   @Patch(':id')
+  @TenantScoped()
   async update(@Param('id') id: string, @Body() body: UpdateKeyDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     await this.commands.fresh();
-    const key = this.keys.state.keys.get(id);
-    if (!key || key.status === 'absent') throw new AdminApiError(404, 'key_not_found', `Key ${id} does not exist.`);
+    const principal = principalOf(request);
+    const key = this.held(id, principal, 'change');
     const { budget: _budget, ...kept } = key.grant;
     const budget = body.budget === undefined ? key.grant.budget : body.budget === null ? undefined : budgetOf(body.budget);
     const grant: KeyGrant = {
@@ -101,6 +112,7 @@ export class KeysController {
       ...(body.expiresAt !== undefined ? { expiresAt: body.expiresAt === null ? null : new Date(body.expiresAt).toISOString() } : {}),
       ...(budget ? { budget } : {}),
     };
+    this.requireGrantable(principal, grant, 'give a key');
     this.requirePublished(grant.aliases);
     const outcome = await this.commands.send(ApiKeyCommand, { type: 'UpdateApiKey', keyId: id, grant }, request, reply);
     return { ...this.view(id, this.keys.state.keys.get(id)!, Date.now()), appended: outcome.events.map((e) => e.type) };
@@ -108,8 +120,10 @@ export class KeysController {
 
   /** A new secret for the key (shown once); the previous one keeps working for `overlapSeconds`. */
   @Post(':id/rotate')
+  @TenantScoped()
   @HttpCode(200)
   async rotate(@Param('id') id: string, @Body() body: RotateKeyDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    await this.admitChange(id, principalOf(request), 'rotate');
     const key = generateApiKey();
     const overlapUntil = body.overlapSeconds ? new Date(Date.now() + body.overlapSeconds * 1000).toISOString() : null;
     const outcome = await this.commands.send(
@@ -126,10 +140,46 @@ export class KeysController {
   }
 
   @Post(':id/revoke')
+  @TenantScoped()
   @HttpCode(200)
   async revoke(@Param('id') id: string, @Body() body: ReasonDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    await this.admitChange(id, principalOf(request), 'revoke');
     const outcome = await this.commands.send(ApiKeyCommand, { type: 'RevokeApiKey', keyId: id, reason: body.reason ?? null }, request, reply);
     return { ...this.view(id, this.keys.state.keys.get(id)!, Date.now()), appended: outcome.events.map((e) => e.type) };
+  }
+
+  /**
+   * The key, if it exists and lies within the principal's reach: another tenant's key is the same 404 as
+   * a key that never existed (same code, same message), so key ids of other tenants cannot be probed.
+   */
+  private found(id: string, principal: AdminPrincipal): Exclude<ApiKeyState, { status: 'absent' }> {
+    const key = this.keys.state.keys.get(id);
+    if (!key || key.status === 'absent' || !principal.reaches(key.grant.tenantId)) throw keyNotFound(id);
+    return key;
+  }
+
+  /** A key the principal may change: within its reach, and with no scope or alias beyond the principal's own. */
+  private held(id: string, principal: AdminPrincipal, verb: string): Exclude<ApiKeyState, { status: 'absent' }> {
+    const key = this.found(id, principal);
+    const excess = principal.grantExcess(key.grant.scopes, key.grant.aliases);
+    if (excess) throw new AdminApiError(403, 'grant_not_allowed', `Key ${id} holds ${excess}, beyond this key's own grant; only a key holding them (or the platform) may ${verb} it.`);
+    return key;
+  }
+
+  /**
+   * Rotate and revoke of a platform principal go straight to the aggregate (which answers for a missing
+   * key as before); a tenant admin's are checked against its reach and grant first.
+   */
+  private async admitChange(id: string, principal: AdminPrincipal, verb: string): Promise<void> {
+    if (principal.isPlatform) return;
+    await this.commands.fresh();
+    this.held(id, principal, verb);
+  }
+
+  /** A tenant admin hands out only what it holds itself: its scopes (never admin:platform) and its aliases. */
+  private requireGrantable(principal: AdminPrincipal, grant: KeyGrant, verb: string): void {
+    const excess = principal.grantExcess(grant.scopes, grant.aliases);
+    if (excess) throw new AdminApiError(403, 'grant_not_allowed', `This key cannot ${verb} ${excess}: a key grants only scopes and aliases it holds itself.`);
   }
 
   /** Issuing or widening a key for an alias that does not exist is refused, naming it. */
@@ -142,7 +192,7 @@ export class KeysController {
   }
 
   private view(id: string, key: ApiKeyState, now: number) {
-    if (key.status === 'absent') throw new AdminApiError(404, 'key_not_found', `Key ${id} does not exist.`);
+    if (key.status === 'absent') throw keyNotFound(id);
     // Auth refuses a key the moment it expires; the ApiKeyExpired event follows from the sweeper.
     const due = key.status === 'active' && key.grant.expiresAt !== null && Date.parse(key.grant.expiresAt) <= now;
     return {
@@ -159,4 +209,8 @@ export class KeysController {
       version: this.keys.state.versions.get(apiKeyStream(id)) ?? 0,
     };
   }
+}
+
+function keyNotFound(id: string): AdminApiError {
+  return new AdminApiError(404, 'key_not_found', `Key ${id} does not exist.`);
 }

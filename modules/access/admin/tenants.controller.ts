@@ -5,14 +5,21 @@ import { tenantStream } from '../../../events/index.js';
 import { KeyIndexProjection } from '../../../projections/key-index/index.js';
 import { TenantCommand } from '../access.commands.js';
 import type { TenantState } from '../tenant/tenant.decider.js';
-import { AdminApiError, AdminCommands, AdminExceptionFilter, AdminGuard, adminValidationPipe, etag, LimitsDto, limitsOf, ReasonDto } from '../../admin/index.js';
+import {
+  AdminCommands, AdminExceptionFilter, AdminGuard, adminValidationPipe, etag, LimitsDto, limitsOf, PlatformOnlyOnTenant, principalOf, ReasonDto,
+  TenantScoped, tenantNotFound,
+} from '../../admin/index.js';
 import { SpendHistory } from './spend-history.js';
 import { SpendQueryDto } from './spend.dto.js';
 import { CreateTenantDto, TenantBudgetDto } from './tenant.dto.js';
 import { type CurrentSpend, TenantSpendReader } from './tenant-spend-reader.js';
 import { budgetOf } from './tenant.dto.js';
 
-/** `/admin/v1/tenants`: create, limits, budget, suspend and reinstate; reads include current spend. */
+/**
+ * `/admin/v1/tenants`: create, limits, budget, suspend and reinstate; reads include current spend. A
+ * tenant admin reads its own tenant only (every other tenant is 404, as one that does not exist); creating
+ * tenants and setting a tenant's limits, budget and suspension are the platform's, even for its own.
+ */
 @Controller('admin/v1/tenants')
 @UseGuards(AdminGuard)
 @UseFilters(AdminExceptionFilter)
@@ -26,18 +33,22 @@ export class TenantsController {
   ) {}
 
   @Get()
-  async list() {
+  @TenantScoped()
+  async list(@Req() request: FastifyRequest) {
+    const only = principalOf(request).confine(undefined);
     await this.commands.fresh();
-    const tenants = [...this.keys.state.tenants.entries()].filter(([, t]) => t.status !== 'absent');
+    const tenants = [...this.keys.state.tenants.entries()].filter(([id, t]) => t.status !== 'absent' && (only === null || id === only));
     const spend = await this.spend.current(tenants.map(([id]) => id));
     return { data: tenants.map(([id, tenant]) => this.view(id, tenant, spend.get(id)!)) };
   }
 
   @Get(':id')
-  async one(@Param('id') id: string, @Res({ passthrough: true }) reply: FastifyReply) {
+  @TenantScoped()
+  async one(@Param('id') id: string, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    principalOf(request).requireTenant(id);
     await this.commands.fresh();
     const tenant = this.keys.state.tenants.get(id);
-    if (!tenant || tenant.status === 'absent') throw new AdminApiError(404, 'tenant_not_found', `Tenant ${id} does not exist.`);
+    if (!tenant || tenant.status === 'absent') throw tenantNotFound(id);
     const view = this.view(id, tenant, (await this.spend.current([id])).get(id)!);
     reply.header('etag', etag(view.version));
     return view;
@@ -45,10 +56,12 @@ export class TenantsController {
 
   /** Spend by period (`?period=day|month&from=&to=`), with the budget it counts against. */
   @Get(':id/spend')
-  async spendByPeriod(@Param('id') id: string, @Query() query: SpendQueryDto) {
+  @TenantScoped()
+  async spendByPeriod(@Param('id') id: string, @Query() query: SpendQueryDto, @Req() request: FastifyRequest) {
+    principalOf(request).requireTenant(id);
     await this.commands.fresh();
     const found = this.keys.state.tenants.get(id);
-    if (!found || found.status === 'absent') throw new AdminApiError(404, 'tenant_not_found', `Tenant ${id} does not exist.`);
+    if (!found || found.status === 'absent') throw tenantNotFound(id);
     const period = query.period ?? 'month';
     const data = await this.history.of('tenant', id, period, query.from ? new Date(query.from) : null, query.to ? new Date(query.to) : null);
     return { tenant: id, period, budget: found.budget, data };
@@ -62,12 +75,14 @@ export class TenantsController {
   }
 
   @Put(':id/limits')
+  @PlatformOnlyOnTenant('id')
   async setLimits(@Param('id') id: string, @Body() body: LimitsDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const outcome = await this.commands.send(TenantCommand, { type: 'SetTenantLimits', tenantId: id, limits: limitsOf(body) }, request, reply);
     return this.after(id, outcome.events.map((e) => e.type));
   }
 
   @Put(':id/budget')
+  @PlatformOnlyOnTenant('id')
   async setBudget(@Param('id') id: string, @Body() body: TenantBudgetDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const budget = budgetOf(body);
     const outcome = await this.commands.send(TenantCommand, { type: 'SetTenantBudget', tenantId: id, budget }, request, reply);
@@ -75,12 +90,14 @@ export class TenantsController {
   }
 
   @Delete(':id/budget')
+  @PlatformOnlyOnTenant('id')
   async clearBudget(@Param('id') id: string, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const outcome = await this.commands.send(TenantCommand, { type: 'SetTenantBudget', tenantId: id, budget: null }, request, reply);
     return this.after(id, outcome.events.map((e) => e.type));
   }
 
   @Post(':id/suspend')
+  @PlatformOnlyOnTenant('id')
   @HttpCode(200)
   async suspend(@Param('id') id: string, @Body() body: ReasonDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const outcome = await this.commands.send(TenantCommand, { type: 'SuspendTenant', tenantId: id, reason: body.reason ?? null }, request, reply);
@@ -88,6 +105,7 @@ export class TenantsController {
   }
 
   @Post(':id/reinstate')
+  @PlatformOnlyOnTenant('id')
   @HttpCode(200)
   async reinstate(@Param('id') id: string, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const outcome = await this.commands.send(TenantCommand, { type: 'ReinstateTenant', tenantId: id }, request, reply);
@@ -100,7 +118,7 @@ export class TenantsController {
   }
 
   private view(id: string, tenant: TenantState, spend: CurrentSpend) {
-    if (tenant.status === 'absent') throw new AdminApiError(404, 'tenant_not_found', `Tenant ${id} does not exist.`);
+    if (tenant.status === 'absent') throw tenantNotFound(id);
     // The monthly amount when there is one, else the daily one.
     const budget = tenant.budget;
     const [spent, amount] = budget?.monthlyUsd ? [spend.month.spentUsd, budget.monthlyUsd] : [spend.day.spentUsd, budget?.dailyUsd];

@@ -8,9 +8,12 @@ import { GatewayError } from '../../canonical/index.js';
 import { clientFormatForPath } from './client-format-for-path.js';
 import { internalError, respondWithError } from './respond-with-error.js';
 
-/** The admin credential check: the admin token, or a gateway key with the `admin` scope. Throws AdminApiError. */
+/**
+ * The admin credential check: the admin token, or a gateway key with the `admin` or `admin:platform`
+ * scope; `platform` refuses a key that administers one tenant only. Throws AdminApiError.
+ */
 export interface AdminIdentification {
-  identify(headers: FastifyRequest['headers']): string;
+  identify(headers: FastifyRequest['headers'], required?: 'admin' | 'platform'): unknown;
 }
 
 /**
@@ -29,7 +32,7 @@ export class EarlyAuthentication {
     private readonly keys: GatewayAuthenticator,
     private readonly admin: AdminIdentification,
     private readonly closing: () => boolean,
-    /** Paths outside /admin that need the admin credential too (`/metrics`, unless opened). */
+    /** Paths outside /admin that need a platform admin credential (`/metrics`, unless opened: it spans every tenant). */
     private readonly adminOnly: (path: string) => boolean = () => false,
   ) {}
 
@@ -39,7 +42,8 @@ export class EarlyAuthentication {
     // An unknown route needs neither credentials nor its body to be answered.
     if (request.is404) return this.refuse(request, reply, new GatewayError(404, 'not_found', `Unknown route ${request.method} ${url.split('?')[0]}.`));
     try {
-      if (isAdminPath(url) || this.adminOnly(url.split('?')[0])) this.admin.identify(request.headers);
+      if (isAdminPath(url)) this.admin.identify(request.headers);
+      else if (this.adminOnly(url.split('?')[0])) this.admin.identify(request.headers, 'platform');
       else if (url.startsWith('/v1/')) this.keys.authenticate(request.headers, scopeFor(url));
     } catch (error) {
       return this.refuse(request, reply, error);
