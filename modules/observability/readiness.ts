@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { LimitsRedis } from '../limits/index.js';
 import type { ClickHouseConnection } from '../../projections/clickhouse-analytics/index.js';
 import type { Database, ProjectionRunner } from '../../src/kernel/index.js';
 
@@ -88,17 +88,18 @@ export function readinessVerdict(input: {
   return { ready: Object.values(checks).every((check) => !check.required || check.status !== 'failing'), checks, problems, lags };
 }
 
-/** Probes the node's dependencies for /readyz and /admin/v1/status. One Redis connection, opened on first use. */
+/**
+ * Probes the node's dependencies for /readyz and /admin/v1/status. Redis is not probed here: its check is
+ * what the limits' own probe found (LimitsRedis, a PING every second off the request path), so readiness,
+ * `limits` in the status and `switchyard_limits_degraded` say the same thing at the same moment.
+ */
 export class Readiness {
-  private redis: Redis | null = null;
-
   constructor(
     private readonly database: Database,
     private readonly runner: ProjectionRunner,
     /** Null without CLICKHOUSE_URL. */
     private readonly clickhouse: ClickHouseConnection | null,
-    /** Null without REDIS_URL. */
-    private readonly redisUrl: string | null,
+    private readonly redis: Pick<LimitsRedis, 'configured' | 'status'>,
     private readonly maxLagEvents: number,
   ) {}
 
@@ -110,7 +111,7 @@ export class Readiness {
   }
 
   async report(): Promise<ReadinessReport> {
-    const { database, runner, clickhouse, redisUrl } = this;
+    const { database, runner, clickhouse } = this;
     const eventStore = await database.checkHealth(PROBE_TIMEOUT_MS);
     const statuses = new Map(runner.status().map((status) => [status.name, status]));
     const [lags, redis, clickhouseCheck] = await Promise.all([
@@ -120,7 +121,7 @@ export class Readiness {
           () => null,
         )
         : Promise.resolve(null),
-      redisUrl ? this.probeRedis(redisUrl) : Promise.resolve<DependencyCheck>({ status: 'not_configured', required: false }),
+      Promise.resolve(this.redisCheck()),
       clickhouse
         ? withTimeout(clickhouse.ping()).then(
           (ok): DependencyCheck => (ok ? { status: 'ok', required: false } : { status: 'failing', required: false, detail: 'ping failed' }),
@@ -131,28 +132,9 @@ export class Readiness {
     return readinessVerdict({ eventStore, lags, redis, clickhouse: clickhouseCheck, maxLagEvents: this.maxLagEvents, spool: this.spool?.() ?? null });
   }
 
-  async close(): Promise<void> {
-    this.redis?.disconnect();
-    this.redis = null;
-  }
-
-  private async probeRedis(url: string): Promise<DependencyCheck> {
-    if (!this.redis) {
-      this.redis = new Redis(url, {
-      lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, connectTimeout: PROBE_TIMEOUT_MS,
-      connectionName: 'switchyard-readiness',
-      // The probe reconnects on its own schedule: at most one attempt per probe interval.
-      retryStrategy: () => 1_000,
-      });
-      this.redis.on('error', () => undefined); // reported by the probe, not as an unhandled event
-    }
-    try {
-      if (this.redis.status === 'wait') await withTimeout(this.redis.connect());
-      const answer = await withTimeout(this.redis.ping());
-      return answer === 'PONG' ? { status: 'ok', required: false } : { status: 'failing', required: false, detail: 'unexpected answer' };
-    } catch {
-      return { status: 'failing', required: false, detail: 'not answering' };
-    }
+  private redisCheck(): DependencyCheck {
+    if (!this.redis.configured) return { status: 'not_configured', required: false };
+    return this.redis.status().degraded ? { status: 'failing', required: false, detail: 'not answering' } : { status: 'ok', required: false };
   }
 }
 
