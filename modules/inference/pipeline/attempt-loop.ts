@@ -137,7 +137,9 @@ export async function runAttemptLoop<Answer>(input: AttemptLoopInput<Answer>): P
     if (report.answer !== null) return { kind: 'answered', answer: report.answer };
     const error = report.error!;
     lastError = error;
-    tried.push({ route: candidate.route, errorClass: classOf(error), recoversAt: error.retryAfterMs != null ? Date.now() + error.retryAfterMs : null });
+    // When the gateway itself will call this route again — its throttle (the provider's retry-after, at most
+    // MAX_THROTTLE_MS) or its breaker — never the provider's raw hint, which may ask for days.
+    tried.push({ route: candidate.route, errorClass: classOf(error), recoversAt: input.gate.recoversAt(candidate.deployment.id) });
     step = afterFailure(
       {
         errorClass: error.errorClass,
