@@ -62,7 +62,7 @@ export interface AttemptLoopInput<Answer> {
    * Charges what dispatching to a candidate costs the request beyond the gate (its deployment's quota
    * group), right before the attempt; a refusal makes the candidate ineligible and the loop moves on.
    */
-  charge?: (candidate: RouteCandidate) => Promise<{ error: GatewayError; recoversAt: number } | null>;
+  charge?: (candidate: RouteCandidate) => Promise<{ error: GatewayError; recoversAt: number | null } | null>;
 }
 
 /**
@@ -106,7 +106,7 @@ export async function runAttemptLoop<Answer>(input: AttemptLoopInput<Answer>): P
         passedOver.push(`${candidate.route} (${entry.refused})`);
         continue;
       }
-      let refused: { error: GatewayError; recoversAt: number } | null;
+      let refused: { error: GatewayError; recoversAt: number | null } | null;
       try {
         refused = input.charge ? await input.charge(candidate) : null;
       } catch (error) {
