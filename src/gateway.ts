@@ -119,7 +119,7 @@ export async function startGateway(environment: Environment, options: StartOptio
     const spool = platform.spool;
     if (spool) {
       observability.readSpoolDepthFrom(() => spool.spoolBytes());
-      app.get(Readiness).readSpoolFrom(() => ({ bytes: spool.spoolBytes(), maxBytes: spool.maxBytes }));
+      app.get(Readiness).readSpoolFrom(() => ({ bytes: spool.spoolBytes(), maxBytes: spool.maxBytes, full: spool.full }));
     }
     // First, so that every answer — refusals included — is observed and carries the overhead header.
     fastify.addHook('onRequest', observability.track);

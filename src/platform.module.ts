@@ -33,7 +33,7 @@ export class PlatformModule {
     const inference: InferenceSettings = { durability: environment.durability, nodeId: environment.nodeId, redisUrl: environment.redisUrl, resilience };
     const limits: LimitsSettings = { redisUrl: environment.redisUrl, nodeId: environment.nodeId };
     const providerSettings: ProviderSettings = { connectTimeoutMs: resilience.deadlines.connectTimeoutMs };
-    const observability: ObservabilityContext = { ...resolveObservability(environment.observability), logLevel: environment.logLevel, redisUrl: environment.redisUrl };
+    const observability: ObservabilityContext = { ...resolveObservability(environment.observability), logLevel: environment.logLevel };
     const providers = [
       { provide: PLATFORM, useValue: platform },
       { provide: DATABASE, useValue: platform.database },

@@ -3,7 +3,7 @@ import { GroupCommitter, SqlEventStore } from '../../src/kernel/index.js';
 import { RoutingSnapshotProjection } from '../../projections/routing-snapshot/index.js';
 import { GatewayAuthenticator } from '../access/index.js';
 import { ProviderAdapters, ProvidersModule, UpstreamPools } from '../providers/index.js';
-import { AdmissionControl, BudgetGuard, DeploymentConcurrency, LimitsModule, RateLimiter, SharedConcurrency } from '../limits/index.js';
+import { AdmissionControl, BudgetGuard, DeploymentConcurrency, LimitsModule, LimitsRedis, RateLimiter, SharedConcurrency } from '../limits/index.js';
 import { CACHE_SETTINGS, type CacheSettings, CacheModule, EXACT_CACHE, type ExactCache, IDEMPOTENCY_STORE, type IdempotencyStore } from '../cache/index.js';
 import { ExactCacheLookup } from './pipeline/exact-cache-lookup.js';
 import { IdempotentReplay } from './pipeline/idempotent-replay.js';
@@ -91,11 +91,11 @@ type Closeable = { close(): Promise<void> };
     },
     {
       provide: INFERENCE_GAUGES,
-      useFactory: (observability: Observability, health: DeploymentHealth, admission: AdmissionControl) => {
-        registerInferenceGauges(observability, health, admission);
+      useFactory: (observability: Observability, health: DeploymentHealth, admission: AdmissionControl, limits: LimitsRedis) => {
+        registerInferenceGauges(observability, health, admission, limits);
         return true;
       },
-      inject: [Observability, DeploymentHealth, AdmissionControl],
+      inject: [Observability, DeploymentHealth, AdmissionControl, LimitsRedis],
     },
     {
       provide: PIPELINE_SETTINGS,

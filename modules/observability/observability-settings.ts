@@ -43,8 +43,6 @@ export interface ObservabilityContext {
   settings: ObservabilitySettings;
   /** LOG_LEVEL: the request log's threshold follows it. */
   logLevel: 'error' | 'warn' | 'log' | 'debug';
-  /** Probed by readiness when set. */
-  redisUrl: string | null;
   requestLogDestination?: { write(line: string): void };
 }
 

@@ -1,6 +1,7 @@
 import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { ClickHouseConnection } from '../../projections/clickhouse-analytics/index.js';
 import { DATABASE, type Database, GroupCommitter, ProjectionRunner } from '../../src/kernel/index.js';
+import { LimitsModule, LimitsRedis } from '../limits/index.js';
 import { ClusterMetrics } from './cluster-metrics.js';
 import { DocsController } from './docs.controller.js';
 import { watchKernel } from './kernel-metrics.js';
@@ -16,6 +17,8 @@ import { Readiness } from './readiness.js';
  */
 @Global()
 @Module({
+  // Readiness reports Redis as the limits' probe sees it (one LimitsRedis per gateway: Nest shares the module's instance).
+  imports: [LimitsModule],
   controllers: [MetricsController, DocsController],
   providers: [
     ClusterMetrics,
@@ -31,21 +34,17 @@ import { Readiness } from './readiness.js';
     },
     {
       provide: Readiness,
-      useFactory: (context: ObservabilityContext, database: Database, runner: ProjectionRunner, clickhouse: ClickHouseConnection | null) =>
-        new Readiness(database, runner, clickhouse ?? null, context.redisUrl, context.settings.readyMaxLagEvents),
-      inject: [OBSERVABILITY_SETTINGS, DATABASE, ProjectionRunner, { token: ClickHouseConnection, optional: true }],
+      useFactory: (context: ObservabilityContext, database: Database, runner: ProjectionRunner, redis: LimitsRedis, clickhouse: ClickHouseConnection | null) =>
+        new Readiness(database, runner, clickhouse ?? null, redis, context.settings.readyMaxLagEvents),
+      inject: [OBSERVABILITY_SETTINGS, DATABASE, ProjectionRunner, LimitsRedis, { token: ClickHouseConnection, optional: true }],
     },
   ],
   exports: [Observability, Readiness],
 })
 export class ObservabilityModule implements OnApplicationShutdown {
-  constructor(
-    @Inject(Observability) private readonly observability: Observability,
-    @Inject(Readiness) private readonly readiness: Readiness,
-  ) {}
+  constructor(@Inject(Observability) private readonly observability: Observability) {}
 
   async onApplicationShutdown(): Promise<void> {
-    await this.readiness.close();
     await this.observability.close();
   }
 }

@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { LimitsRedis } from '../limits/index.js';
 import type { ClickHouseConnection } from '../../projections/clickhouse-analytics/index.js';
 import type { Database, ProjectionRunner } from '../../src/kernel/index.js';
 
@@ -20,6 +20,14 @@ export interface ProjectionLag {
   lastError: string | null;
 }
 
+/** The outage spool as readiness sees it. */
+export interface SpoolFill {
+  bytes: number;
+  maxBytes: number;
+  /** It refuses requests: the last append it was offered did not fit (OutageSpool.full). */
+  full: boolean;
+}
+
 export interface ReadinessReport {
   ready: boolean;
   checks: Record<'eventStore' | 'projections' | 'redis' | 'clickhouse', DependencyCheck>;
@@ -30,12 +38,15 @@ export interface ReadinessReport {
 
 /**
  * What decides readiness, as a pure function of what was probed. Unready: the event store does not
- * answer (every answer is committed before it is delivered), or an in-memory projection (routing
- * snapshot, key index) is more than `maxLagEvents` behind — the node would route by a stale catalog or
- * accept revoked keys. Reported but not unready: Redis (limits and breakers fall back to this node's
- * own) and ClickHouse (its projection catches up), and durable projections that lag (billing catches
- * up; serving does not depend on it): taking every node out of the load balancer for those would turn
- * a degraded dependency into an outage.
+ * answer and no outage spool absorbs it (every answer is committed — to the store, or during an outage
+ * fsynced to the spool — before it is delivered), the spool is full (it refuses requests), or an in-memory
+ * projection (routing snapshot, key index) is more than `maxLagEvents` behind — the node would route by a
+ * stale catalog or accept revoked keys. Reported but not unready: an event-store outage the spool absorbs
+ * (DESIGN §7: the durability promise is kept through the spool; nothing can change the catalog or the keys
+ * meanwhile, so the snapshot is not stale), Redis (limits and breakers fall back to this node's own),
+ * ClickHouse (its projection catches up) and durable projections that lag (billing catches up; serving does
+ * not depend on it): taking every node out of the load balancer for those would turn a degraded dependency
+ * into an outage.
  */
 export function readinessVerdict(input: {
   eventStore: { reachable: boolean; problems: string[] };
@@ -45,7 +56,7 @@ export function readinessVerdict(input: {
    * keeps every request's events on local disk (DESIGN §7); pulling it would turn an outage of the control
    * plane's store into an outage of the data plane. A full spool refuses requests, so the node is unready.
    */
-  spool?: { bytes: number; maxBytes: number } | null;
+  spool?: SpoolFill | null;
   lags: ProjectionLag[] | null;
   redis: DependencyCheck;
   clickhouse: DependencyCheck;
@@ -59,42 +70,48 @@ export function readinessVerdict(input: {
   if (input.redis.status === 'failing') problems.push(`redis: ${input.redis.detail ?? 'not answering'} (limits and breakers are local meanwhile)`);
   if (input.clickhouse.status === 'failing') problems.push(`clickhouse: ${input.clickhouse.detail ?? 'not answering'} (analytics catch up when it returns)`);
   const spool = input.spool ?? null;
-  const spoolServing = !input.eventStore.reachable && spool !== null && spool.bytes < spool.maxBytes;
+  const reachable = input.eventStore.reachable;
+  // A full spool refuses requests while they must go to it: during the outage, and while it drains a backlog.
+  const spoolFull = spool !== null && spool.full && (!reachable || spool.bytes > 0);
+  const spoolServing = !reachable && spool !== null && !spoolFull;
   if (spoolServing) problems.push(`event store unreachable: serving from the routing snapshot, request events spooled locally (${spool.bytes} of ${spool.maxBytes} bytes)`);
-  else if (!input.eventStore.reachable && spool !== null) problems.push(`event store unreachable and the outage spool is full (${spool.maxBytes} bytes): requests are refused`);
+  else if (spoolFull && !reachable) problems.push(`event store unreachable and the outage spool is full (${spool.maxBytes} bytes): requests are refused`);
+  // Reachable again, but the spool's backlog is still ahead of new appends: they are refused until a segment drains.
+  else if (spoolFull) problems.push(`the outage spool is full (${spool.maxBytes} bytes) and draining: requests are refused until it has room`);
   const projections: DependencyCheck = input.lags === null
     ? { status: 'failing', required: !spoolServing, detail: 'lag unknown: the event store does not answer' }
     : stale.length > 0 ? { status: 'failing', required: true, detail: stale.map((lag) => lag.name).join(', ') } : { status: 'ok', required: true };
-  const eventStore: DependencyCheck = input.eventStore.reachable
-    ? { status: 'ok', required: true }
-    : { status: 'failing', required: !spoolServing, detail: spoolServing ? 'not reachable; request events go to the outage spool' : 'not reachable' };
+  const eventStore: DependencyCheck = !reachable
+    ? { status: 'failing', required: !spoolServing, detail: spoolServing ? 'not reachable; request events go to the outage spool' : spoolFull ? 'not reachable; the outage spool is full' : 'not reachable' }
+    : spoolFull ? { status: 'failing', required: true, detail: 'reachable; the outage spool is full and draining' } : { status: 'ok', required: true };
   const checks = { eventStore, projections, redis: input.redis, clickhouse: input.clickhouse };
   return { ready: Object.values(checks).every((check) => !check.required || check.status !== 'failing'), checks, problems, lags };
 }
 
-/** Probes the node's dependencies for /readyz and /admin/v1/status. One Redis connection, opened on first use. */
+/**
+ * Probes the node's dependencies for /readyz and /admin/v1/status. Redis is not probed here: its check is
+ * what the limits' own probe found (LimitsRedis, a PING every second off the request path), so readiness,
+ * `limits` in the status and `switchyard_limits_degraded` say the same thing at the same moment.
+ */
 export class Readiness {
-  private redis: Redis | null = null;
-
   constructor(
     private readonly database: Database,
     private readonly runner: ProjectionRunner,
     /** Null without CLICKHOUSE_URL. */
     private readonly clickhouse: ClickHouseConnection | null,
-    /** Null without REDIS_URL. */
-    private readonly redisUrl: string | null,
+    private readonly redis: Pick<LimitsRedis, 'configured' | 'status'>,
     private readonly maxLagEvents: number,
   ) {}
 
-  private spool: (() => { bytes: number; maxBytes: number }) | null = null;
+  private spool: (() => SpoolFill) | null = null;
 
   /** The serving process's outage spool, so an outage it absorbs does not make the node unready. */
-  readSpoolFrom(read: () => { bytes: number; maxBytes: number }): void {
+  readSpoolFrom(read: () => SpoolFill): void {
     this.spool = read;
   }
 
   async report(): Promise<ReadinessReport> {
-    const { database, runner, clickhouse, redisUrl } = this;
+    const { database, runner, clickhouse } = this;
     const eventStore = await database.checkHealth(PROBE_TIMEOUT_MS);
     const statuses = new Map(runner.status().map((status) => [status.name, status]));
     const [lags, redis, clickhouseCheck] = await Promise.all([
@@ -104,7 +121,7 @@ export class Readiness {
           () => null,
         )
         : Promise.resolve(null),
-      redisUrl ? this.probeRedis(redisUrl) : Promise.resolve<DependencyCheck>({ status: 'not_configured', required: false }),
+      Promise.resolve(this.redisCheck()),
       clickhouse
         ? withTimeout(clickhouse.ping()).then(
           (ok): DependencyCheck => (ok ? { status: 'ok', required: false } : { status: 'failing', required: false, detail: 'ping failed' }),
@@ -115,28 +132,9 @@ export class Readiness {
     return readinessVerdict({ eventStore, lags, redis, clickhouse: clickhouseCheck, maxLagEvents: this.maxLagEvents, spool: this.spool?.() ?? null });
   }
 
-  async close(): Promise<void> {
-    this.redis?.disconnect();
-    this.redis = null;
-  }
-
-  private async probeRedis(url: string): Promise<DependencyCheck> {
-    if (!this.redis) {
-      this.redis = new Redis(url, {
-      lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, connectTimeout: PROBE_TIMEOUT_MS,
-      connectionName: 'switchyard-readiness',
-      // The probe reconnects on its own schedule: at most one attempt per probe interval.
-      retryStrategy: () => 1_000,
-      });
-      this.redis.on('error', () => undefined); // reported by the probe, not as an unhandled event
-    }
-    try {
-      if (this.redis.status === 'wait') await withTimeout(this.redis.connect());
-      const answer = await withTimeout(this.redis.ping());
-      return answer === 'PONG' ? { status: 'ok', required: false } : { status: 'failing', required: false, detail: 'unexpected answer' };
-    } catch {
-      return { status: 'failing', required: false, detail: 'not answering' };
-    }
+  private redisCheck(): DependencyCheck {
+    if (!this.redis.configured) return { status: 'not_configured', required: false };
+    return this.redis.status().degraded ? { status: 'failing', required: false, detail: 'not answering' } : { status: 'ok', required: false };
   }
 }
 

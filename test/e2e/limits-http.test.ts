@@ -50,6 +50,10 @@ describe('rate limits and budgets over HTTP', () => {
     expect(limited.json).toEqual({ type: 'error', error: { type: 'rate_limit_error', message: expect.stringContaining("Rate limit reached for API key 'acme-app': 3 requests per minute") } });
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(limited.headers.get('x-ratelimit-remaining-requests')).toBe('0');
+    // One instant behind all three: retry-after-ms exactly, reset rounded up to the tenth, retry-after to the second.
+    const retryMs = Number(limited.headers.get('retry-after-ms'));
+    expect(limited.headers.get('x-ratelimit-reset-requests')).toBe(retryMs < 1000 ? `${retryMs}ms` : `${Math.ceil(retryMs / 100) / 10}s`);
+    expect(limited.headers.get('retry-after')).toBe(String(Math.max(1, Math.ceil(retryMs / 1000))));
     const limitedOpenAi = await openai();
     expect(limitedOpenAi.status).toBe(429);
     expect(limitedOpenAi.json.error).toMatchObject({ type: 'rate_limit_error', code: 'rate_limited', scope: 'key:acme-app', limit_type: 'requests' });

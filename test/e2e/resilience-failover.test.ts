@@ -18,6 +18,7 @@ describe('resilience: failover, breakers, retries', () => {
         { name: 'flaky', routes: [{ id: 'flaky-primary' }, { id: 'flaky-backup' }] },
         { name: 'storm', routes: [{ id: 'storm-a' }, { id: 'storm-b' }] },
         { name: 'throttled', routes: [{ id: 'throttled-a' }, { id: 'throttled-b' }] },
+        { name: 'hostile', routes: [{ id: 'hostile-a' }, { id: 'hostile-b' }] },
         { name: 'solo', routes: [{ id: 'solo-only' }] },
         { name: 'strict', routes: [{ id: 'strict-primary' }, { id: 'strict-backup' }] },
         { name: 'big', routes: [{ id: 'big-primary' }, { id: 'big-backup' }] },
@@ -150,6 +151,30 @@ describe('resilience: failover, breakers, retries', () => {
         { route: 'throttled#2', error_class: 'throttled' },
       ]);
     }
+  });
+
+  test('a provider asking for retry-after: 999999 holds its route back 300 s at most, and the client is told when that ends, never more', async () => {
+    gw.mock.addScenario({ model: 'm-hostile-a', behaviour: { status: 429, retryAfterSeconds: 999_999 } });
+    gw.mock.addScenario({ model: 'm-hostile-b', behaviour: { status: 503, retryAfterSeconds: 999_999 } });
+    const first = await postJson(gw, '/v1/chat/completions', ask('hostile'));
+    expect(first.status).toBe(503);
+    expect(first.headers.get('retry-after')).toBe('300');
+    expect(first.json.error).toMatchObject({ code: 'all_providers_unavailable', retry_after_s: 300 });
+    expect(first.text).not.toContain('999999');
+    // The gateway holds both routes back for exactly what it told the client: no upstream call meanwhile,
+    // and each later refusal says how much of it is left.
+    for (const deployment of ['hostile-a', 'hostile-b']) {
+      const held = healthOf(gw).unavailable(deployment)!;
+      expect(held.reason).toBe('throttled');
+      expect(held.until - Date.now()).toBeLessThanOrEqual(300_000);
+    }
+    const later = await postJson(gw, '/v1/chat/completions', ask('hostile'));
+    expect(gw.mock.requests()).toHaveLength(2);
+    expect(later.status).toBe(503);
+    const left = Number(later.headers.get('retry-after'));
+    expect(left).toBeLessThanOrEqual(300);
+    // Not sooner than the throttle ends (counted from now, after the answer was made).
+    expect(left).toBeGreaterThanOrEqual(Math.ceil((healthOf(gw).unavailable('hostile-a')!.until - Date.now()) / 1000));
   });
 
   test('a transient failure on the only route is retried there with backoff, within the attempt budget', async () => {

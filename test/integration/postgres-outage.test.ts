@@ -133,10 +133,13 @@ describeOwn('PostgreSQL stopped under load (a server of its own)', () => {
       expect(refused.status).toBe(503);
       expect(await refused.json()).toEqual({ error: { code: 'event_store_unavailable', message: expect.stringMatching(/unreachable.*nothing was changed/) } });
       await within(15_000, async () => segmentFiles(spoolDir).length > 0, 'events reaching the spool');
-      // A load balancer keeps the node: the outage is absorbed, and readiness says how.
+      // A load balancer keeps the node: the outage is absorbed (DESIGN §7's promise is kept by the spool), and readiness says how.
       const ready = await fetch(`${gw.url}/readyz`);
       expect(ready.status).toBe(200);
-      expect(((await ready.json()) as { problems: string[] }).problems.join('\n')).toMatch(/request events spooled locally/);
+      const readyBody = (await ready.json()) as any;
+      expect(readyBody).toMatchObject({ status: 'ready', eventStore: { reachable: false, kind: 'postgres' } });
+      expect(readyBody.checks.eventStore).toEqual({ status: 'failing', required: false, detail: 'not reachable; request events go to the outage spool' });
+      expect(readyBody.problems.join('\n')).toMatch(/request events spooled locally/);
       await new Promise((resolve) => setTimeout(resolve, 30_000)); // the outage the acceptance names
       const duringCount = results.filter((r) => r.during).length;
       await server.start();
@@ -206,6 +209,12 @@ describeOwn('PostgreSQL stopped under load (a server of its own)', () => {
       });
       const spooledBytes = segmentFiles(spoolDir).reduce((sum, path) => sum + statSync(path).size, 0);
       expect(spooledBytes).toBeLessThanOrEqual(6000);
+      // A node that refuses every request is out of the load balancer, though its spool is short of the bound in bytes.
+      const full = await fetch(`${gw.url}/readyz`);
+      expect(full.status).toBe(503);
+      const fullBody = (await full.json()) as any;
+      expect(fullBody.checks.eventStore).toEqual({ status: 'failing', required: true, detail: 'not reachable; the outage spool is full' });
+      expect(fullBody.problems).toContain('event store unreachable and the outage spool is full (6000 bytes): requests are refused');
       // Anthropic's envelope on /v1/messages; a stream ends in an error event, without its end marker.
       const messages = await fetch(`${gw.url}/v1/messages`, {
         method: 'POST', headers: { 'x-api-key': key, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
@@ -218,6 +227,7 @@ describeOwn('PostgreSQL stopped under load (a server of its own)', () => {
 
       await server.start();
       await within(60_000, async () => segmentFiles(spoolDir).length === 0, 'the spool draining');
+      await within(10_000, async () => (await fetch(`${gw.url}/readyz`)).status === 200, 'readiness once the spool has drained');
       const client = new pg.Client({ connectionString: server.url() });
       await client.connect();
       try {

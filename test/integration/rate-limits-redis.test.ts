@@ -56,6 +56,42 @@ describeWithRedis('rate limits shared through Redis', () => {
   });
 });
 
+describeWithRedis('a 429\'s headers from the Redis script: the same instant as in process (issue 34)', () => {
+  const T0 = Date.UTC(2026, 11, 1, 12, 0, 0);
+  const shared = new LimitsRedis(redisUrl, 'headers-node');
+  beforeAll(() => shared.start());
+  afterAll(() => shared.close());
+
+  test('a slot settled down to zero is no usage; retry-after, retry-after-ms and reset-requests agree, and equal the local store\'s', async () => {
+    const id = `zero-${randomBytes(4).toString('hex')}`;
+    const scopes: RateScope[] = [{ kind: 'key', id, limits: { rpm: 2, tpm: null } }];
+    const run = async (limiter: RateLimiter, clock: { now: number }) => {
+      clock.now = T0;
+      const cancelled = await limiter.reserve(scopes, one);
+      cancelled.cancel(); // T0's slot now holds 0 requests
+      await new Promise((resolve) => setTimeout(resolve, 50)); // the correction is sent in the background
+      clock.now = T0 + 6_000;
+      const second = await limiter.reserve(scopes, one);
+      clock.now = T0 + 7_000;
+      await limiter.reserve(scopes, one);
+      clock.now = T0 + 13_250;
+      const error = await limiter.reserve(scopes, one).then(() => null, (e: unknown) => e as GatewayError);
+      return { second: second.headers, error: error! };
+    };
+    const sharedClock = { now: T0 };
+    const viaRedis = await run(new RateLimiter(shared, () => sharedClock.now), sharedClock);
+    expect(shared.status().backend).toBe('redis');
+    expect(viaRedis.second['x-ratelimit-reset-requests']).toBe('1m0s');
+    expect(viaRedis.error.headers).toMatchObject({
+      'retry-after': '53', 'retry-after-ms': '52750', 'x-ratelimit-reset-requests': '52.8s', 'x-ratelimit-remaining-requests': '0',
+    });
+    const localClock = { now: T0 };
+    const inProcess = await run(new RateLimiter(new LimitsRedis(null, 'local-node'), () => localClock.now), localClock);
+    expect(inProcess.second).toEqual(viaRedis.second);
+    expect(inProcess.error.headers).toEqual(viaRedis.error.headers);
+  });
+});
+
 describeWithOwnRedis('rate limits while Redis is away', () => {
   const redis = new OwnRedis(testPort(1101));
   let redisA: LimitsRedis;

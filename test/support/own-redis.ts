@@ -41,6 +41,23 @@ export class OwnRedis {
     }
   }
 
+  /**
+   * Stops the server from answering without closing anything (SIGSTOP): its connections stay open and
+   * commands wait, as with a hung server or a network partition. `resume` lets it go on (SIGCONT).
+   */
+  pause(): void {
+    this.signal('SIGSTOP');
+  }
+
+  resume(): void {
+    this.signal('SIGCONT');
+  }
+
+  private signal(name: NodeJS.Signals): void {
+    if (!this.process) throw new Error(`redis-server on port ${this.port} is not running`);
+    this.process.kill(name);
+  }
+
   /** Stops the server (SIGKILL: everything it held is gone, as after a crash). */
   async stop(): Promise<void> {
     const child = this.process;

@@ -6,7 +6,7 @@ import { failedOutcome, recordAttempt, runAdmittedAttempts } from '../../modules
 import type { AttemptReport, AttemptTurn } from '../../modules/inference/pipeline/attempt-loop.js';
 import type { RoutedRequest } from '../../modules/inference/pipeline/request-admission.js';
 import { DeploymentGate } from '../../modules/inference/resilience/deployment-gate.js';
-import { DeploymentHealth } from '../../modules/inference/resilience/deployment-health.js';
+import { DeploymentHealth, MAX_THROTTLE_MS } from '../../modules/inference/resilience/deployment-health.js';
 import { DEFAULT_RESILIENCE } from '../../modules/inference/resilience/resilience-settings.js';
 import { DeploymentConcurrency } from '../../modules/limits/deployment-concurrency.js';
 import type { ResolvedAlias } from '../../projections/routing-snapshot/routing-snapshot.js';
@@ -105,5 +105,40 @@ describe('runAdmittedAttempts', () => {
     await expect(run()).rejects.toMatchObject({ status: 499, code: 'client_disconnected' });
     expect(seen).toEqual([]);
     expect(terminal(committer)).toMatchObject({ status: 'cancelled', httpStatus: 499 });
+  });
+});
+
+describe('the retry-after a client is told when every route failed', () => {
+  const DAYS = 999_999_000; // a provider's `retry-after: 999999`, in ms
+
+  test('providers asking for 999999 s: the client is told 300 s, the most the gateway holds a route back, and the route is held exactly that long', async () => {
+    const { run, gate } = await setup([new ProviderError('rate_limited', 'x', 429, DAYS), new ProviderError('overloaded', 'y', 503, DAYS)]);
+    const before = Date.now();
+    const error = (await run().then(() => null, (e: unknown) => e)) as GatewayError;
+    expect(error.status).toBe(503);
+    expect(error.headers['retry-after']).toBe(String(MAX_THROTTLE_MS / 1000));
+    expect(error.detail).toMatchObject({ retry_after_s: MAX_THROTTLE_MS / 1000 });
+    // What the client was told is when the gateway calls the routes again.
+    for (const deployment of ['primary', 'backup']) {
+      const until = gate.recoversAt(deployment)!;
+      expect(until).toBeGreaterThanOrEqual(before + MAX_THROTTLE_MS);
+      expect(until).toBeLessThanOrEqual(Date.now() + MAX_THROTTLE_MS);
+    }
+  });
+
+  test('every route rate limited with a huge retry-after: the 429 says 300 s too', async () => {
+    const { run } = await setup([new ProviderError('rate_limited', 'x', 429, DAYS), new ProviderError('rate_limited', 'y', 429, DAYS)]);
+    await expect(run()).rejects.toMatchObject({ status: 429, code: 'rate_limited', headers: { 'retry-after': '300' } });
+  });
+
+  test('a retry-after within the bound is the route\'s throttle, rounded up to whole seconds', async () => {
+    const { run } = await setup([new ProviderError('rate_limited', 'x', 429, 29_900), new ProviderError('overloaded', 'y', 503, 41_000)]);
+    await expect(run()).rejects.toMatchObject({ status: 503, headers: { 'retry-after': '30' } });
+  });
+
+  test('a failure the gateway does not hold a route back for (a 500 with a retry-after): the route is tried by the next request, so 1 s', async () => {
+    const { run, gate } = await setup([new ProviderError('transient', 'x', 500, DAYS), new ProviderError('transient', 'y', 502, DAYS)]);
+    await expect(run()).rejects.toMatchObject({ status: 503, headers: { 'retry-after': '1' } });
+    expect(gate.recoversAt('primary')).toBeNull();
   });
 });

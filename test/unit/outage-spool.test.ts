@@ -109,15 +109,22 @@ describe('the outage spool on disk', () => {
     const one = encodeRecord(appendOf(1).json).length;
     const spool = OutageSpool.open(settings({ maxBytes: one * 3 }), 'store-b');
     await spool.write([appendOf(1), appendOf(2)]);
+    expect(spool.full).toBe(false);
     const refused = await spool.write([appendOf(3), appendOf(4)]).then(() => null, (error: unknown) => error);
     expect(refused).toBeInstanceOf(SpoolFullError);
     expect((refused as Error).message).toMatch(/outage spool is full \(\d+ bytes\)/);
     expect(spool.spoolBytes()).toBe(one * 2);
+    // Short of its bound in bytes, yet refusing: what readiness reports (full) follows the refusal.
+    expect(spool.full).toBe(true);
     await spool.write([appendOf(5)]);
+    expect(spool.full).toBe(true); // at the bound exactly
     await expect(spool.write([appendOf(6)])).rejects.toBeInstanceOf(SpoolFullError);
     await spool.seal();
     const [segment] = spool.sealedSegments();
     expect(spool.read(segment).payloads.map((p) => JSON.parse(p).s)).toEqual(['request-1', 'request-2', 'request-5']);
+    // A drained segment makes room: no longer full.
+    spool.remove(segment);
+    expect(spool.full).toBe(false);
     await spool.close();
   });
 

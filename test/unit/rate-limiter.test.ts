@@ -77,6 +77,9 @@ describe('RateLimiter (in process)', () => {
     const error = await refusal(limits.reserve([key({ rpm: null, tpm: 10 })], one));
     expect(error.message).toContain('needs 110 tokens, more than the 10 per minute');
     expect(error.detail).toEqual({ scope: 'key:app', limit_type: 'tokens' });
+    // No wait makes it fit: no retry-after to wait for (an SDK would otherwise sleep on it, twice).
+    expect(error.headers['retry-after']).toBeUndefined();
+    expect(error.headers['retry-after-ms']).toBeUndefined();
   });
 
   test('no limits: nothing is counted and no headers are added', async () => {
@@ -100,7 +103,87 @@ describe('RateLimiter (in process)', () => {
     expect(admittedAt.length).toBeGreaterThan(50);
   });
 
-  test('durations are written like OpenAI writes them', () => {
+  test('durations are written like OpenAI writes them, rounded up: never earlier than the moment they count to', () => {
     expect([duration(250), duration(1000), duration(45_000), duration(61_500)]).toEqual(['250ms', '1s', '45s', '1m1.5s']);
+    expect([duration(249.2), duration(999.5), duration(53_040), duration(59_999), duration(60_000), duration(0)]).toEqual(['250ms', '1s', '53.1s', '1m0s', '1m0s', '0ms']);
+  });
+});
+
+/** Seconds in `x-ratelimit-reset-*` ("53.1s", "1m0.5s", "250ms"). */
+function resetSeconds(value: string): number {
+  const match = /^(?:(\d+)m)?(?:([\d.]+)s|(\d+)ms)$/.exec(value);
+  if (!match) throw new Error(`not a duration: ${value}`);
+  return Number(match[1] ?? 0) * 60 + (match[3] !== undefined ? Number(match[3]) / 1000 : Number(match[2]));
+}
+
+/** retry-after is the refusing counter's reset rounded up to the second, and retry-after-ms the same instant. */
+function expectAgreement(error: GatewayError, family: 'requests' | 'tokens'): void {
+  const reset = resetSeconds(error.headers[`x-ratelimit-reset-${family}`]);
+  expect(Number(error.headers['retry-after'])).toBe(Math.max(1, Math.ceil(reset)));
+  expect(Math.ceil(Number(error.headers['retry-after-ms']) / 100) / 10).toBe(reset >= 1 ? reset : Math.ceil(reset * 10) / 10);
+}
+
+describe('a 429\'s retry-after and x-ratelimit-reset-* count to one instant (issue 34)', () => {
+  test('the refusing counter: retry-after-ms, retry-after and reset-requests from the same moment, each rounded up', async () => {
+    const clock = { now: T0 };
+    const limits = limiter(clock);
+    const scopes = [key({ rpm: 2, tpm: null })];
+    await limits.reserve(scopes, one);
+    clock.now = T0 + 10_000;
+    await limits.reserve(scopes, one);
+    clock.now = T0 + 15_260;
+    const error = await refusal(limits.reserve(scopes, one));
+    // The first request's slot leaves the window at T0 + 60 s: 44.74 s from now.
+    expect(error.headers).toMatchObject({
+      'retry-after': '45', 'retry-after-ms': '44740', 'x-ratelimit-reset-requests': '44.8s', 'x-ratelimit-remaining-requests': '0',
+    });
+    expect(error.message).toContain('Retry in 44.8s.');
+    expectAgreement(error, 'requests');
+  });
+
+  test('a slot settled down to zero (a request refused later in admission) is no usage: reset does not point at it', async () => {
+    const clock = { now: T0 };
+    const limits = limiter(clock);
+    const scopes = [key({ rpm: 2, tpm: null })];
+    const cancelled = await limits.reserve(scopes, one);
+    cancelled.cancel(); // its slot (T0) now holds 0 requests
+    clock.now = T0 + 6_000;
+    const second = await limits.reserve(scopes, one);
+    // Capacity next returns when this request's slot leaves, not T0's empty one.
+    expect(second.headers['x-ratelimit-reset-requests']).toBe('1m0s');
+    clock.now = T0 + 7_000;
+    await limits.reserve(scopes, one);
+    clock.now = T0 + 13_000;
+    const error = await refusal(limits.reserve(scopes, one));
+    // Before: reset-requests said 47s (T0's empty slot) next to retry-after 53.
+    expect(error.headers).toMatchObject({ 'retry-after': '53', 'x-ratelimit-reset-requests': '53s' });
+    expectAgreement(error, 'requests');
+  });
+
+  test('refused on output tokens: the tokens headers are the output counter\'s, not the looser total', async () => {
+    const clock = { now: T0 };
+    const limits = limiter(clock);
+    const scopes = [key({ rpm: null, tpm: 10_000, outputTpm: 500 })];
+    await limits.reserve(scopes, { requests: 1, inputTokens: 100, outputTokens: 400 });
+    clock.now = T0 + 20_500;
+    const error = await refusal(limits.reserve(scopes, { requests: 1, inputTokens: 100, outputTokens: 400 }));
+    expect(error.detail).toEqual({ scope: 'key:app', limit_type: 'output_tokens' });
+    expect(error.headers).toMatchObject({
+      'x-ratelimit-limit-tokens': '500', 'x-ratelimit-remaining-tokens': '100', 'x-ratelimit-reset-tokens': '39.5s', 'retry-after': '40',
+    });
+    expectAgreement(error, 'tokens');
+  });
+
+  test('refused on the tenant while the key has room: the requests headers are the tenant\'s', async () => {
+    const clock = { now: T0 };
+    const limits = limiter(clock);
+    const tenant: RateScope = { kind: 'tenant', id: 'acme', limits: { rpm: 1, tpm: null } };
+    await limits.reserve([key({ rpm: 5, tpm: null }, 'a'), tenant], one);
+    clock.now = T0 + 30_000;
+    const error = await refusal(limits.reserve([key({ rpm: 5, tpm: null }, 'b'), tenant], one));
+    expect(error.headers).toMatchObject({
+      'x-ratelimit-limit-requests': '1', 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-reset-requests': '30s', 'retry-after': '30',
+    });
+    expectAgreement(error, 'requests');
   });
 });

@@ -43,20 +43,42 @@ describe('readinessVerdict', () => {
 describe('readinessVerdict with an outage spool', () => {
   const down = { reachable: false, problems: ['queries: connection refused'] };
   test('an unreachable event store absorbed by a spool with room leaves the node ready, and says so', () => {
-    const report = readinessVerdict({ eventStore: down, lags: null, redis: absent, clickhouse: absent, maxLagEvents: 10, spool: { bytes: 4_096, maxBytes: 1_048_576 } });
+    const report = readinessVerdict({ eventStore: down, lags: null, redis: absent, clickhouse: absent, maxLagEvents: 10, spool: { bytes: 4_096, maxBytes: 1_048_576, full: false } });
     expect(report.ready).toBe(true);
     expect(report.checks.eventStore).toMatchObject({ status: 'failing', required: false });
+    expect(report.checks.projections).toMatchObject({ status: 'failing', required: false });
     expect(report.problems).toContain('event store unreachable: serving from the routing snapshot, request events spooled locally (4096 of 1048576 bytes)');
   });
 
+  test('without a spool (PGlite, SWITCHYARD_SPOOL_MAX_BYTES=0) an unreachable event store makes the node unready', () => {
+    const report = readinessVerdict({ eventStore: down, lags: null, redis: absent, clickhouse: absent, maxLagEvents: 10, spool: null });
+    expect(report.ready).toBe(false);
+    expect(report.checks.eventStore).toMatchObject({ status: 'failing', required: true, detail: 'not reachable' });
+  });
+
   test('a full spool makes the node unready', () => {
-    const report = readinessVerdict({ eventStore: down, lags: null, redis: absent, clickhouse: absent, maxLagEvents: 10, spool: { bytes: 1_048_576, maxBytes: 1_048_576 } });
+    const report = readinessVerdict({ eventStore: down, lags: null, redis: absent, clickhouse: absent, maxLagEvents: 10, spool: { bytes: 1_048_576, maxBytes: 1_048_576, full: true } });
     expect(report.ready).toBe(false);
     expect(report.problems).toContain('event store unreachable and the outage spool is full (1048576 bytes): requests are refused');
   });
 
+  test('a spool short of its bound that refused the last append is full: the node refuses requests, so it is unready', () => {
+    const report = readinessVerdict({ eventStore: down, lags: null, redis: absent, clickhouse: absent, maxLagEvents: 10, spool: { bytes: 5_400, maxBytes: 6_000, full: true } });
+    expect(report.ready).toBe(false);
+    expect(report.checks.eventStore).toMatchObject({ status: 'failing', required: true, detail: 'not reachable; the outage spool is full' });
+  });
+
+  test('the store back but a full spool still draining its backlog: unready until it has room; a full flag over an empty spool is not', () => {
+    const draining = readinessVerdict({ eventStore: reachable, lags: [], redis: absent, clickhouse: absent, maxLagEvents: 10, spool: { bytes: 5_400, maxBytes: 6_000, full: true } });
+    expect(draining.ready).toBe(false);
+    expect(draining.problems).toEqual(['the outage spool is full (6000 bytes) and draining: requests are refused until it has room']);
+    // Nothing spooled: appends go to the store directly, whatever the spool refused last.
+    const empty = readinessVerdict({ eventStore: reachable, lags: [], redis: absent, clickhouse: absent, maxLagEvents: 10, spool: { bytes: 0, maxBytes: 6_000, full: true } });
+    expect(empty).toMatchObject({ ready: true, problems: [] });
+  });
+
   test('a reachable event store is unaffected by the spool', () => {
-    const report = readinessVerdict({ eventStore: reachable, lags: [], redis: absent, clickhouse: absent, maxLagEvents: 10, spool: { bytes: 0, maxBytes: 1_048_576 } });
+    const report = readinessVerdict({ eventStore: reachable, lags: [], redis: absent, clickhouse: absent, maxLagEvents: 10, spool: { bytes: 0, maxBytes: 1_048_576, full: false } });
     expect(report).toMatchObject({ ready: true, problems: [] });
   });
 });

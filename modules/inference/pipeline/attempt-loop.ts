@@ -62,7 +62,7 @@ export interface AttemptLoopInput<Answer> {
    * Charges what dispatching to a candidate costs the request beyond the gate (its deployment's quota
    * group), right before the attempt; a refusal makes the candidate ineligible and the loop moves on.
    */
-  charge?: (candidate: RouteCandidate) => Promise<{ error: GatewayError; recoversAt: number } | null>;
+  charge?: (candidate: RouteCandidate) => Promise<{ error: GatewayError; recoversAt: number | null } | null>;
 }
 
 /**
@@ -106,7 +106,7 @@ export async function runAttemptLoop<Answer>(input: AttemptLoopInput<Answer>): P
         passedOver.push(`${candidate.route} (${entry.refused})`);
         continue;
       }
-      let refused: { error: GatewayError; recoversAt: number } | null;
+      let refused: { error: GatewayError; recoversAt: number | null } | null;
       try {
         refused = input.charge ? await input.charge(candidate) : null;
       } catch (error) {
@@ -137,7 +137,9 @@ export async function runAttemptLoop<Answer>(input: AttemptLoopInput<Answer>): P
     if (report.answer !== null) return { kind: 'answered', answer: report.answer };
     const error = report.error!;
     lastError = error;
-    tried.push({ route: candidate.route, errorClass: classOf(error), recoversAt: error.retryAfterMs != null ? Date.now() + error.retryAfterMs : null });
+    // When the gateway itself will call this route again — its throttle (the provider's retry-after, at most
+    // MAX_THROTTLE_MS) or its breaker — never the provider's raw hint, which may ask for days.
+    tried.push({ route: candidate.route, errorClass: classOf(error), recoversAt: input.gate.recoversAt(candidate.deployment.id) });
     step = afterFailure(
       {
         errorClass: error.errorClass,

@@ -117,7 +117,10 @@ export function providerRefusal(error: ProviderError): GatewayError {
 
 /**
  * 503 all_providers_unavailable: the routes considered (by their alias-level names) and why each could
- * not serve, with retry-after the soonest recovery. When every route said it is rate limited, that is a
+ * not serve, with retry-after the soonest recovery: the moment the gateway itself will next send a route
+ * traffic (a throttle's or an open breaker's end, a quota window's room; 1 s when a route may be tried at
+ * once), rounded up to whole seconds. A provider's own retry-after reaches the client only through the
+ * throttle it set, so never beyond MAX_THROTTLE_MS. When every route said it is rate limited, that is a
  * 429 the caller's SDK knows to retry, not an outage.
  */
 export function unavailableError(alias: ResolvedAlias, attempts: readonly TriedRoute[]): GatewayError {

@@ -6,8 +6,8 @@ import type { ResolvedDeployment } from '../../../projections/routing-snapshot/i
 /** A quota group that refused an attempt: the 429 the limiter gave, kept to name the scope if no route is left. */
 export interface QuotaRefusal {
   error: GatewayError;
-  /** When the group's window has room again (epoch ms). */
-  recoversAt: number;
+  /** When the group's window has room for this request again (epoch ms); null: never (the request is larger than its limit). */
+  recoversAt: number | null;
 }
 
 /** The counter a deployment's provider quota lives in: its quota group, else the deployment alone. */
@@ -49,8 +49,9 @@ export class QuotaGroupCharges {
       return null;
     } catch (error) {
       if (!(error instanceof GatewayError) || error.code !== 'rate_limited') throw error;
-      const retryMs = Number(error.headers['retry-after-ms'] ?? Number(error.headers['retry-after'] ?? 60) * 1000);
-      return { error, recoversAt: this.clock() + retryMs };
+      // No retry-after: the request is larger than the group's limit, and waiting never makes it fit.
+      const retryMs = error.headers['retry-after-ms'];
+      return { error, recoversAt: retryMs === undefined ? null : this.clock() + Number(retryMs) };
     }
   }
 

@@ -76,7 +76,10 @@ export class DeploymentGate {
     };
   }
 
-  /** When a deployment that failed in this request is expected back (an opened breaker's end), if it is out. */
+  /**
+   * When this node will call the deployment again, if not now: the end of its retry-after throttle (at most
+   * MAX_THROTTLE_MS) or of its open breaker. What a client's retry-after is made of, never a provider's raw hint.
+   */
   recoversAt(deploymentId: string): number | null {
     return this.health.unavailable(deploymentId)?.until ?? null;
   }

@@ -16,8 +16,12 @@ export interface HealthPass {
 
 export type TransitionListener = (deploymentId: string, transition: BreakerTransition) => void;
 
-/** The most a provider's retry-after may hold a deployment back (a hostile or broken value must not park it for hours). */
-const MAX_THROTTLE_MS = 300_000;
+/**
+ * The most a provider's retry-after may hold a deployment back (a hostile or broken value must not park it
+ * for hours). It also bounds the retry-after a client is told for a throttled route: that is when the
+ * gateway will call the route again.
+ */
+export const MAX_THROTTLE_MS = 300_000;
 
 /**
  * Passive health of every deployment on this node: a circuit breaker each, and a throttle set from a

@@ -1,5 +1,5 @@
 import {
-  type CounterCharge, type CounterReading, type WindowDecision, type WindowStore, oldestLiveSlot, retryAt, slotExpiresAt, slotOf,
+  type CounterCharge, type CounterReading, type WindowDecision, type WindowStore, oldestLiveSlot, oldestUsageExpiresAt, retryAt, slotOf,
 } from './rate-window.js';
 
 /**
@@ -35,7 +35,9 @@ export class LocalWindowStore implements WindowStore {
       if (charge.cost > 0) {
         const slots = this.counter(charge.key);
         slots.set(slot, (slots.get(slot) ?? 0) + charge.cost);
-        if (!live[index].length || live[index][live[index].length - 1][0] !== slot) live[index].push([slot, 0]);
+        const newest = live[index].at(-1);
+        if (newest && newest[0] === slot) newest[1] += charge.cost;
+        else live[index].push([slot, charge.cost]);
       }
       readings.push(reading(used[index] + charge.cost, live[index]));
     }
@@ -82,5 +84,5 @@ export class LocalWindowStore implements WindowStore {
 }
 
 function reading(used: number, live: ReadonlyArray<readonly [number, number]>): CounterReading {
-  return { used, releasesAt: live.length && used > 0 ? slotExpiresAt(live[0][0]) : null };
+  return { used, releasesAt: oldestUsageExpiresAt(live) };
 }

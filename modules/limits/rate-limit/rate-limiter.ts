@@ -2,7 +2,7 @@ import { GatewayError } from '../../canonical/index.js';
 import type { LimitsRedis } from '../limits-redis.js';
 import { LocalWindowStore } from './local-window-store.js';
 import { RedisWindowStore } from './redis-window-store.js';
-import { duration, rateLimitHeaders } from './rate-limit-headers.js';
+import { duration, rateLimitHeaders, retryAfterHeaders } from './rate-limit-headers.js';
 import { type RateScope, type RateUsage, type ScopedCharge, chargesFor, costOf } from './rate-limit-scopes.js';
 import type { WindowStore } from './rate-window.js';
 
@@ -53,8 +53,11 @@ export class RateLimiter {
       store = this.local;
       decision = this.local.chargeNow(charges, now);
     }
+    if (!decision.admitted) {
+      const refused = { index: decision.refused, retryAtMs: decision.retryAtMs };
+      throw exhausted(charges[decision.refused], Math.max(0, decision.retryAtMs - now), rateLimitHeaders(charges, decision.readings, now, refused));
+    }
     const headers = rateLimitHeaders(charges, decision.readings, now);
-    if (!decision.admitted) throw exhausted(charges[decision.refused], Math.max(0, decision.retryAtMs - now), headers);
     const slot = decision.slot;
     let open = true;
     const correct = (actual: RateUsage) => {
@@ -76,25 +79,27 @@ function scopeName(scope: RateScope): string {
 
 const UNITS = { requests: 'requests', tokens: 'tokens', input_tokens: 'input tokens', output_tokens: 'output tokens' } as const;
 
+/** The 429 of an exhausted counter: its message, `retry-after(-ms)` and `x-ratelimit-reset-*` all count to one instant. */
 function exhausted(charge: ScopedCharge, retryInMs: number, headers: Record<string, string>): GatewayError {
-  const seconds = Math.max(1, Math.ceil(retryInMs / 1000));
   return new GatewayError(
     429,
     'rate_limited',
     `Rate limit reached for ${scopeName(charge.scope)}: ${charge.limit} ${UNITS[charge.dimension]} per minute. Retry in ${duration(retryInMs)}.`,
     null,
-    Object.assign({}, headers, { 'retry-after': String(seconds), 'retry-after-ms': String(Math.ceil(retryInMs)) }),
+    Object.assign({}, headers, retryAfterHeaders(retryInMs)),
     { scope: `${charge.scope.kind}:${charge.scope.shownAs ?? charge.scope.id}`, limit_type: charge.dimension },
   );
 }
 
+/** A request larger than a limit: refused whatever the window holds, so with no `retry-after`. */
 function neverFits(charge: ScopedCharge): GatewayError {
   return new GatewayError(
     429,
     'rate_limited',
     `This request needs ${charge.cost} ${UNITS[charge.dimension]}, more than the ${charge.limit} per minute allowed for ${scopeName(charge.scope)}. Lower max_tokens or the input.`,
     null,
-    { 'retry-after': '60' },
+    // No retry-after: the gateway refuses this request as long as the limit stands, so no wait would help.
+    {},
     { scope: `${charge.scope.kind}:${charge.scope.shownAs ?? charge.scope.id}`, limit_type: charge.dimension },
   );
 }

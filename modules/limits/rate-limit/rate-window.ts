@@ -27,7 +27,10 @@ export interface CounterCharge {
 /** A counter after a decision: what is used in the window now, and when its oldest usage expires. */
 export interface CounterReading {
   used: number;
-  /** Epoch ms when the oldest usage leaves the window (capacity starts to return); null = empty window. */
+  /**
+   * Epoch ms when the oldest usage leaves the window (capacity starts to return); null = nothing used. A
+   * slot settled down to zero (a request refused later in admission, or that used nothing) holds no usage.
+   */
   releasesAt: number | null;
 }
 
@@ -54,4 +57,14 @@ export function retryAt(slots: ReadonlyArray<readonly [number, number]>, need: n
     if (freed >= need) return slotExpiresAt(slot);
   }
   return nowMs + WINDOW_MS;
+}
+
+/**
+ * When the oldest usage among a counter's live slots (ascending) leaves the window: the first slot that
+ * holds anything, so that a slot settled down to zero never stands for capacity about to return (`retryAt`
+ * skips it the same way). Null when nothing is used.
+ */
+export function oldestUsageExpiresAt(slots: ReadonlyArray<readonly [number, number]>): number | null {
+  for (const [slot, amount] of slots) if (amount > 0) return slotExpiresAt(slot);
+  return null;
 }

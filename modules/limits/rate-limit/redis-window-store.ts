@@ -7,7 +7,8 @@ import { type CounterCharge, type WindowDecision, type WindowStore, SLOT_MS, WIN
  * both take the last unit. Keys expire a little after their window, so idle counters cost nothing.
  *
  * Returns {1, slot, used1, releases1, …} when admitted, {0, refusedIndex, retryAtMs, used1, releases1, …}
- * when not (releases = epoch ms when the oldest usage leaves the window, -1 when empty).
+ * when not (releases = epoch ms when the oldest usage leaves the window, -1 when nothing is used; the same
+ * rule as oldestUsageExpiresAt in rate-window.ts).
  */
 const CHARGE = `
 local now = tonumber(ARGV[1])
@@ -35,11 +36,14 @@ for i = 1, n do
 end
 local function readings(out, extra)
   for i = 1, n do
-    local u = used[i] + (extra and tonumber(ARGV[3 + 2 * i]) or 0)
+    local cost = extra and tonumber(ARGV[3 + 2 * i]) or 0
+    local u = used[i] + cost
+    -- The oldest slot that holds usage (one settled down to zero holds none), else this request's own slot.
     local releases = -1
-    if u > 0 then
-      if #live[i] > 0 then releases = (live[i][1][1] + windowSlots) * slotMs else releases = (slot + windowSlots) * slotMs end
+    for _, entry in ipairs(live[i]) do
+      if entry[2] > 0 then releases = (entry[1] + windowSlots) * slotMs break end
     end
+    if releases < 0 and cost > 0 then releases = (slot + windowSlots) * slotMs end
     out[#out + 1] = u
     out[#out + 1] = releases
   end

@@ -56,6 +56,8 @@ export class OutageSpool {
   private bypass = false;
   /** Streams with records spooled by this process and not yet drained (their next appends must follow them). */
   private readonly streams = new Set<string>();
+  /** The last append offered did not fit, and nothing has been drained since: requests are being refused. */
+  private refusing = false;
 
   private constructor(
     readonly slot: string,
@@ -147,6 +149,15 @@ export class OutageSpool {
   }
 
   /**
+   * Refusing requests: an append did not fit under the bound and no segment has been drained since (or
+   * the bound is reached exactly). Its room is judged by what was refused, not by bytes alone: a spool
+   * 200 bytes short of its bound refuses every request whose events take more.
+   */
+  get full(): boolean {
+    return this.refusing || this.spoolBytes() >= this.settings.maxBytes;
+  }
+
+  /**
    * Writes the appends as one batch (records of one fsync with whatever else is queued now); resolves
    * once they are on disk. Refuses all of them when they would take the spool over its bound.
    */
@@ -158,7 +169,11 @@ export class OutageSpool {
       return Promise.reject(error as Error);
     }
     const bytes = records.reduce((sum, record) => sum + record.length, 0);
-    if (this.totalBytes + this.pendingBytes + bytes > this.settings.maxBytes) return Promise.reject(new SpoolFullError(this.settings.maxBytes));
+    if (this.totalBytes + this.pendingBytes + bytes > this.settings.maxBytes) {
+      this.refusing = true;
+      return Promise.reject(new SpoolFullError(this.settings.maxBytes));
+    }
+    this.refusing = false;
     for (const append of appends) this.streams.add(append.streamId);
     return new Promise((resolve, reject) => {
       this.pending.push({ records, bytes, resolve, reject });
@@ -225,6 +240,7 @@ export class OutageSpool {
     if (index === -1) return;
     this.totalBytes -= this.segments[index].bytes;
     this.segments.splice(index, 1);
+    this.refusing = false;
     this.settleIfEmpty();
   }
 
