@@ -8,6 +8,7 @@ import { type StreamAttemptResult, StreamRelay } from '../../modules/inference/p
 import { DEFAULT_RESILIENCE } from '../../modules/inference/resilience/resilience-settings.js';
 import type { UpstreamStream } from '../../modules/providers/provider-adapter.js';
 import { reported } from '../support/believed-usage.js';
+import { reportedField } from '../../modules/canonical/index.js';
 
 /** One step of a fake provider stream: an event, a failure, or silence until the call is aborted. */
 type Step = StreamEvent | { fail: ProviderError } | { silence: true };
@@ -131,6 +132,18 @@ describe('the stream relay', () => {
     expect(sent.slice(0, -1).map(contentOf).filter((c) => c)).toEqual(['Hel', 'lo, ', 'world']);
     expect(server.result).toMatchObject({ reachedClient: true, outcome: 'success', evidence: 'provider', usage: { input: 3, output: 2 }, providerRequestId: 'up-1' });
     expect(server.committedBeforeEnd).toBe(true);
+  });
+
+  test('a usage the provider reports in nonsense (a string, a negative count) never cuts the stream: [DONE], billed at the gateway\'s count, evidence implausible', async () => {
+    const nonsense: StreamEvent = {
+      type: 'usage',
+      usage: { input: [reportedField('prompt_tokens', 'NaN', true)], cachedInput: [], cacheWrite: [], output: [reportedField('completion_tokens', -7, true)], reasoning: [] },
+    };
+    const { client, server } = await relay([text('Hello, '), text('world'), FINISH, nonsense]);
+    expect(frames(client.body).at(-1)).toBe('[DONE]');
+    // The gateway's counts: the estimate (TERMS: 3) and 12 relayed characters / 4.
+    expect(server.result).toMatchObject({ reachedClient: true, outcome: 'success', evidence: 'implausible', usage: { input: 3, output: 3 } });
+    expect((server.result as { implausible: { reported: Record<string, string> } }).implausible.reported).toEqual({ prompt_tokens: '"NaN"', completion_tokens: '-7' });
   });
 
   test('the first-token deadline passing before any output fails the attempt as a retryable timeout, with nothing written', async () => {

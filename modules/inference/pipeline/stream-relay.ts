@@ -1,6 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import type { AttemptOutcome, TokenUsage, UsageEvidence } from '../../../events/index.js';
-import { GatewayError, type ImplausibleUsage, ProviderError, type StreamEvent, checkReportedPrompt } from '../../canonical/index.js';
+import {
+  GatewayError, type ImplausibleUsage, ProviderError, type RelayedStreamEvent, type ReportedPrompt, type StreamEvent, checkReportedPrompt,
+} from '../../canonical/index.js';
 import type { UpstreamStream } from '../../providers/index.js';
 import type { ClientStreamEncoder } from '../formats/client-stream-encoder.js';
 import { DEADLINE_CODES, DeadlineExceeded, armDeadline, deadlineOf } from '../resilience/deadlines.js';
@@ -94,25 +96,28 @@ export class StreamRelay {
     try {
       upstream = await open(attemptAbort.signal);
       iterator = upstream.events[Symbol.asyncIterator]();
-      const pending: StreamEvent[] = [];
+      const pending: RelayedStreamEvent[] = [];
+      // Told to the encoder only once this attempt's output goes out: a failed attempt's count is not the next one's.
+      let prompt: ReportedPrompt | null = null;
       for (;;) {
         const next = await iterator.next();
         if (next.done) {
           if (!meter.sawFinish) throw new ProviderError('malformed_response', 'the provider stream ended without any output');
           break;
         }
-        meter.observe(next.value);
-        if (next.value.type === 'prompt_usage') this.promptCounted(next.value.usage, terms);
-        else if (next.value.type !== 'usage') pending.push(next.value);
+        const event = next.value;
+        meter.observe(event);
+        if (event.type === 'prompt_usage') prompt = event.usage;
+        else if (event.type !== 'usage') pending.push(event);
         if (meter.sawOutput) break;
       }
       clearTimeout(ttft);
       ttftMs = Date.now() - started;
       onTtft(ttftMs);
       this.options.onFirstOutput();
+      if (prompt) this.promptCounted(prompt, terms);
       this.sse.open(this.options.encoder.contentType);
       for (const event of pending) {
-        if (event.type === 'usage' || event.type === 'prompt_usage') continue;
         this.options.onRelayed?.(event);
         const waiting = this.send(this.options.encoder.encode(event));
         if (waiting) await waiting;
@@ -194,7 +199,7 @@ export class StreamRelay {
   }
 
   /** A prompt count reported before the output: the encoder shows it when the provider's number can be believed. */
-  private promptCounted(reported: Extract<StreamEvent, { type: 'prompt_usage' }>['usage'], terms: UsageTerms): void {
+  private promptCounted(reported: ReportedPrompt, terms: UsageTerms): void {
     const encoder = this.options.encoder;
     if (!encoder.promptCounted) return;
     const prompt = checkReportedPrompt(reported, terms.bound);
