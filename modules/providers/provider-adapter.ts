@@ -31,6 +31,13 @@ export interface EmbeddingsCall extends Omit<UpstreamCall, 'request'> {
 export interface UpstreamStream {
   providerRequestId: string | null;
   events: AsyncIterable<StreamEvent>;
+  /**
+   * What the provider guarantees about streamed tool-call arguments: `object` — the pieces of a call
+   * assemble to a JSON object, one call after another (Anthropic, Bedrock, Gemini); absent — whatever
+   * the model produced, possibly interleaved (OpenAI Chat Completions), which client formats that need an
+   * object must check before they pass it on.
+   */
+  toolArguments?: 'object';
 }
 
 /**

@@ -286,6 +286,23 @@ describe('Anthropic client stream encoder', () => {
     expect(() => encoder.encode({ type: 'tool_call', choice: 0, index: 0, id: null, name: null, arguments: '"x"' })).toThrow(ProviderError);
   });
 
+  test('from a provider whose arguments assemble to an object (Anthropic, Bedrock, Gemini) the pieces go out as they come, each in its call\'s block', () => {
+    const encoder = new AnthropicMessagesStreamEncoder(identity);
+    encoder.upstreamToolArguments('object');
+    const first = encoder.encode({ type: 'tool_call', choice: 0, index: 0, id: 'toolu_1', name: 'weather', arguments: '' }) +
+      encoder.encode({ type: 'tool_call', choice: 0, index: 0, id: null, name: null, arguments: '{"city":' });
+    expect(framesOf(first).map((f) => f.event)).toEqual(['message_start', 'ping', 'content_block_start', 'content_block_delta']);
+    const second = encoder.encode({ type: 'tool_call', choice: 0, index: 0, id: null, name: null, arguments: '"Paris"}' }) +
+      encoder.encode({ type: 'tool_call', choice: 0, index: 1, id: 'toolu_2', name: 'time', arguments: '{}' }) +
+      encoder.encode({ type: 'finish', choice: 0, stopReason: 'tool_calls' }) + encoder.finish(usage);
+    expect(framesOf(second).map((f) => f.event)).toEqual([
+      'content_block_delta', 'content_block_stop', 'content_block_start', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop',
+    ]);
+    expect(toolInputs(first + second)).toEqual([{ name: 'weather', input: { city: 'Paris' } }, { name: 'time', input: {} }]);
+    // Such a provider sends one call after another: a piece of an earlier call is its fault.
+    expect(() => encoder.encode({ type: 'tool_call', choice: 0, index: 0, id: null, name: null, arguments: 'x' })).toThrow(ProviderError);
+  });
+
   test('held arguments are bounded: a provider that streams more than the bound is cut off as a malformed answer', () => {
     const encoder = new AnthropicMessagesStreamEncoder(identity);
     encoder.encode({ type: 'tool_call', choice: 0, index: 0, id: 'call_1', name: 'f', arguments: '{"a":"' });

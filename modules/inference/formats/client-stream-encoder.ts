@@ -11,6 +11,8 @@ export interface ClientStreamEncoder {
    * message_start); formats that report input at the start use it instead of the admission estimate.
    */
   promptCounted?(usage: PromptUsage): void;
+  /** What the provider of the attempt that reaches the client guarantees about tool arguments (UpstreamStream.toolArguments). */
+  upstreamToolArguments?(kind: 'object' | 'text'): void;
   /** Closing frames after the terminal events are committed (usage if asked for, then the end marker). */
   finish(usage: TokenUsage): string;
   /** A failure after output started: an error frame; the stream then closes without its end marker. */

@@ -41,6 +41,10 @@ export class AnswerCapture implements ClientStreamEncoder {
     this.inner.promptCounted?.(usage);
   }
 
+  upstreamToolArguments(kind: 'object' | 'text'): void {
+    this.inner.upstreamToolArguments?.(kind);
+  }
+
   finish(usage: TokenUsage): string {
     return this.inner.finish(usage);
   }

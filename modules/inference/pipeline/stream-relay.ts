@@ -116,6 +116,7 @@ export class StreamRelay {
       onTtft(ttftMs);
       this.options.onFirstOutput();
       if (prompt) this.promptCounted(prompt, terms);
+      this.options.encoder.upstreamToolArguments?.(upstream.toolArguments ?? 'text');
       this.sse.open(this.options.encoder.contentType);
       for (const event of pending) {
         this.options.onRelayed?.(event);

@@ -33,6 +33,9 @@ export class AnthropicAdapter implements ProviderAdapter {
         return translator.providerRequestId;
       },
       events: translateSseBody(body, translator, call.signal),
+      // Anthropic streams a call's input as pieces of one JSON object (with eager_input_streaming, which the
+      // client asked for, partial JSON by Anthropic's own rule).
+      toolArguments: 'object',
     };
   }
 

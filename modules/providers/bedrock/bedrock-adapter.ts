@@ -57,7 +57,8 @@ export class BedrockAdapter implements ProviderAdapter {
         if (!finished) body.destroy();
       }
     };
-    return { providerRequestId, events: events() };
+    // Converse streams a toolUse input as pieces of the JSON document its buffered answer returns whole.
+    return { providerRequestId, events: events(), toolArguments: 'object' };
   }
 
   /** CountTokens: the Converse translation of the request (its messages, system prompt and tools), counted by Bedrock. */

@@ -44,6 +44,7 @@ export class GeminiAdapter implements ProviderAdapter {
         return translator.providerRequestId;
       },
       events: translateSseBody(body, translator, call.signal),
+      toolArguments: 'object', // each functionCall arrives whole, its args an object
     };
   }
 

@@ -40,21 +40,27 @@ export const MAX_HELD_TOOL_ARGUMENT_CHARS = 8 * 1024 * 1024;
  * usage, input included, so clients that read the final frame get the provider's numbers.
  * Reasoning becomes `thinking` blocks (thinking_delta, then signature_delta) and `redacted_thinking` blocks.
  *
- * Tool calls are held until they are complete — until the next text or reasoning, the finish, or the
- * end — and each is then written as one tool_use block: content_block_start, one input_json_delta and
- * content_block_stop. Anthropic clients require `input` to be a JSON object and assemble it from the
- * deltas, so what they receive is checked first: arguments that are not a JSON object (a cut-off or
- * non-JSON answer from another provider) arrive wrapped as `{"_raw": "<text>"}`, exactly as in a
- * buffered answer (toolInputForClient). Holding calls also keeps the event order Anthropic's own
- * streams have when a provider interleaves the argument pieces of parallel calls: one block at a time,
- * never a delta for a block already stopped. Text and thinking still stream as they arrive; the first
- * byte (message_start) is not held.
+ * Anthropic clients require tool `input` to be a JSON object and assemble it from the input_json_delta
+ * pieces. Where the provider guarantees that its streamed arguments assemble to one (Anthropic, Bedrock,
+ * Gemini: `toolArguments: 'object'` on the upstream stream), the pieces go out as they arrive, as
+ * Anthropic's own streams send them. Otherwise (OpenAI Chat Completions, whose arguments are whatever
+ * the model produced — and stored answers), each tool call is held until it is complete — until the next
+ * text or reasoning, the finish, or the end — and written as one tool_use block: content_block_start,
+ * one input_json_delta and content_block_stop, checked first: arguments that are not a JSON object
+ * arrive wrapped as `{"_raw": "<text>"}`, exactly as in a buffered answer (toolInputForClient). Holding
+ * also keeps the event order of Anthropic's streams when a provider interleaves the argument pieces of
+ * parallel calls: one block at a time, never a delta for a block already stopped. Text and thinking are
+ * never held; the first bytes (message_start) are not delayed.
  */
 export class AnthropicMessagesStreamEncoder implements ClientStreamEncoder {
   readonly contentType = 'text/event-stream; charset=utf-8';
   private started = false;
   private open: OpenBlock | null = null;
   private nextBlock = 0;
+  /** Whether tool calls are held until complete (see above); the relay says when the provider guarantees objects. */
+  private holdToolCalls = true;
+  /** Streamed through: canonical tool-call index → content block index. */
+  private readonly toolBlocks = new Map<number, number>();
   /** Calls not written yet, by canonical tool-call index, in the order they opened. */
   private readonly held = new Map<number, HeldToolCall>();
   private heldChars = 0;
@@ -100,7 +106,7 @@ export class AnthropicMessagesStreamEncoder implements ClientStreamEncoder {
       case 'logprobs':
         return ''; // the Messages API has no log probabilities; routing refused the request if they were asked for
       case 'tool_call':
-        return this.start() + this.holdToolCall(event);
+        return this.start() + (this.holdToolCalls ? this.holdToolCall(event) : this.toolCallPiece(event));
       case 'finish':
         this.stopReason = event.stopReason;
         return this.start() + this.writeHeld() + this.close();
@@ -109,6 +115,10 @@ export class AnthropicMessagesStreamEncoder implements ClientStreamEncoder {
 
   promptCounted(usage: PromptUsage): void {
     if (!this.started) this.prompt = usage;
+  }
+
+  upstreamToolArguments(kind: 'object' | 'text'): void {
+    this.holdToolCalls = kind !== 'object';
   }
 
   finish(usage: TokenUsage): string {
@@ -124,6 +134,22 @@ export class AnthropicMessagesStreamEncoder implements ClientStreamEncoder {
 
   error(error: GatewayError): string {
     return frame('error', anthropicErrorBody(error));
+  }
+
+  /** A piece of a call from a provider whose arguments assemble to an object: written as it comes, in the call's own block. */
+  private toolCallPiece(event: Extract<RelayedStreamEvent, { type: 'tool_call' }>): string {
+    const known = this.toolBlocks.get(event.index);
+    if (known === undefined) {
+      const id = event.id !== null ? clientToolCallId(event.id, event.signature) : `toolu_${this.identity.id.replace(/^msg_/, '')}_${event.index}`;
+      let out = this.close() + this.openBlock({ type: 'tool_use', id, name: event.name ?? '', input: {} }, { kind: 'tool' });
+      this.toolBlocks.set(event.index, this.open!.index);
+      if (event.arguments.length > 0) out += this.delta({ type: 'input_json_delta', partial_json: event.arguments });
+      return out;
+    }
+    if (event.arguments.length === 0) return '';
+    // These providers send one call after another; a piece for an earlier block would be a provider fault.
+    if (this.open?.index !== known) throw new ProviderError('malformed_response', `the provider continued tool call ${event.index} after another block had started`);
+    return this.delta({ type: 'input_json_delta', partial_json: event.arguments });
   }
 
   /** Keeps a piece of a tool call until the call is complete; writes nothing. */
