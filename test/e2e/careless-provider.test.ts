@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
 import pg from 'pg';
 import { generateApiKey } from '../../modules/access/api-key/key-format.js';
-import { type TestGateway, postJson, sseData, startTestGateway } from '../support/gateway-harness.js';
-import { createScratchDatabase, requireService } from '../support/services.js';
+import { type TestGateway, postJson, sseData, startPostgresGateway } from '../support/gateway-harness.js';
+import { requireService } from '../support/services.js';
 
 /**
  * Issue 32, items 4–6, against a provider of the test's own that misbehaves in ways the mock would not
@@ -148,24 +148,19 @@ const WEATHER_TOOL = { type: 'function' as const, function: { name: 'get_weather
 
 describeWithPostgres('a careless provider: answers too large to hold, counts JSON cannot say, tool arguments that are not JSON; n against limits', () => {
   let provider: { server: Server; url: string };
-  let gw: TestGateway;
-  let scratch: { url: string; drop: () => Promise<void> };
+  let gw: TestGateway & { sql: pg.Client };
   let sql: pg.Client;
 
   beforeAll(async () => {
     process.env.SY_TEST_METERED_KEY = METERED_KEY;
     process.env.SY_TEST_THRIFTY_KEY = THRIFTY_KEY;
     provider = await carelessProvider();
-    scratch = await createScratchDatabase(baseUrl!);
-    gw = await startTestGateway({ databaseUrl: scratch.url, yaml: yaml(provider.url), environment: { adminToken: ADMIN_TOKEN } });
-    sql = new pg.Client({ connectionString: scratch.url });
-    await sql.connect();
+    gw = await startPostgresGateway(baseUrl!, { yaml: yaml(provider.url), environment: { adminToken: ADMIN_TOKEN } });
+    sql = gw.sql;
   }, 60_000);
 
   afterAll(async () => {
-    await sql?.end();
     await gw?.close();
-    await scratch?.drop();
     provider?.server.closeAllConnections();
     await new Promise((resolve) => provider?.server.close(resolve));
   });

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { BEDROCK_CREDENTIALS, BEDROCK_CREDENTIALS_ENV, PROVIDER_FORMATS, type ProviderFormat, conformanceYaml } from '../support/conformance.js';
-import { type TestGateway, sseData, startTestGateway } from '../support/gateway-harness.js';
-import { createScratchDatabase, requireService } from '../support/services.js';
+import { type TestGateway, sseData, startPostgresGateway } from '../support/gateway-harness.js';
+import { requireService } from '../support/services.js';
 
 /**
  * Issue 32, items 1–3: a provider's usage is a claim, and no claim of any provider format can make the
@@ -68,23 +68,18 @@ interface Sent {
 }
 
 describeWithPostgres('a provider whose usage cannot be believed, in every provider format, buffered and streamed (PostgreSQL)', () => {
-  let gw: TestGateway;
-  let scratch: { url: string; drop: () => Promise<void> };
+  let gw: TestGateway & { sql: pg.Client };
   let sql: pg.Client;
   const sent: Sent[] = [];
 
   beforeAll(async () => {
     process.env[BEDROCK_CREDENTIALS_ENV] = BEDROCK_CREDENTIALS;
-    scratch = await createScratchDatabase(baseUrl!);
-    gw = await startTestGateway({ databaseUrl: scratch.url, yaml: conformanceYaml, environment: { adminToken: ADMIN_TOKEN } });
-    sql = new pg.Client({ connectionString: scratch.url });
-    await sql.connect();
+    gw = await startPostgresGateway(baseUrl!, { yaml: conformanceYaml, environment: { adminToken: ADMIN_TOKEN } });
+    sql = gw.sql;
   }, 60_000);
 
   afterAll(async () => {
-    await sql?.end();
     await gw?.close();
-    await scratch?.drop();
   });
 
   test.each(CASES.map((c) => [c.provider.type, c.field, c.name, c.stream ? 'streamed' : 'buffered', c] as const))(

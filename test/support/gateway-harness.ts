@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -174,4 +175,27 @@ export function sseData(text: string): string[] {
     .split(/\r?\n\r?\n/)
     .map((block) => block.split(/\r?\n/).filter((line) => line.startsWith('data:')).map((line) => line.slice(5).trimStart()).join('\n'))
     .filter((data) => data.length > 0);
+}
+
+/** A test gateway on a scratch PostgreSQL database of its own, with a client on it; `close` ends both and drops the database. */
+export async function startPostgresGateway(baseUrl: string, options: Omit<HarnessOptions, 'databaseUrl'> = {}): Promise<TestGateway & { sql: pg.Client }> {
+  const scratch = await createScratchDatabase(baseUrl);
+  let gw: TestGateway;
+  try {
+    gw = await startTestGateway({ ...options, databaseUrl: scratch.url });
+  } catch (error) {
+    await scratch.drop();
+    throw error;
+  }
+  const sql = new pg.Client({ connectionString: scratch.url });
+  await sql.connect();
+  const close = gw.close;
+  return Object.assign(gw, {
+    sql,
+    close: async () => {
+      await sql.end();
+      await close();
+      await scratch.drop();
+    },
+  });
 }
