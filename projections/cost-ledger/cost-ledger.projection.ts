@@ -1,4 +1,4 @@
-import type { DurableProjection, RecordedEvent, SqlExecutor } from '../../src/kernel/index.js';
+import type { DurableProjection, ProjectionReplacement, RecordedEvent, SqlExecutor } from '../../src/kernel/index.js';
 import { Decimal } from 'decimal.js';
 import { type AttemptFinished, recorded, type RequestServedFromCache } from '../../events/index.js';
 
@@ -13,7 +13,8 @@ export function isBillable(data: AttemptFinished['data']): boolean {
  * are added to the tenants' running totals per UTC day and month — the increment happens in SQL, in
  * exact numeric. Set-based and free of a query builder: this runs for every request the gateway serves.
  * The recordset's types are the columns' (bigint tokens, numeric money rounded by numeric(38, 12)): a value
- * that fits neither — 1e308 tokens, a cost that is not a number — fails the statement, a failure of the page.
+ * that fits neither — 1e308 tokens, a cost that is not a number — fails the statement, a deterministic
+ * failure on which the runner halts the ledger at that event (README "When a projection halts").
  */
 const LEDGER_PAGE = `
 WITH page AS (
@@ -90,9 +91,9 @@ export class CostLedgerProjection implements DurableProjection {
     if (rows.length > 0) await manager.query(LEDGER_PAGE, [JSON.stringify(rows)], 'switchyard_ledger_page_v2');
   }
 
-  async reset(manager: SqlExecutor): Promise<void> {
-    await manager.query('DELETE FROM cost_ledger');
-    await manager.query('DELETE FROM tenant_spend');
+  /** Rebuilt aside into copies of both tables (the projection keeps no state between pages). */
+  replacement(): ProjectionReplacement {
+    return { projection: new CostLedgerProjection(), tables: [{ name: 'cost_ledger' }, { name: 'tenant_spend' }] };
   }
 }
 
