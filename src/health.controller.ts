@@ -3,6 +3,7 @@ import type { FastifyReply } from 'fastify';
 import { Readiness } from '../modules/observability/index.js';
 import { PLATFORM } from './platform.module.js';
 import type { Platform } from './platform.js';
+import { haltView } from './projection-report.js';
 
 /** Liveness and readiness for load balancers; no secrets, no addresses, no per-tenant data. */
 @Controller()
@@ -20,8 +21,8 @@ export class HealthController {
 
   /**
    * 200 while this node can serve correctly, 503 otherwise, with every check and each failing part
-   * named (event store, projection lag, Redis and ClickHouse when configured; which of them make the
-   * node unready is readinessVerdict's rule). The probe runs on every call, so readiness recovers by
+   * named (event store, projection lag, halted durable projections, Redis and ClickHouse when configured;
+   * which of them make the node unready is readinessVerdict's rule). The probe runs on every call, so readiness recovers by
    * itself when a dependency does.
    */
   @Get('readyz')
@@ -35,6 +36,8 @@ export class HealthController {
       checks: report.checks,
       problems: report.problems,
       projections: report.lags.map(({ name, behind }) => ({ name, behind })),
+      // Durable projections stopped at an event they cannot apply; the node stays ready (readinessVerdict says why).
+      halted: report.halted.map((halt) => ({ name: halt.name, ...haltView(halt) })),
       snapshotVersion: routing.current.version,
       aliases: routing.current.aliases.size,
     };

@@ -1,5 +1,30 @@
 import { checkpointOf, eventsAfter, lastCovered } from './cli/projection-positions.js';
+import type { ProjectionHalt, RebuildProgress } from './kernel/index.js';
 import type { Platform } from './platform.js';
+
+/** A halt as the admin API and `projections status --json` show it. */
+export interface HaltView {
+  globalPosition: number;
+  /** `transactionId:globalPosition`: where the checkpoint stands is just before it. */
+  logPosition: string;
+  eventId: string;
+  eventType: string;
+  error: string;
+  errorCode: string | null;
+  haltedAt: string;
+}
+
+/** A rebuild as the admin API and `projections status --json` show it (the latest one of the process that answers). */
+export interface RebuildView {
+  state: RebuildProgress['state'];
+  startedAt: string;
+  finishedAt: string | null;
+  /** The global position of the last event the replacement has applied. */
+  position: number;
+  error: string | null;
+  failedAt: RebuildProgress['failedAt'];
+  replaced: RebuildProgress['replaced'];
+}
 
 export interface ProjectionRow {
   name: string;
@@ -7,6 +32,10 @@ export interface ProjectionRow {
   position: number;
   /** Events of the projection's types after its checkpoint (null for per-node projections). */
   behind: number | null;
+  /** Durable only: stopped at an event it cannot apply (wherever it runs), or null. */
+  halted: HaltView | null;
+  /** Durable only: the latest rebuild of the process that answers, or null. */
+  rebuild: RebuildView | null;
   detail: string;
 }
 
@@ -17,20 +46,26 @@ export interface ProjectionReport {
 
 /**
  * What `switchyard projections status` prints, and `GET /admin/v1/projections` answers (the CLI asks a
- * running server for it when the embedded store is the server's): every projection's position and lag.
- * The platform's runner must have started (its status lists the projections).
+ * running server for it when the embedded store is the server's): every projection's position and lag,
+ * and for a durable one whether it is halted (read from `projection_halts`, so a halt shows wherever the
+ * projection runs) and how its latest rebuild went. The platform's runner must have started (its status
+ * lists the projections).
  */
 export async function projectionReport(platform: Platform): Promise<ProjectionReport> {
   const { database } = platform;
   const head = await platform.store.headPosition();
+  const halts = new Map((await platform.runner.halts()).map((halt) => [halt.name, halt]));
   const rows: ProjectionRow[] = [];
   for (const status of platform.runner.status()) {
     if (status.kind === 'in-memory') {
-      rows.push({ name: status.name, kind: 'per-node', position: status.lastGlobalPosition, behind: null, detail: 'rebuilt in memory at every start' });
+      rows.push({ name: status.name, kind: 'per-node', position: status.lastGlobalPosition, behind: null, halted: null, rebuild: null, detail: 'rebuilt in memory at every start' });
       continue;
     }
     const checkpoint = await checkpointOf(database, status.name);
-    const details = [checkpoint ? `checkpoint moved ${checkpoint.updatedAt.toISOString()}` : 'not started'];
+    const halt = halts.get(status.name) ?? null;
+    const details = halt ? [`HALTED at global position ${halt.position.globalPosition} (${halt.eventType})`] : [];
+    details.push(checkpoint ? `checkpoint moved ${checkpoint.updatedAt.toISOString()}` : 'not started');
+    if (status.rebuild) details.push(rebuildDetail(status.rebuild));
     if (status.name === 'audit-chain') details.push(await auditDetail(platform.database));
     if (status.name === 'clickhouse-analytics' && platform.clickhouse) {
       const count = await platform.clickhouse
@@ -43,20 +78,69 @@ export async function projectionReport(platform: Platform): Promise<ProjectionRe
       kind: 'singleton',
       position: await lastCovered(database, checkpoint?.position ?? null),
       behind: await eventsAfter(database, checkpoint?.position ?? null, status.eventTypes),
+      halted: halt ? haltView(halt) : null,
+      rebuild: status.rebuild ? rebuildView(status.rebuild) : null,
       detail: details.join('; '),
     });
   }
   return { head, projections: rows };
 }
 
-/** The human-readable table of a report. */
+/**
+ * The human-readable table of a report; each halted projection follows it with the event, the error and
+ * what to do, and a rebuild that failed with where it failed.
+ */
 export function formatProjectionReport(report: ProjectionReport): string {
   let text = `event log head: global position ${report.head}\n`;
   text += `${'projection'.padEnd(22)} ${'kind'.padEnd(10)} ${'position'.padStart(9)} ${'behind'.padStart(8)}  detail\n`;
   for (const row of report.projections) {
     text += `${row.name.padEnd(22)} ${row.kind.padEnd(10)} ${String(row.position).padStart(9)} ${String(row.behind ?? '-').padStart(8)}  ${row.detail}\n`;
   }
+  for (const row of report.projections) {
+    if (!row.halted) continue;
+    const h = row.halted;
+    text += `\n${row.name} HALTED at global position ${h.globalPosition} (event ${h.eventId}, ${h.eventType}) since ${h.haltedAt}:\n` +
+      `  ${h.error}${h.errorCode ? ` [${h.errorCode}]` : ''}\n` +
+      `  Every event before it is applied; nothing after it is until the cause is fixed. Then: switchyard projections resume ${row.name}\n`;
+  }
   return text;
+}
+
+export function haltView(halt: ProjectionHalt): HaltView {
+  return {
+    globalPosition: halt.position.globalPosition,
+    logPosition: `${halt.position.transactionId}:${halt.position.globalPosition}`,
+    eventId: halt.eventId,
+    eventType: halt.eventType,
+    error: halt.error,
+    errorCode: halt.errorCode,
+    haltedAt: halt.haltedAt.toISOString(),
+  };
+}
+
+export function rebuildView(rebuild: RebuildProgress): RebuildView {
+  return {
+    state: rebuild.state,
+    startedAt: rebuild.startedAt.toISOString(),
+    finishedAt: rebuild.finishedAt?.toISOString() ?? null,
+    position: rebuild.position,
+    error: rebuild.error,
+    failedAt: rebuild.failedAt,
+    replaced: rebuild.replaced,
+  };
+}
+
+function rebuildDetail(rebuild: RebuildProgress): string {
+  switch (rebuild.state) {
+    case 'replaying':
+      return `rebuilding aside: replayed to global position ${rebuild.position}`;
+    case 'swapping':
+      return 'rebuilding aside: swapping in';
+    case 'done':
+      return `rebuilt aside ${rebuild.finishedAt!.toISOString()}`;
+    case 'failed':
+      return `last rebuild failed${rebuild.failedAt ? ` at global position ${rebuild.failedAt.globalPosition} (${rebuild.failedAt.eventType})` : ''}: ${rebuild.error}`;
+  }
 }
 
 async function auditDetail(database: { query<R>(sql: string, params?: unknown[]): Promise<R[]> }): Promise<string> {

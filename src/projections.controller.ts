@@ -1,21 +1,25 @@
 import { Controller, Get, HttpCode, Inject, Logger, Param, Post, UseFilters, UseGuards } from '@nestjs/common';
 import { AdminApiError, AdminExceptionFilter, AdminGuard } from '../modules/admin/index.js';
 import { lastEventFor } from './cli/projection-positions.js';
+import { RebuildInProgressError } from './kernel/index.js';
 import { PLATFORM } from './platform.module.js';
 import type { Platform } from './platform.js';
 import { projectionReport } from './projection-report.js';
+import { type ResumeOutcome, resumeProjection } from './projection-resume.js';
 
-/** What `POST /admin/v1/projections/{name}/rebuild` answers once the projection is reset. */
+/** What `POST /admin/v1/projections/{name}/rebuild` answers once the replay aside has begun. */
 export interface RebuildStarted {
   projection: string;
-  /** The global position the replay has to reach: the newest event of the projection's types when it was reset. */
+  /** The global position the replay has to reach at least: the newest event of the projection's types when it began. */
   goal: number;
 }
 
 /**
- * `GET /admin/v1/projections`: every projection's position and lag, as `switchyard projections status --json`
- * prints it. `POST /admin/v1/projections/{name}/rebuild`: resets a durable projection and replays it while
- * the node keeps serving (what `switchyard projections rebuild` asks a server on the embedded store to do).
+ * `GET /admin/v1/projections`: every projection's position and lag, halts and rebuilds, as `switchyard
+ * projections status --json` prints it. `POST /admin/v1/projections/{name}/rebuild`: replays a durable
+ * projection aside and swaps it in while the node keeps serving (what `switchyard projections rebuild` asks a
+ * server on the embedded store to do). `POST /admin/v1/projections/{name}/resume`: clears a halt and says
+ * whether the projection got past its event (`switchyard projections resume`).
  */
 @Controller('admin/v1/projections')
 @UseGuards(AdminGuard)
@@ -30,32 +34,49 @@ export class ProjectionsController {
     return projectionReport(this.platform);
   }
 
-  /** Answers 202 once the reset is committed; the replay goes on in the background (follow it with GET). */
+  /**
+   * Answers 202 once the replacement's storage exists and its replay has begun; the replay and the swap go
+   * on in the background (follow `rebuild` in GET: `done`, or `failed` with the event and the error — the
+   * live read model untouched). 409 while a rebuild of the projection is under way.
+   */
   @Post(':name/rebuild')
   @HttpCode(202)
   async rebuild(@Param('name') name: string): Promise<RebuildStarted> {
-    const runner = this.platform.runner;
-    const durable = runner.status().filter((s) => s.kind === 'durable');
-    const status = durable.find((s) => s.name === name);
-    if (!status) {
-      throw new AdminApiError(404, 'unknown_projection', `Unknown projection '${name}'. Rebuildable: ${durable.map((s) => s.name).join(', ')} ` +
-        '(cost-ledger includes tenant spend; per-node projections rebuild at every start).');
-    }
+    const status = this.durable(name, 'Rebuildable');
     const goal = (await lastEventFor(this.platform.database, status.eventTypes))?.globalPosition ?? 0;
     await new Promise<void>((resolve, reject) => {
-      let reset = false;
-      runner.rebuild(name, () => {
-        reset = true;
+      let started = false;
+      this.platform.runner.rebuild(name, () => {
+        started = true;
         resolve();
-      }).then(
-        () => this.logger.log(`rebuilt ${name} from position 0`),
-        (error: Error) => {
-          this.logger.error(`rebuilding ${name} failed: ${error.message}`);
-          if (!reset) reject(error);
-        },
-      );
+      }).catch((error: Error) => {
+        // After the start the runner has logged the failure and the report shows it.
+        if (started) return;
+        reject(error instanceof RebuildInProgressError ? new AdminApiError(409, 'rebuild_in_progress', error.message) : error);
+      });
     });
-    this.logger.log(`rebuilding ${name} from position 0 to ${goal} while serving`);
+    this.logger.log(`rebuilding ${name} aside from position 0 (the log's head for it: ${goal}) while serving`);
     return { projection: name, goal };
+  }
+
+  /**
+   * Clears the projection's halt (wherever it runs) and waits up to 30 s for the outcome: `moved-past`,
+   * `halted-again` (with the new halt), `pending` (no process applied the event meanwhile) or `not-halted`.
+   */
+  @Post(':name/resume')
+  @HttpCode(200)
+  async resume(@Param('name') name: string): Promise<ResumeOutcome> {
+    this.durable(name, 'Durable projections');
+    return resumeProjection(this.platform, name);
+  }
+
+  private durable(name: string, listed: string) {
+    const durable = this.platform.runner.status().filter((s) => s.kind === 'durable');
+    const status = durable.find((s) => s.name === name);
+    if (!status) {
+      throw new AdminApiError(404, 'unknown_projection', `Unknown projection '${name}'. ${listed}: ${durable.map((s) => s.name).join(', ')} ` +
+        '(cost-ledger includes tenant spend; per-node projections rebuild at every start).');
+    }
+    return status;
   }
 }

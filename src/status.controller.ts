@@ -7,6 +7,7 @@ import { Readiness } from '../modules/observability/index.js';
 import { formatPosition } from './kernel/event-store/log-position.js';
 import { PLATFORM } from './platform.module.js';
 import type { Platform } from './platform.js';
+import { haltView, rebuildView } from './projection-report.js';
 
 /**
  * `GET /admin/v1/status`: what this node serves. Comparing `snapshot.version` across nodes shows whether
@@ -29,6 +30,7 @@ export class StatusController {
     const eventStore = await database.checkHealth(1_000);
     const report = await this.readiness.report();
     const behind = new Map(report.lags.map((lag) => [lag.name, lag.behind]));
+    const halted = new Map(report.halted.map((halt) => [halt.name, halt]));
     return {
       nodeId: environment.nodeId,
       versions: {
@@ -51,9 +53,11 @@ export class StatusController {
       limits: this.limits.status(),
       eventLog: { head: eventStore.reachable ? await store.headPosition() : null, ...eventStore },
       // `position` is the last event applied; `logPosition` the read cursor, `transactionId:globalPosition`.
-      // `behind`: events not applied yet (null for a durable projection another process runs).
-      projections: runner.status().map(({ name, kind, position, lastGlobalPosition, leaseHeld, lastError }) => ({
+      // `behind`: events not applied yet (null for a durable projection another process runs). `halted`: the
+      // event a durable projection stopped at and why, wherever it runs; `rebuild`: this node's latest rebuild.
+      projections: runner.status().map(({ name, kind, position, lastGlobalPosition, leaseHeld, lastError, rebuild }) => ({
         name, kind, position: lastGlobalPosition, logPosition: formatPosition(position), leaseHeld, lastError, behind: behind.get(name) ?? null,
+        halted: halted.has(name) ? haltView(halted.get(name)!) : null, rebuild: rebuild ? rebuildView(rebuild) : null,
       })),
     };
   }

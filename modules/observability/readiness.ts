@@ -1,6 +1,6 @@
 import type { LimitsRedis } from '../limits/index.js';
 import type { ClickHouseConnection } from '../../projections/clickhouse-analytics/index.js';
-import type { Database, ProjectionRunner } from '../../src/kernel/index.js';
+import { type Database, type ProjectionHalt, type ProjectionRunner, describeHalt } from '../../src/kernel/index.js';
 
 /** How long each dependency may take to answer a readiness probe. */
 const PROBE_TIMEOUT_MS = 1_000;
@@ -30,10 +30,12 @@ export interface SpoolFill {
 
 export interface ReadinessReport {
   ready: boolean;
-  checks: Record<'eventStore' | 'projections' | 'redis' | 'clickhouse', DependencyCheck>;
+  checks: Record<'eventStore' | 'projections' | 'durableProjections' | 'redis' | 'clickhouse', DependencyCheck>;
   /** Each failing part, by name. */
   problems: string[];
   lags: ProjectionLag[];
+  /** Durable projections halted at an event they cannot apply, wherever they run. */
+  halted: ProjectionHalt[];
 }
 
 /**
@@ -46,7 +48,12 @@ export interface ReadinessReport {
  * meanwhile, so the snapshot is not stale), Redis (limits and breakers fall back to this node's own),
  * ClickHouse (its projection catches up) and durable projections that lag (billing catches up; serving does
  * not depend on it): taking every node out of the load balancer for those would turn a degraded dependency
- * into an outage.
+ * into an outage. The same holds for a durable projection halted at an event it cannot apply (`halted`):
+ * every answer is still committed to the log before it is delivered, so nothing is lost — the ledger (or the
+ * chain, or the analytics) stops at that event and is brought up to date from the log once resumed. Every
+ * node is equally unable to fix it, and pulling them all would stop every tenant's traffic for one bad event;
+ * it is reported loudly instead (problems, `checks.durableProjections`, the `switchyard_projection_halted`
+ * metric), naming the event and the error.
  */
 export function readinessVerdict(input: {
   eventStore: { reachable: boolean; problems: string[] };
@@ -61,12 +68,17 @@ export function readinessVerdict(input: {
   redis: DependencyCheck;
   clickhouse: DependencyCheck;
   maxLagEvents: number;
+  halted?: ProjectionHalt[];
 }): ReadinessReport {
   const problems = [...input.eventStore.problems];
   const lags = input.lags ?? [];
   const stale = lags.filter((lag) => lag.kind === 'in-memory' && lag.behind > input.maxLagEvents);
   for (const lag of stale) problems.push(`projection ${lag.name}: ${lag.behind} events behind (more than ${input.maxLagEvents})`);
   for (const lag of lags) if (lag.lastError !== null) problems.push(`projection ${lag.name}: failing, retrying`);
+  const halted = input.halted ?? [];
+  for (const halt of halted) {
+    problems.push(`projection ${halt.name}: ${describeHalt(halt)} — its read model stops there, serving continues; fix the cause and run \`switchyard projections resume ${halt.name}\``);
+  }
   if (input.redis.status === 'failing') problems.push(`redis: ${input.redis.detail ?? 'not answering'} (limits and breakers are local meanwhile)`);
   if (input.clickhouse.status === 'failing') problems.push(`clickhouse: ${input.clickhouse.detail ?? 'not answering'} (analytics catch up when it returns)`);
   const spool = input.spool ?? null;
@@ -84,8 +96,11 @@ export function readinessVerdict(input: {
   const eventStore: DependencyCheck = !reachable
     ? { status: 'failing', required: !spoolServing, detail: spoolServing ? 'not reachable; request events go to the outage spool' : spoolFull ? 'not reachable; the outage spool is full' : 'not reachable' }
     : spoolFull ? { status: 'failing', required: true, detail: 'reachable; the outage spool is full and draining' } : { status: 'ok', required: true };
-  const checks = { eventStore, projections, redis: input.redis, clickhouse: input.clickhouse };
-  return { ready: Object.values(checks).every((check) => !check.required || check.status !== 'failing'), checks, problems, lags };
+  const durableProjections: DependencyCheck = halted.length > 0
+    ? { status: 'failing', required: false, detail: halted.map((halt) => `${halt.name} ${describeHalt(halt)}`).join('; ') }
+    : { status: 'ok', required: false };
+  const checks = { eventStore, projections, durableProjections, redis: input.redis, clickhouse: input.clickhouse };
+  return { ready: Object.values(checks).every((check) => !check.required || check.status !== 'failing'), checks, problems, lags, halted };
 }
 
 /**
@@ -114,13 +129,15 @@ export class Readiness {
     const { database, runner, clickhouse } = this;
     const eventStore = await database.checkHealth(PROBE_TIMEOUT_MS);
     const statuses = new Map(runner.status().map((status) => [status.name, status]));
-    const [lags, redis, clickhouseCheck] = await Promise.all([
+    const [lags, halted, redis, clickhouseCheck] = await Promise.all([
       eventStore.reachable
         ? withTimeout(runner.lag(this.maxLagEvents + 1)).then(
           (found) => found.map((lag) => Object.assign({}, lag, { lastError: statuses.get(lag.name)?.lastError ?? null })),
           () => null,
         )
         : Promise.resolve(null),
+      // From projection_halts: a halted projection shows on every node, wherever it runs.
+      eventStore.reachable ? withTimeout(runner.halts()).catch(() => localHalts(runner)) : Promise.resolve(localHalts(runner)),
       Promise.resolve(this.redisCheck()),
       clickhouse
         ? withTimeout(clickhouse.ping()).then(
@@ -129,13 +146,17 @@ export class Readiness {
         )
         : Promise.resolve<DependencyCheck>({ status: 'not_configured', required: false }),
     ]);
-    return readinessVerdict({ eventStore, lags, redis, clickhouse: clickhouseCheck, maxLagEvents: this.maxLagEvents, spool: this.spool?.() ?? null });
+    return readinessVerdict({ eventStore, lags, halted, redis, clickhouse: clickhouseCheck, maxLagEvents: this.maxLagEvents, spool: this.spool?.() ?? null });
   }
 
   private redisCheck(): DependencyCheck {
     if (!this.redis.configured) return { status: 'not_configured', required: false };
     return this.redis.status().degraded ? { status: 'failing', required: false, detail: 'not answering' } : { status: 'ok', required: false };
   }
+}
+
+function localHalts(runner: ProjectionRunner): ProjectionHalt[] {
+  return runner.status().flatMap((status) => (status.halted ? [status.halted] : []));
 }
 
 function withTimeout<T>(promise: Promise<T>): Promise<T> {

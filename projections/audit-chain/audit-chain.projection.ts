@@ -1,4 +1,4 @@
-import { ALL_EVENT_TYPES, type DurableProjection, type RecordedEvent, type SqlExecutor, nextEventLoopTurn, xid8Param } from '../../src/kernel/index.js';
+import { ALL_EVENT_TYPES, type DurableProjection, type ProjectionReplacement, type RecordedEvent, type SqlExecutor, nextEventLoopTurn, xid8Param } from '../../src/kernel/index.js';
 import { GENESIS_HASH, STORED_EVENT_COLUMNS, type StoredEvent, type StoredEventRow, canonicalEvent, chainHash, storedEvent } from './canonical-event.js';
 import type { CheckpointSigner } from './checkpoint-signer.js';
 
@@ -77,14 +77,16 @@ export class AuditChainProjection implements DurableProjection {
     return prepared && prepared.events === events && prepared.head === this.head ? prepared.entries : null;
   }
 
-  /** Keeps the signed checkpoints: they attest what the chain was, and a rebuild must reproduce it. */
-  async reset(manager: SqlExecutor): Promise<void> {
-    this.head = null;
-    this.prepared = null;
-    await manager.query(`DELETE FROM audit_chain`);
+  /**
+   * Rebuilt aside into a copy of `audit_chain` by an instance of its own (its head is its own) that signs
+   * nothing: the signed checkpoints attest what the chain was, they are kept as they are, and the rebuilt
+   * chain must reproduce them (`audit verify`); the live projection goes on signing after the swap.
+   */
+  replacement(): ProjectionReplacement {
+    return { projection: new AuditChainProjection(null, this.checkpointIntervalMs), tables: [{ name: 'audit_chain' }] };
   }
 
-  /** The runner starts over from the stored checkpoint (a lease taken again, a checkpoint moved): so does the head. */
+  /** The runner starts over from the stored checkpoint (a lease taken again, a checkpoint moved, a rebuild swapped in): so does the head. */
   async resume(): Promise<void> {
     this.head = null;
     this.prepared = null;

@@ -1,11 +1,12 @@
-import { comparePositions, type DurableProjection, type LogPosition, parseXid8, projectionCheckpoints, type RecordedEvent, type SqlExecutor, uuidv7 } from '../../src/kernel/index.js';
+import { comparePositions, type DurableProjection, type FailureKind, type LogPosition, parseXid8, type ProjectionReplacement, type RecordedEvent, type SqlExecutor, uuidv7 } from '../../src/kernel/index.js';
+import { ClickHouseError } from '@clickhouse/client';
 import { Logger } from '@nestjs/common';
 import { type AttemptFinished, type Recorded, type RequestServedFromCache, recorded } from '../../events/index.js';
 import { type AnalyticsFaults, NO_FAULTS } from './analytics-faults.js';
 import { ATTEMPT_COLUMNS, attemptLine } from './attempt-row.js';
 import { CACHE_HIT_COLUMNS, cacheHitLine } from './cache-hit-row.js';
-import type { ClickHouseConnection } from './clickhouse-connection.js';
-import { migrateClickHouse } from './clickhouse-migrator.js';
+import { type ClickHouseConnection, quoteString } from './clickhouse-connection.js';
+import { createRebuildTables, migrateClickHouse } from './clickhouse-migrator.js';
 
 /** Every insert of this projection runs under a query id with this prefix (see `waitForInFlightInserts`). */
 export const INSERT_QUERY_PREFIX = 'switchyard-analytics-';
@@ -31,8 +32,55 @@ const CACHE_HITS: RawTable<Recorded<RequestServedFromCache>> = {
 };
 const RAW_TABLES = [ATTEMPTS, CACHE_HITS] as const;
 
-/** Every table a rebuild empties: the raw tables and the rollups their materialized views feed. */
+/** Every table a rebuild replaces: the raw tables and the rollups their materialized views feed. */
 const TABLES = ['attempts', 'spend_hourly', 'spend_daily', 'cache_hits', 'cache_savings_hourly', 'cache_savings_daily'];
+
+/** A rebuild's tables and views: the live ones' names with this suffix (README "Rebuilding aside"). */
+const REBUILD_SUFFIX = '__rebuild';
+/** The live tables a rebuild's swap set aside, until they are dropped. */
+const REPLACED_SUFFIX = '__replaced';
+
+/**
+ * ClickHouse errors that say the inserted text is wrong (a value that does not parse or does not fit its
+ * column), so the same events would fail the same way: the projection halts at the event instead of retrying.
+ * CANNOT_PARSE_TEXT, CANNOT_PARSE_QUOTED_STRING, CANNOT_PARSE_INPUT_ASSERTION_FAILED (a number such as 1e+308
+ * in an integer column), CANNOT_PARSE_DATE(TIME), TYPE_MISMATCH, ARGUMENT_OUT_OF_BOUND (a decimal too big),
+ * CANNOT_CONVERT_TYPE, CANNOT_PARSE_NUMBER, INCORRECT_DATA, DECIMAL_OVERFLOW. Every other server error (too
+ * many parts, memory, a table being altered) and every network error is retried.
+ */
+const DATA_ERROR_CODES = new Set(['6', '26', '27', '38', '41', '53', '69', '70', '72', '117', '407']);
+
+/** An event this projection cannot turn into a row (a cost that is not a number): it fails the same way every time. */
+class MalformedAnalyticsEvent extends Error {
+  override readonly name = 'MalformedAnalyticsEvent';
+}
+
+/** An insert the ClickHouse server refused, with its error code (`code`, as a SQLSTATE would be, for the halt's record). */
+class ClickHouseInsertError extends Error {
+  override readonly name = 'ClickHouseInsertError';
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The server's error code of a failed statement: the client parses it from current releases' answers
+ * (`Code: 27. DB::Exception: …`); 18.16's (`Code: 27, e.displayText() = DB::Exception: …`) it passes on as a
+ * plain error, so the message is read too. Null for a failure without one (the network, a timeout).
+ */
+function serverErrorCode(error: unknown): string | null {
+  if (error instanceof ClickHouseError) return error.code;
+  const match = error instanceof Error ? /^Code: (\d+)[.,]/.exec(error.message) : null;
+  return match ? match[1] : null;
+}
+
+export interface AnalyticsTables {
+  /** Appended to every table name this instance writes and reads: '' live, REBUILD_SUFFIX for a rebuild's replay. */
+  suffix: string;
+}
 
 /**
  * ClickHouse analytics (DESIGN §5): one `attempts` row per AttemptFinished and one `cache_hits` row per
@@ -60,6 +108,7 @@ export class ClickHouseAnalyticsProjection implements DurableProjection {
   constructor(
     private readonly clickhouse: ClickHouseConnection,
     private readonly faults: AnalyticsFaults = NO_FAULTS,
+    private readonly tables: AnalyticsTables = { suffix: '' },
   ) {}
 
   /** Applies the ClickHouse migrations; the gateway calls it at start, `handle` again if that failed. */
@@ -91,40 +140,88 @@ export class ClickHouseAnalyticsProjection implements DurableProjection {
     const ofTable = raw.of(events);
     const fresh = mark ? ofTable.filter((event) => comparePositions(positionOf(event), mark) > 0) : ofTable;
     for (const run of monthRuns(fresh)) {
+      const lines = run.map((event) => {
+        try {
+          return raw.line(event);
+        } catch (error) {
+          throw new MalformedAnalyticsEvent(`event ${event.eventId} at global position ${event.globalPosition}: ${(error as Error).message}`);
+        }
+      });
       try {
-        await this.clickhouse.insertTabSeparated(raw.table, raw.columns, run.map(raw.line), `${INSERT_QUERY_PREFIX}${uuidv7()}`);
+        await this.clickhouse.insertTabSeparated(`${raw.table}${this.tables.suffix}`, raw.columns, lines, `${INSERT_QUERY_PREFIX}${uuidv7()}`);
       } catch (error) {
         // The insert may still have happened (a timeout, a lost answer): only ClickHouse knows now.
         this.highWater = undefined;
-        throw error;
+        const code = serverErrorCode(error);
+        throw code ? new ClickHouseInsertError(code, (error as Error).message) : error;
       }
       marks.set(raw.table, positionOf(run[run.length - 1]));
       this.faults.afterInsert();
     }
   }
 
+  /** Data errors halt the projection at the event; everything else ClickHouse or the network says is retried. */
+  classify(error: unknown): FailureKind {
+    if (error instanceof MalformedAnalyticsEvent) return 'deterministic';
+    if (error instanceof ClickHouseInsertError) return DATA_ERROR_CODES.has(error.code) ? 'deterministic' : 'transient';
+    return 'transient';
+  }
+
   /**
-   * Truncates the tables for a rebuild. The checkpoint row is locked first: a writer on another node holds
-   * that lock for the whole of its step, so no insert of a batch read before the reset can land after it.
+   * A rebuild replays into tables of its own — `attempts__rebuild` and the rest, with views of their own
+   * feeding their rollups (the schema steps run again under those names) — while the live tables keep
+   * serving and taking inserts. The swap, inside the PostgreSQL transaction that holds the live checkpoint's
+   * lock (so no live insert is running: the writer holds that lock for its whole step), drops the
+   * replacement's views and renames the six tables into place in one RENAME; the live views select from
+   * and write to their tables by name, so they feed the renamed ones from then on. If that transaction then
+   * fails to commit, ClickHouse holds the replacement, whose rows reach further than the live checkpoint, and
+   * the high-water marks skip what it already holds: no row twice, none missing.
    */
-  async reset(manager: SqlExecutor): Promise<void> {
-    await projectionCheckpoints.lock(manager, this.name);
-    await this.prepare();
-    await this.waitForInFlightInserts();
-    for (const table of TABLES) await this.clickhouse.command(`TRUNCATE TABLE ${this.clickhouse.table(table)}`);
-    this.highWater = undefined;
+  replacement(): ProjectionReplacement {
+    const clickhouse = this.clickhouse;
+    const dropAside = () => this.dropTablesEndingWith([REBUILD_SUFFIX, REPLACED_SUFFIX]);
+    return {
+      projection: new ClickHouseAnalyticsProjection(clickhouse, NO_FAULTS, { suffix: REBUILD_SUFFIX }),
+      tables: [],
+      create: async () => {
+        await this.prepare();
+        await dropAside();
+        await createRebuildTables(clickhouse, REBUILD_SUFFIX);
+      },
+      swap: async () => {
+        await this.waitForInFlightInserts();
+        await this.dropTablesEndingWith([REBUILD_SUFFIX], 'MaterializedView');
+        const pairs = TABLES.flatMap((table) => [
+          `${clickhouse.table(table)} TO ${clickhouse.table(table + REPLACED_SUFFIX)}`,
+          `${clickhouse.table(table + REBUILD_SUFFIX)} TO ${clickhouse.table(table)}`,
+        ]);
+        await clickhouse.command(`RENAME TABLE ${pairs.join(', ')}`);
+        this.highWater = undefined;
+      },
+      discard: dropAside,
+    };
+  }
+
+  /** Drops this database's tables (views first) whose names end with one of the suffixes. */
+  private async dropTablesEndingWith(suffixes: readonly string[], engine?: string): Promise<void> {
+    const rows = await this.clickhouse.rows<{ name: string; engine: string }>(
+      `SELECT name, engine FROM system.tables WHERE database = ${quoteString(this.clickhouse.database)}`,
+    );
+    const doomed = rows.filter((row) => suffixes.some((suffix) => row.name.endsWith(suffix)) && (!engine || row.engine === engine))
+      .sort((a, b) => Number(b.engine === 'MaterializedView') - Number(a.engine === 'MaterializedView'));
+    for (const row of doomed) await this.clickhouse.command(`DROP TABLE IF EXISTS ${this.clickhouse.table(row.name)}`);
   }
 
   /** Each raw table's high-water mark, read once no insert of an earlier writer is running. */
   private async readHighWaters(): Promise<Map<RawTableName, LogPosition | null>> {
     await this.waitForInFlightInserts();
     const marks = new Map<RawTableName, LogPosition | null>();
-    for (const raw of RAW_TABLES) marks.set(raw.table, await this.newestIn(raw.table));
+    for (const raw of RAW_TABLES) marks.set(raw.table, await this.newestIn(`${raw.table}${this.tables.suffix}`));
     return marks;
   }
 
   /** The position of the newest row in a raw table: every event of its type at or before it is already there. */
-  private async newestIn(table: RawTableName): Promise<LogPosition | null> {
+  private async newestIn(table: string): Promise<LogPosition | null> {
     // Aliases must not shadow the columns: ClickHouse (like PostgreSQL) would sort by the string.
     const rows = await this.clickhouse.rows<{ mark_transaction: string; mark_position: string }>(
       `SELECT toString(transaction_id) AS mark_transaction, toString(global_position) AS mark_position

@@ -29,3 +29,22 @@ export async function migrateClickHouse(
   }
   return done;
 }
+
+/**
+ * A rebuild's empty copy of the whole schema: every step's statements run again with each object's name
+ * (`{db}.attempts`, `{db}.spend_hourly_mv`, …) given `suffix`, so the copies have the columns the live
+ * tables have now (later steps' ALTERs included) and views that feed the copies' rollups from the copies'
+ * raw tables. Recorded nowhere: the copies are dropped or renamed into place when the rebuild ends.
+ */
+export async function createRebuildTables(
+  connection: ClickHouseConnection,
+  suffix: string,
+  migrations: readonly ClickHouseMigration[] = clickhouseMigrations,
+): Promise<void> {
+  if (!/^\w+$/.test(suffix)) throw new Error(`Not a table-name suffix: ${suffix}`);
+  for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
+    for (const statement of migration.statements) {
+      await connection.command(statement.replace(/\{db\}\.(\w+)/g, (_, name: string) => `${connection.database}.${name}${suffix}`));
+    }
+  }
+}

@@ -27,27 +27,28 @@ export class CostLedgerEntry {
   @Column({ type: 'text' })
   model!: string;
 
-  @Column({ name: 'input_tokens', type: 'integer' })
-  inputTokens!: number;
+  /** Token counts are bigint (issue 32: an upstream reported 3e9 prompt tokens); the driver reads them as decimal text. */
+  @Column({ name: 'input_tokens', type: 'bigint' })
+  inputTokens!: string;
 
-  @Column({ name: 'cached_input_tokens', type: 'integer' })
-  cachedInputTokens!: number;
+  @Column({ name: 'cached_input_tokens', type: 'bigint' })
+  cachedInputTokens!: string;
 
-  @Column({ name: 'cache_write_tokens', type: 'integer' })
-  cacheWriteTokens!: number;
+  @Column({ name: 'cache_write_tokens', type: 'bigint' })
+  cacheWriteTokens!: string;
 
-  @Column({ name: 'output_tokens', type: 'integer' })
-  outputTokens!: number;
+  @Column({ name: 'output_tokens', type: 'bigint' })
+  outputTokens!: string;
 
-  @Column({ name: 'reasoning_tokens', type: 'integer' })
-  reasoningTokens!: number;
+  @Column({ name: 'reasoning_tokens', type: 'bigint' })
+  reasoningTokens!: string;
 
   /** Exact decimal, carried as a string end to end. */
-  @Column({ name: 'cost_usd', type: 'numeric', precision: 24, scale: 12 })
+  @Column({ name: 'cost_usd', type: 'numeric', precision: 38, scale: 12 })
   costUsd!: string;
 
   /** What an exact-cache hit saved (the cached answer's original cost); 0 on provider attempts. */
-  @Column({ name: 'saved_usd', type: 'numeric', precision: 24, scale: 12 })
+  @Column({ name: 'saved_usd', type: 'numeric', precision: 38, scale: 12 })
   savedUsd!: string;
 
   @Column({ name: 'price_version', type: 'integer' })

@@ -1,4 +1,4 @@
-import type { DurableProjection, RecordedEvent, SqlExecutor } from '../../src/kernel/index.js';
+import type { DurableProjection, ProjectionReplacement, RecordedEvent, SqlExecutor } from '../../src/kernel/index.js';
 import { Decimal } from 'decimal.js';
 import { type AttemptFinished, recorded, type RequestServedFromCache } from '../../events/index.js';
 
@@ -12,12 +12,15 @@ export function isBillable(data: AttemptFinished['data']): boolean {
  * `ON CONFLICT DO NOTHING` (a replayed event can never bill twice), and only the rows actually inserted
  * are added to the tenants' running totals per UTC day and month — the increment happens in SQL, in
  * exact numeric. Set-based and free of a query builder: this runs for every request the gateway serves.
+ * The recordset's types are the columns' (bigint tokens, numeric money rounded by numeric(38, 12)): a value
+ * that fits neither — 1e308 tokens, a cost that is not a number — fails the statement, a deterministic
+ * failure on which the runner halts the ledger at that event (README "When a projection halts").
  */
 const LEDGER_PAGE = `
 WITH page AS (
   SELECT * FROM jsonb_to_recordset($1::jsonb) AS r(
     request_id text, attempt integer, tenant_id text, key_id text, alias text, deployment_id text, provider_id text, model text,
-    input_tokens integer, cached_input_tokens integer, cache_write_tokens integer, output_tokens integer, reasoning_tokens integer,
+    input_tokens bigint, cached_input_tokens bigint, cache_write_tokens bigint, output_tokens bigint, reasoning_tokens bigint,
     cost_usd numeric, saved_usd numeric, price_version integer, outcome text, usage_evidence text, global_position bigint, recorded_at timestamptz)
 ), inserted AS (
   INSERT INTO cost_ledger (request_id, attempt, tenant_id, key_id, alias, deployment_id, provider_id, model, input_tokens,
@@ -85,12 +88,12 @@ export class CostLedgerProjection implements DurableProjection {
       });
     }
     // Every batch: a named statement, parsed and planned once per connection.
-    if (rows.length > 0) await manager.query(LEDGER_PAGE, [JSON.stringify(rows)], 'switchyard_ledger_page_v1');
+    if (rows.length > 0) await manager.query(LEDGER_PAGE, [JSON.stringify(rows)], 'switchyard_ledger_page_v2');
   }
 
-  async reset(manager: SqlExecutor): Promise<void> {
-    await manager.query('DELETE FROM cost_ledger');
-    await manager.query('DELETE FROM tenant_spend');
+  /** Rebuilt aside into copies of both tables (the projection keeps no state between pages). */
+  replacement(): ProjectionReplacement {
+    return { projection: new CostLedgerProjection(), tables: [{ name: 'cost_ledger' }, { name: 'tenant_spend' }] };
   }
 }
 

@@ -14,10 +14,10 @@ export class TenantSpend {
   @PrimaryColumn({ name: 'period_start', type: 'timestamptz' })
   periodStart!: Date;
 
-  @Column({ name: 'spent_usd', type: 'numeric', precision: 24, scale: 12 })
+  @Column({ name: 'spent_usd', type: 'numeric', precision: 38, scale: 12 })
   spentUsd!: string;
 
   /** Running saving of exact-cache hits in the period. */
-  @Column({ name: 'saved_usd', type: 'numeric', precision: 24, scale: 12 })
+  @Column({ name: 'saved_usd', type: 'numeric', precision: 38, scale: 12 })
   savedUsd!: string;
 }

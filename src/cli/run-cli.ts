@@ -15,7 +15,7 @@ import { spendCommand } from './commands/spend.js';
 import { auditCheckpoint, auditExport, auditLog, auditPublicKey, auditVerify } from './commands/audit.js';
 import { eventsList, eventsRead, eventsTail } from './commands/events.js';
 import { mockProvider } from './commands/mock-provider.js';
-import { projectionsRebuild, projectionsStatus } from './commands/projections.js';
+import { projectionsRebuild, projectionsResume, projectionsStatus } from './commands/projections.js';
 import { projector } from './commands/projector.js';
 import { type ReconciledProvider, reconcileCommand } from './commands/reconcile.js';
 import { requestsShow } from './commands/requests.js';
@@ -39,9 +39,13 @@ const USAGE = `Usage: switchyard <command>
   events read STREAM                 print one stream (e.g. request-<id>, alias-chat)
   requests show ID                   reconstruct one request: admission, attempts, completion, cost,
                                      alias and price versions in force
-  projections status [--json]        position and lag of every projection
-  projections rebuild NAME           replay a durable projection from position 0 (cost-ledger,
-                                     audit-chain, clickhouse-analytics), with a progress bar
+  projections status [--json]        position and lag of every projection; a halted one with the event
+                                     and the error it halted at
+  projections rebuild NAME           replay a durable projection from position 0 aside (cost-ledger,
+                                     audit-chain, clickhouse-analytics), with a progress bar, and swap
+                                     it in at the head; a replay that fails leaves the live one as it was
+  projections resume NAME            try a halted durable projection's event again (after fixing the
+                                     cause): exit 0 once past it, 1 if it halted again
   audit verify [--checkpoint FILE] [--public-key FILE] [--json]
                                      recompute the hash chain from the events table: OK, or the first
                                      altered, missing or reordered position (exit 1)
@@ -142,7 +146,8 @@ export async function runCli(argv: string[]): Promise<number> {
           return await projectionsStatus({ json: values.json ?? false });
         }
         if (sub === 'rebuild' && rest[0]) return await projectionsRebuild(rest[0]);
-        return usage('projections status|rebuild NAME');
+        if (sub === 'resume' && rest[0]) return await projectionsResume(rest[0]);
+        return usage('projections status|rebuild NAME|resume NAME');
       case 'audit': {
         if (sub === 'verify') {
           const { values } = parseArgs({ args: rest, options: { checkpoint: { type: 'string' }, 'public-key': { type: 'string' }, json: { type: 'boolean' } } });

@@ -27,6 +27,8 @@ export * from './event-store/sql-event-store.js';
 export { READ_HORIZON_SQL } from './event-store/read-horizon.js';
 export { OutageSpool, SpoolFullError } from './event-store/spool/outage-spool.js';
 export * from './projections/projection-checkpoints.js';
+export * from './projections/projection-halts.js';
+export { classifyFailure } from './projections/projection-failure.js';
 export * from './projections/projection-runner.js';
 export * from './projections/projection.js';
 export * from './redaction/redact-text.js';

@@ -186,12 +186,12 @@ suite('exact cache (Redis + PostgreSQL)', () => {
     const [original] = await db.query<{ cost_usd: string; attempt: number }>(
       `SELECT cost_usd::text, attempt FROM cost_ledger WHERE request_id = $1`, [first.headers.get('x-request-id')]);
     expect(new Decimal(original.cost_usd).gt(0)).toBe(true);
-    const rows = await db.query<{ attempt: number; outcome: string; cost_usd: string; saved_usd: string; tenant_id: string; output_tokens: number }>(
+    const rows = await db.query<{ attempt: number; outcome: string; cost_usd: string; saved_usd: string; tenant_id: string; output_tokens: string }>(
       `SELECT attempt, outcome, cost_usd::text, saved_usd::text, tenant_id, output_tokens FROM cost_ledger WHERE request_id = ANY($1::text[])`,
       [hits.map((h) => h.headers.get('x-request-id'))]);
     expect(rows).toHaveLength(2);
     for (const row of rows) {
-      expect(row).toMatchObject({ attempt: 0, outcome: 'cache_hit', tenant_id: 'globex', output_tokens: 0 });
+      expect(row).toMatchObject({ attempt: 0, outcome: 'cache_hit', tenant_id: 'globex', output_tokens: '0' }); // bigint: decimal text
       expect(new Decimal(row.cost_usd).isZero()).toBe(true);
       expect(new Decimal(row.saved_usd).eq(original.cost_usd)).toBe(true);
     }

@@ -16,7 +16,8 @@ const WRITE_PROGRESS_MS = 400;
 interface LedgerRow {
   attempt: number;
   outcome: string;
-  output_tokens: number;
+  /** bigint: decimal text. */
+  output_tokens: string;
   usage_evidence: string;
   cost_usd: string;
 }
@@ -114,7 +115,7 @@ describe('resilience: streams', () => {
     const rows = await ledgerRows(requestId);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ outcome: 'failed_partial', usage_evidence: 'counted' });
-    expect(rows[0].output_tokens).toBeGreaterThan(0);
+    expect(Number(rows[0].output_tokens)).toBeGreaterThan(0);
   });
 
   test('malformed SSE is an error for the caller and a failure for the breaker', async () => {
@@ -163,7 +164,7 @@ describe('resilience: streams', () => {
     const rows = await ledgerRows(requestId);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ attempt: 1, outcome: 'cancelled', usage_evidence: 'counted' });
-    expect(rows[0].output_tokens).toBeGreaterThan(0);
+    expect(Number(rows[0].output_tokens)).toBeGreaterThan(0);
     expect(Number(rows[0].cost_usd)).toBeGreaterThan(0);
     expect(callsTo(gw, 'm-gone-backup')).toHaveLength(0);
   });

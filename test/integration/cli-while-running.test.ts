@@ -224,6 +224,10 @@ describe('the CLI while a server runs on the embedded store', () => {
     const unknown = await cliHere(['projections', 'rebuild', 'nonsense']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("Unknown projection 'nonsense'. Rebuildable: ");
+    // Resume goes through the server too (nothing is halted here).
+    const resumed = await cliHere(['projections', 'resume', 'cost-ledger']);
+    expect(resumed).toMatchObject({ code: 0, stdout: 'cost-ledger is not halted: nothing to resume.\n' });
+    expect((await cliHere(['projections', 'resume', 'nonsense'])).code).toBe(2);
     expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
   }, 60_000);
 
@@ -307,7 +311,7 @@ describe('--help', () => {
   test('every command and subcommand prints its usage on stdout and exits 0', async () => {
     const commands = [
       ['serve'], ['projector'], ['apply'], ['mock-provider'], ['events', 'tail'], ['events', 'list'], ['events', 'read'], ['requests', 'show'],
-      ['projections', 'status'], ['projections', 'rebuild'], ['audit', 'verify'], ['audit', 'export'], ['audit', 'checkpoint'], ['audit', 'public-key'],
+      ['projections', 'status'], ['projections', 'rebuild'], ['projections', 'resume'], ['audit', 'verify'], ['audit', 'export'], ['audit', 'checkpoint'], ['audit', 'public-key'],
       ['audit', 'log'], ['reconcile'], ['keys', 'issue'], ['keys', 'revoke'], ['admin-token', 'reset'],
     ];
     const written: string[] = [];

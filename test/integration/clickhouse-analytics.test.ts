@@ -66,10 +66,11 @@ describeWithClickHouse('ClickHouse analytics against a real server: totals equal
     const [raw] = await ch.rows(`SELECT toString(count()) AS n, toString(uniqExact(request_id, attempt)) AS keys FROM ${ch.database}.attempts`);
     expect(Number(raw.n)).toBe(events);
     expect(Number(raw.keys)).toBe(events);
-    const ledgerRows = await ledger<{ request_id: string; attempt: number; cost_usd: string; input_tokens: number; output_tokens: number }>(
+    // Token counts are bigint in the ledger and UInt64 in ClickHouse: decimal text on both sides.
+    const ledgerRows = await ledger<{ request_id: string; attempt: number; cost_usd: string; input_tokens: string; output_tokens: string }>(
       `SELECT request_id, attempt, cost_usd::text AS cost_usd, input_tokens, output_tokens FROM cost_ledger ORDER BY request_id, attempt`,
     );
-    const chRows = await ch.rows<{ request_id: string; attempt: number; cost_usd: string; input_tokens: number; output_tokens: number }>(
+    const chRows = await ch.rows<{ request_id: string; attempt: number; cost_usd: string; input_tokens: string; output_tokens: string }>(
       `SELECT request_id, attempt, toString(cost_usd) AS cost_usd, input_tokens, output_tokens FROM ${ch.database}.attempts
        WHERE billable = 1 ORDER BY request_id, attempt`,
     );
@@ -163,7 +164,13 @@ describeWithClickHouse('ClickHouse analytics against a real server: totals equal
 
   test('ClickHouse schema is recorded in its own migration table', async () => {
     const rows = await ch.rows(`SELECT version, name FROM ${ch.database}.schema_migrations ORDER BY version`);
-    expect(rows).toEqual([{ version: 1, name: 'attempts' }, { version: 2, name: 'spend-rollups' }, { version: 3, name: 'cache-hits' }]);
+    expect(rows).toEqual([
+      { version: 1, name: 'attempts' }, { version: 2, name: 'spend-rollups' }, { version: 3, name: 'cache-hits' }, { version: 4, name: 'wide-token-counts' },
+    ]);
+    // Issue 32: token counts are 64-bit, like the ledger's bigint (3e9 prompt tokens no longer fail the insert).
+    const types = await ch.rows<{ name: string; type: string }>(
+      `SELECT name, type FROM system.columns WHERE database = '${ch.database}' AND table = 'attempts' AND name LIKE '%_tokens' ORDER BY name`);
+    expect(types.map((column) => column.type)).toEqual(Array(5).fill('UInt64'));
   });
 
   test('a checkpoint moved back (a restored backup) replays into ClickHouse without counting anything twice', async () => {

@@ -147,7 +147,9 @@ describeWithClickHouse('ClickHouse analytics: exact-cache hits and their savings
 
   test('ClickHouse schema records the cache-hit step', async () => {
     const rows = await ch.rows(`SELECT version, name FROM ${ch.database}.schema_migrations ORDER BY version`);
-    expect(rows).toEqual([{ version: 1, name: 'attempts' }, { version: 2, name: 'spend-rollups' }, { version: 3, name: 'cache-hits' }]);
+    expect(rows).toEqual([
+      { version: 1, name: 'attempts' }, { version: 2, name: 'spend-rollups' }, { version: 3, name: 'cache-hits' }, { version: 4, name: 'wide-token-counts' },
+    ]);
   });
 
   test('a checkpoint moved back replays without counting a cache hit twice', async () => {

@@ -39,8 +39,8 @@ interface LedgerRow {
   request_id: string;
   attempt: number;
   cost_usd: string;
-  input_tokens: number;
-  output_tokens: number;
+  input_tokens: string;
+  output_tokens: string;
   [column: string]: unknown;
 }
 
@@ -66,8 +66,9 @@ async function expectLedgerMatchesEvents(client: pg.Client): Promise<void> {
     const attempt = attempts.get(`${row.request_id}#${row.attempt}`);
     expect(attempt).toBeDefined();
     expect(Number(row.cost_usd).toFixed(12)).toBe(attempt!.cost.total);
-    expect(row.input_tokens).toBe(attempt!.usage.input);
-    expect(row.output_tokens).toBe(attempt!.usage.output);
+    // bigint columns: the driver reads them as decimal text.
+    expect(Number(row.input_tokens)).toBe(attempt!.usage.input);
+    expect(Number(row.output_tokens)).toBe(attempt!.usage.output);
   }
   const check = await client.query(`
     SELECT (SELECT coalesce(sum(cost_usd), 0) FROM cost_ledger)::text AS ledger,

@@ -13,8 +13,8 @@ interface LedgerRow {
   outcome: string;
   price_version: number;
   cost_usd: string;
-  cached_input_tokens: number;
-  output_tokens: number;
+  cached_input_tokens: string;
+  output_tokens: string;
 }
 
 /**
@@ -72,7 +72,7 @@ describe('cost ledger across price versions', () => {
     ]);
     for (const [row, attempt] of [[ledger[0], a], [ledger[1], b], [ledger[2], c]] as const) {
       expect(Number(row.cost_usd).toFixed(12)).toBe(attempt.cost.total);
-      expect(row.output_tokens).toBe(attempt.usage.output);
+      expect(Number(row.output_tokens)).toBe(attempt.usage.output); // bigint: read as decimal text
     }
 
     // Exactly once: replaying the whole log rebuilds the same rows, no more.

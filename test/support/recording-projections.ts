@@ -1,6 +1,6 @@
 import type { SqlExecutor } from '../../src/kernel/database/database.js';
 import type { LogPosition, RecordedEvent } from '../../src/kernel/event-store/event-store.js';
-import type { DurableProjection, EventTypeFilter, InMemoryProjection } from '../../src/kernel/projections/projection.js';
+import type { DurableProjection, EventTypeFilter, InMemoryProjection, ProjectionReplacement } from '../../src/kernel/projections/projection.js';
 
 /** An in-memory projection that remembers the order in which it was given events. */
 export class RecordingProjection implements InMemoryProjection {
@@ -58,7 +58,8 @@ export class LoggingProjection implements DurableProjection {
     );
   }
 
-  async reset(manager: SqlExecutor): Promise<void> {
-    await manager.query(`DELETE FROM projection_log WHERE projection = $1`, [this.name]);
+  /** Rebuilt aside: its own rows of the shared table, renumbered in the order the replay applied them. */
+  replacement(): ProjectionReplacement {
+    return { projection: new LoggingProjection(this.name, this.eventTypes), tables: [{ name: 'projection_log', rowsOf: { column: 'projection', value: this.name } }] };
   }
 }

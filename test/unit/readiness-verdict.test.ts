@@ -40,6 +40,29 @@ describe('readinessVerdict', () => {
   });
 });
 
+describe('readinessVerdict with a halted durable projection', () => {
+  const halt = {
+    name: 'cost-ledger', position: { transactionId: 812n, globalPosition: 4_711 }, eventId: '0192f1e2-0000-7000-8000-000000000001', eventType: 'AttemptFinished',
+    error: 'value "100000000000…(309 digits)" is out of range for type bigint', errorCode: '22003', haltedAt: new Date('2026-12-01T10:00:00Z'),
+  };
+
+  test('names the projection, the position, the event, its type and the error, and the node stays ready (serving does not depend on it)', () => {
+    const report = readinessVerdict({ eventStore: reachable, lags: [lag('cost-ledger', 'durable', 900)], halted: [halt], redis: absent, clickhouse: absent, maxLagEvents: 10 });
+    expect(report.ready).toBe(true);
+    const named = 'cost-ledger halted at global position 4711 (event 0192f1e2-0000-7000-8000-000000000001, AttemptFinished) since 2026-12-01T10:00:00.000Z: ' +
+      'value "100000000000…(309 digits)" is out of range for type bigint [22003]';
+    expect(report.checks.durableProjections).toEqual({ status: 'failing', required: false, detail: named });
+    expect(report.problems).toEqual([`projection cost-ledger: ${named.slice('cost-ledger '.length)} — its read model stops there, serving continues; fix the cause and run \`switchyard projections resume cost-ledger\``]);
+    expect(report.halted).toEqual([halt]);
+  });
+
+  test('without one the check is ok', () => {
+    const report = readinessVerdict({ eventStore: reachable, lags: [], redis: absent, clickhouse: absent, maxLagEvents: 10 });
+    expect(report.checks.durableProjections).toEqual({ status: 'ok', required: false });
+    expect(report.halted).toEqual([]);
+  });
+});
+
 describe('readinessVerdict with an outage spool', () => {
   const down = { reachable: false, problems: ['queries: connection refused'] };
   test('an unreachable event store absorbed by a spool with room leaves the node ready, and says so', () => {

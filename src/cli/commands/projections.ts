@@ -1,13 +1,14 @@
 import { readEnvironment } from '../../config/environment.js';
-import { comparePositions } from '../../kernel/event-store/event-store.js';
+import { RebuildFailedError } from '../../kernel/index.js';
 import { openPlatform } from '../../platform.js';
 import { type ProjectionReport, formatProjectionReport, projectionReport } from '../../projection-report.js';
+import { type ResumeOutcome, describeResume, resumeProjection } from '../../projection-resume.js';
 import { type RunningServer, ServerRefusedError, runningServer } from '../running-server.js';
 import type { RebuildStarted } from '../../projections.controller.js';
 import { ProgressBar } from '../progress-bar.js';
-import { checkpointOf, lastCovered, lastEventFor } from '../projection-positions.js';
+import { lastEventFor } from '../projection-positions.js';
 
-/** Gives up waiting for a replay on another node when its checkpoint has not moved for this long. */
+/** Gives up waiting for a replay on the server when its position has not moved for this long. */
 const STALL_TIMEOUT_MS = 120_000;
 
 export async function projectionsStatus(options: { json: boolean } = { json: false }): Promise<number> {
@@ -30,61 +31,44 @@ export async function projectionsStatus(options: { json: boolean } = { json: fal
 }
 
 /**
- * Replays a durable projection from position zero with a progress bar. Without the lease (a server is
- * running), the reset alone is done here and the lease holder replays while it keeps serving; the bar
- * then follows its checkpoint.
+ * Rebuilds a durable projection aside with a progress bar (README "Rebuilding aside"). On the embedded
+ * store a running server does it (through its operator socket) while it serves; otherwise this process
+ * replays the projection into a schema of its own and swaps it in at the head — with a server running
+ * elsewhere on the same PostgreSQL too: that server's writer keeps the live read model moving meanwhile
+ * and finds its checkpoint moved after the swap. A replay that fails changes nothing live (exit 1).
  */
 export async function projectionsRebuild(name: string): Promise<number> {
   const environment = readEnvironment();
   const server = runningServer(environment);
   if (server) return rebuildThrough(server, name);
-  const platform = await openPlatform(environment, { runDurable: true });
+  const platform = await openPlatform(environment, { runDurable: false });
   try {
-    const durable = platform.runner.status().filter((s) => s.kind === 'durable');
-    const status = durable.find((s) => s.name === name);
-    if (!status) {
-      process.stderr.write(`Unknown projection '${name}'. Rebuildable: ${durable.map((s) => s.name).join(', ')} ` +
-        `(cost-ledger includes tenant spend; per-node projections rebuild at every start).\n`);
-      return 2;
-    }
-    const { database } = platform;
-    const target = await lastEventFor(database, status.eventTypes);
-    const goal = target?.globalPosition ?? 0;
+    const status = durableStatus(platform.runner.status(), name, 'Rebuildable');
+    if (!status) return 2;
+    const goal = (await lastEventFor(platform.database, status.eventTypes))?.globalPosition ?? 0;
     const bar = new ProgressBar(`rebuilding ${name}`, 'positions');
+    bar.update(0, goal);
     let polling = true;
-    let lastProgress = { covered: -1, at: Date.now() };
-    const covered = async () => lastCovered(database, (await checkpointOf(database, name))?.position ?? null);
-    // Until the reset is seen, the stored checkpoint is the old one: show 0 rather than a false 100%.
-    const before = await covered();
-    let resetSeen = before === 0;
     const poll = (async () => {
       while (polling) {
-        const done = await covered().catch(() => lastProgress.covered);
-        if (done < before) resetSeen = true;
-        if (done !== lastProgress.covered) lastProgress = { covered: done, at: Date.now() };
-        bar.update(resetSeen ? Math.min(Math.max(0, done), goal) : 0, goal);
+        const progress = platform.runner.status().find((s) => s.name === name)?.rebuild;
+        if (progress) bar.update(Math.min(progress.position, goal), goal);
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
     })();
     try {
-      await platform.runner.rebuild(name);
-      const local = platform.runner.status().find((s) => s.name === name)!.leaseHeld;
-      if (!local && target) {
-        // Another node holds the lease: it saw the reset checkpoint and replays; follow it.
-        for (;;) {
-          const checkpoint = await checkpointOf(database, name);
-          if (checkpoint && comparePositions(checkpoint.position, target) >= 0) break;
-          if (Date.now() - lastProgress.at > STALL_TIMEOUT_MS) {
-            throw new Error(`the node holding the ${name} lease has not moved its checkpoint for ${STALL_TIMEOUT_MS / 1000} s; is it running?`);
-          }
-          await new Promise((resolve) => setTimeout(resolve, 250));
-        }
-      }
+      const done = await platform.runner.rebuild(name);
       polling = false;
       await poll;
       bar.update(goal, goal);
-      bar.finish(`Rebuilt ${name} from position 0 to ${goal}${local ? '' : ' (replayed by the node holding its lease)'}.`);
+      bar.finish(`Rebuilt ${name} from position 0 to ${Math.max(goal, done.position)} (replayed aside by this process and swapped in at the head; the live read model served meanwhile).`);
       return 0;
+    } catch (error) {
+      if (!(error instanceof RebuildFailedError)) throw error;
+      polling = false;
+      await poll;
+      bar.finish(`${error.message}.`);
+      return 1;
     } finally {
       polling = false;
       await poll;
@@ -95,9 +79,9 @@ export async function projectionsRebuild(name: string): Promise<number> {
 }
 
 /**
- * The embedded store belongs to a running server: it resets the projection and replays it while it
- * serves (POST /admin/v1/projections/{name}/rebuild answers once the reset is committed), and the bar
- * follows the projection's position in its report.
+ * The embedded store belongs to a running server: it replays the projection aside and swaps it in while it
+ * serves (POST /admin/v1/projections/{name}/rebuild answers once the replay has begun), and the bar follows
+ * the rebuild in its report until it is done or has failed.
  */
 async function rebuildThrough(server: RunningServer, name: string): Promise<number> {
   const started = await server.post<RebuildStarted>(`/admin/v1/projections/${encodeURIComponent(name)}/rebuild`, {}).catch((error: unknown) => {
@@ -109,18 +93,68 @@ async function rebuildThrough(server: RunningServer, name: string): Promise<numb
     return 2;
   }
   const bar = new ProgressBar(`rebuilding ${name}`, 'positions');
-  let lastProgress = { covered: -1, at: Date.now() };
+  let lastProgress = { position: -1, at: Date.now() };
   for (;;) {
     const report = await server.get<ProjectionReport>('/admin/v1/projections');
-    const covered = report.projections.find((row) => row.name === name)?.position ?? 0;
-    if (covered !== lastProgress.covered) lastProgress = { covered, at: Date.now() };
-    bar.update(Math.min(covered, started.goal), started.goal);
-    if (covered >= started.goal) break;
+    const rebuild = report.projections.find((row) => row.name === name)?.rebuild ?? null;
+    const position = rebuild?.position ?? 0;
+    if (position !== lastProgress.position) lastProgress = { position, at: Date.now() };
+    bar.update(Math.min(position, started.goal), started.goal);
+    if (rebuild?.state === 'done') {
+      bar.update(started.goal, started.goal);
+      bar.finish(`Rebuilt ${name} from position 0 to ${Math.max(position, started.goal)} (replayed by the running server, process ${server.pid}): swapped in at the head.`);
+      return 0;
+    }
+    if (rebuild?.state === 'failed') {
+      const at = rebuild.failedAt;
+      bar.finish(`rebuilding ${name} failed${at ? ` at global position ${at.globalPosition} (event ${at.eventId}, ${at.eventType})` : ''}: ${rebuild.error}; the live read model is untouched.`);
+      return 1;
+    }
     if (Date.now() - lastProgress.at > STALL_TIMEOUT_MS) {
-      throw new Error(`the server (process ${server.pid}) has not moved the ${name} checkpoint for ${STALL_TIMEOUT_MS / 1000} s; see its log`);
+      throw new Error(`the server (process ${server.pid}) has not moved the ${name} rebuild for ${STALL_TIMEOUT_MS / 1000} s; see its log`);
     }
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
-  bar.finish(`Rebuilt ${name} from position 0 to ${started.goal} (replayed by the running server, process ${server.pid}).`);
-  return 0;
+}
+
+/**
+ * Clears a halted projection's halt and waits for the outcome (README "When a projection halts"): through a
+ * running server on the embedded store, else on the store directly, where the process that runs the
+ * projection (a server or a projector, on any node) learns of it from `projection_halts` at its next poll.
+ */
+export async function projectionsResume(name: string): Promise<number> {
+  const environment = readEnvironment();
+  const server = runningServer(environment);
+  let outcome: ResumeOutcome;
+  if (server) {
+    try {
+      outcome = await server.post<ResumeOutcome>(`/admin/v1/projections/${encodeURIComponent(name)}/resume`, {});
+    } catch (error) {
+      if (!(error instanceof ServerRefusedError && error.code === 'unknown_projection')) throw error;
+      process.stderr.write(`${error.message}\n`);
+      return 2;
+    }
+  } else {
+    const platform = await openPlatform(environment, { runDurable: false });
+    try {
+      if (!durableStatus(platform.runner.status(), name, 'Durable projections')) return 2;
+      outcome = await resumeProjection(platform, name);
+    } finally {
+      await platform.close();
+    }
+  }
+  const { text, code } = describeResume(outcome);
+  process.stdout.write(`${text}\n`);
+  return code;
+}
+
+function durableStatus<S extends { name: string; kind: string }>(statuses: readonly S[], name: string, listed: string): S | null {
+  const durable = statuses.filter((s) => s.kind === 'durable');
+  const status = durable.find((s) => s.name === name);
+  if (!status) {
+    process.stderr.write(`Unknown projection '${name}'. ${listed}: ${durable.map((s) => s.name).join(', ')} ` +
+      `(cost-ledger includes tenant spend; per-node projections rebuild at every start).\n`);
+    return null;
+  }
+  return status;
 }

@@ -44,6 +44,24 @@ export interface TransactionOptions {
    * before and one after takes two round trips fewer.
    */
   closing?: string;
+  /**
+   * A schema put first on the search path for this transaction alone (`SET LOCAL`), before `opening`: the
+   * unqualified names of the transaction's statements find that schema's tables first and every other table
+   * where they always are. A rebuild replays a projection into tables of its own this way, running the
+   * projection's SQL unchanged; named statements are parsed again under the changed path (PostgreSQL does
+   * so since 9.3 for PREPARE and the extended protocol alike; test/integration/projection-rebuild-aside.test.ts
+   * checks both adapters). A plain identifier (lower-case letters, digits, underscores).
+   */
+  searchPath?: string;
+}
+
+/** A schema name `TransactionOptions.searchPath` accepts: one that is an identifier as it stands, never quoted. */
+export const PLAIN_IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** The statement that puts `schema` first on the search path until the transaction ends. */
+export function searchPathStatement(schema: string): string {
+  if (!PLAIN_IDENTIFIER.test(schema)) throw new Error(`Not a plain schema name: ${schema}`);
+  return `SELECT set_config('search_path', '${schema}, ' || current_setting('search_path'), true)`;
 }
 
 /** What a transaction's work is given: its statements, and the rows of its `opening` statement (none without one). */

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import { describeDatabaseError } from './connection-loss.js';
-import type { Database, DatabaseHealth, Lease, SqlExecutor, TransactionOptions, TransactionWork } from './database.js';
+import { type Database, type DatabaseHealth, type Lease, type SqlExecutor, type TransactionOptions, type TransactionWork, searchPathStatement } from './database.js';
 import { DataDirLock } from './data-dir-lock.js';
 import { Mutex } from './mutex.js';
 import { PgliteThread } from './pglite-thread.js';
@@ -62,6 +62,7 @@ export class PgliteDatabase implements Database {
           (await this.run(sql, params, statementName, opens())).rows as Row[],
       };
       try {
+        if (options?.searchPath) await this.run(searchPathStatement(options.searchPath), undefined, undefined, opens());
         const opened = options?.opening ? (await this.run(options.opening, undefined, undefined, opens())).rows : [];
         const result = await work(tx, opened);
         if (options?.closing) await this.pg.exec(`${options.closing}; COMMIT`, opens());

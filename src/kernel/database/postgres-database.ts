@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { describeDatabaseError } from './connection-loss.js';
-import type { Database, DatabaseHealth, Lease, SqlExecutor, TransactionOptions, TransactionWork } from './database.js';
+import { type Database, type DatabaseHealth, type Lease, type SqlExecutor, type TransactionOptions, type TransactionWork, searchPathStatement } from './database.js';
 import { PostgresListenSession } from './postgres-listen-session.js';
 
 /** How long a new connection may take before the attempt fails (instead of waiting for ever on a dead server). */
@@ -49,7 +49,8 @@ export class PostgresDatabase implements Database {
     try {
       // One round trip whatever the options: the simple protocol runs every statement of the string, and
       // an error stops the rest of it (a failed `closing` never reaches its COMMIT).
-      const begin = options?.flush === 'background' ? 'BEGIN; SET LOCAL synchronous_commit TO off' : 'BEGIN';
+      let begin = options?.flush === 'background' ? 'BEGIN; SET LOCAL synchronous_commit TO off' : 'BEGIN';
+      if (options?.searchPath) begin += `; ${searchPathStatement(options.searchPath)}`;
       const opening: unknown = await client.query(options?.opening ? `${begin}; ${options.opening}` : begin);
       const tx: SqlExecutor = {
         query: async <Row>(sql: string, params?: readonly unknown[], statementName?: string) => {

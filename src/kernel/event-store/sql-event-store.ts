@@ -1,5 +1,5 @@
 import { isConnectionLoss, retryOnConnectionLoss } from '../database/connection-loss.js';
-import { type Database, UNIQUE_VIOLATION, sqlErrorCode } from '../database/database.js';
+import { type Database, type SqlExecutor, UNIQUE_VIOLATION, sqlErrorCode } from '../database/database.js';
 import { IdempotencyConflictError, WrongExpectedVersionError } from './errors.js';
 import {
   type AppendRequest,
@@ -385,7 +385,22 @@ export class SqlEventStore implements EventStore {
     return this.tail.read(from, options) ?? this.readLog(from, options);
   }
 
-  private async readLog(from: LogPosition, options: ReadAllOptions): Promise<ReadAllResult> {
+  /**
+   * `readAll` as a statement of the caller's transaction (`executor`): for work that must read the head of
+   * the log while it holds locks — a rebuild catching its replacement up under the live checkpoint's lock,
+   * where on the embedded engine any statement outside the transaction would wait for it to end. Never
+   * from the committed tail, never retried (the transaction decides).
+   */
+  async readAllIn(executor: SqlExecutor, from: LogPosition, options: ReadAllOptions): Promise<ReadAllResult> {
+    return this.readLog(from, options, (sql, params, statement) => executor.query(sql, params, statement));
+  }
+
+  private async readLog(
+    from: LogPosition,
+    options: ReadAllOptions,
+    run: <Row extends { horizon: string }>(sql: string, params: readonly unknown[], statementName: string) => Promise<Row[]> =
+      (sql, params, statement) => this.readSeeingHorizon(sql, params, statement),
+  ): Promise<ReadAllResult> {
     const params: unknown[] = [xid8Param(from.transactionId), from.globalPosition, options.limit];
     let filters = '';
     if (options.types) {
@@ -402,7 +417,7 @@ export class SqlEventStore implements EventStore {
     // Readers run all the time (every projection on every commit): planned once per connection and
     // filter shape, as named statements.
     const statement = `switchyard_read_all_v3${options.types ? '_types' : ''}${options.streamId !== undefined ? '_stream' : ''}`;
-    const rows = await this.readSeeingHorizon<EventRow & { horizon: string }>(
+    const rows = await run<EventRow & { horizon: string }>(
       `WITH horizon AS (SELECT ${READ_HORIZON_SQL} AS xmin)
        SELECT horizon.xmin AS horizon, page.*
        FROM horizon LEFT JOIN LATERAL (

@@ -36,12 +36,61 @@ export interface DurableProjection {
    * still applies.
    */
   prepare?(events: readonly RecordedEvent[]): Promise<void>;
-  /** Deletes everything the projection wrote, before a rebuild from position zero. */
-  reset(manager: SqlExecutor): Promise<void>;
+  /**
+   * Where a rebuild builds this projection's replacement while the live read model keeps serving (and
+   * moving): see `ProjectionReplacement`. A projection without one cannot be rebuilt.
+   */
+  replacement?(): ProjectionReplacement;
+  /**
+   * Whether a failure of this projection's page would fail the same way again (`deterministic`: the events
+   * or the schema are at fault — the runner then isolates the event and halts the projection at it) or may
+   * pass when tried later (`transient`: the runner retries on its next wake-up). Undefined leaves it to the
+   * runner's rule (`classifyFailure`), which knows PostgreSQL's and the network's errors; a projection that
+   * writes elsewhere (ClickHouse) names its store's.
+   */
+  classify?(error: unknown): FailureKind | undefined;
   /**
    * Called before the first batch after the runner (re)loads the checkpoint: at start, when this node
    * (re)acquires the lease, and when another writer or a rebuild moved the checkpoint. A projection whose
    * writes live outside PostgreSQL (ClickHouse) forgets what it believed it had written and re-reads it.
    */
   resume?(): Promise<void>;
+}
+
+/** See `DurableProjection.classify`. */
+export type FailureKind = 'transient' | 'deterministic';
+
+/**
+ * How a rebuild replays a projection aside (README "Rebuilding aside"): into tables of a schema of its own,
+ * created empty LIKE the live ones, with a checkpoint of its own there, while the live projection keeps
+ * serving and moving. Only when the replacement has reached the head is it swapped in, in one transaction
+ * that holds the live checkpoint's lock; a replay that fails leaves the live read model as it was.
+ */
+export interface ProjectionReplacement {
+  /** A fresh instance that replays into the replacement: it shares no state (a chain head, high-water marks) with the live one. */
+  readonly projection: DurableProjection;
+  /**
+   * The PostgreSQL tables the projection writes. The replay's transactions put the rebuild's schema first on
+   * the search path, so `projection`'s SQL, unchanged, writes the replacement's copies; tables not listed
+   * (the log itself) are found where they always are. The swap makes each live table equal to its copy.
+   */
+  readonly tables: readonly ReplacedTable[];
+  /** Creates the replacement's storage outside PostgreSQL (ClickHouse's tables), empty, before the replay. */
+  create?(): Promise<void>;
+  /**
+   * Inside the swap's transaction, once the replacement has caught up and the PostgreSQL rows are replaced,
+   * before the live checkpoint moves: puts the storage outside PostgreSQL in place of the live one.
+   */
+  swap?(): Promise<void>;
+  /** Drops what `create` made and what `swap` set aside, after a swap or a failed replay. */
+  discard?(): Promise<void>;
+}
+
+export interface ReplacedTable {
+  name: string;
+  /**
+   * A table that several projections share: only the rows whose `column` holds `value` are this
+   * projection's (the replay writes only those, and the swap replaces only those).
+   */
+  rowsOf?: { column: string; value: string };
 }
