@@ -394,6 +394,8 @@ const cases: RouteCase[] = [
       ['GET /admin/v1/audit/export', 'platform', get('/admin/v1/audit/export'), 200],
       ['GET /admin/v1/audit/checkpoint', 'platform', get('/admin/v1/audit/checkpoint'), 200],
       ['GET /admin/v1/audit/public-key', 'platform', get('/admin/v1/audit/public-key'), 200],
+      // Not halted: answers at once (`state: not-halted`).
+      ['POST /admin/v1/projections/{name}/resume', 'platform', { method: 'POST', path: '/admin/v1/projections/cost-ledger/resume' }, 200],
       // Last: the audit chain replays in the background after it answers.
       ['POST /admin/v1/projections/{name}/rebuild', 'platform', { method: 'POST', path: '/admin/v1/projections/audit-chain/rebuild' }, 202],
     ];
