@@ -121,6 +121,26 @@ describeWithPostgres('a provider whose usage cannot be believed, in every provid
     },
   );
 
+  test.each(PROVIDER_FORMATS.flatMap((provider) => [false, true].map((stream) => [provider.type, stream ? 'streamed' : 'buffered', provider, stream] as const)))(
+    '%s, no usage at all, %s → the answer is whole and billed at the gateway\'s count (evidence counted)',
+    async (_type, _mode, provider, stream) => {
+      gw.mock.addScenario({ model: provider.model, times: 1, behaviour: { usage: false } });
+      const response = await fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: provider.alias, messages: [{ role: 'user', content: 'Say hello' }], ...(stream ? { stream: true, stream_options: { include_usage: true } } : {}) }),
+      });
+      const text = await response.text();
+      expect(response.status).toBe(200);
+      if (stream) expect(sseData(text).at(-1)).toBe('[DONE]');
+      await gw.gateway.platform.runner.catchUp(['cost-ledger']);
+      const { rows } = await sql.query(`SELECT usage_evidence, input_tokens::int, output_tokens::int FROM cost_ledger WHERE request_id = $1`, [response.headers.get('x-request-id')]);
+      expect(rows).toEqual([{ usage_evidence: 'counted', input_tokens: expect.any(Number), output_tokens: expect.any(Number) }]);
+      expect(rows[0].input_tokens).toBeGreaterThan(0);
+      expect(rows[0].output_tokens).toBeGreaterThan(0);
+    },
+  );
+
   test('every request is billed once, within the bound, never negative; the implausible ones say so, with the value as reported', async () => {
     await gw.gateway.platform.runner.catchUp(['cost-ledger']);
     const rows = (await sql.query(
