@@ -5,6 +5,13 @@ export * from './price-events.js';
 export * from './alias-events.js';
 export * from './tenant-events.js';
 export * from './api-key-events.js';
+// What each control-plane family's events amount to: the state its decider decides on and the projections fold.
+export * from './provider-state.js';
+export * from './deployment-state.js';
+export * from './price-state.js';
+export * from './alias-state.js';
+export * from './tenant-state.js';
+export * from './api-key-state.js';
 export * from './request-events.js';
 export * from './breaker-events.js';
 export * from './admin-token-events.js';

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { DataSource } from 'typeorm';
 import { upcasters } from '../events/upcasters.js';
+import { providerSettingsProblem } from '../modules/catalog/index.js';
 import { AuditChainProjection } from '../projections/audit-chain/audit-chain.projection.js';
 import { openCheckpointSigner, readAuditSettings } from '../projections/audit-chain/audit-settings.js';
 import type { CheckpointSigner } from '../projections/audit-chain/checkpoint-signer.js';
@@ -112,7 +113,7 @@ export async function openPlatform(environment: Environment, options: PlatformOp
     // throughput at c=32, and no worse latency at 300 or 1,000 rps (bench/PROFILE.md, stop 30).
     maxInFlight: 1,
   });
-  const routing = new RoutingSnapshotProjection();
+  const routing = new RoutingSnapshotProjection(providerSettingsProblem);
   const keys = new KeyIndexProjection();
   const runner = new ProjectionRunner(store, database, {
     pollIntervalMs: environment.pollIntervalMs,

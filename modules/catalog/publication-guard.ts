@@ -2,6 +2,7 @@ import { type AliasPublished, type DomainEvent, isSwitchyardEvent } from '../../
 import { buildRoutingSnapshot } from '../../projections/routing-snapshot/index.js';
 import type { ControlPlaneState } from '../../projections/control-plane/index.js';
 import { DomainError, resolveSecret } from '../../src/kernel/index.js';
+import { providerSettingsProblem } from './provider/provider.decider.js';
 
 /**
  * Safe publication: a catalog change is checked against the snapshot it would produce before it is
@@ -11,8 +12,9 @@ import { DomainError, resolveSecret } from '../../src/kernel/index.js';
  * with 422 and appends nothing, so the running snapshot stays in force.
  */
 export function assertSafeCatalogChange(current: ControlPlaneState, streamId: string, events: readonly DomainEvent[]): void {
-  const before = buildRoutingSnapshot(current, 0, null);
-  const after = buildRoutingSnapshot(current.with(streamId, events), 0, null);
+  const rules = { providerProblem: providerSettingsProblem };
+  const before = buildRoutingSnapshot(current, 0, null, rules);
+  const after = buildRoutingSnapshot(current.with(streamId, events), 0, null, rules);
   const known = new Set([...before.problems, ...before.deploymentProblems].map(stripVersion));
   const changedAlias = streamId.startsWith('alias-') ? `alias ${streamId.slice('alias-'.length)} ` : null;
   const introduced = [...after.problems, ...after.deploymentProblems].filter(

@@ -1,18 +1,17 @@
 import {
-  ALIAS_EVENT_TYPES, API_KEY_EVENT_TYPES, DEPLOYMENT_EVENT_TYPES, type DomainEvent, type EventOfType, isEventOf, PRICE_EVENT_TYPES, PROVIDER_EVENT_TYPES,
-  type SwitchyardEventType, TENANT_EVENT_TYPES,
+  ALIAS_EVENT_TYPES, aliasFold, type AliasState, API_KEY_EVENT_TYPES, apiKeyFold, type ApiKeyState, DEPLOYMENT_EVENT_TYPES, deploymentFold,
+  type DeploymentState, type DomainEvent, type EventOfType, isEventOf, PRICE_EVENT_TYPES, priceFold, type PriceState, PROVIDER_EVENT_TYPES,
+  providerFold, type ProviderState, type SwitchyardEventType, TENANT_EVENT_TYPES, tenantFold, type TenantState,
 } from '../../events/index.js';
-import { aliasDecider, type AliasState, deploymentDecider, type DeploymentState, priceDecider, type PriceState, providerDecider, type ProviderState } from '../../modules/catalog/index.js';
-import { apiKeyDecider, type ApiKeyState, tenantDecider, type TenantState } from '../../modules/access/index.js';
-import type { Decider } from '../../src/kernel/index.js';
+import type { StateFold } from '../../src/kernel/index.js';
 
 const FAMILIES = ['provider', 'deployment', 'price', 'alias', 'tenant', 'apikey'] as const;
 
 type Family = (typeof FAMILIES)[number];
 
 /**
- * One family's aggregates while a page is folded by the family's own `evolve`, which takes the family's
- * own event types and no other. The map is copied on the page's first event for the family, so a page
+ * One family's aggregates while a page is folded by the family's own fold (events/, the one its decider
+ * decides on), which takes the family's own event types and no other. The map is copied on the page's first event for the family, so a page
  * costs one copy however many of its events it holds.
  */
 class FamilyFold<Type extends SwitchyardEventType, State> {
@@ -20,7 +19,7 @@ class FamilyFold<Type extends SwitchyardEventType, State> {
 
   constructor(
     private readonly types: readonly Type[],
-    private readonly decider: Pick<Decider<never, EventOfType<Type>, State>, 'initialState' | 'evolve'>,
+    private readonly fold: StateFold<EventOfType<Type>, State>,
     private readonly before: ReadonlyMap<string, State>,
   ) {}
 
@@ -28,7 +27,7 @@ class FamilyFold<Type extends SwitchyardEventType, State> {
     // The stream named the aggregate; only its decider writes there, so another type never arrives and is not folded.
     if (!isEventOf(this.types, event)) return;
     this.folded ??= new Map(this.before);
-    this.folded.set(id, this.decider.evolve(this.folded.get(id) ?? this.decider.initialState(), event));
+    this.folded.set(id, this.fold.evolve(this.folded.get(id) ?? this.fold.initialState(), event));
   }
 
   get result(): ReadonlyMap<string, State> {
@@ -37,8 +36,9 @@ class FamilyFold<Type extends SwitchyardEventType, State> {
 }
 
 /**
- * Every control-plane aggregate's state, folded with the aggregates' own `evolve` functions so that
- * the projections and the command side can never disagree about what an event means. Immutable:
+ * Every control-plane aggregate's state, folded with the aggregates' own folds (events/*-state.ts, which
+ * their deciders decide on) so that the projections and the command side can never disagree about what
+ * an event means. Immutable:
  * `with` returns a new state sharing untouched maps.
  */
 export class ControlPlaneState {
@@ -74,12 +74,12 @@ export class ControlPlaneState {
   /** The state after a page of recorded events; each touched map is copied once per call. */
   withAll(events: ReadonlyArray<DomainEvent & { streamId: string; streamVersion: number }>): ControlPlaneState {
     const folds = {
-      provider: new FamilyFold(PROVIDER_EVENT_TYPES, providerDecider, this.providers),
-      deployment: new FamilyFold(DEPLOYMENT_EVENT_TYPES, deploymentDecider, this.deployments),
-      price: new FamilyFold(PRICE_EVENT_TYPES, priceDecider, this.prices),
-      alias: new FamilyFold(ALIAS_EVENT_TYPES, aliasDecider, this.aliases),
-      tenant: new FamilyFold(TENANT_EVENT_TYPES, tenantDecider, this.tenants),
-      apikey: new FamilyFold(API_KEY_EVENT_TYPES, apiKeyDecider, this.keys),
+      provider: new FamilyFold(PROVIDER_EVENT_TYPES, providerFold, this.providers),
+      deployment: new FamilyFold(DEPLOYMENT_EVENT_TYPES, deploymentFold, this.deployments),
+      price: new FamilyFold(PRICE_EVENT_TYPES, priceFold, this.prices),
+      alias: new FamilyFold(ALIAS_EVENT_TYPES, aliasFold, this.aliases),
+      tenant: new FamilyFold(TENANT_EVENT_TYPES, tenantFold, this.tenants),
+      apikey: new FamilyFold(API_KEY_EVENT_TYPES, apiKeyFold, this.keys),
     } satisfies Record<Family, unknown>;
     const versions = new Map(this.versions);
     for (const event of events) {

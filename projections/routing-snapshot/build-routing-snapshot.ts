@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { providerSettingsProblem } from '../../modules/catalog/index.js';
+import type { ProviderSettings } from '../../events/index.js';
 import { resolveSecret } from '../../src/kernel/index.js';
 import type { ControlPlaneState } from '../control-plane/index.js';
 import { Credential } from './credential.js';
@@ -13,9 +13,18 @@ export interface SnapshotBuild {
   deploymentProblems: string[];
 }
 
+/**
+ * The catalog's rule for a provider's settings (`providerSettingsProblem` in modules/catalog): why they
+ * cannot serve, or null. A provider it refuses is not in the snapshot and its deployments are problems.
+ * Whoever builds hands it in (the bootstrap to the projection, the publication guard to its builds),
+ * because a projection imports no module (docs/architecture.md).
+ */
+export type ProviderSettingsRule = (settings: ProviderSettings) => string | null;
+
 export interface BuildOptions {
-  /** Resolve secrets (true when serving; false to check structure only). */
-  resolveSecrets: boolean;
+  providerProblem: ProviderSettingsRule;
+  /** Resolve secrets (the default, when serving; false to check structure only). */
+  resolveSecrets?: boolean;
 }
 
 /**
@@ -27,19 +36,19 @@ export function buildRoutingSnapshot(
   state: ControlPlaneState,
   version: number,
   previous: RoutingSnapshot | null,
-  options: BuildOptions = { resolveSecrets: true },
+  options: BuildOptions,
 ): SnapshotBuild {
   const problems: string[] = [];
   const providers = new Map<string, ResolvedProvider | string>();
   for (const [id, provider] of state.providers) {
     if (provider.status !== 'active') continue;
-    const problem = providerSettingsProblem(provider.settings);
+    const problem = options.providerProblem(provider.settings);
     if (problem) {
       providers.set(id, `provider ${id}: ${problem}`);
       continue;
     }
     let credential: Credential | null = null;
-    if (provider.settings.credentialRef && options.resolveSecrets) {
+    if (provider.settings.credentialRef && options.resolveSecrets !== false) {
       try {
         credential = new Credential(resolveSecret(provider.settings.credentialRef));
       } catch (error) {

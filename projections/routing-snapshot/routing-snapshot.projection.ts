@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { ALIAS_EVENT_TYPES, DEPLOYMENT_EVENT_TYPES, PRICE_EVENT_TYPES, PROVIDER_EVENT_TYPES } from '../../events/index.js';
 import type { InMemoryProjection, LogPosition, RecordedEvent } from '../../src/kernel/index.js';
 import { ControlPlaneState } from '../control-plane/index.js';
-import { buildRoutingSnapshot } from './build-routing-snapshot.js';
+import { buildRoutingSnapshot, type ProviderSettingsRule } from './build-routing-snapshot.js';
 import { EMPTY_SNAPSHOT, type RoutingSnapshot } from './routing-snapshot.js';
 
 export const CATALOG_EVENT_TYPES: readonly string[] = [
@@ -18,6 +18,9 @@ export class RoutingSnapshotProjection implements InMemoryProjection {
   private snapshot: RoutingSnapshot = EMPTY_SNAPSHOT;
   private lastProblems: string[] = [];
   private readonly listeners = new Set<(snapshot: RoutingSnapshot) => void>();
+
+  /** `providerProblem`: the catalog's rule for a provider's settings, which every build applies (the bootstrap hands it in). */
+  constructor(private readonly providerProblem: ProviderSettingsRule) {}
 
   /** The snapshot serving traffic now. Capture it once per request. */
   get current(): RoutingSnapshot {
@@ -41,7 +44,7 @@ export class RoutingSnapshotProjection implements InMemoryProjection {
   apply(events: readonly RecordedEvent[], _position: LogPosition): void {
     this.catalog = this.catalog.withAll(events);
     const version = events[events.length - 1].globalPosition;
-    const { snapshot, problems } = buildRoutingSnapshot(this.catalog, version, this.snapshot);
+    const { snapshot, problems } = buildRoutingSnapshot(this.catalog, version, this.snapshot, { providerProblem: this.providerProblem });
     const fresh = problems.filter((problem) => !this.lastProblems.includes(problem));
     for (const problem of fresh) this.logger.warn(`kept the previous version: ${problem}`);
     this.lastProblems = problems;

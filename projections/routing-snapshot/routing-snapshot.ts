@@ -1,5 +1,4 @@
-import type { AliasPolicy, AliasVisibility, DeploymentLimits, ProviderType, RoutingStrategy } from '../../events/index.js';
-import { type ScheduledPrice, priceAt } from '../../modules/catalog/index.js';
+import { type AliasPolicy, type AliasVisibility, type DeploymentLimits, priceAt, type ProviderType, type RoutingStrategy, type ScheduledPrice } from '../../events/index.js';
 import type { Credential } from './credential.js';
 
 export interface ResolvedProvider {
@@ -58,7 +57,7 @@ export interface RoutingSnapshot {
 
 export const EMPTY_SNAPSHOT: RoutingSnapshot = Object.freeze({ version: 0, aliases: new Map(), deployments: new Map() });
 
-/** The deployment's price in effect at `at`, by the price schedule's one rule (the catalog's `priceAt`). */
+/** The deployment's price in effect at `at`, by the price schedule's one rule (`priceAt`, events/price-state.ts). */
 export function priceInEffect(deployment: ResolvedDeployment, at: Date): ScheduledPrice | null {
   return priceAt({ schedule: deployment.prices }, at);
 }

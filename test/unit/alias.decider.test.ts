@@ -1,5 +1,6 @@
 import type { AliasEvent } from '../../events/alias-events.js';
-import { type AliasDefinition, aliasDecider } from '../../modules/catalog/alias/alias.decider.js';
+import type { AliasDefinition } from '../../events/alias-state.js';
+import { aliasDecider } from '../../modules/catalog/alias/alias.decider.js';
 import { deciderSpec } from '../support/decider-spec.js';
 
 const spec = deciderSpec(aliasDecider);

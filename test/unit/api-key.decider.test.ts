@@ -1,5 +1,6 @@
 import type { ApiKeyEvent } from '../../events/api-key-events.js';
-import { type KeyGrant, apiKeyDecider } from '../../modules/access/api-key/api-key.decider.js';
+import type { KeyGrant } from '../../events/api-key-state.js';
+import { apiKeyDecider } from '../../modules/access/api-key/api-key.decider.js';
 import { KEY_PATTERN, displayPrefix, generateApiKey, hashApiKey } from '../../modules/access/api-key/key-format.js';
 import { sameHash } from '../../src/kernel/same-hash.js';
 import { SPEC_NOW, deciderSpec } from '../support/decider-spec.js';

@@ -1,5 +1,6 @@
 import type { PriceEvent, PriceTable } from '../../events/price-events.js';
-import { priceAt, priceDecider } from '../../modules/catalog/price/price.decider.js';
+import { priceAt } from '../../events/price-state.js';
+import { priceDecider } from '../../modules/catalog/price/price.decider.js';
 import { priceInEffect, type ResolvedDeployment } from '../../projections/routing-snapshot/routing-snapshot.js';
 import { SPEC_NOW, deciderSpec } from '../support/decider-spec.js';
 

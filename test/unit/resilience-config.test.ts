@@ -1,6 +1,7 @@
 import { ConfigurationError, readEnvironment } from '../../src/config/environment.js';
 import { ConfigValidationError, parseGatewayConfig } from '../../src/config/gateway-config.js';
-import { aliasDefinitionProblem, type AliasDefinition } from '../../modules/catalog/alias/alias.decider.js';
+import type { AliasDefinition } from '../../events/alias-state.js';
+import { aliasDefinitionProblem } from '../../modules/catalog/alias/alias.decider.js';
 import { DEFAULT_RESILIENCE, resolveResilience } from '../../modules/inference/resilience/resilience-settings.js';
 import { DEFAULT_ADMISSION, resolveAdmission } from '../../modules/limits/admission-settings.js';
 

@@ -1,10 +1,10 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Req, Res, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { apiKeyStream } from '../../../events/index.js';
+import { type ApiKeyState, apiKeyStream, type KeyGrant } from '../../../events/index.js';
 import { KeyIndexProjection } from '../../../projections/key-index/index.js';
 import { randomBase62 } from '../../../src/kernel/index.js';
 import { ApiKeyCommand } from '../access.commands.js';
-import { type ApiKeyState, DEFAULT_KEY_SCOPES } from '../api-key/api-key.decider.js';
+import { DEFAULT_KEY_SCOPES } from '../api-key/api-key.decider.js';
 import { displayPrefix, generateApiKey, hashApiKey } from '../api-key/key-format.js';
 import {
   AdminApiError, AdminCommands, AdminExceptionFilter, AdminGuard, type AdminPrincipal, adminValidationPipe, etag, limitsOf, principalOf, ReasonDto, TenantScoped,
@@ -12,7 +12,6 @@ import {
 import { IssueKeyDto, RotateKeyDto, UpdateKeyDto } from './key.dto.js';
 import { budgetOf } from './tenant.dto.js';
 import { RoutingSnapshotProjection } from '../../../projections/routing-snapshot/index.js';
-import type { KeyGrant } from '../api-key/api-key.decider.js';
 import { SpendHistory } from './spend-history.js';
 import { SpendQueryDto } from './spend.dto.js';
 

@@ -1,10 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, Res, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
 import { Decimal } from 'decimal.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { tenantStream } from '../../../events/index.js';
+import { type TenantState, tenantStream } from '../../../events/index.js';
 import { KeyIndexProjection } from '../../../projections/key-index/index.js';
 import { TenantCommand } from '../access.commands.js';
-import type { TenantState } from '../tenant/tenant.decider.js';
 import {
   AdminCommands, AdminExceptionFilter, AdminGuard, adminValidationPipe, etag, LimitsDto, limitsOf, PlatformOnlyOnTenant, principalOf, ReasonDto,
   TenantScoped, tenantNotFound,

@@ -1,16 +1,6 @@
-import { type ApiKeyEvent, KEY_SCOPES, type KeyLimits, type KeyScope, type TenantBudget } from '../../../events/index.js';
+import { type ApiKeyEvent, apiKeyFold, type ApiKeyState, type KeyGrant, KEY_SCOPES, type KeyScope } from '../../../events/index.js';
 import { assertNever, type Decider, DomainError, sameJson } from '../../../src/kernel/index.js';
 import { budgetProblem } from '../tenant/tenant.decider.js';
-
-export interface KeyGrant {
-  tenantId: string;
-  scopes: KeyScope[];
-  aliases: string[];
-  limits: KeyLimits;
-  expiresAt: string | null;
-  /** Left out when the key has no budget of its own. */
-  budget?: TenantBudget;
-}
 
 export type ApiKeyCommand =
   | { type: 'IssueApiKey'; keyId: string; hash: string; prefix: string; grant: KeyGrant }
@@ -19,21 +9,14 @@ export type ApiKeyCommand =
   | { type: 'RevokeApiKey'; keyId: string; reason: string | null }
   | { type: 'ExpireApiKey'; keyId: string };
 
-export type ApiKeyState =
-  | { status: 'absent' }
-  | {
-      status: 'active' | 'revoked' | 'expired'; keyId: string; hash: string; prefix: string; grant: KeyGrant;
-      /** The secret before the last rotation, accepted until `validUntil` (the overlap window). */
-      previous?: { hash: string; validUntil: string };
-    };
-
 /** The scopes of a key issued without any: the admin API and the configuration file both apply these. */
 export const DEFAULT_KEY_SCOPES: readonly KeyScope[] = ['inference', 'models:read'];
 
 export const KEY_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 export const apiKeyDecider: Decider<ApiKeyCommand, ApiKeyEvent, ApiKeyState> = {
-  initialState: () => ({ status: 'absent' }),
+  initialState: apiKeyFold.initialState,
+  evolve: apiKeyFold.evolve,
 
   decide(command, state, context) {
     const id = command.keyId;
@@ -83,32 +66,6 @@ export const apiKeyDecider: Decider<ApiKeyCommand, ApiKeyEvent, ApiKeyState> = {
         return [{ type: 'ApiKeyExpired', data: { keyId: id } }];
       default:
         return assertNever(command);
-    }
-  },
-
-  evolve(state, event) {
-    switch (event.type) {
-      case 'ApiKeyIssued': {
-        const { keyId, hash, prefix, ...grant } = event.data;
-        return { status: 'active', keyId, hash, prefix, grant };
-      }
-      case 'ApiKeyUpdated': {
-        if (state.status === 'absent') return state;
-        const { keyId: _id, ...grant } = event.data;
-        return { ...state, grant: { tenantId: state.grant.tenantId, ...grant } };
-      }
-      case 'ApiKeySecretRotated': {
-        if (state.status === 'absent') return state;
-        const { previous: _previous, ...rest } = state;
-        const previous = event.data.previousValidUntil ? { hash: state.hash, validUntil: event.data.previousValidUntil } : undefined;
-        return { ...rest, hash: event.data.hash, prefix: event.data.prefix, ...(previous ? { previous } : {}) };
-      }
-      case 'ApiKeyRevoked':
-        return state.status === 'absent' ? state : { ...state, status: 'revoked' };
-      case 'ApiKeyExpired':
-        return state.status === 'absent' || state.status === 'revoked' ? state : { ...state, status: 'expired' };
-      default:
-        return assertNever(event);
     }
   },
 };

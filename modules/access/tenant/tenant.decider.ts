@@ -1,5 +1,5 @@
 import { Decimal } from 'decimal.js';
-import { type TenantBudget, type TenantEvent, type TenantLimits, thresholdId } from '../../../events/index.js';
+import { type TenantBudget, type TenantEvent, tenantFold, type TenantLimits, type TenantState, thresholdId } from '../../../events/index.js';
 import { assertNever, type Decider, DomainError, sameJson } from '../../../src/kernel/index.js';
 import { webhookUrlProblem } from './webhook-url-policy.js';
 
@@ -12,25 +12,13 @@ export type TenantCommand =
   | { type: 'RecordBudgetThreshold'; tenantId: string; keyId?: string; period: string; pct: number; spentUsd: string; budgetUsd: string }
   | { type: 'RecordBudgetAlert'; tenantId: string; keyId?: string; period: string; pct: number; delivered: boolean; attempts: number; httpStatus: number | null };
 
-export type TenantState =
-  | { status: 'absent' }
-  | {
-      status: 'active' | 'suspended';
-      tenantId: string;
-      name: string;
-      limits: TenantLimits;
-      budget: TenantBudget | null;
-      /** `${period}:${pct}` of every threshold already recorded: each is recorded once per period. */
-      thresholdsCrossed: string[];
-    };
-
 export const TENANT_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 /** What a budget gets for what its owner left out: the admin API and the configuration file both apply these. */
 export const BUDGET_DEFAULTS = { softPct: 80, enforcement: 'hard' } as const satisfies Pick<TenantBudget, 'softPct' | 'enforcement'>;
-export const NO_LIMITS: TenantLimits = { rpm: null, tpm: null, maxConcurrency: null };
 
 export const tenantDecider: Decider<TenantCommand, TenantEvent, TenantState> = {
-  initialState: () => ({ status: 'absent' }),
+  initialState: tenantFold.initialState,
+  evolve: tenantFold.evolve,
 
   decide(command, state) {
     const id = command.tenantId;
@@ -75,29 +63,6 @@ export const tenantDecider: Decider<TenantCommand, TenantEvent, TenantState> = {
       }
       default:
         return assertNever(command);
-    }
-  },
-
-  evolve(state, event) {
-    switch (event.type) {
-      case 'TenantCreated':
-        return { status: 'active', tenantId: event.data.tenantId, name: event.data.name, limits: NO_LIMITS, budget: null, thresholdsCrossed: [] };
-      case 'TenantLimitsSet':
-        return state.status === 'absent' ? state : { ...state, limits: event.data.limits };
-      case 'TenantBudgetSet':
-        return state.status === 'absent' ? state : { ...state, budget: event.data.budget };
-      case 'TenantSuspended':
-        return state.status === 'absent' ? state : { ...state, status: 'suspended' };
-      case 'TenantReinstated':
-        return state.status === 'absent' ? state : { ...state, status: 'active' };
-      case 'BudgetThresholdCrossed':
-        return state.status === 'absent'
-          ? state
-          : { ...state, thresholdsCrossed: [...state.thresholdsCrossed, thresholdId(event.data)] };
-      case 'BudgetAlertDelivered':
-        return state;
-      default:
-        return assertNever(event);
     }
   },
 };

@@ -2,8 +2,8 @@ import { Type } from 'class-transformer';
 import {
   ArrayMaxSize, ArrayNotEmpty, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateNested,
 } from 'class-validator';
-import { CAPABILITIES, ROUTING_STRATEGIES, type RoutingStrategy } from '../../../events/index.js';
-import { ALIAS_DEFAULTS, type AliasDefinition } from '../alias/alias.decider.js';
+import { type AliasDefinition, CAPABILITIES, ROUTING_STRATEGIES, type RoutingStrategy } from '../../../events/index.js';
+import { ALIAS_DEFAULTS } from '../alias/alias.decider.js';
 
 export class AliasRouteDto {
   @IsString() @Matches(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, { message: 'deployment must be a deployment id' })

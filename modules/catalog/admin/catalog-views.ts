@@ -1,7 +1,6 @@
-import { type AliasPolicy, aliasStream, deploymentStream, priceStream, providerStream } from '../../../events/index.js';
+import { type AliasPolicy, aliasStream, deploymentStream, priceAt, priceStream, providerStream, type ScheduledPrice } from '../../../events/index.js';
 import type { ControlPlaneState } from '../../../projections/control-plane/index.js';
 import type { ResolvedAlias, RoutingSnapshot } from '../../../projections/routing-snapshot/index.js';
-import { type ScheduledPrice, priceAt } from '../price/price.decider.js';
 
 /**
  * What the admin API shows of the catalog, from the node's projections. Names match the YAML; credentials

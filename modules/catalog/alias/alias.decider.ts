@@ -1,22 +1,11 @@
 import {
-  type AliasEvent, type AliasPolicy, type AliasRoute, type AliasVisibility, ROUTING_STRATEGIES, type RoutingStrategy,
+  type AliasDefinition, type AliasEvent, aliasFold, type AliasState, type AliasVisibility, ROUTING_STRATEGIES, type RoutingStrategy,
 } from '../../../events/index.js';
 import { assertNever, type Decider, DomainError, sameJson } from '../../../src/kernel/index.js';
-
-export interface AliasDefinition {
-  strategy: RoutingStrategy;
-  routes: AliasRoute[];
-  policy: AliasPolicy;
-  visibility: AliasVisibility;
-}
 
 export type AliasCommand =
   | { type: 'PublishAlias'; alias: string; definition: AliasDefinition }
   | { type: 'RetireAlias'; alias: string; reason: string | null };
-
-export type AliasState =
-  | { status: 'absent' }
-  | { status: 'published' | 'retired'; alias: string; version: number; definition: AliasDefinition };
 
 /**
  * What an alias gets for what its publisher left out. The admin API and the configuration file both apply
@@ -67,7 +56,8 @@ export function aliasDefinitionProblem(alias: string, definition: AliasDefinitio
 }
 
 export const aliasDecider: Decider<AliasCommand, AliasEvent, AliasState> = {
-  initialState: () => ({ status: 'absent' }),
+  initialState: aliasFold.initialState,
+  evolve: aliasFold.evolve,
 
   decide(command, state) {
     switch (command.type) {
@@ -84,19 +74,6 @@ export const aliasDecider: Decider<AliasCommand, AliasEvent, AliasState> = {
         return [{ type: 'AliasRetired', data: { alias: command.alias, reason: command.reason } }];
       default:
         return assertNever(command);
-    }
-  },
-
-  evolve(state, event) {
-    switch (event.type) {
-      case 'AliasPublished': {
-        const { alias, version, ...definition } = event.data;
-        return { status: 'published', alias, version, definition };
-      }
-      case 'AliasRetired':
-        return state.status === 'absent' ? state : { ...state, status: 'retired' };
-      default:
-        return assertNever(event);
     }
   },
 };

@@ -1,4 +1,4 @@
-import { CAPABILITIES, type DeploymentEvent, type DeploymentSettings } from '../../../events/index.js';
+import { CAPABILITIES, type DeploymentEvent, type DeploymentSettings, deploymentFold, type DeploymentState } from '../../../events/index.js';
 import { assertNever, type Decider, DomainError, sameJson } from '../../../src/kernel/index.js';
 
 export type DeploymentCommand =
@@ -7,12 +7,6 @@ export type DeploymentCommand =
   | { type: 'DisableDeployment'; deploymentId: string; reason: string | null }
   | { type: 'EnableDeployment'; deploymentId: string }
   | { type: 'RetireDeployment'; deploymentId: string; reason: string | null };
-
-export type DeploymentStatus = 'active' | 'disabled' | 'retired';
-
-export type DeploymentState =
-  | { status: 'absent' }
-  | { status: DeploymentStatus; deploymentId: string; settings: DeploymentSettings };
 
 export function deploymentSettingsProblem(settings: DeploymentSettings): string | null {
   if (!settings.providerId) return 'provider is required';
@@ -29,7 +23,8 @@ export function deploymentSettingsProblem(settings: DeploymentSettings): string 
 }
 
 export const deploymentDecider: Decider<DeploymentCommand, DeploymentEvent, DeploymentState> = {
-  initialState: () => ({ status: 'absent' }),
+  initialState: deploymentFold.initialState,
+  evolve: deploymentFold.evolve,
 
   decide(command, state) {
     const id = command.deploymentId;
@@ -57,27 +52,6 @@ export const deploymentDecider: Decider<DeploymentCommand, DeploymentEvent, Depl
         return [{ type: 'DeploymentRetired', data: { deploymentId: id, reason: command.reason } }];
       default:
         return assertNever(command);
-    }
-  },
-
-  evolve(state, event) {
-    switch (event.type) {
-      case 'DeploymentRegistered': {
-        const { deploymentId, ...settings } = event.data;
-        return { status: 'active', deploymentId, settings };
-      }
-      case 'DeploymentUpdated': {
-        const { deploymentId, ...settings } = event.data;
-        return { status: state.status === 'absent' ? 'active' : state.status, deploymentId, settings };
-      }
-      case 'DeploymentDisabled':
-        return state.status === 'absent' ? state : { ...state, status: 'disabled' };
-      case 'DeploymentEnabled':
-        return state.status === 'absent' ? state : { ...state, status: 'active' };
-      case 'DeploymentRetired':
-        return state.status === 'absent' ? state : { ...state, status: 'retired' };
-      default:
-        return assertNever(event);
     }
   },
 };

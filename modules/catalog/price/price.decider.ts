@@ -1,26 +1,15 @@
 import { Decimal } from 'decimal.js';
-import type { PriceEvent, PriceTable } from '../../../events/index.js';
+import { type PriceEvent, priceFold, type PriceState, type PriceTable } from '../../../events/index.js';
 import { type Decider, DomainError } from '../../../src/kernel/index.js';
 
 export type PriceCommand = { type: 'SchedulePrice'; deploymentId: string; effectiveFrom: Date; table: PriceTable };
-
-export interface ScheduledPrice {
-  /** The stream version of the PriceScheduled event: the price version stored on ledger rows. */
-  version: number;
-  effectiveFrom: Date;
-  table: PriceTable;
-}
-
-export interface PriceState {
-  /** Every price ever scheduled, in stream order; never edited. */
-  schedule: ScheduledPrice[];
-}
 
 /** How far in the past a new price may start: tolerates clock skew between an operator and the gateway. */
 const PAST_TOLERANCE_MS = 60_000;
 
 export const priceDecider: Decider<PriceCommand, PriceEvent, PriceState> = {
-  initialState: () => ({ schedule: [] }),
+  initialState: priceFold.initialState,
+  evolve: priceFold.evolve,
 
   decide(command, state, context) {
     const problem = priceTableProblem(command.table);
@@ -36,26 +25,7 @@ export const priceDecider: Decider<PriceCommand, PriceEvent, PriceState> = {
     }
     return [{ type: 'PriceScheduled', data: { deploymentId: command.deploymentId, effectiveFrom: from.toISOString(), ...command.table } }];
   },
-
-  evolve(state, event) {
-    const { deploymentId: _deployment, effectiveFrom, ...table } = event.data;
-    return {
-      schedule: [...state.schedule, { version: state.schedule.length + 1, effectiveFrom: new Date(effectiveFrom), table }],
-    };
-  },
 };
-
-/**
- * The price in effect at `at`: the latest effectiveFrom not after it (of two with the same start, the one
- * scheduled later). The one rule for admission, billing and the admin views; the schedule may be in any order.
- */
-export function priceAt(state: { readonly schedule: readonly ScheduledPrice[] }, at: Date): ScheduledPrice | null {
-  let best: ScheduledPrice | null = null;
-  for (const entry of state.schedule) {
-    if (entry.effectiveFrom.getTime() <= at.getTime() && (!best || entry.effectiveFrom >= best.effectiveFrom)) best = entry;
-  }
-  return best;
-}
 
 export function priceTableProblem(table: PriceTable): string | null {
   const fields: Array<[string, string | null]> = [

@@ -1,4 +1,4 @@
-import { PROVIDER_TYPES, type ProviderEvent, type ProviderSettings } from '../../../events/index.js';
+import { PROVIDER_TYPES, type ProviderEvent, type ProviderSettings, providerFold, type ProviderState } from '../../../events/index.js';
 import { assertNever, type Decider, DomainError, isSecretRef, sameJson } from '../../../src/kernel/index.js';
 import { baseUrlProblem } from './base-url-policy.js';
 
@@ -6,10 +6,6 @@ export type ProviderCommand =
   | { type: 'RegisterProvider'; providerId: string; settings: ProviderSettings }
   | { type: 'UpdateProvider'; providerId: string; settings: ProviderSettings }
   | { type: 'RemoveProvider'; providerId: string; reason: string | null };
-
-export type ProviderState =
-  | { status: 'absent' }
-  | { status: 'active' | 'removed'; providerId: string; settings: ProviderSettings };
 
 const NEEDS_BASE_URL = new Set(['openai-compatible', 'azure-openai']);
 
@@ -30,7 +26,8 @@ export function providerSettingsProblem(settings: ProviderSettings): string | nu
 }
 
 export const providerDecider: Decider<ProviderCommand, ProviderEvent, ProviderState> = {
-  initialState: () => ({ status: 'absent' }),
+  initialState: providerFold.initialState,
+  evolve: providerFold.evolve,
 
   decide(command, state) {
     switch (command.type) {
@@ -54,20 +51,6 @@ export const providerDecider: Decider<ProviderCommand, ProviderEvent, ProviderSt
         return [{ type: 'ProviderRemoved', data: { providerId: command.providerId, reason: command.reason } }];
       default:
         return assertNever(command);
-    }
-  },
-
-  evolve(state, event) {
-    switch (event.type) {
-      case 'ProviderRegistered':
-      case 'ProviderUpdated': {
-        const { providerId, ...settings } = event.data;
-        return { status: 'active', providerId, settings };
-      }
-      case 'ProviderRemoved':
-        return state.status === 'absent' ? state : { ...state, status: 'removed' };
-      default:
-        return assertNever(event);
     }
   },
 };

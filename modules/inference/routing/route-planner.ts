@@ -1,5 +1,5 @@
 import { Decimal } from 'decimal.js';
-import type { ScheduledPrice } from '../../catalog/index.js';
+import type { ScheduledPrice } from '../../../events/index.js';
 import {
   type ResolvedAlias, type ResolvedDeployment, priceInEffect,
 } from '../../../projections/routing-snapshot/index.js';

@@ -1,5 +1,5 @@
 import { Decimal } from 'decimal.js';
-import type { AliasDefinition } from '../../../modules/catalog/alias/alias.decider.js';
+import type { AliasDefinition } from '../../../events/alias-state.js';
 import type { ApiKeyCommand } from '../../../modules/access/api-key/api-key.decider.js';
 import { displayPrefix, hashApiKey } from '../../../modules/access/api-key/key-format.js';
 import type { TenantCommand } from '../../../modules/access/tenant/tenant.decider.js';

@@ -7,13 +7,21 @@ export interface CommandContext {
 }
 
 /**
- * An aggregate as three pure functions (Emmett style): `decide` returns the events a command causes
- * (or throws a DomainError), `evolve` folds one event into the state.
+ * What a stream's events amount to: the state before the first event, and `evolve`, which folds one event
+ * into it. The command side (a Decider) and the projections that read the same state fold with the same
+ * one, so they never disagree about what an event means.
  */
-export interface Decider<Command, Event extends DomainEvent, State> {
+export interface StateFold<Event extends DomainEvent, State> {
   initialState(): State;
-  decide(command: Command, state: State, context: CommandContext): Event[];
   evolve(state: State, event: Event): State;
+}
+
+/**
+ * An aggregate as three pure functions (Emmett style): `decide` returns the events a command causes
+ * (or throws a DomainError), `evolve` folds one event into the state (its StateFold's).
+ */
+export interface Decider<Command, Event extends DomainEvent, State> extends StateFold<Event, State> {
+  decide(command: Command, state: State, context: CommandContext): Event[];
 }
 
 /** A rule of the domain refused the command. `code` is stable; the message names what to fix. */
