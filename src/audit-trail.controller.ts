@@ -5,7 +5,7 @@ import type { FastifyReply } from 'fastify';
 import { AdminApiError, AdminExceptionFilter, AdminGuard, adminValidationPipe } from '../modules/admin/index.js';
 import { ExportRangeError, exportAudit } from '../modules/audit/audit-export.js';
 import { type AuditReport, AuditVerifier, latestCheckpoint, NO_CHECKPOINT, parseCheckpoint, publicKeyProblem } from '../modules/audit/audit-verifier.js';
-import { type CheckpointSigner, ed25519Verifier } from '../projections/audit-chain/checkpoint-signer.js';
+import { type CheckpointSigner, ed25519Verifier } from '../projections/audit-chain/index.js';
 import { PLATFORM } from './platform.module.js';
 import type { Platform } from './platform.js';
 

@@ -9,9 +9,9 @@ import { CACHE_SETTINGS, resolveCacheSettings } from '../modules/cache/cache-set
 import { LIMITS_SETTINGS, type LimitsSettings } from '../modules/limits/limits-settings.js';
 import { OBSERVABILITY_SETTINGS, type ObservabilityContext, resolveObservability } from '../modules/observability/observability-settings.js';
 import { PROVIDER_SETTINGS, type ProviderSettings } from '../modules/providers/provider-settings.js';
-import { ClickHouseConnection } from '../projections/clickhouse-analytics/clickhouse-connection.js';
-import { KeyIndexProjection } from '../projections/key-index/key-index.projection.js';
-import { RoutingSnapshotProjection } from '../projections/routing-snapshot/routing-snapshot.projection.js';
+import { ClickHouseConnection } from '../projections/clickhouse-analytics/index.js';
+import { KeyIndexProjection } from '../projections/key-index/index.js';
+import { RoutingSnapshotProjection } from '../projections/routing-snapshot/index.js';
 import { CommandExecutor } from './kernel/commands/command-executor.js';
 import { GroupCommitter } from './kernel/event-store/group-committer.js';
 import { SqlEventStore } from './kernel/event-store/sql-event-store.js';

@@ -1,5 +1,5 @@
 import { assertSafeCatalogChange } from '../modules/catalog/publication-guard.js';
-import { splitStream } from '../projections/control-plane/control-plane-state.js';
+import { splitStream } from '../projections/control-plane/index.js';
 import { isSwitchyardEvent } from '../events/switchyard-event.js';
 import { DomainError } from './kernel/commands/decider.js';
 import type { Platform } from './platform.js';

@@ -8,7 +8,7 @@ import { type ResilienceOverrides, readResilienceOverrides } from '../../modules
 import { type AdmissionSettings, readAdmissionOverrides } from '../../modules/limits/admission-settings.js';
 import { type CacheKnobs, readCacheOverrides } from '../../modules/cache/cache-settings.js';
 import { type ObservabilityOverrides, ObservabilitySettingsError, readObservabilitySettings } from '../../modules/observability/observability-settings.js';
-import type { AuditSettings } from '../../projections/audit-chain/audit-settings.js';
+import type { AuditSettings } from '../../projections/audit-chain/index.js';
 import { DEFAULT_SPOOL_MAX_BYTES, DEFAULT_SPOOL_SEGMENT_BYTES, type SpoolSettings, defaultSpoolDirectory } from '../kernel/event-store/spool/spool-settings.js';
 import { ConfigurationError } from '../kernel/configuration-error.js';
 import { DEFAULT_DATA_DIR } from '../kernel/settings.js';

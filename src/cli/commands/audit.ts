@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { ControlPlaneAudit } from '../../../modules/audit/control-plane-audit.js';
 import { exportAudit } from '../../../modules/audit/audit-export.js';
 import { type AuditReport, AuditVerifier, type CheckpointRecord, latestCheckpoint, NO_CHECKPOINT, parseCheckpoint, publicKeyProblem } from '../../../modules/audit/audit-verifier.js';
-import { type CheckpointSigner, ed25519Verifier } from '../../../projections/audit-chain/checkpoint-signer.js';
+import { type CheckpointSigner, ed25519Verifier } from '../../../projections/audit-chain/index.js';
 import { readEnvironment } from '../../config/environment.js';
 import { openPlatform } from '../../platform.js';
 import { ServerRefusedError, runningServer } from '../running-server.js';

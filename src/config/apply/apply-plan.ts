@@ -7,7 +7,7 @@ import type { DeploymentCommand } from '../../../modules/catalog/deployment/depl
 import type { PriceCommand } from '../../../modules/catalog/price/price.decider.js';
 import { type ProviderCommand, providerSettingsProblem } from '../../../modules/catalog/provider/provider.decider.js';
 import type { AliasCommand } from '../../../modules/catalog/alias/alias.decider.js';
-import type { ControlPlaneState } from '../../../projections/control-plane/control-plane-state.js';
+import type { ControlPlaneState } from '../../../projections/control-plane/index.js';
 import { sameJson } from '../../kernel/canonical-json.js';
 import { resolveSecret } from '../../kernel/secret-references/secret-reference.js';
 import type { GatewayConfig } from '../gateway-config.js';
