@@ -17,8 +17,8 @@ export default tseslint.config(
     },
   },
   {
-    // Kernel / modules / projections import direction and public surfaces (DESIGN §3, README "Layout").
-    files: ['src/kernel/**/*.ts', 'modules/**/*.ts', 'projections/**/*.ts', 'events/**/*.ts'],
+    // Layers (kernel < events < projections < modules < bootstrap), public surfaces and acyclic areas (DESIGN §3, docs/architecture.md).
+    files: ['src/**/*.ts', 'modules/**/*.ts', 'projections/**/*.ts', 'events/**/*.ts'],
     plugins: { switchyard: { rules: { 'layer-boundaries': layerBoundaries } } },
     rules: { 'switchyard/layer-boundaries': ['error', { root }] },
   },
