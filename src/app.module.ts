@@ -13,10 +13,6 @@ import { LimitsModule } from '../modules/limits/limits.module.js';
 import { ProvidersModule } from '../modules/providers/providers.module.js';
 import { ConfigApplyController } from './config/apply/config-apply.controller.js';
 import { ConfigApplier } from './config/apply/config-applier.js';
-import { HealthController } from './health.controller.js';
-import { ProjectionsController } from './projections.controller.js';
-import { AuditTrailController } from './audit-trail.controller.js';
-import { StatusController } from './status.controller.js';
 import type { Platform } from './platform.js';
 import { PlatformModule } from './platform.module.js';
 
@@ -27,7 +23,7 @@ export class AppModule {
       module: AppModule,
       imports: [PlatformModule.forRoot(platform), ObservabilityModule, CatalogModule, AccessModule, ProvidersModule, LimitsModule, InferenceModule, AdminModule,
         AccessAdminModule, CatalogAdminModule, AnalyticsModule, AuditModule, CacheAdminModule],
-      controllers: [HealthController, StatusController, ProjectionsController, AuditTrailController, ConfigApplyController],
+      controllers: [ConfigApplyController],
       providers: [ConfigApplier],
     };
   }

@@ -2,6 +2,7 @@ import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { DataSource } from 'typeorm';
 import { ADMIN_SETTINGS, type AdminSettings } from '../modules/admin/admin-settings.js';
+import { AUDIT_TRAIL_SETTINGS, type AuditTrailSettings } from '../modules/audit/audit-trail-settings.js';
 import { INFERENCE_SETTINGS, type InferenceSettings } from '../modules/inference/inference-settings.js';
 import { resolveResilience } from '../modules/inference/resilience/resilience-settings.js';
 import { ADMISSION_SETTINGS, resolveAdmission } from '../modules/limits/admission-settings.js';
@@ -19,8 +20,6 @@ import { ProjectionRunner } from './kernel/projections/projection-runner.js';
 import { DATABASE } from './kernel/tokens.js';
 import type { Platform } from './platform.js';
 
-export const PLATFORM = Symbol('PLATFORM');
-
 /** Makes the already-opened platform kernel injectable everywhere. */
 @Global()
 @Module({})
@@ -33,9 +32,9 @@ export class PlatformModule {
     const inference: InferenceSettings = { durability: environment.durability, nodeId: environment.nodeId, redisUrl: environment.redisUrl, resilience };
     const limits: LimitsSettings = { redisUrl: environment.redisUrl, nodeId: environment.nodeId };
     const providerSettings: ProviderSettings = { connectTimeoutMs: resilience.deadlines.connectTimeoutMs };
-    const observability: ObservabilityContext = { ...resolveObservability(environment.observability), logLevel: environment.logLevel };
+    const auditTrail: AuditTrailSettings = { signer: platform.auditSigner };
+    const observability: ObservabilityContext = { ...resolveObservability(environment.observability), logLevel: environment.logLevel, nodeId: environment.nodeId };
     const providers = [
-      { provide: PLATFORM, useValue: platform },
       { provide: DATABASE, useValue: platform.database },
       { provide: ADMIN_SETTINGS, useValue: admin },
       { provide: INFERENCE_SETTINGS, useValue: inference },
@@ -44,6 +43,7 @@ export class PlatformModule {
       { provide: PROVIDER_SETTINGS, useValue: providerSettings },
       { provide: CACHE_SETTINGS, useValue: resolveCacheSettings(environment.cache, environment.redisUrl, environment.nodeId) },
       { provide: OBSERVABILITY_SETTINGS, useValue: observability },
+      { provide: AUDIT_TRAIL_SETTINGS, useValue: auditTrail },
       { provide: DataSource, useValue: platform.dataSource },
       { provide: SqlEventStore, useValue: platform.store },
       { provide: GroupCommitter, useValue: platform.committer },

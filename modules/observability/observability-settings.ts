@@ -43,6 +43,8 @@ export interface ObservabilityContext {
   settings: ObservabilitySettings;
   /** LOG_LEVEL: the request log's threshold follows it. */
   logLevel: 'error' | 'warn' | 'log' | 'debug';
+  /** SWITCHYARD_NODE_ID (default host:pid): `GET /admin/v1/status` names the node it answers for. */
+  nodeId: string;
   requestLogDestination?: { write(line: string): void };
 }
 

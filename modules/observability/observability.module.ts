@@ -1,25 +1,31 @@
 import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { ClickHouseConnection } from '../../projections/clickhouse-analytics/index.js';
 import { DATABASE, type Database, GroupCommitter, ProjectionRunner } from '../../src/kernel/index.js';
+import { AdminModule } from '../admin/index.js';
 import { LimitsModule, LimitsRedis } from '../limits/index.js';
 import { ClusterMetrics } from './cluster-metrics.js';
 import { DocsController } from './docs.controller.js';
+import { HealthController } from './health.controller.js';
 import { watchKernel } from './kernel-metrics.js';
 import { MetricsController } from './metrics.controller.js';
 import { Observability } from './observability.js';
 import { OBSERVABILITY_SETTINGS, type ObservabilityContext } from './observability-settings.js';
+import { ProjectionsController } from './projections.controller.js';
 import { Readiness } from './readiness.js';
+import { StatusController } from './status.controller.js';
 
 /**
- * Metrics, traces, request logs, readiness and the API document. Global, so the data plane and the
- * kernel's watchers share one Observability per gateway; other modules register their own gauges on
+ * Metrics, traces, request logs, health and readiness, the node's status, the projections' report (and
+ * their remedies: rebuild aside, resume) and the API document. Global, so the data plane and the kernel's
+ * watchers share one Observability per gateway; other modules register their own gauges on
  * `observability.metrics`.
  */
 @Global()
 @Module({
   // Readiness reports Redis as the limits' probe sees it (one LimitsRedis per gateway: Nest shares the module's instance).
-  imports: [LimitsModule],
-  controllers: [MetricsController, DocsController],
+  // The admin module guards status and the projections' routes.
+  imports: [LimitsModule, AdminModule],
+  controllers: [MetricsController, DocsController, HealthController, StatusController, ProjectionsController],
   providers: [
     ClusterMetrics,
     {

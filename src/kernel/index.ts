@@ -28,6 +28,7 @@ export { READ_HORIZON_SQL } from './event-store/read-horizon.js';
 export { OutageSpool, SpoolFullError } from './event-store/spool/outage-spool.js';
 export * from './projections/projection-checkpoints.js';
 export * from './projections/projection-halts.js';
+export * from './projections/projection-positions.js';
 export { classifyFailure } from './projections/projection-failure.js';
 export * from './projections/projection-runner.js';
 export * from './projections/projection.js';

@@ -54,9 +54,9 @@ describe('layer boundaries lint rule', () => {
   it('refuses a module reaching kernel internals or the bootstrap, and a dynamic import of an internal file', async () => {
     const problems = await boundaryProblems('modules/inference/http/sample.ts', [
       "import { SqlEventStore } from '../../../src/kernel/event-store/sql-event-store.js';",
-      "import { PLATFORM } from '../../../src/platform.module.js';",
+      "import { PlatformModule } from '../../../src/platform.module.js';",
       "export const load = () => import('../../providers/provider-adapters.js');",
-      'export const used = [SqlEventStore, PLATFORM];',
+      'export const used = [SqlEventStore, PlatformModule];',
     ].join('\n'));
     expect(problems).toEqual([
       expect.stringContaining('src/kernel/index.js'),

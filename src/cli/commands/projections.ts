@@ -1,12 +1,11 @@
 import { readEnvironment } from '../../config/environment.js';
-import { RebuildFailedError } from '../../kernel/index.js';
+import { lastEventFor, RebuildFailedError } from '../../kernel/index.js';
 import { openPlatform } from '../../platform.js';
-import { type ProjectionReport, formatProjectionReport, projectionReport } from '../../projection-report.js';
-import { type ResumeOutcome, describeResume, resumeProjection } from '../../projection-resume.js';
+import { type ProjectionReport, formatProjectionReport, projectionReport } from '../../../modules/observability/projection-report.js';
+import { type ResumeOutcome, describeResume, resumeProjection } from '../../../modules/observability/projection-resume.js';
+import type { RebuildStarted } from '../../../modules/observability/projections.controller.js';
 import { type RunningServer, ServerRefusedError, runningServer } from '../running-server.js';
-import type { RebuildStarted } from '../../projections.controller.js';
 import { ProgressBar } from '../progress-bar.js';
-import { lastEventFor } from '../projection-positions.js';
 
 /** Gives up waiting for a replay on the server when its position has not moved for this long. */
 const STALL_TIMEOUT_MS = 120_000;

@@ -1,6 +1,7 @@
-import { checkpointOf, eventsAfter, lastCovered } from './cli/projection-positions.js';
-import type { ProjectionHalt, RebuildProgress } from './kernel/index.js';
-import type { Platform } from './platform.js';
+import type { ClickHouseConnection } from '../../projections/clickhouse-analytics/index.js';
+import {
+  checkpointOf, type Database, eventsAfter, lastCovered, type ProjectionHalt, type ProjectionRunner, type RebuildProgress, type SqlEventStore,
+} from '../../src/kernel/index.js';
 
 /** A halt as the admin API and `projections status --json` show it. */
 export interface HaltView {
@@ -44,19 +45,27 @@ export interface ProjectionReport {
   projections: ProjectionRow[];
 }
 
+/** What a report reads: the log, the runner and its tables, and ClickHouse (null without CLICKHOUSE_URL). The platform is one. */
+export interface ProjectionSources {
+  store: Pick<SqlEventStore, 'headPosition'>;
+  runner: ProjectionRunner;
+  database: Database;
+  clickhouse: ClickHouseConnection | null;
+}
+
 /**
  * What `switchyard projections status` prints, and `GET /admin/v1/projections` answers (the CLI asks a
  * running server for it when the embedded store is the server's): every projection's position and lag,
  * and for a durable one whether it is halted (read from `projection_halts`, so a halt shows wherever the
- * projection runs) and how its latest rebuild went. The platform's runner must have started (its status
+ * projection runs) and how its latest rebuild went. The runner must have started (its status
  * lists the projections).
  */
-export async function projectionReport(platform: Platform): Promise<ProjectionReport> {
-  const { database } = platform;
-  const head = await platform.store.headPosition();
-  const halts = new Map((await platform.runner.halts()).map((halt) => [halt.name, halt]));
+export async function projectionReport(sources: ProjectionSources): Promise<ProjectionReport> {
+  const { database, clickhouse } = sources;
+  const head = await sources.store.headPosition();
+  const halts = new Map((await sources.runner.halts()).map((halt) => [halt.name, halt]));
   const rows: ProjectionRow[] = [];
-  for (const status of platform.runner.status()) {
+  for (const status of sources.runner.status()) {
     if (status.kind === 'in-memory') {
       rows.push({ name: status.name, kind: 'per-node', position: status.lastGlobalPosition, behind: null, halted: null, rebuild: null, detail: 'rebuilt in memory at every start' });
       continue;
@@ -66,11 +75,11 @@ export async function projectionReport(platform: Platform): Promise<ProjectionRe
     const details = halt ? [`HALTED at global position ${halt.position.globalPosition} (${halt.eventType})`] : [];
     details.push(checkpoint ? `checkpoint moved ${checkpoint.updatedAt.toISOString()}` : 'not started');
     if (status.rebuild) details.push(rebuildDetail(status.rebuild));
-    if (status.name === 'audit-chain') details.push(await auditDetail(platform.database));
-    if (status.name === 'clickhouse-analytics' && platform.clickhouse) {
-      const count = await platform.clickhouse
-        .rows<{ n: string }>(`SELECT toString(count()) AS n FROM ${platform.clickhouse.table('attempts')}`)
-        .then((r) => `ClickHouse ${platform.clickhouse!.database}.attempts holds ${r[0]?.n ?? 0} rows`, (e: Error) => `ClickHouse unreachable: ${e.message}`);
+    if (status.name === 'audit-chain') details.push(await auditDetail(database));
+    if (status.name === 'clickhouse-analytics' && clickhouse) {
+      const count = await clickhouse
+        .rows<{ n: string }>(`SELECT toString(count()) AS n FROM ${clickhouse.table('attempts')}`)
+        .then((r) => `ClickHouse ${clickhouse.database}.attempts holds ${r[0]?.n ?? 0} rows`, (e: Error) => `ClickHouse unreachable: ${e.message}`);
       details.push(count);
     }
     rows.push({

@@ -1,13 +1,13 @@
 import { Controller, Get, Inject, UseFilters, UseGuards } from '@nestjs/common';
 import { readFileSync } from 'node:fs';
-import { AdminExceptionFilter } from '../modules/admin/admin-exception.filter.js';
-import { AdminGuard } from '../modules/admin/admin.guard.js';
-import { LimitsRedis } from '../modules/limits/limits-redis.js';
-import { Readiness } from '../modules/observability/index.js';
-import { formatPosition } from './kernel/event-store/log-position.js';
-import { PLATFORM } from './platform.module.js';
-import type { Platform } from './platform.js';
+import { KeyIndexProjection } from '../../projections/key-index/index.js';
+import { RoutingSnapshotProjection } from '../../projections/routing-snapshot/index.js';
+import { DATABASE, type Database, formatPosition, ProjectionRunner, SqlEventStore } from '../../src/kernel/index.js';
+import { AdminExceptionFilter, AdminGuard } from '../admin/index.js';
+import { LimitsRedis } from '../limits/index.js';
+import { OBSERVABILITY_SETTINGS, type ObservabilityContext } from './observability-settings.js';
 import { haltView, rebuildView } from './projection-report.js';
+import { Readiness } from './readiness.js';
 
 /**
  * `GET /admin/v1/status`: what this node serves. Comparing `snapshot.version` across nodes shows whether
@@ -18,21 +18,26 @@ import { haltView, rebuildView } from './projection-report.js';
 @UseFilters(AdminExceptionFilter)
 export class StatusController {
   constructor(
-    @Inject(PLATFORM) private readonly platform: Platform,
+    @Inject(OBSERVABILITY_SETTINGS) private readonly context: ObservabilityContext,
+    @Inject(DATABASE) private readonly database: Database,
+    private readonly store: SqlEventStore,
+    private readonly runner: ProjectionRunner,
+    private readonly routing: RoutingSnapshotProjection,
+    private readonly keys: KeyIndexProjection,
     private readonly limits: LimitsRedis,
     private readonly readiness: Readiness,
   ) {}
 
   @Get()
   async status() {
-    const { routing, keys, runner, store, environment, database } = this.platform;
+    const { routing, keys, runner, store, database } = this;
     const snapshot = routing.current;
     const eventStore = await database.checkHealth(1_000);
     const report = await this.readiness.report();
     const behind = new Map(report.lags.map((lag) => [lag.name, lag.behind]));
     const halted = new Map(report.halted.map((halt) => [halt.name, halt]));
     return {
-      nodeId: environment.nodeId,
+      nodeId: this.context.nodeId,
       versions: {
         switchyard: SWITCHYARD_VERSION,
         node: process.versions.node,
@@ -64,11 +69,11 @@ export class StatusController {
 
   /** `PostgreSQL 17.2` or `PGlite (PostgreSQL 17.x)`: the server's own version line, without build details. */
   private async serverVersion(): Promise<string | null> {
-    const rows = await this.platform.database.query<{ version: string }>('SELECT version() AS version').catch(() => []);
+    const rows = await this.database.query<{ version: string }>('SELECT version() AS version').catch(() => []);
     const version = rows[0]?.version?.split(' on ')[0] ?? null;
-    return this.platform.database.kind === 'pglite' && version ? `PGlite (${version})` : version;
+    return this.database.kind === 'pglite' && version ? `PGlite (${version})` : version;
   }
 }
 
 /** The package's version, read once. */
-const SWITCHYARD_VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
+const SWITCHYARD_VERSION: string = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')).version;

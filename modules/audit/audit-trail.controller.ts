@@ -2,12 +2,12 @@ import { Readable } from 'node:stream';
 import { Body, Controller, Get, HttpCode, Inject, Post, Query, Res, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
 import { IsOptional, IsString, MaxLength } from 'class-validator';
 import type { FastifyReply } from 'fastify';
-import { AdminApiError, AdminExceptionFilter, AdminGuard, adminValidationPipe } from '../modules/admin/index.js';
-import { ExportRangeError, exportAudit } from '../modules/audit/audit-export.js';
-import { type AuditReport, AuditVerifier, latestCheckpoint, NO_CHECKPOINT, parseCheckpoint, publicKeyProblem } from '../modules/audit/audit-verifier.js';
-import { type CheckpointSigner, ed25519Verifier } from '../projections/audit-chain/index.js';
-import { PLATFORM } from './platform.module.js';
-import type { Platform } from './platform.js';
+import { type CheckpointSigner, ed25519Verifier } from '../../projections/audit-chain/index.js';
+import { DATABASE, type Database } from '../../src/kernel/index.js';
+import { AdminApiError, AdminExceptionFilter, AdminGuard, adminValidationPipe } from '../admin/index.js';
+import { ExportRangeError, exportAudit } from './audit-export.js';
+import { AUDIT_TRAIL_SETTINGS, type AuditTrailSettings } from './audit-trail-settings.js';
+import { type AuditReport, AuditVerifier, latestCheckpoint, NO_CHECKPOINT, parseCheckpoint, publicKeyProblem } from './audit-verifier.js';
 
 export class AuditVerifyDto {
   /** A checkpoint kept outside the database: the JSON `switchyard audit checkpoint` printed, as text. */
@@ -29,13 +29,20 @@ export class AuditVerifyDto {
 @UseGuards(AdminGuard)
 @UseFilters(AdminExceptionFilter)
 export class AuditTrailController {
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  private readonly signer: CheckpointSigner | null;
+
+  constructor(
+    @Inject(DATABASE) private readonly database: Database,
+    @Inject(AUDIT_TRAIL_SETTINGS) settings: AuditTrailSettings,
+  ) {
+    this.signer = settings.signer;
+  }
 
   @Post('verify')
   @HttpCode(200)
   @UsePipes(adminValidationPipe())
   async verify(@Body() body: AuditVerifyDto): Promise<AuditReport & { signer: { algorithm: string; keyId: string } | null }> {
-    let signer: CheckpointSigner | null = this.platform.auditSigner;
+    let signer: CheckpointSigner | null = this.signer;
     let external = null;
     try {
       if (body.publicKeyPem) signer = ed25519Verifier(body.publicKeyPem);
@@ -43,7 +50,7 @@ export class AuditTrailController {
     } catch (error) {
       throw new AdminApiError(400, 'validation_failed', `The request body is invalid: ${(error as Error).message}.`);
     }
-    const report = await new AuditVerifier(this.platform.database, signer).verify({ external });
+    const report = await new AuditVerifier(this.database, signer).verify({ external });
     return { ...report, signer: signer ? { algorithm: signer.algorithm, keyId: signer.keyId } : null };
   }
 
@@ -51,7 +58,7 @@ export class AuditTrailController {
   @Get('export')
   async export(@Query('from') from: string | undefined, @Query('to') to: string | undefined, @Res() reply: FastifyReply): Promise<void> {
     const range = { from: position('from', from), to: position('to', to) };
-    const lines = exportAudit(this.platform.database, range, this.platform.auditSigner);
+    const lines = exportAudit(this.database, range, this.signer);
     let first: IteratorResult<string>;
     try {
       first = await lines.next(); // a range error is a 400 before anything is sent
@@ -69,14 +76,14 @@ export class AuditTrailController {
 
   @Get('checkpoint')
   async checkpoint() {
-    const latest = await latestCheckpoint(this.platform.database);
+    const latest = await latestCheckpoint(this.database);
     if (!latest) throw new AdminApiError(404, 'no_checkpoint', NO_CHECKPOINT);
     return latest;
   }
 
   @Get('public-key')
   publicKey() {
-    const signer = this.platform.auditSigner;
+    const signer = this.signer;
     const problem = publicKeyProblem(signer);
     if (problem || !signer) throw new AdminApiError(404, 'no_public_key', problem ?? 'SWITCHYARD_AUDIT_SIGNING_KEY is not set.');
     return { algorithm: signer.algorithm, keyId: signer.keyId, publicKeyPem: signer.publicKeyPem() };

@@ -1,8 +1,8 @@
-import type { SqlExecutor } from '../kernel/database/database.js';
-import { type LogPosition } from '../kernel/event-store/event-store.js';
-import { READ_HORIZON_SQL } from '../kernel/event-store/read-horizon.js';
-import { START, parseXid8, xid8Param } from '../kernel/event-store/log-position.js';
-import { ALL_EVENT_TYPES, type EventTypeFilter } from '../kernel/projections/projection.js';
+import type { SqlExecutor } from '../database/database.js';
+import { type LogPosition } from '../event-store/event-store.js';
+import { READ_HORIZON_SQL } from '../event-store/read-horizon.js';
+import { START, parseXid8, xid8Param } from '../event-store/log-position.js';
+import { ALL_EVENT_TYPES, type EventTypeFilter } from './projection.js';
 
 /** Where a durable projection's checkpoint stands in the log, read from `projection_checkpoints`. */
 export async function checkpointOf(database: SqlExecutor, name: string): Promise<{ position: LogPosition; updatedAt: Date } | null> {

@@ -1,9 +1,7 @@
-import { Controller, Get, HttpCode, Inject, Logger, Param, Post, UseFilters, UseGuards } from '@nestjs/common';
-import { AdminApiError, AdminExceptionFilter, AdminGuard } from '../modules/admin/index.js';
-import { lastEventFor } from './cli/projection-positions.js';
-import { RebuildInProgressError } from './kernel/index.js';
-import { PLATFORM } from './platform.module.js';
-import type { Platform } from './platform.js';
+import { Controller, Get, HttpCode, Inject, Logger, Optional, Param, Post, UseFilters, UseGuards } from '@nestjs/common';
+import { ClickHouseConnection } from '../../projections/clickhouse-analytics/index.js';
+import { DATABASE, type Database, lastEventFor, ProjectionRunner, RebuildInProgressError, SqlEventStore } from '../../src/kernel/index.js';
+import { AdminApiError, AdminExceptionFilter, AdminGuard } from '../admin/index.js';
 import { projectionReport } from './projection-report.js';
 import { type ResumeOutcome, resumeProjection } from './projection-resume.js';
 
@@ -27,11 +25,17 @@ export interface RebuildStarted {
 export class ProjectionsController {
   private readonly logger = new Logger('Projections');
 
-  constructor(@Inject(PLATFORM) private readonly platform: Platform) {}
+  constructor(
+    private readonly store: SqlEventStore,
+    private readonly runner: ProjectionRunner,
+    @Inject(DATABASE) private readonly database: Database,
+    // Null without CLICKHOUSE_URL.
+    @Optional() @Inject(ClickHouseConnection) private readonly clickhouse: ClickHouseConnection | null,
+  ) {}
 
   @Get()
   report() {
-    return projectionReport(this.platform);
+    return projectionReport({ store: this.store, runner: this.runner, database: this.database, clickhouse: this.clickhouse ?? null });
   }
 
   /**
@@ -43,10 +47,10 @@ export class ProjectionsController {
   @HttpCode(202)
   async rebuild(@Param('name') name: string): Promise<RebuildStarted> {
     const status = this.durable(name, 'Rebuildable');
-    const goal = (await lastEventFor(this.platform.database, status.eventTypes))?.globalPosition ?? 0;
+    const goal = (await lastEventFor(this.database, status.eventTypes))?.globalPosition ?? 0;
     await new Promise<void>((resolve, reject) => {
       let started = false;
-      this.platform.runner.rebuild(name, () => {
+      this.runner.rebuild(name, () => {
         started = true;
         resolve();
       }).catch((error: Error) => {
@@ -67,11 +71,11 @@ export class ProjectionsController {
   @HttpCode(200)
   async resume(@Param('name') name: string): Promise<ResumeOutcome> {
     this.durable(name, 'Durable projections');
-    return resumeProjection(this.platform, name);
+    return resumeProjection({ runner: this.runner, database: this.database }, name);
   }
 
   private durable(name: string, listed: string) {
-    const durable = this.platform.runner.status().filter((s) => s.kind === 'durable');
+    const durable = this.runner.status().filter((s) => s.kind === 'durable');
     const status = durable.find((s) => s.name === name);
     if (!status) {
       throw new AdminApiError(404, 'unknown_projection', `Unknown projection '${name}'. ${listed}: ${durable.map((s) => s.name).join(', ')} ` +

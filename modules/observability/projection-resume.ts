@@ -1,5 +1,4 @@
-import { comparePositions, projectionCheckpoints, projectionHalts } from './kernel/index.js';
-import type { Platform } from './platform.js';
+import { comparePositions, type Database, type ProjectionRunner, projectionCheckpoints, projectionHalts } from '../../src/kernel/index.js';
 import { type HaltView, haltView } from './projection-report.js';
 
 /** How long a resume waits to see the projection get past its event, or halt at it again. */
@@ -23,8 +22,11 @@ export interface ResumeOutcome {
  * that runs it, wherever that is, learns of it at its next poll — then watches the log's tables until the
  * projection's checkpoint passes the event, or a new halt is recorded, or `waitMs` has passed.
  */
-export async function resumeProjection(platform: Platform, name: string, waitMs = RESUME_WAIT_MS): Promise<ResumeOutcome> {
-  const { runner, database } = platform;
+export async function resumeProjection(
+  { runner, database }: { runner: ProjectionRunner; database: Database },
+  name: string,
+  waitMs = RESUME_WAIT_MS,
+): Promise<ResumeOutcome> {
   const halt = (await runner.halts()).find((candidate) => candidate.name === name) ?? null;
   if (!halt) return { projection: name, state: 'not-halted', halt: null, haltedAgain: null };
   await runner.resume(name);

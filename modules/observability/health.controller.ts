@@ -1,15 +1,16 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { Readiness } from '../modules/observability/index.js';
-import { PLATFORM } from './platform.module.js';
-import type { Platform } from './platform.js';
+import { RoutingSnapshotProjection } from '../../projections/routing-snapshot/index.js';
+import { DATABASE, type Database } from '../../src/kernel/index.js';
 import { haltView } from './projection-report.js';
+import { Readiness } from './readiness.js';
 
 /** Liveness and readiness for load balancers; no secrets, no addresses, no per-tenant data. */
 @Controller()
 export class HealthController {
   constructor(
-    @Inject(PLATFORM) private readonly platform: Platform,
+    @Inject(DATABASE) private readonly database: Database,
+    private readonly routing: RoutingSnapshotProjection,
     private readonly readiness: Readiness,
   ) {}
 
@@ -27,7 +28,7 @@ export class HealthController {
    */
   @Get('readyz')
   async ready(@Res({ passthrough: true }) reply: FastifyReply) {
-    const { database, routing } = this.platform;
+    const { database, routing } = this;
     const report = await this.readiness.report();
     if (!report.ready) reply.status(503);
     return {
