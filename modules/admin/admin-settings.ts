@@ -1,3 +1,5 @@
+import { type SettingsEnv, declareSettings, textSetting } from '../../src/kernel/index.js';
+
 /** DI token of the admin context's settings. */
 export const ADMIN_SETTINGS = Symbol('ADMIN_SETTINGS');
 
@@ -6,6 +8,14 @@ export interface AdminSettings {
   adminToken: string | null;
 }
 
-export function readAdminSettings(env: NodeJS.ProcessEnv): AdminSettings {
-  return { adminToken: env.ADMIN_TOKEN || null };
+export const ADMIN_ENVIRONMENT = declareSettings('modules/admin', {
+  ADMIN_TOKEN: {
+    type: 'text, at least 16 characters',
+    default: 'unset: generated on the first start, printed once, stored hashed',
+    meaning: 'the admin API token. Lost the generated one? `switchyard admin-token reset` (with every server stopped)',
+  },
+});
+
+export function readAdminSettings(env: SettingsEnv): AdminSettings {
+  return { adminToken: textSetting(env, ADMIN_ENVIRONMENT.ADMIN_TOKEN) || null };
 }

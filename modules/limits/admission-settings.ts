@@ -1,4 +1,4 @@
-import { ConfigurationError, type SettingsEnv, definedOnly, integerSetting } from '../../src/kernel/index.js';
+import { ConfigurationError, type SettingDeclaration, type SettingsEnv, declareSettings, definedOnly, integerSetting } from '../../src/kernel/index.js';
 
 /**
  * Node-wide admission limits (environment variables; per-key and per-tenant limits come from their
@@ -30,20 +30,44 @@ export function resolveAdmission(overrides: Partial<AdmissionSettings> | undefin
 /** DI token of this node's resolved admission settings. */
 export const ADMISSION_SETTINGS = Symbol('ADMISSION_SETTINGS');
 
+/** The variables readAdmissionOverrides reads; the defaults shown are DEFAULT_ADMISSION's. */
+export const ADMISSION_ENVIRONMENT = declareSettings('modules/limits (admission)', {
+  SWITCHYARD_MAX_CONCURRENT_REQUESTS: {
+    type: 'integer ≥ 0',
+    default: `\`${DEFAULT_ADMISSION.maxConcurrentRequests}\``,
+    meaning: 'requests in flight on this node, streams included; `0` = unlimited. Over it: 503 `overloaded`',
+  },
+  SWITCHYARD_MAX_CONCURRENT_STREAMS: {
+    type: 'integer ≥ 0',
+    default: `\`${DEFAULT_ADMISSION.maxConcurrentStreams}\``,
+    meaning: 'streams in flight on this node; `0` = unlimited. Streams hold a request slot too, so this also keeps room for short buffered calls',
+  },
+  SWITCHYARD_ADMISSION_QUEUE_DEPTH: {
+    type: 'integer ≥ 0',
+    default: `\`${DEFAULT_ADMISSION.queueDepth}\` (fail fast, no hidden queue)`,
+    meaning: 'requests that may wait for a node-wide slot; needs SWITCHYARD_ADMISSION_QUEUE_WAIT_MS',
+  },
+  SWITCHYARD_ADMISSION_QUEUE_WAIT_MS: {
+    type: 'integer ≥ 0 (ms)',
+    default: `\`${DEFAULT_ADMISSION.queueWaitMs}\``,
+    meaning: 'longest wait in that queue',
+  },
+});
+
 /** Only the variables that are set; 0 means unlimited for the concurrency limits. */
 export function readAdmissionOverrides(env: SettingsEnv): Partial<AdmissionSettings> {
-  const limit = (name: string) => {
-    const value = integerSetting(env, name);
+  const limit = (setting: SettingDeclaration) => {
+    const value = integerSetting(env, setting);
     return value === 0 ? null : value;
   };
-  const queueDepth = integerSetting(env, 'SWITCHYARD_ADMISSION_QUEUE_DEPTH');
-  const queueWaitMs = integerSetting(env, 'SWITCHYARD_ADMISSION_QUEUE_WAIT_MS');
+  const queueDepth = integerSetting(env, ADMISSION_ENVIRONMENT.SWITCHYARD_ADMISSION_QUEUE_DEPTH);
+  const queueWaitMs = integerSetting(env, ADMISSION_ENVIRONMENT.SWITCHYARD_ADMISSION_QUEUE_WAIT_MS);
   if (queueDepth && !queueWaitMs) {
     throw new ConfigurationError('SWITCHYARD_ADMISSION_QUEUE_DEPTH needs a positive SWITCHYARD_ADMISSION_QUEUE_WAIT_MS (a queue without a wait deadline is unbounded)');
   }
   return definedOnly({
-    maxConcurrentRequests: limit('SWITCHYARD_MAX_CONCURRENT_REQUESTS'),
-    maxConcurrentStreams: limit('SWITCHYARD_MAX_CONCURRENT_STREAMS'),
+    maxConcurrentRequests: limit(ADMISSION_ENVIRONMENT.SWITCHYARD_MAX_CONCURRENT_REQUESTS),
+    maxConcurrentStreams: limit(ADMISSION_ENVIRONMENT.SWITCHYARD_MAX_CONCURRENT_STREAMS),
     queueDepth,
     queueWaitMs,
   });

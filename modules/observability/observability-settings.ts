@@ -1,4 +1,5 @@
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { type SettingDeclaration, type SettingsEnv, declareSettings, textSetting } from '../../src/kernel/index.js';
 
 /** Which traces are kept (OTEL_TRACES_SAMPLER / OTEL_TRACES_SAMPLER_ARG, the OpenTelemetry names). */
 export interface SamplerSettings {
@@ -65,36 +66,99 @@ const SAMPLERS: readonly SamplerSettings['kind'][] = [
   'always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio',
 ];
 
-export function readObservabilitySettings(env: NodeJS.ProcessEnv): ObservabilitySettings {
-  const access = (env.SWITCHYARD_METRICS_ACCESS || 'admin').toLowerCase();
+const DEFAULT_SAMPLER: SamplerSettings['kind'] = 'parentbased_always_on';
+const DEFAULT_SHUTDOWN_DEADLINE_MS = 30_000;
+const DEFAULT_READY_MAX_LAG_EVENTS = 1_000;
+const DEFAULT_SERVICE_NAME = 'switchyard';
+
+/** The variables readObservabilitySettings reads (OpenTelemetry's own names where it has one). */
+export const OBSERVABILITY_ENVIRONMENT = declareSettings('modules/observability', {
+  SWITCHYARD_REQUEST_LOG: {
+    type: '`on` | `off`',
+    default: '`on`',
+    meaning: 'one JSON line per request on stdout; `off` turns it off',
+  },
+  SWITCHYARD_LOG_CONTENT_TENANTS: {
+    type: 'comma-separated tenant ids, or `*`',
+    default: 'unset: nobody',
+    meaning: 'tenants (`*` = all) whose prompts and completions are added to their request lines, redacted',
+  },
+  SWITCHYARD_METRICS_ACCESS: {
+    type: '`admin` | `open`',
+    default: '`admin`',
+    meaning:
+      'who may read `/metrics`: `admin` (the admin token or a key with the `admin:platform` scope; the metrics span every tenant, so a key with `admin` alone gets 403 `platform_scope_required`) ' +
+      'or `open` (anyone who reaches the port; only where the port is not exposed beyond the scraper)',
+  },
+  SWITCHYARD_READY_MAX_LAG_EVENTS: {
+    type: 'integer ≥ 0 (events)',
+    default: `\`${DEFAULT_READY_MAX_LAG_EVENTS}\``,
+    meaning: '`/readyz` fails when the routing snapshot or key index is further behind the log than this',
+  },
+  SWITCHYARD_SHUTDOWN_DEADLINE_MS: {
+    type: 'integer ≥ 0 (ms)',
+    default: `\`${DEFAULT_SHUTDOWN_DEADLINE_MS}\``,
+    meaning: 'how long SIGTERM waits for requests and streams in flight',
+  },
+  OTEL_EXPORTER_OTLP_ENDPOINT: {
+    type: 'URL',
+    default: 'unset: no export',
+    meaning: 'OTLP/HTTP collector for traces; `/v1/traces` is appended',
+  },
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: {
+    type: 'URL',
+    default: 'unset: OTEL_EXPORTER_OTLP_ENDPOINT',
+    meaning: 'OTLP/HTTP traces endpoint, used as is (wins over OTEL_EXPORTER_OTLP_ENDPOINT)',
+  },
+  OTEL_TRACES_SAMPLER: {
+    type: SAMPLERS.map((sampler) => `\`${sampler}\``).join(' | '),
+    default: `\`${DEFAULT_SAMPLER}\``,
+    meaning: 'which traces are kept (the OpenTelemetry sampler names)',
+  },
+  OTEL_TRACES_SAMPLER_ARG: {
+    type: 'number from 0 to 1',
+    default: '`1`',
+    meaning: 'the ratio of the ratio samplers',
+  },
+  OTEL_SERVICE_NAME: {
+    type: 'text',
+    default: `\`${DEFAULT_SERVICE_NAME}\``,
+    meaning: "the traces' `service.name`",
+  },
+});
+
+export function readObservabilitySettings(env: SettingsEnv): ObservabilitySettings {
+  const read = (setting: SettingDeclaration) => textSetting(env, setting);
+  const settings = OBSERVABILITY_ENVIRONMENT;
+  const access = (read(settings.SWITCHYARD_METRICS_ACCESS) || 'admin').toLowerCase();
   if (access !== 'admin' && access !== 'open') throw new ObservabilitySettingsError('SWITCHYARD_METRICS_ACCESS must be admin or open');
-  const requestLog = (env.SWITCHYARD_REQUEST_LOG || 'on').toLowerCase();
+  const requestLog = (read(settings.SWITCHYARD_REQUEST_LOG) || 'on').toLowerCase();
   if (!['on', 'off'].includes(requestLog)) throw new ObservabilitySettingsError('SWITCHYARD_REQUEST_LOG must be on or off');
-  const kind = (env.OTEL_TRACES_SAMPLER || 'parentbased_always_on').toLowerCase() as SamplerSettings['kind'];
+  const kind = (read(settings.OTEL_TRACES_SAMPLER) || DEFAULT_SAMPLER).toLowerCase() as SamplerSettings['kind'];
   if (!SAMPLERS.includes(kind)) throw new ObservabilitySettingsError(`OTEL_TRACES_SAMPLER must be one of ${SAMPLERS.join(', ')}`);
-  const ratioText = env.OTEL_TRACES_SAMPLER_ARG;
+  const ratioText = read(settings.OTEL_TRACES_SAMPLER_ARG);
   const ratio = ratioText === undefined || ratioText === '' ? 1 : Number(ratioText);
   if (!(ratio >= 0 && ratio <= 1)) throw new ObservabilitySettingsError('OTEL_TRACES_SAMPLER_ARG must be a number between 0 and 1');
-  const deadlineText = env.SWITCHYARD_SHUTDOWN_DEADLINE_MS;
-  const shutdownDeadlineMs = deadlineText === undefined || deadlineText === '' ? 30_000 : Number(deadlineText);
+  const deadlineText = read(settings.SWITCHYARD_SHUTDOWN_DEADLINE_MS);
+  const shutdownDeadlineMs = deadlineText === undefined || deadlineText === '' ? DEFAULT_SHUTDOWN_DEADLINE_MS : Number(deadlineText);
   if (!Number.isInteger(shutdownDeadlineMs) || shutdownDeadlineMs < 0) {
     throw new ObservabilitySettingsError('SWITCHYARD_SHUTDOWN_DEADLINE_MS must be a non-negative integer');
   }
-  const lagText = env.SWITCHYARD_READY_MAX_LAG_EVENTS;
-  const readyMaxLagEvents = lagText === undefined || lagText === '' ? 1_000 : Number(lagText);
+  const lagText = read(settings.SWITCHYARD_READY_MAX_LAG_EVENTS);
+  const readyMaxLagEvents = lagText === undefined || lagText === '' ? DEFAULT_READY_MAX_LAG_EVENTS : Number(lagText);
   if (!Number.isInteger(readyMaxLagEvents) || readyMaxLagEvents < 0) {
     throw new ObservabilitySettingsError('SWITCHYARD_READY_MAX_LAG_EVENTS must be a non-negative integer');
   }
-  const traces = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || null;
-  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT || null;
+  const traces = read(settings.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) || null;
+  const base = read(settings.OTEL_EXPORTER_OTLP_ENDPOINT) || null;
   return {
     metricsAccess: access,
     requestLog: requestLog === 'on',
-    contentLogTenants: new Set((env.SWITCHYARD_LOG_CONTENT_TENANTS ?? '').split(',').map((t) => t.trim()).filter(Boolean)),
+    contentLogTenants: new Set((read(settings.SWITCHYARD_LOG_CONTENT_TENANTS) ?? '').split(',').map((t) => t.trim()).filter(Boolean)),
     // The signal-specific variable is used as is; the base one gets the traces path (as the OTLP exporters do).
     otlpEndpoint: traces ?? (base ? `${base.replace(/\/+$/, '')}/v1/traces` : null),
     sampler: { kind, ratio },
-    serviceName: env.OTEL_SERVICE_NAME || 'switchyard',
+    serviceName: read(settings.OTEL_SERVICE_NAME) || DEFAULT_SERVICE_NAME,
     shutdownDeadlineMs,
     readyMaxLagEvents,
   };

@@ -1,4 +1,4 @@
-import { ConfigurationError, isSecretRef, resolveSecret } from '../../src/kernel/index.js';
+import { ConfigurationError, type SettingsEnv, declareSettings, isSecretRef, resolveSecret, textSetting } from '../../src/kernel/index.js';
 import { CheckpointKeyError, type CheckpointSigner, checkpointSigner } from './checkpoint-signer.js';
 
 export interface AuditSettings {
@@ -17,12 +17,27 @@ export interface AuditSettings {
 
 export const DEFAULT_CHECKPOINT_INTERVAL_MS = 10_000;
 
-export function readAuditSettings(env: NodeJS.ProcessEnv): AuditSettings {
-  const ref = env.SWITCHYARD_AUDIT_SIGNING_KEY || null;
+export const AUDIT_ENVIRONMENT = declareSettings('projections/audit-chain', {
+  SWITCHYARD_AUDIT_SIGNING_KEY: {
+    type: 'secret reference (`env:NAME` or `file:PATH`)',
+    default: 'unset: no signed checkpoints',
+    meaning:
+      'the audit checkpoint key: an HMAC-SHA256 secret (at least 32 bytes) or an Ed25519 private key (PKCS#8 PEM). ' +
+      'Without it the chain is kept but no checkpoint is signed, so a truncated tail cannot be told from a shorter log',
+  },
+  SWITCHYARD_AUDIT_CHECKPOINT_SECONDS: {
+    type: 'number ≥ 0 (seconds)',
+    default: `\`${DEFAULT_CHECKPOINT_INTERVAL_MS / 1000}\``,
+    meaning: 'sign a checkpoint when the newest is older than this (`0` = every batch); bounds how much of the tail can be cut away unnoticed',
+  },
+});
+
+export function readAuditSettings(env: SettingsEnv): AuditSettings {
+  const ref = textSetting(env, AUDIT_ENVIRONMENT.SWITCHYARD_AUDIT_SIGNING_KEY) || null;
   if (ref !== null && !isSecretRef(ref)) {
     throw new ConfigurationError('SWITCHYARD_AUDIT_SIGNING_KEY must be a secret reference (env:NAME or file:PATH), never the key itself');
   }
-  const seconds = env.SWITCHYARD_AUDIT_CHECKPOINT_SECONDS;
+  const seconds = textSetting(env, AUDIT_ENVIRONMENT.SWITCHYARD_AUDIT_CHECKPOINT_SECONDS);
   let checkpointIntervalMs = DEFAULT_CHECKPOINT_INTERVAL_MS;
   if (seconds !== undefined && seconds !== '') {
     const parsed = Number(seconds);

@@ -1,5 +1,5 @@
 /** ClickHouse analytics' public surface: attempts and cache hits copied to ClickHouse for spend reports. */
-export { analyticsFaults } from './analytics-faults.js';
+export { ANALYTICS_FAULTS_ENVIRONMENT, analyticsFaults } from './analytics-faults.js';
 export { dateTime } from './attempt-row.js';
 export { ClickHouseAnalyticsProjection } from './clickhouse-analytics.projection.js';
 export { ClickHouseConnection, quoteString } from './clickhouse-connection.js';

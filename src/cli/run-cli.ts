@@ -3,6 +3,9 @@ import { parseArgs } from 'node:util';
 import { ConfigValidationError } from '../config/gateway-config.js';
 import { ApplyRefusedError } from '../config/apply/config-applier.js';
 import { ConfigurationError } from '../config/environment.js';
+import { SERVING_ENVIRONMENT } from '../config/environment-settings.js';
+import { textSetting } from '../kernel/settings.js';
+import { CLI_ENVIRONMENT } from './cli-environment.js';
 import { KEY_SCOPES, type KeyScope } from '../../events/api-key-events.js';
 import { DEFAULT_KEY_SCOPES } from '../../modules/access/index.js';
 import { DomainError } from '../kernel/commands/decider.js';
@@ -78,7 +81,7 @@ export async function runCli(argv: string[]): Promise<number> {
   const [command, sub, ...rest] = argv;
   if (command !== undefined && command !== 'help' && (argv.includes('--help') || argv.includes('-h'))) return help(argv.filter((arg) => !arg.startsWith('-')));
   // One-shot commands keep stdout for their result; the server configures its own logging.
-  if (command !== undefined && command !== 'serve' && command !== 'projector' && command !== 'mock-provider') Logger.overrideLogger(new StderrLogger(process.env.LOG_LEVEL));
+  if (command !== undefined && command !== 'serve' && command !== 'projector' && command !== 'mock-provider') Logger.overrideLogger(new StderrLogger(textSetting(process.env, SERVING_ENVIRONMENT.LOG_LEVEL)));
   try {
     switch (command) {
       case undefined:
@@ -266,7 +269,7 @@ export async function runCli(argv: string[]): Promise<number> {
       return 1;
     }
     process.stderr.write(`switchyard ${command ?? ''}: ${(error as Error).message}\n`);
-    if (process.env.DEBUG) process.stderr.write(`${(error as Error).stack}\n`);
+    if (textSetting(process.env, CLI_ENVIRONMENT.DEBUG)) process.stderr.write(`${(error as Error).stack}\n`);
     return 1;
   }
 }

@@ -1,3 +1,6 @@
+import { declareSettings } from '../kernel/setting-declaration.js';
+import { textSetting } from '../kernel/settings.js';
+
 /**
  * V8 flags a Switchyard process starts with: `npm start` and the bench's gateway processes pass them
  * (test/unit/serving-flags.test.ts keeps the two in step, and SERVING_ENV below with them); a `switchyard` command started otherwise takes
@@ -53,9 +56,23 @@ export const NODE_FLAGS: readonly string[] = ['--max-semi-space-size=32', '--sin
  * 1,692 / 1,956 rps (CPU per request 0.794 / 0.767 / 0.673 → 0.707 / 0.725 / 0.628 ms); pg-async over two
  * rounds unchanged (275 / 274 → 272 / 275 MB).
  */
-export const SERVING_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' };
+export const SERVING_ENV: Readonly<Record<keyof typeof MALLOC_ENVIRONMENT, string>> = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' };
+
+/** glibc's variables that SERVING_ENV sets (read by glibc at process start; Switchyard only checks whether the operator set them). */
+export const MALLOC_ENVIRONMENT = declareSettings('bootstrap (src/cli/serving-flags.ts)', {
+  MALLOC_ARENA_MAX: {
+    type: 'integer > 0',
+    default: 'unset; `npm start` and the primary of SWITCHYARD_WORKERS set `2`',
+    meaning: "glibc's. Two malloc arenas instead of up to eight per core held the memory of 1,000 slow streams 20–35 MB lower, with no throughput cost measured. A process started otherwise needs it in its environment",
+  },
+  MALLOC_MMAP_THRESHOLD_: {
+    type: 'integer > 0 (bytes)',
+    default: 'unset; `npm start` and the primary of SWITCHYARD_WORKERS set `131072`',
+    meaning: "glibc's. A fixed threshold keeps every block of 128 kB or more in a mapping of its own, given back when freed: the embedded default peaked 13–26 MB lower",
+  },
+});
 
 /** SERVING_ENV without the variables `env` already sets: an operator's own value wins. */
 export function servingEnvFor(env: NodeJS.ProcessEnv): Record<string, string> {
-  return Object.fromEntries(Object.entries(SERVING_ENV).filter(([name]) => env[name] === undefined));
+  return Object.fromEntries(Object.values(MALLOC_ENVIRONMENT).filter((setting) => textSetting(env, setting) === undefined).map(({ name }) => [name, SERVING_ENV[name]]));
 }

@@ -9,9 +9,12 @@ import { type AdmissionSettings, readAdmissionOverrides } from '../../modules/li
 import { type CacheKnobs, readCacheOverrides } from '../../modules/cache/cache-settings.js';
 import { type ObservabilityOverrides, ObservabilitySettingsError, readObservabilitySettings } from '../../modules/observability/observability-settings.js';
 import type { AuditSettings } from '../../projections/audit-chain/index.js';
-import { DEFAULT_SPOOL_MAX_BYTES, DEFAULT_SPOOL_SEGMENT_BYTES, type SpoolSettings, defaultSpoolDirectory } from '../kernel/event-store/spool/spool-settings.js';
+import { DEFAULT_SPOOL_MAX_BYTES, DEFAULT_SPOOL_SEGMENT_BYTES, SPOOL_ENVIRONMENT, type SpoolSettings, defaultSpoolDirectory } from '../kernel/event-store/spool/spool-settings.js';
+import { EVENT_STORE_ENVIRONMENT } from '../kernel/event-store/event-store-settings.js';
+import type { SettingDeclaration } from '../kernel/setting-declaration.js';
 import { ConfigurationError } from '../kernel/configuration-error.js';
-import { DEFAULT_DATA_DIR } from '../kernel/settings.js';
+import { DEFAULT_DATA_DIR, integerSetting, textSetting } from '../kernel/settings.js';
+import { DEFAULT_CONFIG_FILE, DEFAULT_HOST, DEFAULT_LOG_LEVEL, DEFAULT_POLL_MS, DEFAULT_PORT, LISTEN_OFF, LOG_LEVELS, SERVING_ENVIRONMENT } from './environment-settings.js';
 import { type SecretReferencePolicy, SecretPolicyError, secretReferencePolicy } from '../kernel/secret-references/secret-reference-policy.js';
 
 /** Everything configured through environment variables (DESIGN §8). */
@@ -66,23 +69,30 @@ export interface Environment {
 export { ConfigurationError };
 
 export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environment {
-  const port = integer(env.PORT, 8080, 'PORT');
+  const read = (setting: SettingDeclaration) => textSetting(env, setting);
+  const integer = (setting: SettingDeclaration, fallback: number) => integerSetting(env, setting) ?? fallback;
+  const { PORT, HOST, SWITCHYARD_CONFIG, LOG_LEVEL, REDIS_URL, CLICKHOUSE_URL, SWITCHYARD_WORKERS, SWITCHYARD_PROJECTOR, SWITCHYARD_POLL_MS, SWITCHYARD_LISTEN, SWITCHYARD_NODE_ID } = SERVING_ENVIRONMENT;
+  const { DATABASE_URL, SWITCHYARD_DATA_DIR } = EVENT_STORE_ENVIRONMENT;
+  const { SWITCHYARD_SPOOL_DIR, SWITCHYARD_SPOOL_MAX_BYTES } = SPOOL_ENVIRONMENT;
+  const port = integer(PORT, DEFAULT_PORT);
   const durability = readDurability(env);
-  let configPath = env.SWITCHYARD_CONFIG ? resolve(env.SWITCHYARD_CONFIG) : null;
-  if (!configPath && existsSync('switchyard.yaml')) configPath = resolve('switchyard.yaml');
-  const logLevel = (env.LOG_LEVEL ?? 'log') as Environment['logLevel'];
-  const databaseUrl = env.DATABASE_URL || null;
-  const workers = env.SWITCHYARD_WORKERS === 'auto' ? availableParallelism() : integer(env.SWITCHYARD_WORKERS, 1, 'SWITCHYARD_WORKERS');
+  const configFile = read(SWITCHYARD_CONFIG);
+  let configPath = configFile ? resolve(configFile) : null;
+  if (!configPath && existsSync(DEFAULT_CONFIG_FILE)) configPath = resolve(DEFAULT_CONFIG_FILE);
+  const logLevel = (read(LOG_LEVEL) ?? DEFAULT_LOG_LEVEL) as Environment['logLevel'];
+  const databaseUrl = read(DATABASE_URL) || null;
+  const workers = read(SWITCHYARD_WORKERS) === 'auto' ? availableParallelism() : integer(SWITCHYARD_WORKERS, 1);
   if (workers < 1) throw new ConfigurationError("SWITCHYARD_WORKERS must be a positive integer or 'auto'");
   if (workers > 1 && !databaseUrl) {
     throw new ConfigurationError('SWITCHYARD_WORKERS above 1 needs DATABASE_URL: the embedded PGlite store belongs to one process');
   }
-  const projector = (env.SWITCHYARD_PROJECTOR || 'embedded') as Environment['projector'];
+  const projector = (read(SWITCHYARD_PROJECTOR) || 'embedded') as Environment['projector'];
   if (projector !== 'embedded' && projector !== 'external') throw new ConfigurationError('SWITCHYARD_PROJECTOR must be embedded or external');
   if (projector === 'external' && !databaseUrl) {
     throw new ConfigurationError('SWITCHYARD_PROJECTOR=external needs DATABASE_URL: with embedded PGlite the projections run in the serving process');
   }
-  const dataDir = env.SWITCHYARD_DATA_DIR === ':memory:' ? ':memory:' : resolve(env.SWITCHYARD_DATA_DIR || DEFAULT_DATA_DIR);
+  const dataDirSetting = read(SWITCHYARD_DATA_DIR);
+  const dataDir = dataDirSetting === ':memory:' ? ':memory:' : resolve(dataDirSetting || DEFAULT_DATA_DIR);
   let secretReferences: SecretReferencePolicy;
   try {
     secretReferences = secretReferencePolicy(env, dataDir);
@@ -97,20 +107,21 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
     if (error instanceof ObservabilitySettingsError) throw new ConfigurationError(error.message);
     throw error;
   }
+  const spoolDir = read(SWITCHYARD_SPOOL_DIR);
   return {
     port,
-    host: env.HOST || '127.0.0.1',
+    host: read(HOST) || DEFAULT_HOST,
     configPath,
     dataDir,
     databaseUrl,
-    redisUrl: env.REDIS_URL || null,
-    clickhouseUrl: env.CLICKHOUSE_URL || null,
+    redisUrl: read(REDIS_URL) || null,
+    clickhouseUrl: read(CLICKHOUSE_URL) || null,
     adminToken: readAdminSettings(env).adminToken,
     durability,
-    pollIntervalMs: integer(env.SWITCHYARD_POLL_MS, 1000, 'SWITCHYARD_POLL_MS'),
-    listen: !['off', 'false', '0', 'no'].includes((env.SWITCHYARD_LISTEN ?? '').toLowerCase()),
-    nodeId: env.SWITCHYARD_NODE_ID || `${hostname()}:${process.pid}`,
-    logLevel: ['error', 'warn', 'log', 'debug'].includes(logLevel) ? logLevel : 'log',
+    pollIntervalMs: integer(SWITCHYARD_POLL_MS, DEFAULT_POLL_MS),
+    listen: !(LISTEN_OFF as readonly string[]).includes((read(SWITCHYARD_LISTEN) ?? '').toLowerCase()),
+    nodeId: read(SWITCHYARD_NODE_ID) || `${hostname()}:${process.pid}`,
+    logLevel: (LOG_LEVELS as readonly string[]).includes(logLevel) ? logLevel : DEFAULT_LOG_LEVEL,
     resilience: readResilienceOverrides(env),
     admission: readAdmissionOverrides(env),
     workers,
@@ -120,16 +131,9 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
     cache: readCacheOverrides(env),
     observability,
     spool: {
-      directory: env.SWITCHYARD_SPOOL_DIR ? resolve(env.SWITCHYARD_SPOOL_DIR) : defaultSpoolDirectory(dataDir),
-      maxBytes: integer(env.SWITCHYARD_SPOOL_MAX_BYTES, DEFAULT_SPOOL_MAX_BYTES, 'SWITCHYARD_SPOOL_MAX_BYTES'),
+      directory: spoolDir ? resolve(spoolDir) : defaultSpoolDirectory(dataDir),
+      maxBytes: integer(SWITCHYARD_SPOOL_MAX_BYTES, DEFAULT_SPOOL_MAX_BYTES),
       segmentBytes: DEFAULT_SPOOL_SEGMENT_BYTES,
     },
   };
-}
-
-function integer(value: string | undefined, fallback: number, name: string): number {
-  if (value === undefined || value === '') return fallback;
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 0) throw new ConfigurationError(`${name} must be a non-negative integer`);
-  return parsed;
 }

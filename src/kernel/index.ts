@@ -12,6 +12,7 @@ export * from './abort-scope.js';
 export * from './request-scoped.js';
 export * from './same-hash.js';
 export * from './settings.js';
+export * from './setting-declaration.js';
 export * from './tokens.js';
 export * from './commands/command-executor.js';
 export * from './commands/decider-command.js';

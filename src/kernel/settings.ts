@@ -1,4 +1,5 @@
 import { ConfigurationError } from './configuration-error.js';
+import type { SettingDeclaration } from './setting-declaration.js';
 
 /**
  * Helpers for the settings files of each context (`*-settings.ts`), which read their own environment
@@ -10,8 +11,14 @@ export const DEFAULT_DATA_DIR = '.switchyard';
 
 export type SettingsEnv = Readonly<Record<string, string | undefined>>;
 
+/** The one way settings code reads a variable: through its declaration, so every variable read is declared. */
+export function textSetting(env: SettingsEnv, setting: SettingDeclaration): string | undefined {
+  return env[setting.name];
+}
+
 /** A non-negative integer, or undefined when unset (empty counts as unset). */
-export function integerSetting(env: SettingsEnv, name: string): number | undefined {
+export function integerSetting(env: SettingsEnv, setting: SettingDeclaration): number | undefined {
+  const { name } = setting;
   const value = env[name];
   if (value === undefined || value === '') return undefined;
   const parsed = Number(value);
@@ -20,9 +27,9 @@ export function integerSetting(env: SettingsEnv, name: string): number | undefin
 }
 
 /** A positive integer, or undefined when unset. */
-export function positiveIntegerSetting(env: SettingsEnv, name: string): number | undefined {
-  const value = integerSetting(env, name);
-  if (value === 0) throw new ConfigurationError(`${name} must be a positive integer`);
+export function positiveIntegerSetting(env: SettingsEnv, setting: SettingDeclaration): number | undefined {
+  const value = integerSetting(env, setting);
+  if (value === 0) throw new ConfigurationError(`${setting.name} must be a positive integer`);
   return value;
 }
 

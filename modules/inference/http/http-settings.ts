@@ -1,4 +1,4 @@
-import { ConfigurationError, type SettingsEnv, definedOnly, positiveIntegerSetting } from '../../../src/kernel/index.js';
+import { ConfigurationError, type SettingDeclaration, type SettingsEnv, declareSettings, definedOnly, positiveIntegerSetting } from '../../../src/kernel/index.js';
 
 /**
  * Bounds on the gateway's client connections (DESIGN §10). Without them an unfinished body or a silent
@@ -43,14 +43,38 @@ export function timeoutCheckIntervalMs(settings: HttpSettings): number {
   return Math.max(25, Math.min(1_000, Math.floor(Math.min(settings.headersTimeoutMs, settings.bodyTimeoutMs) / 10)));
 }
 
+/** The variables readHttpOverrides reads; the defaults shown are DEFAULT_HTTP_SETTINGS'. */
+export const HTTP_ENVIRONMENT = declareSettings('modules/inference (client connections)', {
+  SWITCHYARD_HTTP_HEADERS_TIMEOUT_MS: {
+    type: 'integer > 0 (ms)',
+    default: `\`${DEFAULT_HTTP_SETTINGS.headersTimeoutMs}\``,
+    meaning: "from a connection's opening (or a request's first byte) to the end of its headers; also closes connections that send nothing. Past it: 408 and the connection closed",
+  },
+  SWITCHYARD_HTTP_BODY_TIMEOUT_MS: {
+    type: 'integer > 0 (ms)',
+    default: `\`${DEFAULT_HTTP_SETTINGS.bodyTimeoutMs}\``,
+    meaning: 'to receive a whole request, headers and body (at least the headers timeout). Past it: 408 and the connection closed',
+  },
+  SWITCHYARD_HTTP_KEEPALIVE_TIMEOUT_MS: {
+    type: 'integer > 0 (ms)',
+    default: `\`${DEFAULT_HTTP_SETTINGS.keepAliveTimeoutMs}\``,
+    meaning: 'an idle keep-alive connection between requests (longer than the 60 s of common load balancers, so the balancer closes first)',
+  },
+  SWITCHYARD_HTTP_MAX_CONNECTIONS: {
+    type: 'integer > 0',
+    default: `\`${DEFAULT_HTTP_SETTINGS.maxConnections}\``,
+    meaning: 'client connections open at once; one beyond it is closed as soon as it is accepted. Keep it below half of `ulimit -n`: a served request may hold an upstream connection too',
+  },
+});
+
 /** Only the variables that are set; each must be a positive integer (none of these bounds can be switched off). */
 export function readHttpOverrides(env: SettingsEnv): Partial<HttpSettings> {
-  const positive = (name: string) => positiveIntegerSetting(env, name);
+  const positive = (setting: SettingDeclaration) => positiveIntegerSetting(env, setting);
   const http = definedOnly({
-    headersTimeoutMs: positive('SWITCHYARD_HTTP_HEADERS_TIMEOUT_MS'),
-    bodyTimeoutMs: positive('SWITCHYARD_HTTP_BODY_TIMEOUT_MS'),
-    keepAliveTimeoutMs: positive('SWITCHYARD_HTTP_KEEPALIVE_TIMEOUT_MS'),
-    maxConnections: positive('SWITCHYARD_HTTP_MAX_CONNECTIONS'),
+    headersTimeoutMs: positive(HTTP_ENVIRONMENT.SWITCHYARD_HTTP_HEADERS_TIMEOUT_MS),
+    bodyTimeoutMs: positive(HTTP_ENVIRONMENT.SWITCHYARD_HTTP_BODY_TIMEOUT_MS),
+    keepAliveTimeoutMs: positive(HTTP_ENVIRONMENT.SWITCHYARD_HTTP_KEEPALIVE_TIMEOUT_MS),
+    maxConnections: positive(HTTP_ENVIRONMENT.SWITCHYARD_HTTP_MAX_CONNECTIONS),
   });
   const headers = http.headersTimeoutMs ?? DEFAULT_HTTP_SETTINGS.headersTimeoutMs;
   const body = http.bodyTimeoutMs ?? DEFAULT_HTTP_SETTINGS.bodyTimeoutMs;

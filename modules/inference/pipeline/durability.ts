@@ -1,4 +1,4 @@
-import { ConfigurationError, type SettingsEnv } from '../../../src/kernel/index.js';
+import { ConfigurationError, type SettingsEnv, declareSettings, textSetting } from '../../../src/kernel/index.js';
 
 /**
  * When request events become durable (DESIGN §7):
@@ -18,9 +18,20 @@ export type DurabilityProfile = 'default' | 'strict' | 'async';
 
 export const DURABILITY_PROFILES: readonly DurabilityProfile[] = ['default', 'strict', 'async'];
 
+export const DURABILITY_ENVIRONMENT = declareSettings('modules/inference (durability)', {
+  SWITCHYARD_DURABILITY: {
+    type: DURABILITY_PROFILES.map((profile) => `\`${profile}\``).join(' | '),
+    default: '`default`',
+    meaning:
+      '`default`: each request commits once (RequestAdmitted, its attempts and RequestCompleted in one append) before the last byte reaches the client, so every complete answer is billed; ' +
+      '`strict`: also commits RequestAdmitted before the first provider call (two commits per request); ' +
+      '`async`: nothing waits (a crash can lose the usage of requests answered in the last few ms)',
+  },
+});
+
 /** SWITCHYARD_DURABILITY; `default` when unset. */
 export function readDurability(env: SettingsEnv): DurabilityProfile {
-  const durability = (env.SWITCHYARD_DURABILITY ?? 'default') as DurabilityProfile;
+  const durability = (textSetting(env, DURABILITY_ENVIRONMENT.SWITCHYARD_DURABILITY) ?? 'default') as DurabilityProfile;
   if (!DURABILITY_PROFILES.includes(durability)) {
     throw new ConfigurationError(`SWITCHYARD_DURABILITY must be one of ${DURABILITY_PROFILES.join(', ')}`);
   }

@@ -1,5 +1,18 @@
 import { setFlagsFromString } from 'node:v8';
 import type { Worker } from 'node:worker_threads';
+import { declareSettings } from '../setting-declaration.js';
+import { textSetting } from '../settings.js';
+
+/** Node's own variable, read here for the one flag the embedded engine's thread must not inherit. */
+export const ENGINE_THREAD_ENVIRONMENT = declareSettings('kernel: embedded PGlite engine', {
+  NODE_OPTIONS: {
+    type: "node's options",
+    default: 'unset',
+    meaning:
+      "Node's own. Switchyard reads `--max-semi-space-size` from it (and from the command line) to give the embedded engine's thread a young generation of its own size " +
+      'and put the process\'s back. Node refuses `--single-threaded-gc` and `--no-allocation-site-pretenuring` here: they go on the command line (see `npm start`)',
+  },
+});
 
 /**
  * Starts a worker whose isolate has semi-spaces of at most `semiSpaceMb`, leaving the process's own setting
@@ -37,7 +50,7 @@ export function workerWithSemiSpace(start: () => Worker, semiSpaceMb: number): W
 
 /** The process's `--max-semi-space-size` from its command line or NODE_OPTIONS (the last wins); 0 is V8's own choice. */
 function processSemiSpace(): number {
-  const options = [...(process.env.NODE_OPTIONS ?? '').split(/\s+/), ...process.execArgv];
+  const options = [...(textSetting(process.env, ENGINE_THREAD_ENVIRONMENT.NODE_OPTIONS) ?? '').split(/\s+/), ...process.execArgv];
   let value = 0;
   for (let i = 0; i < options.length; i++) {
     const match = /^--max[-_]semi[-_]space[-_]size(?:=(\d+))?$/.exec(options[i]);

@@ -1,4 +1,6 @@
 import { delimiter, isAbsolute, resolve } from 'node:path';
+import { declareSettings } from '../setting-declaration.js';
+import { type SettingsEnv, textSetting } from '../settings.js';
 
 /**
  * Which values a secret reference may read. A reference is configured by whoever holds the admin token
@@ -20,6 +22,22 @@ export interface SecretReferencePolicy {
 export const DEFAULT_SECRET_ENV =
   '*_KEY,*_TOKEN,*_CREDENTIALS,!AWS_SECRET_ACCESS_KEY,!AWS_SESSION_TOKEN,!GITHUB_TOKEN,!ACTIONS_RUNTIME_TOKEN,!ACTIONS_ID_TOKEN_REQUEST_TOKEN';
 
+/** What `env:` and `file:` references may read. */
+export const SECRET_REFERENCE_ENVIRONMENT = declareSettings('kernel: secret references', {
+  SWITCHYARD_SECRET_ENV: {
+    type: 'comma-separated names and patterns',
+    default: `\`${DEFAULT_SECRET_ENV}\``,
+    meaning:
+      'environment variables an `env:NAME` reference may read: `*` matches any run of characters, a leading `!` excludes, the last match decides. ' +
+      "The gateway's own settings (ADMIN_TOKEN, DATABASE_URL, REDIS_URL, CLICKHOUSE_URL, PGPASSWORD, PGPASSFILE, SWITCHYARD_*) are never readable, whatever the list says",
+  },
+  SWITCHYARD_SECRETS_DIR: {
+    type: 'absolute directories, separated by `:`',
+    default: '`/run/secrets` and `secrets/` in SWITCHYARD_DATA_DIR',
+    meaning: 'directories under which a `file:PATH` reference may read (its real path, symbolic links followed, must lie inside one); never `/`',
+  },
+});
+
 /** The gateway's own settings: never readable through a reference, whatever SWITCHYARD_SECRET_ENV says. */
 const RESERVED_ENV = ['ADMIN_TOKEN', 'DATABASE_URL', 'REDIS_URL', 'CLICKHOUSE_URL', 'PGPASSWORD', 'PGPASSFILE', 'SWITCHYARD_*'];
 
@@ -28,8 +46,8 @@ const RESERVED_ENV = ['ADMIN_TOKEN', 'DATABASE_URL', 'REDIS_URL', 'CLICKHOUSE_UR
  * and `env:ACME_APP_KEY` work), and files under `/run/secrets` (Docker and Kubernetes secrets) and under
  * `secrets/` in the data directory (where the built-in demo keeps its key).
  */
-export function secretReferencePolicy(env: NodeJS.ProcessEnv, dataDir: string | null): SecretReferencePolicy {
-  const envPatterns = (env.SWITCHYARD_SECRET_ENV ?? DEFAULT_SECRET_ENV)
+export function secretReferencePolicy(env: SettingsEnv, dataDir: string | null): SecretReferencePolicy {
+  const envPatterns = (textSetting(env, SECRET_REFERENCE_ENVIRONMENT.SWITCHYARD_SECRET_ENV) ?? DEFAULT_SECRET_ENV)
     .split(',')
     .map((pattern) => pattern.trim())
     .filter((pattern) => pattern.length > 0);
@@ -38,7 +56,7 @@ export function secretReferencePolicy(env: NodeJS.ProcessEnv, dataDir: string | 
       throw new SecretPolicyError(`SWITCHYARD_SECRET_ENV: '${pattern}' is not a variable name or pattern (letters, digits, _ and *, optionally after !)`);
     }
   }
-  const configured = env.SWITCHYARD_SECRETS_DIR;
+  const configured = textSetting(env, SECRET_REFERENCE_ENVIRONMENT.SWITCHYARD_SECRETS_DIR);
   const directories = configured !== undefined
     ? configured.split(delimiter).map((dir) => dir.trim()).filter((dir) => dir.length > 0)
     : ['/run/secrets', ...(dataDir && dataDir !== ':memory:' ? [resolve(dataDir, 'secrets')] : [])];

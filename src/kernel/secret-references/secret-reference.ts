@@ -2,7 +2,8 @@ import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { rememberSecret } from './known-secrets.js';
 import { type SecretReferencePolicy, envNameAllowed, insideDirectories, secretReferencePolicy } from './secret-reference-policy.js';
-import { DEFAULT_DATA_DIR } from '../settings.js';
+import { EVENT_STORE_ENVIRONMENT } from '../event-store/event-store-settings.js';
+import { DEFAULT_DATA_DIR, textSetting } from '../settings.js';
 
 /**
  * Secrets are configured by reference: `env:NAME` reads an environment variable, `file:PATH` a file
@@ -32,7 +33,7 @@ export function installSecretReferencePolicy(policy: SecretReferencePolicy): voi
 }
 
 export function currentSecretReferencePolicy(): SecretReferencePolicy {
-  return installed ?? secretReferencePolicy(process.env, process.env.SWITCHYARD_DATA_DIR || DEFAULT_DATA_DIR);
+  return installed ?? secretReferencePolicy(process.env, textSetting(process.env, EVENT_STORE_ENVIRONMENT.SWITCHYARD_DATA_DIR) || DEFAULT_DATA_DIR);
 }
 
 /** The value behind a reference; every value resolved is remembered so it can be scrubbed from foreign text. */

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { declareSettings } from '../../setting-declaration.js';
 
 /** Where and how much a serving process may spool while PostgreSQL is unreachable (README: outage spool). */
 export interface SpoolSettings {
@@ -23,6 +24,20 @@ export function defaultSpoolDirectory(dataDir: string): string {
 export function defaultSpoolSettings(dataDir: string): SpoolSettings {
   return { directory: defaultSpoolDirectory(dataDir), maxBytes: DEFAULT_SPOOL_MAX_BYTES, segmentBytes: DEFAULT_SPOOL_SEGMENT_BYTES };
 }
+
+/** The outage spool's environment variables (read by the bootstrap's environment). */
+export const SPOOL_ENVIRONMENT = declareSettings('kernel: outage spool', {
+  SWITCHYARD_SPOOL_DIR: {
+    type: 'directory',
+    default: '`spool/` in SWITCHYARD_DATA_DIR (the system temporary directory when it is `:memory:`)',
+    meaning: "the outage spool's root (PostgreSQL deployments): request events wait here while PostgreSQL is unreachable and drain, idempotently, once it is back",
+  },
+  SWITCHYARD_SPOOL_MAX_BYTES: {
+    type: 'integer ≥ 0 (bytes)',
+    default: `\`${DEFAULT_SPOOL_MAX_BYTES}\` (${DEFAULT_SPOOL_MAX_BYTES / 1024 / 1024} MiB)`,
+    meaning: 'most bytes of request events a serving process spools during an outage; `0` = no spool (requests fail with 503 while the store is down)',
+  },
+});
 
 /**
  * Names the event store a spool belongs to: a hash of its URL without the password (which may rotate),
