@@ -7,8 +7,15 @@ import { PROVIDER_TYPES, type ProviderType } from '../../events/provider-events.
 import type { BudgetWebhook, TenantBudget, TenantLimits } from '../../events/tenant-events.js';
 import { BUDGET_DEFAULTS, DEFAULT_KEY_SCOPES } from '../../modules/access/index.js';
 import { ALIAS_DEFAULTS } from '../../modules/catalog/index.js';
+import {
+  ALIAS_FIELDS, ALIAS_LIMITS_FIELDS, API_KEY_FIELDS, BUDGET_FIELDS, CANARY_FIELDS, DEPLOYMENT_DEFAULTS, DEPLOYMENT_FIELDS, GATEWAY_CONFIG_FIELDS, LIMITS_FIELDS,
+  POLICY_FIELDS, PRICE_FIELDS, PROVIDER_FIELDS, ROUTE_FIELDS, TENANT_FIELDS, WEBHOOK_FIELDS, fieldNames,
+} from './gateway-config-schema.js';
 
-/** The declarative configuration (DESIGN §8), validated, with every reference checked. */
+/**
+ * The declarative configuration (DESIGN §8), validated, with every reference checked. Which fields each
+ * mapping accepts, and the defaults of its fields, come from the schema (gateway-config-schema.ts).
+ */
 export interface GatewayConfig {
   providers: Array<{ id: string; type: ProviderType; baseUrl: string | null; apiKey: string | null; apiVersion: string | null; region: string | null; allowPrivateNetwork: boolean }>;
   deployments: Array<{
@@ -46,7 +53,7 @@ export function parseGatewayConfig(text: string, source = 'config'): GatewayConf
   const reader = new Reader();
   const root = raw === null || raw === undefined ? {} : raw;
   if (!isNode(root)) throw new ConfigValidationError([`${source}: the top level must be a mapping`]);
-  reader.known(root, '', ['providers', 'deployments', 'aliases', 'tenants', 'apiKeys']);
+  reader.known(root, '', fieldNames(GATEWAY_CONFIG_FIELDS));
 
   const providers = reader.list(root, 'providers').map(([node, path]) => ({
     id: reader.id(node, path),
@@ -56,7 +63,7 @@ export function parseGatewayConfig(text: string, source = 'config'): GatewayConf
     apiVersion: reader.optionalString(node, path, 'apiVersion'),
     region: reader.optionalString(node, path, 'region'),
     allowPrivateNetwork: reader.optionalBoolean(node, path, 'allowPrivateNetwork') ?? false,
-    ...reader.known(node, path, ['id', 'type', 'baseUrl', 'apiKey', 'apiVersion', 'region', 'allowPrivateNetwork']),
+    ...reader.known(node, path, fieldNames(PROVIDER_FIELDS)),
   }));
   providers.forEach((p, i) => {
     if (p.apiKey && !/^(env|file):.+/.test(p.apiKey)) {
@@ -66,30 +73,30 @@ export function parseGatewayConfig(text: string, source = 'config'): GatewayConf
   const providerIds = new Set(providers.map((p) => p.id));
 
   const deployments = reader.list(root, 'deployments').map(([node, path]) => {
-    reader.known(node, path, ['id', 'provider', 'model', 'region', 'capabilities', 'contextWindow', 'maxOutputTokens', 'quotaGroup', 'limits', 'price', 'disabled']);
+    reader.known(node, path, fieldNames(DEPLOYMENT_FIELDS));
     const provider = reader.string(node, path, 'provider');
     if (provider && !providerIds.has(provider)) reader.problem(`${path}.provider`, `names provider '${provider}', which is not declared`);
-    const capabilities = reader.stringList(node, path, 'capabilities') ?? ['chat', 'streaming'];
+    const capabilities = reader.stringList(node, path, 'capabilities') ?? [...DEPLOYMENT_DEFAULTS.capabilities];
     for (const [i, c] of capabilities.entries()) {
       if (!(CAPABILITIES as readonly string[]).includes(c)) reader.problem(`${path}.capabilities[${i}]`, `unknown capability '${c}' (known: ${CAPABILITIES.join(', ')})`);
     }
     const priceNode = node.price;
     if (!isNode(priceNode)) reader.problem(`${path}.price`, 'is required (inputPer1M and outputPer1M at least)');
     const price = isNode(priceNode) ? priceNode : {};
-    reader.known(price, `${path}.price`, ['inputPer1M', 'outputPer1M', 'cachedInputPer1M', 'cacheWritePer1M', 'reasoningPer1M', 'effectiveFrom', 'currency']);
+    reader.known(price, `${path}.price`, fieldNames(PRICE_FIELDS));
     return {
       id: reader.id(node, path),
       provider,
       model: reader.string(node, path, 'model'),
       region: reader.optionalString(node, path, 'region'),
       capabilities: capabilities as Capability[],
-      contextWindow: reader.integer(node, path, 'contextWindow', 128000),
-      maxOutputTokens: reader.integer(node, path, 'maxOutputTokens', 4096),
+      contextWindow: reader.integer(node, path, 'contextWindow', DEPLOYMENT_DEFAULTS.contextWindow),
+      maxOutputTokens: reader.integer(node, path, 'maxOutputTokens', DEPLOYMENT_DEFAULTS.maxOutputTokens),
       quotaGroup: reader.optionalString(node, path, 'quotaGroup'),
       limits: reader.limits(node, path),
       price: {
-        inputPer1M: reader.decimal(price, `${path}.price`, 'inputPer1M', true)!,
-        outputPer1M: reader.decimal(price, `${path}.price`, 'outputPer1M', true)!,
+        inputPer1M: reader.decimal(price, `${path}.price`, 'inputPer1M', PRICE_FIELDS.inputPer1M.required === true)!,
+        outputPer1M: reader.decimal(price, `${path}.price`, 'outputPer1M', PRICE_FIELDS.outputPer1M.required === true)!,
         cachedInputPer1M: reader.decimal(price, `${path}.price`, 'cachedInputPer1M', false),
         cacheWritePer1M: reader.decimal(price, `${path}.price`, 'cacheWritePer1M', false),
         reasoningPer1M: reader.decimal(price, `${path}.price`, 'reasoningPer1M', false),
@@ -102,16 +109,16 @@ export function parseGatewayConfig(text: string, source = 'config'): GatewayConf
   const deploymentIds = new Set(deployments.map((d) => d.id));
 
   const aliases = reader.list(root, 'aliases').map(([node, path]) => {
-    reader.known(node, path, ['name', 'strategy', 'routes', 'policy', 'visibility']);
+    reader.known(node, path, fieldNames(ALIAS_FIELDS));
     const routes = reader.list(node, 'routes', path).map(([route, routePath]) => {
-      reader.known(route, routePath, ['deployment', 'priority', 'weight']);
+      reader.known(route, routePath, fieldNames(ROUTE_FIELDS));
       const deployment = reader.string(route, routePath, 'deployment');
       if (deployment && !deploymentIds.has(deployment)) reader.problem(`${routePath}.deployment`, `names deployment '${deployment}', which is not declared`);
       return { deployment, priority: reader.integer(route, routePath, 'priority', ALIAS_DEFAULTS.routePriority), weight: reader.number(route, routePath, 'weight', ALIAS_DEFAULTS.routeWeight) };
     });
     if (routes.length === 0) reader.problem(`${path}.routes`, 'needs at least one route');
     const policyNode = isNode(node.policy) ? node.policy : {};
-    reader.known(policyNode, `${path}.policy`, ['requiredCapabilities', 'maxAttempts', 'ttftTimeoutMs', 'regions', 'canary', 'limits', 'budgetDowngrade', 'cache']);
+    reader.known(policyNode, `${path}.policy`, fieldNames(POLICY_FIELDS));
     const budgetDowngrade = reader.optionalString(policyNode, `${path}.policy`, 'budgetDowngrade');
     const canary = reader.canary(policyNode, `${path}.policy`, new Set(routes.map((r) => r.deployment)));
     const aliasLimits = reader.aliasLimits(policyNode, `${path}.policy`);
@@ -136,7 +143,7 @@ export function parseGatewayConfig(text: string, source = 'config'): GatewayConf
   });
 
   const tenants = reader.list(root, 'tenants').map(([node, path]) => {
-    reader.known(node, path, ['id', 'name', 'limits', 'budget']);
+    reader.known(node, path, fieldNames(TENANT_FIELDS));
     const id = reader.id(node, path);
     const budget = reader.budget(node, path);
     return { id, name: reader.optionalString(node, path, 'name') ?? id, limits: reader.limits(node, path), budget };
@@ -144,7 +151,7 @@ export function parseGatewayConfig(text: string, source = 'config'): GatewayConf
   const tenantIds = new Set(tenants.map((t) => t.id));
 
   const apiKeys = reader.list(root, 'apiKeys').map(([node, path]) => {
-    reader.known(node, path, ['id', 'tenant', 'key', 'aliases', 'scopes', 'limits', 'expiresAt', 'budget']);
+    reader.known(node, path, fieldNames(API_KEY_FIELDS));
     const tenant = reader.string(node, path, 'tenant');
     if (tenant && !tenantIds.has(tenant)) reader.problem(`${path}.tenant`, `names tenant '${tenant}', which is not declared`);
     const key = reader.string(node, path, 'key');
@@ -335,7 +342,7 @@ class Reader {
       this.problem(`${path}.canary`, 'must be a mapping with deployment and percent');
       return null;
     }
-    this.known(value, `${path}.canary`, ['deployment', 'percent', 'salt']);
+    this.known(value, `${path}.canary`, fieldNames(CANARY_FIELDS));
     const deploymentId = this.string(value, `${path}.canary`, 'deployment');
     if (deploymentId && !routeDeployments.has(deploymentId)) this.problem(`${path}.canary.deployment`, `'${deploymentId}' is not one of this alias's routes`);
     const percent = value.percent;
@@ -353,7 +360,7 @@ class Reader {
       this.problem(`${path}.limits`, 'must be a mapping');
       return { rpm: null, tpm: null, maxConcurrency: null };
     }
-    this.known(value, `${path}.limits`, ['rpm', 'tpm', 'inputTpm', 'outputTpm', 'maxConcurrency']);
+    this.known(value, `${path}.limits`, fieldNames(LIMITS_FIELDS));
     const inputTpm = this.positiveInteger(value, `${path}.limits`, 'inputTpm');
     const outputTpm = this.positiveInteger(value, `${path}.limits`, 'outputTpm');
     return {
@@ -375,7 +382,7 @@ class Reader {
       return null;
     }
     const at = `${path}.budget`;
-    this.known(value, at, ['monthlyUsd', 'dailyUsd', 'softPct', 'enforcement', 'webhook']);
+    this.known(value, at, fieldNames(BUDGET_FIELDS));
     const monthlyUsd = this.decimal(value, at, 'monthlyUsd', false);
     const dailyUsd = this.decimal(value, at, 'dailyUsd', false);
     if (monthlyUsd === null && dailyUsd === null) this.problem(at, 'needs monthlyUsd or dailyUsd (or both)');
@@ -388,7 +395,7 @@ class Reader {
     if (value.webhook !== undefined && value.webhook !== null) {
       if (!isNode(value.webhook)) this.problem(`${at}.webhook`, 'must be a mapping with url and secret');
       else {
-        this.known(value.webhook, `${at}.webhook`, ['url', 'secret', 'allowPrivateNetwork']);
+        this.known(value.webhook, `${at}.webhook`, fieldNames(WEBHOOK_FIELDS));
         const url = this.string(value.webhook, `${at}.webhook`, 'url');
         const secret = this.string(value.webhook, `${at}.webhook`, 'secret');
         if (url && !/^https?:\/\/[^/]+/.test(url)) this.problem(`${at}.webhook.url`, 'must be an http(s) URL');
@@ -415,9 +422,9 @@ class Reader {
       this.problem(`${path}.limits`, 'must be a mapping');
       return null;
     }
-    this.known(value, `${path}.limits`, ['rpm', 'tpm', 'inputTpm', 'outputTpm', 'maxConcurrency']);
+    this.known(value, `${path}.limits`, fieldNames(ALIAS_LIMITS_FIELDS));
     const limits: AliasRateLimits = {};
-    for (const name of ['rpm', 'tpm', 'inputTpm', 'outputTpm', 'maxConcurrency'] as const) {
+    for (const name of fieldNames(ALIAS_LIMITS_FIELDS) as Array<keyof AliasRateLimits>) {
       const limit = this.positiveInteger(value, `${path}.limits`, name);
       if (limit !== null) limits[name] = limit;
     }
