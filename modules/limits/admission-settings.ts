@@ -31,7 +31,7 @@ export function resolveAdmission(overrides: Partial<AdmissionSettings> | undefin
 export const ADMISSION_SETTINGS = Symbol('ADMISSION_SETTINGS');
 
 /** The variables readAdmissionOverrides reads; the defaults shown are DEFAULT_ADMISSION's. */
-export const ADMISSION_ENVIRONMENT = declareSettings('modules/limits (admission)', {
+export const ADMISSION_ENVIRONMENT = declareSettings('modules/limits', {
   SWITCHYARD_MAX_CONCURRENT_REQUESTS: {
     type: 'integer ≥ 0',
     default: `\`${DEFAULT_ADMISSION.maxConcurrentRequests}\``,

@@ -1,7 +1,7 @@
 import { declareSettings } from '../kernel/setting-declaration.js';
 
 /** What the one-shot commands read besides the serving settings. */
-export const CLI_ENVIRONMENT = declareSettings('bootstrap (src/cli)', {
+export const CLI_ENVIRONMENT = declareSettings('src/cli', {
   DEBUG: {
     type: 'any non-empty value',
     default: 'unset',

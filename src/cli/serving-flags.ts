@@ -59,7 +59,7 @@ export const NODE_FLAGS: readonly string[] = ['--max-semi-space-size=32', '--sin
 export const SERVING_ENV: Readonly<Record<keyof typeof MALLOC_ENVIRONMENT, string>> = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' };
 
 /** glibc's variables that SERVING_ENV sets (read by glibc at process start; Switchyard only checks whether the operator set them). */
-export const MALLOC_ENVIRONMENT = declareSettings('bootstrap (src/cli/serving-flags.ts)', {
+export const MALLOC_ENVIRONMENT = declareSettings('src/cli', {
   MALLOC_ARENA_MAX: {
     type: 'integer > 0',
     default: 'unset; `npm start` and the primary of SWITCHYARD_WORKERS set `2`',

@@ -11,7 +11,7 @@ export const DEFAULT_POLL_MS = 1000;
 export const LISTEN_OFF = ['off', 'false', '0', 'no'] as const;
 
 /** The variables the bootstrap reads itself (readEnvironment): how a node serves, and where its shared stores are. */
-export const SERVING_ENVIRONMENT = declareSettings('bootstrap (src/config/environment.ts)', {
+export const SERVING_ENVIRONMENT = declareSettings('src/config', {
   PORT: { type: 'integer ≥ 0', default: `\`${DEFAULT_PORT}\``, meaning: 'HTTP port' },
   HOST: { type: 'address', default: `\`${DEFAULT_HOST}\``, meaning: 'bind address (`0.0.0.0` to serve other machines)' },
   SWITCHYARD_CONFIG: {

@@ -16,26 +16,34 @@ import { SECRET_REFERENCE_ENVIRONMENT } from '../kernel/secret-references/secret
 import { type SettingDeclaration, settingList } from '../kernel/setting-declaration.js';
 import { SERVING_ENVIRONMENT } from './environment-settings.js';
 
+/** One section of the reference: a title for the reader, and the declarations of one concept. */
+export interface SettingsGroup {
+  readonly title: string;
+  readonly settings: readonly SettingDeclaration[];
+}
+
+const group = (title: string, declarations: Readonly<Record<string, SettingDeclaration>>): SettingsGroup => ({ title, settings: settingList(declarations) });
+
 /**
  * Every environment variable Switchyard reads, each declared once by the concept that reads it, in the
- * order the reference lists them (the serving basics first, test-only switches last). A settings file
- * whose declarations are missing here fails test/unit/reference-docs.test.ts.
+ * order the reference lists them (the serving basics first, test-only switches last). A variable read
+ * without a declaration here fails test/unit/reference-docs.test.ts.
  */
-export const ENVIRONMENT_SETTINGS: readonly (readonly SettingDeclaration[])[] = [
-  SERVING_ENVIRONMENT,
-  EVENT_STORE_ENVIRONMENT,
-  ADMIN_ENVIRONMENT,
-  DURABILITY_ENVIRONMENT,
-  SPOOL_ENVIRONMENT,
-  SECRET_REFERENCE_ENVIRONMENT,
-  AUDIT_ENVIRONMENT,
-  OBSERVABILITY_ENVIRONMENT,
-  ADMISSION_ENVIRONMENT,
-  RESILIENCE_ENVIRONMENT,
-  HTTP_ENVIRONMENT,
-  CACHE_ENVIRONMENT,
-  MALLOC_ENVIRONMENT,
-  ENGINE_THREAD_ENVIRONMENT,
-  CLI_ENVIRONMENT,
-  ANALYTICS_FAULTS_ENVIRONMENT,
-].map(settingList);
+export const ENVIRONMENT_SETTINGS: readonly SettingsGroup[] = [
+  group('Serving', SERVING_ENVIRONMENT),
+  group('Event store', EVENT_STORE_ENVIRONMENT),
+  group('Admin API', ADMIN_ENVIRONMENT),
+  group('Durability', DURABILITY_ENVIRONMENT),
+  group('Outage spool', SPOOL_ENVIRONMENT),
+  group('Secret references', SECRET_REFERENCE_ENVIRONMENT),
+  group('Audit trail', AUDIT_ENVIRONMENT),
+  group('Logs, metrics, traces, health', OBSERVABILITY_ENVIRONMENT),
+  group('Admission', ADMISSION_ENVIRONMENT),
+  group('Deadlines, retries, circuit breakers', RESILIENCE_ENVIRONMENT),
+  group('Client connections', HTTP_ENVIRONMENT),
+  group('Exact cache and idempotency', CACHE_ENVIRONMENT),
+  group('Memory allocator (glibc)', MALLOC_ENVIRONMENT),
+  group('Embedded engine thread', ENGINE_THREAD_ENVIRONMENT),
+  group('CLI', CLI_ENVIRONMENT),
+  group('Tests only', ANALYTICS_FAULTS_ENVIRONMENT),
+];

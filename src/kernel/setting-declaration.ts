@@ -7,13 +7,13 @@
 export interface SettingDeclaration<Name extends string = string> {
   /** The environment variable. */
   readonly name: Name;
-  /** What a value looks like, as the reader accepts it (e.g. `integer ≥ 0 (ms)`, `on \| off`). */
+  /** What a value looks like, as the reader accepts it (e.g. `integer ≥ 0 (ms)`, `on | off`). */
   readonly type: string;
   /** What applies when the variable is unset, in the reference's words; built from the default constant where one exists. */
   readonly default: string;
   /** What it changes, for an operator. */
   readonly meaning: string;
-  /** The concept that reads it (`modules/cache`, `kernel: outage spool`, …): where to look in the code. */
+  /** Where the concept that reads it lives (`modules/cache`, `src/kernel/event-store/spool`, …). */
   readonly owner: string;
 }
 

@@ -44,7 +44,7 @@ export function timeoutCheckIntervalMs(settings: HttpSettings): number {
 }
 
 /** The variables readHttpOverrides reads; the defaults shown are DEFAULT_HTTP_SETTINGS'. */
-export const HTTP_ENVIRONMENT = declareSettings('modules/inference (client connections)', {
+export const HTTP_ENVIRONMENT = declareSettings('modules/inference/http', {
   SWITCHYARD_HTTP_HEADERS_TIMEOUT_MS: {
     type: 'integer > 0 (ms)',
     default: `\`${DEFAULT_HTTP_SETTINGS.headersTimeoutMs}\``,

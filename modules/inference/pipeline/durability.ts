@@ -18,7 +18,7 @@ export type DurabilityProfile = 'default' | 'strict' | 'async';
 
 export const DURABILITY_PROFILES: readonly DurabilityProfile[] = ['default', 'strict', 'async'];
 
-export const DURABILITY_ENVIRONMENT = declareSettings('modules/inference (durability)', {
+export const DURABILITY_ENVIRONMENT = declareSettings('modules/inference/pipeline', {
   SWITCHYARD_DURABILITY: {
     type: DURABILITY_PROFILES.map((profile) => `\`${profile}\``).join(' | '),
     default: '`default`',

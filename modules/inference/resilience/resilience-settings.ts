@@ -124,7 +124,7 @@ function shown(value: number): string {
 }
 
 /** The variables readResilienceOverrides reads; the defaults shown are DEFAULT_RESILIENCE's. */
-export const RESILIENCE_ENVIRONMENT = declareSettings('modules/inference (resilience)', {
+export const RESILIENCE_ENVIRONMENT = declareSettings('modules/inference/resilience', {
   SWITCHYARD_CONNECT_TIMEOUT_MS: { type: 'integer > 0 (ms)', default: shown(DEADLINES.connectTimeoutMs), meaning: 'opening the TCP/TLS connection to a provider' },
   SWITCHYARD_TTFT_TIMEOUT_MS: { type: 'integer > 0 (ms)', default: shown(DEADLINES.ttftTimeoutMs), meaning: "streams: attempt start to the first token (per alias: `policy.ttftTimeoutMs`)" },
   SWITCHYARD_IDLE_TIMEOUT_MS: { type: 'integer > 0 (ms)', default: shown(DEADLINES.idleTimeoutMs), meaning: 'streams: most time between two upstream chunks' },

@@ -4,7 +4,7 @@ import { declareSettings } from '../setting-declaration.js';
 import { textSetting } from '../settings.js';
 
 /** Node's own variable, read here for the one flag the embedded engine's thread must not inherit. */
-export const ENGINE_THREAD_ENVIRONMENT = declareSettings('kernel: embedded PGlite engine', {
+export const ENGINE_THREAD_ENVIRONMENT = declareSettings('src/kernel/database', {
   NODE_OPTIONS: {
     type: "node's options",
     default: 'unset',

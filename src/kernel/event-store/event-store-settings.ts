@@ -2,7 +2,7 @@ import { declareSettings } from '../setting-declaration.js';
 import { DEFAULT_DATA_DIR } from '../settings.js';
 
 /** Where the event log lives: a PostgreSQL server, or the embedded PGlite in a directory of its own. */
-export const EVENT_STORE_ENVIRONMENT = declareSettings('kernel: event store', {
+export const EVENT_STORE_ENVIRONMENT = declareSettings('src/kernel/event-store', {
   DATABASE_URL: {
     type: 'PostgreSQL URL',
     default: 'unset: embedded PGlite',

@@ -23,7 +23,7 @@ export const DEFAULT_SECRET_ENV =
   '*_KEY,*_TOKEN,*_CREDENTIALS,!AWS_SECRET_ACCESS_KEY,!AWS_SESSION_TOKEN,!GITHUB_TOKEN,!ACTIONS_RUNTIME_TOKEN,!ACTIONS_ID_TOKEN_REQUEST_TOKEN';
 
 /** What `env:` and `file:` references may read. */
-export const SECRET_REFERENCE_ENVIRONMENT = declareSettings('kernel: secret references', {
+export const SECRET_REFERENCE_ENVIRONMENT = declareSettings('src/kernel/secret-references', {
   SWITCHYARD_SECRET_ENV: {
     type: 'comma-separated names and patterns',
     default: `\`${DEFAULT_SECRET_ENV}\``,

@@ -26,7 +26,7 @@ export function defaultSpoolSettings(dataDir: string): SpoolSettings {
 }
 
 /** The outage spool's environment variables (read by the bootstrap's environment). */
-export const SPOOL_ENVIRONMENT = declareSettings('kernel: outage spool', {
+export const SPOOL_ENVIRONMENT = declareSettings('src/kernel/event-store/spool', {
   SWITCHYARD_SPOOL_DIR: {
     type: 'directory',
     default: '`spool/` in SWITCHYARD_DATA_DIR (the system temporary directory when it is `:memory:`)',
