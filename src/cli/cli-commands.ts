@@ -46,9 +46,9 @@ export const CLI_COMMANDS = {
   },
   apply: {
     flags: [
-      { name: 'file', short: 'f', value: 'FILE', required: true, meaning: 'the configuration file (YAML)' },
+      { name: 'file', short: 'f', value: 'FILE', required: true, meaning: 'the configuration file, YAML' },
       { name: 'dry-run', meaning: 'print the plan (and any drift) without appending anything' },
-      { name: 'prune', meaning: 'also retire what the event store has and the file no longer declares' },
+      { name: 'prune', meaning: 'also stop what the file no longer declares: revoke its keys, retire its aliases and deployments, remove its providers, suspend its tenants' },
     ],
     description: 'make the event store match a configuration file',
   },
@@ -87,7 +87,7 @@ export const CLI_COMMANDS = {
   'events read': {
     arguments: 'STREAM',
     flags: [],
-    description: 'print one stream (e.g. request-<id>, alias-chat)',
+    description: 'print one stream (e.g. `request-<id>`, `alias-chat`)',
   },
   'requests show': {
     arguments: 'ID',

@@ -22,6 +22,8 @@ export interface ConfigField {
   readonly meaning: string;
   /** A mapping, or a list of mappings: the fields of that mapping (of each item). */
   readonly fields?: ConfigFields;
+  /** A list of such mappings rather than one (`routes`, the five top-level lists). */
+  readonly list?: boolean;
 }
 
 /** The fields of one mapping, in the order the validator's errors list them. */
@@ -40,7 +42,7 @@ export const DEPLOYMENT_DEFAULTS = {
 } as const;
 
 const code = (value: string | number) => `\`${value}\``;
-const choices = (values: readonly string[]) => values.map(code).join(' \\| ');
+const choices = (values: readonly string[]) => values.map(code).join(' | ');
 const list = (values: readonly string[]) => `\`[${values.join(', ')}]\``;
 const ID = 'id: letters, digits, `.`, `_`, `-` (at most 64), starting with a letter or digit';
 const SECRET_REFERENCE = 'secret reference: `env:NAME` or `file:PATH`';
@@ -79,7 +81,11 @@ export const BUDGET_FIELDS: ConfigFields = {
 export const PROVIDER_FIELDS: ConfigFields = {
   id: { type: ID, required: true, meaning: "the provider's name, which deployments refer to" },
   type: { type: choices(PROVIDER_TYPES), required: true, meaning: 'the wire format and authentication it speaks (`openai-compatible`: vLLM, Ollama, TGI; `mock`: the in-process mock)' },
-  baseUrl: { type: 'URL', default: "the type's public endpoint (`mock`: the gateway's own loopback mock)", meaning: 'where requests go; validated against the outbound address policy' },
+  baseUrl: {
+    type: 'URL',
+    default: "`openai`, `anthropic`, `gemini`: the public API; `bedrock`: the region's runtime endpoint; `mock`: the gateway's own loopback mock",
+    meaning: 'where requests go; required for `openai-compatible` and `azure-openai`; validated against the outbound address policy',
+  },
   apiKey: { type: SECRET_REFERENCE, meaning: "the provider credential (Bedrock: `ACCESS_KEY_ID:SECRET_ACCESS_KEY[:SESSION_TOKEN]`); never a literal" },
   apiVersion: { type: 'string', meaning: '`azure-openai`: required; `anthropic`: the `anthropic-version` (default `2023-06-01`); `gemini`: `v1beta` or `v1`' },
   region: { type: 'string', meaning: '`bedrock`: required (the AWS region)' },
@@ -139,7 +145,7 @@ export const ALIAS_FIELDS: ConfigFields = {
     type: choices(ROUTING_STRATEGIES), default: code(ALIAS_DEFAULTS.strategy),
     meaning: "`priority`: lowest healthy group first, weights within; `weighted`; `least-latency` (EWMA); `least-cost` (price × estimated tokens); `sticky` (a caller's `x-session-id` stays on one route)",
   },
-  routes: { type: 'list of mappings, at least one', required: true, meaning: 'the deployments that serve the alias', fields: ROUTE_FIELDS },
+  routes: { type: 'list of mappings, at least one', list: true, required: true, meaning: 'the deployments that serve the alias', fields: ROUTE_FIELDS },
   policy: { type: 'mapping', meaning: 'how requests to the alias are served', fields: POLICY_FIELDS },
   visibility: { type: choices(['public', 'private']), default: code(ALIAS_DEFAULTS.visibility), meaning: '`private`: not listed by `GET /v1/models`, and callable only by keys that name it in their `aliases`' },
 };
@@ -164,9 +170,9 @@ export const API_KEY_FIELDS: ConfigFields = {
 
 /** The top level: five lists, each optional (an empty file is a valid, empty configuration). */
 export const GATEWAY_CONFIG_FIELDS: ConfigFields = {
-  providers: { type: 'list of mappings', default: '`[]`', meaning: 'where requests go: one per provider account and endpoint', fields: PROVIDER_FIELDS },
-  deployments: { type: 'list of mappings', default: '`[]`', meaning: 'a model at a provider, with its capabilities, limits and price', fields: DEPLOYMENT_FIELDS },
-  aliases: { type: 'list of mappings', default: '`[]`', meaning: 'the public model names and how each routes to deployments', fields: ALIAS_FIELDS },
-  tenants: { type: 'list of mappings', default: '`[]`', meaning: 'who is billed and limited', fields: TENANT_FIELDS },
-  apiKeys: { type: 'list of mappings', default: '`[]`', meaning: "gateway keys, each of one tenant", fields: API_KEY_FIELDS },
+  providers: { type: 'list of mappings', list: true, default: '`[]`', meaning: 'where requests go: one per provider account and endpoint', fields: PROVIDER_FIELDS },
+  deployments: { type: 'list of mappings', list: true, default: '`[]`', meaning: 'a model at a provider, with its capabilities, limits and price', fields: DEPLOYMENT_FIELDS },
+  aliases: { type: 'list of mappings', list: true, default: '`[]`', meaning: 'the public model names and how each routes to deployments', fields: ALIAS_FIELDS },
+  tenants: { type: 'list of mappings', list: true, default: '`[]`', meaning: 'who is billed and limited', fields: TENANT_FIELDS },
+  apiKeys: { type: 'list of mappings', list: true, default: '`[]`', meaning: "gateway keys, each of one tenant", fields: API_KEY_FIELDS },
 };

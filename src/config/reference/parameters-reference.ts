@@ -1,0 +1,30 @@
+import { PARAMETER_TABLES, renderParameterTable } from '../../../modules/providers/parameters/parameter-doc.js';
+import { TABLE_PARAMETERS } from '../../../modules/providers/index.js';
+import { page, table } from './markdown.js';
+
+const HANDLING: Readonly<Record<string, string>> = { pass: 'pass', translate: 'translate', refuse: '— (cannot honour)' };
+
+/** docs/reference/parameters.md: the request parameters each provider format passes, translates or cannot honour. */
+export function renderParametersReference(): string {
+  const notes = PARAMETER_TABLES.map(([format, parameters]) => ({
+    heading: `Notes: ${format}`,
+    summary: `Each parameter's handling by the ${format} format, with its wire field and why`,
+    body: table(
+      ['parameter', 'handling', 'wire field', 'note'],
+      TABLE_PARAMETERS.map((name) => {
+        const row = parameters[name];
+        return [`\`${name}\``, `${HANDLING[row.handling]}${row.honours ? ' *' : ''}`, row.wire ? `\`${row.wire}\`` : '', row.note];
+      }),
+    ),
+  }));
+  return page({
+    title: 'Request parameters per provider format',
+    source: "each provider format's declarative parameter table (`modules/providers/<format>/<format>-parameters.ts`)",
+    intro:
+      'Every client format accepts every parameter below. A route that cannot honour a parameter the request asks for (a non-default value) is ineligible, ' +
+      'recorded on the attempt as `unsupported_parameter: <name>`; only when no route is left is the request refused with 400 `unsupported_parameter` naming it. ' +
+      'Nothing is silently dropped. `pass`: sent as is; `translate → field`: sent as that field of the provider\'s wire format; `—`: cannot be honoured; ' +
+      '`*`: also depends on the value or the deployment (see the notes).',
+    sections: [{ heading: 'All provider formats', summary: 'One table: every parameter against every provider format', body: renderParameterTable() }, ...notes],
+  });
+}
