@@ -68,7 +68,7 @@ export const CLI_COMMANDS = {
   },
   'events tail': {
     flags: [
-      { name: 'from', value: 'N', default: '0', meaning: 'the global position to start after' },
+      { name: 'from', value: 'N', default: '0', meaning: 'the first global position printed' },
       { name: 'follow', meaning: 'keep printing new events as they are committed' },
       { name: 'type', value: 'T', multiple: true, meaning: 'only events of this type' },
       { name: 'stream', value: 'S', meaning: 'only events of this stream' },
