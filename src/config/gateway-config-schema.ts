@@ -98,7 +98,7 @@ export const PRICE_FIELDS: ConfigFields = {
   cachedInputPer1M: { type: DECIMAL, default: 'the input price', meaning: 'USD per million cached input tokens' },
   cacheWritePer1M: { type: DECIMAL, default: 'the input price', meaning: 'USD per million tokens written to the prompt cache' },
   reasoningPer1M: { type: DECIMAL, default: 'the output price', meaning: 'USD per million reasoning tokens' },
-  effectiveFrom: { type: 'ISO-8601 timestamp', default: 'the time of `apply`', meaning: 'when this price takes effect (prices are effective-dated, never edited)' },
+  effectiveFrom: { type: 'ISO-8601 timestamp', default: 'the time of `apply`', meaning: 'when this price takes effect; never in the past (prices are effective-dated, history is never rewritten)' },
   currency: { type: '`USD`', default: '`USD`', meaning: 'accepted for readability; every price is in USD' },
 };
 

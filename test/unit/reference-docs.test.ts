@@ -1,13 +1,28 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { parse } from 'yaml';
 import { CLI_COMMANDS, type CliCommandName, cliCommands, parserOptions } from '../../src/cli/cli-commands.js';
 import { cliCommandHelp, cliOverview } from '../../src/cli/cli-help.js';
+import { type PlannedStep, planApply } from '../../src/config/apply/apply-plan.js';
+import { CONFIGURATION_EXAMPLE } from '../../src/config/configuration-example.js';
 import { ConfigValidationError, parseGatewayConfig } from '../../src/config/gateway-config.js';
 import { type ConfigField, type ConfigFields, GATEWAY_CONFIG_FIELDS } from '../../src/config/gateway-config-schema.js';
 import { fieldPaths } from '../../src/config/reference/configuration-reference.js';
 import { REFERENCE_PAGES } from '../../src/config/reference/reference-pages.js';
 import { ENVIRONMENT_SETTINGS } from '../../src/config/settings-registry.js';
+import type { DomainEvent } from '../../events/event.js';
+import { generateApiKey } from '../../modules/access/api-key/key-format.js';
+import { apiKeyDecider } from '../../modules/access/api-key/api-key.decider.js';
+import { tenantDecider } from '../../modules/access/tenant/tenant.decider.js';
+import { aliasDecider } from '../../modules/catalog/alias/alias.decider.js';
+import { deploymentDecider } from '../../modules/catalog/deployment/deployment.decider.js';
+import { priceDecider } from '../../modules/catalog/price/price.decider.js';
+import { providerDecider } from '../../modules/catalog/provider/provider.decider.js';
+import { ControlPlaneState } from '../../projections/control-plane/control-plane-state.js';
+import { installSecretReferencePolicy } from '../../src/kernel/secret-references/secret-reference.js';
+import { secretReferencePolicy } from '../../src/kernel/secret-references/secret-reference-policy.js';
 
 const root = process.cwd();
 
@@ -214,6 +229,66 @@ describe('configuration file: the schema is what the validator accepts', () => {
     expect(shown(apiKeys.fields!.scopes)).toBe(`\`[${parsed.apiKeys[0].scopes.join(', ')}]\``);
   });
 });
+
+describe('configuration file: the example in the reference', () => {
+  let secrets: string;
+  beforeAll(() => {
+    // The example's references, resolvable here: its env: names set, its file: directory a temporary one.
+    secrets = mkdtempSync(join(tmpdir(), 'switchyard-example-'));
+    for (const [, name] of CONFIGURATION_EXAMPLE.matchAll(/env:([A-Z0-9_]+)/g)) process.env[name] = name.endsWith('_APP_KEY') ? generateApiKey() : `${name.toLowerCase()}-value:secret`;
+    writeFileSync(join(secrets, 'acme-reports-key'), `${generateApiKey()}\n`, { mode: 0o600 });
+    installSecretReferencePolicy({ ...secretReferencePolicy({}, null), secretDirectories: [secrets] });
+  });
+  afterAll(() => rmSync(secrets, { recursive: true, force: true }));
+
+  const example = () => parseGatewayConfig(CONFIGURATION_EXAMPLE.replaceAll('file:/run/secrets/', `file:${secrets}/`));
+
+  test('it uses every field of the schema at least once', () => {
+    const used = new Set<string>();
+    const collect = (node: unknown, prefix: string) => {
+      if (!node || typeof node !== 'object' || Array.isArray(node)) return;
+      for (const [key, value] of Object.entries(node)) {
+        used.add(`${prefix}${key}`);
+        if (Array.isArray(value)) value.forEach((item) => collect(item, `${prefix}${key}[].`));
+        else collect(value, `${prefix}${key}.`);
+      }
+    };
+    collect(parse(CONFIGURATION_EXAMPLE), '');
+    expect(fieldPaths(GATEWAY_CONFIG_FIELDS).map(({ path }) => path).filter((path) => !used.has(path))).toEqual([]);
+  });
+
+  test('it applies to an empty event store: a plan without problems whose every command its aggregate accepts', () => {
+    const now = new Date('2026-12-01T00:00:00Z');
+    const plan = planApply(example(), ControlPlaneState.empty(), { now, prune: false });
+    expect(plan.problems).toEqual([]);
+    let state = ControlPlaneState.empty();
+    for (const step of plan.steps) {
+      const [streamId, events] = decideStep(state, step, now);
+      state = state.with(streamId, events);
+    }
+    expect([state.providers.size, state.deployments.size, state.aliases.size, state.tenants.size, state.keys.size]).toEqual([4, 4, 2, 2, 2]);
+    expect(planApply(example(), state, { now, prune: false })).toEqual({ steps: [], problems: [], drift: [] });
+  });
+});
+
+/** A planned command decided by its aggregate, as the command handlers would. */
+function decideStep(state: ControlPlaneState, step: PlannedStep, now: Date): [string, DomainEvent[]] {
+  const context = { now, actor: 'config:example.yaml' };
+  switch (step.family) {
+    case 'provider':
+      return [`provider-${step.command.providerId}`, providerDecider.decide(step.command, state.providers.get(step.command.providerId) ?? providerDecider.initialState(), context)];
+    case 'deployment':
+      return [`deployment-${step.command.deploymentId}`, deploymentDecider.decide(step.command, state.deployments.get(step.command.deploymentId) ?? deploymentDecider.initialState(), context)];
+    case 'price':
+      return [`price-${step.command.deploymentId}`, priceDecider.decide(step.command, state.prices.get(step.command.deploymentId) ?? priceDecider.initialState(), context)];
+    case 'alias':
+      return [`alias-${step.command.alias}`, aliasDecider.decide(step.command, state.aliases.get(step.command.alias) ?? aliasDecider.initialState(), context)];
+    case 'tenant':
+      return [`tenant-${step.command.tenantId}`, tenantDecider.decide(step.command, state.tenants.get(step.command.tenantId) ?? tenantDecider.initialState(), context)];
+    case 'apikey':
+      return [`apikey-${step.command.keyId}`, apiKeyDecider.decide(step.command, state.keys.get(step.command.keyId) ?? apiKeyDecider.initialState(), context)];
+  }
+}
 
 describe('CLI: the dispatcher, the help and the reference know the same commands and flags', () => {
   /**

@@ -1,3 +1,4 @@
+import { CONFIGURATION_EXAMPLE } from '../configuration-example.js';
 import { type ConfigField, type ConfigFields, GATEWAY_CONFIG_FIELDS } from '../gateway-config-schema.js';
 import { page, sentence, table } from './markdown.js';
 
@@ -29,10 +30,17 @@ export function renderConfigurationReference(): string {
       "Ids and names referred to (a deployment's `provider`, a route's `deployment`, a key's `tenant`) must be declared in the same file. " +
       'Secrets are references (`env:NAME`, `file:PATH`, bounded by `SWITCHYARD_SECRET_ENV` and `SWITCHYARD_SECRETS_DIR`), never literals. ' +
       'A nested field is written with its path: `price.inputPer1M` is `inputPer1M` inside `price`, `routes[].deployment` is `deployment` in each item of `routes`.',
-    sections: Object.entries(GATEWAY_CONFIG_FIELDS).map(([name, field]) => ({
-      heading: name,
-      summary: sentence(field.meaning),
-      body: `${sentence(field.meaning)}. Each item of \`${name}\`:\n\n${fieldTable(field.fields ?? {})}`,
-    })),
+    sections: [
+      ...Object.entries(GATEWAY_CONFIG_FIELDS).map(([name, field]) => ({
+        heading: name,
+        summary: sentence(field.meaning),
+        body: `${sentence(field.meaning)}. Each item of \`${name}\`:\n\n${fieldTable(field.fields ?? {})}`,
+      })),
+      {
+        heading: 'Example',
+        summary: 'A file that uses every field at least once',
+        body: `A file that uses every field above at least once (the test suite applies it, so it stays valid):\n\n\`\`\`yaml\n${CONFIGURATION_EXAMPLE}\`\`\``,
+      },
+    ],
   });
 }
