@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** Where and how much a serving process may spool while PostgreSQL is unreachable (README: outage spool). */
+/** Where and how much a serving process may spool while PostgreSQL is unreachable (docs/operations.md "PostgreSQL outages"). */
 export interface SpoolSettings {
   /** `SWITCHYARD_SPOOL_DIR`: the root; each process takes a slot below it, per event store. */
   directory: string;
