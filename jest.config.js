@@ -5,9 +5,9 @@ export default {
   testMatch: ['**/*.test.js'],
   transform: {},
   testTimeout: 30000,
-  // One suite at a time: several suites start servers and measure bounds (abort within 100 ms) that
-  // must not depend on a neighbour suite loading the same two cores.
-  maxWorkers: 1,
+  // `npm test` (scripts/run-tests.mjs) runs most suites in parallel workers and the few that measure
+  // wall-clock bounds (scripts/test-groups.mjs) one at a time afterwards; jest run directly uses two.
+  maxWorkers: 2,
   // Suites start gateways whose heaps outlive them in a worker (vm contexts of ESM suites are freed late):
   // a worker above this after a suite is replaced, so later suites do not pay for a multi-GB heap's GC.
   workerIdleMemoryLimit: '1536MB',

@@ -64,7 +64,7 @@ export const USAGE = `Usage: npm run bench -- [options]
 
   --preset quick|full     quick (default): c=32 and 300 rps buffered, SSE at c=1, 3 s phases, embedded
                           and (with DATABASE_URL) PostgreSQL default durability; 1–2 minutes.
-                          full: every load below, both modes, every variant, slow streams; see README.
+                          full: every load below, both modes, every variant, slow streams; see docs/benchmarks.md.
   --targets LIST          direct,bare,portkey,switchyard (default: all)
   --variants LIST         Switchyard variants <store>-<durability>[-w<N>][-px]: store pglite|pg, durability
                           default|strict|async, -wN sets SWITCHYARD_WORKERS=N (e.g. pg-default-w2), -px runs

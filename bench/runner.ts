@@ -1,7 +1,7 @@
 /**
  * Switchyard benchmark: the direct baseline, a bare undici proxy, Portkey's gateway and Switchyard's
  * variants against one zero-latency mock, in one run, each in a process of its own. `npm run bench --
- * --help` lists the options; README.md (Benchmarks) says what the figures mean.
+ * --help` lists the options; docs/benchmarks.md says what the figures mean.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
@@ -109,7 +109,7 @@ async function main(): Promise<number> {
   return 0;
 }
 
-/** The tables of an earlier run, from its JSON (after a change to the tables, or to include in the README). */
+/** The tables of an earlier run, from its JSON (after a change to the tables, or to include in docs/benchmarks.md). */
 function rerender(file: string | undefined): number {
   if (!file?.endsWith('.json')) {
     process.stderr.write('--render needs the path of a results .json file\n');

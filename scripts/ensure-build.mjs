@@ -1,5 +1,7 @@
 // Compiles TypeScript when dist/ is missing or older than any source file, so that `npm start`,
-// `npm test` and the `switchyard` bin work straight from a fresh clone.
+// `npm test` and the `switchyard` bin work straight from a fresh clone. A release (the Dockerfile's
+// runtime stage, a copied build) carries dist/ and production dependencies only: no tsconfig.json, no
+// sources and no compiler, so there the build is taken as it is.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -8,6 +10,12 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const stamp = join(root, 'dist', '.tsbuildinfo');
 const sources = ['src', 'modules', 'events', 'projections', 'migrations', 'test', 'bench'];
+
+if (!existsSync(join(root, 'tsconfig.json'))) {
+  if (existsSync(join(root, 'dist', 'src', 'main.js'))) process.exit(0);
+  process.stderr.write(`switchyard: ${root} has neither a build (dist/src/main.js) nor the sources to make one (tsconfig.json)\n`);
+  process.exit(1);
+}
 
 function newest(path) {
   let latest = 0;

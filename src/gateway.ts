@@ -172,7 +172,7 @@ export async function startGateway(environment: Environment, options: StartOptio
 const SETTLE_AFTER_CUT_MS = 5_000;
 
 /**
- * Graceful shutdown (README "Shutdown"): stop accepting connections, answer requests that still arrive
+ * Graceful shutdown (docs/operations.md "Shutdown"): stop accepting connections, answer requests that still arrive
  * on open connections with 503 (`connection: close`), let the requests and streams in flight finish up
  * to SWITCHYARD_SHUTDOWN_DEADLINE_MS, cut those still running (each settles what it produced), then
  * close the modules, flush the group committer and stop the projections (durable checkpoints are

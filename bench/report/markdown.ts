@@ -3,7 +3,7 @@ import type { Phase } from '../options.js';
 import type { BenchReport, TargetReport } from './bench-report.js';
 import { Comparison } from './comparison.js';
 
-/** The tables printed after a run and written next to its JSON, in a form the README can include. */
+/** The tables printed after a run and written next to its JSON, in a form docs/benchmarks.md can include. */
 export function renderMarkdown(report: BenchReport): string {
   const comparison = new Comparison(report);
   const phases = report.plan.phases;

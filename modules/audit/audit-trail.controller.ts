@@ -54,7 +54,7 @@ export class AuditTrailController {
     return { ...report, signer: signer ? { algorithm: signer.algorithm, keyId: signer.keyId } : null };
   }
 
-  /** NDJSON (`?from=&to=` global positions, inclusive): the format the README's offline verifier reads. */
+  /** NDJSON (`?from=&to=` global positions, inclusive): the format the offline verifier of docs/audit.md reads. */
   @Get('export')
   async export(@Query('from') from: string | undefined, @Query('to') to: string | undefined, @Res() reply: FastifyReply): Promise<void> {
     const range = { from: position('from', from), to: position('to', to) };

@@ -7,7 +7,7 @@ export const REDIS_PROBE_INTERVAL_MS = 1_000;
  * How long any command on that connection — a request's script or the probe's PING — may take before
  * Redis counts as not answering. A closed connection counts at once; a Redis that stops answering on an
  * open one (hung, paused, a network partition) is seen by the next PING to time out: within
- * REDIS_PROBE_INTERVAL_MS + REDIS_COMMAND_TIMEOUT_MS (1.5 s) of its last answer. The README states this bound.
+ * REDIS_PROBE_INTERVAL_MS + REDIS_COMMAND_TIMEOUT_MS (1.5 s) of its last answer. docs/keys-limits-budgets.md ("Rate limits") states this bound.
  */
 export const REDIS_COMMAND_TIMEOUT_MS = 500;
 

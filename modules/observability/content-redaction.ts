@@ -7,7 +7,7 @@ type Rule = [RegExp, string | ((match: string) => string)];
 
 /**
  * Personal data in logged content, found by patterns (no maintained detector package is installed;
- * these rules are documented in the README and tested case by case). Order matters: card numbers
+ * these rules are documented in docs/operations.md ("Request log") and tested case by case). Order matters: card numbers
  * before phone numbers, which would otherwise take their digits.
  */
 const PII_RULES: Rule[] = [

@@ -1,6 +1,6 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
 
-/** One request's log line (README "Request log"): ids, counts and classes; content only when opted in, redacted. */
+/** One request's log line (docs/operations.md "Request log"): ids, counts and classes; content only when opted in, redacted. */
 export interface RequestLogLine {
   requestId: string;
   method: string;

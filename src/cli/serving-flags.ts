@@ -4,7 +4,7 @@ import { textSetting } from '../kernel/settings.js';
 /**
  * V8 flags a Switchyard process starts with: `npm start` and the bench's gateway processes pass them
  * (test/unit/serving-flags.test.ts keeps the two in step, and SERVING_ENV below with them); a `switchyard` command started otherwise takes
- * them from NODE_OPTIONS (README, Configuration). Cluster workers inherit them.
+ * them from NODE_OPTIONS (docs/operations.md "Process flags and memory"). Cluster workers inherit them.
  *
  * The request path allocates many short-lived objects per request. With V8's default 16 MB semi-spaces,
  * enough of them are still alive at a scavenge under load to be promoted, and collecting them again in
@@ -20,7 +20,7 @@ import { textSetting } from '../kernel/settings.js';
  * rounds on the 2-core machine): c=32 2,275 / 2,021 / 2,608 → 2,514 / 2,249 / 2,868 rps; gateway CPU per
  * request at 300 rps 1.23 / 1.02 / 1.18 → 0.85 / 0.83 ms (one round disturbed), added P50 at 300 rps
  * 1.95 / 1.70 / 1.77 → 1.21 / 1.13 ms; 1,000 slow streams 267 → 273 MB peak. Node refuses this flag in
- * NODE_OPTIONS: it goes on the command line (README, Configuration).
+ * NODE_OPTIONS: it goes on the command line (docs/operations.md "Process flags and memory").
  *
  * `--no-allocation-site-pretenuring`: V8 allocates straight into the old generation from an allocation
  * site whose objects it saw survive. Some of the request path's sites qualify under load (their objects

@@ -17,7 +17,7 @@ import { type TestGateway, startTestGateway } from '../support/gateway-harness.j
  * The Vercel AI SDK (`ai` 6 with `@ai-sdk/openai` 3, pinned in package.json), whose default OpenAI
  * model speaks the Responses API, against an alias of every provider format: generateText, streamText
  * and a two-step tool loop. Fed an earlier answer (`response.messages`), the AI SDK refers to it by
- * item id unless `store` is false; Switchyard keeps no state, so that needs `store: false` (README),
+ * item id unless `store` is false; Switchyard keeps no state, so that needs `store: false` (docs/api.md),
  * and without it the request gets a 400 saying so.
  */
 const PROMPT = 'Say hello';

@@ -8,7 +8,7 @@ import { AuditChainProjection } from '../../projections/audit-chain/audit-chain.
 import { GENESIS_HASH, canonicalEvent, chainHash } from '../../projections/audit-chain/canonical-event.js';
 import type { RecordedEvent } from '../../src/kernel/index.js';
 import { cloneDatabase, environmentFor, sql } from '../support/audit-fixtures.js';
-import { readmeExportVerifier } from '../support/readme-snippets.js';
+import { docsExportVerifier } from '../support/docs-snippets.js';
 import { runCli } from '../support/cli-process.js';
 import { postJson, startTestGateway } from '../support/gateway-harness.js';
 import { createScratchDatabase, requireService } from '../support/services.js';
@@ -34,10 +34,10 @@ async function verify(databaseUrl: string, args: string[] = [], extra: NodeJS.Pr
   return { code: result.code, report: JSON.parse(result.stdout) };
 }
 
-/** Runs the README's verifier script on an export. */
+/** Runs the verifier script of docs/audit.md on an export. */
 async function offline(exportFile: string, keyFile?: string) {
   const script = join(dir, 'verify-audit-export.mjs');
-  writeFileSync(script, readmeExportVerifier());
+  writeFileSync(script, docsExportVerifier());
   const { spawn } = await import('node:child_process');
   const child = spawn(process.execPath, [script, exportFile, ...(keyFile ? [keyFile] : [])], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
@@ -238,7 +238,7 @@ describeWithPostgres('audit chain on PostgreSQL: verify, tamper evidence, signed
     }
   });
 
-  test('an exported range verifies offline with the README script; an edited export does not', async () => {
+  test('an exported range verifies offline with the script of docs/audit.md; an edited export does not', async () => {
     const events = await orderedEvents(pristine.url);
     const [checkpoints] = await sql(pristine.url, `SELECT global_position::int AS position, sequence::int AS sequence FROM audit_checkpoints ORDER BY sequence`);
     const end = checkpoints[checkpoints.length - 2];

@@ -2,7 +2,7 @@ import { AdminClient } from '../support/admin-client.js';
 import { ANALYTICS_KEYS, analyticsYaml, mixedTraffic } from '../support/analytics-fixtures.js';
 import { type ScratchClickHouse, scratchClickHouse } from '../support/clickhouse.js';
 import { type TestGateway, startTestGateway } from '../support/gateway-harness.js';
-import { readmeSqlBlocks } from '../support/readme-snippets.js';
+import { docsSqlBlocks } from '../support/docs-snippets.js';
 import { requireService } from '../support/services.js';
 
 const clickhouseUrl = requireService('CLICKHOUSE_URL');
@@ -146,8 +146,8 @@ describeWithClickHouse('ClickHouse analytics against a real server: totals equal
     expect(quantiles.q[0]).toBeGreaterThanOrEqual(0);
   });
 
-  test("the README's five finance queries and its consistency check run on this server and answer", async () => {
-    const queries = readmeSqlBlocks('finance-queries');
+  test("the five finance queries of docs/analytics.md and its consistency check run on this server and answer", async () => {
+    const queries = docsSqlBlocks('analytics.md', 'finance-queries');
     expect(queries).toHaveLength(5);
     for (const query of queries) {
       const rows = await ch.rows(query.replaceAll('switchyard.', `${ch.database}.`));
@@ -158,7 +158,7 @@ describeWithClickHouse('ClickHouse analytics against a real server: totals equal
     const [billed] = await ledger<{ cost: string }>(`SELECT sum(cost_usd)::text AS cost FROM cost_ledger`);
     const total = perTenant.reduce((sum: bigint, row: any) => sum + BigInt(row.spend_usd.replace('.', '')), 0n);
     expect(total).toBe(BigInt(billed.cost.replace('.', '')));
-    const [consistency] = readmeSqlBlocks('consistency-query');
+    const [consistency] = docsSqlBlocks('analytics.md', 'consistency-query');
     expect(await ch.rows(consistency.replaceAll('switchyard.', `${ch.database}.`))).toEqual([]);
   });
 

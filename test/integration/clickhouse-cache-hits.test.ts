@@ -2,7 +2,7 @@ import { AdminClient } from '../support/admin-client.js';
 import { ANALYTICS_KEYS, analyticsYaml } from '../support/analytics-fixtures.js';
 import { type ScratchClickHouse, scratchClickHouse } from '../support/clickhouse.js';
 import { type TestGateway, postJson, startTestGateway } from '../support/gateway-harness.js';
-import { readmeSqlBlocks } from '../support/readme-snippets.js';
+import { docsSqlBlocks } from '../support/docs-snippets.js';
 import { requireService } from '../support/services.js';
 
 const clickhouseUrl = requireService('CLICKHOUSE_URL');
@@ -125,8 +125,8 @@ describeWithClickHouse('ClickHouse analytics: exact-cache hits and their savings
     expect(keys.map((k) => k.key_id)).toEqual(Object.values(ANALYTICS_KEYS).sort());
   });
 
-  test("the README's savings query and its consistency check run on this server and add up to the ledger", async () => {
-    const [query] = readmeSqlBlocks('cache-savings-query');
+  test("the savings query of docs/analytics.md and its consistency check run on this server and add up to the ledger", async () => {
+    const [query] = docsSqlBlocks('analytics.md', 'cache-savings-query');
     const rows = await ch.rows<{ tenant_id: string; spend_usd: string; saved_by_cache_usd: string; cache_hits: string }>(query.replaceAll('switchyard.', `${ch.database}.`));
     const perTenant = await ledger<{ tenant_id: string; spent: string; saved: string; hits: string }>(
       `SELECT tenant_id, sum(cost_usd)::text AS spent, sum(saved_usd)::text AS saved, count(*) FILTER (WHERE outcome = 'cache_hit')::text AS hits
@@ -141,7 +141,7 @@ describeWithClickHouse('ClickHouse analytics: exact-cache hits and their savings
       expect(sum(tenant.tenant_id, 'saved_by_cache_usd')).toBe(BigInt(tenant.saved.replace('.', '')));
       expect(rows.filter((r) => r.tenant_id === tenant.tenant_id).reduce((n, r) => n + Number(r.cache_hits), 0)).toBe(Number(tenant.hits));
     }
-    const [consistency] = readmeSqlBlocks('consistency-query');
+    const [consistency] = docsSqlBlocks('analytics.md', 'consistency-query');
     expect(await ch.rows(consistency.replaceAll('switchyard.', `${ch.database}.`))).toEqual([]);
   });
 

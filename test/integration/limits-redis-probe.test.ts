@@ -10,12 +10,12 @@ import { testPort } from '../support/port-range.js';
 /**
  * Issue 32 item 8: limits show as degraded as soon as Redis stops answering — found by the limits' own
  * probe (a PING every second, 500 ms timeout), not by a request that happens to touch Redis — and as
- * shared again once it answers. The README promises "within 2 s"; these tests allow 3 s, and make no
+ * shared again once it answers. docs/keys-limits-budgets.md ("Rate limits") promises "within 2 s"; these tests allow 3 s, and make no
  * request at all before checking.
  */
 const describeWithOwnRedis = redisServerAvailable() ? describe : describe.skip;
 
-/** The functional bound these tests hold the probe to (the README's 2 s plus slack for a loaded machine). */
+/** The functional bound these tests hold the probe to (the 2 s of docs/keys-limits-budgets.md plus slack for a loaded machine). */
 const DEGRADED_WITHIN_MS = 3_000;
 const ADMIN_TOKEN = 'sy-admin-limits-redis-probe-0123456789';
 

@@ -183,7 +183,7 @@ apiKeys:
     mock.addScenario({ model: rateModel, behaviour: { chunks: ANSWER_TOKENS } });
     const answers: Answer[] = [];
     // The minute starts on a whole second, where the limiter's one-second slots start: every admission of
-    // the run then falls in the same 60 whole seconds, which may hold at most the limit (the README's burst
+    // the run then falls in the same 60 whole seconds, which may hold at most the limit (the burst rule of docs/keys-limits-budgets.md
     // is the whole limit at once, never more). New requests stop a second before the minute ends: one sent
     // later could be admitted after it, once the first second's usage has left the window and the next
     // minute's capacity begins — the sliding window at work, not an overshoot.

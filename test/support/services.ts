@@ -1,16 +1,27 @@
 import pg from 'pg';
 import { randomBytes } from 'node:crypto';
+import { appendFileSync } from 'node:fs';
 
 /**
  * Service-backed suites use real servers named by DATABASE_URL, REDIS_URL and CLICKHOUSE_URL. Without
- * them a suite is skipped (and says so); under CI=true a missing service fails the run instead.
+ * them a suite is skipped; under CI=true a missing service fails the run instead. Under `npm test`
+ * (scripts/run-tests.mjs, which sets SWITCHYARD_TEST_SKIPS) the skip is recorded for the run's one notice
+ * per service; a suite run by jest directly says so itself.
  */
 export function requireService(name: 'DATABASE_URL' | 'REDIS_URL' | 'CLICKHOUSE_URL'): string | null {
   const value = process.env[name];
   if (value) return value;
   if (process.env.CI === 'true') throw new Error(`${name} is required under CI=true`);
-  process.stderr.write(`[skip] ${name} is not set: skipping the suites that need it\n`);
+  const skips = process.env.SWITCHYARD_TEST_SKIPS;
+  if (skips) appendFileSync(skips, `${name}\t${suitePath()}\n`);
+  else process.stderr.write(`[skip] ${name} is not set: skipping the suites that need it\n`);
   return null;
+}
+
+/** The running suite's file (jest's expect state holds it while the suite loads and runs). */
+function suitePath(): string {
+  const state = (globalThis as { expect?: { getState?: () => { testPath?: string } } }).expect?.getState?.();
+  return state?.testPath ?? `worker ${process.env.JEST_WORKER_ID ?? '?'}`;
 }
 
 /** A fresh, empty PostgreSQL database for one suite, dropped afterwards. */

@@ -42,8 +42,8 @@ describe('audit chain: canonical encoding and hashes', () => {
     ]) expect(canonicalEvent(changed)).not.toBe(base);
   });
 
-  test('encodes exactly as the README\'s one-line verifier does, for nested, escaped and odd values', () => {
-    // The verifier an auditor runs (README "Audit export"), verbatim.
+  test('encodes exactly as the one-line verifier of docs/audit.md does, for nested, escaped and odd values', () => {
+    // The verifier an auditor runs (docs/audit.md "Verifying an export offline"), verbatim.
     const readmeJcs = (v: unknown): string => Array.isArray(v) ? `[${v.map(readmeJcs).join(',')}]`
       : v !== null && typeof v === 'object' ? `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${readmeJcs((v as Record<string, unknown>)[k])}`).join(',')}}`
       : JSON.stringify(v);

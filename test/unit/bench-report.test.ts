@@ -96,7 +96,7 @@ describe('comparison of targets', () => {
     expect(renderMarkdown(stalled)).toContain('| pg-default | added P99 at 300 rps ≤ 5 ms | -54 ms (the direct baseline was slower: noise, not judged) | – |');
   });
 
-  it('renders tables the README can include, naming skipped variants', () => {
+  it('renders tables docs/benchmarks.md can include, naming skipped variants', () => {
     const markdown = renderMarkdown(report);
     expect(markdown).toContain('| Switchyard pg-default | 4,000 | 0.40× | 8.00× | 0 |');
     expect(markdown).toContain('| Switchyard pg-default | +0.80 / +4.00 | 0 | 0 |');

@@ -123,7 +123,7 @@ export async function auditPublicKey(): Promise<number> {
   }
 }
 
-/** `switchyard audit export --from --to [--out FILE]`: NDJSON with hashes (see the README for offline verification). */
+/** `switchyard audit export --from --to [--out FILE]`: NDJSON with hashes (docs/audit.md "Verifying an export offline"). */
 export async function auditExport(options: { from?: number; to?: number; out: string | null }): Promise<number> {
   const environment = readEnvironment();
   const server = runningServer(environment);

@@ -30,7 +30,7 @@ export async function projectionsStatus(options: { json: boolean } = { json: fal
 }
 
 /**
- * Rebuilds a durable projection aside with a progress bar (README "Rebuilding aside"). On the embedded
+ * Rebuilds a durable projection aside with a progress bar (docs/operations.md "Rebuilding aside"). On the embedded
  * store a running server does it (through its operator socket) while it serves; otherwise this process
  * replays the projection into a schema of its own and swaps it in at the head — with a server running
  * elsewhere on the same PostgreSQL too: that server's writer keeps the live read model moving meanwhile
@@ -117,7 +117,7 @@ async function rebuildThrough(server: RunningServer, name: string): Promise<numb
 }
 
 /**
- * Clears a halted projection's halt and waits for the outcome (README "When a projection halts"): through a
+ * Clears a halted projection's halt and waits for the outcome (docs/operations.md "When a projection halts"): through a
  * running server on the embedded store, else on the store directly, where the process that runs the
  * projection (a server or a projector, on any node) learns of it from `projection_halts` at its next poll.
  */

@@ -3,7 +3,7 @@ import { type LogPosition, parseXid8, xid8Param } from '../event-store/log-posit
 import { redactText } from '../redaction/redact-text.js';
 
 /**
- * A durable projection stopped at an event it cannot apply (README "When a projection halts"): every event
+ * A durable projection stopped at an event it cannot apply (docs/operations.md "When a projection halts"): every event
  * before it is applied, nothing after it will be until an operator resumes it (or a restart, or a rebuild
  * that gets past it). Recorded in `projection_halts`, so every process sees it.
  */

@@ -36,7 +36,7 @@ export interface ProjectionStatus {
   rebuild: RebuildProgress | null;
 }
 
-/** A rebuild aside, as it goes (README "Rebuilding aside"). */
+/** A rebuild aside, as it goes (docs/operations.md "Rebuilding aside"). */
 export interface RebuildProgress {
   state: 'replaying' | 'swapping' | 'done' | 'failed';
   startedAt: Date;
@@ -347,7 +347,7 @@ export class ProjectionRunner {
   }
 
   /**
-   * Rebuilds a durable projection from position zero aside (README "Rebuilding aside"): its replacement is
+   * Rebuilds a durable projection from position zero aside (docs/operations.md "Rebuilding aside"): its replacement is
    * replayed into a schema of the rebuild's own while the live read model keeps serving and moving; once
    * the replacement has reached the head, one transaction holding the live checkpoint's lock catches it up
    * with the last events, makes the live tables equal to it and moves the live checkpoint to its position

@@ -61,7 +61,7 @@ export interface DurableProjection {
 export type FailureKind = 'transient' | 'deterministic';
 
 /**
- * How a rebuild replays a projection aside (README "Rebuilding aside"): into tables of a schema of its own,
+ * How a rebuild replays a projection aside (docs/operations.md "Rebuilding aside"): into tables of a schema of its own,
  * created empty LIKE the live ones, with a checkpoint of its own there, while the live projection keeps
  * serving and moving. Only when the replacement has reached the head is it swapped in, in one transaction
  * that holds the live checkpoint's lock; a replay that fails leaves the live read model as it was.

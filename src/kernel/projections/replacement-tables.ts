@@ -3,7 +3,7 @@ import { PLAIN_IDENTIFIER, type SqlExecutor } from '../database/database.js';
 import type { ReplacedTable } from './projection.js';
 
 /**
- * The PostgreSQL side of a rebuild aside (README "Rebuilding aside"): a schema of the rebuild's own holding
+ * The PostgreSQL side of a rebuild aside (docs/operations.md "Rebuilding aside"): a schema of the rebuild's own holding
  * an empty copy of each table the projection writes (`CREATE TABLE … (LIKE live INCLUDING ALL)`: columns,
  * defaults, constraints, indexes — what the projection's statements rely on, ON CONFLICT targets included)
  * and of `projection_checkpoints`, where the replay keeps its own checkpoint under the projection's name.

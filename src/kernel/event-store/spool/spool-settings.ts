@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { declareSettings } from '../../setting-declaration.js';
 
-/** Where and how much a serving process may spool while PostgreSQL is unreachable (README: outage spool). */
+/** Where and how much a serving process may spool while PostgreSQL is unreachable (docs/operations.md "PostgreSQL outages"). */
 export interface SpoolSettings {
   /** `SWITCHYARD_SPOOL_DIR`: the root; each process takes a slot below it, per event store. */
   directory: string;
