@@ -1,8 +1,9 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PATH_METADATA } from '@nestjs/common/constants.js';
 import { HealthController } from '../../modules/observability/health.controller.js';
+import { ENVIRONMENT_SETTINGS } from '../../src/config/settings-registry.js';
 
 /**
  * What the deployment files (Dockerfile, compose.yaml, ops/systemd, ops/kubernetes) are checked against:
@@ -16,34 +17,16 @@ export function repoFile(path: string): string {
   return readFileSync(join(REPO, path), 'utf8');
 }
 
-/** The gateway's sources (not tests, not the bench): where every setting it reads is read. */
-const SOURCE_TREES = ['src', 'modules', 'events', 'projections', 'migrations'];
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(join(REPO, dir), { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(path);
-    return entry.name.endsWith('.ts') ? [path] : [];
-  });
-}
-
 /**
- * Every environment variable the gateway reads: `env.NAME`, `env['NAME']`, and whole string literals that
- * are setting names (the settings files pass them to helpers: `integerSetting(env, 'SWITCHYARD_…')`,
- * `positive('SWITCHYARD_IDLE_TIMEOUT_MS')`).
+ * Every environment variable the gateway reads: the settings registry, which a test holds equal to what the
+ * sources read (test/unit/reference-docs.test.ts), and from which docs/reference/environment.md is generated.
  */
 export function settingsTheGatewayReads(): Set<string> {
-  const names = new Set<string>();
-  for (const file of SOURCE_TREES.flatMap(sourceFiles)) {
-    const text = readFileSync(join(REPO, file), 'utf8');
-    for (const match of text.matchAll(/\benv(?:\.|\[')([A-Z][A-Z0-9_]+)/g)) names.add(match[1]);
-    for (const match of text.matchAll(/'((?:SWITCHYARD|OTEL)_[A-Z0-9_]+)'/g)) names.add(match[1]);
-  }
-  return names;
+  return new Set(ENVIRONMENT_SETTINGS.flatMap((group) => group.settings.map((setting) => setting.name)));
 }
 
-/** Variables a deployment file may set that the gateway does not read itself: Node's and glibc's own. */
-export const RUNTIME_VARIABLES = new Set(['NODE_ENV', 'MALLOC_ARENA_MAX', 'MALLOC_MMAP_THRESHOLD_']);
+/** Variables a deployment file may set that no setting declares: Node's own (glibc's are declared, serving-flags.ts). */
+export const RUNTIME_VARIABLES = new Set(['NODE_ENV']);
 
 /** The probe routes, from the health controller's own route metadata (`/healthz`, `/readyz`). */
 export function healthRoutes(): { liveness: string; readiness: string } {

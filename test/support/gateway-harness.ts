@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateApiKey } from '../../modules/access/api-key/key-format.js';
@@ -7,6 +7,7 @@ import { MockProviderServer } from '../../modules/providers/mock/mock-provider-s
 import type { Environment } from '../../src/config/environment.js';
 import { startGateway, type Gateway } from '../../src/gateway.js';
 import { createScratchDatabase } from './services.js';
+import { seedEmbeddedDataDir } from './pglite-template.js';
 import type { RecordedEvent } from '../../src/kernel/event-store/event-store.js';
 
 export interface TestGateway {
@@ -26,7 +27,8 @@ export interface TestGateway {
 export interface HarnessOptions {
   /**
    * The event store. Unset: under CI with DATABASE_URL, a scratch PostgreSQL database of this gateway's own
-   * (dropped on close), else the embedded PGlite in memory. `null`: PGlite, for a suite that is about it.
+   * (dropped on close), else embedded PGlite in a data directory of its own, seeded from the template and
+   * removed on close. `null`: PGlite, for a suite that is about it. `environment.dataDir` overrides both.
    */
   databaseUrl?: string | null;
   /** Configuration YAML; gets the mock's base URL and the env var holding the test key. */
@@ -89,12 +91,17 @@ export async function startTestGateway(options: HarnessOptions = {}): Promise<Te
   const dir = mkdtempSync(join(tmpdir(), 'switchyard-test-'));
   const configPath = join(dir, 'switchyard.yaml');
   writeFileSync(configPath, (options.yaml ?? defaultYaml)(mockUrl, keyEnv));
+  // PGlite in memory runs initdb at every start: 6-7 s of CPU a gateway, most of a run without services.
+  // An embedded data directory copied from the template (created once per machine) starts in a fraction of it.
+  const databaseUrl = scratch?.url ?? options.databaseUrl ?? null;
+  const embeddedDir = databaseUrl === null && options.environment?.dataDir === undefined ? join(dir, 'data') : null;
+  if (embeddedDir) await seedEmbeddedDataDir(embeddedDir);
   const environment: Environment = {
     port: 0,
     host: '127.0.0.1',
     configPath,
-    dataDir: ':memory:',
-    databaseUrl: scratch?.url ?? options.databaseUrl ?? null,
+    dataDir: embeddedDir ?? ':memory:',
+    databaseUrl,
     redisUrl: null,
     clickhouseUrl: null,
     adminToken: null,
@@ -115,6 +122,7 @@ export async function startTestGateway(options: HarnessOptions = {}): Promise<Te
   } catch (error) {
     await mock.close();
     await scratch?.drop();
+    if (embeddedDir) rmSync(embeddedDir, { recursive: true, force: true });
     throw error;
   }
   return {
@@ -133,6 +141,7 @@ export async function startTestGateway(options: HarnessOptions = {}): Promise<Te
       await gateway.close();
       await mock.close();
       await scratch?.drop();
+      if (embeddedDir) rmSync(embeddedDir, { recursive: true, force: true });
     },
   };
 }
