@@ -7,6 +7,7 @@ import { openDatabase } from '../../src/kernel/database/open-database.js';
 import { AdminClient } from '../support/admin-client.js';
 import { runCli, startServer } from '../support/cli-process.js';
 import { createScratchDatabase } from '../support/services.js';
+import { seedEmbeddedDataDir } from '../support/pglite-template.js';
 
 /**
  * Runtime state wins over the YAML for lifecycle (issue 8, Build 9): an operator revokes a key, suspends a
@@ -31,6 +32,7 @@ describe('a restart after runtime lifecycle changes', () => {
     mock = new MockProviderServer();
     mockUrl = await mock.listen(0);
     scratch = postgresUrl ? await createScratchDatabase(postgresUrl) : null;
+    if (!scratch) await seedEmbeddedDataDir(join(dir, 'data')); // an embedded store without paying initdb (pglite-template.ts)
   });
   afterAll(async () => {
     await mock.close();
