@@ -7,7 +7,7 @@ import { openDatabase } from '../../src/kernel/database/open-database.js';
 import { AdminClient } from '../support/admin-client.js';
 import { runCli, startServer } from '../support/cli-process.js';
 import { createScratchDatabase } from '../support/services.js';
-import { seedEmbeddedDataDir } from '../support/pglite-template.js';
+import { seedMigratedDataDir } from '../support/migrated-template.js';
 
 /**
  * Runtime state wins over the YAML for lifecycle (issue 8, Build 9): an operator revokes a key, suspends a
@@ -32,7 +32,7 @@ describe('a restart after runtime lifecycle changes', () => {
     mock = new MockProviderServer();
     mockUrl = await mock.listen(0);
     scratch = postgresUrl ? await createScratchDatabase(postgresUrl) : null;
-    if (!scratch) await seedEmbeddedDataDir(join(dir, 'data')); // an embedded store without paying initdb (pglite-template.ts)
+    if (!scratch) await seedMigratedDataDir(join(dir, 'data')); // an embedded store without paying initdb and the migrations (migrated-template.ts)
   });
   afterAll(async () => {
     await mock.close();

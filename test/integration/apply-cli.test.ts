@@ -5,7 +5,7 @@ import { generateApiKey } from '../../modules/access/api-key/key-format.js';
 import { openDatabase } from '../../src/kernel/database/open-database.js';
 import { type CliResult, runCli } from '../support/cli-process.js';
 import { createScratchDatabase } from '../support/services.js';
-import { seedEmbeddedDataDir } from '../support/pglite-template.js';
+import { seedMigratedDataDir } from '../support/migrated-template.js';
 
 /**
  * `switchyard apply -f FILE` and `switchyard keys …` as an operator runs them: separate processes on one
@@ -65,7 +65,7 @@ describe('switchyard apply and keys (CLI)', () => {
     dir = mkdtempSync(join(tmpdir(), 'switchyard-apply-'));
     dataDir = join(dir, 'data');
     scratch = postgresUrl ? await createScratchDatabase(postgresUrl) : null;
-    if (!scratch) await seedEmbeddedDataDir(dataDir); // an embedded store without paying initdb (pglite-template.ts)
+    if (!scratch) await seedMigratedDataDir(dataDir); // an embedded store without paying initdb and the migrations (migrated-template.ts)
     env = {
       ...process.env, SWITCHYARD_DATA_DIR: dataDir, DATABASE_URL: scratch?.url ?? '', LOG_LEVEL: 'warn',
       APPLY_TEST_UPSTREAM_KEY: 'apply-upstream-secret-4242', APPLY_TEST_GATEWAY_KEY: gatewayKey,

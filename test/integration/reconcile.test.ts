@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { runCli } from '../support/cli-process.js';
 import { defaultYaml, startTestGateway } from '../support/gateway-harness.js';
 import { createScratchDatabase } from '../support/services.js';
-import { seedEmbeddedDataDir } from '../support/pglite-template.js';
+import { seedMigratedDataDir } from '../support/migrated-template.js';
 
 const FIXTURES = fileURLToPath(new URL('../../../test/fixtures/reconciliation/', import.meta.url));
 const fixture = (name: string) => JSON.parse(readFileSync(join(FIXTURES, name), 'utf8'));
@@ -66,7 +66,7 @@ describe('switchyard reconcile: the ledger beside a provider export, per day and
 
   beforeAll(async () => {
     scratch = process.env.DATABASE_URL ? await createScratchDatabase(process.env.DATABASE_URL) : null;
-    if (!scratch) await seedEmbeddedDataDir(dataDir); // an embedded store without paying initdb (pglite-template.ts)
+    if (!scratch) await seedMigratedDataDir(dataDir); // an embedded store without paying initdb and the migrations (migrated-template.ts)
     env = { ...process.env, SWITCHYARD_DATA_DIR: dataDir, DATABASE_URL: scratch?.url ?? '', CLICKHOUSE_URL: '', LOG_LEVEL: 'error' };
     const gw = await startTestGateway({ yaml: providersYaml, databaseUrl: scratch?.url ?? null, environment: { dataDir } });
     try {

@@ -9,7 +9,7 @@ import { AdminClient } from '../support/admin-client.js';
 import { startServer } from '../support/cli-process.js';
 import { defaultYaml } from '../support/gateway-harness.js';
 import { createScratchDatabase } from '../support/services.js';
-import { seedEmbeddedDataDir } from '../support/pglite-template.js';
+import { seedMigratedDataDir } from '../support/migrated-template.js';
 
 /**
  * Secrets never appear in events, logs, API responses or error messages (DESIGN §10). A real `serve`
@@ -30,7 +30,7 @@ interface Store {
 async function openStore(dir: string): Promise<Store> {
   const scratch = postgresUrl ? await createScratchDatabase(postgresUrl) : null;
   const dataDir = join(dir, 'data');
-  if (!scratch) await seedEmbeddedDataDir(dataDir); // an embedded store without paying initdb (pglite-template.ts)
+  if (!scratch) await seedMigratedDataDir(dataDir); // an embedded store without paying initdb and the migrations (migrated-template.ts)
   return {
     env: { DATABASE_URL: scratch?.url ?? '', SWITCHYARD_DATA_DIR: dataDir },
     // On PGlite only one process may open the directory: call this while no server runs.

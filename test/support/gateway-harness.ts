@@ -7,7 +7,7 @@ import { MockProviderServer } from '../../modules/providers/mock/mock-provider-s
 import type { Environment } from '../../src/config/environment.js';
 import { startGateway, type Gateway } from '../../src/gateway.js';
 import { createScratchDatabase } from './services.js';
-import { seedEmbeddedDataDir } from './pglite-template.js';
+import { seedMigratedDataDir } from './migrated-template.js';
 import type { RecordedEvent } from '../../src/kernel/event-store/event-store.js';
 
 export interface TestGateway {
@@ -27,8 +27,8 @@ export interface TestGateway {
 export interface HarnessOptions {
   /**
    * The event store. Unset: under CI with DATABASE_URL, a scratch PostgreSQL database of this gateway's own
-   * (dropped on close), else embedded PGlite in a data directory of its own, seeded from the template and
-   * removed on close. `null`: PGlite, for a suite that is about it. `environment.dataDir` overrides both.
+   * (dropped on close), else embedded PGlite in a data directory of its own, copied from the migrated
+   * template (migrated-template.ts) and removed on close. `null`: PGlite, for a suite that is about it. `environment.dataDir` overrides both.
    */
   databaseUrl?: string | null;
   /** Configuration YAML; gets the mock's base URL and the env var holding the test key. */
@@ -91,11 +91,11 @@ export async function startTestGateway(options: HarnessOptions = {}): Promise<Te
   const dir = mkdtempSync(join(tmpdir(), 'switchyard-test-'));
   const configPath = join(dir, 'switchyard.yaml');
   writeFileSync(configPath, (options.yaml ?? defaultYaml)(mockUrl, keyEnv));
-  // PGlite in memory runs initdb at every start: 6-7 s of CPU a gateway, most of a run without services.
-  // An embedded data directory copied from the template (created once per machine) starts in a fraction of it.
+  // PGlite in memory runs initdb and the migrations at every start: 8-9 s of CPU a gateway, most of a run
+  // without services. A data directory copied from the migrated template (made once per machine) costs 1.6 s.
   const databaseUrl = scratch?.url ?? options.databaseUrl ?? null;
   const embeddedDir = databaseUrl === null && options.environment?.dataDir === undefined ? join(dir, 'data') : null;
-  if (embeddedDir) await seedEmbeddedDataDir(embeddedDir);
+  if (embeddedDir) await seedMigratedDataDir(embeddedDir);
   const environment: Environment = {
     port: 0,
     host: '127.0.0.1',
