@@ -13,22 +13,14 @@ import { DEFAULT_KEY_SCOPES } from '../../modules/access/index.js';
 import { DomainError } from '../kernel/commands/decider.js';
 import { ExportRangeError } from '../../modules/audit/audit-export.js';
 import { UnknownActionError } from '../../modules/audit/control-plane-audit.js';
-import { adminTokenReset } from './commands/admin-token.js';
-import { apply } from './commands/apply.js';
-import { keysIssue, keysRevoke, keysRotate } from './commands/keys.js';
-import { spendCommand } from './commands/spend.js';
-import { auditCheckpoint, auditExport, auditLog, auditPublicKey, auditVerify } from './commands/audit.js';
-import { eventsList, eventsRead, eventsTail } from './commands/events.js';
-import { mockProvider } from './commands/mock-provider.js';
-import { projectionsRebuild, projectionsResume, projectionsStatus } from './commands/projections.js';
-import { projector } from './commands/projector.js';
-import { type ReconciledProvider, reconcileCommand } from './commands/reconcile.js';
-import { requestsShow } from './commands/requests.js';
-import { serve } from './commands/serve.js';
+import type { ReconciledProvider } from './commands/reconcile.js';
 import { ServerRefusedError } from './running-server.js';
 import { StderrLogger } from './stderr-logger.js';
 
-/** Runs one CLI command; resolves to the process exit code. */
+/**
+ * Runs one CLI command; resolves to the process exit code. Each command's module is imported when it runs:
+ * loading them all (the server's included) cost every command about a second of start-up.
+ */
 export async function runCli(argv: string[]): Promise<number> {
   const [command, sub, ...rest] = argv;
   if (command !== undefined && command !== 'help' && (argv.includes('--help') || argv.includes('-h'))) return help(argv.filter((arg) => !arg.startsWith('-')));
@@ -38,15 +30,15 @@ export async function runCli(argv: string[]): Promise<number> {
     switch (command) {
       case undefined:
       case 'serve':
-        await serve();
+        await (await import('./commands/serve.js')).serve();
         return -1; // keep running
       case 'projector':
-        await projector();
+        await (await import('./commands/projector.js')).projector();
         return -1;
       case 'apply': {
         const { values } = parseArgs({ args: argv.slice(1), options: parserOptions('apply') });
         if (!values.file) return usage('apply needs -f FILE');
-        return await apply(values.file, { dryRun: values['dry-run'] ?? false, prune: values.prune ?? false });
+        return await (await import('./commands/apply.js')).apply(values.file, { dryRun: values['dry-run'] ?? false, prune: values.prune ?? false });
       }
       case 'mock-provider': {
         const { values } = parseArgs({ args: argv.slice(1), options: parserOptions('mock-provider') });
@@ -57,38 +49,38 @@ export async function runCli(argv: string[]): Promise<number> {
             chunks: num(values.chunks), status: num(values.status), retryAfterSeconds: num(values['retry-after']),
           }).filter(([, v]) => v !== undefined),
         );
-        await mockProvider({ port: Number(values.port), host: values.host!, behaviour });
+        await (await import('./commands/mock-provider.js')).mockProvider({ port: Number(values.port), host: values.host!, behaviour });
         return -1;
       }
       case 'events': {
         if (sub === 'tail') {
           const { values } = parseArgs({ args: rest, options: parserOptions('events tail') });
-          return await eventsTail({ from: Number(values.from), follow: values.follow ?? false, types: values.type ?? null, stream: values.stream ?? null });
+          return await (await import('./commands/events.js')).eventsTail({ from: Number(values.from), follow: values.follow ?? false, types: values.type ?? null, stream: values.stream ?? null });
         }
         if (sub === 'list') {
           const { values } = parseArgs({ args: rest, options: parserOptions('events list') });
           const limit = Number(values.limit);
           if (!Number.isInteger(limit) || limit < 1 || limit > 1000) return usage('--limit must be an integer from 1 to 1000');
-          return await eventsList({ after: values.after, stream: values.stream, types: values.type, limit });
+          return await (await import('./commands/events.js')).eventsList({ after: values.after, stream: values.stream, types: values.type, limit });
         }
-        if (sub === 'read' && rest[0]) return await eventsRead(rest[0]);
+        if (sub === 'read' && rest[0]) return await (await import('./commands/events.js')).eventsRead(rest[0]);
         return usage('events tail|list|read STREAM');
       }
       case 'requests':
-        if (sub === 'show' && rest[0]) return await requestsShow(rest[0]);
+        if (sub === 'show' && rest[0]) return await (await import('./commands/requests.js')).requestsShow(rest[0]);
         return usage('requests show ID');
       case 'projections':
         if (sub === 'status') {
           const { values } = parseArgs({ args: rest, options: parserOptions('projections status') });
-          return await projectionsStatus({ json: values.json ?? false });
+          return await (await import('./commands/projections.js')).projectionsStatus({ json: values.json ?? false });
         }
-        if (sub === 'rebuild' && rest[0]) return await projectionsRebuild(rest[0]);
-        if (sub === 'resume' && rest[0]) return await projectionsResume(rest[0]);
+        if (sub === 'rebuild' && rest[0]) return await (await import('./commands/projections.js')).projectionsRebuild(rest[0]);
+        if (sub === 'resume' && rest[0]) return await (await import('./commands/projections.js')).projectionsResume(rest[0]);
         return usage('projections status|rebuild NAME|resume NAME');
       case 'audit': {
         if (sub === 'verify') {
           const { values } = parseArgs({ args: rest, options: parserOptions('audit verify') });
-          return await auditVerify({ checkpointFile: values.checkpoint ?? null, publicKeyFile: values['public-key'] ?? null, json: values.json ?? false });
+          return await (await import('./commands/audit.js')).auditVerify({ checkpointFile: values.checkpoint ?? null, publicKeyFile: values['public-key'] ?? null, json: values.json ?? false });
         }
         if (sub === 'export') {
           const { values } = parseArgs({ args: rest, options: parserOptions('audit export') });
@@ -96,10 +88,10 @@ export async function runCli(argv: string[]): Promise<number> {
           for (const [name, value] of [['--from', values.from], ['--to', values.to]] as const) {
             if (value !== undefined && !/^\d+$/.test(value)) return usage(`${name} must be a global position`);
           }
-          return await auditExport({ from: position(values.from), to: position(values.to), out: values.out ?? null });
+          return await (await import('./commands/audit.js')).auditExport({ from: position(values.from), to: position(values.to), out: values.out ?? null });
         }
-        if (sub === 'checkpoint') return await auditCheckpoint();
-        if (sub === 'public-key') return await auditPublicKey();
+        if (sub === 'checkpoint') return await (await import('./commands/audit.js')).auditCheckpoint();
+        if (sub === 'public-key') return await (await import('./commands/audit.js')).auditPublicKey();
         if (sub === 'log') {
           const { values } = parseArgs({ args: rest, options: parserOptions('audit log') });
           const date = (value: string | undefined) => (value === undefined ? undefined : new Date(value));
@@ -108,7 +100,7 @@ export async function runCli(argv: string[]): Promise<number> {
           if ((from && Number.isNaN(from.getTime())) || (to && Number.isNaN(to.getTime()))) return usage('--from and --to must be ISO-8601 timestamps');
           const limit = Number(values.limit);
           if (!Number.isInteger(limit) || limit < 1) return usage('--limit must be a positive integer');
-          return await auditLog({ actor: values.actor, actions: values.action?.flatMap((a) => a.split(',')), from, to, limit });
+          return await (await import('./commands/audit.js')).auditLog({ actor: values.actor, actions: values.action?.flatMap((a) => a.split(',')), from, to, limit });
         }
         return usage('audit verify|export|checkpoint|public-key|log');
       }
@@ -117,7 +109,7 @@ export async function runCli(argv: string[]): Promise<number> {
         if (values.provider !== 'openai' && values.provider !== 'anthropic') return usage('reconcile needs --provider openai|anthropic');
         if (!values.usage?.length) return usage('reconcile needs --usage FILE (a usage and/or cost export)');
         if (!/^\d+(\.\d+)?$/.test(values.tolerance!)) return usage('--tolerance must be a non-negative amount in USD, e.g. 0.01');
-        return await reconcileCommand({
+        return await (await import('./commands/reconcile.js')).reconcileCommand({
           provider: values.provider as ReconciledProvider, usageFiles: values.usage, providerIds: values['provider-id'] ?? [],
           toleranceUsd: values.tolerance!, json: values.json ?? false,
         });
@@ -131,7 +123,7 @@ export async function runCli(argv: string[]): Promise<number> {
           if (expiresAt && Number.isNaN(expiresAt.getTime())) return usage('--expires-at must be an ISO-8601 timestamp');
           const unknownScopes = (values.scope ?? []).filter((scope) => !(KEY_SCOPES as readonly string[]).includes(scope));
           if (unknownScopes.length) return usage(`unknown scope ${unknownScopes.map((s) => `'${s}'`).join(', ')} (known: ${KEY_SCOPES.join(', ')})`);
-          return await keysIssue({
+          return await (await import('./commands/keys.js')).keysIssue({
             tenant: values.tenant,
             id: values.id ?? null,
             scopes: (values.scope ?? [...DEFAULT_KEY_SCOPES]) as KeyScope[],
@@ -142,13 +134,13 @@ export async function runCli(argv: string[]): Promise<number> {
         }
         if (sub === 'revoke' && rest[0]) {
           const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: parserOptions('keys revoke') });
-          return await keysRevoke(positionals[0], values.reason ?? null);
+          return await (await import('./commands/keys.js')).keysRevoke(positionals[0], values.reason ?? null);
         }
         if (sub === 'rotate' && rest[0]) {
           const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, options: parserOptions('keys rotate') });
           const overlap = Number(values.overlap);
           if (!Number.isInteger(overlap) || overlap < 0 || overlap > 2_592_000) return usage('--overlap must be a number of seconds from 0 to 2592000 (30 days)');
-          return await keysRotate(positionals[0], overlap);
+          return await (await import('./commands/keys.js')).keysRotate(positionals[0], overlap);
         }
         return usage('keys issue --tenant T | keys revoke ID | keys rotate ID [--overlap SECONDS]');
       }
@@ -159,12 +151,12 @@ export async function runCli(argv: string[]): Promise<number> {
         const date = (value: string | undefined) => (value === undefined ? null : new Date(value));
         const [from, to] = [date(values.from), date(values.to)];
         if ((from && Number.isNaN(from.getTime())) || (to && Number.isNaN(to.getTime()))) return usage('--from and --to must be ISO-8601 timestamps');
-        return await spendCommand({
+        return await (await import('./commands/spend.js')).spendCommand({
           kind: values.tenant ? 'tenant' : 'key', id: (values.tenant ?? values.key)!, period: values.period, from, to, json: values.json ?? false,
         });
       }
       case 'admin-token':
-        if (sub === 'reset' && rest.length === 0) return await adminTokenReset();
+        if (sub === 'reset' && rest.length === 0) return await (await import('./commands/admin-token.js')).adminTokenReset();
         return usage('admin-token reset');
       case 'help':
       case '--help':
