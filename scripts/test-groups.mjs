@@ -23,3 +23,30 @@ export function isQuietSuite(path) {
   const normalised = path.replaceAll('\\', '/');
   return QUIET_SUITES.some((suite) => normalised.endsWith(`/test/${suite}.test.js`));
 }
+
+// The parallel group's longest suites, longest first, whatever jest's timing cache holds: started last, one
+// of them would keep one worker busy long after the other ran out of suites. (Measured on the 2-core
+// reference machine; with services set, the two-process limits and audit-chain suites join them.)
+export const LONG_SUITES = [
+  'integration/apply-cli',
+  'integration/limits-two-processes',
+  'integration/postgres-outage',
+  'integration/cli-while-running',
+  'integration/reconcile',
+  'e2e/log-boundaries',
+  'integration/audit-chain',
+  'integration/admin-token-reset',
+  'integration/deploy-image',
+  'e2e/http-hardening',
+  'e2e/runtime-lifecycle-restart',
+  'e2e/quick-start-restart',
+  'integration/database-faults',
+  'integration/secret-hygiene',
+  'integration/log-order',
+];
+
+/** Where a compiled suite stands in LONG_SUITES (-1: not one of them). */
+export function longSuiteRank(path) {
+  const normalised = path.replaceAll('\\', '/');
+  return LONG_SUITES.findIndex((suite) => normalised.endsWith(`/test/${suite}.test.js`));
+}
