@@ -1,6 +1,6 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { REPOSITORY_ROOT, markdownFiles } from '../support/docs-files.js';
 import { parseGatewayConfig } from '../../src/config/gateway-config.js';
 
 /**
@@ -8,15 +8,7 @@ import { parseGatewayConfig } from '../../src/config/gateway-config.js';
  * whose first line is `# switchyard.yaml` is a gateway configuration, and passes the real validator
  * (`parseGatewayConfig`, what `apply` and `serve` run), which refuses unknown fields and dangling references.
  */
-const root = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
-
-function markdownFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return markdownFiles(path);
-    return name.endsWith('.md') ? [path] : [];
-  });
-}
+const root = REPOSITORY_ROOT;
 
 const examples = [join(root, 'README.md'), ...markdownFiles(join(root, 'docs'))].flatMap((file) =>
   [...readFileSync(file, 'utf8').matchAll(/```yaml\n(# switchyard\.yaml\n[\s\S]*?)```/g)].map((match) => ({ where: relative(root, file), yaml: match[1] })));

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { REPOSITORY_ROOT, markdownFiles } from '../support/docs-files.js';
 
 /**
  * The docs are one web of pages: a newcomer follows links from the README to a guide, to a section of
@@ -8,15 +8,7 @@ import { fileURLToPath } from 'node:url';
  * dead end, so every relative link and every #anchor in README.md and docs/**\/*.md must resolve, with
  * GitHub's rules for the anchors of headings.
  */
-const root = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
-
-function markdownFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return markdownFiles(path);
-    return name.endsWith('.md') ? [path] : [];
-  });
-}
+const root = REPOSITORY_ROOT;
 
 function allFiles(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

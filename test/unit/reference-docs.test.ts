@@ -5,21 +5,15 @@ import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
 import { CLI_COMMANDS, type CliCommandName, cliCommands, parserOptions } from '../../src/cli/cli-commands.js';
 import { cliCommandHelp, cliOverview } from '../../src/cli/cli-help.js';
-import { type PlannedStep, planApply } from '../../src/config/apply/apply-plan.js';
+import { planApply } from '../../src/config/apply/apply-plan.js';
 import { CONFIGURATION_EXAMPLE } from '../../src/config/configuration-example.js';
 import { ConfigValidationError, parseGatewayConfig } from '../../src/config/gateway-config.js';
 import { type ConfigField, type ConfigFields, GATEWAY_CONFIG_FIELDS } from '../../src/config/gateway-config-schema.js';
 import { fieldPaths } from '../../src/config/reference/configuration-reference.js';
 import { REFERENCE_PAGES } from '../../src/config/reference/reference-pages.js';
 import { ENVIRONMENT_SETTINGS } from '../../src/config/settings-registry.js';
-import type { DomainEvent } from '../../events/event.js';
+import { decidePlannedStep } from '../support/planned-steps.js';
 import { generateApiKey } from '../../modules/access/api-key/key-format.js';
-import { apiKeyDecider } from '../../modules/access/api-key/api-key.decider.js';
-import { tenantDecider } from '../../modules/access/tenant/tenant.decider.js';
-import { aliasDecider } from '../../modules/catalog/alias/alias.decider.js';
-import { deploymentDecider } from '../../modules/catalog/deployment/deployment.decider.js';
-import { priceDecider } from '../../modules/catalog/price/price.decider.js';
-import { providerDecider } from '../../modules/catalog/provider/provider.decider.js';
 import { ControlPlaneState } from '../../projections/control-plane/control-plane-state.js';
 import { installSecretReferencePolicy } from '../../src/kernel/secret-references/secret-reference.js';
 import { secretReferencePolicy } from '../../src/kernel/secret-references/secret-reference-policy.js';
@@ -263,7 +257,7 @@ describe('configuration file: the example in the reference', () => {
     expect(plan.problems).toEqual([]);
     let state = ControlPlaneState.empty();
     for (const step of plan.steps) {
-      const [streamId, events] = decideStep(state, step, now);
+      const [streamId, events] = decidePlannedStep(state, step, { now, actor: 'config:example.yaml' });
       state = state.with(streamId, events);
     }
     expect([state.providers.size, state.deployments.size, state.aliases.size, state.tenants.size, state.keys.size]).toEqual([4, 4, 2, 2, 2]);
@@ -271,24 +265,6 @@ describe('configuration file: the example in the reference', () => {
   });
 });
 
-/** A planned command decided by its aggregate, as the command handlers would. */
-function decideStep(state: ControlPlaneState, step: PlannedStep, now: Date): [string, DomainEvent[]] {
-  const context = { now, actor: 'config:example.yaml' };
-  switch (step.family) {
-    case 'provider':
-      return [`provider-${step.command.providerId}`, providerDecider.decide(step.command, state.providers.get(step.command.providerId) ?? providerDecider.initialState(), context)];
-    case 'deployment':
-      return [`deployment-${step.command.deploymentId}`, deploymentDecider.decide(step.command, state.deployments.get(step.command.deploymentId) ?? deploymentDecider.initialState(), context)];
-    case 'price':
-      return [`price-${step.command.deploymentId}`, priceDecider.decide(step.command, state.prices.get(step.command.deploymentId) ?? priceDecider.initialState(), context)];
-    case 'alias':
-      return [`alias-${step.command.alias}`, aliasDecider.decide(step.command, state.aliases.get(step.command.alias) ?? aliasDecider.initialState(), context)];
-    case 'tenant':
-      return [`tenant-${step.command.tenantId}`, tenantDecider.decide(step.command, state.tenants.get(step.command.tenantId) ?? tenantDecider.initialState(), context)];
-    case 'apikey':
-      return [`apikey-${step.command.keyId}`, apiKeyDecider.decide(step.command, state.keys.get(step.command.keyId) ?? apiKeyDecider.initialState(), context)];
-  }
-}
 
 describe('CLI: the dispatcher, the help and the reference know the same commands and flags', () => {
   /**
