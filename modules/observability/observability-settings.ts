@@ -1,5 +1,5 @@
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { type SettingDeclaration, type SettingsEnv, declareSettings, textSetting } from '../../src/kernel/index.js';
+import { type SettingDeclaration, type SettingsEnv, declareSettings, inlineCode, textSetting } from '../../src/kernel/index.js';
 
 /** Which traces are kept (OTEL_TRACES_SAMPLER / OTEL_TRACES_SAMPLER_ARG, the OpenTelemetry names). */
 export interface SamplerSettings {
@@ -111,7 +111,7 @@ export const OBSERVABILITY_ENVIRONMENT = declareSettings('modules/observability'
     meaning: 'OTLP/HTTP traces endpoint, used as is (wins over OTEL_EXPORTER_OTLP_ENDPOINT)',
   },
   OTEL_TRACES_SAMPLER: {
-    type: SAMPLERS.map((sampler) => `\`${sampler}\``).join(' | '),
+    type: SAMPLERS.map(inlineCode).join(' | '),
     default: `\`${DEFAULT_SAMPLER}\``,
     meaning: 'which traces are kept (the OpenTelemetry sampler names)',
   },

@@ -1,4 +1,4 @@
-import { declareSettings } from '../kernel/setting-declaration.js';
+import { declareSettings, inlineCode } from '../kernel/setting-declaration.js';
 
 export const DEFAULT_PORT = 8080;
 export const DEFAULT_HOST = '127.0.0.1';
@@ -20,7 +20,7 @@ export const SERVING_ENVIRONMENT = declareSettings('src/config', {
     meaning: 'the configuration file applied at start (see configuration.md)',
   },
   LOG_LEVEL: {
-    type: LOG_LEVELS.map((level) => `\`${level}\``).join(' | '),
+    type: LOG_LEVELS.map(inlineCode).join(' | '),
     default: `\`${DEFAULT_LOG_LEVEL}\``,
     meaning: "the log's threshold (prompts, completions and keys are never logged); the framework's route table only at `debug`. An unknown level counts as `log`",
   },
@@ -44,7 +44,7 @@ export const SERVING_ENVIRONMENT = declareSettings('src/config', {
   },
   SWITCHYARD_POLL_MS: { type: 'integer ≥ 0 (ms)', default: `\`${DEFAULT_POLL_MS}\``, meaning: 'projection polling interval (the fallback when a NOTIFY is lost)' },
   SWITCHYARD_LISTEN: {
-    type: '`on`, or one of ' + LISTEN_OFF.map((value) => `\`${value}\``).join(', '),
+    type: '`on`, or one of ' + LISTEN_OFF.map(inlineCode).join(', '),
     default: '`on`',
     meaning: 'wake projections by LISTEN/NOTIFY; `off` behind connection poolers without LISTEN (PgBouncer in transaction mode): polling alone keeps nodes current',
   },

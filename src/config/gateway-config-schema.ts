@@ -4,6 +4,7 @@ import { CAPABILITIES } from '../../events/deployment-events.js';
 import { PROVIDER_TYPES } from '../../events/provider-events.js';
 import { BUDGET_DEFAULTS, DEFAULT_KEY_SCOPES } from '../../modules/access/index.js';
 import { ALIAS_DEFAULTS } from '../../modules/catalog/index.js';
+import { inlineCode } from '../kernel/setting-declaration.js';
 
 /**
  * The configuration file's schema (DESIGN §8): every field, its type, whether it is required, its default
@@ -41,8 +42,7 @@ export const DEPLOYMENT_DEFAULTS = {
   maxOutputTokens: 4096,
 } as const;
 
-const code = (value: string | number) => `\`${value}\``;
-const choices = (values: readonly string[]) => values.map(code).join(' | ');
+const choices = (values: readonly string[]) => values.map(inlineCode).join(' | ');
 const list = (values: readonly string[]) => `\`[${values.join(', ')}]\``;
 const ID = 'id: letters, digits, `.`, `_`, `-` (at most 64), starting with a letter or digit';
 const SECRET_REFERENCE = 'secret reference: `env:NAME` or `file:PATH`';
@@ -73,8 +73,8 @@ export const WEBHOOK_FIELDS: ConfigFields = {
 export const BUDGET_FIELDS: ConfigFields = {
   monthlyUsd: { type: `${DECIMAL}, above zero`, meaning: 'spend allowed per calendar month (UTC); `monthlyUsd` or `dailyUsd` (or both) is required' },
   dailyUsd: { type: `${DECIMAL}, above zero`, meaning: 'spend allowed per day (UTC)' },
-  softPct: { type: 'integer from 1 to 100', default: code(BUDGET_DEFAULTS.softPct), meaning: 'a threshold (besides 100%) whose crossing appends `BudgetThresholdCrossed` once per period and calls the webhook' },
-  enforcement: { type: choices(['hard', 'soft']), default: code(BUDGET_DEFAULTS.enforcement), meaning: '`hard`: over budget → 402 `budget_exceeded`; `soft`: never refuses, only alerts' },
+  softPct: { type: 'integer from 1 to 100', default: inlineCode(BUDGET_DEFAULTS.softPct), meaning: 'a threshold (besides 100%) whose crossing appends `BudgetThresholdCrossed` once per period and calls the webhook' },
+  enforcement: { type: choices(['hard', 'soft']), default: inlineCode(BUDGET_DEFAULTS.enforcement), meaning: '`hard`: over budget → 402 `budget_exceeded`; `soft`: never refuses, only alerts' },
   webhook: { type: 'mapping', meaning: 'where threshold alerts are sent', fields: WEBHOOK_FIELDS },
 };
 
@@ -108,8 +108,8 @@ export const DEPLOYMENT_FIELDS: ConfigFields = {
   model: { type: 'string', required: true, meaning: "the provider's model name (`azure-openai`: the Azure deployment name)" },
   region: { type: 'string', meaning: "where it runs; an alias's `policy.regions` keeps requests inside a data boundary" },
   capabilities: { type: `list of ${choices(CAPABILITIES)}`, default: list(DEPLOYMENT_DEFAULTS.capabilities), meaning: 'what it can do; requests needing a capability only go to routes that have it' },
-  contextWindow: { type: 'integer ≥ 0 (tokens)', default: code(DEPLOYMENT_DEFAULTS.contextWindow), meaning: 'the largest prompt plus answer' },
-  maxOutputTokens: { type: 'integer ≥ 0 (tokens)', default: code(DEPLOYMENT_DEFAULTS.maxOutputTokens), meaning: 'the largest answer' },
+  contextWindow: { type: 'integer ≥ 0 (tokens)', default: inlineCode(DEPLOYMENT_DEFAULTS.contextWindow), meaning: 'the largest prompt plus answer' },
+  maxOutputTokens: { type: 'integer ≥ 0 (tokens)', default: inlineCode(DEPLOYMENT_DEFAULTS.maxOutputTokens), meaning: 'the largest answer' },
   quotaGroup: { type: 'string', default: 'the deployment alone', meaning: "deployments sharing a group share one provider quota counter (`limits`)" },
   limits: { type: 'mapping', default: 'unlimited', meaning: "the provider's quota for this deployment, counted per quota group; a group with no room makes the route ineligible", fields: LIMITS_FIELDS },
   price: { type: 'mapping', required: true, meaning: 'what a token costs (`inputPer1M` and `outputPer1M` at least)', fields: PRICE_FIELDS },
@@ -118,8 +118,8 @@ export const DEPLOYMENT_FIELDS: ConfigFields = {
 
 export const ROUTE_FIELDS: ConfigFields = {
   deployment: { type: 'deployment id', required: true, meaning: 'a deployment declared in the same file' },
-  priority: { type: 'integer ≥ 0', default: code(ALIAS_DEFAULTS.routePriority), meaning: 'lower is tried first; routes of equal priority share traffic by weight' },
-  weight: { type: 'number ≥ 0', default: code(ALIAS_DEFAULTS.routeWeight), meaning: 'share of traffic within a priority group (`weighted`: over all routes)' },
+  priority: { type: 'integer ≥ 0', default: inlineCode(ALIAS_DEFAULTS.routePriority), meaning: 'lower is tried first; routes of equal priority share traffic by weight' },
+  weight: { type: 'number ≥ 0', default: inlineCode(ALIAS_DEFAULTS.routeWeight), meaning: 'share of traffic within a priority group (`weighted`: over all routes)' },
 };
 
 export const CANARY_FIELDS: ConfigFields = {
@@ -142,12 +142,12 @@ export const POLICY_FIELDS: ConfigFields = {
 export const ALIAS_FIELDS: ConfigFields = {
   name: { type: 'string', required: true, meaning: 'the public model name clients send as `model`' },
   strategy: {
-    type: choices(ROUTING_STRATEGIES), default: code(ALIAS_DEFAULTS.strategy),
+    type: choices(ROUTING_STRATEGIES), default: inlineCode(ALIAS_DEFAULTS.strategy),
     meaning: "`priority`: lowest healthy group first, weights within; `weighted`; `least-latency` (EWMA); `least-cost` (price × estimated tokens); `sticky` (a caller's `x-session-id` stays on one route)",
   },
   routes: { type: 'list of mappings, at least one', list: true, required: true, meaning: 'the deployments that serve the alias', fields: ROUTE_FIELDS },
   policy: { type: 'mapping', meaning: 'how requests to the alias are served', fields: POLICY_FIELDS },
-  visibility: { type: choices(['public', 'private']), default: code(ALIAS_DEFAULTS.visibility), meaning: '`private`: not listed by `GET /v1/models`, and callable only by keys that name it in their `aliases`' },
+  visibility: { type: choices(['public', 'private']), default: inlineCode(ALIAS_DEFAULTS.visibility), meaning: '`private`: not listed by `GET /v1/models`, and callable only by keys that name it in their `aliases`' },
 };
 
 export const TENANT_FIELDS: ConfigFields = {

@@ -36,3 +36,8 @@ export function declareSettings<const Names extends string>(owner: string, specs
 export function settingList(declarations: Readonly<Record<string, SettingDeclaration>>): readonly SettingDeclaration[] {
   return Object.values(declarations);
 }
+
+/** A value as the reference shows it: Markdown inline code (`value`). */
+export function inlineCode(value: string | number): string {
+  return `\`${value}\``;
+}

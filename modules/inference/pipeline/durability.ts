@@ -1,4 +1,4 @@
-import { ConfigurationError, type SettingsEnv, declareSettings, textSetting } from '../../../src/kernel/index.js';
+import { ConfigurationError, type SettingsEnv, declareSettings, inlineCode, textSetting } from '../../../src/kernel/index.js';
 
 /**
  * When request events become durable (DESIGN §7):
@@ -20,7 +20,7 @@ export const DURABILITY_PROFILES: readonly DurabilityProfile[] = ['default', 'st
 
 export const DURABILITY_ENVIRONMENT = declareSettings('modules/inference/pipeline', {
   SWITCHYARD_DURABILITY: {
-    type: DURABILITY_PROFILES.map((profile) => `\`${profile}\``).join(' | '),
+    type: DURABILITY_PROFILES.map(inlineCode).join(' | '),
     default: '`default`',
     meaning:
       '`default`: each request commits once (RequestAdmitted, its attempts and RequestCompleted in one append) before the last byte reaches the client, so every complete answer is billed; ' +

@@ -1,4 +1,4 @@
-import { ConfigurationError, type SettingDeclaration, type SettingsEnv, declareSettings, definedOnly, integerSetting, positiveIntegerSetting, textSetting } from '../../../src/kernel/index.js';
+import { ConfigurationError, type SettingDeclaration, type SettingsEnv, declareSettings, definedOnly, inlineCode, integerSetting, positiveIntegerSetting, textSetting } from '../../../src/kernel/index.js';
 
 /** How a circuit breaker judges one deployment (DESIGN §6, issue 5 §4). */
 export interface BreakerSettings {
@@ -118,36 +118,31 @@ export function resolveResilience(overrides: ResilienceOverrides | undefined): R
 
 const { breaker: BREAKER, deadlines: DEADLINES, retry: RETRY } = DEFAULT_RESILIENCE;
 
-/** Shown as a default in the reference: the value in backquotes. */
-function shown(value: number): string {
-  return `\`${value}\``;
-}
-
 /** The variables readResilienceOverrides reads; the defaults shown are DEFAULT_RESILIENCE's. */
 export const RESILIENCE_ENVIRONMENT = declareSettings('modules/inference/resilience', {
-  SWITCHYARD_CONNECT_TIMEOUT_MS: { type: 'integer > 0 (ms)', default: shown(DEADLINES.connectTimeoutMs), meaning: 'opening the TCP/TLS connection to a provider' },
-  SWITCHYARD_TTFT_TIMEOUT_MS: { type: 'integer > 0 (ms)', default: shown(DEADLINES.ttftTimeoutMs), meaning: "streams: attempt start to the first token (per alias: `policy.ttftTimeoutMs`)" },
-  SWITCHYARD_IDLE_TIMEOUT_MS: { type: 'integer > 0 (ms)', default: shown(DEADLINES.idleTimeoutMs), meaning: 'streams: most time between two upstream chunks' },
-  SWITCHYARD_STREAM_TIMEOUT_MS: { type: 'integer > 0 (ms)', default: shown(DEADLINES.streamTimeoutMs), meaning: 'streams: absolute lifetime from admission; heartbeats and trickles do not extend it' },
-  SWITCHYARD_REQUEST_TIMEOUT_MS: { type: 'integer > 0 (ms)', default: shown(DEADLINES.requestTimeoutMs), meaning: 'everything before the response starts (all attempts, retries and waits), and buffered answers' },
-  SWITCHYARD_WRITE_PROGRESS_TIMEOUT_MS: { type: 'integer > 0 (ms)', default: shown(DEADLINES.writeProgressTimeoutMs), meaning: 'streams: most time a write to a slow client may wait for the socket to drain' },
-  SWITCHYARD_MAX_ATTEMPTS: { type: 'integer > 0', default: shown(RETRY.maxAttempts), meaning: 'upstream calls per request, retries and fallbacks together (per alias: `policy.maxAttempts`)' },
-  SWITCHYARD_RETRY_BASE_MS: { type: 'integer ≥ 0 (ms)', default: shown(RETRY.baseBackoffMs), meaning: 'full-jitter exponential backoff between retries of one deployment: a wait drawn from [0, min(max, base × 2^retry))' },
-  SWITCHYARD_RETRY_MAX_MS: { type: 'integer ≥ 0 (ms)', default: shown(RETRY.maxBackoffMs), meaning: "the backoff's ceiling" },
-  SWITCHYARD_RETRY_AFTER_MAX_WAIT_MS: { type: 'integer ≥ 0 (ms)', default: shown(RETRY.maxRetryAfterWaitMs), meaning: 'a rate-limited deployment is retried once only when its `retry-after` is at most this long' },
+  SWITCHYARD_CONNECT_TIMEOUT_MS: { type: 'integer > 0 (ms)', default: inlineCode(DEADLINES.connectTimeoutMs), meaning: 'opening the TCP/TLS connection to a provider' },
+  SWITCHYARD_TTFT_TIMEOUT_MS: { type: 'integer > 0 (ms)', default: inlineCode(DEADLINES.ttftTimeoutMs), meaning: "streams: attempt start to the first token (per alias: `policy.ttftTimeoutMs`)" },
+  SWITCHYARD_IDLE_TIMEOUT_MS: { type: 'integer > 0 (ms)', default: inlineCode(DEADLINES.idleTimeoutMs), meaning: 'streams: most time between two upstream chunks' },
+  SWITCHYARD_STREAM_TIMEOUT_MS: { type: 'integer > 0 (ms)', default: inlineCode(DEADLINES.streamTimeoutMs), meaning: 'streams: absolute lifetime from admission; heartbeats and trickles do not extend it' },
+  SWITCHYARD_REQUEST_TIMEOUT_MS: { type: 'integer > 0 (ms)', default: inlineCode(DEADLINES.requestTimeoutMs), meaning: 'everything before the response starts (all attempts, retries and waits), and buffered answers' },
+  SWITCHYARD_WRITE_PROGRESS_TIMEOUT_MS: { type: 'integer > 0 (ms)', default: inlineCode(DEADLINES.writeProgressTimeoutMs), meaning: 'streams: most time a write to a slow client may wait for the socket to drain' },
+  SWITCHYARD_MAX_ATTEMPTS: { type: 'integer > 0', default: inlineCode(RETRY.maxAttempts), meaning: 'upstream calls per request, retries and fallbacks together (per alias: `policy.maxAttempts`)' },
+  SWITCHYARD_RETRY_BASE_MS: { type: 'integer ≥ 0 (ms)', default: inlineCode(RETRY.baseBackoffMs), meaning: 'full-jitter exponential backoff between retries of one deployment: a wait drawn from [0, min(max, base × 2^retry))' },
+  SWITCHYARD_RETRY_MAX_MS: { type: 'integer ≥ 0 (ms)', default: inlineCode(RETRY.maxBackoffMs), meaning: "the backoff's ceiling" },
+  SWITCHYARD_RETRY_AFTER_MAX_WAIT_MS: { type: 'integer ≥ 0 (ms)', default: inlineCode(RETRY.maxRetryAfterWaitMs), meaning: 'a rate-limited deployment is retried once only when its `retry-after` is at most this long' },
   SWITCHYARD_MAX_ANSWER_BYTES: {
     type: 'integer > 0 (bytes)',
     default: 'unset: per request, a few MiB beyond its largest legitimate answer',
     meaning: 'the most bytes a buffered provider answer may have',
   },
-  SWITCHYARD_BREAKER_WINDOW_MS: { type: 'integer > 0 (ms)', default: shown(BREAKER.windowMs), meaning: "circuit breaker: the rolling window a deployment's failure rate is measured over" },
-  SWITCHYARD_BREAKER_MIN_SAMPLES: { type: 'integer > 0', default: shown(BREAKER.minSamples), meaning: 'circuit breaker: fewest outcomes in the window before the failure rate may open it' },
-  SWITCHYARD_BREAKER_FAILURE_RATE: { type: 'number between 0 and 1', default: shown(BREAKER.failureRateThreshold), meaning: 'circuit breaker: opens when failures / samples exceeds this share' },
-  SWITCHYARD_BREAKER_CONSECUTIVE_FAILURES: { type: 'integer > 0', default: shown(BREAKER.consecutiveFailures), meaning: 'circuit breaker: opens on this many failures in a row, whatever the window says' },
-  SWITCHYARD_BREAKER_COOLDOWN_MS: { type: 'integer > 0 (ms)', default: shown(BREAKER.cooldownMs), meaning: 'circuit breaker: the first cool-down; doubles on every failed trial' },
-  SWITCHYARD_BREAKER_MAX_COOLDOWN_MS: { type: 'integer > 0 (ms)', default: shown(BREAKER.maxCooldownMs), meaning: 'circuit breaker: the longest cool-down' },
-  SWITCHYARD_BREAKER_TRIAL_SUCCESSES: { type: 'integer > 0', default: shown(BREAKER.trialSuccesses), meaning: 'circuit breaker: consecutive trial successes in half-open that close it' },
-  SWITCHYARD_BREAKER_MAX_TRIALS: { type: 'integer > 0', default: shown(BREAKER.maxTrialsInFlight), meaning: 'circuit breaker: trial requests in flight at once while half-open' },
+  SWITCHYARD_BREAKER_WINDOW_MS: { type: 'integer > 0 (ms)', default: inlineCode(BREAKER.windowMs), meaning: "circuit breaker: the rolling window a deployment's failure rate is measured over" },
+  SWITCHYARD_BREAKER_MIN_SAMPLES: { type: 'integer > 0', default: inlineCode(BREAKER.minSamples), meaning: 'circuit breaker: fewest outcomes in the window before the failure rate may open it' },
+  SWITCHYARD_BREAKER_FAILURE_RATE: { type: 'number between 0 and 1', default: inlineCode(BREAKER.failureRateThreshold), meaning: 'circuit breaker: opens when failures / samples exceeds this share' },
+  SWITCHYARD_BREAKER_CONSECUTIVE_FAILURES: { type: 'integer > 0', default: inlineCode(BREAKER.consecutiveFailures), meaning: 'circuit breaker: opens on this many failures in a row, whatever the window says' },
+  SWITCHYARD_BREAKER_COOLDOWN_MS: { type: 'integer > 0 (ms)', default: inlineCode(BREAKER.cooldownMs), meaning: 'circuit breaker: the first cool-down; doubles on every failed trial' },
+  SWITCHYARD_BREAKER_MAX_COOLDOWN_MS: { type: 'integer > 0 (ms)', default: inlineCode(BREAKER.maxCooldownMs), meaning: 'circuit breaker: the longest cool-down' },
+  SWITCHYARD_BREAKER_TRIAL_SUCCESSES: { type: 'integer > 0', default: inlineCode(BREAKER.trialSuccesses), meaning: 'circuit breaker: consecutive trial successes in half-open that close it' },
+  SWITCHYARD_BREAKER_MAX_TRIALS: { type: 'integer > 0', default: inlineCode(BREAKER.maxTrialsInFlight), meaning: 'circuit breaker: trial requests in flight at once while half-open' },
 });
 
 /** Only the variables that are set; everything else keeps its default above. */
