@@ -16,7 +16,7 @@ FROM node:20-bookworm-slim AS runtime
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
-# Only the gateway's own trees of dist/ (the build also compiles test/ and bench/, which a node never runs).
+# The gateway's trees of dist/ by name: what `npm run build` (tsconfig.build.json) emits, and nothing else.
 COPY --from=build /build/dist/src dist/src
 COPY --from=build /build/dist/modules dist/modules
 COPY --from=build /build/dist/events dist/events

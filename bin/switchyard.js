@@ -1,9 +1,14 @@
 #!/usr/bin/env node
-// Builds on first use (a fresh clone has no dist/), then runs the CLI.
-import { execFileSync } from 'node:child_process';
+// Builds the serving code on first use (a fresh clone has no dist/), then runs the CLI.
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { ensureBuild } from '../scripts/ensure-build.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-execFileSync(process.execPath, [join(root, 'scripts', 'ensure-build.mjs')], { stdio: 'inherit', cwd: root });
-await import(join(root, 'dist', 'src', 'main.js'));
+try {
+  ensureBuild('serve');
+} catch (error) {
+  process.stderr.write(`switchyard: ${error.message}\n`);
+  process.exit(1);
+}
+await import(pathToFileURL(join(root, 'dist', 'src', 'main.js')).href);

@@ -1,21 +1,21 @@
-// Compiles TypeScript when dist/ is missing or older than any source file, so that `npm start`,
-// `npm test` and the `switchyard` bin work straight from a fresh clone. A release (the Dockerfile's
-// runtime stage, a copied build) carries dist/ and production dependencies only: no tsconfig.json, no
-// sources and no compiler, so there the build is taken as it is.
+// Compiles TypeScript when dist/ is missing or older than a source, so that `npm start`, `npm test` and the
+// `switchyard` bin work straight from a fresh clone. Two scopes:
+//   serve — what serving and the CLI need (src, modules, events, projections, migrations: tsconfig.build.json);
+//           the bin and `npm start` ask for this, so a first start does not compile the tests and benchmarks;
+//   all   — the serving code plus test/ and bench/ (tsconfig.json), for `npm test` and `npm run bench`.
+// A release (the Dockerfile's runtime stage, a copied build) carries dist/ and production dependencies only:
+// no tsconfig.json, no sources and no compiler, so there the build is taken as it is.
+//
+// Imported by bin/switchyard.js (in-process: a second Node process cost every CLI command ~0.1 s) and run as
+// a script: `node scripts/ensure-build.mjs [serve|all]` (default all).
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const stamp = join(root, 'dist', '.tsbuildinfo');
-const sources = ['src', 'modules', 'events', 'projections', 'migrations', 'test', 'bench'];
-
-if (!existsSync(join(root, 'tsconfig.json'))) {
-  if (existsSync(join(root, 'dist', 'src', 'main.js'))) process.exit(0);
-  process.stderr.write(`switchyard: ${root} has neither a build (dist/src/main.js) nor the sources to make one (tsconfig.json)\n`);
-  process.exit(1);
-}
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const SERVING = { tsconfig: 'tsconfig.build.json', stamp: 'dist/.build.tsbuildinfo', sources: ['src', 'modules', 'events', 'projections', 'migrations'] };
+const ALL = { tsconfig: 'tsconfig.json', stamp: 'dist/.tsbuildinfo', sources: [...SERVING.sources, 'test', 'bench'] };
 
 function newest(path) {
   let latest = 0;
@@ -27,10 +27,41 @@ function newest(path) {
   return latest;
 }
 
-// The stamp alone is not proof of a build (a type-check with --noEmit may have written one): dist/src must exist too.
-const built = existsSync(stamp) && existsSync(join(root, 'dist', 'src')) ? statSync(stamp).mtimeMs : 0;
-const changed = Math.max(statSync(join(root, 'tsconfig.json')).mtimeMs, ...sources.filter((s) => existsSync(join(root, s))).map((s) => newest(join(root, s))));
-if (changed > built) {
-  process.stderr.write('switchyard: compiling TypeScript…\n');
-  execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.json')], { stdio: 'inherit', cwd: root });
+/** When the build a stamp records was written; 0 without one. A type-check (--noEmit) may write a stamp, so dist/src must exist too. */
+function builtAt(root, stamp) {
+  const path = join(root, stamp);
+  return existsSync(path) && existsSync(join(root, 'dist', 'src')) ? statSync(path).mtimeMs : 0;
+}
+
+/** Compiles the scope's sources in `root` when any is newer than its build; returns whether it compiled. */
+export function ensureBuild(scope = 'serve', root = ROOT) {
+  if (!existsSync(join(root, 'tsconfig.json'))) {
+    if (existsSync(join(root, 'dist', 'src', 'main.js'))) return false;
+    throw new Error(`${root} has neither a build (dist/src/main.js) nor the sources to make one (tsconfig.json)`);
+  }
+  const build = scope === 'all' ? ALL : SERVING;
+  // The full build contains the serving one: either stamp proves the serving code is compiled.
+  const built = scope === 'all' ? builtAt(root, ALL.stamp) : Math.max(builtAt(root, SERVING.stamp), builtAt(root, ALL.stamp));
+  const configs = ['tsconfig.json', build.tsconfig].map((file) => statSync(join(root, file)).mtimeMs);
+  const changed = Math.max(...configs, ...build.sources.filter((s) => existsSync(join(root, s))).map((s) => newest(join(root, s))));
+  if (changed <= built) return false;
+  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  if (!existsSync(tsc)) throw new Error(`the sources are newer than the build and there is no compiler (${tsc}): run \`npm ci\` (with dev dependencies), or install a build`);
+  process.stderr.write(`switchyard: compiling TypeScript (${scope === 'all' ? 'serving code, tests and benchmarks' : 'serving code'})…\n`);
+  execFileSync(process.execPath, [tsc, '-p', join(root, build.tsconfig)], { stdio: 'inherit', cwd: root });
+  return true;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const scope = process.argv[2] ?? 'all';
+  if (scope !== 'serve' && scope !== 'all') {
+    process.stderr.write(`usage: node scripts/ensure-build.mjs [serve|all]\n`);
+    process.exit(2);
+  }
+  try {
+    ensureBuild(scope);
+  } catch (error) {
+    process.stderr.write(`switchyard: ${error.message}\n`);
+    process.exit(1);
+  }
 }

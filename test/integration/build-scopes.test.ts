@@ -1,0 +1,87 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync, existsSync, copyFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { REPO } from '../support/deploy-facts.js';
+
+/**
+ * `scripts/ensure-build.mjs` decides what a start and a test run compile: `serve` (the bin, `npm start`) only the
+ * serving trees, `all` (`npm test`, `npm run bench`) the tests and benchmarks too, each only when a source is
+ * newer than its build. Exercised on a checkout of its own — the repository's two tsconfig files, a source file
+ * in a serving tree and one in test/, the real compiler — so each case compiles a few lines, not the gateway.
+ */
+type EnsureBuild = (scope: 'serve' | 'all', root: string) => boolean;
+
+let ensureBuild: EnsureBuild;
+let root: string;
+
+/** Moves a file's modification time forward, as an edit would (file system timestamps may be coarse). */
+function touch(path: string, secondsAhead: number): void {
+  const when = new Date(Date.now() + secondsAhead * 1000);
+  utimesSync(path, when, when);
+}
+
+beforeAll(async () => {
+  ({ ensureBuild } = (await import(pathToFileURL(join(REPO, 'scripts', 'ensure-build.mjs')).href)) as { ensureBuild: EnsureBuild });
+  root = mkdtempSync(join(tmpdir(), 'switchyard-build-scopes-'));
+  copyFileSync(join(REPO, 'tsconfig.json'), join(root, 'tsconfig.json'));
+  copyFileSync(join(REPO, 'tsconfig.build.json'), join(root, 'tsconfig.build.json'));
+  symlinkSync(join(REPO, 'node_modules'), join(root, 'node_modules'));
+  mkdirSync(join(root, 'src'));
+  mkdirSync(join(root, 'test'));
+  writeFileSync(join(root, 'src', 'main.ts'), 'export const serving: string = "serving";\n');
+  writeFileSync(join(root, 'test', 'main.test.ts'), 'import { serving } from "../src/main.js";\nexport const tested: string = serving;\n');
+});
+
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+describe('ensure-build', () => {
+  test('serve on a fresh checkout compiles the serving trees only, once', () => {
+    expect(ensureBuild('serve', root)).toBe(true);
+    expect(readFileSync(join(root, 'dist', 'src', 'main.js'), 'utf8')).toContain('serving');
+    expect(existsSync(join(root, 'dist', 'test'))).toBe(false);
+    expect(ensureBuild('serve', root)).toBe(false);
+  });
+
+  test('a changed test leaves serve alone; all compiles the tests (and serve then stays satisfied)', () => {
+    touch(join(root, 'test', 'main.test.ts'), 5);
+    expect(ensureBuild('serve', root)).toBe(false);
+    expect(ensureBuild('all', root)).toBe(true);
+    expect(existsSync(join(root, 'dist', 'test', 'main.test.js'))).toBe(true);
+    expect(ensureBuild('all', root)).toBe(false);
+    expect(ensureBuild('serve', root)).toBe(false);
+  });
+
+  test('a changed serving source recompiles for serve, and all still sees itself behind', () => {
+    writeFileSync(join(root, 'src', 'main.ts'), 'export const serving: string = "edited";\n');
+    touch(join(root, 'src', 'main.ts'), 10);
+    expect(ensureBuild('serve', root)).toBe(true);
+    expect(readFileSync(join(root, 'dist', 'src', 'main.js'), 'utf8')).toContain('edited');
+    expect(ensureBuild('all', root)).toBe(true);
+  });
+
+  test('sources newer than the build without a compiler: a clear error, nothing run', () => {
+    const bare = mkdtempSync(join(tmpdir(), 'switchyard-build-bare-'));
+    try {
+      copyFileSync(join(REPO, 'tsconfig.json'), join(bare, 'tsconfig.json'));
+      copyFileSync(join(REPO, 'tsconfig.build.json'), join(bare, 'tsconfig.build.json'));
+      mkdirSync(join(bare, 'src'));
+      writeFileSync(join(bare, 'src', 'main.ts'), 'export {};\n');
+      expect(() => ensureBuild('serve', bare)).toThrow(/no compiler .*npm ci/);
+    } finally {
+      rmSync(bare, { recursive: true, force: true });
+    }
+  });
+
+  test('a release (dist/ without tsconfig.json) is taken as it is; one with neither is refused by name', () => {
+    const release = mkdtempSync(join(tmpdir(), 'switchyard-build-release-'));
+    try {
+      expect(() => ensureBuild('serve', release)).toThrow(/neither a build \(dist\/src\/main\.js\) nor the sources/);
+      mkdirSync(join(release, 'dist', 'src'), { recursive: true });
+      writeFileSync(join(release, 'dist', 'src', 'main.js'), '');
+      expect(ensureBuild('serve', release)).toBe(false);
+    } finally {
+      rmSync(release, { recursive: true, force: true });
+    }
+  });
+});
