@@ -5,6 +5,7 @@ import { CliModule } from './cli/cli.module.js';
 import { ConfigApplier } from './config/apply/config-applier.js';
 import type { Environment } from './config/environment.js';
 import { logLevels, startupConfiguration } from './gateway.js';
+import { GatewayLogger } from './gateway-logger.js';
 import { openPlatform } from './platform.js';
 import { installPublicationGuard } from './publication-guard.js';
 
@@ -20,7 +21,7 @@ export interface ClusterSetup {
  * stream versions), and keep running the durable projections unless a separate projector does.
  */
 export async function prepareCluster(environment: Environment): Promise<ClusterSetup> {
-  Logger.overrideLogger(logLevels(environment.logLevel));
+  Logger.overrideLogger(new GatewayLogger(logLevels(environment.logLevel)));
   const platform = await openPlatform(environment, { runDurable: (environment.projector ?? 'embedded') === 'embedded' });
   let tokens: AdminTokens | null = null;
   try {

@@ -1,4 +1,5 @@
 import { ConsoleLogger, type LogLevel } from '@nestjs/common';
+import { colouredFor } from './log-colours.js';
 
 /** The framework's start-up chatter (module wiring, one line per mapped route): shown at LOG_LEVEL=debug only. */
 const FRAMEWORK_CONTEXTS = new Set(['InstanceLoader', 'RoutesResolver', 'RouterExplorer', 'NestFactory', 'NestApplication']);
@@ -12,7 +13,7 @@ export class GatewayLogger extends ConsoleLogger {
   private readonly debugOn: boolean;
 
   constructor(levels: LogLevel[]) {
-    super({ logLevels: levels });
+    super({ logLevels: levels, colors: colouredFor(process.stdout) });
     this.debugOn = levels.includes('debug');
   }
 

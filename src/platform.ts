@@ -19,9 +19,7 @@ import { OutageSpool } from './kernel/event-store/spool/outage-spool.js';
 import { SpoolDrainer } from './kernel/event-store/spool/spool-drainer.js';
 import { defaultSpoolSettings, spoolStoreKey } from './kernel/event-store/spool/spool-settings.js';
 import { ProjectionRunner } from './kernel/projections/projection-runner.js';
-import { rememberSecret, rememberUrlCredentials } from './kernel/secret-references/known-secrets.js';
-import { installSecretReferencePolicy } from './kernel/secret-references/secret-reference.js';
-import { secretReferencePolicy } from './kernel/secret-references/secret-reference-policy.js';
+import { guardProcessSecrets } from './log-reader.js';
 
 /** TypeORM entities of the durable read models (`projection_checkpoints` is the kernel's own, written in SQL). */
 export const ENTITIES = [CostLedgerEntry, TenantSpend];
@@ -56,11 +54,7 @@ export interface PlatformOptions {
 
 export async function openPlatform(environment: Environment, options: PlatformOptions): Promise<Platform> {
   const logger = new Logger('Platform');
-  // Before anything resolves a reference: what references may read, and the gateway's own secrets,
-  // which no text from outside may carry back to a client.
-  installSecretReferencePolicy(environment.secretReferences ?? secretReferencePolicy(process.env, environment.dataDir));
-  rememberSecret(environment.adminToken);
-  for (const url of [environment.databaseUrl, environment.redisUrl, environment.clickhouseUrl]) rememberUrlCredentials(url);
+  guardProcessSecrets(environment);
   // Then settings: a bad signing key (or one the policy forbids) or ClickHouse URL stops the start before anything is opened.
   const auditSettings = environment.audit ?? readAuditSettings(process.env);
   const auditSigner = openCheckpointSigner(auditSettings);

@@ -37,7 +37,7 @@ export const CLI_COMMANDS = {
   serve: {
     flags: [],
     serving: true,
-    description: 'run the gateway (PORT, HOST, SWITCHYARD_CONFIG, DATABASE_URL, SWITCHYARD_WORKERS, …); also what `switchyard` with no command does',
+    description: 'run the gateway (PORT, HOST, SWITCHYARD_CONFIG, DATABASE_URL, SWITCHYARD_WORKERS, …); `npm start` runs this',
   },
   projector: {
     flags: [],

@@ -65,7 +65,7 @@ function entry(words: readonly string[], command: CliCommand): string {
 /** `switchyard help`: every command. */
 export function cliOverview(): string {
   const entries = cliCommands().map(({ words, command }) => entry(words, command)).join('');
-  return `Usage: switchyard <command>\n\n${entries}\n  switchyard <command> --help explains a command's flags.\n`;
+  return `Usage: switchyard <command>\n\n${entries}\n  switchyard <command> --help explains a command's flags; switchyard --version prints the version.\n`;
 }
 
 /** The flags of one command, one per line, with their defaults. */

@@ -1,34 +1,40 @@
-import { Logger } from '@nestjs/common';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { ConfigValidationError } from '../config/gateway-config.js';
-import { ApplyRefusedError } from '../config/apply/config-applier.js';
-import { ConfigurationError } from '../config/environment.js';
 import { SERVING_ENVIRONMENT } from '../config/environment-settings.js';
 import { textSetting } from '../kernel/settings.js';
 import { parserOptions } from './cli-commands.js';
 import { CLI_ENVIRONMENT } from './cli-environment.js';
 import { cliCommandHelp, cliOverview } from './cli-help.js';
-import { KEY_SCOPES, type KeyScope } from '../../events/api-key-events.js';
-import { DEFAULT_KEY_SCOPES } from '../../modules/access/index.js';
-import { DomainError } from '../kernel/commands/decider.js';
-import { ExportRangeError } from '../../modules/audit/audit-export.js';
-import { UnknownActionError } from '../../modules/audit/control-plane-audit.js';
+import type { KeyScope } from '../../events/api-key-events.js';
 import type { ReconciledProvider } from './commands/reconcile.js';
-import { ServerRefusedError } from './running-server.js';
-import { StderrLogger } from './stderr-logger.js';
 
 /**
- * Runs one CLI command; resolves to the process exit code. Each command's module is imported when it runs:
- * loading them all (the server's included) cost every command about a second of start-up.
+ * Runs one CLI command; resolves to the process exit code. Each command's module is imported when it runs,
+ * and so is everything only some commands need (the framework's logger, the domain's error classes): loading
+ * them all cost every command — `--version` and `--help` included — about a second of start-up.
  */
 export async function runCli(argv: string[]): Promise<number> {
   const [command, sub, ...rest] = argv;
-  if (command !== undefined && command !== 'help' && (argv.includes('--help') || argv.includes('-h'))) return help(argv.filter((arg) => !arg.startsWith('-')));
+  if (command === undefined) {
+    // A bare `switchyard` is someone asking what it does; serving is `switchyard serve` (`npm start`).
+    process.stdout.write(cliOverview());
+    return 0;
+  }
+  if (command === '--version' || command === '-V' || command === 'version') {
+    process.stdout.write(`switchyard ${packageVersion()}\n`);
+    return 0;
+  }
+  if (command !== 'help' && (argv.includes('--help') || argv.includes('-h'))) return help(argv.filter((arg) => !arg.startsWith('-')));
   // One-shot commands keep stdout for their result; the server configures its own logging.
-  if (command !== undefined && command !== 'serve' && command !== 'projector' && command !== 'mock-provider') Logger.overrideLogger(new StderrLogger(textSetting(process.env, SERVING_ENVIRONMENT.LOG_LEVEL)));
+  if (command !== 'serve' && command !== 'projector' && command !== 'mock-provider' && command !== 'help' && command !== '--help' && command !== '-h') {
+    // One import at a time, here and below: jest's ESM loader (the suites call runCli in-process) fails on
+    // concurrent dynamic imports that share a dependency.
+    const { Logger } = await import('@nestjs/common');
+    const { StderrLogger } = await import('./stderr-logger.js');
+    Logger.overrideLogger(new StderrLogger(textSetting(process.env, SERVING_ENVIRONMENT.LOG_LEVEL)));
+  }
   try {
     switch (command) {
-      case undefined:
       case 'serve':
         await (await import('./commands/serve.js')).serve();
         return -1; // keep running
@@ -121,6 +127,8 @@ export async function runCli(argv: string[]): Promise<number> {
           const limit = (value: string | undefined) => (value === undefined ? null : Number(value));
           const expiresAt = values['expires-at'] ? new Date(values['expires-at']) : null;
           if (expiresAt && Number.isNaN(expiresAt.getTime())) return usage('--expires-at must be an ISO-8601 timestamp');
+          const { KEY_SCOPES } = await import('../../events/api-key-events.js');
+          const { DEFAULT_KEY_SCOPES } = await import('../../modules/access/index.js');
           const unknownScopes = (values.scope ?? []).filter((scope) => !(KEY_SCOPES as readonly string[]).includes(scope));
           if (unknownScopes.length) return usage(`unknown scope ${unknownScopes.map((s) => `'${s}'`).join(', ')} (known: ${KEY_SCOPES.join(', ')})`);
           return await (await import('./commands/keys.js')).keysIssue({
@@ -167,15 +175,35 @@ export async function runCli(argv: string[]): Promise<number> {
         return usage(`unknown command '${command}'`);
     }
   } catch (error) {
-    if (error instanceof ConfigValidationError || error instanceof ApplyRefusedError || error instanceof ConfigurationError || error instanceof DomainError ||
-        error instanceof ExportRangeError || error instanceof UnknownActionError || error instanceof ServerRefusedError) {
-      process.stderr.write(`${error.message}\n`);
+    if (await explainsItself(error)) {
+      process.stderr.write(`${(error as Error).message}\n`);
       return 1;
     }
     process.stderr.write(`switchyard ${command ?? ''}: ${(error as Error).message}\n`);
     if (textSetting(process.env, CLI_ENVIRONMENT.DEBUG)) process.stderr.write(`${(error as Error).stack}\n`);
     return 1;
   }
+}
+
+/**
+ * Errors whose message is the whole story for an operator (a refused file, a bad setting, a rule of the domain):
+ * printed as they are, without the command prefix or a stack. Their classes are loaded here, on the error path,
+ * rather than by every command at start-up (a command that threw one has loaded its module already).
+ */
+async function explainsItself(error: unknown): Promise<boolean> {
+  const kinds = [
+    (await import('../config/gateway-config.js')).ConfigValidationError, (await import('../config/apply/config-applier.js')).ApplyRefusedError,
+    (await import('../config/environment.js')).ConfigurationError, (await import('../kernel/commands/decider.js')).DomainError,
+    (await import('../../modules/audit/audit-export.js')).ExportRangeError, (await import('../../modules/audit/control-plane-audit.js')).UnknownActionError,
+    (await import('./running-server.js')).ServerRefusedError,
+  ];
+  return kinds.some((kind) => error instanceof kind);
+}
+
+/** The version in package.json, which a release carries beside dist/ (the Dockerfile and the install steps copy it). */
+function packageVersion(): string {
+  const manifest = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return manifest.version;
 }
 
 /** `switchyard <command> [sub] --help`: that command's entries with their flags, from the same table as the overview. */

@@ -8,6 +8,7 @@ import { OBSERVABILITY_ENVIRONMENT } from '../../modules/observability/observabi
 import { AUDIT_ENVIRONMENT } from '../../projections/audit-chain/index.js';
 import { ANALYTICS_FAULTS_ENVIRONMENT } from '../../projections/clickhouse-analytics/index.js';
 import { CLI_ENVIRONMENT } from '../cli/cli-environment.js';
+import { LOG_COLOUR_ENVIRONMENT } from '../log-colours.js';
 import { MALLOC_ENVIRONMENT } from '../cli/serving-flags.js';
 import { ENGINE_THREAD_ENVIRONMENT } from '../kernel/database/engine-thread-heap.js';
 import { EVENT_STORE_ENVIRONMENT } from '../kernel/event-store/event-store-settings.js';
@@ -44,6 +45,7 @@ export const ENVIRONMENT_SETTINGS: readonly SettingsGroup[] = [
   group('Exact cache and idempotency', CACHE_ENVIRONMENT),
   group('Memory allocator (glibc)', MALLOC_ENVIRONMENT),
   group('Embedded engine thread', ENGINE_THREAD_ENVIRONMENT),
+  group('Log colour', LOG_COLOUR_ENVIRONMENT),
   group('CLI', CLI_ENVIRONMENT),
   group('Tests only', ANALYTICS_FAULTS_ENVIRONMENT),
 ];

@@ -5,7 +5,7 @@ import { exportAudit } from '../../../modules/audit/audit-export.js';
 import { type AuditReport, AuditVerifier, type CheckpointRecord, latestCheckpoint, NO_CHECKPOINT, parseCheckpoint, publicKeyProblem } from '../../../modules/audit/audit-verifier.js';
 import { type CheckpointSigner, ed25519Verifier } from '../../../projections/audit-chain/index.js';
 import { readEnvironment } from '../../config/environment.js';
-import { openPlatform } from '../../platform.js';
+import { openLogReader } from '../../log-reader.js';
 import { ServerRefusedError, runningServer } from '../running-server.js';
 
 /** One page of control-plane changes, as ControlPlaneAudit and `GET /admin/v1/audit` answer it. */
@@ -32,7 +32,7 @@ export async function auditVerify(options: VerifyOptions): Promise<number> {
     });
     ({ signer, ...report } = answer);
   } else {
-    const platform = await openPlatform(environment, { runDurable: false });
+    const platform = await openLogReader(environment);
     try {
       const local: CheckpointSigner | null = options.publicKeyFile ? ed25519Verifier(readFileSync(options.publicKeyFile, 'utf8')) : platform.auditSigner;
       const external = options.checkpointFile ? parseCheckpoint(readFileSync(options.checkpointFile, 'utf8')) : null;
@@ -78,7 +78,7 @@ export async function auditCheckpoint(): Promise<number> {
       throw error;
     });
   } else {
-    const platform = await openPlatform(environment, { runDurable: false });
+    const platform = await openLogReader(environment);
     try {
       latest = await latestCheckpoint(platform.database);
     } finally {
@@ -109,7 +109,7 @@ export async function auditPublicKey(): Promise<number> {
     process.stdout.write(answer.publicKeyPem);
     return 0;
   }
-  const platform = await openPlatform(environment, { runDurable: false });
+  const platform = await openLogReader(environment);
   try {
     const problem = publicKeyProblem(platform.auditSigner);
     if (problem) {
@@ -141,7 +141,7 @@ export async function auditExport(options: { from?: number; to?: number; out: st
       await write(chunk);
     });
   } else {
-    const platform = await openPlatform(environment, { runDurable: false });
+    const platform = await openLogReader(environment);
     try {
       for await (const line of exportAudit(platform.database, { from: options.from, to: options.to }, platform.auditSigner)) {
         await write(`${line}\n`);
@@ -163,7 +163,7 @@ export async function auditExport(options: { from?: number; to?: number; out: st
 export async function auditLog(options: { actor?: string; actions?: string[]; from?: Date; to?: Date; limit: number }): Promise<number> {
   const environment = readEnvironment();
   const server = runningServer(environment);
-  const platform = server ? null : await openPlatform(environment, { runDurable: false });
+  const platform = server ? null : await openLogReader(environment);
   try {
     const audit = platform ? new ControlPlaneAudit(platform.database) : null;
     const page = (after: string | undefined, limit: number): Promise<ChangePage> => {

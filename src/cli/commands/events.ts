@@ -3,7 +3,7 @@ import { eventView } from '../../../modules/audit/event-view.js';
 import { PageTokenError } from '../../../modules/audit/page-token.js';
 import { readEnvironment } from '../../config/environment.js';
 import { type LogPosition, START } from '../../kernel/event-store/event-store.js';
-import { openPlatform } from '../../platform.js';
+import { openLogReader } from '../../log-reader.js';
 import { writeOut } from '../output.js';
 import { type RunningServer, runningServer } from '../running-server.js';
 
@@ -32,7 +32,7 @@ export async function eventsTail(options: TailOptions): Promise<number> {
   process.on('SIGINT', () => (stop = true));
   const server = runningServer(environment);
   if (server) return tailThrough(server, options, () => stop);
-  const platform = await openPlatform(environment, { runDurable: false });
+  const platform = await openLogReader(environment);
   try {
     let position: LogPosition = START;
     for (;;) {
@@ -76,7 +76,7 @@ export async function eventsRead(streamId: string): Promise<number> {
       if (page.caughtUp) break;
     }
   } else {
-    const platform = await openPlatform(environment, { runDurable: false });
+    const platform = await openLogReader(environment);
     try {
       events = (await platform.store.readStream(streamId)).map(eventView);
     } finally {
@@ -99,7 +99,7 @@ export async function eventsList(options: { after?: string; stream?: string; typ
     const page = await server.get<EventPage>(`/admin/v1/events?${query({ after: options.after, stream: options.stream, type: options.types?.join(','), limit: String(options.limit) })}`);
     return printPage(page);
   }
-  const platform = await openPlatform(environment, { runDurable: false });
+  const platform = await openLogReader(environment);
   try {
     return await printPage(await new EventHistory(platform.store, platform.database).page(options));
   } catch (error) {

@@ -1,5 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { readEnvironment } from '../../config/environment.js';
+import { logLevels } from '../../gateway.js';
+import { GatewayLogger } from '../../gateway-logger.js';
 import { openPlatform } from '../../platform.js';
 
 /**
@@ -11,6 +13,8 @@ import { openPlatform } from '../../platform.js';
 export async function projector(): Promise<void> {
   const environment = readEnvironment();
   if (!environment.databaseUrl) throw new Error('switchyard projector needs DATABASE_URL (with embedded PGlite, serve runs the projections itself)');
+  // The serving process's logger: levels from LOG_LEVEL, colour only at a terminal.
+  Logger.overrideLogger(new GatewayLogger(logLevels(environment.logLevel)));
   const logger = new Logger('Projector');
   const platform = await openPlatform(environment, { runDurable: true });
   await platform.runner.start();

@@ -1,6 +1,6 @@
 import { RequestHistory } from '../../../modules/audit/request-history.js';
 import { readEnvironment } from '../../config/environment.js';
-import { openPlatform } from '../../platform.js';
+import { openLogReader } from '../../log-reader.js';
 import { ServerRefusedError, runningServer } from '../running-server.js';
 
 /** `switchyard requests show ID`: the reconstruction `GET /admin/v1/requests/{id}` answers, as JSON. */
@@ -14,7 +14,7 @@ export async function requestsShow(requestId: string): Promise<number> {
       throw error;
     });
   } else {
-    const platform = await openPlatform(environment, { runDurable: false });
+    const platform = await openLogReader(environment);
     try {
       history = await new RequestHistory(platform.store, platform.database).show(requestId);
     } finally {
