@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { OWN_POSTGRES_PORTS, freePortIn, portIsFree } from './port-range.js';
+import { requireService } from './services.js';
 
 const run = promisify(execFile);
 const BIN = '/usr/lib/postgresql/15/bin';
@@ -17,10 +18,13 @@ const XACT_SEGMENT_BYTES = 32 * 8192;
 const taken = new Set<number>();
 
 /**
- * Whether servers of a test's own can run here (PostgreSQL 15's binaries and a `postgres` user). Without
- * them such suites are skipped, and say so; under CI=true a missing server fails the run instead.
+ * Whether servers of a test's own can run here (PostgreSQL 15's binaries and a `postgres` user) and are asked for.
+ * Without the binaries such suites are skipped, and say so; under CI=true a missing server fails the run instead.
+ * They are PostgreSQL suites like those DATABASE_URL serves, so a run without DATABASE_URL (a developer who has
+ * not set PostgreSQL up for the tests: `npm test` on a fresh clone) skips them under that service's one notice.
  */
 export function ownPostgresAvailable(): boolean {
+  if (requireService('DATABASE_URL') === null) return false;
   const available = existsSync(join(BIN, 'initdb')) && readFileSync('/etc/passwd', 'utf8').split('\n').some((line) => line.startsWith('postgres:'));
   if (available) return true;
   if (process.env.CI === 'true') throw new Error(`PostgreSQL binaries in ${BIN} are required under CI=true`);

@@ -1,5 +1,6 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { Redis } from 'ioredis';
+import { requireService } from './services.js';
 
 /**
  * A redis-server of the test's own (no persistence), so a suite can stop and restart it without
@@ -69,7 +70,12 @@ export class OwnRedis {
   }
 }
 
+/**
+ * Whether a Redis server of a test's own can run here, and is asked for: these are Redis suites, so a run without
+ * REDIS_URL (`npm test` on a fresh clone) skips them under that service's one notice, as it skips the others.
+ */
 export function redisServerAvailable(): boolean {
+  if (requireService('REDIS_URL') === null) return false;
   try {
     return spawnSyncOk('redis-server', ['--version']);
   } catch {
@@ -77,7 +83,6 @@ export function redisServerAvailable(): boolean {
   }
 }
 
-import { spawnSync } from 'node:child_process';
 function spawnSyncOk(command: string, args: string[]): boolean {
   return spawnSync(command, args, { stdio: 'ignore' }).status === 0;
 }
