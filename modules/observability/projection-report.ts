@@ -43,6 +43,8 @@ export interface ProjectionRow {
 export interface ProjectionReport {
   head: number;
   projections: ProjectionRow[];
+  /** Said when the per-node projections are left out: the report comes from a process that is not a node (the CLI on the store directly). */
+  note?: string;
 }
 
 /** What a report reads: the log, the runner and its tables, and ClickHouse (null without CLICKHOUSE_URL). The platform is one. */
@@ -65,7 +67,13 @@ export async function projectionReport(sources: ProjectionSources): Promise<Proj
   const head = await sources.store.headPosition();
   const halts = new Map((await sources.runner.halts()).map((halt) => [halt.name, halt]));
   const rows: ProjectionRow[] = [];
+  const perNode: string[] = [];
   for (const status of sources.runner.status()) {
+    if (status.kind === 'in-memory' && !sources.runner.running) {
+      // Only a node holds them: replaying them here would report this process's replay (and resolve provider secrets an operator may not have).
+      perNode.push(status.name);
+      continue;
+    }
     if (status.kind === 'in-memory') {
       rows.push({ name: status.name, kind: 'per-node', position: status.lastGlobalPosition, behind: null, halted: null, rebuild: null, detail: 'rebuilt in memory at every start' });
       continue;
@@ -92,7 +100,8 @@ export async function projectionReport(sources: ProjectionSources): Promise<Proj
       detail: details.join('; '),
     });
   }
-  return { head, projections: rows };
+  if (perNode.length === 0) return { head, projections: rows };
+  return { head, projections: rows, note: `${perNode.join(', ')}: per node, rebuilt in memory at every start; each node reports its own (GET /admin/v1/projections)` };
 }
 
 /**
@@ -105,6 +114,7 @@ export function formatProjectionReport(report: ProjectionReport): string {
   for (const row of report.projections) {
     text += `${row.name.padEnd(22)} ${row.kind.padEnd(10)} ${String(row.position).padStart(9)} ${String(row.behind ?? '-').padStart(8)}  ${row.detail}\n`;
   }
+  if (report.note) text += `${report.note}\n`;
   for (const row of report.projections) {
     if (!row.halted) continue;
     const h = row.halted;

@@ -96,7 +96,7 @@ describe('the CLI at start-up', () => {
   test('read-only commands need no provider secret: nothing about it on stderr, and they answer', async () => {
     const applied = await timed(['apply', '-f', join(dir, 'switchyard.yaml')], { ...env, [SECRET_ENV]: 'sk-upstream-start-up-4242' });
     expect([applied.code, applied.stderr]).toEqual([0, expect.any(String)]);
-    for (const args of [['audit', 'verify'], ['events', 'list', '--limit', '5'], ['audit', 'log', '--limit', '5'], ['events', 'read', 'alias-quick'], ['spend', '--tenant', 'acme']]) {
+    for (const args of [['audit', 'verify'], ['events', 'list', '--limit', '5'], ['audit', 'log', '--limit', '5'], ['events', 'read', 'alias-quick'], ['spend', '--tenant', 'acme'], ['projections', 'status']]) {
       const result = await timed(args, env);
       expect([args.join(' '), result.code]).toEqual([args.join(' '), 0]);
       expect(result.stderr).not.toContain(SECRET_ENV);

@@ -19,7 +19,8 @@ export async function projectionsStatus(options: { json: boolean } = { json: fal
   } else {
     const platform = await openPlatform(environment, { runDurable: false });
     try {
-      await platform.runner.start();
+      // The runner is not started: the durable projections' checkpoints and halts are in the database, and the
+      // per-node ones belong to the nodes (the report says so).
       report = await projectionReport(platform);
     } finally {
       await platform.close();

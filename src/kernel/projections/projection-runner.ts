@@ -292,6 +292,11 @@ export class ProjectionRunner {
     return worker.kind === 'in-memory' || (this.options.runDurable && Boolean(worker.lease?.held));
   }
 
+  /** Whether start() has run: before it, the in-memory projections hold nothing (a CLI process never starts them). */
+  get running(): boolean {
+    return this.started;
+  }
+
   status(): ProjectionStatus[] {
     return [...this.workers.values()].map((w) => ({
       name: w.name,
