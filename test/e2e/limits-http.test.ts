@@ -95,11 +95,12 @@ describe('rate limits and budgets over HTTP', () => {
     expect(first.headers.get('x-ratelimit-limit-requests')).toBeNull();
     const broke = await anthropic(brokeKey);
     expect(broke.status).toBe(402);
-    expect(broke.json).toEqual({ type: 'error', error: { type: 'billing_error', message: expect.stringContaining("The budget of tenant 'broke' is exhausted: $0.00015 per day") } });
-    expect(broke.json.error.message).toContain('It resets at ');
+    // Not exhausted: what is left of the day's budget is less than this request may cost, and the message says so.
+    expect(broke.json).toEqual({ type: 'error', error: { type: 'billing_error', message: expect.stringMatching(/^This request may cost up to \$0\.0000\d+ \(8 output tokens and \d+ input tokens at the price of the dearest route, solo#1\); \$0\.0000\d+ of the daily \$0\.00015 budget of tenant 'broke' remains \(\$0\.0000\d+ spent, \$[\d.]+ reserved by requests in flight\)\. Lower max_tokens to reserve less, or raise tenants\[broke\]\.budget\.dailyUsd\. It resets at /) } });
+    expect(broke.json.error.message).not.toContain('exhausted');
     const brokeOpenAi = await openai(brokeKey);
     expect(brokeOpenAi.status).toBe(402);
-    expect(brokeOpenAi.json.error).toMatchObject({ type: 'insufficient_quota', code: 'budget_exceeded', scope: 'tenant:broke', period: 'day' });
+    expect(brokeOpenAi.json.error).toMatchObject({ type: 'insufficient_quota', code: 'budget_exceeded', scope: 'tenant:broke', period: 'day', setting: 'tenants[broke].budget.dailyUsd' });
     expect(Date.parse(brokeOpenAi.json.error.resets_at)).toBeGreaterThan(Date.now());
     const rejected = await rejectionOf(brokeOpenAi.headers.get('x-request-id')!);
     expect(rejected.map((e) => [e.type, e.data])).toEqual([['RequestRejected', expect.objectContaining({ status: 402, code: 'budget_exceeded', scope: 'tenant:broke', tenantId: 'broke' })]]);
