@@ -144,6 +144,7 @@ export async function admitRequest(
     for (const [name, value] of Object.entries(rate.headers)) exchange.raw.setHeader(name, value);
     const budgets = budgetScopes(principal);
     if (lookup) cache = await lookup(alias);
+    observation?.cacheDecided(cache.status);
     let plan: RoutePlan | null = null;
     if (cache.status === 'hit') {
       budget = await services.budgets.reserve(budgets, NOTHING_RESERVED, { holdMs, requestId: exchange.requestId }).catch((error: unknown) => {
@@ -218,6 +219,7 @@ export async function admitRequest(
     // object built as a spread followed by new keys a hidden class of its own, each time, and every step
     // that reads this object would then see a different shape per request (see eslint.config.js).
     const requestId = exchange.requestId;
+    observation?.cacheDecided(cache.status); // a budget downgrade may have turned it into a bypass
     if (cache.status === 'hit') return { requestId, principal, alias, journal, lifetime, observation, release, answeredBy: 'cache', cache };
     return { requestId, principal, alias, journal, lifetime, observation, release, answeredBy: 'providers', plan: plan!, quota: quota!, cache };
   } catch (error) {
