@@ -43,6 +43,7 @@ export function startupBanner(environment: Environment, adminToken: AdminTokenSo
       ? `outage spool: on, up to ${mebibytes(spool.maxBytes)} at ${spool.directory} (${SWITCHYARD_SPOOL_MAX_BYTES.name}=0 to turn off)`
       : `outage spool: off, requests fail while PostgreSQL is down (${SWITCHYARD_SPOOL_MAX_BYTES.name} above 0 to turn on)`);
   }
+  else lines.push('outage spool: none: the embedded store lives in this process, so there is no database outage to ride out');
   lines.push(
     `durability: ${environment.durability} (${DURABILITY_ENVIRONMENT.SWITCHYARD_DURABILITY.name}=default|strict|async)`,
     environment.redisUrl

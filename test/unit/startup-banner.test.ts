@@ -12,6 +12,7 @@ describe('the start-up banner', () => {
     const lines = startupBanner(readEnvironment({ SWITCHYARD_DATA_DIR: '/var/lib/sy' }), 'generated_now');
     expect(lines).toEqual([
       'event store: embedded PGlite at /var/lib/sy (DATABASE_URL=postgres://… for PostgreSQL)',
+      'outage spool: none: the embedded store lives in this process, so there is no database outage to ride out',
       'durability: default (SWITCHYARD_DURABILITY=default|strict|async)',
       'rate limits, budgets, concurrency: in this process, this node only (REDIS_URL=redis://… to share them across nodes)',
       'exact cache: on, in this process up to 64 MiB (SWITCHYARD_CACHE_MAX_BYTES), entries kept 3600 s (SWITCHYARD_CACHE_TTL_SECONDS; SWITCHYARD_CACHE=off to turn off)',
