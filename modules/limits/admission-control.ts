@@ -1,6 +1,6 @@
 import { GatewayError } from '../canonical/index.js';
 import type { Principal } from '../../projections/key-index/index.js';
-import type { AdmissionSettings } from './admission-settings.js';
+import { ADMISSION_ENVIRONMENT, type AdmissionSettings } from './admission-settings.js';
 import { ConcurrencyGate, KeyedConcurrency } from './concurrency-gate.js';
 import { limitSetting } from './limit-setting.js';
 import { type Permit, permits } from './permit.js';
@@ -97,14 +97,18 @@ function callerLimit(scope: keyof typeof CALLER_SCOPES, id: string, limit: numbe
 }
 
 /** The node-wide setting each gate is sized by. */
-const NODE_SETTINGS = { requests: 'SWITCHYARD_MAX_CONCURRENT_REQUESTS', streams: 'SWITCHYARD_MAX_CONCURRENT_STREAMS' } as const;
+const NODE_SETTINGS = {
+  requests: ADMISSION_ENVIRONMENT.SWITCHYARD_MAX_CONCURRENT_REQUESTS.name,
+  streams: ADMISSION_ENVIRONMENT.SWITCHYARD_MAX_CONCURRENT_STREAMS.name,
+} as const;
 
 function overloaded(what: 'requests' | 'streams'): GatewayError {
   return new GatewayError(
     503,
     'overloaded',
-    `The gateway is at its limit of concurrent ${what} (${NODE_SETTINGS[what]}; a queue of SWITCHYARD_ADMISSION_QUEUE_DEPTH waits up to SWITCHYARD_ADMISSION_QUEUE_WAIT_MS). Retry shortly.`,
+    `The gateway is at its limit of concurrent ${what} (${NODE_SETTINGS[what]}). Retry shortly.`,
     null,
     { 'retry-after': '1' },
+    { setting: NODE_SETTINGS[what] },
   );
 }

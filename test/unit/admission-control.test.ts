@@ -50,11 +50,12 @@ describe('AdmissionControl', () => {
     const p = principal('app', null, null);
     const stream = await admission.admit(p, true);
     const streamError = await refusal(admission.admit(p, true));
-    expect([streamError.status, streamError.code]).toEqual([503, 'overloaded']);
+    expect([streamError.status, streamError.code, streamError.detail]).toEqual([503, 'overloaded', { setting: 'SWITCHYARD_MAX_CONCURRENT_STREAMS' }]);
+    expect(streamError.message).toBe('The gateway is at its limit of concurrent streams (SWITCHYARD_MAX_CONCURRENT_STREAMS). Retry shortly.');
     // A stream flood cannot take the buffered requests' room.
     const buffered = [await admission.admit(p, false), await admission.admit(p, false)];
     const full = await refusal(admission.admit(p, false));
-    expect([full.status, full.code, full.headers['retry-after']]).toEqual([503, 'overloaded', '1']);
+    expect([full.status, full.code, full.headers['retry-after'], full.detail]).toEqual([503, 'overloaded', '1', { setting: 'SWITCHYARD_MAX_CONCURRENT_REQUESTS' }]);
     expect(admission.load()).toMatchObject({ requests: 3, streams: 1 });
     [stream, ...buffered].forEach((permit) => permit.release());
     expect(admission.load()).toEqual({ requests: 0, streams: 0, keys: 0, tenants: 0, aliases: 0, queued: 0 });
