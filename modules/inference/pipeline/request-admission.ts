@@ -158,7 +158,7 @@ export async function admitRequest(
       try {
         // The cost is only worked out for a request that has a budget to count against.
         const dearest = budgets.length ? dearestRoute(plan, intent) : null;
-        budget = await services.budgets.reserve(budgets, dearest?.cost ?? 0, { holdMs, requestId: exchange.requestId, basis: costBasis(intent, dearest?.route ?? null) });
+        budget = await services.budgets.reserve(budgets, dearest?.cost ?? 0, { holdMs, requestId: exchange.requestId, basis: dearest ? costBasis(intent, dearest.route) : undefined });
       } catch (error) {
         const target = alias.policy.budgetDowngrade ? snapshot.aliases.get(alias.policy.budgetDowngrade) : undefined;
         if (!isBudgetRefusal(error) || !target) throw error;
