@@ -1,7 +1,8 @@
 import { GatewayError } from '../canonical/index.js';
 import type { Principal } from '../../projections/key-index/index.js';
-import type { AdmissionSettings } from './admission-settings.js';
+import { ADMISSION_ENVIRONMENT, type AdmissionSettings } from './admission-settings.js';
 import { ConcurrencyGate, KeyedConcurrency } from './concurrency-gate.js';
+import { limitSetting } from './limit-setting.js';
 import { type Permit, permits } from './permit.js';
 
 /** What the permits in use add up to (all zero when the node is idle). */
@@ -38,10 +39,10 @@ export class AdmissionControl {
     const held: Permit[] = [];
     try {
       const key = this.keys.tryAcquire(principal.keyId, principal.limits.maxConcurrency);
-      if (!key) throw callerLimit('key', principal.limits.maxConcurrency!);
+      if (!key) throw callerLimit('key', principal.keyId, principal.limits.maxConcurrency!);
       held.push(key);
       const tenant = this.tenants.tryAcquire(principal.tenantId, principal.tenant.limits.maxConcurrency);
-      if (!tenant) throw callerLimit('tenant', principal.tenant.limits.maxConcurrency!);
+      if (!tenant) throw callerLimit('tenant', principal.tenantId, principal.tenant.limits.maxConcurrency!);
       held.push(tenant);
       const request = await this.requests.acquire(signal);
       if (!request) throw overloaded('requests');
@@ -65,7 +66,7 @@ export class AdmissionControl {
    */
   admitAlias(alias: string, limit: number | null): Permit {
     const held = this.aliases.tryAcquire(alias, limit);
-    if (!held) throw callerLimit('alias', limit!);
+    if (!held) throw callerLimit('alias', alias, limit!);
     return held;
   }
 
@@ -83,23 +84,31 @@ export class AdmissionControl {
 
 const CALLER_SCOPES = { key: 'API key', tenant: 'tenant', alias: 'model' } as const;
 
-function callerLimit(scope: keyof typeof CALLER_SCOPES, limit: number): GatewayError {
+function callerLimit(scope: keyof typeof CALLER_SCOPES, id: string, limit: number): GatewayError {
+  const setting = limitSetting(scope, id, 'maxConcurrency');
   return new GatewayError(
     429,
     'rate_limited',
-    `Too many concurrent requests for this ${CALLER_SCOPES[scope]} (limit ${limit}). Retry when one finishes.`,
+    `Too many concurrent requests for this ${CALLER_SCOPES[scope]} (limit ${limit}, ${setting}). Retry when one finishes.`,
     null,
     { 'retry-after': '1' },
-    { scope: `${scope}.maxConcurrency` },
+    { scope: `${scope}.maxConcurrency`, setting },
   );
 }
+
+/** The node-wide setting each gate is sized by. */
+const NODE_SETTINGS = {
+  requests: ADMISSION_ENVIRONMENT.SWITCHYARD_MAX_CONCURRENT_REQUESTS.name,
+  streams: ADMISSION_ENVIRONMENT.SWITCHYARD_MAX_CONCURRENT_STREAMS.name,
+} as const;
 
 function overloaded(what: 'requests' | 'streams'): GatewayError {
   return new GatewayError(
     503,
     'overloaded',
-    `The gateway is at its limit of concurrent ${what}. Retry shortly.`,
+    `The gateway is at its limit of concurrent ${what} (${NODE_SETTINGS[what]}). Retry shortly.`,
     null,
     { 'retry-after': '1' },
+    { setting: NODE_SETTINGS[what] },
   );
 }

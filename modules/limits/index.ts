@@ -9,4 +9,6 @@ export * from './limits-redis.js';
 export * from './rate-limit/rate-limiter.js';
 export * from './rate-limit/rate-limit-scopes.js';
 export * from './budget/budget-guard.js';
+export * from './budget/budget-refusal.js';
+export * from './limit-setting.js';
 export * from './shared-concurrency.js';

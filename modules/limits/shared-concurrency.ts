@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { GatewayError } from '../canonical/index.js';
+import { limitSetting } from './limit-setting.js';
 import type { LimitsRedis } from './limits-redis.js';
 import { NO_PERMIT, type Permit, permit } from './permit.js';
 
@@ -85,12 +86,13 @@ export class SharedConcurrency {
 const SCOPE_NAMES: Record<ConcurrencyScope['kind'], string> = { key: 'API key', tenant: 'tenant', alias: 'model', quota_group: 'quota group' };
 
 function concurrencyLimit(scope: ConcurrencyScope): GatewayError {
+  const setting = limitSetting(scope.kind, scope.id, 'maxConcurrency');
   return new GatewayError(
     429,
     'rate_limited',
-    `Too many concurrent requests for this ${SCOPE_NAMES[scope.kind]} across the gateway (limit ${scope.limit}). Retry when one finishes.`,
+    `Too many concurrent requests for this ${SCOPE_NAMES[scope.kind]} across the gateway (limit ${scope.limit}, ${setting}). Retry when one finishes.`,
     null,
     { 'retry-after': '1' },
-    { scope: `${scope.kind}.maxConcurrency` },
+    { scope: `${scope.kind}.maxConcurrency`, setting },
   );
 }

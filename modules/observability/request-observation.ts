@@ -6,7 +6,7 @@ import type { GatewayError } from '../canonical/index.js';
 import { redactContent } from './content-redaction.js';
 import { type GatewayMetrics, statusClass } from './gateway-metrics.js';
 import { type GatewayTracing, endSpan } from './gateway-tracing.js';
-import type { RequestLogLine } from './request-log.js';
+import type { CacheOutcome, IdempotencyOutcome, RequestLogLine } from './request-log.js';
 
 /** What an observation reports to when it ends. */
 export interface ObservationSinks {
@@ -53,6 +53,8 @@ export class RequestObservation {
   private attemptSpan: Span | null = null;
   private overheadMs: number | null = null;
   private content: { prompt: string | null; completion: string | null } | null = null;
+  private cache: CacheOutcome | null = null;
+  private idempotency: IdempotencyOutcome = 'none';
   private holds = 0;
   private closed = false;
   private ended = false;
@@ -87,6 +89,16 @@ export class RequestObservation {
 
   recordContent(part: 'prompt' | 'completion', text: () => string): void {
     if (this.content) this.content[part] = redactContent(text());
+  }
+
+  /** The exact cache decided (again, when a budget downgrade turned a hit or a miss into a bypass). */
+  cacheDecided(outcome: CacheOutcome): void {
+    this.cache = outcome;
+  }
+
+  /** What the request's Idempotency-Key came to (the last report counts: a turn that stored its answer says so). */
+  idempotencyOutcome(outcome: IdempotencyOutcome): void {
+    this.idempotency = outcome;
   }
 
   /** RequestAdmitted was recorded: the alias resolved and tokens reserved on this node. */
@@ -258,6 +270,8 @@ export class RequestObservation {
       overheadMs: this.overheadMs,
       ttftMs: this.ttftMs,
       traceId: spanContext.traceFlags & 1 ? spanContext.traceId : null,
+      cache: this.cache,
+      idempotency: this.idempotency,
       ...(this.content ? { content: this.content } : {}),
     });
   }

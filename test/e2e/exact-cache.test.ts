@@ -317,6 +317,8 @@ suite('exact cache (Redis + PostgreSQL)', () => {
       expect(refused.status).toBe(402);
       expect(refused.headers.get('x-switchyard-cache')).toBe('hit');
       expect(refused.json.error).toMatchObject({ code: 'budget_exceeded', scope: 'tenant:globex' });
+      // A hit reserves nothing: it is refused only because spend passed the budget, and says so.
+      expect(refused.json.error.message).toMatch(/^The monthly budget of tenant 'globex' is exhausted: \$[\d.]+ of \$0\.000001 spent, \$0 reserved by requests in flight\. It resets at .+ \(tenants\[globex\]\.budget\.monthlyUsd\)\.$/);
       const events = await rejectionOf(refused.headers.get('x-request-id')!);
       expect(events.map((e) => e.type)).toEqual(['RequestRejected']);
       expect(events[0].data).toMatchObject({ status: 402, code: 'budget_exceeded', scope: 'tenant:globex', tenantId: 'globex' });

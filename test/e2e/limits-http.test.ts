@@ -95,14 +95,36 @@ describe('rate limits and budgets over HTTP', () => {
     expect(first.headers.get('x-ratelimit-limit-requests')).toBeNull();
     const broke = await anthropic(brokeKey);
     expect(broke.status).toBe(402);
-    expect(broke.json).toEqual({ type: 'error', error: { type: 'billing_error', message: expect.stringContaining("The budget of tenant 'broke' is exhausted: $0.00015 per day") } });
-    expect(broke.json.error.message).toContain('It resets at ');
+    // Not exhausted: what is left of the day's budget is less than this request may cost, and the message says so.
+    expect(broke.json).toEqual({ type: 'error', error: { type: 'billing_error', message: expect.stringMatching(/^This request may cost up to \$0\.0000\d+ \(8 output tokens and \d+ input tokens at the price of the dearest route, solo#1\); \$0\.0000\d+ of the daily \$0\.00015 budget of tenant 'broke' remains \(\$0\.0000\d+ spent, \$[\d.]+ reserved by requests in flight\)\. Lower max_tokens to reserve less, or raise tenants\[broke\]\.budget\.dailyUsd\. It resets at /) } });
+    expect(broke.json.error.message).not.toContain('exhausted');
     const brokeOpenAi = await openai(brokeKey);
     expect(brokeOpenAi.status).toBe(402);
-    expect(brokeOpenAi.json.error).toMatchObject({ type: 'insufficient_quota', code: 'budget_exceeded', scope: 'tenant:broke', period: 'day' });
+    expect(brokeOpenAi.json.error).toMatchObject({ type: 'insufficient_quota', code: 'budget_exceeded', scope: 'tenant:broke', period: 'day', setting: 'tenants[broke].budget.dailyUsd' });
     expect(Date.parse(brokeOpenAi.json.error.resets_at)).toBeGreaterThan(Date.now());
     const rejected = await rejectionOf(brokeOpenAi.headers.get('x-request-id')!);
     expect(rejected.map((e) => [e.type, e.data])).toEqual([['RequestRejected', expect.objectContaining({ status: 402, code: 'budget_exceeded', scope: 'tenant:broke', tenantId: 'broke' })]]);
+  });
+
+  test('a new tenant with a $0.0001 monthly budget (issue 34): the reservation is the cause, and the 402 says so, not "exhausted"', async () => {
+    const admin = new AdminClient(gw.url, ADMIN_TOKEN);
+    expect((await admin.post('/tenants', { id: 'fresh', name: 'Fresh' })).status).toBe(201);
+    expect((await admin.put('/tenants/fresh/budget', { monthlyUsd: '0.0001' })).status).toBe(200);
+    const issued = await admin.post('/keys', { id: 'fresh-app', tenant: 'fresh' });
+    expect(issued.status).toBe(201);
+    const freshKey: string = issued.json.key;
+    const ask = (extra: Record<string, unknown>) => postJson({ ...gw, key: freshKey }, '/v1/chat/completions', { model: 'solo', messages: [{ role: 'user', content: 'Hi' }], ...extra });
+    await waitUntil(async () => (await ask({})).status === 402, 5_000, 'the new key and its tenant\'s budget apply');
+    // No max_tokens: 1,024 output tokens are reserved at the dearest route's price (10 USD per 1M): $0.01024 and the input.
+    const refused = await ask({});
+    expect(refused.json.error.message).toMatch(new RegExp(
+      '^This request may cost up to \\$0\\.0102\\d+ \\(1,024 output tokens \\(the default without max_tokens\\) and \\d+ input tokens at the price of the dearest route, solo#1\\); ' +
+      "\\$0\\.0001 of the monthly \\$0\\.0001 budget of tenant 'fresh' remains \\(\\$0 spent, \\$0 reserved by requests in flight\\)\\. " +
+      'Send max_tokens to reserve less, or raise tenants\\[fresh\\]\\.budget\\.monthlyUsd\\. It resets at \\S+\\.$',
+    ));
+    expect(refused.json.error).toMatchObject({ code: 'budget_exceeded', scope: 'tenant:fresh', period: 'month', setting: 'tenants[fresh].budget.monthlyUsd' });
+    // Following the advice: a small max_tokens reserves less, and fits.
+    expect((await ask({ max_tokens: 4 })).status).toBe(200);
   });
 
   test('a budget webhook at a metadata or (unless allowed) private address is refused by the admin API; nothing changes', async () => {

@@ -57,16 +57,18 @@ describeWithRedis('budget reservations held in Redis, reconciled when their node
     await dying.reserve([scope], '0.30', hold('r2'));
     const r3 = await dying.reserve([scope], '0.30', hold('r3'));
     // While they may still settle they count, on every node: 0.20 + 0.60 committed.
-    expect((await refusal(living.reserve([scope], '0.30', hold('b1')))).message).toContain('$0.8 spent or reserved');
+    expect((await refusal(living.reserve([scope], '0.30', hold('b1')))).message).toContain('$0.2 of the monthly $1.00 budget of tenant');
+    expect((await refusal(living.reserve([scope], '0.30', hold('b1')))).message).toContain('remains ($0.2 spent, $0.6 reserved by requests in flight)');
 
     // A dies: r2 before its events were committed, r3 after (the ledger bills it $0.25) but before settling.
     ledger.billed.set(`${id}-r3`, '0.25');
     now += 9_000;
-    expect((await refusal(living.reserve([scope], '0.30', hold('b2')))).message).toContain('$0.8 spent or reserved');
+    expect((await refusal(living.reserve([scope], '0.30', hold('b2')))).message).toContain('remains ($0.2 spent, $0.6 reserved by requests in flight)');
     // Past the requests' longest life: 0.20 + 0 + 0.25, and this reservation fits.
     now += 1_001;
     const b3 = await living.reserve([scope], '0.30', hold('b3'));
-    expect((await refusal(living.reserve([scope], '0.30', hold('b4')))).message).toContain('$0.75 spent or reserved');
+    expect((await refusal(living.reserve([scope], '0.30', hold('b4')))).message).toContain('$0.25 of the monthly $1.00 budget of tenant');
+    expect((await refusal(living.reserve([scope], '0.30', hold('b4')))).message).toContain('remains ($0.45 spent, $0.3 reserved by requests in flight)');
     b3.settle('0.30');
     await settled();
     await living.reserve([scope], '0.25', hold('b5'));
@@ -74,6 +76,6 @@ describeWithRedis('budget reservations held in Redis, reconciled when their node
     // A settlement that still arrives for a reconciled hold is not counted a second time.
     r3.settle('0.25');
     await settled();
-    expect((await refusal(living.reserve([scope], '0.01', hold('b6')))).message).toContain('$1 spent or reserved');
+    expect((await refusal(living.reserve([scope], '0.01', hold('b6')))).message).toContain('is exhausted: $0.75 of $1.00 spent, $0.25 reserved by requests in flight');
   });
 });

@@ -247,7 +247,7 @@ describe("Dockerfile's runtime stage, performed in a directory standing for the 
   test('its HEALTHCHECK passes against the started gateway; the embedded store is in the data directory', () => {
     expect(healthCheck()).toBe(0);
     expect(readdirSync(env.SWITCHYARD_DATA_DIR).length).toBeGreaterThan(0);
-    expect(output).toContain(`embedded PGlite in ${env.SWITCHYARD_DATA_DIR}`);
+    expect(output).toContain(`event store: embedded PGlite at ${env.SWITCHYARD_DATA_DIR}`);
   });
 
   test('it serves a chat completion with the demo key, and /docs from the copied OpenAPI document', async () => {

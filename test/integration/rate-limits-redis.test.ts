@@ -92,6 +92,40 @@ describeWithRedis('a 429\'s headers from the Redis script: the same instant as i
   });
 });
 
+describeWithRedis('across scopes, the Redis script refuses by the scope that frees up last, as in process (issue 34)', () => {
+  const T0 = Date.UTC(2026, 11, 1, 12, 0, 0);
+  const shared = new LimitsRedis(redisUrl, 'scopes-node');
+  beforeAll(() => shared.start());
+  afterAll(() => shared.close());
+
+  test('key rpm and tenant tpm both full: retry-after is the tenant\'s, reset-tokens the same instant, reset-requests the key counter\'s own', async () => {
+    const id = randomBytes(4).toString('hex');
+    const tenant: RateScope = { kind: 'tenant', id: `t-${id}`, limits: { rpm: null, tpm: 1000 } };
+    const app = [{ kind: 'key', id: `app-${id}`, limits: { rpm: 2, tpm: null } } as RateScope, tenant];
+    const run = async (limiter: RateLimiter, clock: { now: number }) => {
+      clock.now = T0 + 1_000;
+      await limiter.reserve(app, { requests: 1, inputTokens: 5, outputTokens: 5 });
+      clock.now = T0 + 2_000;
+      await limiter.reserve(app, { requests: 1, inputTokens: 5, outputTokens: 5 });
+      clock.now = T0 + 20_000;
+      await limiter.reserve([{ kind: 'key', id: `other-${id}`, limits: { rpm: 10, tpm: null } }, tenant], { requests: 1, inputTokens: 480, outputTokens: 500 });
+      clock.now = T0 + 30_000;
+      return limiter.reserve(app, { requests: 1, inputTokens: 50, outputTokens: 50 }).then(() => null, (e: unknown) => e as GatewayError);
+    };
+    const sharedClock = { now: T0 };
+    const viaRedis = (await run(new RateLimiter(shared, () => sharedClock.now), sharedClock))!;
+    expect(shared.status().backend).toBe('redis');
+    expect(viaRedis.detail).toMatchObject({ scope: `tenant:t-${id}`, limit_type: 'tokens', setting: `tenants[t-${id}].limits.tpm` });
+    expect(viaRedis.headers).toMatchObject({
+      'retry-after': '50', 'retry-after-ms': '50000', 'x-ratelimit-reset-tokens': '50s', 'x-ratelimit-reset-requests': '31s',
+    });
+    const localClock = { now: T0 };
+    const inProcess = (await run(new RateLimiter(new LimitsRedis(null, 'local-scopes'), () => localClock.now), localClock))!;
+    expect(inProcess.headers).toEqual(viaRedis.headers);
+    expect(inProcess.message).toBe(viaRedis.message);
+  });
+});
+
 describeWithOwnRedis('rate limits while Redis is away', () => {
   const redis = new OwnRedis(testPort(1101));
   let redisA: LimitsRedis;

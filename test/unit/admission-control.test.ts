@@ -26,7 +26,7 @@ describe('AdmissionControl', () => {
     const app = principal('app', 2, null);
     const held = [await admission.admit(app, false), await admission.admit(app, true)];
     const error = await refusal(admission.admit(app, false));
-    expect([error.status, error.code, error.headers['retry-after'], error.detail]).toEqual([429, 'rate_limited', '1', { scope: 'key.maxConcurrency' }]);
+    expect([error.status, error.code, error.headers['retry-after'], error.detail]).toEqual([429, 'rate_limited', '1', { scope: 'key.maxConcurrency', setting: 'apiKeys[app].limits.maxConcurrency' }]);
     expect(admission.load()).toEqual({ requests: 2, streams: 1, keys: 2, tenants: 2, aliases: 0, queued: 0 });
     // Another key of the same tenant is not affected by app's limit.
     held.push(await admission.admit(principal('other', 2, null), false));
@@ -39,7 +39,7 @@ describe('AdmissionControl', () => {
     const one = await admission.admit(principal('k1', null, 2), false);
     const two = await admission.admit(principal('k2', null, 2), false);
     const error = await refusal(admission.admit(principal('k3', null, 2), false));
-    expect([error.status, error.detail]).toEqual([429, { scope: 'tenant.maxConcurrency' }]);
+    expect([error.status, error.detail]).toEqual([429, { scope: 'tenant.maxConcurrency', setting: 'tenants[acme].limits.maxConcurrency' }]);
     expect(admission.load().keys).toBe(2); // the refused key's slot was given back
     one.release();
     two.release();
@@ -50,11 +50,12 @@ describe('AdmissionControl', () => {
     const p = principal('app', null, null);
     const stream = await admission.admit(p, true);
     const streamError = await refusal(admission.admit(p, true));
-    expect([streamError.status, streamError.code]).toEqual([503, 'overloaded']);
+    expect([streamError.status, streamError.code, streamError.detail]).toEqual([503, 'overloaded', { setting: 'SWITCHYARD_MAX_CONCURRENT_STREAMS' }]);
+    expect(streamError.message).toBe('The gateway is at its limit of concurrent streams (SWITCHYARD_MAX_CONCURRENT_STREAMS). Retry shortly.');
     // A stream flood cannot take the buffered requests' room.
     const buffered = [await admission.admit(p, false), await admission.admit(p, false)];
     const full = await refusal(admission.admit(p, false));
-    expect([full.status, full.code, full.headers['retry-after']]).toEqual([503, 'overloaded', '1']);
+    expect([full.status, full.code, full.headers['retry-after'], full.detail]).toEqual([503, 'overloaded', '1', { setting: 'SWITCHYARD_MAX_CONCURRENT_REQUESTS' }]);
     expect(admission.load()).toMatchObject({ requests: 3, streams: 1 });
     [stream, ...buffered].forEach((permit) => permit.release());
     expect(admission.load()).toEqual({ requests: 0, streams: 0, keys: 0, tenants: 0, aliases: 0, queued: 0 });

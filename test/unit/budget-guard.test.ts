@@ -1,5 +1,6 @@
 import { GatewayError } from '../../modules/canonical/gateway-error.js';
 import { BudgetGuard, type BudgetScope, type ThresholdCrossing } from '../../modules/limits/budget/budget-guard.js';
+import type { CostBasis } from '../../modules/limits/budget/budget-refusal.js';
 import { periodEndOf, periodId } from '../../modules/limits/budget/budget-period.js';
 import { SpendSeeds } from '../../modules/limits/budget/spend-seeds.js';
 import { LimitsRedis } from '../../modules/limits/limits-redis.js';
@@ -45,8 +46,9 @@ describe('BudgetGuard (in process)', () => {
     await budgets.reserve([tenant('1.00')], '0.40', HOLD);
     const error = await refusal(budgets.reserve([tenant('1.00')], '0.40', HOLD));
     expect([error.status, error.code]).toEqual([402, 'budget_exceeded']);
-    expect(error.detail).toEqual({ scope: 'tenant:acme', period: 'month', resets_at: '2027-01-01T00:00:00.000Z' });
-    expect(error.message).toContain("The budget of tenant 'acme' is exhausted: $1.00 per month, $0.8 spent or reserved");
+    expect(error.detail).toEqual({ scope: 'tenant:acme', period: 'month', resets_at: '2027-01-01T00:00:00.000Z', setting: 'tenants[acme].budget.monthlyUsd' });
+    // $0.80 is reserved by the two in flight, nothing spent yet: not exhausted, this request does not fit.
+    expect(error.message).toContain("This request may cost up to $0.4; $0.2 of the monthly $1.00 budget of tenant 'acme' remains ($0 spent, $0.8 reserved by requests in flight).");
     expect(error.headers['retry-after']).toBe('3600'); // an hour before the new year, UTC
     first.settle('0.10');
     await new Promise((resolve) => setImmediate(resolve));
@@ -73,7 +75,7 @@ describe('BudgetGuard (in process)', () => {
     const key: BudgetScope = { kind: 'key', id: 'app', tenantId: 'acme', budget: { dailyUsd: '0.10', softPct: 80, enforcement: 'hard' } };
     await budgets.reserve([tenant('10'), key], '0.08', HOLD);
     const error = await refusal(budgets.reserve([tenant('10'), key], '0.08', HOLD));
-    expect(error.detail).toEqual({ scope: 'key:app', period: 'day', resets_at: '2027-01-01T00:00:00.000Z' });
+    expect(error.detail).toEqual({ scope: 'key:app', period: 'day', resets_at: '2027-01-01T00:00:00.000Z', setting: 'apiKeys[app].budget.dailyUsd' });
     // Nothing was charged to the tenant by the refused request.
     await budgets.reserve([tenant('0.16')], '0.08', HOLD);
   });
@@ -82,6 +84,87 @@ describe('BudgetGuard (in process)', () => {
     const at = new Date(NOW);
     expect([periodId('month', at), periodId('day', at)]).toEqual(['month:2026-12', 'day:2026-12-31']);
     expect(periodEndOf('day', at).toISOString()).toBe('2027-01-01T00:00:00.000Z');
+  });
+});
+
+/**
+ * A budget refusal says what is true (issue 34): at 0 % used the reservation is the cause, at 70 % what
+ * remains is too little for this request, and only at 100 % (spend and reservations in flight) is the
+ * budget exhausted. Monthly and daily, tenant and key budgets, each naming its setting.
+ */
+describe('what a budget refusal says', () => {
+  // 2.50 / 10.00 USD per million tokens: 1,024 output tokens and 12 input cost $0.01027.
+  const basis = (sent: boolean, outputTokens = 1024): CostBasis =>
+    ({ inputTokens: 12, outputTokens, route: 'chat#2', outputCap: { parameter: 'max_tokens', sent } });
+  const keyScope = (dailyUsd: string): BudgetScope => ({ kind: 'key', id: 'app', tenantId: 'acme', budget: { dailyUsd, softPct: 80, enforcement: 'hard' } });
+
+  test('0 %: a new tenant with a tiny budget is refused by the reservation itself, and told so, not "exhausted"', async () => {
+    const { guard: budgets } = guard();
+    const error = await refusal(budgets.reserve([tenant('0.0001')], '0.01027', { ...HOLD, basis: basis(false) }));
+    expect([error.status, error.code]).toEqual([402, 'budget_exceeded']);
+    expect(error.message).toBe(
+      'This request may cost up to $0.01027 (1,024 output tokens (the default without max_tokens) and 12 input tokens at the price of the dearest route, chat#2); ' +
+      "$0.0001 of the monthly $0.0001 budget of tenant 'acme' remains ($0 spent, $0 reserved by requests in flight). " +
+      'Send max_tokens to reserve less, or raise tenants[acme].budget.monthlyUsd. It resets at 2027-01-01T00:00:00.000Z.',
+    );
+    expect(error.message).not.toContain('exhausted');
+  });
+
+  test('70 %: what remains and what this request needs; a request that set max_tokens is told to lower it', async () => {
+    const { guard: budgets } = guard({ 'tenant:acme': '3.50' });
+    const error = await refusal(budgets.reserve([tenant('5.00')], '1.6', { ...HOLD, basis: basis(true, 160_000) }));
+    expect(error.message).toBe(
+      'This request may cost up to $1.6 (160,000 output tokens and 12 input tokens at the price of the dearest route, chat#2); ' +
+      "$1.5 of the monthly $5.00 budget of tenant 'acme' remains ($3.5 spent, $0 reserved by requests in flight). " +
+      'Lower max_tokens to reserve less, or raise tenants[acme].budget.monthlyUsd. It resets at 2027-01-01T00:00:00.000Z.',
+    );
+    // A request that fits what remains is admitted.
+    await budgets.reserve([tenant('5.00')], '1.5', HOLD);
+  });
+
+  test('100 %: exhausted, with what was spent and what requests in flight hold, and when it resets', async () => {
+    const { guard: budgets } = guard({ 'tenant:acme': '5' });
+    const error = await refusal(budgets.reserve([tenant('5.00')], '0.000001', { ...HOLD, basis: basis(true, 8) }));
+    expect(error.message).toBe(
+      "The monthly budget of tenant 'acme' is exhausted: $5 of $5.00 spent, $0 reserved by requests in flight. " +
+      'It resets at 2027-01-01T00:00:00.000Z (tenants[acme].budget.monthlyUsd).',
+    );
+    expect(error.headers['retry-after']).toBe('3600');
+  });
+
+  test('spend and reservations in flight reaching the budget is exhausted too; a cache hit (reserving nothing) only once spend passed it', async () => {
+    const { guard: budgets } = guard({ 'tenant:acme': '0.6' });
+    const inFlight = await budgets.reserve([tenant('1.00')], '0.4', HOLD);
+    const error = await refusal(budgets.reserve([tenant('1.00')], '0.000001', { ...HOLD, basis: basis(true, 1) }));
+    expect(error.message).toContain("The monthly budget of tenant 'acme' is exhausted: $0.6 of $1.00 spent, $0.4 reserved by requests in flight.");
+    await budgets.reserve([tenant('1.00')], '0', HOLD);
+    // The request in flight cost more than it reserved: spend is past the budget.
+    inFlight.settle('0.5');
+    await new Promise((resolve) => setImmediate(resolve));
+    const hit = await refusal(budgets.reserve([tenant('1.00')], '0', HOLD));
+    expect(hit.message).toContain("is exhausted: $1.1 of $1.00 spent, $0 reserved by requests in flight.");
+  });
+
+  test('daily key budgets: the same three cases, named by the key and its setting', async () => {
+    const fresh = guard();
+    const zero = await refusal(fresh.guard.reserve([keyScope('0.0001')], '0.01027', { ...HOLD, basis: basis(false) }));
+    expect(zero.message).toContain("$0.0001 of the daily $0.0001 budget of API key 'app' remains ($0 spent, $0 reserved by requests in flight). Send max_tokens to reserve less, or raise apiKeys[app].budget.dailyUsd.");
+    expect(zero.detail).toMatchObject({ scope: 'key:app', period: 'day', setting: 'apiKeys[app].budget.dailyUsd' });
+    // The day ends at midnight UTC: an hour from NOW.
+    expect(zero.message).toContain('It resets at 2027-01-01T00:00:00.000Z.');
+    const seventy = await refusal(guard({ 'key:app': '0.7' }).guard.reserve([keyScope('1')], '0.5', { ...HOLD, basis: basis(true, 50_000) }));
+    expect(seventy.message).toContain("This request may cost up to $0.5 (50,000 output tokens and 12 input tokens at the price of the dearest route, chat#2); $0.3 of the daily $1 budget of API key 'app' remains ($0.7 spent");
+    expect(seventy.message).not.toContain('exhausted');
+    const spent = await refusal(guard({ 'key:app': '1' }).guard.reserve([keyScope('1')], '0.01', { ...HOLD, basis: basis(true) }));
+    expect(spent.message).toBe("The daily budget of API key 'app' is exhausted: $1 of $1 spent, $0 reserved by requests in flight. It resets at 2027-01-01T00:00:00.000Z (apiKeys[app].budget.dailyUsd).");
+  });
+
+  test('output that is not capped (embeddings) gets no max_tokens advice, only the setting', async () => {
+    const { guard: budgets } = guard();
+    const error = await refusal(budgets.reserve([tenant('0.000001')], '0.00002', { ...HOLD, basis: { inputTokens: 200, outputTokens: 0, route: 'embed#1', outputCap: null } }));
+    expect(error.message).toContain('This request may cost up to $0.00002 (200 input tokens at the price of the dearest route, embed#1);');
+    expect(error.message).toContain('Raise tenants[acme].budget.monthlyUsd to allow it.');
+    expect(error.message).not.toContain('max_tokens');
   });
 });
 

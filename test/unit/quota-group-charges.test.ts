@@ -1,3 +1,4 @@
+import { duration } from '../../modules/limits/rate-limit/rate-limit-headers.js';
 import { ProviderError } from '../../modules/canonical/provider-error.js';
 import { type AttemptReport, type AttemptTurn, runAttemptLoop } from '../../modules/inference/pipeline/attempt-loop.js';
 import { unavailableError } from '../../modules/inference/pipeline/client-errors.js';
@@ -118,6 +119,12 @@ describe('deployment quota groups are charged by the attempts that go there', ()
     expect(error.message).toContain("deployment quota group 'group-a'");
     expect(error.message).toContain("deployment quota group 'group-b'");
     expect(Number(error.headers['retry-after'])).toBeGreaterThan(0);
+    // The group that frees up first answers with its own headers: retry-after and its reset count to one
+    // instant (the key's headers set at admission would otherwise stand next to it), and its setting is named.
+    const retryMs = Number(error.headers['retry-after-ms']);
+    expect(error.headers['x-ratelimit-reset-requests']).toBe(duration(retryMs));
+    expect(error.headers['retry-after']).toBe(String(Math.max(1, Math.ceil(retryMs / 1000))));
+    expect(error.detail).toMatchObject({ retry_after_s: Number(error.headers['retry-after']), setting: expect.stringMatching(/^limits\.rpm of the deployments in quota group 'group-[ab]'$/) });
   });
 
   test('a deployment without a named quota group is its own, and its 429 names the route, never the deployment', async () => {

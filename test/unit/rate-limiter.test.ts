@@ -31,11 +31,11 @@ describe('RateLimiter (in process)', () => {
     expect((await limits.reserve(scopes, one)).headers['x-ratelimit-remaining-requests']).toBe('0');
     clock.now += 5_000;
     const error = await refusal(limits.reserve(scopes, one));
-    expect([error.status, error.code, error.detail]).toEqual([429, 'rate_limited', { scope: 'key:app', limit_type: 'requests' }]);
+    expect([error.status, error.code, error.detail]).toEqual([429, 'rate_limited', { scope: 'key:app', limit_type: 'requests', setting: 'apiKeys[app].limits.rpm' }]);
     // The first request was admitted at T0: its slot leaves the window at T0 + 60 s, 45 s from now.
     expect(error.headers['retry-after']).toBe('45');
     expect(error.headers['x-ratelimit-remaining-requests']).toBe('0');
-    expect(error.message).toContain("API key 'app': 2 requests per minute");
+    expect(error.message).toContain("API key 'app': 2 requests per minute (apiKeys[app].limits.rpm)");
     clock.now = T0 + 60_000;
     await limits.reserve(scopes, one);
     await refusal(limits.reserve(scopes, one));
@@ -55,7 +55,7 @@ describe('RateLimiter (in process)', () => {
     expect(second.headers['x-ratelimit-remaining-tokens']).toBe('350');
     // Settling twice changes nothing.
     first.settle({ requests: 1, inputTokens: 0, outputTokens: 0 });
-    expect((await refusal(limits.reserve(scopes, { requests: 1, inputTokens: 100, outputTokens: 100 }))).detail).toEqual({ scope: 'key:app', limit_type: 'output_tokens' });
+    expect((await refusal(limits.reserve(scopes, { requests: 1, inputTokens: 100, outputTokens: 100 }))).detail).toEqual({ scope: 'key:app', limit_type: 'output_tokens', setting: 'apiKeys[app].limits.outputTpm' });
   });
 
   test('a refusal in one scope charges no other scope; cancel gives everything back', async () => {
@@ -64,7 +64,7 @@ describe('RateLimiter (in process)', () => {
     const tenant: RateScope = { kind: 'tenant', id: 'acme', limits: { rpm: 1, tpm: null } };
     await limits.reserve([key({ rpm: 5, tpm: null }, 'a'), tenant], one);
     const error = await refusal(limits.reserve([key({ rpm: 5, tpm: null }, 'b'), tenant], one));
-    expect(error.detail).toEqual({ scope: 'tenant:acme', limit_type: 'requests' });
+    expect(error.detail).toEqual({ scope: 'tenant:acme', limit_type: 'requests', setting: 'tenants[acme].limits.rpm' });
     // Key b was not charged by the refused request: it still has all 5.
     const b = await limits.reserve([key({ rpm: 5, tpm: null }, 'b')], one);
     expect(b.headers['x-ratelimit-remaining-requests']).toBe('4');
@@ -76,7 +76,7 @@ describe('RateLimiter (in process)', () => {
     const limits = limiter({ now: T0 });
     const error = await refusal(limits.reserve([key({ rpm: null, tpm: 10 })], one));
     expect(error.message).toContain('needs 110 tokens, more than the 10 per minute');
-    expect(error.detail).toEqual({ scope: 'key:app', limit_type: 'tokens' });
+    expect(error.detail).toEqual({ scope: 'key:app', limit_type: 'tokens', setting: 'apiKeys[app].limits.tpm' });
     // No wait makes it fit: no retry-after to wait for (an SDK would otherwise sleep on it, twice).
     expect(error.headers['retry-after']).toBeUndefined();
     expect(error.headers['retry-after-ms']).toBeUndefined();
@@ -167,7 +167,7 @@ describe('a 429\'s retry-after and x-ratelimit-reset-* count to one instant (iss
     await limits.reserve(scopes, { requests: 1, inputTokens: 100, outputTokens: 400 });
     clock.now = T0 + 20_500;
     const error = await refusal(limits.reserve(scopes, { requests: 1, inputTokens: 100, outputTokens: 400 }));
-    expect(error.detail).toEqual({ scope: 'key:app', limit_type: 'output_tokens' });
+    expect(error.detail).toEqual({ scope: 'key:app', limit_type: 'output_tokens', setting: 'apiKeys[app].limits.outputTpm' });
     expect(error.headers).toMatchObject({
       'x-ratelimit-limit-tokens': '500', 'x-ratelimit-remaining-tokens': '100', 'x-ratelimit-reset-tokens': '39.5s', 'retry-after': '40',
     });
@@ -185,5 +185,64 @@ describe('a 429\'s retry-after and x-ratelimit-reset-* count to one instant (iss
       'x-ratelimit-limit-requests': '1', 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-reset-requests': '30s', 'retry-after': '30',
     });
     expectAgreement(error, 'requests');
+  });
+});
+
+/**
+ * Several scopes at once (key rpm, tenant tpm): retry-after is when the request fits every scope again —
+ * the refused scope that frees up last — and its header family shows that counter with the same instant;
+ * the other family shows its own counter's reset.
+ */
+describe('retry-after and x-ratelimit-reset-* across scopes (issue 34)', () => {
+  const tenant = (tpm: number): RateScope => ({ kind: 'tenant', id: 'acme', limits: { rpm: null, tpm } });
+  const small = { requests: 1, inputTokens: 5, outputTokens: 5 };
+
+  test('refused by the key\'s rpm only: reset-requests equals retry-after; reset-tokens is the tenant counter\'s own', async () => {
+    const clock = { now: T0 };
+    const limits = limiter(clock);
+    // Another key of the tenant used tokens first: the tenant's oldest usage is at T0.
+    await limits.reserve([key({ rpm: 10, tpm: null }, 'other'), tenant(1000)], { requests: 1, inputTokens: 100, outputTokens: 100 });
+    const app = [key({ rpm: 2, tpm: null }), tenant(1000)];
+    clock.now = T0 + 5_000;
+    await limits.reserve(app, small);
+    clock.now = T0 + 10_000;
+    await limits.reserve(app, small);
+    clock.now = T0 + 15_260;
+    const error = await refusal(limits.reserve(app, small));
+    expect(error.detail).toMatchObject({ scope: 'key:app', limit_type: 'requests', setting: 'apiKeys[app].limits.rpm' });
+    expect(error.headers).toMatchObject({
+      'retry-after': '50', 'retry-after-ms': '49740', 'x-ratelimit-reset-requests': '49.8s',
+      // The tenant's tokens counter frees its oldest usage (T0's) at T0 + 60 s.
+      'x-ratelimit-reset-tokens': '44.8s', 'x-ratelimit-remaining-tokens': '780', 'x-ratelimit-limit-tokens': '1000',
+    });
+    expectAgreement(error, 'requests');
+  });
+
+  test('refused by the key\'s rpm and the tenant\'s tpm: retry-after is the later of the two, the tenant\'s, never an instant still refused', async () => {
+    const clock = { now: T0 };
+    const limits = limiter(clock);
+    const app = [key({ rpm: 2, tpm: null }), tenant(1000)];
+    clock.now = T0 + 1_000;
+    await limits.reserve(app, small);
+    clock.now = T0 + 2_000;
+    await limits.reserve(app, small);
+    clock.now = T0 + 20_000;
+    await limits.reserve([key({ rpm: 10, tpm: null }, 'other'), tenant(1000)], { requests: 1, inputTokens: 480, outputTokens: 500 });
+    clock.now = T0 + 30_000;
+    // Key rpm fits again at T0 + 61 s, the tenant's 1,000 tokens only at T0 + 80 s (T0 + 20 s's usage must go).
+    const error = await refusal(limits.reserve(app, { requests: 1, inputTokens: 50, outputTokens: 50 }));
+    expect(error.detail).toMatchObject({ scope: 'tenant:acme', limit_type: 'tokens', setting: 'tenants[acme].limits.tpm' });
+    expect(error.message).toBe("Rate limit reached for tenant 'acme': 1000 tokens per minute (tenants[acme].limits.tpm). Retry in 50s.");
+    expect(error.headers).toMatchObject({
+      'retry-after': '50', 'retry-after-ms': '50000', 'x-ratelimit-reset-tokens': '50s', 'x-ratelimit-remaining-tokens': '0',
+      // The key's rpm counter: its own oldest request leaves the window at T0 + 61 s.
+      'x-ratelimit-reset-requests': '31s', 'x-ratelimit-remaining-requests': '0',
+    });
+    expectAgreement(error, 'tokens');
+    // At T0 + 61 s the key has room but the tenant does not yet: still refused, by the tenant.
+    clock.now = T0 + 61_000;
+    expect((await refusal(limits.reserve(app, { requests: 1, inputTokens: 50, outputTokens: 50 }))).detail).toMatchObject({ scope: 'tenant:acme' });
+    clock.now = T0 + 80_000;
+    await limits.reserve(app, { requests: 1, inputTokens: 50, outputTokens: 50 });
   });
 });

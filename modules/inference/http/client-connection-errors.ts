@@ -83,10 +83,10 @@ export class ClientConnectionErrors {
     switch (error.code) {
       case 'ERR_HTTP_REQUEST_TIMEOUT':
         return receivingBody
-          ? new GatewayError(408, 'request_timeout', `The request body did not arrive within ${seconds(this.settings.bodyTimeoutMs)}.`)
-          : new GatewayError(408, 'request_timeout', `The request headers did not arrive within ${seconds(this.settings.headersTimeoutMs)}.`);
+          ? new GatewayError(408, 'request_timeout', `The request body did not arrive within ${seconds(this.settings.bodyTimeoutMs)} (SWITCHYARD_HTTP_BODY_TIMEOUT_MS).`)
+          : new GatewayError(408, 'request_timeout', `The request headers did not arrive within ${seconds(this.settings.headersTimeoutMs)} (SWITCHYARD_HTTP_HEADERS_TIMEOUT_MS).`);
       case 'HPE_HEADER_OVERFLOW':
-        return new GatewayError(431, 'request_headers_too_large', `The request line and headers exceed ${MAX_HEADER_BYTES / 1024} KiB.`);
+        return new GatewayError(431, 'request_headers_too_large', `The request line and headers exceed ${MAX_HEADER_BYTES / 1024} KiB (a fixed limit of the gateway).`);
       case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
         return new GatewayError(413, 'request_too_large', 'The chunk extensions of the request body are too large.');
       default:

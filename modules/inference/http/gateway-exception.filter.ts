@@ -34,7 +34,7 @@ export class GatewayExceptionFilter implements ExceptionFilter {
     const error = exception as { statusCode?: number; code?: string; message?: string; status?: number };
     const status = exception instanceof HttpException ? exception.getStatus() : (error?.statusCode ?? 500);
     if (error?.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || status === 413) {
-      return new GatewayError(413, 'request_too_large', `The request body exceeds ${BODY_LIMIT / (1024 * 1024)} MiB.`);
+      return new GatewayError(413, 'request_too_large', `The request body exceeds ${BODY_LIMIT / (1024 * 1024)} MiB (a fixed limit of the gateway).`);
     }
     if (error?.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || status === 415) {
       return new GatewayError(400, 'unsupported_content_type', 'Send the request body as application/json.');

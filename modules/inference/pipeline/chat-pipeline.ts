@@ -25,6 +25,9 @@ import { chatAnswerBytes } from './answer-size.js';
 /** A stream reads no buffered answer (error bodies aside, which are bounded on their own): its bound is per event and its lifetime. */
 const NOT_BUFFERED = 0;
 
+/** The parameter each client format caps output with (what a budget refusal tells the client to send). */
+const OUTPUT_CAP_PARAMETER: Readonly<Record<ClientFormat['name'], string>> = Object.freeze({ openai: 'max_tokens', anthropic: 'max_tokens', responses: 'max_output_tokens' });
+
 type StreamedAnswer = Extract<StreamAttemptResult, { reachedClient: true }>;
 
 /** The parts that answer from stored outcomes before dispatch: idempotent replay and the exact cache. */
@@ -90,6 +93,7 @@ export class ChatPipeline {
       contextInputTokens: reservation.inputTokens,
       reservedOutputTokens: reservation.outputTokens,
       outputTokensPerChoice: reservation.outputTokensPerChoice,
+      outputCap: { parameter: OUTPUT_CAP_PARAMETER[format.name], sent: request.maxOutputTokens != null },
       sessionId: sessionIdOf(exchange.headers),
       honours: (deployment) => {
         const parameter = adapters.for(deployment.provider.type)?.unsupportedParameter(request, deployment) ?? null;

@@ -139,10 +139,18 @@ export function unavailableError(alias: ResolvedAlias, attempts: readonly TriedR
     // The gateway's own counters of the providers' quotas refused: name the scope that frees up first.
     const first = quotaRefusals.reduce((a, b) => ((b.recoversAt ?? Infinity) < (a.recoversAt ?? Infinity) ? b : a));
     const reasons = quotaRefusals.map((r) => r.refusal!.message).join(' ');
+    // When that group is what frees up first, its own refusal's headers go out whole: retry-after and its
+    // x-ratelimit-reset-* count to one instant, taken when it refused (the key's and tenant's headers set
+    // at admission stay for the other family). Otherwise another route recovers sooner and says when.
+    const own = !anyNow && first.recoversAt !== null && first.recoversAt === soonest && first.refusal!.headers['retry-after'] !== undefined;
+    const headers = own ? first.refusal!.headers : { 'retry-after': String(retryAfterS) };
     return new GatewayError(
       429, 'rate_limited', `Every route of '${alias.name}' is rate limited: ${listed}. ${reasons}`,
-      null, { 'retry-after': String(retryAfterS) },
-      { scope: first.refusal!.detail?.scope, limit_type: first.refusal!.detail?.limit_type, ...detail },
+      null, headers,
+      {
+        scope: first.refusal!.detail?.scope, limit_type: first.refusal!.detail?.limit_type, setting: first.refusal!.detail?.setting,
+        candidates_tried: detail.candidates_tried, retry_after_s: Number(headers['retry-after']),
+      },
     );
   }
   if (routes.length > 0 && routes.every((r) => r.errorClass === 'rate_limited')) {

@@ -11,6 +11,7 @@ import type { ClientFormat } from '../formats/client-format.js';
 import type { Exchange } from './request-admission.js';
 import { idempotencyKeyOf } from './request-headers.js';
 import { replyWithStoredAnswer } from './stored-answer-reply.js';
+import { type RequestObservation, observationOf } from '../../observability/index.js';
 
 /** A running request's hold on its key; renewed while it runs, so a crashed node's hold runs out soon. */
 const LEASE_MS = 30_000;
@@ -57,6 +58,7 @@ export class IdempotentReplay {
   async enter(exchange: Exchange, principal: Principal, format: ClientFormat, request: ChatRequest): Promise<IdempotentTurn | 'replayed' | null> {
     const key = idempotencyKeyOf(exchange.headers);
     if (key === null) return null;
+    const observation = observationOf(exchange.raw);
     const scope = createHash('sha256').update(`${principal.keyId}\u0000${key}`).digest('hex');
     const fingerprint = createHash('sha256').update(canonicalJson({ format: format.name, body: exchange.body })).digest('hex');
     const owner = randomUUID();
@@ -68,21 +70,26 @@ export class IdempotentReplay {
         claim = await this.store.claim(scope, fingerprint, owner, LEASE_MS);
       } catch (error) {
         this.outage.failed(error);
+        observation?.idempotencyOutcome('unavailable');
         return null;
       }
       switch (claim.kind) {
         case 'owner':
-          return this.turn(scope, owner);
+          observation?.idempotencyOutcome('not_stored');
+          return this.turn(scope, owner, observation);
         case 'mismatch':
+          observation?.idempotencyOutcome('key_reused');
           throw new GatewayError(422, 'idempotency_key_reused',
             'This Idempotency-Key was already used with a different request body. Use a new key for a new request.', 'idempotency-key');
         case 'completed': {
           const answer = claim.answer;
           const identity = { id: format.responseId(answer.requestId), created: answer.created, model: request.model };
+          observation?.idempotencyOutcome('replayed');
           await replyWithStoredAnswer(exchange.raw, format, request, answer, identity, { 'x-request-id': answer.requestId, 'idempotent-replayed': 'true' });
           return 'replayed';
         }
         case 'pending':
+          observation?.idempotencyOutcome('key_in_use');
           if (exchange.raw.destroyed) throw new GatewayError(499, 'client_disconnected', 'The client went away while waiting.');
           if (Date.now() + pause > deadline) {
             throw new GatewayError(409, 'idempotency_key_in_use',
@@ -94,7 +101,7 @@ export class IdempotentReplay {
     }
   }
 
-  private turn(scope: string, owner: string): IdempotentTurn {
+  private turn(scope: string, owner: string, observation: RequestObservation | null): IdempotentTurn {
     let done = false;
     const renewal = setInterval(() => {
       this.store.renew(scope, owner, LEASE_MS).catch((error) => this.outage.failed(error));
@@ -108,7 +115,7 @@ export class IdempotentReplay {
       settle: async (answer) => {
         if (done) return;
         finish();
-        await this.store.settle(scope, owner, answer, this.settings.retentionMs).catch((error) => {
+        await this.store.settle(scope, owner, answer, this.settings.retentionMs).then(() => observation?.idempotencyOutcome('stored'), (error) => {
           this.outage.failed(error);
           return this.store.abandon(scope, owner).catch(() => undefined);
         });

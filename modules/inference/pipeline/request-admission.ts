@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { RequestAdmitted } from '../../../events/index.js';
-import { type BudgetReservation, type BudgetScope, type ConcurrencyScope, type Permit, type RateReservation, type RateScope, permits } from '../../limits/index.js';
+import { type BudgetReservation, type BudgetScope, type CostBasis, type ConcurrencyScope, type Permit, type RateReservation, type RateScope, permits } from '../../limits/index.js';
 import { Decimal } from 'decimal.js';
 import { estimatedCost } from '../routing/route-planner.js';
 import type { Principal } from '../../../projections/key-index/index.js';
@@ -35,6 +35,8 @@ export interface RequestIntent {
   reservedOutputTokens: number;
   /** Output tokens one choice may produce, for the context-window check; reservedOutputTokens when absent. */
   outputTokensPerChoice?: number;
+  /** The client's parameter that caps output and whether it was sent (a budget refusal says how to reserve less); absent: output is not capped. */
+  outputCap?: { parameter: string; sent: boolean };
   sessionId: string | null;
   honours?: ParameterSupport;
   /** The client format's spelling of a parameter, for errors that name one. */
@@ -142,6 +144,7 @@ export async function admitRequest(
     for (const [name, value] of Object.entries(rate.headers)) exchange.raw.setHeader(name, value);
     const budgets = budgetScopes(principal);
     if (lookup) cache = await lookup(alias);
+    observation?.cacheDecided(cache.status);
     let plan: RoutePlan | null = null;
     if (cache.status === 'hit') {
       budget = await services.budgets.reserve(budgets, NOTHING_RESERVED, { holdMs, requestId: exchange.requestId }).catch((error: unknown) => {
@@ -154,7 +157,8 @@ export async function admitRequest(
       plan = planFor(services, exchange, principal, intent, alias);
       try {
         // The cost is only worked out for a request that has a budget to count against.
-        budget = await services.budgets.reserve(budgets, budgets.length ? maxCostOf(plan, intent) : 0, { holdMs, requestId: exchange.requestId });
+        const dearest = budgets.length ? dearestRoute(plan, intent) : null;
+        budget = await services.budgets.reserve(budgets, dearest?.cost ?? 0, { holdMs, requestId: exchange.requestId, basis: dearest ? costBasis(intent, dearest.route) : undefined });
       } catch (error) {
         const target = alias.policy.budgetDowngrade ? snapshot.aliases.get(alias.policy.budgetDowngrade) : undefined;
         if (!isBudgetRefusal(error) || !target) throw error;
@@ -164,7 +168,7 @@ export async function admitRequest(
         alias = target;
         cache = BYPASS;
         plan = planFor(services, exchange, principal, intent, alias);
-        budget = await services.budgets.reserve(budgets, maxCostOf(plan, intent), { enforce: false, holdMs, requestId: exchange.requestId });
+        budget = await services.budgets.reserve(budgets, dearestRoute(plan, intent).cost, { enforce: false, holdMs, requestId: exchange.requestId });
       }
     }
     // The alias's own concurrency counts the alias that serves the request: after a budget downgrade,
@@ -215,6 +219,7 @@ export async function admitRequest(
     // object built as a spread followed by new keys a hidden class of its own, each time, and every step
     // that reads this object would then see a different shape per request (see eslint.config.js).
     const requestId = exchange.requestId;
+    observation?.cacheDecided(cache.status); // a budget downgrade may have turned it into a bypass
     if (cache.status === 'hit') return { requestId, principal, alias, journal, lifetime, observation, release, answeredBy: 'cache', cache };
     return { requestId, principal, alias, journal, lifetime, observation, release, answeredBy: 'providers', plan: plan!, quota: quota!, cache };
   } catch (error) {
@@ -263,9 +268,19 @@ function planFor(services: InferenceServices, exchange: Exchange, principal: Pri
   return plan;
 }
 
-/** The most a request can cost: its estimate at the highest price among the routes it may take. */
-function maxCostOf(plan: RoutePlan, intent: RequestIntent): Decimal {
-  return plan.candidates.reduce((max, c) => Decimal.max(max, estimatedCost(c.price, intent)), new Decimal(0));
+/** The most a request can cost: its estimate at the highest price among the routes it may take, and that route. */
+function dearestRoute(plan: RoutePlan, intent: RequestIntent): { cost: Decimal; route: string | null } {
+  let dearest: { cost: Decimal; route: string | null } = { cost: new Decimal(0), route: null };
+  for (const candidate of plan.candidates) {
+    const cost = estimatedCost(candidate.price, intent);
+    if (dearest.route === null || cost.greaterThan(dearest.cost)) dearest = { cost, route: candidate.route };
+  }
+  return dearest;
+}
+
+/** What the budget reservation is made of, for a refusal to explain. */
+function costBasis(intent: RequestIntent, route: string | null): CostBasis {
+  return { inputTokens: intent.estimatedInputTokens, outputTokens: intent.reservedOutputTokens, route, outputCap: intent.outputCap ?? null };
 }
 
 /**

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { Decimal } from 'decimal.js';
+import type { Decimal } from 'decimal.js';
 import type { TenantBudget } from '../../../events/index.js';
-import { GatewayError } from '../../canonical/index.js';
 import type { LimitsRedis } from '../limits-redis.js';
 import { type BudgetPeriod, periodEndOf, periodId } from './budget-period.js';
+import { type CostBasis, budgetRefusal } from './budget-refusal.js';
 import { type BudgetCounter, type BudgetHold, type BudgetStore, type ExpiredHold, LocalBudgetStore, type SettledChange } from './budget-store.js';
 import { RedisBudgetStore } from './redis-budget-store.js';
 import { type SpendSeeds, fromNanoUsd, toNanoUsd } from './spend-seeds.js';
@@ -47,6 +47,8 @@ export interface ReserveOptions {
   holdMs: number;
   /** Names the hold (a random id when absent). */
   requestId?: string;
+  /** What the reservation is made of, for a refusal to explain it. */
+  basis?: CostBasis;
 }
 
 interface PeriodCounter extends BudgetCounter {
@@ -115,7 +117,13 @@ export class BudgetGuard {
       await Promise.all(counters.map(async (c) => (c.seed = await this.seeds.spentNano(c.scope.kind, c.scope.id, c.period, at))));
     }
     if (decision.kind === 'needs_seed') throw new Error('budget counters could not be seeded');
-    if (decision.kind === 'refused') throw budgetExceeded(counters[decision.refused], decision.committed, at);
+    if (decision.kind === 'refused') {
+      const counter = counters[decision.refused];
+      throw budgetRefusal({
+        kind: counter.scope.kind, id: counter.scope.id, period: counter.period, amountUsd: counter.amountUsd, resetsAt: counter.resetsAt,
+        committedNano: decision.committed, settledNano: decision.settled, costNano: cost,
+      }, options.basis ?? null, at);
+    }
     let open = true;
     const finish = (actual: number) => {
       if (!open) return;
@@ -169,19 +177,4 @@ function periodCounters(scope: BudgetScope, at: Date): PeriodCounter[] {
     });
   }
   return counters;
-}
-
-function budgetExceeded(counter: PeriodCounter, committedNano: number, at: Date): GatewayError {
-  const who = counter.scope.kind === 'tenant' ? `tenant '${counter.scope.id}'` : `API key '${counter.scope.id}'`;
-  const per = counter.period === 'month' ? 'month' : 'day';
-  const committed = new Decimal(fromNanoUsd(committedNano)).toDecimalPlaces(6, Decimal.ROUND_UP).toFixed();
-  const resetsIn = Math.max(1, Math.ceil((counter.resetsAt.getTime() - at.getTime()) / 1000));
-  return new GatewayError(
-    402,
-    'budget_exceeded',
-    `The budget of ${who} is exhausted: $${counter.amountUsd} per ${per}, $${committed} spent or reserved by requests in flight. It resets at ${counter.resetsAt.toISOString()}.`,
-    null,
-    { 'retry-after': String(resetsIn) },
-    { scope: `${counter.scope.kind}:${counter.scope.id}`, period: counter.period, resets_at: counter.resetsAt.toISOString() },
-  );
 }

@@ -17,7 +17,8 @@ export interface BudgetCounter {
 
 export type BudgetDecision = (
   | { kind: 'reserved'; committed: number[] }
-  | { kind: 'refused'; refused: number; committed: number }
+  /** `committed` and `settled` of the counter that refused (nano-USD), for the refusal to say what is spent and what reserved. */
+  | { kind: 'refused'; refused: number; committed: number; settled: number }
   /** A counter does not exist and no seed was given: read the period's spend and ask again. */
   | { kind: 'needs_seed'; missing: number }
 ) & { expired?: ExpiredHold[] };
@@ -75,7 +76,9 @@ export class LocalBudgetStore implements BudgetStore {
     }
     const committed = counters.map((c) => this.counters.get(c.key)!.committed);
     for (const [i, counter] of counters.entries()) {
-      if (counter.limit !== null && committed[i] + cost > counter.limit) return { kind: 'refused', refused: i, committed: committed[i] };
+      if (counter.limit !== null && committed[i] + cost > counter.limit) {
+        return { kind: 'refused', refused: i, committed: committed[i], settled: this.counters.get(counter.key)!.settled };
+      }
     }
     for (const counter of counters) this.counters.get(counter.key)!.committed += cost;
     return { kind: 'reserved', committed: committed.map((c) => c + cost) };

@@ -6,7 +6,7 @@ import type { BudgetCounter, BudgetDecision, BudgetHold, BudgetStore, ExpiredHol
  * hold end, then limit (-1 = none), seed (-1 = unknown) and ttl per counter. Seeds a missing counter,
  * checks every limit, then charges all or none and records the hold. The holds that expired (their node
  * died before settling) are taken out and returned, to be reconciled with what their requests were billed.
- * Reply: { decision, { counter index, member, … } }.
+ * Reply: { decision, { counter index, member, … } }; a refusal's decision is { 0, counter index, committed, settled }.
  */
 const RESERVE = `
 local cost = tonumber(ARGV[1])
@@ -34,7 +34,7 @@ local committed = {}
 for i = 1, n do
   local limit = tonumber(ARGV[3 * i + 2])
   local used = tonumber(redis.call('GET', KEYS[3 * i - 2]))
-  if limit >= 0 and used + cost > limit then return { { 0, i - 1, used }, claimed } end
+  if limit >= 0 and used + cost > limit then return { { 0, i - 1, used, tonumber(redis.call('GET', KEYS[3 * i - 1])) }, claimed } end
   committed[i] = used
 end
 local out = { 1 }
@@ -109,7 +109,7 @@ export class RedisBudgetStore implements BudgetStore {
       expired.push({ counter: Number(claimed[i]), reserved: Number(member.slice(0, colon)), requestId: member.slice(colon + 1) });
     }
     if (reply[0] === -1) return { kind: 'needs_seed', missing: reply[1], expired };
-    if (reply[0] === 0) return { kind: 'refused', refused: reply[1], committed: reply[2], expired };
+    if (reply[0] === 0) return { kind: 'refused', refused: reply[1], committed: reply[2], settled: reply[3], expired };
     return { kind: 'reserved', committed: reply.slice(1), expired };
   }
 

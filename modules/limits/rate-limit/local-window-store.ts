@@ -20,16 +20,15 @@ export class LocalWindowStore implements WindowStore {
     this.sweep(slot);
     const live = charges.map((charge) => this.live(charge.key, slot));
     const used = live.map((slots) => slots.reduce((sum, [, amount]) => sum + amount, 0));
+    // Of the counters with no room, the one that frees up last: before then the request is refused anyway.
+    let refused: { index: number; retryAtMs: number } | null = null;
     for (const [index, charge] of charges.entries()) {
       if (charge.cost > 0 && used[index] + charge.cost > charge.limit) {
-        return {
-          admitted: false,
-          refused: index,
-          retryAtMs: retryAt(live[index], used[index] + charge.cost - charge.limit, nowMs),
-          readings: live.map((slots, i) => reading(used[i], slots)),
-        };
+        const at = retryAt(live[index], used[index] + charge.cost - charge.limit, nowMs);
+        if (!refused || at > refused.retryAtMs) refused = { index, retryAtMs: at };
       }
     }
+    if (refused) return { admitted: false, refused: refused.index, retryAtMs: refused.retryAtMs, readings: live.map((slots, i) => reading(used[i], slots)) };
     const readings: CounterReading[] = [];
     for (const [index, charge] of charges.entries()) {
       if (charge.cost > 0) {

@@ -1,4 +1,5 @@
 import { GatewayError } from '../../canonical/index.js';
+import { RATE_FIELDS, limitSetting } from '../limit-setting.js';
 import type { LimitsRedis } from '../limits-redis.js';
 import { LocalWindowStore } from './local-window-store.js';
 import { RedisWindowStore } from './redis-window-store.js';
@@ -77,6 +78,11 @@ function scopeName(scope: RateScope): string {
   return scope.shownAs === undefined ? `${SCOPE_NAMES[scope.kind]} '${scope.id}'` : `the provider quota of route '${scope.shownAs}'`;
 }
 
+/** The setting that limits this counter (`apiKeys[app].limits.rpm` …). */
+function settingOf(charge: ScopedCharge): string {
+  return limitSetting(charge.scope.kind, charge.scope.id, RATE_FIELDS[charge.dimension], charge.scope.shownAs);
+}
+
 const UNITS = { requests: 'requests', tokens: 'tokens', input_tokens: 'input tokens', output_tokens: 'output tokens' } as const;
 
 /** The 429 of an exhausted counter: its message, `retry-after(-ms)` and `x-ratelimit-reset-*` all count to one instant. */
@@ -84,10 +90,10 @@ function exhausted(charge: ScopedCharge, retryInMs: number, headers: Record<stri
   return new GatewayError(
     429,
     'rate_limited',
-    `Rate limit reached for ${scopeName(charge.scope)}: ${charge.limit} ${UNITS[charge.dimension]} per minute. Retry in ${duration(retryInMs)}.`,
+    `Rate limit reached for ${scopeName(charge.scope)}: ${charge.limit} ${UNITS[charge.dimension]} per minute (${settingOf(charge)}). Retry in ${duration(retryInMs)}.`,
     null,
     Object.assign({}, headers, retryAfterHeaders(retryInMs)),
-    { scope: `${charge.scope.kind}:${charge.scope.shownAs ?? charge.scope.id}`, limit_type: charge.dimension },
+    { scope: `${charge.scope.kind}:${charge.scope.shownAs ?? charge.scope.id}`, limit_type: charge.dimension, setting: settingOf(charge) },
   );
 }
 
@@ -96,10 +102,10 @@ function neverFits(charge: ScopedCharge): GatewayError {
   return new GatewayError(
     429,
     'rate_limited',
-    `This request needs ${charge.cost} ${UNITS[charge.dimension]}, more than the ${charge.limit} per minute allowed for ${scopeName(charge.scope)}. Lower max_tokens or the input.`,
+    `This request needs ${charge.cost} ${UNITS[charge.dimension]}, more than the ${charge.limit} per minute allowed for ${scopeName(charge.scope)} (${settingOf(charge)}). Lower max_tokens or the input.`,
     null,
     // No retry-after: the gateway refuses this request as long as the limit stands, so no wait would help.
     {},
-    { scope: `${charge.scope.kind}:${charge.scope.shownAs ?? charge.scope.id}`, limit_type: charge.dimension },
+    { scope: `${charge.scope.kind}:${charge.scope.shownAs ?? charge.scope.id}`, limit_type: charge.dimension, setting: settingOf(charge) },
   );
 }

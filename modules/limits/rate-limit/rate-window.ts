@@ -36,6 +36,7 @@ export interface CounterReading {
 
 export type WindowDecision =
   | { admitted: true; slot: number; readings: CounterReading[] }
+  /** `refused`: of the counters without room, the one that frees up last (at `retryAtMs`): the request fits no earlier. */
   | { admitted: false; refused: number; retryAtMs: number; readings: CounterReading[] };
 
 /** Where counters live: Redis (shared by every node) or this process. */

@@ -7,7 +7,7 @@ import { type CounterCharge, type WindowDecision, type WindowStore, SLOT_MS, WIN
  * both take the last unit. Keys expire a little after their window, so idle counters cost nothing.
  *
  * Returns {1, slot, used1, releases1, …} when admitted, {0, refusedIndex, retryAtMs, used1, releases1, …}
- * when not (releases = epoch ms when the oldest usage leaves the window, -1 when nothing is used; the same
+ * when not (of the counters without room, the one that frees up last: the request is refused until then) (releases = epoch ms when the oldest usage leaves the window, -1 when nothing is used; the same
  * rule as oldestUsageExpiresAt in rate-window.ts).
  */
 const CHARGE = `
@@ -49,6 +49,7 @@ local function readings(out, extra)
   end
   return out
 end
+local refused, retryAt = -1, -1
 for i = 1, n do
   local limit = tonumber(ARGV[2 + 2 * i])
   local cost = tonumber(ARGV[3 + 2 * i])
@@ -58,9 +59,10 @@ for i = 1, n do
       freed = freed + entry[2]
       if freed >= need then at = (entry[1] + windowSlots) * slotMs break end
     end
-    return readings({ 0, i - 1, at }, false)
+    if at > retryAt then refused, retryAt = i - 1, at end
   end
 end
+if refused >= 0 then return readings({ 0, refused, retryAt }, false) end
 for i = 1, n do
   local cost = tonumber(ARGV[3 + 2 * i])
   if cost > 0 then

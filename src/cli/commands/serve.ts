@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import cluster from 'node:cluster';
 import { type Environment, readEnvironment } from '../../config/environment.js';
 import { startGateway } from '../../gateway.js';
+import { startupBanner } from '../../startup-banner.js';
 import { prepareCluster } from '../../cluster-setup.js';
 import { serveClusterMetrics } from '../../../modules/observability/index.js';
 import { servingEnvFor } from '../serving-flags.js';
@@ -71,9 +72,10 @@ async function serveWorker(environment: Environment): Promise<void> {
 
 function announce(environment: Environment, url: string, adminToken: string | null, demoKey: string | null, workers: number): void {
   const base = `http://${environment.host === '0.0.0.0' ? '127.0.0.1' : environment.host}:${new URL(url).port}`;
-  const store = environment.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${environment.dataDir}`;
-  const shape = workers > 1 ? `, ${workers} workers` : '';
-  new Logger('Switchyard').log(`Switchyard is serving on ${base} (event store: ${store}, durability: ${environment.durability}${shape})`);
+  const shape = workers > 1 ? ` with ${workers} workers` : '';
+  const tokenSource = adminToken ? 'generated_now' : environment.adminToken ? 'environment' : 'stored';
+  const inForce = startupBanner(environment, tokenSource).map((line) => `\n  ${line}`).join('');
+  new Logger('Switchyard').log(`Switchyard is serving on ${base}${shape}. In force:${inForce}`);
   if (adminToken) {
     // Printed this once only: the database keeps its SHA-256. Set ADMIN_TOKEN to choose your own.
     process.stdout.write(
