@@ -111,6 +111,36 @@ describeWithClickHouse('ClickHouse analytics against a real server: totals equal
     });
   }
 
+  test('week, month and the default range (the current month so far): ClickHouse answers exactly what the ledger answers', async () => {
+    const first = new Date(range.day.from);
+    const monday = new Date(first.getTime() - ((first.getUTCDay() + 6) % 7) * DAY);
+    const last = new Date(Date.parse(range.day.to) - DAY);
+    const weeks = { from: monday.toISOString(), to: new Date(monday.getTime() + (Math.floor((last.getTime() - monday.getTime()) / (7 * DAY)) + 1) * 7 * DAY).toISOString() };
+    const months = { from: new Date(Date.UTC(first.getUTCFullYear(), first.getUTCMonth(), 1)).toISOString(), to: new Date(Date.UTC(last.getUTCFullYear(), last.getUTCMonth() + 1, 1)).toISOString() };
+    const [direct] = await ledger<{ cost: string; attempts: number }>(`SELECT sum(cost_usd)::text AS cost, count(*)::int AS attempts FROM cost_ledger`);
+    for (const query of [
+      `from=${weeks.from}&to=${weeks.to}&granularity=week&groupBy=tenant,key,model`,
+      `from=${months.from}&to=${months.to}&granularity=month&groupBy=tenant,alias,model`,
+      'granularity=week&groupBy=tenant,model',
+      'granularity=month&groupBy=model',
+      'granularity=hour&groupBy=tenant',
+    ]) {
+      const [a, b] = await Promise.all([spend(`${query}&source=clickhouse`), spend(`${query}&source=postgres`)]);
+      expect([query, a.status, b.status]).toEqual([query, 200, 200]);
+      expect(a.json.rows.length).toBeGreaterThan(0);
+      expect(a.json.rows).toEqual(b.json.rows);
+      expect(a.json.totals).toEqual(b.json.totals);
+      expect([a.json.from, a.json.to, a.json.range]).toEqual([b.json.from, b.json.to, b.json.range]);
+      expect(a.json.range).toBe(query.startsWith('from=') ? 'requested' : 'current-month');
+      // The traffic of this run is all in the current month: every range holds the whole ledger.
+      expect(a.json.totals.costUsd).toBe(direct.cost);
+      expect(a.json.totals.attempts).toBe(direct.attempts);
+    }
+    const monthly = await spend(`from=${months.from}&to=${months.to}&granularity=month&source=clickhouse&format=csv`);
+    expect(monthly.text).toBe((await spend(`from=${months.from}&to=${months.to}&granularity=month&source=postgres&format=csv`)).text);
+    expect(monthly.text.split('\r\n')[1]).toMatch(new RegExp(`^${months.from.slice(0, 7)},`));
+  });
+
   test('every dimension and every filter gives the same answer from both sources', async () => {
     const base = `from=${range.day.from}&to=${range.day.to}&granularity=day`;
     for (const query of [
