@@ -2,6 +2,7 @@ import { Controller, Get, Query, Req, Res, UseFilters, UseGuards, UsePipes } fro
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AdminApiError, AdminExceptionFilter, AdminGuard, adminQueryValidationPipe, principalOf, TenantScoped } from '../admin/index.js';
 import { spendCsv } from './spend-csv.js';
+import { spendDocument } from './spend-document.js';
 import { SPEND_DIMENSION_NAMES, type SpendDimension } from './spend-query.js';
 import { SpendQueryDto } from './spend-query.dto.js';
 import { AnalyticsSourceError, SpendReports } from './spend-reports.js';
@@ -41,18 +42,7 @@ export class SpendController {
       reply.header('content-disposition', `attachment; filename="spend-${query.granularity}-${query.from.toISOString().slice(0, 10)}-${query.to.toISOString().slice(0, 10)}.csv"`);
       return spendCsv(report.rows, query.groupBy);
     }
-    return {
-      source: report.source,
-      ...(report.fallback ? { fallback: report.fallback } : {}),
-      from: query.from.toISOString(),
-      to: query.to.toISOString(),
-      range: query.range,
-      granularity: query.granularity,
-      groupBy: query.groupBy,
-      filters: query.filters,
-      rows: report.rows.map(({ group, ...metrics }) => ({ ...group, ...metrics })),
-      totals: report.totals,
-    };
+    return spendDocument(query, report);
   }
 }
 

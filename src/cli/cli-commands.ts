@@ -179,14 +179,15 @@ export const CLI_COMMANDS = {
   },
   spend: {
     flags: [
-      { name: 'tenant', value: 'T', group: 'whose', meaning: "a tenant's spend" },
-      { name: 'key', value: 'K', group: 'whose', meaning: "a key's spend" },
-      { name: 'period', value: 'day|month', default: 'month', meaning: 'the period of each line' },
-      { name: 'from', value: 'ISO', meaning: 'the first period (default: twelve months back)' },
-      { name: 'to', value: 'ISO', meaning: 'the last period' },
-      JSON_OUTPUT,
+      { name: 'tenant', value: 'T', meaning: "only this tenant's spend" },
+      { name: 'key', value: 'K', meaning: "only this key's spend" },
+      { name: 'group-by', value: 'DIMS', meaning: 'comma-separated: tenant, model, alias (also key, deployment, provider); default: one line per period' },
+      { name: 'granularity', value: 'day|week|month', default: 'month', meaning: 'the period of each line: a UTC day, an ISO week (from Monday), a calendar month (replaces --period)' },
+      { name: 'from', value: 'ISO', meaning: 'the first period, on its boundary (with --to; default: the current month so far)' },
+      { name: 'to', value: 'ISO', meaning: 'the end of the last period, exclusive, on a boundary' },
+      { name: 'format', value: 'table|csv|json', default: 'table', meaning: 'aligned columns with a total row, RFC 4180 CSV with a header, or the analytics API\'s JSON document (replaces --json)' },
     ],
-    description: 'spend by period (default: the last twelve months)',
+    description: 'spend by period and group from the ledger (or ClickHouse), exact to 12 decimals; says the range it covers',
   },
   'admin-token reset': {
     flags: [],

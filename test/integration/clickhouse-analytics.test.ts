@@ -1,4 +1,7 @@
+import { Decimal } from 'decimal.js';
 import { AdminClient } from '../support/admin-client.js';
+import { runCli } from '../support/cli-process.js';
+import { csvObjects } from '../support/csv.js';
 import { ANALYTICS_KEYS, analyticsYaml, mixedTraffic } from '../support/analytics-fixtures.js';
 import { type ScratchClickHouse, scratchClickHouse } from '../support/clickhouse.js';
 import { type TestGateway, startTestGateway } from '../support/gateway-harness.js';
@@ -140,6 +143,24 @@ describeWithClickHouse('ClickHouse analytics against a real server: totals equal
     expect(monthly.text).toBe((await spend(`from=${months.from}&to=${months.to}&granularity=month&source=postgres&format=csv`)).text);
     expect(monthly.text.split('\r\n')[1]).toMatch(new RegExp(`^${months.from.slice(0, 7)},`));
   });
+
+  test('switchyard spend on DATABASE_URL: with CLICKHOUSE_URL it reads ClickHouse, without it the ledger, and prints the same numbers', async () => {
+    const databaseUrl = gw.gateway.platform.environment.databaseUrl;
+    expect(databaseUrl).toBeTruthy(); // CI runs this suite on a scratch PostgreSQL database
+    const args = ['spend', '--group-by', 'tenant,model,alias', '--granularity', 'week', '--format', 'json'];
+    const env = { ...process.env, DATABASE_URL: databaseUrl!, SWITCHYARD_DATA_DIR: ':memory:', LOG_LEVEL: 'error' };
+    const [withClickHouse, withoutClickHouse] = await Promise.all([runCli(args, { ...env, CLICKHOUSE_URL: ch.url }), runCli(args, { ...env, CLICKHOUSE_URL: '' })]);
+    expect([withClickHouse.code, withClickHouse.stderr, withoutClickHouse.code, withoutClickHouse.stderr]).toEqual([0, '', 0, '']);
+    const [a, b] = [JSON.parse(withClickHouse.stdout), JSON.parse(withoutClickHouse.stdout)];
+    expect([a.source, b.source, a.range]).toEqual(['clickhouse', 'postgres', 'current-month']);
+    expect(a.rows).toEqual(b.rows);
+    expect(a.totals).toEqual(b.totals);
+    const [direct] = await ledger<{ cost: string }>(`SELECT sum(cost_usd)::text AS cost FROM cost_ledger`);
+    expect(a.totals.costUsd).toBe(direct.cost);
+    const csv = await runCli(['spend', '--group-by', 'tenant,model,alias', '--format', 'csv'], { ...env, CLICKHOUSE_URL: ch.url });
+    expect(csv.stderr).toMatch(/by month, from clickhouse\n$/);
+    expect(csvObjects(csv.stdout).reduce((sum, r) => sum.plus(r.cost_usd), new Decimal(0)).toFixed(12)).toBe(direct.cost);
+  }, 60_000);
 
   test('every dimension and every filter gives the same answer from both sources', async () => {
     const base = `from=${range.day.from}&to=${range.day.to}&granularity=day`;
