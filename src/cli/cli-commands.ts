@@ -189,6 +189,16 @@ export const CLI_COMMANDS = {
     ],
     description: 'spend by period and group from the ledger (or ClickHouse), exact to 12 decimals; says the range it covers',
   },
+  'prices import': {
+    arguments: 'FILE',
+    flags: [
+      { name: 'dry-run', meaning: 'print per deployment the current price → the new one, "unchanged" or "no entry in the map", and append nothing' },
+      { name: 'effective-from', value: 'ISO', meaning: 'when the imported prices start (default: now)' },
+      { name: 'verbose', meaning: "also list the map's entries that match no deployment (otherwise counted)" },
+      JSON_OUTPUT,
+    ],
+    description: "schedule prices from a LiteLLM model price map (model_prices_and_context_window.json) for the deployments it matches by model and provider type; never removes a price",
+  },
   'admin-token reset': {
     flags: [],
     description: 'with every server stopped: revoke the stored admin tokens, issue a new one and print it once (recovers a token that was never shown)',

@@ -150,6 +150,15 @@ export async function runCli(argv: string[]): Promise<number> {
         if (typeof options === 'string') return usage(options);
         return await spend.spendCommand(options);
       }
+      case 'prices': {
+        if (sub === 'import') {
+          const prices = await import('./commands/prices.js');
+          const options = prices.pricesImportOptions(rest);
+          if (typeof options === 'string') return usage(options);
+          return await prices.pricesImport(options);
+        }
+        return usage('prices import FILE [--dry-run] [--effective-from ISO]');
+      }
       case 'admin-token':
         if (sub === 'reset' && rest.length === 0) return await (await import('./commands/admin-token.js')).adminTokenReset();
         return usage('admin-token reset');

@@ -288,6 +288,26 @@ describe('the CLI while a server runs on the embedded store', () => {
     expect(none.stderr).toContain('no provider of type openai is configured');
   }, 60_000);
 
+  test('prices import through the server: its admin API plans and schedules, as the local operator', async () => {
+    // The demo deployment's model in a LiteLLM-style map: the same price first, then a dearer output from tomorrow.
+    const entry = { input_cost_per_token: 5e-7, output_cost_per_token: 1.5e-6, cache_read_input_token_cost: 2.5e-7, litellm_provider: 'openai', mode: 'chat' };
+    const map = join(dir, 'prices.json');
+    writeFileSync(map, JSON.stringify({ sample_spec: { input_cost_per_token: 0 }, 'mock-small': entry, 'other-model': entry }));
+    const same = await cliHere(['prices', 'import', map]);
+    expect(same.code).toBe(0);
+    expect(same.stdout).toContain('demo-mock-small (mock-small on demo-mock, mock): unchanged (entry "mock-small")');
+    expect(same.stdout).toContain('The map: 1 priced entry matches no deployment (--verbose lists them)');
+    writeFileSync(map, JSON.stringify({ 'mock-small': { ...entry, output_cost_per_token: 2e-6 } }));
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString();
+    const dry = await cliHere(['prices', 'import', map, '--dry-run', '--effective-from', tomorrow]);
+    expect(dry.stdout).toContain('demo-mock-small (mock-small on demo-mock, mock): input 0.50, output 1.50, cached input 0.25 → input 0.5, output 2, cached input 0.25 (entry "mock-small")\n');
+    const real = await cliHere(['prices', 'import', map, '--effective-from', tomorrow]);
+    expect(real.code).toBe(0);
+    expect(real.stdout).toContain('→ input 0.5, output 2, cached input 0.25 (entry "mock-small"), price version 2\n');
+    const events = lines((await cliHere(['events', 'read', 'price-demo-mock-small'])).stdout).map((line) => JSON.parse(line));
+    expect(events.at(-1)).toMatchObject({ type: 'PriceScheduled', data: { effectiveFrom: tomorrow, outputPer1M: '2' }, metadata: { actor: 'admin:local-operator' } });
+  }, 60_000);
+
   /**
    * The CLI in this process, for the commands that only talk to the server: the same code as a spawned
    * `switchyard` (spawning is what the tests above prove), without seconds of start-up per command. It
