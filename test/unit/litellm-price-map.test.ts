@@ -18,7 +18,7 @@ function refusal(map: unknown): PriceMapError {
 }
 
 describe('reading a LiteLLM price map', () => {
-  test('malformed maps are refused naming the entry and the field: negative, non-numeric, NaN, over-precise, not an object', () => {
+  test('malformed maps are refused naming the entry and the field: negative, non-numeric, NaN, not an object', () => {
     const cases: Array<[unknown, string | null, string | null, RegExp]> = [
       [{ 'gpt-x': { input_cost_per_token: '-1e-06', output_cost_per_token: 1 } }, 'gpt-x', 'input_cost_per_token', /^Entry "gpt-x" field input_cost_per_token: -1e-06 is negative\.$/],
       [{ 'gpt-x': { input_cost_per_token: 1, output_cost_per_token: 'abc' } }, 'gpt-x', 'output_cost_per_token', /"abc" is not a number/],
@@ -26,7 +26,6 @@ describe('reading a LiteLLM price map', () => {
       [{ 'gpt-x': { input_cost_per_token: Number.NaN, output_cost_per_token: 1 } }, 'gpt-x', 'input_cost_per_token', /is not a number/],
       [{ 'gpt-x': { input_cost_per_token: 'Infinity', output_cost_per_token: 1 } }, 'gpt-x', 'input_cost_per_token', /is not a number/],
       [{ 'gpt-x': { input_cost_per_token: true, output_cost_per_token: 1 } }, 'gpt-x', 'input_cost_per_token', /true is not a number/],
-      [{ 'gpt-x': { input_cost_per_token: '1e-16', output_cost_per_token: 1 } }, 'gpt-x', 'input_cost_per_token', /more than 9 decimal places/],
       [{ 'gpt-x': { input_cost_per_token: 1, output_cost_per_token: 1, cache_read_input_token_cost: '-0.5' } }, 'gpt-x', 'cache_read_input_token_cost', /is negative/],
       [{ 'gpt-x': { input_cost_per_token: 1, output_cost_per_token: 1, litellm_provider: 7 } }, 'gpt-x', 'litellm_provider', /7 is not a string/],
       [{ 'gpt-x': 'cheap' }, 'gpt-x', null, /^Entry "gpt-x" is not an object\.$/],
@@ -54,6 +53,7 @@ describe('reading a LiteLLM price map', () => {
     expect(perMillion('m', 'f', '-0')).toBe('0');
     expect(perMillion('m', 'f', 2.5e-6)).toBe('2.5'); // a JSON number from an API client: its shortest text
     expect(perMillion('m', 'f', '0.000000000000001')).toBe('0.000000001');
+    expect(perMillion('m', 'f', '1.23456789012345678901234567e-6')).toBe('1.23456789012345678901234567'); // no rounding, whatever the length
   });
 
   test('numbers keep their source text through the file reader; strings with digits are left alone', () => {
@@ -112,6 +112,23 @@ describe('matching deployments to the map', () => {
     // Another provider's entry for the same model name never prices a deployment.
     expect(of('j-anthropic-4o')).toMatchObject({ outcome: 'no-entry' });
     expect(of('i-retired')).toBeUndefined();
+  });
+
+  test('an amount the price table cannot hold exactly is refused where it would price a deployment, and only there', () => {
+    const map = fixture();
+    map['gpt-4o-mini'] = { ...map['gpt-4o-mini'], cache_read_input_token_cost: '7.5000000001e-08' };
+    map['o1-mini'] = { ...map['o1-mini'], input_cost_per_token: '1e-16' }; // deployed nowhere: not in the way
+    let refused: unknown;
+    try {
+      planPriceImport(readPriceMap(map), { providers, deployments, prices }, new Date('2026-01-01T00:00:00Z'));
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toBeInstanceOf(PriceMapError);
+    expect(refused).toMatchObject({ entry: 'gpt-4o-mini', field: 'cache_read_input_token_cost' });
+    expect((refused as Error).message).toBe('Entry "gpt-4o-mini" field cache_read_input_token_cost: 0.075000000001 per million tokens has more than 9 decimal places; the gateway keeps prices exact, never rounded.');
+    delete map['gpt-4o-mini'];
+    expect(planPriceImport(readPriceMap(map), { providers, deployments, prices }, new Date('2026-01-01T00:00:00Z')).deployments.length).toBeGreaterThan(0);
   });
 
   test('entries that match no deployment are counted', () => {

@@ -52,7 +52,7 @@ const SAMPLE_SPEC = 'sample_spec';
  * USD, `litellm_provider`, `mode`, token limits, capabilities). Costs may be JSON numbers or decimal strings;
  * callers that read the file themselves pass each number as its source text (see `exactJson`), so that no
  * cost goes through a binary float. Every cost field of every entry is checked before anything is used:
- * one negative, non-numeric or over-precise cost refuses the whole map.
+ * one negative or non-numeric cost refuses the whole map.
  */
 export function readPriceMap(map: unknown): PriceMap {
   if (typeof map !== 'object' || map === null || Array.isArray(map)) {
@@ -88,11 +88,21 @@ export function perMillion(entry: string, field: string, value: unknown): string
   if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text)) throw new PriceMapError(entry, field, `${where}: ${JSON.stringify(value)} is not a number.`);
   const cost = new Exact(text);
   if (cost.isNegative() && !cost.isZero()) throw new PriceMapError(entry, field, `${where}: ${text} is negative.`);
-  const million = cost.abs().times(1_000_000);
-  if (million.decimalPlaces() > MAX_PLACES) {
-    throw new PriceMapError(entry, field, `${where}: ${text} USD per token is ${million.toFixed()} per million tokens, more than ${MAX_PLACES} decimal places.`);
+  return cost.abs().times(1_000_000).toFixed();
+}
+
+/**
+ * Refuses an entry that is to price a deployment with an amount the price table cannot hold exactly
+ * (more than 9 decimal places per million tokens): money is never rounded. Only entries in use are
+ * checked, so an odd entry for a model nobody deploys does not block an import.
+ */
+export function assertExactPrices(entry: PriceMapEntry): void {
+  for (const [field, target] of Object.entries(PRICE_MAP_FIELDS)) {
+    const amount = entry.prices[target];
+    if (amount !== undefined && new Exact(amount).decimalPlaces() > MAX_PLACES) {
+      throw new PriceMapError(entry.key, field, `Entry "${entry.key}" field ${field}: ${amount} per million tokens has more than ${MAX_PLACES} decimal places; the gateway keeps prices exact, never rounded.`);
+    }
   }
-  return million.toFixed();
 }
 
 function optionalText(entry: string, field: string, value: unknown): string | null {

@@ -1,6 +1,6 @@
 import { Decimal } from 'decimal.js';
 import { type DeploymentState, type PriceState, type PriceTable, type ProviderState, type ProviderType, priceAt } from '../../../events/index.js';
-import type { PriceMap, PriceMapEntry } from './litellm-price-map.js';
+import { assertExactPrices, type PriceMap, type PriceMapEntry } from './litellm-price-map.js';
 
 /**
  * The `litellm_provider` values whose entries price a provider type, best first. `openai-compatible` (any
@@ -73,6 +73,7 @@ export function planPriceImport(map: PriceMap, catalog: CatalogPrices, effective
       deployments.push({ ...described, outcome: 'ambiguous', entries: candidates.map((c) => c.key), current });
     } else {
       const entry = candidates[0];
+      assertExactPrices(entry);
       const proposed = tableOf(entry, current);
       deployments.push(current && sameTable(current, proposed)
         ? { ...described, outcome: 'unchanged', entry: entry.key, current }
