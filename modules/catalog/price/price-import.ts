@@ -1,4 +1,3 @@
-import type { PriceTable } from '../../../events/index.js';
 import { DomainError } from '../../../src/kernel/index.js';
 import { readPriceMap } from './litellm-price-map.js';
 import { type CatalogPrices, type DeploymentPriceImport, planPriceImport } from './price-import-plan.js';
@@ -70,14 +69,4 @@ export async function importPrices(map: unknown, catalog: CatalogPrices, options
     },
     ...(options.verbose ? { unmatchedEntries: plan.unmatchedEntries } : {}),
   };
-}
-
-/** `input 0.15, output 0.6, cached input 0.075`: a price table in the units the admin API uses (USD per 1M tokens). */
-export function priceText(table: PriceTable | null): string {
-  if (!table) return 'no price';
-  const parts = [`input ${table.inputPer1M}`, `output ${table.outputPer1M}`];
-  if (table.cachedInputPer1M !== null) parts.push(`cached input ${table.cachedInputPer1M}`);
-  if (table.cacheWritePer1M !== null) parts.push(`cache write ${table.cacheWritePer1M}`);
-  if (table.reasoningPer1M !== null) parts.push(`reasoning ${table.reasoningPer1M}`);
-  return parts.join(', ');
 }

@@ -5,7 +5,8 @@ import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import { PriceCommand } from '../../../modules/catalog/catalog.commands.js';
 import { PriceMapError, PRICE_MAP_FIELDS } from '../../../modules/catalog/price/litellm-price-map.js';
-import { type ImportedDeployment, importPrices, type PriceImportReport, priceText } from '../../../modules/catalog/price/price-import.js';
+import type { PriceTable } from '../../../events/index.js';
+import { type ImportedDeployment, importPrices, type PriceImportReport } from '../../../modules/catalog/price/price-import.js';
 import { readEnvironment } from '../../config/environment.js';
 import { openPlatform } from '../../platform.js';
 import { installPublicationGuard } from '../../publication-guard.js';
@@ -122,6 +123,16 @@ function changeText(d: ImportedDeployment, dryRun: boolean): string {
     case 'ambiguous':
       return `ambiguous: ${d.entries.map((e) => `"${e}"`).join(', ')} price it differently; keeps ${priceText(d.current)}`;
   }
+}
+
+/** `input 0.15, output 0.6, cached input 0.075`: a price table in the units the admin API uses (USD per 1M tokens). */
+function priceText(table: PriceTable | null): string {
+  if (!table) return 'no price';
+  const parts = [`input ${table.inputPer1M}`, `output ${table.outputPer1M}`];
+  if (table.cachedInputPer1M !== null) parts.push(`cached input ${table.cachedInputPer1M}`);
+  if (table.cacheWritePer1M !== null) parts.push(`cache write ${table.cacheWritePer1M}`);
+  if (table.reasoningPer1M !== null) parts.push(`reasoning ${table.reasoningPer1M}`);
+  return parts.join(', ');
 }
 
 function safeUser(): string {
