@@ -46,28 +46,30 @@ export class ClickHouseSpendSource implements SpendSource {
     const spendTable = this.clickhouse.table(hourly ? 'spend_hourly' : 'spend_daily');
     const savingsTable = this.clickhouse.table(hourly ? 'cache_savings_hourly' : 'cache_savings_daily');
     const bucket = hourly ? 'hour' : 'day';
+    // Weeks and months are sums of daily buckets; `toMonday` starts ISO weeks as PostgreSQL's date_trunc does.
+    const periodOf = { hour: 'hour', day: 'day', week: 'toMonday(day)', month: 'toStartOfMonth(day)' }[query.granularity];
     const bound = (at: Date) => (hourly ? `toDateTime(${quoteString(dateTime(at))}, 'UTC')` : `toDate(${quoteString(at.toISOString().slice(0, 10))})`);
     let where = `${bucket} >= ${bound(query.from)} AND ${bucket} < ${bound(query.to)}`;
     for (const [dimension, value] of Object.entries(query.filters)) {
       where += ` AND ${SPEND_DIMENSIONS[dimension as keyof typeof SPEND_DIMENSIONS]} = ${quoteString(value!)}`;
     }
     const columns = query.groupBy.map((dimension) => SPEND_DIMENSIONS[dimension]);
-    const grouped = `SELECT toString(${bucket}) AS m_period${columns.map((c) => `, ${c}`).join('')}`;
+    const grouped = `SELECT toString(${periodOf}) AS m_period${columns.map((c) => `, ${c}`).join('')}`;
     // Group keys are strings and the bucket; never a Decimal column (ClickHouse 18.16 crashes on that).
     // Groups of unbilled attempts only have no ledger rows either.
     const [spent, saved, [spentTotals], [savedTotals]] = await Promise.all([
       this.clickhouse.rows<MetricRow & Record<string, string>>(
-        `${grouped}, ${METRICS} FROM ${spendTable} WHERE ${where} GROUP BY ${[bucket, ...columns].join(', ')} HAVING sum(billable_attempts) > 0`,
+        `${grouped}, ${METRICS} FROM ${spendTable} WHERE ${where} GROUP BY ${[periodOf, ...columns].join(', ')} HAVING sum(billable_attempts) > 0`,
       ),
       this.clickhouse.rows<SavingRow & Record<string, string>>(
-        `${grouped}, ${SAVINGS} FROM ${savingsTable} WHERE ${where} GROUP BY ${[bucket, ...columns].join(', ')}`,
+        `${grouped}, ${SAVINGS} FROM ${savingsTable} WHERE ${where} GROUP BY ${[periodOf, ...columns].join(', ')}`,
       ),
       this.clickhouse.rows<MetricRow>(`SELECT ${METRICS} FROM ${spendTable} WHERE ${where}`),
       this.clickhouse.rows<SavingRow>(`SELECT ${SAVINGS} FROM ${savingsTable} WHERE ${where}`),
     ]);
     const rows = new Map<string, SpendRow>();
     const rowOf = (row: Record<string, string>): SpendRow => {
-      const period = hourly ? `${row.m_period.slice(0, 10)}T${row.m_period.slice(11, 13)}:00:00Z` : row.m_period;
+      const period = hourly ? `${row.m_period.slice(0, 10)}T${row.m_period.slice(11, 13)}:00:00Z` : query.granularity === 'month' ? row.m_period.slice(0, 7) : row.m_period;
       const group = Object.fromEntries(query.groupBy.map((dimension) => [dimension, row[SPEND_DIMENSIONS[dimension]]]));
       const key = JSON.stringify([period, ...query.groupBy.map((dimension) => group[dimension])]);
       let entry = rows.get(key);

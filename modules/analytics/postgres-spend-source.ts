@@ -1,6 +1,6 @@
 import { Decimal } from 'decimal.js';
 import type { SqlExecutor } from '../../src/kernel/index.js';
-import { SPEND_DIMENSIONS, type SpendMetrics, type SpendQuery, type SpendResult, type SpendSource, sortRows } from './spend-query.js';
+import { type Granularity, SPEND_DIMENSIONS, type SpendMetrics, type SpendQuery, type SpendResult, type SpendSource, sortRows } from './spend-query.js';
 
 interface MetricRow {
   requests: string;
@@ -23,6 +23,9 @@ const METRICS = `count(DISTINCT request_id) FILTER (WHERE outcome <> 'cache_hit'
   sum(reasoning_tokens)::text AS reasoning_tokens, sum(cost_usd)::text AS cost_usd,
   count(*) FILTER (WHERE outcome = 'cache_hit')::text AS cache_hits, sum(saved_usd)::text AS saved_usd`;
 
+/** Period labels; `date_trunc('week', …)` starts ISO weeks on Monday, as ClickHouse's `toMonday` does. */
+const PERIOD_FORMAT: Record<Granularity, string> = { hour: 'YYYY-MM-DD"T"HH24:00:00"Z"', day: 'YYYY-MM-DD', week: 'YYYY-MM-DD', month: 'YYYY-MM' };
+
 /** Spend from the `cost_ledger` table (no ClickHouse, or ClickHouse catching up). */
 export class PostgresSpendSource implements SpendSource {
   readonly name = 'postgres' as const;
@@ -36,9 +39,7 @@ export class PostgresSpendSource implements SpendSource {
       params.push(value);
       where += ` AND ${SPEND_DIMENSIONS[dimension as keyof typeof SPEND_DIMENSIONS]} = $${params.length}`;
     }
-    const period = query.granularity === 'hour'
-      ? `to_char(date_trunc('hour', recorded_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD"T"HH24:00:00"Z"')`
-      : `to_char(date_trunc('day', recorded_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD')`;
+    const period = `to_char(date_trunc('${query.granularity}', recorded_at AT TIME ZONE 'UTC'), '${PERIOD_FORMAT[query.granularity]}')`;
     const columns = query.groupBy.map((dimension) => SPEND_DIMENSIONS[dimension]);
     const rows = await this.database.query<MetricRow & Record<string, string>>(
       `SELECT ${period} AS period${columns.map((c) => `, ${c}`).join('')}, ${METRICS}

@@ -1,21 +1,24 @@
 import { IsIn, IsISO8601, IsOptional, Matches } from 'class-validator';
-import { SPEND_DIMENSION_NAMES } from './spend-query.js';
+import { GRANULARITIES, type Granularity, SPEND_DIMENSION_NAMES } from './spend-query.js';
 
 const VALUE = /^[^\u0000-\u001f\u007f]{1,200}$/;
 const GROUP_BY = new RegExp(`^(${SPEND_DIMENSION_NAMES.join('|')})(,(${SPEND_DIMENSION_NAMES.join('|')}))*$`);
 
 /** `GET /admin/v1/analytics/spend?from&to&groupBy&granularity&format&source` plus one filter per dimension. */
 export class SpendQueryDto {
-  /** Inclusive start, on an hour (granularity=hour) or UTC midnight (day) boundary. */
-  @IsISO8601({ strict: true })
-  from!: string;
+  /**
+   * Inclusive start, on a boundary of the granularity (UTC): a whole hour, midnight, a Monday's midnight, a
+   * month's first midnight. With `to`, absent = the current calendar month so far.
+   */
+  @IsOptional() @IsISO8601({ strict: true })
+  from?: string;
 
   /** Exclusive end, on a boundary likewise. */
-  @IsISO8601({ strict: true })
-  to!: string;
+  @IsOptional() @IsISO8601({ strict: true })
+  to?: string;
 
-  @IsOptional() @IsIn(['hour', 'day'])
-  granularity?: 'hour' | 'day';
+  @IsOptional() @IsIn(GRANULARITIES)
+  granularity?: Granularity;
 
   /** Comma-separated: tenant, key, alias, deployment, provider, model. */
   @IsOptional() @Matches(GROUP_BY, { message: `groupBy must be a comma-separated list of ${SPEND_DIMENSION_NAMES.join(', ')}` })

@@ -11,7 +11,9 @@ export const SPEND_DIMENSIONS = {
 export type SpendDimension = keyof typeof SPEND_DIMENSIONS;
 export const SPEND_DIMENSION_NAMES = Object.keys(SPEND_DIMENSIONS) as SpendDimension[];
 
-export type Granularity = 'hour' | 'day';
+/** Hours and days are rollup buckets; weeks (ISO, from Monday 00:00 UTC) and calendar months (UTC) are sums of days. */
+export const GRANULARITIES = ['hour', 'day', 'week', 'month'] as const;
+export type Granularity = (typeof GRANULARITIES)[number];
 
 export interface SpendQuery {
   /** Inclusive, on a bucket boundary (UTC). */
@@ -47,7 +49,7 @@ export interface SpendMetrics {
 export type SpendGroup = Partial<Record<SpendDimension, string>>;
 
 export interface SpendRow extends SpendMetrics {
-  /** `YYYY-MM-DDTHH:00:00Z` for hours, `YYYY-MM-DD` for days (UTC). */
+  /** `YYYY-MM-DDTHH:00:00Z` for hours, `YYYY-MM-DD` for days and for weeks (their Monday), `YYYY-MM` for months (UTC). */
   period: string;
   group: SpendGroup;
 }

@@ -179,14 +179,25 @@ export const CLI_COMMANDS = {
   },
   spend: {
     flags: [
-      { name: 'tenant', value: 'T', group: 'whose', meaning: "a tenant's spend" },
-      { name: 'key', value: 'K', group: 'whose', meaning: "a key's spend" },
-      { name: 'period', value: 'day|month', default: 'month', meaning: 'the period of each line' },
-      { name: 'from', value: 'ISO', meaning: 'the first period (default: twelve months back)' },
-      { name: 'to', value: 'ISO', meaning: 'the last period' },
+      { name: 'tenant', value: 'T', meaning: "only this tenant's spend" },
+      { name: 'key', value: 'K', meaning: "only this key's spend" },
+      { name: 'group-by', value: 'DIMS', meaning: 'comma-separated: tenant, model, alias (also key, deployment, provider); default: one line per period' },
+      { name: 'granularity', value: 'day|week|month', default: 'month', meaning: 'the period of each line: a UTC day, an ISO week (from Monday), a calendar month (replaces --period)' },
+      { name: 'from', value: 'ISO', meaning: 'the first period, on its boundary (with --to; default: the current month so far)' },
+      { name: 'to', value: 'ISO', meaning: 'the end of the last period, exclusive, on a boundary' },
+      { name: 'format', value: 'table|csv|json', default: 'table', meaning: 'aligned columns with a total row, RFC 4180 CSV with a header, or the analytics API\'s JSON document (replaces --json)' },
+    ],
+    description: 'spend by period and group from the ledger (or ClickHouse), exact to 12 decimals; says the range it covers',
+  },
+  'prices import': {
+    arguments: 'FILE',
+    flags: [
+      { name: 'dry-run', meaning: 'print per deployment the current price → the new one, "unchanged" or "no entry in the map", and append nothing' },
+      { name: 'effective-from', value: 'ISO', meaning: 'when the imported prices start (default: now)' },
+      { name: 'verbose', meaning: "also list the map's entries that match no deployment (otherwise counted)" },
       JSON_OUTPUT,
     ],
-    description: 'spend by period (default: the last twelve months)',
+    description: "schedule prices from a LiteLLM model price map (model_prices_and_context_window.json) for the deployments it matches by model and provider type; never removes a price",
   },
   'admin-token reset': {
     flags: [],

@@ -153,15 +153,19 @@ export async function runCli(argv: string[]): Promise<number> {
         return usage('keys issue --tenant T | keys revoke ID | keys rotate ID [--overlap SECONDS]');
       }
       case 'spend': {
-        const { values } = parseArgs({ args: argv.slice(1), options: parserOptions('spend') });
-        if (!values.tenant === !values.key) return usage('spend needs --tenant T or --key K');
-        if (values.period !== 'day' && values.period !== 'month') return usage('--period must be day or month');
-        const date = (value: string | undefined) => (value === undefined ? null : new Date(value));
-        const [from, to] = [date(values.from), date(values.to)];
-        if ((from && Number.isNaN(from.getTime())) || (to && Number.isNaN(to.getTime()))) return usage('--from and --to must be ISO-8601 timestamps');
-        return await (await import('./commands/spend.js')).spendCommand({
-          kind: values.tenant ? 'tenant' : 'key', id: (values.tenant ?? values.key)!, period: values.period, from, to, json: values.json ?? false,
-        });
+        const spend = await import('./commands/spend.js');
+        const options = spend.spendOptions(argv.slice(1));
+        if (typeof options === 'string') return usage(options);
+        return await spend.spendCommand(options);
+      }
+      case 'prices': {
+        if (sub === 'import') {
+          const prices = await import('./commands/prices.js');
+          const options = prices.pricesImportOptions(rest);
+          if (typeof options === 'string') return usage(options);
+          return await prices.pricesImport(options);
+        }
+        return usage('prices import FILE [--dry-run] [--effective-from ISO]');
       }
       case 'admin-token':
         if (sub === 'reset' && rest.length === 0) return await (await import('./commands/admin-token.js')).adminTokenReset();

@@ -70,6 +70,46 @@ describe('GET /admin/v1/analytics/spend without ClickHouse: the PostgreSQL ledge
     expect((await admin.get(`/analytics/spend?from=${day.from}&to=${day.to}&groupBy=tenant,model&format=csv`)).text).toBe(byHeader.text);
   });
 
+  test('without from and to: the current calendar month so far (UTC), and the answer says so', async () => {
+    const now = new Date();
+    const monthStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)).toISOString();
+    const nextMidnight = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1)).toISOString();
+    const answer = await admin.get('/analytics/spend?granularity=month&groupBy=deployment');
+    expect(answer.status).toBe(200);
+    expect(answer.json).toMatchObject({ from: monthStart, to: nextMidnight, range: 'current-month', granularity: 'month' });
+    expect(answer.headers.get('x-switchyard-analytics-range')).toBe(`${monthStart}/${nextMidnight}; current-month`);
+    expect(answer.json.rows.map((r: any) => [r.period, r.deployment])).toEqual([[monthStart.slice(0, 7), 'backup'], [monthStart.slice(0, 7), 'primary']]);
+    const [ledger] = await gw.gateway.platform.database.query<{ cost: string; attempts: number }>(
+      `SELECT sum(cost_usd)::text AS cost, count(*)::int AS attempts FROM cost_ledger WHERE recorded_at >= $1`, [monthStart]);
+    expect(answer.json.totals).toMatchObject({ costUsd: ledger.cost, attempts: ledger.attempts, requests: 6 });
+    // By week: ISO weeks labelled by their Monday; the first one is counted from the 1st of the month.
+    const weekly = await admin.get('/analytics/spend?granularity=week');
+    expect(weekly.json).toMatchObject({ from: monthStart, range: 'current-month', granularity: 'week' });
+    expect(weekly.json.totals).toEqual(answer.json.totals);
+    const monday = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - ((now.getUTCDay() + 6) % 7)));
+    expect(weekly.json.rows.map((r: any) => r.period)).toEqual([monday.toISOString().slice(0, 10)]);
+    // An explicit range says so too; CSV carries the range in its header, not in the body.
+    const explicit = await admin.get(`/analytics/spend?from=${day.from}&to=${day.to}`);
+    expect(explicit.json.range).toBe('requested');
+    const csv = await admin.get('/analytics/spend?granularity=week&format=csv');
+    expect(csv.headers.get('x-switchyard-analytics-range')).toMatch(/; current-month$/);
+    expect(csv.text.split('\r\n')[0]).toMatch(/^period,requests,/);
+  });
+
+  test('week and month over aligned ranges hold the same money as days', async () => {
+    const at = new Date(day.from);
+    const monday = new Date(at.getTime() - ((at.getUTCDay() + 6) % 7) * 86_400_000);
+    const weeks = { from: monday.toISOString(), to: new Date(monday.getTime() + 14 * 86_400_000).toISOString() };
+    const months = { from: new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), 1)).toISOString(), to: new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 2, 1)).toISOString() };
+    const daily = await admin.get(`/analytics/spend?from=${day.from}&to=${day.to}&groupBy=deployment`);
+    for (const [granularity, range] of [['week', weeks], ['month', months]] as const) {
+      const answer = await admin.get(`/analytics/spend?from=${range.from}&to=${range.to}&granularity=${granularity}&groupBy=deployment`);
+      expect([granularity, answer.status]).toEqual([granularity, 200]);
+      expect(answer.json.totals).toEqual(daily.json.totals);
+      expect(answer.json.rows[0].period).toBe(granularity === 'week' ? monday.toISOString().slice(0, 10) : months.from.slice(0, 7));
+    }
+  });
+
   test('source=clickhouse without CLICKHOUSE_URL is a clear 400', async () => {
     const response = await admin.get(`/analytics/spend?from=${day.from}&to=${day.to}&source=clickhouse`);
     expect(response.status).toBe(400);
@@ -78,7 +118,14 @@ describe('GET /admin/v1/analytics/spend without ClickHouse: the PostgreSQL ledge
 
   test('bad queries get 400 in the admin envelope and say what to fix', async () => {
     const cases: Array<[string, string, RegExp?]> = [
-      [`to=${day.to}`, 'validation_failed', /from/],
+      [`to=${day.to}`, 'invalid_range', /from is missing/],
+      [`from=${day.from}`, 'invalid_range', /to is missing/],
+      [`from=2025-03-04T00:00:00Z&to=2025-03-10T00:00:00Z&granularity=week`, 'unaligned_range', /^from must be on a Monday's midnight \(UTC\) for granularity=week\.$/],
+      [`from=2025-03-03T00:00:00Z&to=2025-03-11T00:00:00Z&granularity=week`, 'unaligned_range', /^to must be on a Monday's midnight/],
+      [`from=2025-03-02T00:00:00Z&to=2025-04-01T00:00:00Z&granularity=month`, 'unaligned_range', /^from must be on the first day of a month at midnight \(UTC\) for granularity=month\.$/],
+      [`from=2025-03-01T00:00:00Z&to=2025-04-01T01:00:00Z&granularity=month`, 'unaligned_range', /^to must be on the first day/],
+      [`from=2025-03-01T00:00:00Z&to=2025-03-01T00:00:00Z&granularity=month`, 'invalid_range'],
+      [`granularity=year`, 'validation_failed', /granularity/],
       [`from=${day.from}&to=${day.to}&granularity=minute`, 'validation_failed', /granularity/],
       [`from=${day.from}&to=${day.to}&groupBy=tenant,planet`, 'validation_failed', /groupBy/],
       [`from=${day.from}&to=${day.to}&currency=eur`, 'validation_failed', /currency: unknown parameter/],
@@ -92,7 +139,11 @@ describe('GET /admin/v1/analytics/spend without ClickHouse: the PostgreSQL ledge
       const response = await admin.get(`/analytics/spend?${query}`);
       expect([query, response.status, response.json?.error?.code]).toEqual([query, 400, code]);
       if (message) expect(response.json.error.message).toMatch(message);
+      // Range problems name the parameter to fix, as validation problems do.
+      if (code === 'unaligned_range' || code === 'invalid_range') expect(response.json.error.fields).toEqual([{ path: expect.stringMatching(/^(from|to)$/), message: response.json.error.message }]);
     }
+    const unaligned = await admin.get('/analytics/spend?from=2025-03-04T00:00:00Z&to=2025-03-10T00:00:00Z&granularity=week');
+    expect(unaligned.json.error.fields[0].path).toBe('from');
     expect((await admin.withToken(null).get(`/analytics/spend?from=${day.from}&to=${day.to}`)).status).toBe(401);
   });
 });

@@ -382,6 +382,7 @@ const cases: RouteCase[] = [
       ['POST /admin/v1/deployments/{id}/enable', 'platform', { method: 'POST', path: '/admin/v1/deployments/spare/enable' }, 200],
       ['GET /admin/v1/deployments/{id}/prices', 'platform', get('/admin/v1/deployments/spare/prices'), 200],
       ['POST /admin/v1/deployments/{id}/prices', 'platform', { method: 'POST', path: '/admin/v1/deployments/spare/prices', body: { inputPer1M: '1.00', outputPer1M: '2.00' } }, 201],
+      ['POST /admin/v1/prices/import', 'platform', { method: 'POST', path: '/admin/v1/prices/import', body: { map: { 'model-spare': { input_cost_per_token: 1e-6, output_cost_per_token: 2e-6 } }, dryRun: true } }, 200],
       ['POST /admin/v1/deployments/{id}/retire', 'platform', { method: 'POST', path: '/admin/v1/deployments/spare/retire' }, 200],
       ['GET /admin/v1/aliases', 'platform', get('/admin/v1/aliases'), 200],
       ['PUT /admin/v1/aliases/{name}', 'platform', { method: 'PUT', path: '/admin/v1/aliases/spare-alias', body: { routes: [{ deployment: 'primary' }] } }, 201],

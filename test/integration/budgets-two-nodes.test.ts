@@ -6,6 +6,7 @@ import { type TestGateway, postJson, startTestGateway } from '../support/gateway
 import { waitUntil } from '../support/resilience.js';
 import { AdminClient } from '../support/admin-client.js';
 import { runCli } from '../support/cli-process.js';
+import { csvObjects } from '../support/csv.js';
 import { generateApiKey } from '../../modules/access/api-key/key-format.js';
 import { createScratchDatabase, requireService } from '../support/services.js';
 import { listenOn, testPort } from '../support/port-range.js';
@@ -171,12 +172,20 @@ apiKeys:
     expect((await admin.get(`/keys/nobody/spend`)).status).toBe(404);
     expect((await admin.get(`/tenants/${tenant}/spend?period=week`)).status).toBe(400);
 
-    const cli = await runCli(['spend', '--tenant', tenant, '--json'], { ...process.env, DATABASE_URL: scratch.url, SWITCHYARD_DATA_DIR: ':memory:', LOG_LEVEL: 'error' });
+    // The CLI on DATABASE_URL: the ledger's money per tenant and model, as CSV that parses back to the same total.
+    const cli = await runCli(['spend', '--tenant', tenant, '--group-by', 'tenant,model,alias', '--format', 'csv'],
+      { ...process.env, DATABASE_URL: scratch.url, SWITCHYARD_DATA_DIR: ':memory:', CLICKHOUSE_URL: '', LOG_LEVEL: 'error' });
     expect(cli.code).toBe(0);
-    expect(new Decimal(JSON.parse(cli.stdout).data[0].spentUsd).eq(total)).toBe(true);
+    const records = csvObjects(cli.stdout);
+    expect(records.length).toBeGreaterThan(0);
+    expect(records.every((r) => r.tenant === tenant && r.period === month.slice(0, 7))).toBe(true);
+    expect(records.reduce((sum, r) => sum.plus(r.cost_usd), new Decimal(0)).eq(total)).toBe(true);
+    const perModel = await nodeA.gateway.platform.database.query<{ model: string; alias: string; cost: string }>(
+      'SELECT model, alias, sum(cost_usd)::text AS cost FROM cost_ledger WHERE tenant_id = $1 GROUP BY 1, 2 ORDER BY model COLLATE "C", alias COLLATE "C"', [tenant]);
+    expect(records.map((r) => [r.model, r.alias, r.cost_usd])).toEqual(perModel.map((r) => [r.model, r.alias, r.cost]));
     const refused = await runCli(['spend', '--period', 'day'], { ...process.env, DATABASE_URL: scratch.url, SWITCHYARD_DATA_DIR: ':memory:' });
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain('spend needs --tenant T or --key K');
+    expect(refused.stderr).toContain('--period was replaced by --granularity day|week|month (default month)');
   }, 60_000); // two CLI processes: slow to start on a loaded machine
 
   test('an alias with a budget downgrade serves what the budget refuses through its target; without one, 402', async () => {

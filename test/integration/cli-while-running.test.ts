@@ -6,6 +6,9 @@ import { MAIN, type ServerProcess, runCli, startServer } from '../support/cli-pr
 import { SPOOL_PORTS, freePortIn } from '../support/port-range.js';
 import { runCli as runCliInProcess } from '../../src/cli/run-cli.js';
 import { seedEmbeddedDataDir } from '../support/pglite-template.js';
+import { csvObjects } from '../support/csv.js';
+import { RunningServer } from '../../src/cli/running-server.js';
+import { Decimal } from 'decimal.js';
 
 /**
  * Issue 13 item 7: with `switchyard serve` running on the embedded default (PGlite, which one process
@@ -13,7 +16,7 @@ import { seedEmbeddedDataDir } from '../support/pglite-template.js';
  * real), events tail (also into `head`), projections status, keys issue. Output survives pipes.
  */
 /** What the in-process CLI reads from the environment: the test's data directory, no PostgreSQL, no token. */
-const OWN_ENV = ['SWITCHYARD_DATA_DIR', 'LOG_LEVEL', 'DATABASE_URL', 'ADMIN_TOKEN', 'SWITCHYARD_CONFIG'] as const;
+const OWN_ENV = ['SWITCHYARD_DATA_DIR', 'LOG_LEVEL', 'DATABASE_URL', 'ADMIN_TOKEN', 'SWITCHYARD_CONFIG', 'CLICKHOUSE_URL'] as const;
 
 describe('the CLI while a server runs on the embedded store', () => {
   let dir: string;
@@ -23,7 +26,8 @@ describe('the CLI while a server runs on the embedded store', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'switchyard-cli-running-'));
-    env = { ...process.env, SWITCHYARD_DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'warn', DATABASE_URL: '', ADMIN_TOKEN: '', SWITCHYARD_CONFIG: '' };
+    // No ClickHouse: CI's CLICKHOUSE_URL names a database other suites write too, and this one's spend is its own.
+    env = { ...process.env, SWITCHYARD_DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'warn', DATABASE_URL: '', ADMIN_TOKEN: '', SWITCHYARD_CONFIG: '', CLICKHOUSE_URL: '' };
     await seedEmbeddedDataDir(join(dir, 'data'));
     server = await startServer(env, await freePortIn(SPOOL_PORTS));
     demoKey = readFileSync(join(dir, 'data', 'secrets', 'demo-key'), 'utf8').trim();
@@ -153,14 +157,49 @@ describe('the CLI while a server runs on the embedded store', () => {
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('No request 01890000-0000-7000-8000-000000000000 is recorded.');
 
-    const spend = await cliHere(['spend', '--tenant', 'demo', '--period', 'day', '--json']);
-    expect(spend.code).toBe(0);
-    const rows = JSON.parse(spend.stdout).data as Array<{ periodStart: string; spentUsd: string }>;
-    expect(rows).toHaveLength(1);
-    expect(Number(rows[0].spentUsd)).toBeGreaterThan(0);
-    const nobody = await cliHere(['spend', '--tenant', 'nobody']);
-    expect(nobody.code).toBe(1);
-    expect(nobody.stderr).toContain('Tenant nobody does not exist.');
+    // Old flags are named with what replaced them, before anything runs.
+    const replaced = await cliHere(['spend', '--tenant', 'demo', '--period', 'day']);
+    expect(replaced.code).toBe(2);
+    expect(replaced.stderr).toContain('--period was replaced by --granularity day|week|month (default month)');
+    expect((await cliHere(['spend', '--json'])).stderr).toContain('--json was replaced by --format json');
+    const badGroup = await cliHere(['spend', '--group-by', 'tenant,planet']);
+    expect(badGroup.code).toBe(2);
+    expect(badGroup.stderr).toContain("--group-by: unknown 'planet' (known: tenant, key, alias, deployment, provider, model)");
+    const unaligned = await cliHere(['spend', '--granularity', 'month', '--from', '2026-03-02', '--to', '2026-04-01']);
+    expect(unaligned.code).toBe(2);
+    expect(unaligned.stderr).toContain('--from: from must be on the first day of a month at midnight (UTC) for granularity=month.');
+
+    const args = ['spend', '--tenant', 'demo', '--granularity', 'day', '--group-by', 'tenant,model'];
+    const json = await cliHere([...args, '--format', 'json']);
+    expect(json.code).toBe(0);
+    const document = JSON.parse(json.stdout);
+    expect(document).toMatchObject({ source: 'postgres', range: 'current-month', granularity: 'day', groupBy: ['tenant', 'model'], filters: { tenant: 'demo' } });
+    expect(document.rows.length).toBeGreaterThan(0);
+    expect(document.totals.costUsd).toMatch(/^\d+\.\d{12}$/);
+    // The server's own record of the tenant's spend (the ledger's, summed per month) is the same money.
+    const month = await new RunningServer(join(dir, 'data', 'run', 'switchyard.sock'), 0).get<{ data: Array<{ spentUsd: string }> }>('/admin/v1/tenants/demo/spend?period=month');
+    expect(new Decimal(document.totals.costUsd).eq(month.data.at(-1)!.spentUsd)).toBe(true);
+    // CSV parses (RFC 4180) and adds up to the same total; the range it covers is on stderr.
+    const csv = await cliHere([...args, '--format', 'csv']);
+    expect(csv.code).toBe(0);
+    const covered = `spend ${document.from} to ${document.to} (the current month so far), by day, from ${document.source}${document.fallback ? ` (${document.fallback})` : ''}`;
+    expect(csv.stderr).toBe(`${covered}\n`);
+    const records = csvObjects(csv.stdout);
+    expect(Object.keys(records[0])).toEqual(['period', 'tenant', 'model', 'requests', 'attempts', 'input_tokens', 'cached_input_tokens', 'cache_write_tokens', 'output_tokens', 'reasoning_tokens', 'cost_usd', 'cache_hits', 'saved_usd']);
+    expect(records.map((r) => [r.period, r.tenant, r.model, r.cost_usd])).toEqual(document.rows.map((r: any) => [r.period, r.tenant, r.model, r.costUsd]));
+    expect(records.reduce((sum, r) => sum.plus(r.cost_usd), new Decimal(0)).toFixed(12)).toBe(document.totals.costUsd);
+    // The table: the range first, aligned columns, and a total row with the same exact amount.
+    const table = await cliHere(args);
+    expect(table.code).toBe(0);
+    const tableLines = lines(table.stdout);
+    expect(tableLines[0]).toBe(`${covered}; tenant demo`);
+    expect(tableLines[1].split(/\s+/)).toEqual(['period', 'tenant', 'model', 'requests', 'attempts', 'input_tokens', 'output_tokens', 'cost_usd', 'cache_hits', 'saved_usd']);
+    expect(new Set(tableLines.slice(1).map((line) => line.length)).size).toBe(1);
+    expect(tableLines.at(-1)!.split(/\s+/)).toEqual(['total', ...['requests', 'attempts', 'inputTokens', 'outputTokens', 'costUsd', 'cacheHits', 'savedUsd'].map((m) => String(document.totals[m]))]);
+    expect(tableLines).toHaveLength(2 + document.rows.length + 1);
+    // A tenant with no traffic: zeros, not an error (the analytics API answers the same).
+    const nobody = JSON.parse((await cliHere(['spend', '--tenant', 'nobody', '--format', 'json'])).stdout);
+    expect(nobody).toMatchObject({ rows: [], totals: { attempts: 0, costUsd: '0.000000000000' } });
   }, 60_000);
 
   test('audit verify, export, checkpoint and log through the server; the export verifies line by line', async () => {
@@ -214,7 +253,7 @@ describe('the CLI while a server runs on the embedded store', () => {
   }, 60_000);
 
   test('projections rebuild through the server: the running server replays, the spend is the same afterwards', async () => {
-    const spendOf = async () => JSON.parse((await cliHere(['spend', '--tenant', 'demo', '--json'])).stdout).data;
+    const spendOf = async () => JSON.parse((await cliHere(['spend', '--tenant', 'demo', '--group-by', 'model', '--format', 'json'])).stdout).rows;
     await ledgerCaughtUp();
     const before = await spendOf();
     const rebuilt = await cliHere(['projections', 'rebuild', 'cost-ledger']);
@@ -247,6 +286,26 @@ describe('the CLI while a server runs on the embedded store', () => {
     const none = await cliHere(['reconcile', '--provider', 'openai', '--usage', usage]);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('no provider of type openai is configured');
+  }, 60_000);
+
+  test('prices import through the server: its admin API plans and schedules, as the local operator', async () => {
+    // The demo deployment's model in a LiteLLM-style map: the same price first, then a dearer output from tomorrow.
+    const entry = { input_cost_per_token: 5e-7, output_cost_per_token: 1.5e-6, cache_read_input_token_cost: 2.5e-7, litellm_provider: 'openai', mode: 'chat' };
+    const map = join(dir, 'prices.json');
+    writeFileSync(map, JSON.stringify({ sample_spec: { input_cost_per_token: 0 }, 'mock-small': entry, 'other-model': entry }));
+    const same = await cliHere(['prices', 'import', map]);
+    expect(same.code).toBe(0);
+    expect(same.stdout).toContain('demo-mock-small (mock-small on demo-mock, mock): unchanged (entry "mock-small")');
+    expect(same.stdout).toContain('The map: 1 priced entry matches no deployment (--verbose lists them)');
+    writeFileSync(map, JSON.stringify({ 'mock-small': { ...entry, output_cost_per_token: 2e-6 } }));
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString();
+    const dry = await cliHere(['prices', 'import', map, '--dry-run', '--effective-from', tomorrow]);
+    expect(dry.stdout).toContain('demo-mock-small (mock-small on demo-mock, mock): input 0.50, output 1.50, cached input 0.25 → input 0.5, output 2, cached input 0.25 (entry "mock-small")\n');
+    const real = await cliHere(['prices', 'import', map, '--effective-from', tomorrow]);
+    expect(real.code).toBe(0);
+    expect(real.stdout).toContain('→ input 0.5, output 2, cached input 0.25 (entry "mock-small"), price version 2\n');
+    const events = lines((await cliHere(['events', 'read', 'price-demo-mock-small'])).stdout).map((line) => JSON.parse(line));
+    expect(events.at(-1)).toMatchObject({ type: 'PriceScheduled', data: { effectiveFrom: tomorrow, outputPer1M: '2' }, metadata: { actor: 'admin:local-operator' } });
   }, 60_000);
 
   /**

@@ -1,4 +1,7 @@
+import { Decimal } from 'decimal.js';
 import { AdminClient } from '../support/admin-client.js';
+import { runCli } from '../support/cli-process.js';
+import { csvObjects } from '../support/csv.js';
 import { ANALYTICS_KEYS, analyticsYaml, mixedTraffic } from '../support/analytics-fixtures.js';
 import { type ScratchClickHouse, scratchClickHouse } from '../support/clickhouse.js';
 import { type TestGateway, startTestGateway } from '../support/gateway-harness.js';
@@ -110,6 +113,54 @@ describeWithClickHouse('ClickHouse analytics against a real server: totals equal
       expect(csvClickHouse.text.split('\r\n')[0]).toBe('period,tenant,key,model,requests,attempts,input_tokens,cached_input_tokens,cache_write_tokens,output_tokens,reasoning_tokens,cost_usd,cache_hits,saved_usd');
     });
   }
+
+  test('week, month and the default range (the current month so far): ClickHouse answers exactly what the ledger answers', async () => {
+    const first = new Date(range.day.from);
+    const monday = new Date(first.getTime() - ((first.getUTCDay() + 6) % 7) * DAY);
+    const last = new Date(Date.parse(range.day.to) - DAY);
+    const weeks = { from: monday.toISOString(), to: new Date(monday.getTime() + (Math.floor((last.getTime() - monday.getTime()) / (7 * DAY)) + 1) * 7 * DAY).toISOString() };
+    const months = { from: new Date(Date.UTC(first.getUTCFullYear(), first.getUTCMonth(), 1)).toISOString(), to: new Date(Date.UTC(last.getUTCFullYear(), last.getUTCMonth() + 1, 1)).toISOString() };
+    const [direct] = await ledger<{ cost: string; attempts: number }>(`SELECT sum(cost_usd)::text AS cost, count(*)::int AS attempts FROM cost_ledger`);
+    for (const query of [
+      `from=${weeks.from}&to=${weeks.to}&granularity=week&groupBy=tenant,key,model`,
+      `from=${months.from}&to=${months.to}&granularity=month&groupBy=tenant,alias,model`,
+      'granularity=week&groupBy=tenant,model',
+      'granularity=month&groupBy=model',
+      'granularity=hour&groupBy=tenant',
+    ]) {
+      const [a, b] = await Promise.all([spend(`${query}&source=clickhouse`), spend(`${query}&source=postgres`)]);
+      expect([query, a.status, b.status]).toEqual([query, 200, 200]);
+      expect(a.json.rows.length).toBeGreaterThan(0);
+      expect(a.json.rows).toEqual(b.json.rows);
+      expect(a.json.totals).toEqual(b.json.totals);
+      expect([a.json.from, a.json.to, a.json.range]).toEqual([b.json.from, b.json.to, b.json.range]);
+      expect(a.json.range).toBe(query.startsWith('from=') ? 'requested' : 'current-month');
+      // The traffic of this run is all in the current month: every range holds the whole ledger.
+      expect(a.json.totals.costUsd).toBe(direct.cost);
+      expect(a.json.totals.attempts).toBe(direct.attempts);
+    }
+    const monthly = await spend(`from=${months.from}&to=${months.to}&granularity=month&source=clickhouse&format=csv`);
+    expect(monthly.text).toBe((await spend(`from=${months.from}&to=${months.to}&granularity=month&source=postgres&format=csv`)).text);
+    expect(monthly.text.split('\r\n')[1]).toMatch(new RegExp(`^${months.from.slice(0, 7)},`));
+  });
+
+  test('switchyard spend on DATABASE_URL: with CLICKHOUSE_URL it reads ClickHouse, without it the ledger, and prints the same numbers', async () => {
+    const databaseUrl = gw.gateway.platform.environment.databaseUrl;
+    expect(databaseUrl).toBeTruthy(); // CI runs this suite on a scratch PostgreSQL database
+    const args = ['spend', '--group-by', 'tenant,model,alias', '--granularity', 'week', '--format', 'json'];
+    const env = { ...process.env, DATABASE_URL: databaseUrl!, SWITCHYARD_DATA_DIR: ':memory:', LOG_LEVEL: 'error' };
+    const [withClickHouse, withoutClickHouse] = await Promise.all([runCli(args, { ...env, CLICKHOUSE_URL: ch.url }), runCli(args, { ...env, CLICKHOUSE_URL: '' })]);
+    expect([withClickHouse.code, withClickHouse.stderr, withoutClickHouse.code, withoutClickHouse.stderr]).toEqual([0, '', 0, '']);
+    const [a, b] = [JSON.parse(withClickHouse.stdout), JSON.parse(withoutClickHouse.stdout)];
+    expect([a.source, b.source, a.range]).toEqual(['clickhouse', 'postgres', 'current-month']);
+    expect(a.rows).toEqual(b.rows);
+    expect(a.totals).toEqual(b.totals);
+    const [direct] = await ledger<{ cost: string }>(`SELECT sum(cost_usd)::text AS cost FROM cost_ledger`);
+    expect(a.totals.costUsd).toBe(direct.cost);
+    const csv = await runCli(['spend', '--group-by', 'tenant,model,alias', '--format', 'csv'], { ...env, CLICKHOUSE_URL: ch.url });
+    expect(csv.stderr).toMatch(/by month, from clickhouse\n$/);
+    expect(csvObjects(csv.stdout).reduce((sum, r) => sum.plus(r.cost_usd), new Decimal(0)).toFixed(12)).toBe(direct.cost);
+  }, 60_000);
 
   test('every dimension and every filter gives the same answer from both sources', async () => {
     const base = `from=${range.day.from}&to=${range.day.to}&granularity=day`;
