@@ -5,7 +5,8 @@ import { METRIC_COLUMNS, SPEND_DIMENSION_NAMES, type SpendDimension, type SpendM
 import { resolveSpendRequest, SpendRequestError } from '../../../modules/analytics/spend-range.js';
 import { SpendReports } from '../../../modules/analytics/spend-reports.js';
 import { readEnvironment } from '../../config/environment.js';
-import { openPlatform } from '../../platform.js';
+import { ClickHouseConnection, clickHouseSettings } from '../../../projections/clickhouse-analytics/index.js';
+import { openLogReader } from '../../log-reader.js';
 import { parserOptions } from '../cli-commands.js';
 import { writeOut } from '../output.js';
 import { runningServer } from '../running-server.js';
@@ -96,11 +97,14 @@ async function spendReport(options: SpendOptions): Promise<SpendDocument> {
     return server.get<SpendDocument>(`/admin/v1/analytics/spend?${query}`);
   }
   const query = resolveSpendRequest(request);
-  const platform = await openPlatform(environment, { runDurable: false });
+  // A read: the ledger (and ClickHouse when configured) without the platform's projections or provider secrets.
+  const reader = await openLogReader(environment);
+  const clickhouse = environment.clickhouseUrl ? new ClickHouseConnection(clickHouseSettings(environment.clickhouseUrl)) : null;
   try {
-    return spendDocument(query, await new SpendReports(platform.database, platform.clickhouse).report(query, 'auto'));
+    return spendDocument(query, await new SpendReports(reader.database, clickhouse).report(query, 'auto'));
   } finally {
-    await platform.close();
+    await clickhouse?.close().catch(() => undefined);
+    await reader.close();
   }
 }
 
