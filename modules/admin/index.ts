@@ -10,3 +10,5 @@ export * from './admin-settings.js';
 export * from './admin.module.js';
 export * from './limits.dto.js';
 export * from './reason.dto.js';
+export * from './limits-definition.js';
+export * from './definition-body.js';
