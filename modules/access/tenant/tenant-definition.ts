@@ -57,7 +57,8 @@ export function readBudgetMapping(reader: DefinitionReader, value: DefinitionNod
   reader.known(value, at, fieldNames(BUDGET_FIELDS));
   const monthlyUsd = reader.decimal(value, at, 'monthlyUsd', false);
   const dailyUsd = reader.decimal(value, at, 'dailyUsd', false);
-  if (monthlyUsd === null && dailyUsd === null) reader.problem(at, 'needs monthlyUsd or dailyUsd (or both)');
+  // Only when neither is written: a bad amount is its own problem, named where it is.
+  if ((value.monthlyUsd ?? null) === null && (value.dailyUsd ?? null) === null) reader.problem(at, 'needs monthlyUsd or dailyUsd (or both)');
   for (const [name, amount] of [['monthlyUsd', monthlyUsd], ['dailyUsd', dailyUsd]] as const) {
     if (amount !== null && Number(amount) === 0) reader.problem(`${at}.${name}`, 'must be above zero');
   }
