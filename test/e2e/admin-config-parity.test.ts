@@ -264,6 +264,26 @@ describe.each(targets)('the admin API says what the file says ($name)', ({ datab
     expect(await eventCount()).toBe(before);
   });
 
+  test('a webhook secret this node cannot resolve is refused on both paths, and nothing is appended', async () => {
+    delete process.env.PARITY_UNSET_HOOK_KEY;
+    const budget = { monthlyUsd: '5', webhook: { url: 'https://hooks.example.com/unset', secret: 'env:PARITY_UNSET_HOOK_KEY' } };
+    const id = next('unresolvable');
+    const before = await eventCount();
+    for (const refused of [
+      await admin.post('/tenants', { id, budget }),
+      await admin.put('/tenants/acme/budget', budget),
+      await admin.post('/keys', { id: next('unresolvable'), tenant: 'acme', budget }),
+      await admin.patch('/keys/acme-app', { budget }),
+    ]) {
+      expect(refused.status).toBe(422);
+      expect(refused.json.error).toMatchObject({ code: 'unresolvable_secret', message: expect.stringContaining('budget.webhook.secret: env:PARITY_UNSET_HOOK_KEY cannot be resolved') });
+    }
+    const file = await admin.post('/config/apply', { yaml: JSON.stringify({ tenants: [{ id, budget }] }) });
+    expect(file.status).toBe(422);
+    expect(file.json.error.message).toContain('tenants[0].budget.webhook.secret: env:PARITY_UNSET_HOOK_KEY cannot be resolved');
+    expect(await eventCount()).toBe(before);
+  });
+
   test('POST /tenants with a budget, once refused as `budget: unknown field`, creates the tenant with it in one append', async () => {
     const id = next('budgeted');
     const created = await admin.post('/tenants', { id, name: 'Budgeted', limits: { rpm: 10 }, budget: { dailyUsd: '3' } });
