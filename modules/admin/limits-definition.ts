@@ -1,5 +1,5 @@
-import { NO_LIMITS, type TenantLimits } from '../../events/index.js';
-import { type ConfigFields, type DefinitionNode, type DefinitionReader, FIELD_TYPES, fieldNames } from '../../src/kernel/index.js';
+import { type AliasRateLimits, NO_LIMITS, type TenantLimits } from '../../events/index.js';
+import { type ConfigFields, type DefinitionNode, DefinitionReader, FIELD_TYPES, fieldNames } from '../../src/kernel/index.js';
 
 /** Per-minute rates and concurrency of a key, a tenant or a deployment; absent (or null) = unlimited. */
 export const LIMITS_FIELDS: ConfigFields = {
@@ -29,4 +29,25 @@ export function readLimitsMapping(reader: DefinitionReader, value: DefinitionNod
     ...(outputTpm !== null ? { outputTpm } : {}),
     maxConcurrency: reader.positiveInteger(value, path, 'maxConcurrency'),
   };
+}
+
+/** The same members on an alias's policy: the alias as a whole, over every caller. */
+export const ALIAS_LIMITS_FIELDS: ConfigFields = Object.fromEntries(
+  Object.entries(LIMITS_FIELDS).map(([name, field]) => [name, { ...field, meaning: `${field.meaning}; of the alias over every caller` }]),
+);
+
+/** An alias's `policy.limits` mapping: only the members set, null when none is (aliases published before limits existed compare equal). */
+export function readAliasLimitsMapping(reader: DefinitionReader, value: DefinitionNode, path: string): AliasRateLimits | null {
+  reader.known(value, path, fieldNames(ALIAS_LIMITS_FIELDS));
+  const limits: AliasRateLimits = {};
+  for (const name of fieldNames(ALIAS_LIMITS_FIELDS) as Array<keyof AliasRateLimits>) {
+    const limit = reader.positiveInteger(value, path, name);
+    if (limit !== null) limits[name] = limit;
+  }
+  return Object.keys(limits).length ? limits : null;
+}
+
+/** A limits member already validated (`@DefinitionMember(readLimitsMapping)`), or none, in the event form. */
+export function limitsOf(value: DefinitionNode | null | undefined): TenantLimits {
+  return value ? readLimitsMapping(new DefinitionReader(), value, '') : { ...NO_LIMITS };
 }

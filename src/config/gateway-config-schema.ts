@@ -2,7 +2,7 @@ import { ROUTING_STRATEGIES } from '../../events/alias-events.js';
 import { CAPABILITIES } from '../../events/deployment-events.js';
 import { PROVIDER_TYPES } from '../../events/provider-events.js';
 import { API_KEY_FIELDS, TENANT_FIELDS } from '../../modules/access/index.js';
-import { LIMITS_FIELDS } from '../../modules/admin/index.js';
+import { ALIAS_LIMITS_FIELDS, LIMITS_FIELDS } from '../../modules/admin/index.js';
 import { ALIAS_DEFAULTS } from '../../modules/catalog/index.js';
 import { type ConfigFields, FIELD_TYPES, fieldChoices, fieldList, inlineCode } from '../kernel/index.js';
 
@@ -16,7 +16,7 @@ import { type ConfigFields, FIELD_TYPES, fieldChoices, fieldList, inlineCode } f
  */
 export { type ConfigField, type ConfigFields, fieldNames } from '../kernel/index.js';
 export { API_KEY_FIELDS, BUDGET_FIELDS, TENANT_FIELDS, WEBHOOK_FIELDS } from '../../modules/access/index.js';
-export { LIMITS_FIELDS } from '../../modules/admin/index.js';
+export { ALIAS_LIMITS_FIELDS, LIMITS_FIELDS } from '../../modules/admin/index.js';
 
 /** A deployment's values when the file leaves them out. */
 export const DEPLOYMENT_DEFAULTS = {
@@ -26,11 +26,6 @@ export const DEPLOYMENT_DEFAULTS = {
 } as const;
 
 const { id: ID, secretReference: SECRET_REFERENCE, decimal: DECIMAL } = FIELD_TYPES;
-
-/** The same members on an alias's policy: the alias as a whole, over every caller. */
-export const ALIAS_LIMITS_FIELDS: ConfigFields = Object.fromEntries(
-  Object.entries(LIMITS_FIELDS).map(([name, field]) => [name, { ...field, meaning: `${field.meaning}; of the alias over every caller` }]),
-);
 
 export const PROVIDER_FIELDS: ConfigFields = {
   id: { type: ID, required: true, meaning: "the provider's name, which deployments refer to" },

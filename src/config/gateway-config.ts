@@ -6,11 +6,11 @@ import type { PriceTable } from '../../events/price-events.js';
 import { PROVIDER_TYPES, type ProviderType } from '../../events/provider-events.js';
 import type { TenantBudget, TenantLimits } from '../../events/tenant-events.js';
 import { readApiKey, readTenant } from '../../modules/access/index.js';
-import { readLimits } from '../../modules/admin/index.js';
+import { readAliasLimitsMapping, readLimits } from '../../modules/admin/index.js';
 import { ALIAS_DEFAULTS } from '../../modules/catalog/index.js';
 import { type DefinitionNode, DefinitionReader, isDefinitionNode } from '../kernel/index.js';
 import {
-  ALIAS_FIELDS, ALIAS_LIMITS_FIELDS, CANARY_FIELDS, DEPLOYMENT_DEFAULTS, DEPLOYMENT_FIELDS, GATEWAY_CONFIG_FIELDS,
+  ALIAS_FIELDS, CANARY_FIELDS, DEPLOYMENT_DEFAULTS, DEPLOYMENT_FIELDS, GATEWAY_CONFIG_FIELDS,
   POLICY_FIELDS, PRICE_FIELDS, PROVIDER_FIELDS, ROUTE_FIELDS, fieldNames,
 } from './gateway-config-schema.js';
 
@@ -198,14 +198,7 @@ class Reader extends DefinitionReader {
   /** An alias's `policy.limits`: per-minute rates and concurrent requests of the alias over every caller. */
   aliasLimits(node: Node, path: string): AliasRateLimits | null {
     const value = this.mapping(node, path, 'limits');
-    if (value === null) return null;
-    this.known(value, `${path}.limits`, fieldNames(ALIAS_LIMITS_FIELDS));
-    const limits: AliasRateLimits = {};
-    for (const name of fieldNames(ALIAS_LIMITS_FIELDS) as Array<keyof AliasRateLimits>) {
-      const limit = this.positiveInteger(value, `${path}.limits`, name);
-      if (limit !== null) limits[name] = limit;
-    }
-    return Object.keys(limits).length ? limits : null;
+    return value === null ? null : readAliasLimitsMapping(this, value, `${path}.limits`);
   }
 }
 

@@ -1,5 +1,5 @@
 import { generateApiKey, KEY_PATTERN } from '../../modules/access/api-key/key-format.js';
-import { API_KEY_FIELDS, TENANT_FIELDS } from '../../src/config/gateway-config-schema.js';
+import { API_KEY_FIELDS, LIMITS_FIELDS, TENANT_FIELDS } from '../../src/config/gateway-config-schema.js';
 import { ConfigValidationError, parseGatewayConfig } from '../../src/config/gateway-config.js';
 import { fieldPaths } from '../../src/config/reference/configuration-reference.js';
 import type { ConfigFields } from '../../src/kernel/index.js';
@@ -282,6 +282,19 @@ describe.each(targets)('the admin API says what the file says ($name)', ({ datab
     expect(file.status).toBe(422);
     expect(file.json.error.message).toContain('tenants[0].budget.webhook.secret: env:PARITY_UNSET_HOOK_KEY cannot be resolved');
     expect(await eventCount()).toBe(before);
+  });
+
+  test.each(Object.keys(LIMITS_FIELDS))('limits.%s of a deployment and an alias: the same reader, the same words, nothing appended', async (name) => {
+    const before = await eventCount();
+    const deployment = { id: next('limited'), provider: 'mock-upstream', model: 'model-primary', capabilities: ['chat'], contextWindow: 1000, maxOutputTokens: 100 };
+    const words = fileProblem({ tenants: [{ id: 't', limits: { [name]: 0 } }] }, `tenants[0].limits.${name}`);
+    expect(expectRefused(await admin.post('/deployments', { ...deployment, limits: { [name]: 0 } }), `limits.${name}`).message).toBe(words);
+    expect(expectRefused(await admin.put(`/aliases/${next('limited')}`, { routes: [{ deployment: 'primary' }], policy: { limits: { [name]: 0 } } }), `policy.limits.${name}`).message)
+      .toBe(words);
+    expect(await eventCount()).toBe(before);
+    const registered = await admin.post('/deployments', { ...deployment, limits: { [name]: 7 } });
+    expect(registered.status).toBe(201);
+    expect(registered.json.limits[name]).toBe(7);
   });
 
   test('POST /tenants with a budget, once refused as `budget: unknown field`, creates the tenant with it in one append', async () => {
