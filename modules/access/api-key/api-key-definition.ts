@@ -49,9 +49,12 @@ export interface ApiKeyDefinition extends KeyGrantMembers {
  * `api`: the body of `POST /admin/v1/keys` (no `key`: the API generates the secret; `id` generated when absent).
  */
 export function readApiKey(reader: DefinitionReader, node: DefinitionNode, path: string, form: 'file' | 'api'): ApiKeyDefinition {
-  reader.known(node, path, fieldNames(API_KEY_FIELDS).filter((name) => form === 'file' || name !== 'key'));
+  reader.known(node, path, fieldNames(API_KEY_FIELDS));
   const tenant = reader.string(node, path, 'tenant');
   const key = form === 'file' ? reader.secretReference(node, path, 'key', 'the key') : null;
+  if (form === 'api' && node.key !== undefined) {
+    reader.problem(`${path}.key`, 'the admin API makes the secret and answers it once; a secret of your own is declared in the configuration file (key: env:NAME or file:PATH)');
+  }
   const scopes = MEMBER_READERS.scopes(reader, node, path);
   const id = form === 'file' || node.id !== undefined ? reader.id(node, path) : null;
   return {
