@@ -1,10 +1,16 @@
 import { assertSafeCatalogChange } from '../modules/catalog/publication-guard.js';
 import { splitStream } from '../projections/control-plane/index.js';
 import { isSwitchyardEvent } from '../events/switchyard-event.js';
+import type { TenantBudget } from '../events/tenant-events.js';
 import { DomainError } from './kernel/commands/decider.js';
+import { resolveSecret } from './kernel/secret-references/secret-reference.js';
 import type { Platform } from './platform.js';
 
-/** Catalog and key commands are checked against the snapshot they would produce before they are appended. */
+/**
+ * Catalog and key commands are checked against the snapshot they would produce before they are appended;
+ * a budget's webhook secret must resolve on this node, as `apply` requires of the file (a reference that
+ * cannot would only fail when the first threshold is crossed).
+ */
 export function installPublicationGuard(platform: Platform): void {
   platform.executor.setGuard(async (streamId, events) => {
     await platform.runner.catchUp([platform.routing.name, platform.keys.name]);
@@ -21,6 +27,20 @@ export function installPublicationGuard(platform: Platform): void {
         }
       }
     }
+    for (const event of events) {
+      if (!isSwitchyardEvent(event)) continue;
+      if (event.type === 'TenantBudgetSet' || event.type === 'ApiKeyIssued' || event.type === 'ApiKeyUpdated') assertWebhookSecretResolves(event.data.budget);
+    }
   });
 }
 
+
+function assertWebhookSecretResolves(budget: TenantBudget | null | undefined): void {
+  const secret = budget?.webhook?.secret;
+  if (!secret) return;
+  try {
+    resolveSecret(secret);
+  } catch (error) {
+    throw new DomainError('unresolvable_secret', `budget.webhook.secret: ${secret} cannot be resolved on this node (${(error as Error).message}); nothing was changed`, 422);
+  }
+}

@@ -3,3 +3,5 @@ export * from './api-key/api-key.decider.js';
 export * from './api-key/key-format.js';
 export * from './tenant/tenant.decider.js';
 export * from './gateway-authenticator.js';
+export * from './tenant/tenant-definition.js';
+export * from './api-key/api-key-definition.js';

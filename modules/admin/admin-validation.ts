@@ -2,6 +2,7 @@ import { type ArgumentMetadata, ValidationPipe } from '@nestjs/common';
 import type { ValidationError } from 'class-validator';
 import { type JsonBoundsProblem, type JsonShape, findJsonBoundsProblem } from '../canonical/index.js';
 import { AdminApiError, type FieldProblem } from './admin-error.js';
+import { DEFINITION_MEMBER } from './definition-member.js';
 
 /** Admin bodies are structured throughout: no field holds client-defined JSON. */
 const ADMIN_BODY_SHAPE: JsonShape = { pathStyle: 'brackets', freeForm: [] };
@@ -73,7 +74,12 @@ export function fieldProblems(errors: readonly ValidationError[], parent = ''): 
   const problems: FieldProblem[] = [];
   for (const error of errors) {
     const path = /^\d+$/.test(error.property) ? `${parent}[${error.property}]` : parent ? `${parent}.${error.property}` : error.property;
-    const messages = Object.entries(error.constraints ?? {}).map(([constraint, message]) => describe(constraint, message, error.property, path));
+    const constraints = Object.entries(error.constraints ?? {});
+    // A member read by the configuration file's reader: its problems, each at its own path below the member.
+    for (const [, message] of constraints.filter(([constraint]) => constraint === DEFINITION_MEMBER)) {
+      for (const problem of JSON.parse(message) as FieldProblem[]) problems.push({ path: problem.path ? `${path}.${problem.path}` : path, message: problem.message });
+    }
+    const messages = constraints.filter(([constraint]) => constraint !== DEFINITION_MEMBER).map(([constraint, message]) => describe(constraint, message, error.property, path));
     if (messages.length) problems.push({ path, message: messages.join('; ') });
     if (error.children?.length) problems.push(...fieldProblems(error.children, path));
   }

@@ -8,5 +8,7 @@ export * from './admin-principal.js';
 export * from './admin-commands.js';
 export * from './admin-settings.js';
 export * from './admin.module.js';
-export * from './limits.dto.js';
 export * from './reason.dto.js';
+export * from './limits-definition.js';
+export * from './definition-body.js';
+export * from './definition-member.js';

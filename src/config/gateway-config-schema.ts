@@ -1,39 +1,22 @@
 import { ROUTING_STRATEGIES } from '../../events/alias-events.js';
-import { KEY_SCOPES } from '../../events/api-key-events.js';
 import { CAPABILITIES } from '../../events/deployment-events.js';
 import { PROVIDER_TYPES } from '../../events/provider-events.js';
-import { BUDGET_DEFAULTS, DEFAULT_KEY_SCOPES } from '../../modules/access/index.js';
+import { API_KEY_FIELDS, TENANT_FIELDS } from '../../modules/access/index.js';
+import { ALIAS_LIMITS_FIELDS, LIMITS_FIELDS } from '../../modules/admin/index.js';
 import { ALIAS_DEFAULTS } from '../../modules/catalog/index.js';
-import { inlineCode } from '../kernel/setting-declaration.js';
+import { type ConfigFields, FIELD_TYPES, fieldChoices, fieldList, inlineCode } from '../kernel/index.js';
 
 /**
  * The configuration file's schema (DESIGN §8): every field, its type, whether it is required, its default
  * and its meaning, nested as in the YAML. The validator (gateway-config.ts) takes each mapping's field
  * list from here, so the unknown-field errors and the reference (docs/reference/configuration.md) list the
  * same fields; test/unit/reference-docs.test.ts checks that required fields are the ones the validator
- * asks for.
+ * asks for. Tenants, keys, budgets and limits are declared with the readers the admin API shares
+ * (modules/access, modules/admin) and re-exported here, so the file and the API say the same things.
  */
-export interface ConfigField {
-  /** What a value looks like, as the validator accepts it. */
-  readonly type: string;
-  /** A problem is reported when it is missing. */
-  readonly required?: boolean;
-  /** What applies when it is left out. */
-  readonly default?: string;
-  readonly meaning: string;
-  /** A mapping, or a list of mappings: the fields of that mapping (of each item). */
-  readonly fields?: ConfigFields;
-  /** A list of such mappings rather than one (`routes`, the five top-level lists). */
-  readonly list?: boolean;
-}
-
-/** The fields of one mapping, in the order the validator's errors list them. */
-export type ConfigFields = Readonly<Record<string, ConfigField>>;
-
-/** The names a mapping accepts: anything else is an `unknown field`. */
-export function fieldNames(fields: ConfigFields): string[] {
-  return Object.keys(fields);
-}
+export { type ConfigField, type ConfigFields, fieldNames } from '../kernel/index.js';
+export { API_KEY_FIELDS, BUDGET_FIELDS, TENANT_FIELDS, WEBHOOK_FIELDS } from '../../modules/access/index.js';
+export { ALIAS_LIMITS_FIELDS, LIMITS_FIELDS } from '../../modules/admin/index.js';
 
 /** A deployment's values when the file leaves them out. */
 export const DEPLOYMENT_DEFAULTS = {
@@ -42,45 +25,11 @@ export const DEPLOYMENT_DEFAULTS = {
   maxOutputTokens: 4096,
 } as const;
 
-const choices = (values: readonly string[]) => values.map(inlineCode).join(' | ');
-const list = (values: readonly string[]) => `\`[${values.join(', ')}]\``;
-const ID = 'id: letters, digits, `.`, `_`, `-` (at most 64), starting with a letter or digit';
-const SECRET_REFERENCE = 'secret reference: `env:NAME` or `file:PATH`';
-const DECIMAL = 'decimal string, e.g. `"0.15"`';
-const LIMIT = 'integer ≥ 1';
-
-/** Per-minute rates and concurrency of a key, a tenant or a deployment; absent (or null) = unlimited. */
-export const LIMITS_FIELDS: ConfigFields = {
-  rpm: { type: LIMIT, default: 'unlimited', meaning: 'requests per minute (a sliding window of one minute in one-second slots)' },
-  tpm: { type: LIMIT, default: 'unlimited', meaning: 'tokens per minute, input + output (output estimated at admission, settled with actual usage)' },
-  inputTpm: { type: LIMIT, default: 'unlimited', meaning: 'input tokens per minute' },
-  outputTpm: { type: LIMIT, default: 'unlimited', meaning: 'output tokens per minute' },
-  maxConcurrency: { type: LIMIT, default: 'unlimited', meaning: 'requests in flight at once (on every node with REDIS_URL); over it: 429 `rate_limited` with the exhausted scope' },
-};
-
-/** The same members on an alias's policy: the alias as a whole, over every caller. */
-export const ALIAS_LIMITS_FIELDS: ConfigFields = Object.fromEntries(
-  Object.entries(LIMITS_FIELDS).map(([name, field]) => [name, { ...field, meaning: `${field.meaning}; of the alias over every caller` }]),
-);
-
-export const WEBHOOK_FIELDS: ConfigFields = {
-  url: { type: 'http(s) URL', required: true, meaning: 'POSTed when a threshold is crossed, signed `x-switchyard-signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.body">`; retried with backoff (4 attempts)' },
-  secret: { type: SECRET_REFERENCE, required: true, meaning: 'the HMAC key of the signature' },
-  allowPrivateNetwork: { type: 'boolean', default: '`false`', meaning: 'allow a loopback, private or link-local address (cloud metadata and reserved addresses are always refused)' },
-};
-
-/** A tenant's or a key's budget: at least one amount; UTC calendar periods. */
-export const BUDGET_FIELDS: ConfigFields = {
-  monthlyUsd: { type: `${DECIMAL}, above zero`, meaning: 'spend allowed per calendar month (UTC); `monthlyUsd` or `dailyUsd` (or both) is required' },
-  dailyUsd: { type: `${DECIMAL}, above zero`, meaning: 'spend allowed per day (UTC)' },
-  softPct: { type: 'integer from 1 to 100', default: inlineCode(BUDGET_DEFAULTS.softPct), meaning: 'a threshold (besides 100%) whose crossing appends `BudgetThresholdCrossed` once per period and calls the webhook' },
-  enforcement: { type: choices(['hard', 'soft']), default: inlineCode(BUDGET_DEFAULTS.enforcement), meaning: '`hard`: over budget → 402 `budget_exceeded`; `soft`: never refuses, only alerts' },
-  webhook: { type: 'mapping', meaning: 'where threshold alerts are sent', fields: WEBHOOK_FIELDS },
-};
+const { id: ID, secretReference: SECRET_REFERENCE, decimal: DECIMAL } = FIELD_TYPES;
 
 export const PROVIDER_FIELDS: ConfigFields = {
   id: { type: ID, required: true, meaning: "the provider's name, which deployments refer to" },
-  type: { type: choices(PROVIDER_TYPES), required: true, meaning: 'the wire format and authentication it speaks (`openai-compatible`: vLLM, Ollama, TGI; `mock`: the in-process mock)' },
+  type: { type: fieldChoices(PROVIDER_TYPES), required: true, meaning: 'the wire format and authentication it speaks (`openai-compatible`: vLLM, Ollama, TGI; `mock`: the in-process mock)' },
   baseUrl: {
     type: 'URL',
     default: "`openai`, `anthropic`, `gemini`: the public API; `bedrock`: the region's runtime endpoint; `mock`: the gateway's own loopback mock",
@@ -107,7 +56,7 @@ export const DEPLOYMENT_FIELDS: ConfigFields = {
   provider: { type: 'provider id', required: true, meaning: 'a provider declared in the same file' },
   model: { type: 'string', required: true, meaning: "the provider's model name (`azure-openai`: the Azure deployment name)" },
   region: { type: 'string', meaning: "where it runs; an alias's `policy.regions` keeps requests inside a data boundary" },
-  capabilities: { type: `list of ${choices(CAPABILITIES)}`, default: list(DEPLOYMENT_DEFAULTS.capabilities), meaning: 'what it can do; requests needing a capability only go to routes that have it' },
+  capabilities: { type: `list of ${fieldChoices(CAPABILITIES)}`, default: fieldList(DEPLOYMENT_DEFAULTS.capabilities), meaning: 'what it can do; requests needing a capability only go to routes that have it' },
   contextWindow: { type: 'integer ≥ 0 (tokens)', default: inlineCode(DEPLOYMENT_DEFAULTS.contextWindow), meaning: 'the largest prompt plus answer' },
   maxOutputTokens: { type: 'integer ≥ 0 (tokens)', default: inlineCode(DEPLOYMENT_DEFAULTS.maxOutputTokens), meaning: 'the largest answer' },
   quotaGroup: { type: 'string', default: 'the deployment alone', meaning: "deployments sharing a group share one provider quota counter (`limits`)" },
@@ -142,30 +91,12 @@ export const POLICY_FIELDS: ConfigFields = {
 export const ALIAS_FIELDS: ConfigFields = {
   name: { type: 'string', required: true, meaning: 'the public model name clients send as `model`' },
   strategy: {
-    type: choices(ROUTING_STRATEGIES), default: inlineCode(ALIAS_DEFAULTS.strategy),
+    type: fieldChoices(ROUTING_STRATEGIES), default: inlineCode(ALIAS_DEFAULTS.strategy),
     meaning: "`priority`: lowest healthy group first, weights within; `weighted`; `least-latency` (EWMA); `least-cost` (price × estimated tokens); `sticky` (a caller's `x-session-id` stays on one route)",
   },
   routes: { type: 'list of mappings, at least one', list: true, required: true, meaning: 'the deployments that serve the alias', fields: ROUTE_FIELDS },
   policy: { type: 'mapping', meaning: 'how requests to the alias are served', fields: POLICY_FIELDS },
-  visibility: { type: choices(['public', 'private']), default: inlineCode(ALIAS_DEFAULTS.visibility), meaning: '`private`: not listed by `GET /v1/models`, and callable only by keys that name it in their `aliases`' },
-};
-
-export const TENANT_FIELDS: ConfigFields = {
-  id: { type: ID, required: true, meaning: "the tenant's id, which keys refer to" },
-  name: { type: 'string', default: 'the id', meaning: 'a display name' },
-  limits: { type: 'mapping', default: 'unlimited', meaning: "the tenant's limits over all its keys", fields: LIMITS_FIELDS },
-  budget: { type: 'mapping', default: 'no budget', meaning: "the tenant's budget over all its keys", fields: BUDGET_FIELDS },
-};
-
-export const API_KEY_FIELDS: ConfigFields = {
-  id: { type: ID, required: true, meaning: "the key's id (in logs, the ledger and the admin API; never the secret)" },
-  tenant: { type: 'tenant id', required: true, meaning: 'a tenant declared in the same file; a key never moves to another tenant' },
-  key: { type: SECRET_REFERENCE, required: true, meaning: 'the plaintext key (`sk-sy-` + 32 base62 characters), read once and stored as a SHA-256 hash; a different secret later is refused (rotate with `switchyard keys rotate`)' },
-  aliases: { type: 'list of alias names', default: '`[]` (every public alias)', meaning: 'the aliases the key may call' },
-  scopes: { type: `list of ${choices(KEY_SCOPES)}`, default: list(DEFAULT_KEY_SCOPES), meaning: 'what the key may do (write `"admin:platform"` in quotes in YAML flow lists)' },
-  limits: { type: 'mapping', default: 'unlimited', meaning: "the key's own limits", fields: LIMITS_FIELDS },
-  expiresAt: { type: 'ISO-8601 timestamp', default: 'never', meaning: 'when the key stops working' },
-  budget: { type: 'mapping', default: 'no budget', meaning: "the key's own budget", fields: BUDGET_FIELDS },
+  visibility: { type: fieldChoices(['public', 'private']), default: inlineCode(ALIAS_DEFAULTS.visibility), meaning: '`private`: not listed by `GET /v1/models`, and callable only by keys that name it in their `aliases`' },
 };
 
 /** The top level: five lists, each optional (an empty file is a valid, empty configuration). */

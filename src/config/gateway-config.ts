@@ -1,20 +1,23 @@
 import { parse } from 'yaml';
 import { ROUTING_STRATEGIES, type AliasCanary, type AliasPolicy, type AliasRateLimits, type RoutingStrategy } from '../../events/alias-events.js';
 import { CAPABILITIES, type Capability, type DeploymentLimits } from '../../events/deployment-events.js';
-import { KEY_SCOPES, type KeyScope } from '../../events/api-key-events.js';
+import type { KeyScope } from '../../events/api-key-events.js';
 import type { PriceTable } from '../../events/price-events.js';
 import { PROVIDER_TYPES, type ProviderType } from '../../events/provider-events.js';
-import type { BudgetWebhook, TenantBudget, TenantLimits } from '../../events/tenant-events.js';
-import { BUDGET_DEFAULTS, DEFAULT_KEY_SCOPES } from '../../modules/access/index.js';
+import type { TenantBudget, TenantLimits } from '../../events/tenant-events.js';
+import { readApiKey, readTenant } from '../../modules/access/index.js';
+import { readAliasLimitsMapping, readLimits } from '../../modules/admin/index.js';
 import { ALIAS_DEFAULTS } from '../../modules/catalog/index.js';
+import { type DefinitionNode, DefinitionReader, isDefinitionNode } from '../kernel/index.js';
 import {
-  ALIAS_FIELDS, ALIAS_LIMITS_FIELDS, API_KEY_FIELDS, BUDGET_FIELDS, CANARY_FIELDS, DEPLOYMENT_DEFAULTS, DEPLOYMENT_FIELDS, GATEWAY_CONFIG_FIELDS, LIMITS_FIELDS,
-  POLICY_FIELDS, PRICE_FIELDS, PROVIDER_FIELDS, ROUTE_FIELDS, TENANT_FIELDS, WEBHOOK_FIELDS, fieldNames,
+  ALIAS_FIELDS, CANARY_FIELDS, DEPLOYMENT_DEFAULTS, DEPLOYMENT_FIELDS, GATEWAY_CONFIG_FIELDS,
+  POLICY_FIELDS, PRICE_FIELDS, PROVIDER_FIELDS, ROUTE_FIELDS, fieldNames,
 } from './gateway-config-schema.js';
 
 /**
  * The declarative configuration (DESIGN §8), validated, with every reference checked. Which fields each
- * mapping accepts, and the defaults of its fields, come from the schema (gateway-config-schema.ts).
+ * mapping accepts, and the defaults of its fields, come from the schema (gateway-config-schema.ts);
+ * tenants and keys are read by the readers the admin API uses too (modules/access).
  */
 export interface GatewayConfig {
   providers: Array<{ id: string; type: ProviderType; baseUrl: string | null; apiKey: string | null; apiVersion: string | null; region: string | null; allowPrivateNetwork: boolean }>;
@@ -41,7 +44,7 @@ export class ConfigValidationError extends Error {
   }
 }
 
-type Node = Record<string, unknown>;
+type Node = DefinitionNode;
 
 export function parseGatewayConfig(text: string, source = 'config'): GatewayConfig {
   let raw: unknown;
@@ -52,12 +55,12 @@ export function parseGatewayConfig(text: string, source = 'config'): GatewayConf
   }
   const reader = new Reader();
   const root = raw === null || raw === undefined ? {} : raw;
-  if (!isNode(root)) throw new ConfigValidationError([`${source}: the top level must be a mapping`]);
+  if (!isDefinitionNode(root)) throw new ConfigValidationError([`${source}: the top level must be a mapping`]);
   reader.known(root, '', fieldNames(GATEWAY_CONFIG_FIELDS));
 
   const providers = reader.list(root, 'providers').map(([node, path]) => ({
     id: reader.id(node, path),
-    type: reader.oneOf(node, `${path}.type`, 'type', PROVIDER_TYPES, null) as ProviderType,
+    type: reader.oneOf(node, path, 'type', PROVIDER_TYPES, null) as ProviderType,
     baseUrl: reader.optionalString(node, path, 'baseUrl'),
     apiKey: reader.optionalString(node, path, 'apiKey'),
     apiVersion: reader.optionalString(node, path, 'apiVersion'),
@@ -76,13 +79,10 @@ export function parseGatewayConfig(text: string, source = 'config'): GatewayConf
     reader.known(node, path, fieldNames(DEPLOYMENT_FIELDS));
     const provider = reader.string(node, path, 'provider');
     if (provider && !providerIds.has(provider)) reader.problem(`${path}.provider`, `names provider '${provider}', which is not declared`);
-    const capabilities = reader.stringList(node, path, 'capabilities') ?? [...DEPLOYMENT_DEFAULTS.capabilities];
-    for (const [i, c] of capabilities.entries()) {
-      if (!(CAPABILITIES as readonly string[]).includes(c)) reader.problem(`${path}.capabilities[${i}]`, `unknown capability '${c}' (known: ${CAPABILITIES.join(', ')})`);
-    }
+    const capabilities = reader.choiceList(node, path, 'capabilities', CAPABILITIES, 'capability') ?? [...DEPLOYMENT_DEFAULTS.capabilities];
     const priceNode = node.price;
-    if (!isNode(priceNode)) reader.problem(`${path}.price`, 'is required (inputPer1M and outputPer1M at least)');
-    const price = isNode(priceNode) ? priceNode : {};
+    if (!isDefinitionNode(priceNode)) reader.problem(`${path}.price`, 'is required (inputPer1M and outputPer1M at least)');
+    const price = isDefinitionNode(priceNode) ? priceNode : {};
     reader.known(price, `${path}.price`, fieldNames(PRICE_FIELDS));
     return {
       id: reader.id(node, path),
@@ -93,7 +93,7 @@ export function parseGatewayConfig(text: string, source = 'config'): GatewayConf
       contextWindow: reader.integer(node, path, 'contextWindow', DEPLOYMENT_DEFAULTS.contextWindow),
       maxOutputTokens: reader.integer(node, path, 'maxOutputTokens', DEPLOYMENT_DEFAULTS.maxOutputTokens),
       quotaGroup: reader.optionalString(node, path, 'quotaGroup'),
-      limits: reader.limits(node, path),
+      limits: readLimits(reader, node, path),
       price: {
         inputPer1M: reader.decimal(price, `${path}.price`, 'inputPer1M', PRICE_FIELDS.inputPer1M.required === true)!,
         outputPer1M: reader.decimal(price, `${path}.price`, 'outputPer1M', PRICE_FIELDS.outputPer1M.required === true)!,
@@ -117,14 +117,14 @@ export function parseGatewayConfig(text: string, source = 'config'): GatewayConf
       return { deployment, priority: reader.integer(route, routePath, 'priority', ALIAS_DEFAULTS.routePriority), weight: reader.number(route, routePath, 'weight', ALIAS_DEFAULTS.routeWeight) };
     });
     if (routes.length === 0) reader.problem(`${path}.routes`, 'needs at least one route');
-    const policyNode = isNode(node.policy) ? node.policy : {};
+    const policyNode = isDefinitionNode(node.policy) ? node.policy : {};
     reader.known(policyNode, `${path}.policy`, fieldNames(POLICY_FIELDS));
     const budgetDowngrade = reader.optionalString(policyNode, `${path}.policy`, 'budgetDowngrade');
     const canary = reader.canary(policyNode, `${path}.policy`, new Set(routes.map((r) => r.deployment)));
     const aliasLimits = reader.aliasLimits(policyNode, `${path}.policy`);
     return {
       name: reader.string(node, path, 'name'),
-      strategy: reader.oneOf(node, `${path}.strategy`, 'strategy', ROUTING_STRATEGIES, ALIAS_DEFAULTS.strategy) as RoutingStrategy,
+      strategy: reader.oneOf(node, path, 'strategy', ROUTING_STRATEGIES, ALIAS_DEFAULTS.strategy) as RoutingStrategy,
       routes,
       policy: {
         requiredCapabilities: reader.stringList(policyNode, `${path}.policy`, 'requiredCapabilities') ?? [],
@@ -138,38 +138,17 @@ export function parseGatewayConfig(text: string, source = 'config'): GatewayConf
         ...(aliasLimits ? { limits: aliasLimits } : {}),
         ...(budgetDowngrade ? { budgetDowngrade } : {}),
       },
-      visibility: reader.oneOf(node, `${path}.visibility`, 'visibility', ['public', 'private'] as const, ALIAS_DEFAULTS.visibility) as 'public' | 'private',
+      visibility: reader.oneOf(node, path, 'visibility', ['public', 'private'] as const, ALIAS_DEFAULTS.visibility) as 'public' | 'private',
     };
   });
 
-  const tenants = reader.list(root, 'tenants').map(([node, path]) => {
-    reader.known(node, path, fieldNames(TENANT_FIELDS));
-    const id = reader.id(node, path);
-    const budget = reader.budget(node, path);
-    return { id, name: reader.optionalString(node, path, 'name') ?? id, limits: reader.limits(node, path), budget };
-  });
+  const tenants = reader.list(root, 'tenants').map(([node, path]) => readTenant(reader, node, path));
   const tenantIds = new Set(tenants.map((t) => t.id));
 
   const apiKeys = reader.list(root, 'apiKeys').map(([node, path]) => {
-    reader.known(node, path, fieldNames(API_KEY_FIELDS));
-    const tenant = reader.string(node, path, 'tenant');
+    const { id, tenant, key, ...grant } = readApiKey(reader, node, path, 'file');
     if (tenant && !tenantIds.has(tenant)) reader.problem(`${path}.tenant`, `names tenant '${tenant}', which is not declared`);
-    const key = reader.string(node, path, 'key');
-    if (key && !/^(env|file):.+/.test(key)) reader.problem(`${path}.key`, 'must be a secret reference (env:NAME or file:PATH), never the key itself');
-    const scopes = reader.stringList(node, path, 'scopes') ?? [...DEFAULT_KEY_SCOPES];
-    for (const [i, s] of scopes.entries()) {
-      if (!(KEY_SCOPES as readonly string[]).includes(s)) reader.problem(`${path}.scopes[${i}]`, `unknown scope '${s}' (known: ${KEY_SCOPES.join(', ')})`);
-    }
-    return {
-      id: reader.id(node, path),
-      tenant,
-      key,
-      aliases: reader.stringList(node, path, 'aliases') ?? [],
-      scopes: scopes as KeyScope[],
-      limits: reader.limits(node, path),
-      expiresAt: reader.timestamp(node, path, 'expiresAt'),
-      budget: reader.budget(node, path),
-    };
+    return { id: id ?? '', tenant, key: key ?? '', ...grant };
   });
 
   const aliasNames = new Set(aliases.map((a) => a.name));
@@ -195,153 +174,16 @@ export function parseGatewayConfig(text: string, source = 'config'): GatewayConf
   };
 }
 
-class Reader {
-  private readonly problems: string[] = [];
-
-  problem(path: string, message: string): void {
-    this.problems.push(`${path.replace(/^\./, '')}: ${message}`);
-  }
-
+/** The file's reader: the shared definition reader, with the alias policy's members and the problems as the file reports them. */
+class Reader extends DefinitionReader {
   throwIfProblems(): void {
-    if (this.problems.length) throw new ConfigValidationError(this.problems);
-  }
-
-  /** Flags keys the schema does not know: a typo must not silently do nothing. */
-  known(node: Node, path: string, keys: string[]): Record<string, never> {
-    for (const key of Object.keys(node)) if (!keys.includes(key)) this.problem(`${path}.${key}`, `unknown field (expected one of ${keys.join(', ')})`);
-    return {};
-  }
-
-  list(node: Node, key: string, parent = ''): Array<[Node, string]> {
-    const value = node[key];
-    if (value === undefined || value === null) return [];
-    if (!Array.isArray(value)) {
-      this.problem(`${parent}.${key}`, 'must be a list');
-      return [];
-    }
-    return value.flatMap((item, index): Array<[Node, string]> => {
-      const path = `${parent}.${key}[${index}]`.replace(/^\./, '');
-      if (!isNode(item)) {
-        this.problem(path, 'must be a mapping');
-        return [];
-      }
-      return [[item, path]];
-    });
-  }
-
-  id(node: Node, path: string): string {
-    const value = this.string(node, path, 'id');
-    if (value && !/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(value)) this.problem(`${path}.id`, 'use letters, digits, ".", "_" and "-" (at most 64)');
-    return value;
-  }
-
-  string(node: Node, path: string, key: string): string {
-    const value = node[key];
-    if (typeof value !== 'string' || value.length === 0) {
-      this.problem(`${path}.${key}`, 'is required and must be a string');
-      return '';
-    }
-    return value;
-  }
-
-  optionalString(node: Node, path: string, key: string): string | null {
-    const value = node[key];
-    if (value === undefined || value === null) return null;
-    if (typeof value !== 'string') {
-      this.problem(`${path}.${key}`, 'must be a string');
-      return null;
-    }
-    return value;
-  }
-
-  optionalBoolean(node: Node, path: string, key: string): boolean | null {
-    const value = node[key];
-    if (value === undefined || value === null) return null;
-    if (typeof value !== 'boolean') {
-      this.problem(`${path}.${key}`, 'must be true or false');
-      return null;
-    }
-    return value;
-  }
-
-  integer(node: Node, path: string, key: string, fallback: number): number {
-    return this.optionalInteger(node, path, key) ?? fallback;
-  }
-
-  optionalInteger(node: Node, path: string, key: string): number | null {
-    const value = node[key];
-    if (value === undefined || value === null) return null;
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
-      this.problem(`${path}.${key}`, 'must be a non-negative integer');
-      return null;
-    }
-    return value;
-  }
-
-  number(node: Node, path: string, key: string, fallback: number): number {
-    const value = node[key];
-    if (value === undefined || value === null) return fallback;
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-      this.problem(`${path}.${key}`, 'must be a non-negative number');
-      return fallback;
-    }
-    return value;
-  }
-
-  /** Decimal amounts: quoted strings preferred; plain YAML numbers are taken by their shortest decimal form. */
-  decimal(node: Node, path: string, key: string, required: boolean): string | null {
-    const value = node[key];
-    if (value === undefined || value === null) {
-      if (required) this.problem(`${path}.${key}`, 'is required (a decimal such as "0.15")');
-      return null;
-    }
-    const text = typeof value === 'number' ? String(value) : value;
-    if (typeof text !== 'string' || !/^\d+(\.\d+)?$/.test(text)) {
-      this.problem(`${path}.${key}`, 'must be a non-negative decimal such as "0.15"');
-      return null;
-    }
-    return text;
-  }
-
-  timestamp(node: Node, path: string, key: string): string | null {
-    const value = node[key];
-    if (value === undefined || value === null) return null;
-    const date = value instanceof Date ? value : typeof value === 'string' ? new Date(value) : null;
-    if (!date || Number.isNaN(date.getTime())) {
-      this.problem(`${path}.${key}`, 'must be an ISO-8601 timestamp');
-      return null;
-    }
-    return date.toISOString();
-  }
-
-  stringList(node: Node, path: string, key: string): string[] | null {
-    const value = node[key];
-    if (value === undefined || value === null) return null;
-    if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) {
-      this.problem(`${path}.${key}`, 'must be a list of strings');
-      return null;
-    }
-    return value as string[];
-  }
-
-  oneOf<T extends string>(node: Node, path: string, key: string, allowed: readonly T[], fallback: T | null): T {
-    const value = node[key];
-    if ((value === undefined || value === null) && fallback !== null) return fallback;
-    if (typeof value !== 'string' || !allowed.includes(value as T)) {
-      this.problem(path, `must be one of ${allowed.join(', ')}`);
-      return (fallback ?? allowed[0]) as T;
-    }
-    return value as T;
+    if (this.problems.length) throw new ConfigValidationError(this.problems.map((p) => `${p.path}: ${p.message}`));
   }
 
   /** `canary: { deployment, percent, salt? }`; the deployment must be one of the alias's routes. */
   canary(node: Node, path: string, routeDeployments: ReadonlySet<string>): AliasCanary | null {
-    const value = node.canary;
-    if (value === undefined || value === null) return null;
-    if (!isNode(value)) {
-      this.problem(`${path}.canary`, 'must be a mapping with deployment and percent');
-      return null;
-    }
+    const value = this.mapping(node, path, 'canary', 'a mapping with deployment and percent');
+    if (value === null) return null;
     this.known(value, `${path}.canary`, fieldNames(CANARY_FIELDS));
     const deploymentId = this.string(value, `${path}.canary`, 'deployment');
     if (deploymentId && !routeDeployments.has(deploymentId)) this.problem(`${path}.canary.deployment`, `'${deploymentId}' is not one of this alias's routes`);
@@ -353,97 +195,11 @@ class Reader {
     return { deploymentId, percent, salt: this.optionalString(value, `${path}.canary`, 'salt') ?? '' };
   }
 
-  limits(node: Node, path: string): TenantLimits {
-    const value = node.limits;
-    if (value === undefined || value === null) return { rpm: null, tpm: null, maxConcurrency: null };
-    if (!isNode(value)) {
-      this.problem(`${path}.limits`, 'must be a mapping');
-      return { rpm: null, tpm: null, maxConcurrency: null };
-    }
-    this.known(value, `${path}.limits`, fieldNames(LIMITS_FIELDS));
-    const inputTpm = this.positiveInteger(value, `${path}.limits`, 'inputTpm');
-    const outputTpm = this.positiveInteger(value, `${path}.limits`, 'outputTpm');
-    return {
-      rpm: this.positiveInteger(value, `${path}.limits`, 'rpm'),
-      tpm: this.positiveInteger(value, `${path}.limits`, 'tpm'),
-      // Left out when unset, so what was issued before these existed compares equal.
-      ...(inputTpm !== null ? { inputTpm } : {}),
-      ...(outputTpm !== null ? { outputTpm } : {}),
-      maxConcurrency: this.positiveInteger(value, `${path}.limits`, 'maxConcurrency'),
-    };
-  }
-
-  /** `budget: { monthlyUsd?, dailyUsd?, softPct, enforcement, webhook? }` of a tenant or a key. */
-  budget(node: Node, path: string): TenantBudget | null {
-    const value = node.budget;
-    if (value === undefined || value === null) return null;
-    if (!isNode(value)) {
-      this.problem(`${path}.budget`, 'must be a mapping');
-      return null;
-    }
-    const at = `${path}.budget`;
-    this.known(value, at, fieldNames(BUDGET_FIELDS));
-    const monthlyUsd = this.decimal(value, at, 'monthlyUsd', false);
-    const dailyUsd = this.decimal(value, at, 'dailyUsd', false);
-    if (monthlyUsd === null && dailyUsd === null) this.problem(at, 'needs monthlyUsd or dailyUsd (or both)');
-    for (const [name, amount] of [['monthlyUsd', monthlyUsd], ['dailyUsd', dailyUsd]] as const) {
-      if (amount !== null && Number(amount) === 0) this.problem(`${at}.${name}`, 'must be above zero');
-    }
-    const softPct = this.integer(value, at, 'softPct', BUDGET_DEFAULTS.softPct);
-    if (softPct < 1 || softPct > 100) this.problem(`${at}.softPct`, 'must be an integer from 1 to 100');
-    let webhook: BudgetWebhook | null = null;
-    if (value.webhook !== undefined && value.webhook !== null) {
-      if (!isNode(value.webhook)) this.problem(`${at}.webhook`, 'must be a mapping with url and secret');
-      else {
-        this.known(value.webhook, `${at}.webhook`, fieldNames(WEBHOOK_FIELDS));
-        const url = this.string(value.webhook, `${at}.webhook`, 'url');
-        const secret = this.string(value.webhook, `${at}.webhook`, 'secret');
-        if (url && !/^https?:\/\/[^/]+/.test(url)) this.problem(`${at}.webhook.url`, 'must be an http(s) URL');
-        if (secret && !/^(env|file):.+/.test(secret)) this.problem(`${at}.webhook.secret`, 'must be a secret reference (env:NAME or file:PATH), never the secret itself');
-        const allowPrivateNetwork = this.optionalBoolean(value.webhook, `${at}.webhook`, 'allowPrivateNetwork') === true;
-        webhook = { url, secret, ...(allowPrivateNetwork ? { allowPrivateNetwork } : {}) };
-      }
-    }
-    return {
-      // Members that are not set are left out, so budgets set before they existed compare equal.
-      ...(monthlyUsd !== null ? { monthlyUsd } : {}),
-      ...(dailyUsd !== null ? { dailyUsd } : {}),
-      softPct,
-      enforcement: this.oneOf(value, `${at}.enforcement`, 'enforcement', ['hard', 'soft'] as const, BUDGET_DEFAULTS.enforcement) as 'hard' | 'soft',
-      ...(webhook ? { webhook } : {}),
-    };
-  }
-
   /** An alias's `policy.limits`: per-minute rates and concurrent requests of the alias over every caller. */
   aliasLimits(node: Node, path: string): AliasRateLimits | null {
-    const value = node.limits;
-    if (value === undefined || value === null) return null;
-    if (!isNode(value)) {
-      this.problem(`${path}.limits`, 'must be a mapping');
-      return null;
-    }
-    this.known(value, `${path}.limits`, fieldNames(ALIAS_LIMITS_FIELDS));
-    const limits: AliasRateLimits = {};
-    for (const name of fieldNames(ALIAS_LIMITS_FIELDS) as Array<keyof AliasRateLimits>) {
-      const limit = this.positiveInteger(value, `${path}.limits`, name);
-      if (limit !== null) limits[name] = limit;
-    }
-    return Object.keys(limits).length ? limits : null;
+    const value = this.mapping(node, path, 'limits');
+    return value === null ? null : readAliasLimitsMapping(this, value, `${path}.limits`);
   }
-
-  /** A limit: absent or null = unlimited; otherwise at least 1 (a limit of 0 would refuse everything silently). */
-  positiveInteger(node: Node, path: string, key: string): number | null {
-    const value = this.optionalInteger(node, path, key);
-    if (value === 0) {
-      this.problem(`${path}.${key}`, 'must be a positive integer (leave it out for no limit)');
-      return null;
-    }
-    return value;
-  }
-}
-
-function isNode(value: unknown): value is Node {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date);
 }
 
 export type { AliasPolicy };

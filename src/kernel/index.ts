@@ -36,3 +36,5 @@ export * from './projections/projection.js';
 export * from './redaction/redact-text.js';
 export * from './secret-references/known-secrets.js';
 export * from './secret-references/secret-reference.js';
+export * from './definitions/config-fields.js';
+export * from './definitions/definition-reader.js';

@@ -129,6 +129,8 @@ describe('rate limits and budgets over HTTP', () => {
 
   test('a budget webhook at a metadata or (unless allowed) private address is refused by the admin API; nothing changes', async () => {
     const admin = new AdminClient(gw.url, ADMIN_TOKEN);
+    // The signing secret resolves, so the refusals below are about the URL alone.
+    process.env.SY_TEST_HOOK_KEY = 'limits-http-hook-signing-secret';
     expect((await admin.post('/tenants', { id: 'hooked', name: 'Hooked' })).status).toBe(201);
     const hook = (url: string, extra = {}) => admin.put('/tenants/hooked/budget', { monthlyUsd: '5', webhook: { url, secret: 'env:SY_TEST_HOOK_KEY', ...extra } });
     const metadata = await hook('http://169.254.169.254/latest/meta-data', { allowPrivateNetwork: true });

@@ -1,8 +1,9 @@
 import { DEFAULT_KEY_SCOPES } from '../../modules/access/api-key/api-key.decider.js';
-import { budgetOf, type TenantBudgetDto } from '../../modules/access/admin/tenant.dto.js';
+import { readBudgetMapping } from '../../modules/access/tenant/tenant-definition.js';
 import { aliasDefinitionOf, type PublishAliasDto } from '../../modules/catalog/admin/alias.dto.js';
 import { ALIAS_DEFAULTS } from '../../modules/catalog/alias/alias.decider.js';
 import { parseGatewayConfig } from '../../src/config/gateway-config.js';
+import { DefinitionReader } from '../../src/kernel/definitions/definition-reader.js';
 
 /**
  * One default per knob: an alias, a budget or a key declared with every optional member left out is the same
@@ -43,7 +44,9 @@ apiKeys:
   });
 
   test('a budget: the file and the admin API give the same budget', () => {
-    const fromApi = budgetOf({ monthlyUsd: '500' } as TenantBudgetDto);
+    const reader = new DefinitionReader();
+    const fromApi = readBudgetMapping(reader, { monthlyUsd: '500' }, '');
+    expect(reader.problems).toEqual([]);
     expect(config.tenants[0].budget).toEqual(fromApi);
     expect(fromApi).toEqual({ monthlyUsd: '500', softPct: 80, enforcement: 'hard' });
   });

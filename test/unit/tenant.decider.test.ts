@@ -25,6 +25,25 @@ describe('tenant aggregate', () => {
     test('an id with invalid characters is refused', () => {
       spec.given([]).when({ type: 'CreateTenant', tenantId: 'acme/../x', name: 'x' }).thenThrows('invalid_tenant', 422);
     });
+    test('with limits and a budget: the three events apply appends for the same tenant, in one decision', () => {
+      spec.given([]).when({ type: 'CreateTenant', tenantId, name: 'Acme Corp', limits, budget }).then([
+        created, { type: 'TenantLimitsSet', data: { tenantId, limits } }, { type: 'TenantBudgetSet', data: { tenantId, budget } },
+      ]);
+    });
+    test('no limits and no budget given, or none set: only the creation (as apply, which sets neither then)', () => {
+      spec.given([]).when({ type: 'CreateTenant', tenantId, name: 'Acme Corp', limits: { rpm: null, tpm: null, maxConcurrency: null }, budget: null }).then([created]);
+    });
+    test('a bad limit or budget refuses the creation too: nothing is appended', () => {
+      spec.given([]).when({ type: 'CreateTenant', tenantId, name: 'Acme Corp', limits: { ...limits, rpm: 0 } }).thenThrows('invalid_limits', 422);
+      spec.given([]).when({ type: 'CreateTenant', tenantId, name: 'Acme Corp', budget: { ...budget, softPct: 0 } }).thenThrows('invalid_budget', 422);
+    });
+    test('the same creation with limits and budget again changes nothing; other limits or another budget are refused', () => {
+      const existing: TenantEvent[] = [created, { type: 'TenantLimitsSet', data: { tenantId, limits } }, { type: 'TenantBudgetSet', data: { tenantId, budget } }];
+      spec.given(existing).when({ type: 'CreateTenant', tenantId, name: 'Acme Corp', limits, budget }).thenNothing();
+      spec.given(existing).when({ type: 'CreateTenant', tenantId, name: 'Acme Corp' }).thenNothing();
+      spec.given(existing).when({ type: 'CreateTenant', tenantId, name: 'Acme Corp', budget: { ...budget, monthlyUsd: '600' } }).thenThrows('tenant_exists', 422);
+      spec.given(existing).when({ type: 'CreateTenant', tenantId, name: 'Acme Corp', limits: { ...limits, rpm: 1 } }).thenThrows('tenant_exists', 422);
+    });
   });
 
   describe('SetTenantLimits', () => {

@@ -4,22 +4,26 @@ import { type ApiKeyState, apiKeyStream, type KeyGrant } from '../../../events/i
 import { KeyIndexProjection } from '../../../projections/key-index/index.js';
 import { randomBase62 } from '../../../src/kernel/index.js';
 import { ApiKeyCommand } from '../access.commands.js';
-import { DEFAULT_KEY_SCOPES } from '../api-key/api-key.decider.js';
+import { type ApiKeyDefinition, grantOf, type KeyGrantMembers, readApiKey, readKeyChanges } from '../api-key/api-key-definition.js';
 import { displayPrefix, generateApiKey, hashApiKey } from '../api-key/key-format.js';
 import {
-  AdminApiError, AdminCommands, AdminExceptionFilter, AdminGuard, type AdminPrincipal, adminValidationPipe, etag, limitsOf, principalOf, ReasonDto, TenantScoped,
+  AdminApiError, AdminCommands, AdminExceptionFilter, AdminGuard, type AdminPrincipal, adminValidationPipe, definitionBody, etag, principalOf, ReasonDto, TenantScoped,
 } from '../../admin/index.js';
-import { IssueKeyDto, RotateKeyDto, UpdateKeyDto } from './key.dto.js';
-import { budgetOf } from './tenant.dto.js';
+import { RotateKeyDto } from './key.dto.js';
 import { RoutingSnapshotProjection } from '../../../projections/routing-snapshot/index.js';
 import { SpendHistory } from './spend-history.js';
 import { SpendQueryDto } from './spend.dto.js';
+
+const issue = definitionBody((reader, body) => readApiKey(reader, body, '', 'api'));
+const changes = definitionBody((reader, body) => readKeyChanges(reader, body));
 
 /**
  * `/admin/v1/keys`: issue (the plaintext key is in that one response and nowhere else, ever), revoke,
  * and reads that show the display prefix, never the key or its hash. A tenant admin sees and changes the
  * keys of its own tenant only (another tenant's key is 404, as a key that does not exist), and only keys
  * whose grant lies within its own: it never issues, widens, rotates or revokes a key stronger than itself.
+ * Issue and update bodies are in the configuration file's shape, read by the file's readers
+ * (api-key-definition.ts); the file names the secret, the API generates it.
  */
 @Controller('admin/v1/keys')
 @UseGuards(AdminGuard)
@@ -67,19 +71,12 @@ export class KeysController {
 
   @Post()
   @TenantScoped()
-  async issue(@Body() body: IssueKeyDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+  async issue(@Body(issue) body: ApiKeyDefinition, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const principal = principalOf(request);
     principal.requireTenant(body.tenant);
     const keyId = body.id ?? `key-${randomBase62(12)}`;
     const key = generateApiKey();
-    const grant: KeyGrant = {
-      tenantId: body.tenant,
-      scopes: body.scopes ?? [...DEFAULT_KEY_SCOPES],
-      aliases: body.aliases ?? [],
-      limits: limitsOf(body.limits),
-      expiresAt: body.expiresAt ? new Date(body.expiresAt).toISOString() : null,
-      ...(body.budget ? { budget: budgetOf(body.budget) } : {}),
-    };
+    const grant = grantOf(body.tenant, body);
     this.requireGrantable(principal, grant, 'issue a key with');
     this.requirePublished(grant.aliases);
     const outcome = await this.commands.send(
@@ -94,23 +91,18 @@ export class KeysController {
     };
   }
 
-  /** Widens or narrows the grant (aliases, scopes, limits, budget, expiry) of a key without a new secret. */
+  /**
+   * Widens or narrows the grant (aliases, scopes, limits, budget, expiry) of a key without a new secret:
+   * members sent replace the key's, `null` puts one back to the file's default.
+   */
   @Patch(':id')
   @TenantScoped()
-  async update(@Param('id') id: string, @Body() body: UpdateKeyDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+  async update(@Param('id') id: string, @Body(changes) body: Partial<KeyGrantMembers>, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     await this.commands.fresh();
     const principal = principalOf(request);
     const key = this.held(id, principal, 'change');
-    const { budget: _budget, ...kept } = key.grant;
-    const budget = body.budget === undefined ? key.grant.budget : body.budget === null ? undefined : budgetOf(body.budget);
-    const grant: KeyGrant = {
-      ...kept,
-      ...(body.scopes ? { scopes: body.scopes } : {}),
-      ...(body.aliases ? { aliases: body.aliases } : {}),
-      ...(body.limits ? { limits: limitsOf(body.limits) } : {}),
-      ...(body.expiresAt !== undefined ? { expiresAt: body.expiresAt === null ? null : new Date(body.expiresAt).toISOString() } : {}),
-      ...(budget ? { budget } : {}),
-    };
+    const { tenantId, budget, ...kept } = key.grant;
+    const grant = grantOf(tenantId, { ...kept, budget: budget ?? null, ...body });
     this.requireGrantable(principal, grant, 'give a key');
     this.requirePublished(grant.aliases);
     const outcome = await this.commands.send(ApiKeyCommand, { type: 'UpdateApiKey', keyId: id, grant }, request, reply);

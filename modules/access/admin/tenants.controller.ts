@@ -5,17 +5,31 @@ import { type TenantState, tenantStream } from '../../../events/index.js';
 import { KeyIndexProjection } from '../../../projections/key-index/index.js';
 import { TenantCommand } from '../access.commands.js';
 import {
-  AdminCommands, AdminExceptionFilter, AdminGuard, adminValidationPipe, etag, LimitsDto, limitsOf, PlatformOnlyOnTenant, principalOf, ReasonDto,
+  AdminCommands, AdminExceptionFilter, AdminGuard, adminValidationPipe, definitionBody, etag, PlatformOnlyOnTenant, principalOf, ReasonDto, readLimitsMapping,
   TenantScoped, tenantNotFound,
 } from '../../admin/index.js';
+import type { TenantBudget, TenantLimits } from '../../../events/index.js';
+import { readBudgetMapping, readTenant, type TenantDefinition } from '../tenant/tenant-definition.js';
 import { SpendHistory } from './spend-history.js';
 import { SpendQueryDto } from './spend.dto.js';
-import { CreateTenantDto, TenantBudgetDto } from './tenant.dto.js';
 import { type CurrentSpend, TenantSpendReader } from './tenant-spend-reader.js';
-import { budgetOf } from './tenant.dto.js';
+
+/** `POST` body: a tenant as the file declares it, and which of its optional members were sent. */
+interface TenantCreation {
+  tenant: TenantDefinition;
+  sent: { limits: boolean; budget: boolean };
+}
+
+const creation = definitionBody((reader, body): TenantCreation => ({
+  tenant: readTenant(reader, body, ''),
+  sent: { limits: body.limits !== undefined, budget: body.budget !== undefined },
+}));
+const limitsBody = definitionBody((reader, body) => readLimitsMapping(reader, body, ''));
+const budgetBody = definitionBody((reader, body) => readBudgetMapping(reader, body, ''));
 
 /**
- * `/admin/v1/tenants`: create, limits, budget, suspend and reinstate; reads include current spend. A
+ * `/admin/v1/tenants`: create, limits, budget, suspend and reinstate; reads include current spend. Bodies
+ * are in the configuration file's shape and read by the file's readers (tenant-definition.ts). A
  * tenant admin reads its own tenant only (every other tenant is 404, as one that does not exist); creating
  * tenants and setting a tenant's limits, budget and suspension are the platform's, even for its own.
  */
@@ -66,24 +80,29 @@ export class TenantsController {
     return { tenant: id, period, budget: found.budget, data };
   }
 
+  /** A tenant with its name, limits and budget in one append, as `apply` makes the same tenant declared in the file. */
   @Post()
-  async create(@Body() body: CreateTenantDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
-    const outcome = await this.commands.send(TenantCommand, { type: 'CreateTenant', tenantId: body.id, name: body.name ?? body.id }, request, reply);
+  async create(@Body(creation) body: TenantCreation, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    const { id, name, limits, budget } = body.tenant;
+    const outcome = await this.commands.send(
+      TenantCommand,
+      { type: 'CreateTenant', tenantId: id, name, ...(body.sent.limits ? { limits } : {}), ...(body.sent.budget ? { budget } : {}) },
+      request, reply,
+    );
     reply.status(outcome.events.length ? 201 : 200);
-    return this.after(body.id, outcome.events.map((e) => e.type));
+    return this.after(id, outcome.events.map((e) => e.type));
   }
 
   @Put(':id/limits')
   @PlatformOnlyOnTenant('id')
-  async setLimits(@Param('id') id: string, @Body() body: LimitsDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
-    const outcome = await this.commands.send(TenantCommand, { type: 'SetTenantLimits', tenantId: id, limits: limitsOf(body) }, request, reply);
+  async setLimits(@Param('id') id: string, @Body(limitsBody) limits: TenantLimits, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    const outcome = await this.commands.send(TenantCommand, { type: 'SetTenantLimits', tenantId: id, limits }, request, reply);
     return this.after(id, outcome.events.map((e) => e.type));
   }
 
   @Put(':id/budget')
   @PlatformOnlyOnTenant('id')
-  async setBudget(@Param('id') id: string, @Body() body: TenantBudgetDto, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
-    const budget = budgetOf(body);
+  async setBudget(@Param('id') id: string, @Body(budgetBody) budget: TenantBudget, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const outcome = await this.commands.send(TenantCommand, { type: 'SetTenantBudget', tenantId: id, budget }, request, reply);
     return this.after(id, outcome.events.map((e) => e.type));
   }

@@ -1,10 +1,11 @@
 import { Decimal } from 'decimal.js';
-import { type TenantBudget, type TenantEvent, tenantFold, type TenantLimits, type TenantState, thresholdId } from '../../../events/index.js';
+import { NO_LIMITS, type TenantBudget, type TenantEvent, tenantFold, type TenantLimits, type TenantState, thresholdId } from '../../../events/index.js';
 import { assertNever, type Decider, DomainError, sameJson } from '../../../src/kernel/index.js';
 import { webhookUrlProblem } from './webhook-url-policy.js';
 
 export type TenantCommand =
-  | { type: 'CreateTenant'; tenantId: string; name: string }
+  /** `limits` and `budget`, when given, are set with the creation in one append (the admin API's one POST). */
+  | { type: 'CreateTenant'; tenantId: string; name: string; limits?: TenantLimits; budget?: TenantBudget | null }
   | { type: 'SetTenantLimits'; tenantId: string; limits: TenantLimits }
   | { type: 'SetTenantBudget'; tenantId: string; budget: TenantBudget | null }
   | { type: 'SuspendTenant'; tenantId: string; reason: string | null }
@@ -23,13 +24,24 @@ export const tenantDecider: Decider<TenantCommand, TenantEvent, TenantState> = {
   decide(command, state) {
     const id = command.tenantId;
     switch (command.type) {
-      case 'CreateTenant':
+      case 'CreateTenant': {
         if (!TENANT_ID.test(id)) throw new DomainError('invalid_tenant', 'tenant ids use letters, digits, ".", "_" and "-" (at most 64)', 422);
+        const limits = command.limits ?? NO_LIMITS;
+        const budget = command.budget ?? null;
+        const problem = limitsProblem(limits) ?? (budget ? budgetProblem(budget) : null);
+        if (problem) throw new DomainError(problem.startsWith('limits.') ? 'invalid_limits' : 'invalid_budget', problem, 422);
         if (state.status !== 'absent') {
-          if (state.name === command.name) return [];
+          // The same creation again changes nothing; anything else is a change, made by its own endpoint.
+          if (state.name === command.name && (command.limits === undefined || sameJson(state.limits, limits)) && (command.budget === undefined || sameJson(state.budget, budget))) return [];
           throw new DomainError('tenant_exists', `Tenant ${id} already exists`, 422);
         }
-        return [{ type: 'TenantCreated', data: { tenantId: id, name: command.name } }];
+        // The events apply appends for the same tenant declared in the file: limits and budget only when set.
+        return [
+          { type: 'TenantCreated', data: { tenantId: id, name: command.name } },
+          ...(sameJson(limits, NO_LIMITS) ? [] : [{ type: 'TenantLimitsSet' as const, data: { tenantId: id, limits } }]),
+          ...(budget ? [{ type: 'TenantBudgetSet' as const, data: { tenantId: id, budget } }] : []),
+        ];
+      }
       case 'SetTenantLimits': {
         const current = requireTenant(state, id);
         const problem = limitsProblem(command.limits);

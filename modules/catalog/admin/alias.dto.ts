@@ -3,6 +3,8 @@ import {
   ArrayMaxSize, ArrayNotEmpty, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateNested,
 } from 'class-validator';
 import { type AliasDefinition, CAPABILITIES, ROUTING_STRATEGIES, type RoutingStrategy } from '../../../events/index.js';
+import { DefinitionMember, readAliasLimitsMapping } from '../../admin/index.js';
+import { type DefinitionNode, DefinitionReader } from '../../../src/kernel/index.js';
 import { ALIAS_DEFAULTS } from '../alias/alias.decider.js';
 
 export class AliasRouteDto {
@@ -28,24 +30,6 @@ export class AliasCanaryDto {
   salt?: string;
 }
 
-/** Per-minute limits and concurrent requests of the alias over every caller; members left out are unlimited. */
-export class AliasLimitsDto {
-  @IsOptional() @IsInt() @Min(1)
-  rpm?: number;
-
-  @IsOptional() @IsInt() @Min(1)
-  tpm?: number;
-
-  @IsOptional() @IsInt() @Min(1)
-  inputTpm?: number;
-
-  @IsOptional() @IsInt() @Min(1)
-  outputTpm?: number;
-
-  @IsOptional() @IsInt() @Min(1)
-  maxConcurrency?: number;
-}
-
 export class AliasPolicyDto {
   @IsOptional() @IsArray() @IsIn(CAPABILITIES, { each: true })
   requiredCapabilities?: string[];
@@ -66,8 +50,9 @@ export class AliasPolicyDto {
   @IsOptional() @IsBoolean()
   cache?: boolean;
 
-  @IsOptional() @ValidateNested() @Type(() => AliasLimitsDto)
-  limits?: AliasLimitsDto;
+  /** Per-minute limits and concurrent requests of the alias over every caller: the file's mapping, by the file's reader. */
+  @IsOptional() @DefinitionMember(readAliasLimitsMapping)
+  limits?: DefinitionNode | null;
 
   /** The alias that serves what a hard budget refuses. */
   @IsOptional() @IsString() @MaxLength(128)
@@ -91,9 +76,7 @@ export class PublishAliasDto {
 
 export function aliasDefinitionOf(dto: PublishAliasDto): AliasDefinition {
   const canary = dto.policy?.canary;
-  const limits = Object.fromEntries(
-    (['rpm', 'tpm', 'inputTpm', 'outputTpm', 'maxConcurrency'] as const).flatMap((name) => (dto.policy?.limits?.[name] ? [[name, dto.policy.limits[name]]] : [])),
-  );
+  const limits = dto.policy?.limits ? readAliasLimitsMapping(new DefinitionReader(), dto.policy.limits, '') : null;
   return {
     strategy: dto.strategy ?? ALIAS_DEFAULTS.strategy,
     routes: dto.routes.map((route) => ({
@@ -107,7 +90,7 @@ export function aliasDefinitionOf(dto: PublishAliasDto): AliasDefinition {
       // Absent rather than null, as the YAML does, so both describe the same definition.
       ...(canary ? { canary: { deploymentId: canary.deployment, percent: canary.percent, salt: canary.salt ?? '' } } : {}),
       ...(dto.policy?.cache === false ? { cache: false as const } : {}),
-      ...(Object.keys(limits).length ? { limits } : {}),
+      ...(limits ? { limits } : {}),
       ...(dto.policy?.budgetDowngrade ? { budgetDowngrade: dto.policy.budgetDowngrade } : {}),
     },
     visibility: dto.visibility ?? ALIAS_DEFAULTS.visibility,

@@ -1,7 +1,7 @@
-import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, Matches, MaxLength, Min, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, Matches, MaxLength, Min } from 'class-validator';
 import { CAPABILITIES, type Capability, type DeploymentSettings } from '../../../events/index.js';
-import { LimitsDto, limitsOf } from '../../admin/index.js';
+import { DefinitionMember, limitsOf, readLimitsMapping } from '../../admin/index.js';
+import type { DefinitionNode } from '../../../src/kernel/index.js';
 
 /** A model at a provider; the names match the YAML configuration. */
 export class DeploymentSettingsDto {
@@ -26,8 +26,9 @@ export class DeploymentSettingsDto {
   @IsOptional() @IsString() @MaxLength(128)
   quotaGroup?: string | null;
 
-  @IsOptional() @ValidateNested() @Type(() => LimitsDto)
-  limits?: LimitsDto;
+  /** The file's `limits` mapping, validated by the file's reader. */
+  @IsOptional() @DefinitionMember(readLimitsMapping)
+  limits?: DefinitionNode | null;
 }
 
 export class RegisterDeploymentDto extends DeploymentSettingsDto {
