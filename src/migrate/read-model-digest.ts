@@ -38,7 +38,7 @@ export async function ledgerDigest(executor: SqlExecutor): Promise<TableDigest> 
 export async function ledgerByTenantDay(executor: SqlExecutor): Promise<GroupLine[]> {
   const rows = await executor.query<{ tenant_id: string; day: string; n: string; cost: string }>(
     `SELECT tenant_id, to_char(recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*)::text AS n, sum(cost_usd)::text AS cost
-     FROM cost_ledger GROUP BY 1, 2 ORDER BY 1 COLLATE "C", 2`,
+     FROM cost_ledger GROUP BY 1, 2 ORDER BY tenant_id COLLATE "C", 2`,
   );
   return rows.map((r) => ({ group: `${r.tenant_id} ${r.day}`, rows: Number(r.n), sum: r.cost }));
 }
@@ -56,7 +56,7 @@ export async function spendDigest(executor: SqlExecutor): Promise<TableDigest> {
 /** Tenant spend per tenant and period kind: rows and amount. */
 export async function spendByTenant(executor: SqlExecutor): Promise<GroupLine[]> {
   const rows = await executor.query<{ tenant_id: string; period: string; n: string; spent: string }>(
-    `SELECT tenant_id, period, count(*)::text AS n, sum(spent_usd)::text AS spent FROM tenant_spend GROUP BY 1, 2 ORDER BY 1 COLLATE "C", 2 COLLATE "C"`,
+    `SELECT tenant_id, period, count(*)::text AS n, sum(spent_usd)::text AS spent FROM tenant_spend GROUP BY 1, 2 ORDER BY tenant_id COLLATE "C", period COLLATE "C"`,
   );
   return rows.map((r) => ({ group: `${r.tenant_id} ${r.period}`, rows: Number(r.n), sum: r.spent }));
 }
