@@ -216,7 +216,7 @@ type Breakdown = (() => Promise<[GroupLine[], GroupLine[]]>) | null;
 const pendingBreakdowns = new WeakMap<VerificationCheck, Breakdown>();
 
 function compareDigests(name: string, source: TableDigest, target: TableDigest, breakdown: Breakdown): VerificationCheck {
-  const describe = (d: TableDigest) => `${d.rows} rows, ${Object.entries(d.sums).map(([k, v]) => `${k} ${v}`).join(', ')}, md5 ${d.digest}`;
+  const describe = (d: TableDigest) => `rows ${d.rows}, ${Object.entries(d.sums).map(([k, v]) => `${k} ${v}`).join(', ')}, md5 ${d.digest}`;
   const check = compare(name, describe(source), describe(target));
   if (!check.ok) pendingBreakdowns.set(check, breakdown);
   return check;

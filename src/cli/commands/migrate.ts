@@ -24,7 +24,8 @@ export async function migrateCommand(options: { target: StoreEndpoint; json: boo
       source,
       target: options.target,
       onPhase: (message) => {
-        bar?.finish('');
+        // A bar redrawn in place on a terminal ends its line; elsewhere each update was a line already.
+        if (bar && process.stderr.isTTY) process.stderr.write('\n');
         bar = null;
         process.stderr.write(`${message}\n`);
       },
@@ -33,7 +34,7 @@ export async function migrateCommand(options: { target: StoreEndpoint; json: boo
         bar.update(done, total);
       },
     });
-    (bar as ProgressBar | null)?.finish('');
+    if (bar && process.stderr.isTTY) process.stderr.write('\n');
   } catch (error) {
     if (!(error instanceof MigrationRefusedError)) throw error;
     process.stderr.write(`switchyard migrate: ${error.message}\n`);
