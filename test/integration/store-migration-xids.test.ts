@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { spoolStoreKey } from '../../src/kernel/event-store/spool/spool-settings.js';
 import { runCli } from '../support/cli-process.js';
 import { generateApiKey } from '../../modules/access/api-key/key-format.js';
 import { type TestGateway, defaultYaml, startTestGateway } from '../support/gateway-harness.js';
@@ -131,6 +132,15 @@ describeWithServers('a log restored behind its server’s transaction counter, a
 
   test('the reverse: the PostgreSQL log into a new embedded data directory, verified, and readable there', async () => {
     const dataDir = join(root, 'laptop');
+    // Answered requests still in an outage spool for the source are not in its log: refused until drained.
+    const spoolDir = join(root, 'spool');
+    const slot = join(spoolDir, spoolStoreKey(production.url()), '0');
+    mkdirSync(slot, { recursive: true });
+    writeFileSync(join(slot, 'segment-000000000001.log'), 'x'.repeat(100));
+    const spooled = await runCli(['migrate', '--to-data-dir', dataDir], { ...process.env, DATABASE_URL: production.url(), SWITCHYARD_SPOOL_DIR: spoolDir });
+    expect(spooled.code).toBe(1);
+    expect(spooled.stderr).toContain(`the outage spool in ${spoolDir} holds 100 bytes of answered requests that are not in the source's log yet`);
+    expect(existsSync(dataDir)).toBe(false);
     const result = await runCli(['migrate', '--to-data-dir', dataDir, '--json'], { ...process.env, DATABASE_URL: production.url() });
     expect(result.code).toBe(0);
     const report = JSON.parse(result.stdout);

@@ -1,4 +1,6 @@
 import { readEnvironment } from '../../config/environment.js';
+import { OutageSpool } from '../../kernel/event-store/spool/outage-spool.js';
+import { defaultSpoolSettings, spoolStoreKey } from '../../kernel/event-store/spool/spool-settings.js';
 import { type MigrationReport, migrateStore } from '../../migrate/migrate-store.js';
 import { MigrationRefusedError, type StoreEndpoint, endpointLabel } from '../../migrate/store-endpoint.js';
 import { writeOut } from '../output.js';
@@ -16,6 +18,19 @@ export async function migrateCommand(options: { target: StoreEndpoint; json: boo
     return 1;
   }
   const source: StoreEndpoint = environment.databaseUrl ? { kind: 'postgres', url: environment.databaseUrl } : { kind: 'pglite', dataDir: environment.dataDir };
+  if (environment.databaseUrl) {
+    // Answered requests a node spooled during an outage are not in the log yet: they drain into the store they
+    // were written for, which is the source, never the target.
+    const spool = environment.spool ?? defaultSpoolSettings(environment.dataDir);
+    const spooled = OutageSpool.spooledBytes(spool, spoolStoreKey(environment.databaseUrl));
+    if (spooled > 0) {
+      process.stderr.write(
+        `switchyard migrate: the outage spool in ${spool.directory} holds ${spooled} bytes of answered requests that are not in the source's log yet. ` +
+          `Start a gateway on the source once so that it drains them (its log says when), stop it, then migrate.\n`,
+      );
+      return 1;
+    }
+  }
   let bar: ProgressBar | null = null;
   let report: MigrationReport;
   try {
