@@ -4,6 +4,8 @@ import { AuditVerifier } from '../../modules/audit/audit-verifier.js';
 import type { Database, SqlExecutor } from '../kernel/database/database.js';
 import { formatPosition } from '../kernel/event-store/log-position.js';
 import { nextTransactionId } from '../kernel/event-store/transaction-counter.js';
+import type { ControlPlaneState } from '../../projections/control-plane/index.js';
+import { describeControlPlane } from './control-plane-fold.js';
 import { catchUpReadModels } from './durable-read-models.js';
 import { type LogExtent, continuePositions, copyLog, copyUnrebuildableState, logExtent } from './log-copy.js';
 import { readMigrationMarker, removeMigrationMarker, writeMigrationMarker } from './migration-marker.js';
@@ -81,13 +83,14 @@ export async function migrateStore(options: MigrationOptions): Promise<Migration
         throw new MigrationRefusedError(`The target is the source (${endpointLabel(targetEndpoint)} is the database the log is read from): name an empty database.`);
       }
       const extent = await logExtent(source.database);
+      let sourceControlPlane: ControlPlaneState | null = null;
       if (extent.last && extent.last.transactionId >= (await nextTransactionId(source.database))) {
         // A log restored behind its server's counter (transaction-counter.ts): its readers cannot see it, so its
         // read models stay as they were restored, and the target's are compared with those.
         options.onPhase(`The source's log is ahead of its server's transaction counter (restored from a dump): its read models are compared as they were restored`);
       } else {
         options.onPhase(`Bringing the source's read models up to date (${endpointLabel(sourceEndpoint)})`);
-        await catchUpReadModels(source.database, () => undefined);
+        sourceControlPlane = await catchUpReadModels(source.database, () => undefined);
       }
       const logIdentity = `log:${extent.firstEventId ?? 'empty'}`;
       const resumed = await claimTarget(target, logIdentity, endpointLabel(sourceEndpoint));
@@ -105,10 +108,13 @@ export async function migrateStore(options: MigrationOptions): Promise<Migration
       await continuePositions(source.database, target.database);
       options.onPhase('Rebuilding the cost ledger, tenant spend and the audit chain in the target');
       const goal = extent.last?.globalPosition ?? 0;
-      await catchUpReadModels(target.database, (position) => options.onProgress(position, goal));
+      const targetControlPlane = await catchUpReadModels(target.database, (position) => options.onProgress(position, goal));
       options.onProgress(goal, goal);
       options.onPhase('Verifying the target against the source');
       const checks = await verify(source.database, target.database, extent);
+      // What a node starting on each would fold into its routing snapshot and key index. A restored source's
+      // readers cannot see its log (above), so there it is not folded; the chain checks cover its events.
+      if (sourceControlPlane) checks.push(compare('control plane (routing snapshot, key index)', describeControlPlane(sourceControlPlane), describeControlPlane(targetControlPlane)));
       const ok = checks.every((check) => check.ok);
       if (ok) await removeMigrationMarker(target.database);
       return {

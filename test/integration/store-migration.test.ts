@@ -248,8 +248,9 @@ describeWithPostgres('switchyard migrate: the embedded store to PostgreSQL and b
     expect(report).toMatchObject({ ok: true, resumed: false, events: source.log.n, copiedNow: source.log.n, adminTokens: 1, auditCheckpoints: source.checkpoints });
     expect(report.checks.map((c: { name: string; ok: boolean }) => [c.name, c.ok])).toEqual([
       ['events', true], ['last position (transaction:position)', true], ['audit chain head', true], ['audit verify (target)', true],
-      ['cost ledger', true], ['tenant spend', true], ['admin tokens and signed checkpoints', true],
+      ['cost ledger', true], ['tenant spend', true], ['admin tokens and signed checkpoints', true], ['control plane (routing snapshot, key index)', true],
     ]);
+    expect(report.checks.at(-1).target).toMatch(/^providers 1, deployments 2, aliases 2, tenants 3, keys 1 \(1 active\), sha256 [0-9a-f]{64}$/);
     // The test's own comparison, from both databases: every event byte for byte, the chain head, the ledger
     // per tenant and day, tenant spend row by row, the copied admin token and signed checkpoints.
     expect(await factsOf(target)).toEqual(source);
