@@ -14,6 +14,8 @@ import { migrate, openDataSource } from './kernel/database/data-source.js';
 import { openDatabase } from './kernel/database/open-database.js';
 import { CommandExecutor } from './kernel/commands/command-executor.js';
 import { GroupCommitter } from './kernel/event-store/group-committer.js';
+import { checkLogBehindTransactionCounter } from './kernel/event-store/transaction-counter.js';
+import { checkNoMigrationInProgress } from './migrate/migration-marker.js';
 import { SqlEventStore } from './kernel/event-store/sql-event-store.js';
 import { OutageSpool } from './kernel/event-store/spool/outage-spool.js';
 import { SpoolDrainer } from './kernel/event-store/spool/spool-drainer.js';
@@ -66,6 +68,10 @@ export async function openPlatform(environment: Environment, options: PlatformOp
     dataSource = await openDataSource(database, environment.databaseUrl, ENTITIES);
     const applied = await migrate(database, dataSource);
     if (applied.length) logger.log(`applied migrations: ${applied.join(', ')}`);
+    // A store a `switchyard migrate` is still filling, or a log restored behind its server's transaction
+    // counter, would serve an incomplete or misordered log: neither starts.
+    await checkNoMigrationInProgress(database);
+    await checkLogBehindTransactionCounter(database);
   } catch (error) {
     await dataSource?.destroy().catch(() => undefined);
     await database.close().catch(() => undefined);

@@ -199,6 +199,16 @@ export const CLI_COMMANDS = {
     ],
     description: "schedule prices from a LiteLLM model price map (model_prices_and_context_window.json) for the deployments it matches by model and provider type; never removes a price",
   },
+  migrate: {
+    flags: [
+      { name: 'to', value: 'URL', group: 'target', meaning: 'an empty PostgreSQL database (postgres://…) to move the store into' },
+      { name: 'to-data-dir', value: 'PATH', group: 'target', meaning: 'a new embedded data directory to copy the store into (a laptop copy of production)' },
+      JSON_OUTPUT,
+    ],
+    description:
+      'with its servers stopped, copy the current store (SWITCHYARD_DATA_DIR, or DATABASE_URL) with its whole log into an empty database, rebuild the ledger, ' +
+      'spend and audit chain there and verify them against the source (exit 1 on any difference); run it again to complete an interrupted one',
+  },
   'admin-token reset': {
     flags: [],
     description: 'with every server stopped: revoke the stored admin tokens, issue a new one and print it once (recovers a token that was never shown)',

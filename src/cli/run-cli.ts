@@ -167,6 +167,13 @@ export async function runCli(argv: string[]): Promise<number> {
         }
         return usage('prices import FILE [--dry-run] [--effective-from ISO]');
       }
+      case 'migrate': {
+        const { values } = parseArgs({ args: argv.slice(1), options: parserOptions('migrate') });
+        if (!values.to === !values['to-data-dir']) return usage('migrate needs --to postgres://… or --to-data-dir PATH');
+        if (values.to && !/^postgres(ql)?:\/\//.test(values.to)) return usage('--to must be a PostgreSQL URL (postgres://…); an embedded target is --to-data-dir PATH');
+        const target = values.to ? { kind: 'postgres' as const, url: values.to } : { kind: 'pglite' as const, dataDir: values['to-data-dir']! };
+        return await (await import('./commands/migrate.js')).migrateCommand({ target, json: values.json ?? false });
+      }
       case 'admin-token':
         if (sub === 'reset' && rest.length === 0) return await (await import('./commands/admin-token.js')).adminTokenReset();
         return usage('admin-token reset');

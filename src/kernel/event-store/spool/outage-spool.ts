@@ -72,6 +72,21 @@ export class OutageSpool {
     this.nextSequence = 1 + Math.max(0, ...own.map((segment) => sequenceOf(segment.path)));
   }
 
+  /**
+   * The bytes spooled for `storeKey` in every slot, read without taking any: answered requests that are not
+   * in that store's log yet (a process that starts for the store drains them).
+   */
+  static spooledBytes(settings: SpoolSettings, storeKey: string): number {
+    const root = join(settings.directory, storeKey);
+    let slots: string[];
+    try {
+      slots = readdirSync(root).filter((name) => /^\d+$/.test(name));
+    } catch {
+      return 0;
+    }
+    return slots.reduce((sum, name) => sum + listSegments(join(root, name)).reduce((bytes, segment) => bytes + segment.bytes, 0), 0);
+  }
+
   /** Takes a free slot for `storeKey` and adopts what dead processes left in the others. */
   static open(settings: SpoolSettings, storeKey: string): OutageSpool {
     const root = join(settings.directory, storeKey);
