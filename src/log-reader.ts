@@ -5,6 +5,7 @@ import type { Environment } from './config/environment.js';
 import type { Database } from './kernel/database/database.js';
 import { openDatabase } from './kernel/database/open-database.js';
 import { SqlEventStore } from './kernel/event-store/sql-event-store.js';
+import { checkNoMigrationInProgress } from './migrate/migration-marker.js';
 import { rememberSecret, rememberUrlCredentials } from './kernel/secret-references/known-secrets.js';
 import { installSecretReferencePolicy } from './kernel/secret-references/secret-reference.js';
 import { secretReferencePolicy } from './kernel/secret-references/secret-reference-policy.js';
@@ -50,6 +51,8 @@ export async function openLogReader(environment: Environment): Promise<LogReader
         await dataSource.destroy().catch(() => undefined);
       }
     }
+    // A store a `switchyard migrate` is still filling holds part of a log: an answer from it would mislead.
+    await checkNoMigrationInProgress(database);
   } catch (error) {
     await database.close().catch(() => undefined);
     throw error;
