@@ -5,6 +5,7 @@ import type { Environment } from './config/environment.js';
 import type { Database } from './kernel/database/database.js';
 import { openDatabase } from './kernel/database/open-database.js';
 import { SqlEventStore } from './kernel/event-store/sql-event-store.js';
+import { checkLogBehindTransactionCounter } from './kernel/event-store/transaction-counter.js';
 import { checkNoMigrationInProgress } from './migrate/migration-marker.js';
 import { rememberSecret, rememberUrlCredentials } from './kernel/secret-references/known-secrets.js';
 import { installSecretReferencePolicy } from './kernel/secret-references/secret-reference.js';
@@ -51,8 +52,11 @@ export async function openLogReader(environment: Environment): Promise<LogReader
         await dataSource.destroy().catch(() => undefined);
       }
     }
-    // A store a `switchyard migrate` is still filling holds part of a log: an answer from it would mislead.
+    // A store a `switchyard migrate` is still filling holds part of a log, and a log restored behind its server's
+    // transaction counter is invisible to the log's readers (they stop below the oldest running transaction):
+    // an answer from either would mislead, so they are refused here as at a server's start.
     await checkNoMigrationInProgress(database);
+    await checkLogBehindTransactionCounter(database);
   } catch (error) {
     await database.close().catch(() => undefined);
     throw error;
