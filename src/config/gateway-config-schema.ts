@@ -160,7 +160,11 @@ export const TENANT_FIELDS: ConfigFields = {
 export const API_KEY_FIELDS: ConfigFields = {
   id: { type: ID, required: true, meaning: "the key's id (in logs, the ledger and the admin API; never the secret)" },
   tenant: { type: 'tenant id', required: true, meaning: 'a tenant declared in the same file; a key never moves to another tenant' },
-  key: { type: SECRET_REFERENCE, required: true, meaning: 'the plaintext key (`sk-sy-` + 32 base62 characters), read once and stored as a SHA-256 hash; a different secret later is refused (rotate with `switchyard keys rotate`)' },
+  key: {
+    type: `${SECRET_REFERENCE}, or \`sha256:HEX\``, required: true,
+    meaning: 'the plaintext key (`sk-sy-` + 32 base62 characters), read once and stored as a SHA-256 hash; or that hash itself as `sha256:` + 64 hex digits ' +
+      '(what `switchyard config export` writes: the gateway never keeps the plaintext); a different secret later is refused (rotate with `switchyard keys rotate`)',
+  },
   aliases: { type: 'list of alias names', default: '`[]` (every public alias)', meaning: 'the aliases the key may call' },
   scopes: { type: `list of ${choices(KEY_SCOPES)}`, default: list(DEFAULT_KEY_SCOPES), meaning: 'what the key may do (write `"admin:platform"` in quotes in YAML flow lists)' },
   limits: { type: 'mapping', default: 'unlimited', meaning: "the key's own limits", fields: LIMITS_FIELDS },

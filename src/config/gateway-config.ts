@@ -155,7 +155,10 @@ export function parseGatewayConfig(text: string, source = 'config'): GatewayConf
     const tenant = reader.string(node, path, 'tenant');
     if (tenant && !tenantIds.has(tenant)) reader.problem(`${path}.tenant`, `names tenant '${tenant}', which is not declared`);
     const key = reader.string(node, path, 'key');
-    if (key && !/^(env|file):.+/.test(key)) reader.problem(`${path}.key`, 'must be a secret reference (env:NAME or file:PATH), never the key itself');
+    // sha256:<hex> is the stored hash of a key whose plaintext is not at hand (what `config export` writes).
+    if (key && !/^(env|file):.+/.test(key) && !/^sha256:[0-9a-f]{64}$/.test(key)) {
+      reader.problem(`${path}.key`, 'must be a secret reference (env:NAME or file:PATH) or the stored hash (sha256: and 64 hex digits), never the key itself');
+    }
     const scopes = reader.stringList(node, path, 'scopes') ?? [...DEFAULT_KEY_SCOPES];
     for (const [i, s] of scopes.entries()) {
       if (!(KEY_SCOPES as readonly string[]).includes(s)) reader.problem(`${path}.scopes[${i}]`, `unknown scope '${s}' (known: ${KEY_SCOPES.join(', ')})`);
