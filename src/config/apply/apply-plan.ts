@@ -33,6 +33,8 @@ interface StepBase {
   path: string;
   /** What the step changes, field by field (every field of a new definition). */
   changes: FieldChange[];
+  /** The step makes a definition that did not exist (its changes are all of the file's fields). */
+  creates?: true;
 }
 
 export type PlannedStep =
@@ -154,7 +156,7 @@ export function planApply(config: GatewayConfig, state: ControlPlaneState, optio
     const command: ProviderCommand = exists
       ? { type: 'UpdateProvider', providerId: p.id, settings }
       : { type: 'RegisterProvider', providerId: p.id, settings };
-    steps.push({ family: 'provider', path, summary: `${exists ? 'update' : 'register'} provider ${p.id}`, command, changes });
+    steps.push({ family: 'provider', path, summary: `${exists ? 'update' : 'register'} provider ${p.id}`, command, changes, ...(exists ? {} : { creates: true as const }) });
   });
 
   config.deployments.forEach((d, i) => {
@@ -174,7 +176,7 @@ export function planApply(config: GatewayConfig, state: ControlPlaneState, optio
     running.delete('status');
     const { fields, changes } = reconcile('deployment', d.id, path, `deployment ${d.id}`, fieldsOf(desired), running, exists);
     if (!exists) {
-      steps.push({ family: 'deployment', path, summary: `register deployment ${d.id}`, command: { type: 'RegisterDeployment', deploymentId: d.id, settings: desired }, changes });
+      steps.push({ family: 'deployment', path, summary: `register deployment ${d.id}`, command: { type: 'RegisterDeployment', deploymentId: d.id, settings: desired }, changes, creates: true });
     } else if (changes.length) {
       steps.push({ family: 'deployment', path, summary: `update deployment ${d.id}`, command: { type: 'UpdateDeployment', deploymentId: d.id, settings: definitionOf<DeploymentSettings>(fields) }, changes });
     }
@@ -204,7 +206,7 @@ export function planApply(config: GatewayConfig, state: ControlPlaneState, optio
     const current = state.tenants.get(t.id);
     const exists = current !== undefined && current.status !== 'absent';
     if (!exists) {
-      steps.push({ family: 'tenant', path, summary: `create tenant ${t.id}`, command: { type: 'CreateTenant', tenantId: t.id, name: t.name }, changes: [{ field: 'name', from: null, to: t.name }] });
+      steps.push({ family: 'tenant', path, summary: `create tenant ${t.id}`, command: { type: 'CreateTenant', tenantId: t.id, name: t.name }, changes: [{ field: 'name', from: null, to: t.name }], creates: true });
     }
     if (exists && current.status === 'suspended') {
       const writer = history('tenant', t.id).get('status');
@@ -226,10 +228,10 @@ export function planApply(config: GatewayConfig, state: ControlPlaneState, optio
     const hookProblem = merged.budget?.webhook ? secretProblem(merged.budget.webhook.secret) : null;
     if (hookProblem) problems.push(`${path}.budget.webhook.secret: ${hookProblem.replace(/^apiKey /, '')}`);
     if (limitChanges.length) {
-      steps.push({ family: 'tenant', path: `${path}.limits`, summary: `set limits of tenant ${t.id}`, command: { type: 'SetTenantLimits', tenantId: t.id, limits: merged.limits }, changes: limitChanges });
+      steps.push({ family: 'tenant', path: `${path}.limits`, summary: `set limits of tenant ${t.id}`, command: { type: 'SetTenantLimits', tenantId: t.id, limits: merged.limits }, changes: limitChanges, ...(exists ? {} : { creates: true as const }) });
     }
     if (budgetChanges.length) {
-      steps.push({ family: 'tenant', path: `${path}.budget`, summary: `set budget of tenant ${t.id}`, command: { type: 'SetTenantBudget', tenantId: t.id, budget: merged.budget ?? null }, changes: budgetChanges });
+      steps.push({ family: 'tenant', path: `${path}.budget`, summary: `set budget of tenant ${t.id}`, command: { type: 'SetTenantBudget', tenantId: t.id, budget: merged.budget ?? null }, changes: budgetChanges, ...(exists ? {} : { creates: true as const }) });
     }
   });
 
@@ -248,7 +250,7 @@ export function planApply(config: GatewayConfig, state: ControlPlaneState, optio
     running.delete('status');
     const { fields, changes } = reconcile('alias', a.name, path, `alias ${a.name}`, fieldsOf(desired), running, published);
     if (changes.length) {
-      steps.push({ family: 'alias', path, summary: `publish alias ${a.name}`, command: { type: 'PublishAlias', alias: a.name, definition: definitionOf<AliasDefinition>(fields) }, changes });
+      steps.push({ family: 'alias', path, summary: `publish alias ${a.name}`, command: { type: 'PublishAlias', alias: a.name, definition: definitionOf<AliasDefinition>(fields) }, changes, ...(published ? {} : { creates: true as const }) });
     }
   });
 
@@ -281,7 +283,7 @@ export function planApply(config: GatewayConfig, state: ControlPlaneState, optio
       if (hookProblem) problems.push(`${path}.budget.webhook.secret: ${hookProblem.replace(/^apiKey /, '')}`);
       const { changes } = reconcile('apikey', k.id, path, `key ${k.id}`, fieldsOf(desiredGrant), new Map(), false);
       steps.push({
-        family: 'apikey', path, summary: `issue key ${k.id}`, changes,
+        family: 'apikey', path, summary: `issue key ${k.id}`, changes, creates: true,
         command: { type: 'IssueApiKey', keyId: k.id, hash: secret.hash, prefix: secret.prefix, grant: { tenantId: k.tenant, ...desiredGrant } },
       });
     } else if (current.hash !== secret.hash) {
@@ -347,6 +349,7 @@ function planPrice(
   steps.push({
     family: 'price', path, summary: `schedule price for ${d.id}${wanted ? ` from ${wanted.toISOString()}` : ''}`,
     command: { type: 'SchedulePrice', deploymentId: d.id, effectiveFrom: starts, table },
+    ...(superseded ? {} : { creates: true as const }),
     changes: fields.map((field) => ({
       field: `price.${field}`, from: running.get(field) ?? null, to: (table as Record<string, unknown>)[field] ?? null, ...(runtime ? { overwrites: writer } : {}),
     })),

@@ -7,7 +7,10 @@ import type { ApplyResult } from './config-applier.js';
  * references and hashes, never a resolved secret.
  */
 export interface ApplyReport {
-  steps: Array<{ summary: string; path: string; changes: Array<{ field: string; from: unknown; to: unknown; overwrites?: { actor: string; at: string } }> }>;
+  steps: Array<{
+    summary: string; path: string; creates: boolean;
+    changes: Array<{ field: string; from: unknown; to: unknown; overwrites?: { actor: string; at: string } }>;
+  }>;
   appended: number;
   drift: Array<{
     path: string; definition: string; field: string; file: unknown; running: unknown; changedBy: string | null; changedAt: string | null;
@@ -27,6 +30,7 @@ function stepReport(step: PlannedStep): ApplyReport['steps'][number] {
   return {
     summary: step.summary,
     path: step.path,
+    creates: step.creates === true,
     changes: step.changes.map((change: FieldChange) => ({
       field: change.field, from: change.from, to: change.to,
       ...(change.overwrites ? { overwrites: { actor: change.overwrites.actor, at: change.overwrites.at.toISOString() } } : {}),
@@ -41,13 +45,16 @@ export function changeLine(change: ApplyReport['steps'][number]['changes'][numbe
 }
 
 /**
- * What a start that applied the configuration logs: the changes made, one line per field, and each
- * drift field as a warning (kept, with who changed it and what to do).
+ * What a start that applied the configuration logs: how many changes, each change to an existing
+ * definition one line per field (new definitions are the file's as written, and a first start makes
+ * them all), and each drift field as a warning (kept, with who changed it and what to do).
  */
 export function startupApplyLog(source: string, result: ApplyResult): { log: string[]; warn: string[] } {
   const report = applyReport(result);
   const log = result.appended > 0 ? [`applied ${source}: ${result.steps.length} change(s), ${result.appended} event(s)`] : [];
-  for (const step of report.steps) for (const change of step.changes) log.push(`applied ${step.path} (${step.summary}): ${changeLine(change)}`);
+  for (const step of report.steps) {
+    if (!step.creates) for (const change of step.changes) log.push(`applied ${step.path} (${step.summary}): ${changeLine(change)}`);
+  }
   const warn = report.drift.map((drift) => `${source} differs from the running state, which is kept: ${drift.message}`);
   return { log, warn };
 }

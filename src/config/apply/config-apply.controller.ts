@@ -30,7 +30,7 @@ export class ApplyConfigurationDto {
  * `POST /admin/v1/config/apply`: `switchyard apply` run by the server, for a CLI that cannot open the
  * embedded store itself while the server holds it. Same plan, same refusals, same events; secret
  * references resolve in the server's environment (as they do when it applies SWITCHYARD_CONFIG at start).
- * The admin token only: a configuration sets provider credentials and base URLs.
+ * Applying takes the admin token: a configuration sets provider credentials and base URLs.
  */
 @Controller('admin/v1/config')
 @UseGuards(AdminGuard)
@@ -59,9 +59,11 @@ export class ConfigApplyController {
     }
   }
 
-  /** `switchyard config export` through the server: the running definitions as a configuration file (admin token only: it names every provider's credential reference). */
+  /**
+   * `switchyard config export` through the server: the running definitions as a configuration file. Platform
+   * administration, as reading providers is: it holds references and hashes, never a secret.
+   */
   @Get('export')
-  @AdminTokenOnly()
   async export() {
     return { yaml: exportConfiguration(await this.applier.currentState(), new Date()) };
   }
