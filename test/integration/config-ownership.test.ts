@@ -140,6 +140,10 @@ apiKeys:
     expect(text).toContain('apiKey: env:OWNERSHIP_UPSTREAM_KEY');
     expect(text).toMatch(/key: sha256:[0-9a-f]{64}/);
     expect(text).not.toContain(env.OWNERSHIP_ACME_KEY);
+    // Reading the running state needs no provider secret.
+    const withoutSecrets = await runCli(['config', 'export'], { ...env, OWNERSHIP_UPSTREAM_KEY: '', OWNERSHIP_ACME_KEY: '' });
+    expect({ code: withoutSecrets.code, stderr: withoutSecrets.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(withoutSecrets.stdout.replace(/^# .*\n/, '')).toBe(text.replace(/^# .*\n/, ''));
     const before = await controlEvents();
     const again = await runCli(['apply', '-f', out], env);
     expect({ code: again.code, stdout: again.stdout }).toEqual({ code: 0, stdout: 'Nothing to change: the event store already matches the file.\n' });

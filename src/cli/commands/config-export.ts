@@ -1,10 +1,11 @@
-import { NestFactory } from '@nestjs/core';
 import { writeFileSync } from 'node:fs';
-import { ConfigApplier } from '../../config/apply/config-applier.js';
+import { CONTROL_PLANE_EVENT_TYPES } from '../../../events/index.js';
+import { ControlPlaneState } from '../../../projections/control-plane/index.js';
 import { readEnvironment } from '../../config/environment.js';
 import { exportConfiguration } from '../../config/export/configuration-export.js';
+import { START } from '../../kernel/event-store/event-store.js';
+import type { SqlEventStore } from '../../kernel/event-store/sql-event-store.js';
 import { openPlatform } from '../../platform.js';
-import { CliModule } from '../cli.module.js';
 import { writeOut } from '../output.js';
 import { runningServer } from '../running-server.js';
 
@@ -21,10 +22,7 @@ export async function configExport(options: { out: string | null }): Promise<num
   } else {
     const platform = await openPlatform(environment, { runDurable: false });
     try {
-      await platform.runner.start();
-      const app = await NestFactory.createApplicationContext(CliModule.forRoot(platform), { logger: ['error', 'warn'] });
-      yaml = exportConfiguration(await app.get(ConfigApplier).currentState(), new Date());
-      await app.close();
+      yaml = exportConfiguration(await controlPlaneOf(platform.store), new Date());
     } finally {
       await platform.close();
     }
@@ -41,4 +39,18 @@ export async function configExport(options: { out: string | null }): Promise<num
   }
   process.stderr.write(`Wrote the running configuration to ${options.out}\n`);
   return 0;
+}
+
+/**
+ * The control plane folded from the log's catalog and access events alone: the export needs no projection
+ * (whose start would resolve provider secrets) and no provider secret.
+ */
+async function controlPlaneOf(store: SqlEventStore): Promise<ControlPlaneState> {
+  let state = ControlPlaneState.empty();
+  for (let from = START; ;) {
+    const page = await store.readAll(from, { limit: 1000, types: CONTROL_PLANE_EVENT_TYPES });
+    state = state.withAll(page.events);
+    if (page.caughtUp) return state;
+    from = page.next;
+  }
 }
