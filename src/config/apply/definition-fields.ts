@@ -11,10 +11,10 @@ export function fieldsOf(value: unknown, prefix = ''): Map<string, unknown> {
   const fields = new Map<string, unknown>();
   const walk = (node: unknown, path: string) => {
     if (node !== null && typeof node === 'object' && !Array.isArray(node) && !(node instanceof Date)) {
-      const entries = Object.entries(node as Record<string, unknown>).filter(([, member]) => member !== undefined);
-      // An empty mapping is a value of its own (`{}`), not the absence of one.
-      if (entries.length === 0 && path) fields.set(path, {});
-      for (const [name, member] of entries) walk(member, path ? `${path}.${name}` : name);
+      // An empty mapping has no fields: like a member left out, it sets nothing (`limits: {}` is no limits).
+      for (const [name, member] of Object.entries(node as Record<string, unknown>)) {
+        if (member !== undefined) walk(member, path ? `${path}.${name}` : name);
+      }
       return;
     }
     if (path) fields.set(path, node);
