@@ -8,6 +8,7 @@ import { RoutingSnapshotProjection } from '../../../projections/routing-snapshot
 import type { CommandOutcome } from '../../kernel/commands/command-executor.js';
 import { ProjectionRunner } from '../../kernel/projections/projection-runner.js';
 import { SqlEventStore } from '../../kernel/event-store/sql-event-store.js';
+import { aliasStream, apiKeyStream, deploymentStream, priceStream, providerStream, tenantStream } from '../../../events/index.js';
 import type { DomainEvent } from '../../../events/event.js';
 import type { GatewayConfig } from '../gateway-config.js';
 import { type Drift, type PlannedStep, planApply } from './apply-plan.js';
@@ -100,9 +101,22 @@ export class ConfigApplier {
   }
 }
 
-/** The stream of a definition: its family and id (`alias-chat`), as the catalog and access modules name them. */
+/** The stream of a definition, as its aggregate names it. */
 function streamOf(family: DefinitionFamily, id: string): string {
-  return `${family}-${id}`;
+  switch (family) {
+    case 'provider':
+      return providerStream(id);
+    case 'deployment':
+      return deploymentStream(id);
+    case 'price':
+      return priceStream(id);
+    case 'alias':
+      return aliasStream(id);
+    case 'tenant':
+      return tenantStream(id);
+    case 'apikey':
+      return apiKeyStream(id);
+  }
 }
 
 function message(step: PlannedStep, context: { now: Date; actor: string }) {
