@@ -89,13 +89,13 @@ apiKeys:
       expect((await admin.put('/aliases/chat', { routes: [{ deployment: 'primary', priority: 0 }], policy: { maxAttempts: 2 } })).status).toBe(200);
       expect((await admin.post('/deployments/primary/prices', { inputPer1M: '1.5', outputPer1M: '2' })).status).toBe(201);
       expect((await admin.put('/tenants/acme/limits', { rpm: 100 })).status).toBe(200);
-      // Over HTTP too, a misspelt or mistyped option is refused before anything is planned.
-      const atHead = await controlEvents();
-      for (const body of [{ yaml: yaml(), overwriteRuntimeEdit: true }, { yaml: yaml(), overwriteRuntimeEdits: 'yes' }]) {
+      // Over HTTP too, a misspelt or mistyped option is refused before anything is planned: the file's new tenant is not created.
+      const withTenant = yaml().replace('tenants:\n', 'tenants:\n  - { id: not-created }\n');
+      for (const body of [{ yaml: withTenant, overwriteRuntimeEdit: true }, { yaml: withTenant, overwriteRuntimeEdits: 'yes' }]) {
         const refused = await admin.post('/config/apply', body);
         expect({ status: refused.status, code: (refused.json as { error?: { code?: string } }).error?.code }).toEqual({ status: 400, code: 'validation_failed' });
       }
-      expect(await controlEvents()).toBe(atHead);
+      expect((await admin.get('/tenants/not-created')).status).toBe(404);
     } finally {
       await first.stop();
     }
