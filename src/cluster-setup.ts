@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { AdminTokens, LOST_ADMIN_TOKEN_NOTICE } from '../modules/admin/admin-tokens.js';
 import { CliModule } from './cli/cli.module.js';
+import { startupApplyLog } from './config/apply/apply-report.js';
 import { ConfigApplier } from './config/apply/config-applier.js';
 import type { Environment } from './config/environment.js';
 import { logLevels, startupConfiguration } from './gateway.js';
@@ -34,8 +35,9 @@ export async function prepareCluster(environment: Environment): Promise<ClusterS
     try {
       const result = await app.get(ConfigApplier).apply(startup.config, { dryRun: false, prune: false, actor: `config:${startup.source}` });
       const logger = new Logger('Switchyard');
-      if (result.appended > 0) logger.log(`applied ${startup.source}: ${result.steps.length} change(s), ${result.appended} event(s)`);
-      for (const line of result.drift) logger.warn(`${startup.source} differs from the running state, which is kept: ${line}`);
+      const lines = startupApplyLog(startup.source, result);
+      for (const line of lines.log) logger.log(line);
+      for (const line of lines.warn) logger.warn(line);
     } finally {
       await app.close();
     }

@@ -15,6 +15,7 @@ import { parseJsonBody } from '../modules/inference/http/json-body-parser.js';
 import { answerRouterError } from '../modules/inference/http/router-errors.js';
 import { MockProviderHost } from '../modules/providers/mock/mock-provider-host.js';
 import { AppModule } from './app.module.js';
+import { startupApplyLog } from './config/apply/apply-report.js';
 import { ConfigApplier } from './config/apply/config-applier.js';
 import { demoConfig } from './config/demo-config.js';
 import type { Environment } from './config/environment.js';
@@ -139,8 +140,9 @@ export async function startGateway(environment: Environment, options: StartOptio
       const startup = startupConfiguration(environment);
       demoKey = startup.demoKey;
       const result = await app.get(ConfigApplier).apply(startup.config, { dryRun: false, prune: false, actor: `config:${startup.source}` });
-      if (result.appended > 0) logger.log(`applied ${startup.source}: ${result.steps.length} change(s), ${result.appended} event(s)`);
-      for (const line of result.drift) logger.warn(`${startup.source} differs from the running state, which is kept: ${line}`);
+      const lines = startupApplyLog(startup.source, result);
+      for (const line of lines.log) logger.log(line);
+      for (const line of lines.warn) logger.warn(line);
     }
     warmTokenizer(); // ≈0.35 s once, before traffic rather than on the first request
     await app.listen(options.port ?? environment.port, environment.host);

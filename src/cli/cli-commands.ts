@@ -49,8 +49,16 @@ export const CLI_COMMANDS = {
       { name: 'file', short: 'f', value: 'FILE', required: true, meaning: 'the configuration file, YAML' },
       { name: 'dry-run', meaning: 'print the plan (and any drift) without appending anything' },
       { name: 'prune', meaning: 'also stop what the file no longer declares: revoke its keys, retire its aliases and deployments, remove its providers, suspend its tenants' },
+      {
+        name: 'overwrite-runtime-edits',
+        meaning: "apply the file's values over settings changed at runtime (admin API, CLI), which are otherwise kept and reported as drift; lifecycle (revoked, suspended, disabled) stays as it is",
+      },
     ],
-    description: 'make the event store match a configuration file',
+    description: 'make the event store match a configuration file; settings changed at runtime are kept and reported field by field',
+  },
+  'config export': {
+    flags: [{ name: 'out', value: 'FILE', meaning: 'write to this file instead of stdout' }],
+    description: 'the running definitions as a configuration file (secrets as their references; keys as their stored sha256: hash) to commit and apply with no changes',
   },
   'mock-provider': {
     flags: [

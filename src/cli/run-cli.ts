@@ -44,7 +44,16 @@ export async function runCli(argv: string[]): Promise<number> {
       case 'apply': {
         const { values } = parseArgs({ args: argv.slice(1), options: parserOptions('apply') });
         if (!values.file) return usage('apply needs -f FILE');
-        return await (await import('./commands/apply.js')).apply(values.file, { dryRun: values['dry-run'] ?? false, prune: values.prune ?? false });
+        return await (await import('./commands/apply.js')).apply(values.file, {
+          dryRun: values['dry-run'] ?? false, prune: values.prune ?? false, overwriteRuntimeEdits: values['overwrite-runtime-edits'] ?? false,
+        });
+      }
+      case 'config': {
+        if (sub === 'export') {
+          const { values } = parseArgs({ args: rest, options: parserOptions('config export') });
+          return await (await import('./commands/config-export.js')).configExport({ out: values.out ?? null });
+        }
+        return usage('config export [--out FILE]');
       }
       case 'mock-provider': {
         const { values } = parseArgs({ args: argv.slice(1), options: parserOptions('mock-provider') });

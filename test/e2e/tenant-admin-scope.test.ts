@@ -389,6 +389,7 @@ const cases: RouteCase[] = [
       ['GET /admin/v1/aliases/{name}', 'platform', get('/admin/v1/aliases/spare-alias'), 200],
       ['POST /admin/v1/aliases/{name}/retire', 'platform', { method: 'POST', path: '/admin/v1/aliases/spare-alias/retire' }, 200],
       ['POST /admin/v1/config/apply', 'admin-token', { method: 'POST', path: '/admin/v1/config/apply', body: { yaml: '{config}', dryRun: true } }, 200],
+      ['GET /admin/v1/config/export', 'platform', get('/admin/v1/config/export'), 200],
       ['GET /admin/v1/status', 'platform', get('/admin/v1/status'), 200],
       ['GET /admin/v1/projections', 'platform', get('/admin/v1/projections'), 200],
       ['POST /admin/v1/audit/verify', 'platform', { method: 'POST', path: '/admin/v1/audit/verify' }, 200],

@@ -98,7 +98,7 @@ describe('the CLI while a server runs on the embedded store', () => {
     const before = JSON.parse((await runCli(['projections', 'status', '--json'], env)).stdout).head;
     const dry = await runCli(['apply', '-f', file, '--dry-run'], env);
     expect(dry.code).toBe(0);
-    expect(dry.stdout).toBe('Plan (dry run, nothing appended): 1 change(s)\n  create tenant extra   (tenants[0])\n');
+    expect(dry.stdout).toBe('Plan (dry run, nothing appended): 1 change(s)\n  create tenant extra   (tenants[0])\n      name: null → "Extra"\n');
     expect(JSON.parse((await runCli(['projections', 'status', '--json'], env)).stdout).head).toBe(before);
 
     const applied = await runCli(['apply', '-f', file], env);
@@ -121,6 +121,19 @@ describe('the CLI while a server runs on the embedded store', () => {
     expect(refused.stdout).toBe('');
     expect(JSON.parse((await runCli(['projections', 'status', '--json'], env)).stdout).head).toBe(atHead);
   }, 90_000);
+
+  test('config export goes through the server: the running definitions as a file that applies with no change', async () => {
+    const out = join(dir, 'exported.yaml');
+    const exported = await runCli(['config', 'export', '--out', out], env);
+    expect({ code: exported.code, stderr: exported.stderr }).toEqual({ code: 0, stderr: `Wrote the running configuration to ${out}\n` });
+    const yaml = readFileSync(out, 'utf8');
+    expect(yaml).toMatch(/^# switchyard\.yaml: exported /);
+    expect(yaml).toContain('name: demo');
+    expect(yaml).toMatch(/key: sha256:[0-9a-f]{64}/);
+    expect(yaml).not.toContain(demoKey);
+    const again = await runCli(['apply', '-f', out, '--dry-run'], env);
+    expect(again.stdout).toBe('Nothing to change: the event store already matches the file.\n');
+  }, 60_000);
 
   test('keys issue prints a key that works at once; keys revoke stops it', async () => {
     const issued = await runCli(['keys', 'issue', '--tenant', 'demo', '--id', 'from-cli', '--alias', 'demo'], env);

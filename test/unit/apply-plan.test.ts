@@ -1,8 +1,11 @@
 import { decidePlannedStep } from '../support/planned-steps.js';
 import { generateApiKey } from '../../modules/access/api-key/key-format.js';
 import { ControlPlaneState } from '../../projections/control-plane/control-plane-state.js';
-import { type ConfigurationOwned, type PlannedStep, planApply } from '../../src/config/apply/apply-plan.js';
-import { parseGatewayConfig } from '../../src/config/gateway-config.js';
+import type { DomainEvent } from '../../events/event.js';
+import { type Drift, type PlannedStep, type PlanOptions, planApply } from '../../src/config/apply/apply-plan.js';
+import { fieldHistory } from '../../src/config/apply/field-provenance.js';
+import { type GatewayConfig, parseGatewayConfig } from '../../src/config/gateway-config.js';
+import type { RecordedEvent } from '../../src/kernel/event-store/event-store.js';
 
 process.env.APPLY_PLAN_UPSTREAM_KEY = 'apply-plan-upstream-secret';
 process.env.APPLY_PLAN_GATEWAY_KEY = generateApiKey();
@@ -25,30 +28,64 @@ apiKeys:
 
 const NOW = new Date('2026-03-01T00:00:00Z');
 
-/** The state after the steps, each decided by its aggregate as the command handlers would. */
-function run(state: ControlPlaneState, steps: PlannedStep[]): ControlPlaneState {
-  for (const step of steps) {
-    const [streamId, events] = decidePlannedStep(state, step, { now: NOW, actor: 'config:test.yaml' });
-    state = state.with(streamId, events);
+/**
+ * An event store in memory: the control-plane state and each stream's recorded events with their actor
+ * and time, so that plans see who changed what as they do against a real store.
+ */
+class Log {
+  private recorded = new Map<string, RecordedEvent[]>();
+  private clock = NOW.getTime();
+  state = ControlPlaneState.empty();
+
+  record(streamId: string, events: DomainEvent[], actor: string): this {
+    const stream = this.recorded.get(streamId) ?? [];
+    for (const event of events) {
+      this.clock += 1000;
+      stream.push({
+        globalPosition: 0, transactionId: 0n as never, streamId, streamVersion: stream.length + 1, eventId: `${streamId}-${stream.length + 1}`,
+        type: event.type, schemaVersion: 1, data: event.data, metadata: { actor }, recordedAt: new Date(this.clock),
+      });
+    }
+    this.recorded.set(streamId, stream);
+    this.state = this.state.with(streamId, events);
+    return this;
   }
-  return state;
+
+  /** The steps, each decided by its aggregate as the command handlers would, recorded as `actor`'s. */
+  run(steps: PlannedStep[], actor = 'config:test.yaml'): this {
+    for (const step of steps) {
+      const [streamId, events] = decidePlannedStep(this.state, step, { now: NOW, actor });
+      this.record(streamId, events, actor);
+    }
+    return this;
+  }
+
+  plan(config: GatewayConfig, options: Partial<PlanOptions> = {}) {
+    return planApply(config, this.state, {
+      now: NOW, prune: false, ...options, history: (family, id) => fieldHistory(family, id, this.recorded.get(`${family}-${id}`) ?? []),
+    });
+  }
+
+  copy(): Log {
+    const log = new Log();
+    log.recorded = new Map([...this.recorded].map(([id, events]) => [id, [...events]]));
+    log.clock = this.clock;
+    log.state = this.state;
+    return log;
+  }
 }
 
-
-const owned = (o: Partial<{ disabledDeployments: string[]; suspendedTenants: string[] }> = {}): ConfigurationOwned => ({
-  disabledDeployments: new Set(o.disabledDeployments ?? []),
-  suspendedTenants: new Set(o.suspendedTenants ?? []),
-});
+const messages = (drift: Drift[]) => drift.map((d) => d.message);
 
 describe('apply plan: runtime lifecycle wins over the file', () => {
   const config = parseGatewayConfig(yaml());
-  let applied: ControlPlaneState;
+  let applied: Log;
   beforeAll(() => {
-    applied = run(ControlPlaneState.empty(), planApply(config, ControlPlaneState.empty(), { now: NOW, prune: false }).steps);
+    applied = new Log().run(planApply(config, ControlPlaneState.empty(), { now: NOW, prune: false }).steps);
   });
 
   test('the same file against its own result plans nothing and reports no drift', () => {
-    expect(planApply(config, applied, { now: NOW, prune: false })).toEqual({ steps: [], problems: [], drift: [] });
+    expect(applied.plan(config)).toEqual({ steps: [], problems: [], drift: [] });
   });
 
   test('an unsafe or unreadable provider change is a problem of the plan itself, so a dry run shows it', () => {
@@ -56,28 +93,29 @@ describe('apply plan: runtime lifecycle wins over the file', () => {
       ['https://llm.example.com/v1', 'http://[::ffff:a9fe:a9fe]/v1', /providers\[0\]: baseUrl points at a cloud metadata address/],
       ['env:APPLY_PLAN_UPSTREAM_KEY', 'env:ADMIN_TOKEN', /providers\[0\]: apiKey env:ADMIN_TOKEN cannot be resolved/],
     ] as const) {
-      const plan = planApply(parseGatewayConfig(yaml().replace(from, to)), applied, { now: NOW, prune: false });
+      const plan = applied.plan(parseGatewayConfig(yaml().replace(from, to)));
       expect(plan.problems).toEqual([expect.stringMatching(reason)]);
       expect(plan.steps.filter((s) => s.family === 'provider')).toEqual([]);
     }
   });
 
-  test('a key revoked at runtime is drift, not a reason to refuse the file', () => {
-    const revoked = applied.with('apikey-k3', [{ type: 'ApiKeyRevoked', data: { keyId: 'k3', reason: 'leaked' } }]);
-    const plan = planApply(config, revoked, { now: NOW, prune: false });
+  test('a key revoked at runtime is drift, not a reason to refuse the file, and names who revoked it', () => {
+    const revoked = applied.copy().record('apikey-k3', [{ type: 'ApiKeyRevoked', data: { keyId: 'k3', reason: 'leaked' } }], 'admin:root');
+    const plan = revoked.plan(config);
     expect(plan.problems).toEqual([]);
     expect(plan.steps).toEqual([]);
-    expect(plan.drift).toEqual(['apiKeys[0]: key k3 is revoked and stays so; to replace it, issue a new key id']);
+    expect(plan.drift).toEqual([expect.objectContaining({ path: 'apiKeys[0]', field: 'status', file: 'active', running: 'revoked', changedBy: 'admin:root' })]);
+    expect(messages(plan.drift)).toEqual([expect.stringMatching(/^apiKeys\[0\]: key k3 is revoked and stays so \(by admin:root at 2026-[^)]+\); to replace it, issue a new key id$/)]);
   });
 
   test('an expired key, even one whose secret is gone from the environment, is drift too', () => {
-    const expired = applied.with('apikey-k3', [{ type: 'ApiKeyExpired', data: { keyId: 'k3' } }]);
+    const expired = applied.copy().record('apikey-k3', [{ type: 'ApiKeyExpired', data: { keyId: 'k3' } }], 'system:key-expiry');
     const saved = process.env.APPLY_PLAN_GATEWAY_KEY;
     delete process.env.APPLY_PLAN_GATEWAY_KEY;
     try {
-      const plan = planApply(config, expired, { now: NOW, prune: false });
+      const plan = expired.plan(config);
       expect(plan.problems).toEqual([]);
-      expect(plan.drift).toEqual([expect.stringContaining('key k3 is expired')]);
+      expect(messages(plan.drift)).toEqual([expect.stringContaining('key k3 is expired')]);
     } finally {
       process.env.APPLY_PLAN_GATEWAY_KEY = saved;
     }
@@ -86,58 +124,184 @@ describe('apply plan: runtime lifecycle wins over the file', () => {
   test('an active key with a different secret is a problem: secrets change only by an explicit rotation', () => {
     const other = parseGatewayConfig(yaml().replace('env:APPLY_PLAN_GATEWAY_KEY', 'env:APPLY_PLAN_OTHER_KEY'));
     process.env.APPLY_PLAN_OTHER_KEY = generateApiKey();
-    expect(planApply(other, applied, { now: NOW, prune: false }).problems).toEqual([
+    expect(applied.plan(other).problems).toEqual([
       'apiKeys[0].key: key k3 has a different secret; a secret changes only by an explicit rotation (switchyard keys rotate k3)',
     ]);
   });
 
-  test('a key whose grant changes (same id, same secret) is updated in place, and applying again changes nothing', () => {
+  test('a key whose grant changes (same id, same secret) is updated in place, field by field, and applying again changes nothing', () => {
     const wider = parseGatewayConfig(yaml()
       .replace('  - { name: chat, routes: [{ deployment: d1 }] }', '  - { name: chat, routes: [{ deployment: d1 }] }\n  - { name: chat-2, routes: [{ deployment: d1 }] }')
       .replace('aliases: [chat] }', 'aliases: [chat, chat-2], limits: { rpm: 5 } }'));
-    const plan = planApply(wider, applied, { now: NOW, prune: false });
+    const log = applied.copy();
+    const plan = log.plan(wider);
     expect(plan.problems).toEqual([]);
     expect(plan.steps.map((s) => s.summary)).toEqual(['publish alias chat-2', 'update key k3 (aliases, limits)']);
-    const after = run(applied, plan.steps);
-    expect(after.keys.get('k3')).toMatchObject({ status: 'active', grant: { aliases: ['chat', 'chat-2'], limits: { rpm: 5 } } });
-    expect(planApply(wider, after, { now: NOW, prune: false }).steps).toEqual([]);
+    expect(plan.steps[1].changes).toEqual([
+      { field: 'aliases', from: ['chat'], to: ['chat', 'chat-2'] },
+      { field: 'limits.rpm', from: null, to: 5 },
+    ]);
+    log.run(plan.steps);
+    expect(log.state.keys.get('k3')).toMatchObject({ status: 'active', grant: { aliases: ['chat', 'chat-2'], limits: { rpm: 5 } } });
+    expect(log.plan(wider).steps).toEqual([]);
   });
 
   test('a key for an alias that is neither declared nor published is refused', () => {
     const typo = parseGatewayConfig(yaml().replace('aliases: [chat] }', 'aliases: [chat, caht] }'));
-    expect(planApply(typo, applied, { now: NOW, prune: false }).problems).toEqual(["apiKeys[0].aliases: 'caht' is not a published or declared alias"]);
+    expect(applied.plan(typo).problems).toEqual(["apiKeys[0].aliases: 'caht' is not a published or declared alias"]);
   });
 
   test('a tenant suspended at runtime stays suspended and is reported; its limits still follow the file', () => {
-    const suspended = applied.with('tenant-acme', [{ type: 'TenantSuspended', data: { tenantId: 'acme', reason: 'fraud' } }]);
-    const plan = planApply(parseGatewayConfig(yaml().replace('rpm: 60', 'rpm: 90')), suspended, { now: NOW, prune: false, configurationOwned: owned() });
+    const suspended = applied.copy().record('tenant-acme', [{ type: 'TenantSuspended', data: { tenantId: 'acme', reason: 'fraud' } }], 'admin:root');
+    const plan = suspended.plan(parseGatewayConfig(yaml().replace('rpm: 60', 'rpm: 90')));
     expect(plan.problems).toEqual([]);
     expect(plan.steps.map((s) => s.command.type)).toEqual(['SetTenantLimits']);
-    expect(plan.drift).toEqual([expect.stringMatching(/^tenants\[0\]: tenant acme was suspended at runtime and stays suspended/)]);
+    expect(messages(plan.drift)).toEqual([expect.stringMatching(/^tenants\[0\]: tenant acme was suspended at runtime and stays suspended/)]);
   });
 
   test('a tenant an earlier apply --prune suspended is reinstated once the file declares it again', () => {
-    const suspended = applied.with('tenant-acme', [{ type: 'TenantSuspended', data: { tenantId: 'acme', reason: 'pruned by apply' } }]);
-    const plan = planApply(config, suspended, { now: NOW, prune: false, configurationOwned: owned({ suspendedTenants: ['acme'] }) });
+    const suspended = applied.copy().record('tenant-acme', [{ type: 'TenantSuspended', data: { tenantId: 'acme', reason: 'pruned by apply' } }], 'config:test.yaml');
+    const plan = suspended.plan(config);
     expect(plan.steps.map((s) => s.command)).toEqual([{ type: 'ReinstateTenant', tenantId: 'acme' }]);
     expect(plan.drift).toEqual([]);
   });
 
   test('a deployment disabled at runtime stays disabled, whether the file says nothing or disabled: false', () => {
-    const disabled = applied.with('deployment-d1', [{ type: 'DeploymentDisabled', data: { deploymentId: 'd1', reason: 'incident' } }]);
+    const disabled = applied.copy().record('deployment-d1', [{ type: 'DeploymentDisabled', data: { deploymentId: 'd1', reason: 'incident' } }], 'admin:root');
     for (const file of [config, parseGatewayConfig(yaml('\n    disabled: false'))]) {
-      const plan = planApply(file, disabled, { now: NOW, prune: false, configurationOwned: owned() });
+      const plan = disabled.plan(file);
       expect(plan.steps).toEqual([]);
-      expect(plan.drift).toEqual([expect.stringMatching(/^deployments\[0\]: deployment d1 was disabled at runtime and stays disabled/)]);
+      expect(messages(plan.drift)).toEqual([expect.stringMatching(/^deployments\[0\]: deployment d1 was disabled at runtime and stays disabled/)]);
     }
   });
 
   test('a deployment the file disabled is enabled again when the file stops saying so; disabled: true disables', () => {
-    const disabled = applied.with('deployment-d1', [{ type: 'DeploymentDisabled', data: { deploymentId: 'd1', reason: 'configuration' } }]);
-    const plan = planApply(config, disabled, { now: NOW, prune: false, configurationOwned: owned({ disabledDeployments: ['d1'] }) });
+    const disabled = applied.copy().record('deployment-d1', [{ type: 'DeploymentDisabled', data: { deploymentId: 'd1', reason: 'configuration' } }], 'config:test.yaml');
+    const plan = disabled.plan(config);
     expect(plan.steps.map((s) => s.command)).toEqual([{ type: 'EnableDeployment', deploymentId: 'd1' }]);
     expect(plan.drift).toEqual([]);
-    const disabling = planApply(parseGatewayConfig(yaml('\n    disabled: true')), applied, { now: NOW, prune: false });
+    const disabling = applied.plan(parseGatewayConfig(yaml('\n    disabled: true')));
     expect(disabling.steps.map((s) => s.command)).toEqual([{ type: 'DisableDeployment', deploymentId: 'd1', reason: 'configuration' }]);
+  });
+});
+
+describe('apply plan: who owns a field', () => {
+  const config = parseGatewayConfig(yaml());
+  let applied: Log;
+  beforeAll(() => {
+    applied = new Log().run(planApply(config, ControlPlaneState.empty(), { now: NOW, prune: false }).steps);
+  });
+
+  /** The alias as an admin's PUT would publish it: the running definition with one policy member changed. */
+  const editAlias = (log: Log, policy: Record<string, unknown>) => {
+    const current = log.state.aliases.get('chat');
+    if (current?.status !== 'published') throw new Error('chat is not published');
+    return log.run([{
+      family: 'alias', path: 'admin', summary: 'PUT', changes: [],
+      command: { type: 'PublishAlias', alias: 'chat', definition: { ...current.definition, policy: { ...current.definition.policy, ...policy } } },
+    }], 'admin:root');
+  };
+
+  test('an API edit of a field the file declares is kept and reported field by field, with who, when and what to do', () => {
+    const edited = editAlias(applied.copy(), { maxAttempts: 2 });
+    const plan = edited.plan(config);
+    expect(plan.problems).toEqual([]);
+    expect(plan.steps).toEqual([]);
+    expect(plan.drift).toEqual([{
+      path: 'aliases[0]', definition: 'alias chat', field: 'policy.maxAttempts', file: null, running: 2, changedBy: 'admin:root', changedAt: expect.any(Date),
+      resolution: expect.stringContaining('switchyard config export'), message: expect.stringMatching(/^aliases\[0\] alias chat: policy\.maxAttempts: file null, running 2 \(set by admin:root at 2026-/),
+    }]);
+    expect(plan.drift[0].message).toContain('--overwrite-runtime-edits');
+  });
+
+  test('a file edit of another field applies the file\'s field and keeps the API\'s', () => {
+    const edited = editAlias(applied.copy(), { maxAttempts: 2 });
+    const plan = edited.plan(parseGatewayConfig(yaml().replace('routes: [{ deployment: d1 }] }', 'routes: [{ deployment: d1 }], policy: { ttftTimeoutMs: 5000 } }')));
+    expect(plan.steps.map((s) => s.changes)).toEqual([[{ field: 'policy.ttftTimeoutMs', from: null, to: 5000 }]]);
+    expect(plan.steps[0].command).toMatchObject({ type: 'PublishAlias', definition: { policy: { maxAttempts: 2, ttftTimeoutMs: 5000 } } });
+    expect(plan.drift.map((d) => d.field)).toEqual(['policy.maxAttempts']);
+  });
+
+  test('--overwrite-runtime-edits applies the file over the API edit and says whose edit it overwrites', () => {
+    const edited = editAlias(applied.copy(), { maxAttempts: 2 });
+    const plan = edited.plan(config, { overwriteRuntimeEdits: true });
+    expect(plan.drift).toEqual([]);
+    expect(plan.steps.map((s) => s.changes)).toEqual([[{ field: 'policy.maxAttempts', from: 2, to: null, overwrites: { actor: 'admin:root', at: expect.any(Date) } }]]);
+    edited.run(plan.steps);
+    expect(edited.plan(config)).toEqual({ steps: [], problems: [], drift: [] });
+  });
+
+  test('once the file applied a field again, the file owns it: a later file edit of it applies', () => {
+    const log = editAlias(applied.copy(), { maxAttempts: 2 });
+    log.run(log.plan(parseGatewayConfig(yaml().replace('routes: [{ deployment: d1 }] }', 'routes: [{ deployment: d1 }], policy: { maxAttempts: 4 } }')), { overwriteRuntimeEdits: true }).steps);
+    const plan = log.plan(parseGatewayConfig(yaml().replace('routes: [{ deployment: d1 }] }', 'routes: [{ deployment: d1 }], policy: { maxAttempts: 3 } }')));
+    expect(plan.drift).toEqual([]);
+    expect(plan.steps.map((s) => s.changes)).toEqual([[{ field: 'policy.maxAttempts', from: 4, to: 3 }]]);
+  });
+
+  test('a price scheduled through the API is not superseded by the file\'s: each differing member is drift', () => {
+    const log = applied.copy().record('price-d1', [{
+      type: 'PriceScheduled',
+      data: { deploymentId: 'd1', effectiveFrom: '2026-03-05T00:00:00.000Z', inputPer1M: '1.5', outputPer1M: '2', cachedInputPer1M: null, cacheWritePer1M: null, reasoningPer1M: null, currency: 'USD' },
+    }], 'admin:root');
+    const plan = log.plan(config);
+    expect(plan.steps).toEqual([]);
+    expect(plan.drift.map((d) => [d.path, d.field, d.file, d.running, d.changedBy])).toEqual([['deployments[0]', 'price.inputPer1M', '1', '1.5', 'admin:root']]);
+    expect(plan.drift[0].message).toContain('price version 2 from 2026-03-05T00:00:00.000Z');
+    // Prices are never edited: the file's price cannot replace a later one without a start of its own after it.
+    expect(log.plan(config, { overwriteRuntimeEdits: true }).problems).toEqual([expect.stringMatching(/^deployments\[0\]\.price: price version 2 of d1 starts at 2026-03-05T00:00:00\.000Z, later than now/)]);
+    const later = parseGatewayConfig(yaml().replace('outputPer1M: "2" }', 'outputPer1M: "2", effectiveFrom: "2026-03-06T00:00:00Z" }'));
+    const overwrite = log.plan(later, { overwriteRuntimeEdits: true });
+    expect(overwrite.steps.map((s) => s.command)).toEqual([expect.objectContaining({ type: 'SchedulePrice', effectiveFrom: new Date('2026-03-06T00:00:00Z') })]);
+  });
+
+  test('a price scheduled through the API from now is superseded with --overwrite-runtime-edits, and the file owns the price again', () => {
+    const LATER = new Date('2026-03-02T00:00:00Z');
+    const log = applied.copy().record('price-d1', [{
+      type: 'PriceScheduled',
+      data: { deploymentId: 'd1', effectiveFrom: '2026-03-01T12:00:00.000Z', inputPer1M: '1.5', outputPer1M: '2', cachedInputPer1M: null, cacheWritePer1M: null, reasoningPer1M: null, currency: 'USD' },
+    }], 'admin:root');
+    expect(log.plan(config, { now: LATER }).drift.map((d) => d.field)).toEqual(['price.inputPer1M']);
+    const overwrite = log.plan(config, { now: LATER, overwriteRuntimeEdits: true });
+    expect(overwrite.steps.map((s) => s.changes)).toEqual([[{ field: 'price.inputPer1M', from: '1.5', to: '1', overwrites: { actor: 'admin:root', at: expect.any(Date) } }]]);
+    log.run(overwrite.steps);
+    expect(log.plan(config, { now: LATER })).toEqual({ steps: [], problems: [], drift: [] });
+  });
+
+  test('tenant limits set through the API are kept; the file\'s budget still applies', () => {
+    const log = applied.copy().record('tenant-acme', [{ type: 'TenantLimitsSet', data: { tenantId: 'acme', limits: { rpm: 10, tpm: null, maxConcurrency: 3 } } }], 'admin:root');
+    const plan = log.plan(parseGatewayConfig(yaml().replace('limits: { rpm: 60 } }', 'limits: { rpm: 60 }, budget: { monthlyUsd: "50" } }')));
+    expect(plan.drift.map((d) => [d.field, d.file, d.running])).toEqual([['limits.maxConcurrency', null, 3], ['limits.rpm', 60, 10]]);
+    expect(plan.steps.map((s) => s.command.type)).toEqual(['SetTenantBudget']);
+    expect(plan.steps[0].changes).toEqual([
+      { field: 'budget.enforcement', from: null, to: 'hard' }, { field: 'budget.monthlyUsd', from: null, to: '50' }, { field: 'budget.softPct', from: null, to: 80 },
+    ]);
+  });
+
+  test('a definition created through the API and not in the file is left alone; one the file creates follows the file', () => {
+    const log = applied.copy().record('tenant-globex', [{ type: 'TenantCreated', data: { tenantId: 'globex', name: 'Globex' } }], 'admin:root');
+    expect(log.plan(config)).toEqual({ steps: [], problems: [], drift: [] });
+    const declared = log.plan(parseGatewayConfig(`${yaml()}\n`.replace('tenants:\n', 'tenants:\n  - { id: globex, limits: { rpm: 5 } }\n')));
+    // Declared later with a value of its own: the tenant's fields were never the file's, but limits were never set by anyone.
+    expect(declared.steps.map((s) => s.summary)).toEqual(['set limits of tenant globex']);
+    expect(declared.drift).toEqual([]);
+  });
+
+  test('a provider credential changed through the API is kept as its reference; the plan never shows a resolved secret', () => {
+    const current = applied.state.providers.get('up');
+    if (current?.status !== 'active') throw new Error('up is not active');
+    const log = applied.copy().record('provider-up', [{ type: 'ProviderUpdated', data: { providerId: 'up', ...current.settings, credentialRef: 'env:APPLY_PLAN_ROTATED' } }], 'admin:root');
+    const plan = log.plan(config);
+    expect(plan.drift.map((d) => [d.field, d.file, d.running])).toEqual([['credentialRef', 'env:APPLY_PLAN_UPSTREAM_KEY', 'env:APPLY_PLAN_ROTATED']]);
+    expect(JSON.stringify(plan)).not.toContain('apply-plan-upstream-secret');
+  });
+
+  test('a key given as its stored hash matches the key issued from its plaintext', () => {
+    const hash = applied.state.keys.get('k3')!;
+    if (hash.status === 'absent') throw new Error('k3 is absent');
+    const byHash = parseGatewayConfig(yaml().replace('key: "env:APPLY_PLAN_GATEWAY_KEY"', `key: "sha256:${hash.hash}"`));
+    expect(applied.plan(byHash)).toEqual({ steps: [], problems: [], drift: [] });
+    const issued = new Log().run(planApply(byHash, ControlPlaneState.empty(), { now: NOW, prune: false }).steps);
+    expect(issued.state.keys.get('k3')).toMatchObject({ status: 'active', hash: hash.hash, prefix: 'sk-sy-…' });
   });
 });

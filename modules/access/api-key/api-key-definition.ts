@@ -1,6 +1,6 @@
 import { KEY_SCOPES, type KeyGrant, type TenantBudget } from '../../../events/index.js';
 import { LIMITS_FIELDS, readLimits } from '../../admin/index.js';
-import { type ConfigFields, type DefinitionNode, type DefinitionReader, FIELD_TYPES, fieldChoices, fieldList, fieldNames } from '../../../src/kernel/index.js';
+import { type ConfigFields, type DefinitionNode, type DefinitionReader, FIELD_TYPES, fieldChoices, fieldList, fieldNames, SECRET_REFERENCE_SHAPE } from '../../../src/kernel/index.js';
 import { BUDGET_FIELDS, readBudget } from '../tenant/tenant-definition.js';
 import { DEFAULT_KEY_SCOPES } from './api-key.decider.js';
 
@@ -12,7 +12,11 @@ import { DEFAULT_KEY_SCOPES } from './api-key.decider.js';
 export const API_KEY_FIELDS: ConfigFields = {
   id: { type: FIELD_TYPES.id, required: true, meaning: "the key's id (in logs, the ledger and the admin API; never the secret)" },
   tenant: { type: 'tenant id', required: true, meaning: 'a tenant declared in the same file; a key never moves to another tenant' },
-  key: { type: FIELD_TYPES.secretReference, required: true, meaning: 'the plaintext key (`sk-sy-` + 32 base62 characters), read once and stored as a SHA-256 hash; a different secret later is refused (rotate with `switchyard keys rotate`)' },
+  key: {
+    type: `${FIELD_TYPES.secretReference}, or \`sha256:HEX\``, required: true,
+    meaning: 'the plaintext key (`sk-sy-` + 32 base62 characters), read once and stored as a SHA-256 hash; or that hash itself as `sha256:` + 64 hex digits ' +
+      '(what `switchyard config export` writes: the gateway never keeps the plaintext); a different secret later is refused (rotate with `switchyard keys rotate`)',
+  },
   aliases: { type: 'list of alias names', default: '`[]` (every public alias)', meaning: 'the aliases the key may call' },
   scopes: { type: `list of ${fieldChoices(KEY_SCOPES)}`, default: fieldList(DEFAULT_KEY_SCOPES), meaning: 'what the key may do (write `"admin:platform"` in quotes in YAML flow lists)' },
   limits: { type: 'mapping', default: 'unlimited', meaning: "the key's own limits", fields: LIMITS_FIELDS },
@@ -51,7 +55,7 @@ export interface ApiKeyDefinition extends KeyGrantMembers {
 export function readApiKey(reader: DefinitionReader, node: DefinitionNode, path: string, form: 'file' | 'api'): ApiKeyDefinition {
   reader.known(node, path, fieldNames(API_KEY_FIELDS));
   const tenant = reader.string(node, path, 'tenant');
-  const key = form === 'file' ? reader.secretReference(node, path, 'key', 'the key') : null;
+  const key = form === 'file' ? fileKey(reader, node, path) : null;
   if (form === 'api' && node.key !== undefined) {
     reader.problem(`${path}.key`, 'the admin API makes the secret and answers it once; a secret of your own is declared in the configuration file (key: env:NAME or file:PATH)');
   }
@@ -67,6 +71,20 @@ export function readApiKey(reader: DefinitionReader, node: DefinitionNode, path:
     expiresAt: MEMBER_READERS.expiresAt(reader, node, path),
     budget: MEMBER_READERS.budget(reader, node, path),
   };
+}
+
+/** `sha256:<hex>`: the stored hash of a key whose plaintext is not at hand (what `config export` writes). */
+const STORED_KEY_HASH = /^sha256:[0-9a-f]{64}$/;
+
+/** The file's `key`: a secret reference, or the stored hash of the key. */
+function fileKey(reader: DefinitionReader, node: DefinitionNode, path: string): string {
+  const value = node.key;
+  if (typeof value === 'string' && STORED_KEY_HASH.test(value)) return value;
+  const key = reader.string(node, path, 'key');
+  if (key && !SECRET_REFERENCE_SHAPE.test(key)) {
+    reader.problem(`${path}.key`, 'must be a secret reference (env:NAME or file:PATH) or the stored hash (sha256: and 64 hex digits), never the key itself');
+  }
+  return key;
 }
 
 /**

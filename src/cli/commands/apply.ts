@@ -1,6 +1,7 @@
 import { NestFactory } from '@nestjs/core';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { type ApplyReport, applyReport, changeLine } from '../../config/apply/apply-report.js';
 import { ConfigApplier } from '../../config/apply/config-applier.js';
 import { readEnvironment } from '../../config/environment.js';
 import { parseGatewayConfig } from '../../config/gateway-config.js';
@@ -10,7 +11,7 @@ import { CliModule } from '../cli.module.js';
 import { writeOut } from '../output.js';
 import { runningServer } from '../running-server.js';
 
-export async function apply(file: string, options: { dryRun: boolean; prune: boolean }): Promise<number> {
+export async function apply(file: string, options: { dryRun: boolean; prune: boolean; overwriteRuntimeEdits: boolean }): Promise<number> {
   const path = resolve(file);
   const text = readFileSync(path, 'utf8');
   const config = parseGatewayConfig(text, file);
@@ -18,8 +19,10 @@ export async function apply(file: string, options: { dryRun: boolean; prune: boo
   const server = runningServer(environment);
   if (server) {
     // The server holds the embedded store: it plans (and, unless a dry run, applies) the file itself.
-    const result = await server.post<RemoteResult>('/admin/v1/config/apply', { yaml: text, source: path, dryRun: options.dryRun, prune: options.prune });
-    if (!options.dryRun) result.steps.forEach((step, index) => process.stderr.write(`[${index + 1}/${result.steps.length}] ${step.summary}\n`));
+    const result = await server.post<ApplyReport>('/admin/v1/config/apply', {
+      yaml: text, source: path, dryRun: options.dryRun, prune: options.prune, overwriteRuntimeEdits: options.overwriteRuntimeEdits,
+    });
+    if (!options.dryRun) result.steps.forEach((step, index) => process.stderr.write(progressLines(index + 1, result.steps.length, step)));
     return report(result, options.dryRun);
   }
   const platform = await openPlatform(environment, { runDurable: false });
@@ -31,33 +34,36 @@ export async function apply(file: string, options: { dryRun: boolean; prune: boo
     const result = await applier.apply(config, {
       dryRun: options.dryRun,
       prune: options.prune,
+      overwriteRuntimeEdits: options.overwriteRuntimeEdits,
       actor: `config:${path}`,
-      onProgress: (done, total, step) => process.stderr.write(`[${done}/${total}] ${step.summary}\n`),
+      onProgress: (done, total, step) => process.stderr.write(progressLines(done, total, applyReport({ steps: [step], appended: 0, drift: [] }).steps[0])),
     });
     await app.close();
-    return report(result, options.dryRun);
+    return report(applyReport(result), options.dryRun);
   } finally {
     await platform.close();
   }
 }
 
-interface RemoteResult {
-  steps: Array<{ summary: string; path: string }>;
-  appended: number;
-  drift: string[];
+/** A step done, and below it each field it changed. */
+function progressLines(done: number, total: number, step: ApplyReport['steps'][number]): string {
+  return `[${done}/${total}] ${step.summary}\n${step.changes.map((change) => `      ${changeLine(change)}\n`).join('')}`;
 }
 
-async function report(result: RemoteResult, dryRun: boolean): Promise<number> {
+async function report(result: ApplyReport, dryRun: boolean): Promise<number> {
   let text = '';
   if (result.drift.length > 0) {
     text += `Drift: ${result.drift.length} runtime change(s) the file does not match, kept as they are:\n`;
-    for (const line of result.drift) text += `  ${line}\n`;
+    for (const drift of result.drift) text += `  ${drift.message}\n`;
   }
   if (result.steps.length === 0) {
     text += result.drift.length ? 'Nothing to change apart from the drift above.\n' : 'Nothing to change: the event store already matches the file.\n';
   } else if (dryRun) {
     text += `Plan (dry run, nothing appended): ${result.steps.length} change(s)\n`;
-    for (const step of result.steps) text += `  ${step.summary}   (${step.path})\n`;
+    for (const step of result.steps) {
+      text += `  ${step.summary}   (${step.path})\n`;
+      for (const change of step.changes) text += `      ${changeLine(change)}\n`;
+    }
   } else text += `Applied ${result.steps.length} change(s): ${result.appended} event(s) appended.\n`;
   await writeOut(text);
   return 0;

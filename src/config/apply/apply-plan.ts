@@ -1,5 +1,10 @@
 import { Decimal } from 'decimal.js';
 import type { AliasDefinition } from '../../../events/alias-state.js';
+import type { KeyGrant } from '../../../events/api-key-state.js';
+import type { DeploymentSettings } from '../../../events/deployment-events.js';
+import type { ProviderSettings } from '../../../events/provider-events.js';
+import { NO_LIMITS } from '../../../events/tenant-state.js';
+import type { TenantBudget, TenantLimits } from '../../../events/tenant-events.js';
 import type { ApiKeyCommand } from '../../../modules/access/api-key/api-key.decider.js';
 import { displayPrefix, hashApiKey } from '../../../modules/access/api-key/key-format.js';
 import type { TenantCommand } from '../../../modules/access/tenant/tenant.decider.js';
@@ -8,73 +13,142 @@ import type { PriceCommand } from '../../../modules/catalog/price/price.decider.
 import { type ProviderCommand, providerSettingsProblem } from '../../../modules/catalog/provider/provider.decider.js';
 import type { AliasCommand } from '../../../modules/catalog/alias/alias.decider.js';
 import type { ControlPlaneState } from '../../../projections/control-plane/index.js';
-import { sameJson } from '../../kernel/canonical-json.js';
 import { resolveSecret } from '../../kernel/secret-references/secret-reference.js';
 import type { GatewayConfig } from '../gateway-config.js';
+import { changedFields, type DefinitionFields, definitionOf, fieldsOf, sameField } from './definition-fields.js';
+import { type DefinitionFamily, definitionFields, type FieldHistory, type FieldWriter, isConfigurationActor } from './field-provenance.js';
+
+/** One field a step changes: its dotted path in the definition, the running value and the one it becomes. */
+export interface FieldChange {
+  field: string;
+  from: unknown;
+  to: unknown;
+  /** With --overwrite-runtime-edits: the runtime edit this change undoes. */
+  overwrites?: FieldWriter;
+}
+
+interface StepBase {
+  summary: string;
+  /** The YAML path of the definition (`aliases[0]`). */
+  path: string;
+  /** What the step changes, field by field (every field of a new definition). */
+  changes: FieldChange[];
+  /** The step makes a definition that did not exist (its changes are all of the file's fields). */
+  creates?: true;
+}
 
 export type PlannedStep =
-  | { family: 'provider'; command: ProviderCommand; summary: string; path: string }
-  | { family: 'deployment'; command: DeploymentCommand; summary: string; path: string }
-  | { family: 'price'; command: PriceCommand; summary: string; path: string }
-  | { family: 'alias'; command: AliasCommand; summary: string; path: string }
-  | { family: 'tenant'; command: TenantCommand; summary: string; path: string }
-  | { family: 'apikey'; command: ApiKeyCommand; summary: string; path: string };
+  | (StepBase & { family: 'provider'; command: ProviderCommand })
+  | (StepBase & { family: 'deployment'; command: DeploymentCommand })
+  | (StepBase & { family: 'price'; command: PriceCommand })
+  | (StepBase & { family: 'alias'; command: AliasCommand })
+  | (StepBase & { family: 'tenant'; command: TenantCommand })
+  | (StepBase & { family: 'apikey'; command: ApiKeyCommand });
+
+/**
+ * A field of a definition the file declares whose running value differs from the file's and was last set
+ * at runtime (through the admin API or the CLI): apply keeps the running value and says so.
+ */
+export interface Drift {
+  /** The YAML path of the definition (`aliases[0]`). */
+  path: string;
+  /** `alias chat`, `tenant acme`, … */
+  definition: string;
+  /** The field's dotted path in the definition (`policy.maxAttempts`; `status` for lifecycle). */
+  field: string;
+  file: unknown;
+  running: unknown;
+  /** The actor and time of the event that set the running value (null when the log does not say). */
+  changedBy: string | null;
+  changedAt: Date | null;
+  /** What the operator can do about it. */
+  resolution: string;
+  /** The whole finding as one line: what the CLI prints and the start-up log writes. */
+  message: string;
+}
 
 export interface ApplyPlan {
   steps: PlannedStep[];
   /** Differences that no command can reconcile; the plan is refused while there are any. */
   problems: string[];
-  /**
-   * Lifecycle the running system changed and the file does not match (a key revoked, a tenant
-   * suspended, a deployment disabled at runtime). Runtime wins: apply leaves these as they are and says so.
-   */
-  drift: string[];
-}
-
-/**
- * Lifecycle states that earlier applies of a configuration caused (their events' actor is `config:…`),
- * which the file may therefore undo; any other suspension or disablement came from an operator at runtime.
- */
-export interface ConfigurationOwned {
-  disabledDeployments: ReadonlySet<string>;
-  suspendedTenants: ReadonlySet<string>;
+  /** Runtime edits the file does not match, kept as they are (none are reported for what --overwrite-runtime-edits reverts). */
+  drift: Drift[];
 }
 
 export interface PlanOptions {
   now: Date;
   /** Retire, remove, revoke or suspend what the file no longer declares. */
   prune: boolean;
-  configurationOwned?: ConfigurationOwned;
+  /** Apply the file's value over runtime edits of settings too (lifecycle stays as it is). */
+  overwriteRuntimeEdits?: boolean;
+  /**
+   * Which event last changed each field of a definition (field-provenance.ts); asked only for a definition
+   * that differs from the file. Without it every field counts as the configuration's own.
+   */
+  history?: (family: DefinitionFamily, id: string) => FieldHistory;
 }
 
-const NOTHING_OWNED: ConfigurationOwned = { disabledDeployments: new Set(), suspendedTenants: new Set() };
+const NO_HISTORY: FieldHistory = new Map();
+
+const KEEP_OR_OVERWRITE = 'kept; keep it for good with `switchyard config export`, or apply the file over it with `switchyard apply --overwrite-runtime-edits`';
 
 /**
  * The diff of a configuration file against the projections: only the commands whose events would
  * change something. Order respects references: providers, deployments, prices, tenants, aliases, keys;
- * pruning runs the other way round. For lifecycle the running system wins: the file never revives a
- * revoked key, reinstates a tenant or enables a deployment that was stopped at runtime; it reports the
- * drift instead (it may still stop things itself: `disabled: true`, `--prune`).
+ * pruning runs the other way round.
+ *
+ * Ownership: what the file declares, the file owns, field by field: a field whose running value the file
+ * itself set last (an event of a `config:` actor), or of a definition that does not exist yet, follows the
+ * file. A field whose running value was last set by anyone else (an admin API or CLI edit) is kept and
+ * reported as drift, unless `overwriteRuntimeEdits`. For lifecycle the running system always wins: the
+ * file never revives a revoked key, reinstates a tenant or enables a deployment that was stopped at
+ * runtime (it may still stop things itself: `disabled: true`, `--prune`).
  */
 export function planApply(config: GatewayConfig, state: ControlPlaneState, options: PlanOptions): ApplyPlan {
   const steps: PlannedStep[] = [];
   const problems: string[] = [];
-  const drift: string[] = [];
-  const owned = options.configurationOwned ?? NOTHING_OWNED;
+  const drift: Drift[] = [];
+  const history = (family: DefinitionFamily, id: string) => options.history?.(family, id) ?? NO_HISTORY;
+  const overwrite = options.overwriteRuntimeEdits === true;
+
+  /**
+   * The file's fields over the running ones: each differing field takes the file's value unless a runtime
+   * edit set the running one (then it is kept and reported). `exists`: false for a definition to be created.
+   */
+  const reconcile = (family: DefinitionFamily, id: string, path: string, definition: string, desired: DefinitionFields, running: DefinitionFields, exists: boolean) => {
+    const differing = changedFields(running, desired);
+    const writers = exists && differing.length ? history(family, id) : NO_HISTORY;
+    // The file's fields, with the running value kept where a runtime edit owns the field.
+    const fields = new Map(desired);
+    const changes: FieldChange[] = [];
+    for (const field of differing) {
+      const writer = writers.get(field);
+      const runtime = writer !== undefined && !isConfigurationActor(writer.actor);
+      if (runtime && !overwrite) {
+        drift.push(settingDrift(path, definition, field, desired.get(field), running.get(field), writer));
+        fields.set(field, running.get(field));
+        continue;
+      }
+      changes.push({ field, from: running.get(field) ?? null, to: desired.get(field) ?? null, ...(runtime ? { overwrites: writer } : {}) });
+    }
+    return { fields, changes };
+  };
 
   config.providers.forEach((p, i) => {
     const path = `providers[${i}]`;
-    const settings = { type: p.type, baseUrl: p.baseUrl, credentialRef: p.apiKey, apiVersion: p.apiVersion, region: p.region, allowPrivateNetwork: p.allowPrivateNetwork };
+    const desired: ProviderSettings = { type: p.type, baseUrl: p.baseUrl, credentialRef: p.apiKey, apiVersion: p.apiVersion, region: p.region, allowPrivateNetwork: p.allowPrivateNetwork };
     const current = state.providers.get(p.id);
     if (current?.status === 'removed') {
       problems.push(`${path}: provider ${p.id} was removed; choose a new id`);
       return;
     }
     const exists = current !== undefined && current.status === 'active';
-    if (exists && sameJson(current.settings, settings)) return;
+    const { fields, changes } = reconcile('provider', p.id, path, `provider ${p.id}`, fieldsOf(desired), definitionFields(state, 'provider', p.id), exists);
+    if (changes.length === 0) return;
+    const settings = definitionOf<ProviderSettings>(fields);
     // A change is checked here as its aggregate and safe publication will check it, so a dry run reports
     // an unsafe base URL or an unreadable reference, and a real run appends nothing before refusing.
-    const problem = providerSettingsProblem(settings) ?? secretProblem(p.apiKey);
+    const problem = providerSettingsProblem(settings) ?? secretProblem(settings.credentialRef);
     if (problem) {
       problems.push(`${path}: ${problem}`);
       return;
@@ -82,81 +156,101 @@ export function planApply(config: GatewayConfig, state: ControlPlaneState, optio
     const command: ProviderCommand = exists
       ? { type: 'UpdateProvider', providerId: p.id, settings }
       : { type: 'RegisterProvider', providerId: p.id, settings };
-    steps.push({ family: 'provider', path, summary: `${exists ? 'update' : 'register'} provider ${p.id}`, command });
+    steps.push({ family: 'provider', path, summary: `${exists ? 'update' : 'register'} provider ${p.id}`, command, changes, ...(exists ? {} : { creates: true as const }) });
   });
 
   config.deployments.forEach((d, i) => {
     const path = `deployments[${i}]`;
-    const settings = {
-      providerId: d.provider, model: d.model, region: d.region, capabilities: d.capabilities, contextWindow: d.contextWindow,
+    const desired: DeploymentSettings = {
+      providerId: d.provider, model: d.model, region: d.region, capabilities: [...d.capabilities].sort(), contextWindow: d.contextWindow,
       maxOutputTokens: d.maxOutputTokens, quotaGroup: d.quotaGroup, limits: d.limits,
     };
     const current = state.deployments.get(d.id);
-    if (!current || current.status === 'absent') {
-      steps.push({ family: 'deployment', path, summary: `register deployment ${d.id}`, command: { type: 'RegisterDeployment', deploymentId: d.id, settings } });
-    } else if (current.status === 'retired') {
+    const writers = () => history('deployment', d.id);
+    if (current?.status === 'retired') {
       problems.push(`${path}: deployment ${d.id} is retired; choose a new id`);
       return;
-    } else if (!sameJson({ ...current.settings, capabilities: [...current.settings.capabilities].sort() }, { ...settings, capabilities: [...settings.capabilities].sort() })) {
-      steps.push({ family: 'deployment', path, summary: `update deployment ${d.id}`, command: { type: 'UpdateDeployment', deploymentId: d.id, settings } });
     }
-    const status = current && current.status !== 'absent' ? current.status : 'active';
+    const exists = current !== undefined && current.status !== 'absent';
+    const running = definitionFields(state, 'deployment', d.id);
+    running.delete('status');
+    const { fields, changes } = reconcile('deployment', d.id, path, `deployment ${d.id}`, fieldsOf(desired), running, exists);
+    if (!exists) {
+      steps.push({ family: 'deployment', path, summary: `register deployment ${d.id}`, command: { type: 'RegisterDeployment', deploymentId: d.id, settings: desired }, changes, creates: true });
+    } else if (changes.length) {
+      steps.push({ family: 'deployment', path, summary: `update deployment ${d.id}`, command: { type: 'UpdateDeployment', deploymentId: d.id, settings: definitionOf<DeploymentSettings>(fields) }, changes });
+    }
+    const status = exists ? current.status : 'active';
     if (d.disabled === true && status === 'active') {
-      steps.push({ family: 'deployment', path: `${path}.disabled`, summary: `disable deployment ${d.id}`, command: { type: 'DisableDeployment', deploymentId: d.id, reason: 'configuration' } });
+      steps.push({
+        family: 'deployment', path: `${path}.disabled`, summary: `disable deployment ${d.id}`, command: { type: 'DisableDeployment', deploymentId: d.id, reason: 'configuration' },
+        changes: [{ field: 'status', from: 'active', to: 'disabled' }],
+      });
     } else if (d.disabled !== true && status === 'disabled') {
-      if (owned.disabledDeployments.has(d.id)) {
-        steps.push({ family: 'deployment', path: `${path}.disabled`, summary: `enable deployment ${d.id}`, command: { type: 'EnableDeployment', deploymentId: d.id } });
+      const writer = writers().get('status');
+      if (writer && isConfigurationActor(writer.actor)) {
+        steps.push({
+          family: 'deployment', path: `${path}.disabled`, summary: `enable deployment ${d.id}`, command: { type: 'EnableDeployment', deploymentId: d.id },
+          changes: [{ field: 'status', from: 'disabled', to: 'active' }],
+        });
       } else {
-        drift.push(`${path}: deployment ${d.id} was disabled at runtime and stays disabled (enable it with POST /admin/v1/deployments/${d.id}/enable)`);
+        drift.push(lifecycleDrift(path, `deployment ${d.id}`, 'active', 'disabled', writer,
+          `deployment ${d.id} was disabled at runtime and stays disabled`, `enable it with POST /admin/v1/deployments/${d.id}/enable`));
       }
     }
-    const { effectiveFrom, ...table } = d.price;
-    const schedule = state.prices.get(d.id)?.schedule ?? [];
-    const latest = [...schedule].sort((a, b) => a.effectiveFrom.getTime() - b.effectiveFrom.getTime()).at(-1);
-    const wanted = effectiveFrom ? new Date(effectiveFrom) : null;
-    const already = wanted ? schedule.find((s) => s.effectiveFrom.getTime() === wanted.getTime()) : latest;
-    if (!already || !samePrice({ ...already.table }, { ...table })) {
-      steps.push({
-        family: 'price', path: `${path}.price`, summary: `schedule price for ${d.id}${wanted ? ` from ${wanted.toISOString()}` : ''}`,
-        command: { type: 'SchedulePrice', deploymentId: d.id, effectiveFrom: wanted ?? options.now, table },
-      });
-    }
+    planPrice(d, i, state, options.now, overwrite, history, steps, drift, problems);
   });
 
   config.tenants.forEach((t, i) => {
     const path = `tenants[${i}]`;
     const current = state.tenants.get(t.id);
-    const exists = current && current.status !== 'absent';
-    if (!exists) steps.push({ family: 'tenant', path, summary: `create tenant ${t.id}`, command: { type: 'CreateTenant', tenantId: t.id, name: t.name } });
+    const exists = current !== undefined && current.status !== 'absent';
+    if (!exists) {
+      steps.push({ family: 'tenant', path, summary: `create tenant ${t.id}`, command: { type: 'CreateTenant', tenantId: t.id, name: t.name }, changes: [{ field: 'name', from: null, to: t.name }], creates: true });
+    }
     if (exists && current.status === 'suspended') {
-      if (owned.suspendedTenants.has(t.id)) {
-        steps.push({ family: 'tenant', path, summary: `reinstate tenant ${t.id} (suspended by an earlier apply --prune)`, command: { type: 'ReinstateTenant', tenantId: t.id } });
+      const writer = history('tenant', t.id).get('status');
+      if (writer && isConfigurationActor(writer.actor)) {
+        steps.push({
+          family: 'tenant', path, summary: `reinstate tenant ${t.id} (suspended by an earlier apply --prune)`, command: { type: 'ReinstateTenant', tenantId: t.id },
+          changes: [{ field: 'status', from: 'suspended', to: 'active' }],
+        });
       } else {
-        drift.push(`${path}: tenant ${t.id} was suspended at runtime and stays suspended (reinstate it with POST /admin/v1/tenants/${t.id}/reinstate)`);
+        drift.push(lifecycleDrift(path, `tenant ${t.id}`, 'active', 'suspended', writer,
+          `tenant ${t.id} was suspended at runtime and stays suspended`, `reinstate it with POST /admin/v1/tenants/${t.id}/reinstate`));
       }
     }
-    const hookProblem = t.budget?.webhook ? secretProblem(t.budget.webhook.secret) : null;
+    const running = exists ? fieldsOf({ limits: current.limits, budget: current.budget }) : fieldsOf({ limits: NO_LIMITS, budget: null });
+    const { fields, changes } = reconcile('tenant', t.id, path, `tenant ${t.id}`, fieldsOf({ limits: t.limits, budget: t.budget }), running, exists);
+    const merged = definitionOf<{ limits: TenantLimits; budget?: TenantBudget | null }>(fields);
+    const limitChanges = changes.filter((c) => c.field.startsWith('limits.'));
+    const budgetChanges = changes.filter((c) => c.field === 'budget' || c.field.startsWith('budget.'));
+    const hookProblem = merged.budget?.webhook ? secretProblem(merged.budget.webhook.secret) : null;
     if (hookProblem) problems.push(`${path}.budget.webhook.secret: ${hookProblem.replace(/^apiKey /, '')}`);
-    const limits = exists ? current.limits : { rpm: null, tpm: null, maxConcurrency: null };
-    if (!sameJson(limits, t.limits)) {
-      steps.push({ family: 'tenant', path: `${path}.limits`, summary: `set limits of tenant ${t.id}`, command: { type: 'SetTenantLimits', tenantId: t.id, limits: t.limits } });
+    if (limitChanges.length) {
+      steps.push({ family: 'tenant', path: `${path}.limits`, summary: `set limits of tenant ${t.id}`, command: { type: 'SetTenantLimits', tenantId: t.id, limits: merged.limits }, changes: limitChanges, ...(exists ? {} : { creates: true as const }) });
     }
-    if (!sameJson(exists ? current.budget : null, t.budget)) {
-      steps.push({ family: 'tenant', path: `${path}.budget`, summary: `set budget of tenant ${t.id}`, command: { type: 'SetTenantBudget', tenantId: t.id, budget: t.budget } });
+    if (budgetChanges.length) {
+      steps.push({ family: 'tenant', path: `${path}.budget`, summary: `set budget of tenant ${t.id}`, command: { type: 'SetTenantBudget', tenantId: t.id, budget: merged.budget ?? null }, changes: budgetChanges, ...(exists ? {} : { creates: true as const }) });
     }
   });
 
   config.aliases.forEach((a, i) => {
     const path = `aliases[${i}]`;
-    const definition: AliasDefinition = {
+    const desired: AliasDefinition = {
       strategy: a.strategy,
       routes: a.routes.map((r) => ({ deploymentId: r.deployment, priority: r.priority, weight: r.weight })),
       policy: a.policy,
       visibility: a.visibility,
     };
     const current = state.aliases.get(a.name);
-    if (!current || current.status !== 'published' || !sameJson(current.definition, definition)) {
-      steps.push({ family: 'alias', path, summary: `publish alias ${a.name}`, command: { type: 'PublishAlias', alias: a.name, definition } });
+    // A retired alias the file declares is published again, as the file says it.
+    const published = current?.status === 'published';
+    const running = published ? definitionFields(state, 'alias', a.name) : new Map<string, unknown>();
+    running.delete('status');
+    const { fields, changes } = reconcile('alias', a.name, path, `alias ${a.name}`, fieldsOf(desired), running, published);
+    if (changes.length) {
+      steps.push({ family: 'alias', path, summary: `publish alias ${a.name}`, command: { type: 'PublishAlias', alias: a.name, definition: definitionOf<AliasDefinition>(fields) }, changes, ...(published ? {} : { creates: true as const }) });
     }
   });
 
@@ -174,37 +268,132 @@ export function planApply(config: GatewayConfig, state: ControlPlaneState, optio
     }
     if (current && current.status !== 'absent' && current.status !== 'active') {
       // A revoked or expired key never comes back; refusing to start over it would let one revocation stop the gateway.
-      drift.push(`${path}: key ${k.id} is ${current.status} and stays so; to replace it, issue a new key id`);
+      drift.push(lifecycleDrift(path, `key ${k.id}`, 'active', current.status, history('apikey', k.id).get('status'),
+        `key ${k.id} is ${current.status} and stays so`, 'to replace it, issue a new key id'));
       return;
     }
-    let plaintext: string;
-    try {
-      plaintext = resolveSecret(k.key);
-    } catch (error) {
-      problems.push(`${path}.key: ${k.key} cannot be resolved: ${(error as Error).message}`);
+    const secret = keySecret(k.key);
+    if ('problem' in secret) {
+      problems.push(`${path}.key: ${secret.problem}`);
       return;
     }
-    if (!/^sk-sy-[0-9A-Za-z]{32}$/.test(plaintext)) {
-      problems.push(`${path}.key: the key behind ${k.key} must look like sk-sy- followed by 32 letters and digits`);
-      return;
-    }
-    const hookProblem = k.budget?.webhook ? secretProblem(k.budget.webhook.secret) : null;
-    if (hookProblem) problems.push(`${path}.budget.webhook.secret: ${hookProblem.replace(/^apiKey /, '')}`);
-    const hash = hashApiKey(plaintext);
-    const grant = { tenantId: k.tenant, scopes: k.scopes, aliases: k.aliases, limits: k.limits, expiresAt: k.expiresAt, ...(k.budget ? { budget: k.budget } : {}) };
+    const desiredGrant = { scopes: k.scopes, aliases: k.aliases, limits: k.limits, expiresAt: k.expiresAt, ...(k.budget ? { budget: k.budget } : {}) };
     if (!current || current.status === 'absent') {
-      steps.push({ family: 'apikey', path, summary: `issue key ${k.id}`, command: { type: 'IssueApiKey', keyId: k.id, hash, prefix: displayPrefix(plaintext), grant } });
-    } else if (current.hash !== hash) {
+      const hookProblem = k.budget?.webhook ? secretProblem(k.budget.webhook.secret) : null;
+      if (hookProblem) problems.push(`${path}.budget.webhook.secret: ${hookProblem.replace(/^apiKey /, '')}`);
+      const { changes } = reconcile('apikey', k.id, path, `key ${k.id}`, fieldsOf(desiredGrant), new Map(), false);
+      steps.push({
+        family: 'apikey', path, summary: `issue key ${k.id}`, changes, creates: true,
+        command: { type: 'IssueApiKey', keyId: k.id, hash: secret.hash, prefix: secret.prefix, grant: { tenantId: k.tenant, ...desiredGrant } },
+      });
+    } else if (current.hash !== secret.hash) {
       problems.push(`${path}.key: key ${k.id} has a different secret; a secret changes only by an explicit rotation (switchyard keys rotate ${k.id})`);
     } else if (current.grant.tenantId !== k.tenant) {
       problems.push(`${path}.tenant: key ${k.id} belongs to tenant ${current.grant.tenantId}; a key never moves to another tenant`);
-    } else if (!sameJson(current.grant, grant)) {
-      steps.push({ family: 'apikey', path, summary: `update key ${k.id} (${changedMembers(current.grant, grant).join(', ')})`, command: { type: 'UpdateApiKey', keyId: k.id, grant } });
+    } else {
+      const running = definitionFields(state, 'apikey', k.id);
+      running.delete('status');
+      running.delete('hash');
+      const { fields, changes } = reconcile('apikey', k.id, path, `key ${k.id}`, fieldsOf(desiredGrant), running, true);
+      if (changes.length === 0) return;
+      const grant = definitionOf<Omit<KeyGrant, 'tenantId'>>(fields);
+      const hookProblem = grant.budget?.webhook ? secretProblem(grant.budget.webhook.secret) : null;
+      if (hookProblem) problems.push(`${path}.budget.webhook.secret: ${hookProblem.replace(/^apiKey /, '')}`);
+      const members = [...new Set(changes.map((c) => c.field.split('.')[0]))];
+      steps.push({
+        family: 'apikey', path, summary: `update key ${k.id} (${members.join(', ')})`, changes,
+        command: { type: 'UpdateApiKey', keyId: k.id, grant: { tenantId: k.tenant, ...grant } },
+      });
     }
   });
 
   if (options.prune) steps.push(...pruneSteps(config, state));
   return { steps, problems, drift };
+}
+
+/**
+ * A deployment's price: the file's table against the version it would supersede (the one at the file's
+ * `effectiveFrom`, else the latest). A version scheduled at runtime is a runtime edit like any other.
+ * A new version starts at the file's `effectiveFrom`, else now.
+ */
+function planPrice(
+  d: GatewayConfig['deployments'][number], index: number, state: ControlPlaneState, now: Date, overwrite: boolean,
+  history: (family: DefinitionFamily, id: string) => FieldHistory, steps: PlannedStep[], drift: Drift[], problems: string[],
+): void {
+  const path = `deployments[${index}].price`;
+  const { effectiveFrom, ...table } = d.price;
+  const schedule = state.prices.get(d.id)?.schedule ?? [];
+  const latest = [...schedule].sort((a, b) => a.effectiveFrom.getTime() - b.effectiveFrom.getTime()).at(-1);
+  const wanted = effectiveFrom ? new Date(effectiveFrom) : null;
+  const superseded = wanted ? schedule.findLast((s) => s.effectiveFrom.getTime() === wanted.getTime()) : latest;
+  const running = superseded ? fieldsOf({ ...superseded.table }) : new Map<string, unknown>();
+  const differing = changedFields(running, fieldsOf({ ...table })).filter((field) => !samePriceField(running.get(field), (table as Record<string, unknown>)[field]));
+  if (superseded && differing.length === 0) return;
+  const writer = superseded ? history('price', d.id).get(`v${superseded.version}.effectiveFrom`) : undefined;
+  const runtime = writer !== undefined && !isConfigurationActor(writer.actor);
+  if (runtime && !overwrite) {
+    for (const field of differing) {
+      const note = `price version ${superseded!.version} from ${superseded!.effectiveFrom.toISOString()}`;
+      drift.push(settingDrift(path.replace(/\.price$/, ''), `deployment ${d.id}`, `price.${field}`, (table as Record<string, unknown>)[field], running.get(field), writer, note));
+    }
+    return;
+  }
+  if (!wanted && superseded && superseded.effectiveFrom > now) {
+    // Prices are never edited: one starting now would be in force only until the later one starts.
+    problems.push(`${path}: price version ${superseded.version} of ${d.id} starts at ${superseded.effectiveFrom.toISOString()}, later than now, and prices are never edited; ` +
+      `give the file's price an effectiveFrom after it`);
+    return;
+  }
+  const starts = wanted ?? now;
+  const fields = superseded ? differing : changedFields(new Map(), fieldsOf({ ...table }));
+  steps.push({
+    family: 'price', path, summary: `schedule price for ${d.id}${wanted ? ` from ${wanted.toISOString()}` : ''}`,
+    command: { type: 'SchedulePrice', deploymentId: d.id, effectiveFrom: starts, table },
+    ...(superseded ? {} : { creates: true as const }),
+    changes: fields.map((field) => ({
+      field: `price.${field}`, from: running.get(field) ?? null, to: (table as Record<string, unknown>)[field] ?? null, ...(runtime ? { overwrites: writer } : {}),
+    })),
+  });
+}
+
+function settingDrift(path: string, definition: string, field: string, file: unknown, running: unknown, writer: FieldWriter | undefined, note?: string): Drift {
+  const by = writer ? ` (set by ${writer.actor} at ${writer.at.toISOString()}${note ? `, ${note}` : ''})` : note ? ` (${note})` : '';
+  return {
+    path, definition, field, file: file ?? null, running: running ?? null, changedBy: writer?.actor ?? null, changedAt: writer?.at ?? null,
+    resolution: KEEP_OR_OVERWRITE,
+    message: `${path} ${definition}: ${field}: file ${shownValue(file)}, running ${shownValue(running)}${by}; ${KEEP_OR_OVERWRITE}`,
+  };
+}
+
+function lifecycleDrift(path: string, definition: string, file: string, running: string, writer: FieldWriter | undefined, what: string, resolution: string): Drift {
+  const by = writer ? ` (by ${writer.actor} at ${writer.at.toISOString()})` : '';
+  return {
+    path, definition, field: 'status', file, running, changedBy: writer?.actor ?? null, changedAt: writer?.at ?? null, resolution,
+    message: `${path}: ${what}${by}; ${resolution}`,
+  };
+}
+
+/** A field's value as the plan's lines show it: JSON, with a field that is not set shown as null. */
+export function shownValue(value: unknown): string {
+  return JSON.stringify(value ?? null);
+}
+
+/**
+ * The hash and display prefix of a key from its reference: `env:`/`file:` resolve to the plaintext (read
+ * once, never kept); `sha256:<hex>` is the stored hash itself (what `config export` writes), whose
+ * plaintext the gateway never had — a key issued from it shows the bare `sk-sy-` prefix.
+ */
+function keySecret(reference: string): { hash: string; prefix: string } | { problem: string } {
+  const stored = /^sha256:([0-9a-f]{64})$/.exec(reference);
+  if (stored) return { hash: stored[1], prefix: 'sk-sy-…' };
+  let plaintext: string;
+  try {
+    plaintext = resolveSecret(reference);
+  } catch (error) {
+    return { problem: `${reference} cannot be resolved: ${(error as Error).message}` };
+  }
+  if (!/^sk-sy-[0-9A-Za-z]{32}$/.test(plaintext)) return { problem: `the key behind ${reference} must look like sk-sy- followed by 32 letters and digits` };
+  return { hash: hashApiKey(plaintext), prefix: displayPrefix(plaintext) };
 }
 
 function pruneSteps(config: GatewayConfig, state: ControlPlaneState): PlannedStep[] {
@@ -218,37 +407,32 @@ function pruneSteps(config: GatewayConfig, state: ControlPlaneState): PlannedSte
   };
   for (const [id, key] of state.keys) {
     if (key.status === 'active' && !declared.keys.has(id)) {
-      steps.push({ family: 'apikey', path: 'apiKeys', summary: `revoke key ${id} (not declared)`, command: { type: 'RevokeApiKey', keyId: id, reason: 'pruned by apply' } });
+      steps.push({ family: 'apikey', path: 'apiKeys', summary: `revoke key ${id} (not declared)`, command: { type: 'RevokeApiKey', keyId: id, reason: 'pruned by apply' }, changes: [{ field: 'status', from: 'active', to: 'revoked' }] });
     }
   }
   for (const [name, alias] of state.aliases) {
     if (alias.status === 'published' && !declared.aliases.has(name)) {
-      steps.push({ family: 'alias', path: 'aliases', summary: `retire alias ${name} (not declared)`, command: { type: 'RetireAlias', alias: name, reason: 'pruned by apply' } });
+      steps.push({ family: 'alias', path: 'aliases', summary: `retire alias ${name} (not declared)`, command: { type: 'RetireAlias', alias: name, reason: 'pruned by apply' }, changes: [{ field: 'status', from: 'published', to: 'retired' }] });
     }
   }
   for (const [id, deployment] of state.deployments) {
     if ((deployment.status === 'active' || deployment.status === 'disabled') && !declared.deployments.has(id)) {
-      steps.push({ family: 'deployment', path: 'deployments', summary: `retire deployment ${id} (not declared)`, command: { type: 'RetireDeployment', deploymentId: id, reason: 'pruned by apply' } });
+      steps.push({ family: 'deployment', path: 'deployments', summary: `retire deployment ${id} (not declared)`, command: { type: 'RetireDeployment', deploymentId: id, reason: 'pruned by apply' }, changes: [{ field: 'status', from: deployment.status, to: 'retired' }] });
     }
   }
   for (const [id, provider] of state.providers) {
     if (provider.status === 'active' && !declared.providers.has(id)) {
-      steps.push({ family: 'provider', path: 'providers', summary: `remove provider ${id} (not declared)`, command: { type: 'RemoveProvider', providerId: id, reason: 'pruned by apply' } });
+      steps.push({ family: 'provider', path: 'providers', summary: `remove provider ${id} (not declared)`, command: { type: 'RemoveProvider', providerId: id, reason: 'pruned by apply' }, changes: [{ field: 'status', from: 'active', to: 'removed' }] });
     }
   }
   for (const [id, tenant] of state.tenants) {
     if (tenant.status === 'active' && !declared.tenants.has(id)) {
-      steps.push({ family: 'tenant', path: 'tenants', summary: `suspend tenant ${id} (not declared)`, command: { type: 'SuspendTenant', tenantId: id, reason: 'pruned by apply' } });
+      steps.push({ family: 'tenant', path: 'tenants', summary: `suspend tenant ${id} (not declared)`, command: { type: 'SuspendTenant', tenantId: id, reason: 'pruned by apply' }, changes: [{ field: 'status', from: 'active', to: 'suspended' }] });
     }
   }
   return steps;
 }
 
-function changedMembers(before: object, after: object): string[] {
-  const a = before as Record<string, unknown>;
-  const b = after as Record<string, unknown>;
-  return Object.keys({ ...a, ...b }).filter((name) => !sameJson(a[name] ?? null, b[name] ?? null));
-}
 
 function secretProblem(ref: string | null): string | null {
   if (!ref) return null;
@@ -260,11 +444,10 @@ function secretProblem(ref: string | null): string | null {
   }
 }
 
-function samePrice(a: Record<string, string | null>, b: Record<string, string | null>): boolean {
-  return Object.keys({ ...a, ...b }).every((key) => {
-    const x = a[key] ?? null;
-    const y = b[key] ?? null;
-    if (x === null || y === null) return x === y;
-    return /^\d/.test(x) && /^\d/.test(y) ? new Decimal(x).eq(y) : x === y;
-  });
+/** Prices are decimal strings: "3" and "3.00" are one price. */
+function samePriceField(a: unknown, b: unknown): boolean {
+  const x = a ?? null;
+  const y = b ?? null;
+  if (typeof x === 'string' && typeof y === 'string' && /^\d/.test(x) && /^\d/.test(y)) return new Decimal(x).eq(y);
+  return sameField(x, y);
 }

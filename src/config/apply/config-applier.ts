@@ -8,17 +8,19 @@ import { RoutingSnapshotProjection } from '../../../projections/routing-snapshot
 import type { CommandOutcome } from '../../kernel/commands/command-executor.js';
 import { ProjectionRunner } from '../../kernel/projections/projection-runner.js';
 import { SqlEventStore } from '../../kernel/event-store/sql-event-store.js';
-import { deploymentStream } from '../../../events/deployment-events.js';
+import { aliasStream, apiKeyStream, deploymentStream, priceStream, providerStream, tenantStream } from '../../../events/index.js';
 import type { DomainEvent } from '../../../events/event.js';
-import { tenantStream } from '../../../events/tenant-events.js';
 import type { GatewayConfig } from '../gateway-config.js';
-import { type ConfigurationOwned, type PlannedStep, planApply } from './apply-plan.js';
+import { type Drift, type PlannedStep, planApply } from './apply-plan.js';
+import { type DefinitionFamily, type FieldHistory, fieldHistory } from './field-provenance.js';
 
 export interface ApplyOptions {
   dryRun: boolean;
   prune: boolean;
   /** Recorded as the actor of every event (e.g. `config:switchyard.yaml`). */
   actor: string;
+  /** Apply the file's value over runtime edits of settings too (PlanOptions.overwriteRuntimeEdits). */
+  overwriteRuntimeEdits?: boolean;
   onProgress?: (done: number, total: number, step: PlannedStep) => void;
 }
 
@@ -26,12 +28,9 @@ export interface ApplyResult {
   steps: PlannedStep[];
   /** Events appended (0 on a dry run or when nothing changed). */
   appended: number;
-  /** Runtime lifecycle the file disagrees with and apply left alone (ApplyPlan.drift). */
-  drift: string[];
+  /** Runtime edits the file disagrees with, left as they are (ApplyPlan.drift). */
+  drift: Drift[];
 }
-
-/** Events of configuration applies carry an actor of this form (`config:switchyard.yaml`). */
-const CONFIGURATION_ACTOR = /^config:/;
 
 export class ApplyRefusedError extends Error {
   override readonly name = 'ApplyRefusedError';
@@ -61,7 +60,7 @@ export class ConfigApplier {
 
   async apply(config: GatewayConfig, options: ApplyOptions): Promise<ApplyResult> {
     const state = await this.currentState();
-    const plan = planApply(config, state, { now: new Date(), prune: options.prune, configurationOwned: await this.configurationOwned(config, state) });
+    const plan = await this.plan(config, state, options);
     if (plan.problems.length) throw new ApplyRefusedError(plan.problems);
     if (options.dryRun) return { steps: plan.steps, appended: 0, drift: plan.drift };
     let appended = 0;
@@ -82,24 +81,41 @@ export class ConfigApplier {
   }
 
   /**
-   * Which of the declared, currently stopped deployments and tenants an earlier apply stopped: the last
-   * disabling (suspending) event's actor says who did it. Only those streams are read.
+   * The plan with each differing definition's field history: a first pass finds which definitions differ
+   * from the file (the plan asks for their history), only their streams are read, and the second pass
+   * decides with who changed what.
    */
-  private async configurationOwned(config: GatewayConfig, state: ControlPlaneState): Promise<ConfigurationOwned> {
-    const byConfiguration = async (streamId: string, stopType: string): Promise<boolean> => {
-      const events = await this.store.readStream(streamId);
-      const stop = events.findLast((event) => event.type === stopType);
-      return stop !== undefined && CONFIGURATION_ACTOR.test(stop.metadata.actor ?? '');
-    };
-    const disabledDeployments = new Set<string>();
-    for (const d of config.deployments) {
-      if (state.deployments.get(d.id)?.status === 'disabled' && (await byConfiguration(deploymentStream(d.id), 'DeploymentDisabled'))) disabledDeployments.add(d.id);
-    }
-    const suspendedTenants = new Set<string>();
-    for (const t of config.tenants) {
-      if (state.tenants.get(t.id)?.status === 'suspended' && (await byConfiguration(tenantStream(t.id), 'TenantSuspended'))) suspendedTenants.add(t.id);
-    }
-    return { disabledDeployments, suspendedTenants };
+  private async plan(config: GatewayConfig, state: ControlPlaneState, options: ApplyOptions) {
+    const planOptions = { now: new Date(), prune: options.prune, overwriteRuntimeEdits: options.overwriteRuntimeEdits ?? false };
+    const asked = new Map<string, { family: DefinitionFamily; id: string }>();
+    planApply(config, state, {
+      ...planOptions,
+      history: (family, id) => {
+        asked.set(streamOf(family, id), { family, id });
+        return new Map();
+      },
+    });
+    const histories = new Map<string, FieldHistory>();
+    for (const [streamId, { family, id }] of asked) histories.set(streamId, fieldHistory(family, id, await this.store.readStream(streamId)));
+    return planApply(config, state, { ...planOptions, history: (family, id) => histories.get(streamOf(family, id)) ?? new Map() });
+  }
+}
+
+/** The stream of a definition, as its aggregate names it. */
+function streamOf(family: DefinitionFamily, id: string): string {
+  switch (family) {
+    case 'provider':
+      return providerStream(id);
+    case 'deployment':
+      return deploymentStream(id);
+    case 'price':
+      return priceStream(id);
+    case 'alias':
+      return aliasStream(id);
+    case 'tenant':
+      return tenantStream(id);
+    case 'apikey':
+      return apiKeyStream(id);
   }
 }
 

@@ -1,7 +1,9 @@
-import { Body, Controller, HttpCode, Post, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
 import { IsBoolean, IsOptional, IsString, MaxLength } from 'class-validator';
 import { AdminApiError, AdminExceptionFilter, AdminGuard, AdminTokenOnly, adminValidationPipe } from '../../../modules/admin/index.js';
+import { exportConfiguration } from '../export/configuration-export.js';
 import { ConfigValidationError, parseGatewayConfig } from '../gateway-config.js';
+import { applyReport } from './apply-report.js';
 import { ApplyRefusedError, ConfigApplier } from './config-applier.js';
 
 export class ApplyConfigurationDto {
@@ -18,13 +20,17 @@ export class ApplyConfigurationDto {
 
   @IsOptional() @IsBoolean()
   prune?: boolean;
+
+  /** Apply the file's values over runtime edits of settings too (`switchyard apply --overwrite-runtime-edits`). */
+  @IsOptional() @IsBoolean()
+  overwriteRuntimeEdits?: boolean;
 }
 
 /**
  * `POST /admin/v1/config/apply`: `switchyard apply` run by the server, for a CLI that cannot open the
  * embedded store itself while the server holds it. Same plan, same refusals, same events; secret
  * references resolve in the server's environment (as they do when it applies SWITCHYARD_CONFIG at start).
- * The admin token only: a configuration sets provider credentials and base URLs.
+ * Applying takes the admin token: a configuration sets provider credentials and base URLs.
  */
 @Controller('admin/v1/config')
 @UseGuards(AdminGuard)
@@ -40,8 +46,10 @@ export class ConfigApplyController {
     const source = body.source ?? 'admin-api';
     try {
       const config = parseGatewayConfig(body.yaml, source);
-      const result = await this.applier.apply(config, { dryRun: body.dryRun ?? false, prune: body.prune ?? false, actor: `config:${source}` });
-      return { steps: result.steps.map((step) => ({ summary: step.summary, path: step.path })), appended: result.appended, drift: result.drift };
+      const result = await this.applier.apply(config, {
+        dryRun: body.dryRun ?? false, prune: body.prune ?? false, overwriteRuntimeEdits: body.overwriteRuntimeEdits ?? false, actor: `config:${source}`,
+      });
+      return applyReport(result);
     } catch (error) {
       if (error instanceof ConfigValidationError || error instanceof ApplyRefusedError) {
         throw new AdminApiError(422, error instanceof ConfigValidationError ? 'invalid_configuration' : 'apply_refused', error.message,
@@ -49,5 +57,14 @@ export class ConfigApplyController {
       }
       throw error;
     }
+  }
+
+  /**
+   * `switchyard config export` through the server: the running definitions as a configuration file. Platform
+   * administration, as reading providers is: it holds references and hashes, never a secret.
+   */
+  @Get('export')
+  async export() {
+    return { yaml: exportConfiguration(await this.applier.currentState(), new Date()) };
   }
 }
