@@ -113,11 +113,14 @@ describe('the CLI while a server runs on the embedded store', () => {
 
     // A key whose secret reference the server may not read: refused by the server, with its reason, nothing appended.
     const refusedFile = join(dir, 'refused.yaml');
-    writeFileSync(refusedFile, 'apiKeys:\n  - id: nope\n    tenant: extra\n    key: env:SWITCHYARD_NOT_A_KEY\n');
+    writeFileSync(refusedFile, 'tenants:\n  - id: extra\n    name: Extra\napiKeys:\n  - id: nope\n    tenant: extra\n    key: env:SWITCHYARD_NOT_A_KEY\n');
     const atHead = JSON.parse((await runCli(['projections', 'status', '--json'], env)).stdout).head;
-    const refused = await runCli(['apply', '-f', refusedFile], env);
+    // Set in this shell, not in the server's environment: the CLI says whose environment resolves references, up front and with the refusal.
+    const refused = await runCli(['apply', '-f', refusedFile], { ...env, SWITCHYARD_NOT_A_KEY: 'set-in-the-shell-only' });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/apiKeys\[0\]/);
+    expect(refused.stderr).toContain(`Applying through the running server (pid ${server.child.pid}): env: and file: references resolve in the running server's (pid ${server.child.pid}) environment and files, not this shell's.`);
+    expect(refused.stderr).toContain('set the variable or file where the server runs and restart it, or stop the server and apply here');
     expect(refused.stdout).toBe('');
     expect(JSON.parse((await runCli(['projections', 'status', '--json'], env)).stdout).head).toBe(atHead);
   }, 90_000);

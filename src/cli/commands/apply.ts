@@ -9,7 +9,10 @@ import { openPlatform } from '../../platform.js';
 import { installPublicationGuard } from '../../publication-guard.js';
 import { CliModule } from '../cli.module.js';
 import { writeOut } from '../output.js';
-import { runningServer } from '../running-server.js';
+import { runningServer, ServerRefusedError } from '../running-server.js';
+
+/** An `env:` or `file:` reference anywhere in the file (a value of its own on a line). */
+const SECRET_REFERENCE = /:\s*["']?(env|file):\S/;
 
 export async function apply(file: string, options: { dryRun: boolean; prune: boolean; overwriteRuntimeEdits: boolean }): Promise<number> {
   const path = resolve(file);
@@ -18,10 +21,22 @@ export async function apply(file: string, options: { dryRun: boolean; prune: boo
   const environment = readEnvironment();
   const server = runningServer(environment);
   if (server) {
-    // The server holds the embedded store: it plans (and, unless a dry run, applies) the file itself.
-    const result = await server.post<ApplyReport>('/admin/v1/config/apply', {
-      yaml: text, source: path, dryRun: options.dryRun, prune: options.prune, overwriteRuntimeEdits: options.overwriteRuntimeEdits,
-    });
+    // The server holds the embedded store: it plans (and, unless a dry run, applies) the file itself, so the
+    // file's references resolve in the server's environment and files — not this shell's. Say so up front,
+    // and again on a refusal, where a variable exported here but not there is the usual cause.
+    const whose = `the running server's (pid ${server.pid}) environment and files, not this shell's`;
+    if (SECRET_REFERENCE.test(text)) process.stderr.write(`Applying through the running server (pid ${server.pid}): env: and file: references resolve in ${whose}.\n`);
+    let result: ApplyReport;
+    try {
+      result = await server.post<ApplyReport>('/admin/v1/config/apply', {
+        yaml: text, source: path, dryRun: options.dryRun, prune: options.prune, overwriteRuntimeEdits: options.overwriteRuntimeEdits,
+      });
+    } catch (error) {
+      if (error instanceof ServerRefusedError && /cannot be resolved|unresolvable/i.test(error.message)) {
+        throw new ServerRefusedError(`${error.message}\n(References resolve in ${whose}: set the variable or file where the server runs and restart it, or stop the server and apply here.)`, error.status, error.code);
+      }
+      throw error;
+    }
     if (!options.dryRun) result.steps.forEach((step, index) => process.stderr.write(progressLines(index + 1, result.steps.length, step)));
     return report(result, options.dryRun);
   }
