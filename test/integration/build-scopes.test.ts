@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync, existsSync, copyFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync, existsSync, copyFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -15,10 +15,22 @@ type EnsureBuild = (scope: 'serve' | 'all', root: string) => boolean;
 let ensureBuild: EnsureBuild;
 let root: string;
 
-/** Moves a file's modification time forward, as an edit would (file system timestamps may be coarse). */
-function touch(path: string, secondsAhead: number): void {
-  const when = new Date(Date.now() + secondsAhead * 1000);
-  utimesSync(path, when, when);
+/**
+ * An edit of `path` after the last builds: every source and tsconfig is made two minutes old, the builds' stamps one minute,
+ * and the file is written now. (Moving the file into the future instead would outrun a compile quicker than the
+ * step, and the next check would still see the file newer than the stamp the compile just wrote.)
+ */
+function edit(path: string, text?: string): void {
+  const age = (file: string, ms: number) => utimesSync(file, new Date(Date.now() - ms), new Date(Date.now() - ms));
+  for (const tree of ['src', 'test']) for (const file of readdirSync(join(root, tree))) age(join(root, tree, file), 120_000);
+  for (const config of ['tsconfig.json', 'tsconfig.build.json']) age(join(root, config), 120_000);
+  for (const stamp of ['.build.tsbuildinfo', '.tsbuildinfo']) {
+    const file = join(root, 'dist', stamp);
+    if (existsSync(file)) age(file, 60_000);
+  }
+  if (text !== undefined) writeFileSync(path, text);
+  const now = new Date();
+  utimesSync(path, now, now);
 }
 
 beforeAll(async () => {
@@ -44,7 +56,7 @@ describe('ensure-build', () => {
   });
 
   test('a changed test leaves serve alone; all compiles the tests (and serve then stays satisfied)', () => {
-    touch(join(root, 'test', 'main.test.ts'), 5);
+    edit(join(root, 'test', 'main.test.ts'));
     expect(ensureBuild('serve', root)).toBe(false);
     expect(ensureBuild('all', root)).toBe(true);
     expect(existsSync(join(root, 'dist', 'test', 'main.test.js'))).toBe(true);
@@ -53,8 +65,7 @@ describe('ensure-build', () => {
   });
 
   test('a changed serving source recompiles for serve, and all still sees itself behind', () => {
-    writeFileSync(join(root, 'src', 'main.ts'), 'export const serving: string = "edited";\n');
-    touch(join(root, 'src', 'main.ts'), 10);
+    edit(join(root, 'src', 'main.ts'), 'export const serving: string = "edited";\n');
     expect(ensureBuild('serve', root)).toBe(true);
     expect(readFileSync(join(root, 'dist', 'src', 'main.js'), 'utf8')).toContain('edited');
     expect(ensureBuild('all', root)).toBe(true);
