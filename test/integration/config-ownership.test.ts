@@ -266,6 +266,16 @@ apiKeys:
     let log: string;
     try {
       log = third.output();
+      // The durable projections pass the new event type: the audit chain hashes it, the ledger, spend and analytics
+      // (they take request events only) skip it; none halts. Polled until caught up, with no deadline of its own.
+      const admin = new AdminClient(third.url, ADMIN_TOKEN);
+      let report = (await admin.get('/projections')).json as { projections: Array<{ name: string; kind: string; behind: number | null; halted: unknown }> };
+      while (report.projections.some((p) => p.kind === 'singleton' && p.behind !== 0 && p.halted === null)) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        report = (await admin.get('/projections')).json;
+      }
+      expect(report.projections.filter((p) => p.halted !== null)).toEqual([]);
+      expect(report.projections.map((p) => p.name)).toEqual(expect.arrayContaining(['audit-chain', 'cost-ledger']));
     } finally {
       await third.stop();
     }
