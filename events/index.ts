@@ -15,12 +15,15 @@ export * from './api-key-state.js';
 export * from './request-events.js';
 export * from './breaker-events.js';
 export * from './admin-token-events.js';
+export * from './configuration-events.js';
+export * from './configuration-state.js';
 export * from './switchyard-event.js';
 export * from './token-counts.js';
 export { upcasters, UpcasterRegistry } from './upcasters.js';
 
 import { ADMIN_TOKEN_EVENT_TYPES } from './admin-token-events.js';
 import { ALIAS_EVENT_TYPES } from './alias-events.js';
+import { CONFIGURATION_EVENT_TYPES } from './configuration-events.js';
 import { API_KEY_EVENT_TYPES } from './api-key-events.js';
 import { DEPLOYMENT_EVENT_TYPES } from './deployment-events.js';
 import { PRICE_EVENT_TYPES } from './price-events.js';
@@ -33,5 +36,5 @@ export const CONTROL_PLANE_EVENT_TYPES: readonly string[] = [
   ...TENANT_EVENT_TYPES, ...API_KEY_EVENT_TYPES,
 ];
 
-/** What the control-plane audit lists: every catalog and access change, and the admin token's resets. */
-export const AUDITED_EVENT_TYPES: readonly string[] = [...CONTROL_PLANE_EVENT_TYPES, ...ADMIN_TOKEN_EVENT_TYPES];
+/** What the control-plane audit lists: every catalog and access change, the admin token's resets, and the runtime edits a configuration file adopted. */
+export const AUDITED_EVENT_TYPES: readonly string[] = [...CONTROL_PLANE_EVENT_TYPES, ...ADMIN_TOKEN_EVENT_TYPES, ...CONFIGURATION_EVENT_TYPES];

@@ -3,6 +3,7 @@ import { ADMIN_TOKEN_EVENT_TYPES, type AdminTokenEvent } from './admin-token-eve
 import { ALIAS_EVENT_TYPES, type AliasEvent } from './alias-events.js';
 import { API_KEY_EVENT_TYPES, type ApiKeyEvent } from './api-key-events.js';
 import { BREAKER_EVENT_TYPES, type BreakerEvent } from './breaker-events.js';
+import { CONFIGURATION_EVENT_TYPES, type ConfigurationEvent } from './configuration-events.js';
 import { DEPLOYMENT_EVENT_TYPES, type DeploymentEvent } from './deployment-events.js';
 import { PRICE_EVENT_TYPES, type PriceEvent } from './price-events.js';
 import { PROVIDER_EVENT_TYPES, type ProviderEvent } from './provider-events.js';
@@ -10,7 +11,8 @@ import { REQUEST_EVENT_TYPES, type RequestEvent } from './request-events.js';
 import { TENANT_EVENT_TYPES, type TenantEvent } from './tenant-events.js';
 
 /** Every event Switchyard writes: one discriminated union over `type`, so readers narrow with a switch, never a cast. */
-export type SwitchyardEvent = ProviderEvent | DeploymentEvent | PriceEvent | AliasEvent | TenantEvent | ApiKeyEvent | RequestEvent | BreakerEvent | AdminTokenEvent;
+export type SwitchyardEvent = ProviderEvent | DeploymentEvent | PriceEvent | AliasEvent | TenantEvent | ApiKeyEvent | RequestEvent | BreakerEvent | AdminTokenEvent
+  | ConfigurationEvent;
 
 export type SwitchyardEventType = SwitchyardEvent['type'];
 
@@ -23,7 +25,7 @@ export type Recorded<E extends SwitchyardEvent = SwitchyardEvent> = E extends Sw
 
 const SWITCHYARD_EVENT_TYPES = [
   ...PROVIDER_EVENT_TYPES, ...DEPLOYMENT_EVENT_TYPES, ...PRICE_EVENT_TYPES, ...ALIAS_EVENT_TYPES, ...TENANT_EVENT_TYPES,
-  ...API_KEY_EVENT_TYPES, ...REQUEST_EVENT_TYPES, ...BREAKER_EVENT_TYPES, ...ADMIN_TOKEN_EVENT_TYPES,
+  ...API_KEY_EVENT_TYPES, ...REQUEST_EVENT_TYPES, ...BREAKER_EVENT_TYPES, ...ADMIN_TOKEN_EVENT_TYPES, ...CONFIGURATION_EVENT_TYPES,
 ] as const satisfies readonly SwitchyardEventType[];
 
 // A member of the union missing from the lists would be dropped by every reader as unknown: a compile error instead.

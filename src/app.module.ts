@@ -13,6 +13,7 @@ import { LimitsModule } from '../modules/limits/limits.module.js';
 import { ProvidersModule } from '../modules/providers/providers.module.js';
 import { ConfigApplyController } from './config/apply/config-apply.controller.js';
 import { ConfigApplier } from './config/apply/config-applier.js';
+import { ConfigurationCommand } from './config/apply/configuration.commands.js';
 import type { Platform } from './platform.js';
 import { PlatformModule } from './platform.module.js';
 
@@ -24,7 +25,7 @@ export class AppModule {
       imports: [PlatformModule.forRoot(platform), ObservabilityModule, CatalogModule, AccessModule, ProvidersModule, LimitsModule, InferenceModule, AdminModule,
         AccessAdminModule, CatalogAdminModule, AnalyticsModule, AuditModule, CacheAdminModule],
       controllers: [ConfigApplyController],
-      providers: [ConfigApplier],
+      providers: [ConfigApplier, ConfigurationCommand.Handler],
     };
   }
 }

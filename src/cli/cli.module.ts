@@ -2,6 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { AccessModule } from '../../modules/access/access.module.js';
 import { CatalogModule } from '../../modules/catalog/catalog.module.js';
 import { ConfigApplier } from '../config/apply/config-applier.js';
+import { ConfigurationCommand } from '../config/apply/configuration.commands.js';
 import type { Platform } from '../platform.js';
 import { PlatformModule } from '../platform.module.js';
 
@@ -12,7 +13,7 @@ export class CliModule {
     return {
       module: CliModule,
       imports: [PlatformModule.forRoot(platform), CatalogModule, AccessModule],
-      providers: [ConfigApplier],
+      providers: [ConfigApplier, ConfigurationCommand.Handler],
       exports: [ConfigApplier],
     };
   }

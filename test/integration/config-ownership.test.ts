@@ -14,8 +14,10 @@ import { seedMigratedDataDir } from '../support/migrated-template.js';
  * through the admin API (an alias's maxAttempts, a price, a tenant's limits) survives a restart, which
  * reports each edited field as drift instead of reverting it. `apply --dry-run` shows the same with a
  * field-level plan; a file edit of another field applies and keeps the API's; `config export` gives a
- * file that applies with no change; `--overwrite-runtime-edits` reverts the edits. Real `serve` and CLI
- * processes on one store: a scratch PostgreSQL database when DATABASE_URL is set, else embedded PGlite.
+ * file that applies with no change; `--overwrite-runtime-edits` reverts the edits; a file that says what
+ * a runtime edit set adopts it (recorded once, never on a dry run), after which a file edit of that field
+ * applies, until the next runtime edit. Real `serve` and CLI processes on one store: a scratch PostgreSQL
+ * database when DATABASE_URL is set, else embedded PGlite.
  */
 const postgresUrl = process.env.DATABASE_URL || null;
 const TIMEOUT = postgresUrl ? 90_000 : 240_000;
@@ -151,9 +153,11 @@ apiKeys:
     const withoutSecrets = await runCli(['config', 'export'], { ...env, OWNERSHIP_UPSTREAM_KEY: '', OWNERSHIP_ACME_KEY: '' });
     expect({ code: withoutSecrets.code, stderr: withoutSecrets.stderr }).toEqual({ code: 0, stderr: '' });
     expect(withoutSecrets.stdout.replace(/^# .*\n/, '')).toBe(text.replace(/^# .*\n/, ''));
+    // No step and no drift; what it would adopt (the API's edits) is recorded only by a real apply (the last test).
     const before = await controlEvents();
-    const again = await runCli(['apply', '-f', out], env);
-    expect({ code: again.code, stdout: again.stdout }).toEqual({ code: 0, stdout: 'Nothing to change: the event store already matches the file.\n' });
+    const again = await runCli(['apply', '-f', out, '--dry-run'], env);
+    expect(again.code).toBe(0);
+    expect(again.stdout).not.toMatch(/Drift:|Plan \(dry run/);
     expect(await controlEvents()).toBe(before);
 
     // A path no one can write (tests may run as root, for whom permissions are no obstacle): under a regular file.
@@ -183,5 +187,103 @@ apiKeys:
     expect(await running()).toEqual({ policy: expect.objectContaining({ maxAttempts: null, ttftTimeoutMs: 5000 }), inputPer1M: '1', rpm: 600 });
     const settled = await runCli(['apply', '-f', configPath, '--dry-run'], env);
     expect(settled.stdout).toBe('Nothing to change: the event store already matches the file.\n');
+  }, TIMEOUT);
+
+  test('a file that says what a runtime edit set adopts it, once: then a file edit of that field applies, and a later runtime edit is drift again', async () => {
+    const kept = join(dir, 'kept.yaml');
+    const keptEnv = { ...env, SWITCHYARD_CONFIG: kept };
+    const first = await startServer(env);
+    let adoption: { actor: string; stream: string; data: unknown };
+    try {
+      const admin = new AdminClient(first.url, ADMIN_TOKEN);
+      expect((await admin.put('/aliases/chat', { routes: [{ deployment: 'primary', priority: 0 }], policy: { maxAttempts: 2, ttftTimeoutMs: 5000 } })).status).toBe(200);
+      expect((await admin.put('/tenants/acme/limits', { rpm: 100 })).status).toBe(200);
+      const exported = await admin.get('/config/export');
+      expect(exported.status).toBe(200);
+      writeFileSync(kept, exported.json.yaml);
+      const adopted = async () => (await admin.get('/audit?action=ConfigurationAdopted')).json.data as Array<{ actor: string; stream: string; data: unknown }>;
+
+      // A dry run says what it would adopt, field by field, and records nothing.
+      const dry = await admin.post('/config/apply', { yaml: exported.json.yaml, source: kept, dryRun: true });
+      expect(dry.status).toBe(200);
+      const expected = [
+        { path: 'tenants[0]', definition: 'tenant acme', field: 'limits.rpm', value: 100, changedBy: expect.stringMatching(/^admin:/), changedAt: expect.any(String), message: expect.stringMatching(/^tenants\[0\] tenant acme: limits\.rpm: 100 \(set by admin:\S+ at 20\d\d-/) },
+        { path: 'aliases[0]', definition: 'alias chat', field: 'policy.maxAttempts', value: 2, changedBy: expect.stringMatching(/^admin:/), changedAt: expect.any(String), message: expect.stringMatching(/^aliases\[0\] alias chat: policy\.maxAttempts: 2 \(set by admin:/) },
+      ];
+      expect(dry.json).toEqual({ steps: [], appended: 0, drift: [], adoptions: expected });
+      expect(await adopted()).toEqual([]);
+
+      // The real apply records one ConfigurationAdopted and nothing else; the control-plane audit lists it with the file as the actor.
+      const applied = await admin.post('/config/apply', { yaml: exported.json.yaml, source: kept });
+      expect(applied.json).toEqual({ steps: [], appended: 1, drift: [], adoptions: expected });
+      const audit = await adopted();
+      expect(audit).toHaveLength(1);
+      adoption = audit[0];
+      expect(adoption).toMatchObject({
+        actor: `config:${kept}`, stream: 'configuration',
+        data: {
+          source: kept, definitions: [
+            { stream: 'tenant-acme', fields: [{ field: 'limits.rpm', eventId: expect.any(String), actor: expect.stringMatching(/^admin:/), recordedAt: expect.any(String) }] },
+            { stream: 'alias-chat', fields: [{ field: 'policy.maxAttempts', eventId: expect.any(String), actor: expect.stringMatching(/^admin:/), recordedAt: expect.any(String) }] },
+          ],
+        },
+      });
+      expect(JSON.stringify(adoption.data)).not.toMatch(/"value"|100|ownership-upstream-secret/);
+
+      // Applying it again adopts nothing: the fields are the file's.
+      const again = await admin.post('/config/apply', { yaml: exported.json.yaml, source: kept });
+      expect(again.json).toEqual({ steps: [], appended: 0, drift: [], adoptions: [] });
+      expect(await adopted()).toHaveLength(1);
+    } finally {
+      await first.stop();
+    }
+    const byTheFile = await query<{ event_type: string }>(`SELECT event_type FROM events WHERE metadata->>'actor' = 'config:${kept}'`);
+    expect(byTheFile.map((row) => row.event_type)).toEqual(['ConfigurationAdopted']);
+
+    // An edit of the adopted field in the file now applies, with no drift and no flag.
+    writeFileSync(kept, readFileSync(kept, 'utf8').replace('maxAttempts: 2', 'maxAttempts: 4'));
+    const edited = await runCli(['apply', '-f', kept], keptEnv);
+    expect(edited.code).toBe(0);
+    expect(edited.stderr).toContain('      policy.maxAttempts: 2 → 4\n');
+    expect(edited.stdout).not.toContain('Drift:');
+    expect(await running()).toEqual({ policy: expect.objectContaining({ maxAttempts: 4, ttftTimeoutMs: 5000 }), inputPer1M: '1', rpm: 100 });
+
+    // A runtime edit after the adoption is the runtime's again: drift, kept.
+    const second = await startServer(keptEnv);
+    try {
+      expect(second.output()).not.toMatch(/adopted|differs from the running state/);
+      expect((await new AdminClient(second.url, ADMIN_TOKEN).put('/tenants/acme/limits', { rpm: 50 })).status).toBe(200);
+    } finally {
+      await second.stop();
+    }
+    const drift = await runCli(['apply', '-f', kept, '--dry-run'], keptEnv);
+    expect(drift.stdout).toMatch(/^ {2}tenants\[0\] tenant acme: limits\.rpm: file 100, running 50 \(set by admin:\S+ at /m);
+
+    // The file agreeing again is adopted at start: one line per adopted field in the start-up log, one event.
+    const before = await controlEvents();
+    writeFileSync(kept, readFileSync(kept, 'utf8').replace(/rpm: 100\b/, 'rpm: 50'));
+    const third = await startServer(keptEnv);
+    let log: string;
+    try {
+      log = third.output();
+      // The durable projections pass the new event type: the audit chain hashes it, the ledger, spend and analytics
+      // (they take request events only) skip it; none halts. Polled until caught up, with no deadline of its own.
+      const admin = new AdminClient(third.url, ADMIN_TOKEN);
+      let report = (await admin.get('/projections')).json as { projections: Array<{ name: string; kind: string; behind: number | null; halted: unknown }> };
+      while (report.projections.some((p) => p.kind === 'singleton' && p.behind !== 0 && p.halted === null)) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        report = (await admin.get('/projections')).json;
+      }
+      expect(report.projections.filter((p) => p.halted !== null)).toEqual([]);
+      expect(report.projections.map((p) => p.name)).toEqual(expect.arrayContaining(['audit-chain', 'cost-ledger']));
+    } finally {
+      await third.stop();
+    }
+    const lines = log.split('\n').filter((line) => line.includes(' adopted '));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/kept\.yaml adopted tenants\[0\] tenant acme: limits\.rpm: 50 \(set by admin:\S+ at 20[^)]+\): the file says the same as this runtime edit and owns the field again/);
+    expect(log).not.toContain('differs from the running state');
+    expect(await controlEvents()).toBe(before + 1);
+    expect((await query<{ n: string }>(`SELECT count(*)::text AS n FROM events WHERE event_type = 'ConfigurationAdopted'`))[0].n).toBe('2');
   }, TIMEOUT);
 });

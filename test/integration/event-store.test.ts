@@ -35,6 +35,19 @@ describe.each(storeTargets().map((t) => [t.name, t] as const))('event store on %
     expect(read[0].metadata).toEqual({ actor: 'test' });
   });
 
+  test('several streams are read in one call, each in version order; a stream without events is left out', async () => {
+    const [a, b, none] = [`thing-${uuidv7()}`, `thing-${uuidv7()}`, `thing-${uuidv7()}`];
+    await fx.store.append({ streamId: b, events: [event('B', { n: 1 })], expectedVersion: 'no-stream' });
+    await fx.store.append({ streamId: a, events: [event('A', { n: 1 }), event('A', { n: 2 })], expectedVersion: 'no-stream' });
+    await fx.store.append({ streamId: b, events: [event('B', { n: 2 })], expectedVersion: 1 });
+    const read = await fx.store.readStreams([a, b, none]);
+    expect([...read.keys()].sort()).toEqual([a, b].sort());
+    expect(read.get(a)!.map((e) => [e.type, e.streamVersion, e.data])).toEqual([['A', 1, { n: 1 }], ['A', 2, { n: 2 }]]);
+    expect(read.get(b)!.map((e) => [e.type, e.streamVersion, e.data])).toEqual([['B', 1, { n: 1 }], ['B', 2, { n: 2 }]]);
+    expect(read.get(b)).toEqual(await fx.store.readStream(b));
+    expect(await fx.store.readStreams([])).toEqual(new Map());
+  });
+
   test('re-appending stored event ids is a no-op that returns the stored positions', async () => {
     const stream = `thing-${uuidv7()}`;
     const events = [{ ...event(), eventId: uuidv7() }, { ...event(), eventId: uuidv7() }];

@@ -2,7 +2,8 @@ import { decidePlannedStep } from '../support/planned-steps.js';
 import { generateApiKey } from '../../modules/access/api-key/key-format.js';
 import { ControlPlaneState } from '../../projections/control-plane/control-plane-state.js';
 import type { DomainEvent } from '../../events/event.js';
-import { type Drift, type PlannedStep, type PlanOptions, planApply } from '../../src/config/apply/apply-plan.js';
+import { type ApplyPlan, type Drift, type PlannedStep, type PlanOptions, planApply } from '../../src/config/apply/apply-plan.js';
+import { configurationDecider } from '../../src/config/apply/configuration.decider.js';
 import { fieldHistory } from '../../src/config/apply/field-provenance.js';
 import { type GatewayConfig, parseGatewayConfig } from '../../src/config/gateway-config.js';
 import type { RecordedEvent } from '../../src/kernel/event-store/event-store.js';
@@ -61,9 +62,26 @@ class Log {
   }
 
   plan(config: GatewayConfig, options: Partial<PlanOptions> = {}) {
+    const adoptions = this.recorded.get('configuration') ?? [];
     return planApply(config, this.state, {
-      now: NOW, prune: false, ...options, history: (family, id) => fieldHistory(family, id, this.recorded.get(`${family}-${id}`) ?? []),
+      now: NOW, prune: false, ...options, history: (family, id) => fieldHistory(family, id, this.recorded.get(`${family}-${id}`) ?? [], adoptions),
     });
+  }
+
+  /** The plan's adoptions, decided by the configuration aggregate as ConfigApplier sends them; the events it appended. */
+  adopt(plan: ApplyPlan, actor = 'config:test.yaml'): DomainEvent[] {
+    const byStream = new Map<string, { stream: string; fields: Array<{ field: string; eventId: string; actor: string; recordedAt: string }> }>();
+    for (const a of plan.adoptions) {
+      const stream = `${a.family}-${a.id}`;
+      const definition = byStream.get(stream) ?? { stream, fields: [] };
+      definition.fields.push({ field: a.tracked, eventId: a.adopts.eventId, actor: a.adopts.actor, recordedAt: a.adopts.at.toISOString() });
+      byStream.set(stream, definition);
+    }
+    let state = configurationDecider.initialState();
+    for (const event of this.recorded.get('configuration') ?? []) state = configurationDecider.evolve(state, event as never);
+    const events = configurationDecider.decide({ type: 'AdoptRuntimeEdits', source: actor.slice('config:'.length), definitions: [...byStream.values()] }, state, { now: NOW, actor });
+    this.record('configuration', events, actor);
+    return events;
   }
 
   copy(): Log {
@@ -85,7 +103,7 @@ describe('apply plan: runtime lifecycle wins over the file', () => {
   });
 
   test('the same file against its own result plans nothing and reports no drift', () => {
-    expect(applied.plan(config)).toEqual({ steps: [], problems: [], drift: [] });
+    expect(applied.plan(config)).toEqual({ steps: [], problems: [], drift: [], adoptions: [] });
   });
 
   test('an unsafe or unreadable provider change is a problem of the plan itself, so a dry run shows it', () => {
@@ -226,9 +244,9 @@ describe('apply plan: who owns a field', () => {
     const edited = editAlias(applied.copy(), { maxAttempts: 2 });
     const plan = edited.plan(config, { overwriteRuntimeEdits: true });
     expect(plan.drift).toEqual([]);
-    expect(plan.steps.map((s) => s.changes)).toEqual([[{ field: 'policy.maxAttempts', from: 2, to: null, overwrites: { actor: 'admin:root', at: expect.any(Date) } }]]);
+    expect(plan.steps.map((s) => s.changes)).toEqual([[{ field: 'policy.maxAttempts', from: 2, to: null, overwrites: { actor: 'admin:root', at: expect.any(Date), eventId: expect.any(String) } }]]);
     edited.run(plan.steps);
-    expect(edited.plan(config)).toEqual({ steps: [], problems: [], drift: [] });
+    expect(edited.plan(config)).toEqual({ steps: [], problems: [], drift: [], adoptions: [] });
   });
 
   test('once the file applied a field again, the file owns it: a later file edit of it applies', () => {
@@ -263,9 +281,9 @@ describe('apply plan: who owns a field', () => {
     }], 'admin:root');
     expect(log.plan(config, { now: LATER }).drift.map((d) => d.field)).toEqual(['price.inputPer1M']);
     const overwrite = log.plan(config, { now: LATER, overwriteRuntimeEdits: true });
-    expect(overwrite.steps.map((s) => s.changes)).toEqual([[{ field: 'price.inputPer1M', from: '1.5', to: '1', overwrites: { actor: 'admin:root', at: expect.any(Date) } }]]);
+    expect(overwrite.steps.map((s) => s.changes)).toEqual([[{ field: 'price.inputPer1M', from: '1.5', to: '1', overwrites: { actor: 'admin:root', at: expect.any(Date), eventId: expect.any(String) } }]]);
     log.run(overwrite.steps);
-    expect(log.plan(config, { now: LATER })).toEqual({ steps: [], problems: [], drift: [] });
+    expect(log.plan(config, { now: LATER })).toEqual({ steps: [], problems: [], drift: [], adoptions: [] });
   });
 
   test('tenant limits set through the API are kept; the file\'s budget still applies', () => {
@@ -280,7 +298,7 @@ describe('apply plan: who owns a field', () => {
 
   test('a definition created through the API and not in the file is left alone; one the file creates follows the file', () => {
     const log = applied.copy().record('tenant-globex', [{ type: 'TenantCreated', data: { tenantId: 'globex', name: 'Globex' } }], 'admin:root');
-    expect(log.plan(config)).toEqual({ steps: [], problems: [], drift: [] });
+    expect(log.plan(config)).toEqual({ steps: [], problems: [], drift: [], adoptions: [] });
     const declared = log.plan(parseGatewayConfig(`${yaml()}\n`.replace('tenants:\n', 'tenants:\n  - { id: globex, limits: { rpm: 5 } }\n')));
     // Declared later with a value of its own: the tenant's fields were never the file's, but limits were never set by anyone.
     expect(declared.steps.map((s) => s.summary)).toEqual(['set limits of tenant globex']);
@@ -300,8 +318,113 @@ describe('apply plan: who owns a field', () => {
     const hash = applied.state.keys.get('k3')!;
     if (hash.status === 'absent') throw new Error('k3 is absent');
     const byHash = parseGatewayConfig(yaml().replace('key: "env:APPLY_PLAN_GATEWAY_KEY"', `key: "sha256:${hash.hash}"`));
-    expect(applied.plan(byHash)).toEqual({ steps: [], problems: [], drift: [] });
+    expect(applied.plan(byHash)).toEqual({ steps: [], problems: [], drift: [], adoptions: [] });
     const issued = new Log().run(planApply(byHash, ControlPlaneState.empty(), { now: NOW, prune: false }).steps);
     expect(issued.state.keys.get('k3')).toMatchObject({ status: 'active', hash: hash.hash, prefix: 'sk-sy-…' });
+  });
+});
+
+describe('apply plan: a file that says what a runtime edit set adopts it', () => {
+  const config = parseGatewayConfig(yaml());
+  const withPolicy = (policy: string) => parseGatewayConfig(yaml().replace('routes: [{ deployment: d1 }] }', `routes: [{ deployment: d1 }], policy: { ${policy} } }`));
+  let applied: Log;
+  beforeAll(() => {
+    applied = new Log().run(planApply(config, ControlPlaneState.empty(), { now: NOW, prune: false }).steps);
+  });
+  const editAlias = (log: Log, policy: Record<string, unknown>) => {
+    const current = log.state.aliases.get('chat');
+    if (current?.status !== 'published') throw new Error('chat is not published');
+    return log.run([{
+      family: 'alias', path: 'admin', summary: 'PUT', changes: [],
+      command: { type: 'PublishAlias', alias: 'chat', definition: { ...current.definition, policy: { ...current.definition.policy, ...policy } } },
+    }], 'admin:root');
+  };
+
+  test('a file agreeing with an API edit adopts that field, once: no step, no drift, and then a file edit of it applies', () => {
+    const log = editAlias(applied.copy(), { maxAttempts: 2 });
+    const agreeing = withPolicy('maxAttempts: 2');
+    const plan = log.plan(agreeing);
+    expect(plan.steps).toEqual([]);
+    expect(plan.drift).toEqual([]);
+    expect(plan.adoptions).toEqual([{
+      path: 'aliases[0]', definition: 'alias chat', family: 'alias', id: 'chat', field: 'policy.maxAttempts', tracked: 'policy.maxAttempts', value: 2,
+      adopts: { actor: 'admin:root', at: expect.any(Date), eventId: 'alias-chat-2' },
+      message: expect.stringMatching(/^aliases\[0\] alias chat: policy\.maxAttempts: 2 \(set by admin:root at 2026-03-01T00:00:\d\d\.000Z\)$/),
+    }]);
+    const events = log.adopt(plan);
+    // Field paths and event ids, never values.
+    expect(events).toEqual([{
+      type: 'ConfigurationAdopted',
+      data: { source: 'test.yaml', definitions: [{ stream: 'alias-chat', fields: [{ field: 'policy.maxAttempts', eventId: 'alias-chat-2', actor: 'admin:root', recordedAt: expect.any(String) }] }] },
+    }]);
+    // Idempotent: the plan no longer finds it, and the aggregate would not record it twice.
+    expect(log.plan(agreeing)).toEqual({ steps: [], problems: [], drift: [], adoptions: [] });
+    expect(log.adopt(plan)).toEqual([]);
+    const edited = log.plan(withPolicy('maxAttempts: 3'));
+    expect(edited.drift).toEqual([]);
+    expect(edited.steps.map((s) => s.changes)).toEqual([[{ field: 'policy.maxAttempts', from: 2, to: 3 }]]);
+  });
+
+  test('a runtime edit after the adoption is drift again; a file disagreeing adopts nothing', () => {
+    const log = editAlias(applied.copy(), { maxAttempts: 2 });
+    expect(log.plan(config).adoptions).toEqual([]);
+    log.adopt(log.plan(withPolicy('maxAttempts: 2')));
+    editAlias(log, { maxAttempts: 5 });
+    const plan = log.plan(withPolicy('maxAttempts: 2'));
+    expect(plan.adoptions).toEqual([]);
+    expect(plan.drift.map((d) => [d.field, d.file, d.running, d.changedBy])).toEqual([['policy.maxAttempts', 2, 5, 'admin:root']]);
+  });
+
+  test('only the agreeing fields of an edit are adopted; the others stay drift', () => {
+    const log = applied.copy().record('tenant-acme', [{ type: 'TenantLimitsSet', data: { tenantId: 'acme', limits: { rpm: 10, tpm: null, maxConcurrency: 3 } } }], 'admin:root');
+    const plan = log.plan(parseGatewayConfig(yaml().replace('limits: { rpm: 60 } }', 'limits: { rpm: 10 } }')));
+    expect(plan.adoptions.map((a) => [a.field, a.value])).toEqual([['limits.rpm', 10]]);
+    expect(plan.drift.map((d) => [d.field, d.file, d.running])).toEqual([['limits.maxConcurrency', null, 3]]);
+    log.adopt(plan);
+    const later = log.plan(parseGatewayConfig(yaml().replace('limits: { rpm: 60 } }', 'limits: { rpm: 20, maxConcurrency: 3 } }')));
+    expect(later.steps.map((s) => s.changes)).toEqual([[{ field: 'limits.rpm', from: 10, to: 20 }]]);
+    expect(later.adoptions.map((a) => a.field)).toEqual(['limits.maxConcurrency']);
+    expect(later.drift).toEqual([]);
+  });
+
+  test('a price version scheduled through the API that the file says is adopted whole; the file\'s next price is then scheduled', () => {
+    const log = applied.copy().record('price-d1', [{
+      type: 'PriceScheduled',
+      data: { deploymentId: 'd1', effectiveFrom: '2026-03-01T00:00:00.000Z', inputPer1M: '1.5', outputPer1M: '2', cachedInputPer1M: null, cacheWritePer1M: null, reasoningPer1M: null, currency: 'USD' },
+    }], 'admin:root');
+    const agreeing = parseGatewayConfig(yaml().replace('inputPer1M: "1"', 'inputPer1M: "1.50"'));
+    const plan = log.plan(agreeing);
+    expect(plan.steps).toEqual([]);
+    expect(plan.drift).toEqual([]);
+    expect(plan.adoptions.map((a) => [a.path, a.field, a.tracked, a.value])).toEqual([
+      ['deployments[0]', 'price.currency', 'v2.currency', 'USD'], ['deployments[0]', 'price.effectiveFrom', 'v2.effectiveFrom', '2026-03-01T00:00:00.000Z'],
+      ['deployments[0]', 'price.inputPer1M', 'v2.inputPer1M', '1.5'], ['deployments[0]', 'price.outputPer1M', 'v2.outputPer1M', '2'],
+    ]);
+    expect(plan.adoptions[0].message).toContain('price version 2 from 2026-03-01T00:00:00.000Z');
+    log.adopt(plan);
+    expect(log.plan(agreeing).adoptions).toEqual([]);
+    const next = log.plan(parseGatewayConfig(yaml().replace('inputPer1M: "1"', 'inputPer1M: "1.75"')), { now: new Date('2026-03-02T00:00:00Z') });
+    expect(next.drift).toEqual([]);
+    expect(next.steps.map((s) => s.changes)).toEqual([[{ field: 'price.inputPer1M', from: '1.5', to: '1.75' }]]);
+  });
+
+  test('a deployment disabled at runtime that the file disables too is adopted: the file may enable it later', () => {
+    const log = applied.copy().record('deployment-d1', [{ type: 'DeploymentDisabled', data: { deploymentId: 'd1', reason: 'incident' } }], 'admin:root');
+    const plan = log.plan(parseGatewayConfig(yaml('\n    disabled: true')));
+    expect(plan.steps).toEqual([]);
+    expect(plan.adoptions.map((a) => [a.path, a.field, a.value])).toEqual([['deployments[0].disabled', 'status', 'disabled']]);
+    log.adopt(plan);
+    expect(log.plan(config).steps.map((s) => s.summary)).toEqual(['enable deployment d1']);
+  });
+
+  test('a definition the file creates has nothing to adopt; one made through the API and then declared as it is adopts what the API set', () => {
+    expect(applied.plan(config).adoptions).toEqual([]);
+    const log = applied.copy().record('tenant-globex', [
+      { type: 'TenantCreated', data: { tenantId: 'globex', name: 'globex' } },
+      { type: 'TenantLimitsSet', data: { tenantId: 'globex', limits: { rpm: 5, tpm: null, maxConcurrency: null } } },
+    ], 'admin:root');
+    const plan = log.plan(parseGatewayConfig(yaml().replace('tenants:\n', 'tenants:\n  - { id: globex, limits: { rpm: 5 } }\n')));
+    expect(plan.steps).toEqual([]);
+    expect(plan.adoptions.map((a) => [a.definition, a.field])).toEqual([['tenant globex', 'limits.rpm']]);
   });
 });

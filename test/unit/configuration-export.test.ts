@@ -53,7 +53,7 @@ describe('configuration export', () => {
   test('the export is a valid file that applies with no change and no drift', () => {
     const yaml = exportConfiguration(state, now);
     const exported = parseGatewayConfig(yaml, 'export.yaml');
-    expect(planApply(exported, state, { now, prune: false })).toEqual({ steps: [], problems: [], drift: [] });
+    expect(planApply(exported, state, { now, prune: false })).toEqual({ steps: [], problems: [], drift: [], adoptions: [] });
     // Nothing is missing either: pruning against it would stop nothing.
     expect(planApply(exported, state, { now, prune: true }).steps).toEqual([]);
   });

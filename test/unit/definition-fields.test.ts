@@ -31,6 +31,30 @@ describe('definition fields', () => {
     const history = fieldHistory('alias', 'chat', [published('config:a.yaml', null, null), published('admin:root', 2, null), published('config:a.yaml', 2, 5000)]);
     expect(history.get('policy.maxAttempts')?.actor).toBe('admin:root');
     expect(history.get('policy.ttftTimeoutMs')?.actor).toBe('config:a.yaml');
-    expect(history.get('strategy')).toEqual({ actor: 'config:a.yaml', at: new Date(Date.UTC(2026, 0, 1)) });
+    expect(history.get('strategy')).toEqual({ actor: 'config:a.yaml', at: new Date(Date.UTC(2026, 0, 1)), eventId: 'e1' });
+  });
+
+  test('an adoption that names a field\'s last runtime edit makes the field the adopting file\'s; a later edit, or another stream\'s adoption, does not', () => {
+    let version = 0;
+    const published = (actor: string, maxAttempts: number | null): RecordedEvent => ({
+      globalPosition: ++version, transactionId: 0n as never, streamId: 'alias-chat', streamVersion: version, eventId: `e${version}`, type: 'AliasPublished', schemaVersion: 1,
+      data: { alias: 'chat', version, strategy: 'priority', routes: [{ deploymentId: 'a', priority: 0, weight: 1 }], policy: { requiredCapabilities: [], maxAttempts, ttftTimeoutMs: null, regions: [] }, visibility: 'public' },
+      metadata: { actor }, recordedAt: new Date(Date.UTC(2026, 0, version)),
+    });
+    const adopted = (stream: string, eventId: string, field = 'policy.maxAttempts'): RecordedEvent => ({
+      globalPosition: 100, transactionId: 0n as never, streamId: 'configuration', streamVersion: 1, eventId: `adoption-of-${eventId}`, type: 'ConfigurationAdopted', schemaVersion: 1,
+      data: { source: 'b.yaml', definitions: [{ stream, fields: [{ field, eventId, actor: 'admin:root', recordedAt: '2026-01-02T00:00:00.000Z' }] }] },
+      metadata: { actor: 'config:b.yaml' }, recordedAt: new Date(Date.UTC(2026, 1, 1)),
+    });
+    const events = [published('config:a.yaml', null), published('admin:root', 2)];
+    expect(fieldHistory('alias', 'chat', events, [adopted('alias-chat', 'e2')]).get('policy.maxAttempts'))
+      .toEqual({ actor: 'config:b.yaml', at: new Date(Date.UTC(2026, 1, 1)), eventId: 'adoption-of-e2' });
+    // Another stream's, another field's, or an older edit's adoption changes nothing.
+    for (const other of [adopted('alias-other', 'e2'), adopted('alias-chat', 'e2', 'policy.ttftTimeoutMs'), adopted('alias-chat', 'e1')]) {
+      expect(fieldHistory('alias', 'chat', events, [other]).get('policy.maxAttempts')?.actor).toBe('admin:root');
+    }
+    // A runtime edit after the adoption is the field's writer again.
+    const later = [...events, published('admin:root', 3)];
+    expect(fieldHistory('alias', 'chat', later, [adopted('alias-chat', 'e2')]).get('policy.maxAttempts')).toMatchObject({ actor: 'admin:root', eventId: 'e3' });
   });
 });

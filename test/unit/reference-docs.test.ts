@@ -261,7 +261,7 @@ describe('configuration file: the example in the reference', () => {
       state = state.with(streamId, events);
     }
     expect([state.providers.size, state.deployments.size, state.aliases.size, state.tenants.size, state.keys.size]).toEqual([4, 4, 2, 2, 2]);
-    expect(planApply(example(), state, { now, prune: false })).toEqual({ steps: [], problems: [], drift: [] });
+    expect(planApply(example(), state, { now, prune: false })).toEqual({ steps: [], problems: [], drift: [], adoptions: [] });
   });
 });
 

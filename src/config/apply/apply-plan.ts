@@ -67,12 +67,37 @@ export interface Drift {
   message: string;
 }
 
+/**
+ * A field of a definition the file declares whose running value the file says too, last set at runtime:
+ * applying records that the file adopted it (ConfigurationAdopted), and the file owns the field again.
+ */
+export interface Adoption {
+  /** The YAML path of the definition (`aliases[0]`). */
+  path: string;
+  /** `alias chat`, `tenant acme`, … */
+  definition: string;
+  family: DefinitionFamily;
+  id: string;
+  /** The field's dotted path as drift and changes show it (`policy.maxAttempts`, `price.inputPer1M`). */
+  field: string;
+  /** The field as ownership tracks it on the definition's stream (`v2.inputPer1M` for a price version): what the event names. */
+  tracked: string;
+  /** The value the file and the running state agree on (what the log holds: references and hashes, never a secret). */
+  value: unknown;
+  /** The runtime edit adopted. */
+  adopts: FieldWriter;
+  /** The finding as one line, without the verb (the CLI and the start-up log say "would adopt" or "adopted"). */
+  message: string;
+}
+
 export interface ApplyPlan {
   steps: PlannedStep[];
   /** Differences that no command can reconcile; the plan is refused while there are any. */
   problems: string[];
   /** Runtime edits the file does not match, kept as they are (none are reported for what --overwrite-runtime-edits reverts). */
   drift: Drift[];
+  /** Runtime edits the file now says too: the file adopts them (one ConfigurationAdopted for the whole apply). */
+  adoptions: Adoption[];
 }
 
 export interface PlanOptions {
@@ -82,8 +107,9 @@ export interface PlanOptions {
   /** Apply the file's value over runtime edits of settings too (lifecycle stays as it is). */
   overwriteRuntimeEdits?: boolean;
   /**
-   * Which event last changed each field of a definition (field-provenance.ts); asked only for a definition
-   * that differs from the file. Without it every field counts as the configuration's own.
+   * Which event last changed each field of a definition (field-provenance.ts); asked for every existing
+   * definition the file declares (a field that agrees with the file may be a runtime edit to adopt).
+   * Without it every field counts as the configuration's own.
    */
   history?: (family: DefinitionFamily, id: string) => FieldHistory;
 }
@@ -108,6 +134,7 @@ export function planApply(config: GatewayConfig, state: ControlPlaneState, optio
   const steps: PlannedStep[] = [];
   const problems: string[] = [];
   const drift: Drift[] = [];
+  const adoptions: Adoption[] = [];
   const history = (family: DefinitionFamily, id: string) => options.history?.(family, id) ?? NO_HISTORY;
   const overwrite = options.overwriteRuntimeEdits === true;
 
@@ -117,7 +144,13 @@ export function planApply(config: GatewayConfig, state: ControlPlaneState, optio
    */
   const reconcile = (family: DefinitionFamily, id: string, path: string, definition: string, desired: DefinitionFields, running: DefinitionFields, exists: boolean) => {
     const differing = changedFields(running, desired);
-    const writers = exists && differing.length ? history(family, id) : NO_HISTORY;
+    const writers = exists ? history(family, id) : NO_HISTORY;
+    // Fields that agree with the file and were last set at runtime: the file adopts them. Lifecycle
+    // (`status`) and a key's secret (`hash`) are not settings the file reconciles here.
+    for (const [field, writer] of writers) {
+      if (field === 'status' || field === 'hash' || isConfigurationActor(writer.actor) || differing.includes(field)) continue;
+      adoptions.push(adoption(path, definition, family, id, field, field, running.get(field), writer));
+    }
     // The file's fields, with the running value kept where a runtime edit owns the field.
     const fields = new Map(desired);
     const changes: FieldChange[] = [];
@@ -186,6 +219,9 @@ export function planApply(config: GatewayConfig, state: ControlPlaneState, optio
         family: 'deployment', path: `${path}.disabled`, summary: `disable deployment ${d.id}`, command: { type: 'DisableDeployment', deploymentId: d.id, reason: 'configuration' },
         changes: [{ field: 'status', from: 'active', to: 'disabled' }],
       });
+    } else if (d.disabled === true && status === 'disabled') {
+      const writer = writers().get('status');
+      if (writer && !isConfigurationActor(writer.actor)) adoptions.push(adoption(`${path}.disabled`, `deployment ${d.id}`, 'deployment', d.id, 'status', 'status', 'disabled', writer));
     } else if (d.disabled !== true && status === 'disabled') {
       const writer = writers().get('status');
       if (writer && isConfigurationActor(writer.actor)) {
@@ -198,7 +234,7 @@ export function planApply(config: GatewayConfig, state: ControlPlaneState, optio
           `deployment ${d.id} was disabled at runtime and stays disabled`, `enable it with POST /admin/v1/deployments/${d.id}/enable`));
       }
     }
-    planPrice(d, i, state, options.now, overwrite, history, steps, drift, problems);
+    planPrice(d, i, state, options.now, overwrite, history, steps, drift, problems, adoptions);
   });
 
   config.tenants.forEach((t, i) => {
@@ -308,7 +344,7 @@ export function planApply(config: GatewayConfig, state: ControlPlaneState, optio
   });
 
   if (options.prune) steps.push(...pruneSteps(config, state));
-  return { steps, problems, drift };
+  return { steps, problems, drift, adoptions };
 }
 
 /**
@@ -318,7 +354,7 @@ export function planApply(config: GatewayConfig, state: ControlPlaneState, optio
  */
 function planPrice(
   d: GatewayConfig['deployments'][number], index: number, state: ControlPlaneState, now: Date, overwrite: boolean,
-  history: (family: DefinitionFamily, id: string) => FieldHistory, steps: PlannedStep[], drift: Drift[], problems: string[],
+  history: (family: DefinitionFamily, id: string) => FieldHistory, steps: PlannedStep[], drift: Drift[], problems: string[], adoptions: Adoption[],
 ): void {
   const path = `deployments[${index}].price`;
   const { effectiveFrom, ...table } = d.price;
@@ -328,9 +364,22 @@ function planPrice(
   const superseded = wanted ? schedule.findLast((s) => s.effectiveFrom.getTime() === wanted.getTime()) : latest;
   const running = superseded ? fieldsOf({ ...superseded.table }) : new Map<string, unknown>();
   const differing = changedFields(running, fieldsOf({ ...table })).filter((field) => !samePriceField(running.get(field), (table as Record<string, unknown>)[field]));
-  if (superseded && differing.length === 0) return;
-  const writer = superseded ? history('price', d.id).get(`v${superseded.version}.effectiveFrom`) : undefined;
+  const writers = superseded ? history('price', d.id) : new Map<string, FieldWriter>();
+  const writer = superseded ? writers.get(`v${superseded.version}.effectiveFrom`) : undefined;
   const runtime = writer !== undefined && !isConfigurationActor(writer.actor);
+  if (superseded && differing.length === 0) {
+    // The file's price is a version scheduled at runtime: the file adopts that version, every member of it.
+    if (!runtime) return;
+    const version = `v${superseded.version}.`;
+    const note = `price version ${superseded.version} from ${superseded.effectiveFrom.toISOString()}`;
+    const members: Record<string, unknown> = { ...superseded.table, effectiveFrom: superseded.effectiveFrom.toISOString() };
+    for (const [tracked, member] of writers) {
+      if (!tracked.startsWith(version) || isConfigurationActor(member.actor)) continue;
+      const name = tracked.slice(version.length);
+      adoptions.push(adoption(path.replace(/\.price$/, ''), `deployment ${d.id}`, 'price', d.id, `price.${name}`, tracked, members[name], member, note));
+    }
+    return;
+  }
   if (runtime && !overwrite) {
     for (const field of differing) {
       const note = `price version ${superseded!.version} from ${superseded!.effectiveFrom.toISOString()}`;
@@ -362,6 +411,15 @@ function settingDrift(path: string, definition: string, field: string, file: unk
     path, definition, field, file: file ?? null, running: running ?? null, changedBy: writer?.actor ?? null, changedAt: writer?.at ?? null,
     resolution: KEEP_OR_OVERWRITE,
     message: `${path} ${definition}: ${field}: file ${shownValue(file)}, running ${shownValue(running)}${by}; ${KEEP_OR_OVERWRITE}`,
+  };
+}
+
+function adoption(
+  path: string, definition: string, family: DefinitionFamily, id: string, field: string, tracked: string, value: unknown, writer: FieldWriter, note?: string,
+): Adoption {
+  return {
+    path, definition, family, id, field, tracked, value: value ?? null, adopts: writer,
+    message: `${path} ${definition}: ${field}: ${shownValue(value)} (set by ${writer.actor} at ${writer.at.toISOString()}${note ? `, ${note}` : ''})`,
   };
 }
 

@@ -8,10 +8,12 @@ import { RoutingSnapshotProjection } from '../../../projections/routing-snapshot
 import type { CommandOutcome } from '../../kernel/commands/command-executor.js';
 import { ProjectionRunner } from '../../kernel/projections/projection-runner.js';
 import { SqlEventStore } from '../../kernel/event-store/sql-event-store.js';
-import { aliasStream, apiKeyStream, deploymentStream, priceStream, providerStream, tenantStream } from '../../../events/index.js';
+import { type AdoptedDefinition, aliasStream, apiKeyStream, CONFIGURATION_STREAM, deploymentStream, priceStream, providerStream, tenantStream } from '../../../events/index.js';
 import type { DomainEvent } from '../../../events/event.js';
+import { WrongExpectedVersionError } from '../../kernel/event-store/errors.js';
 import type { GatewayConfig } from '../gateway-config.js';
-import { type Drift, type PlannedStep, planApply } from './apply-plan.js';
+import { type Adoption, type Drift, type PlannedStep, planApply } from './apply-plan.js';
+import { ConfigurationCommand } from './configuration.commands.js';
 import { type DefinitionFamily, type FieldHistory, fieldHistory } from './field-provenance.js';
 
 export interface ApplyOptions {
@@ -30,6 +32,8 @@ export interface ApplyResult {
   appended: number;
   /** Runtime edits the file disagrees with, left as they are (ApplyPlan.drift). */
   drift: Drift[];
+  /** Runtime edits the file now says too (ApplyPlan.adoptions): recorded unless a dry run, and then the file's. */
+  adoptions: Adoption[];
 }
 
 export class ApplyRefusedError extends Error {
@@ -62,7 +66,7 @@ export class ConfigApplier {
     const state = await this.currentState();
     const plan = await this.plan(config, state, options);
     if (plan.problems.length) throw new ApplyRefusedError(plan.problems);
-    if (options.dryRun) return { steps: plan.steps, appended: 0, drift: plan.drift };
+    if (options.dryRun) return { steps: plan.steps, appended: 0, drift: plan.drift, adoptions: plan.adoptions };
     let appended = 0;
     for (const [index, step] of plan.steps.entries()) {
       const context = { now: new Date(), actor: options.actor };
@@ -77,12 +81,39 @@ export class ConfigApplier {
       if (outcome.position !== null) await this.runner.waitForEvent([this.routing.name, this.keys.name], outcome.position);
       options.onProgress?.(index + 1, plan.steps.length, step);
     }
-    return { steps: plan.steps, appended, drift: plan.drift };
+    appended += await this.adopt(plan.adoptions, options.actor);
+    return { steps: plan.steps, appended, drift: plan.drift, adoptions: plan.adoptions };
   }
 
   /**
-   * The plan with each differing definition's field history: a first pass finds which definitions differ
-   * from the file (the plan asks for their history), only their streams are read, and the second pass
+   * One ConfigurationAdopted for every runtime edit the file now says too. The aggregate appends only what
+   * is not adopted yet; a concurrent apply of the same file (two nodes starting) is a version conflict,
+   * after which the decision is made again on what that apply recorded.
+   */
+  private async adopt(adoptions: readonly Adoption[], actor: string): Promise<number> {
+    if (adoptions.length === 0) return 0;
+    const byStream = new Map<string, AdoptedDefinition>();
+    for (const adoption of adoptions) {
+      const stream = streamOf(adoption.family, adoption.id);
+      const definition = byStream.get(stream) ?? { stream, fields: [] };
+      definition.fields.push({ field: adoption.tracked, eventId: adoption.adopts.eventId, actor: adoption.adopts.actor, recordedAt: adoption.adopts.at.toISOString() });
+      byStream.set(stream, definition);
+    }
+    const command = { type: 'AdoptRuntimeEdits' as const, source: actor.replace(/^config:/, ''), definitions: [...byStream.values()] };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const outcome: CommandOutcome<DomainEvent> = await this.commands.execute(new ConfigurationCommand.Message(command, { now: new Date(), actor }));
+        return outcome.events.length;
+      } catch (error) {
+        if (error instanceof WrongExpectedVersionError && attempt < 3) continue;
+        throw new ApplyRefusedError([`recording that the file adopts ${adoptions.length} runtime edit(s) failed: ${(error as Error).message}`]);
+      }
+    }
+  }
+
+  /**
+   * The plan with each declared definition's field history: a first pass finds which existing definitions
+   * the file declares (the plan asks for their history), their streams are read, and the second pass
    * decides with who changed what.
    */
   private async plan(config: GatewayConfig, state: ControlPlaneState, options: ApplyOptions) {
@@ -95,8 +126,11 @@ export class ConfigApplier {
         return new Map();
       },
     });
+    // Every stream asked for and the configuration's own (its adoptions), in one read.
+    const streams = await this.store.readStreams([...asked.keys(), CONFIGURATION_STREAM]);
+    const adoptions = streams.get(CONFIGURATION_STREAM) ?? [];
     const histories = new Map<string, FieldHistory>();
-    for (const [streamId, { family, id }] of asked) histories.set(streamId, fieldHistory(family, id, await this.store.readStream(streamId)));
+    for (const [streamId, { family, id }] of asked) histories.set(streamId, fieldHistory(family, id, streams.get(streamId) ?? [], adoptions));
     return planApply(config, state, { ...planOptions, history: (family, id) => histories.get(streamOf(family, id)) ?? new Map() });
   }
 }

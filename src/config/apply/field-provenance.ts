@@ -1,3 +1,4 @@
+import { isEventOf } from '../../../events/index.js';
 import { ControlPlaneState } from '../../../projections/control-plane/index.js';
 import type { RecordedEvent } from '../../kernel/event-store/event-store.js';
 import { changedFields, fieldsOf } from './definition-fields.js';
@@ -5,10 +6,15 @@ import { changedFields, fieldsOf } from './definition-fields.js';
 /** The definitions a configuration file declares, by the family of their streams. */
 export type DefinitionFamily = 'provider' | 'deployment' | 'price' | 'alias' | 'tenant' | 'apikey';
 
-/** Who last changed a field, and when: the actor and time of the event that changed it. */
+/**
+ * Who last changed a field, and when: the actor and time of the event that changed it, or of the
+ * configuration's adoption of that change (then the actor is the adopting file's `config:` actor).
+ */
 export interface FieldWriter {
   actor: string;
   at: Date;
+  /** The event that changed the field (for an adopted field, the adoption's): what an adoption names. */
+  eventId: string;
 }
 
 /** Every field of one definition with the event that last changed it. */
@@ -62,17 +68,37 @@ export function definitionFields(state: ControlPlaneState, family: DefinitionFam
  * Which event last changed each field of a definition: its stream folded event by event, a field's writer
  * being the event after which its value differs. An event that writes a value a field already has does not
  * take it over (re-publishing an alias with one field changed changes only that field's writer).
+ *
+ * `adoptions`, the configuration stream's events: a field whose last change is a runtime edit that a file
+ * adopted (ConfigurationAdopted names that edit's event) is the adopting file's from the adoption on. A
+ * runtime edit after the adoption is another event, which no adoption names: the field is the runtime's again.
  */
-export function fieldHistory(family: DefinitionFamily, id: string, events: readonly RecordedEvent[]): FieldHistory {
+export function fieldHistory(family: DefinitionFamily, id: string, events: readonly RecordedEvent[], adoptions: readonly RecordedEvent[] = []): FieldHistory {
   const writers = new Map<string, FieldWriter>();
   let state = ControlPlaneState.empty();
   let before = definitionFields(state, family, id);
   for (const event of events) {
     state = state.withAll([event]);
     const after = definitionFields(state, family, id);
-    const actor = typeof event.metadata.actor === 'string' ? event.metadata.actor : 'unknown';
-    for (const field of changedFields(before, after)) writers.set(field, { actor, at: event.recordedAt });
+    for (const field of changedFields(before, after)) writers.set(field, { actor: actorOf(event), at: event.recordedAt, eventId: event.eventId });
     before = after;
   }
+  const stream = events[0]?.streamId;
+  for (const adoption of adoptions) {
+    if (stream === undefined || !isEventOf(ADOPTION, adoption)) continue;
+    for (const definition of adoption.data.definitions) {
+      if (definition.stream !== stream) continue;
+      for (const adopted of definition.fields) {
+        if (writers.get(adopted.field)?.eventId !== adopted.eventId) continue;
+        writers.set(adopted.field, { actor: actorOf(adoption), at: adoption.recordedAt, eventId: adoption.eventId });
+      }
+    }
+  }
   return writers;
+}
+
+const ADOPTION = ['ConfigurationAdopted'] as const;
+
+function actorOf(event: RecordedEvent): string {
+  return typeof event.metadata.actor === 'string' ? event.metadata.actor : 'unknown';
 }
