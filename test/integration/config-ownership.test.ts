@@ -158,6 +158,9 @@ apiKeys:
     const again = await runCli(['apply', '-f', out, '--dry-run'], env);
     expect(again.code).toBe(0);
     expect(again.stdout).not.toMatch(/Drift:|Plan \(dry run/);
+    // The CLI names each field it would adopt, and says the dry run appended nothing.
+    expect(again.stdout).toMatch(/^would adopt .*: the file says the same as this runtime edit and would own the field again$/m);
+    expect(again.stdout).toMatch(/Nothing else to change \(dry run, nothing appended\)\.\n$/);
     expect(await controlEvents()).toBe(before);
 
     // A path no one can write (tests may run as root, for whom permissions are no obstacle): under a regular file.

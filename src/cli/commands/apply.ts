@@ -1,7 +1,7 @@
 import { NestFactory } from '@nestjs/core';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { type ApplyReport, applyReport, changeLine } from '../../config/apply/apply-report.js';
+import { type ApplyReport, adoptionLine, applyReport, changeLine } from '../../config/apply/apply-report.js';
 import { ConfigApplier } from '../../config/apply/config-applier.js';
 import { readEnvironment } from '../../config/environment.js';
 import { parseGatewayConfig } from '../../config/gateway-config.js';
@@ -71,8 +71,13 @@ async function report(result: ApplyReport, dryRun: boolean): Promise<number> {
     text += `Drift: ${result.drift.length} runtime change(s) the file does not match, kept as they are:\n`;
     for (const drift of result.drift) text += `  ${drift.message}\n`;
   }
+  // `?? []`: a server of an earlier release answers without adoptions.
+  const adoptions = result.adoptions ?? [];
+  for (const adoption of adoptions) text += `${adoptionLine(adoption, dryRun)}\n`;
   if (result.steps.length === 0) {
-    text += result.drift.length ? 'Nothing to change apart from the drift above.\n' : 'Nothing to change: the event store already matches the file.\n';
+    if (result.drift.length) text += 'Nothing to change apart from the drift above.\n';
+    else if (adoptions.length) text += dryRun ? 'Nothing else to change (dry run, nothing appended).\n' : `Nothing else to change: the adoption is recorded (${result.appended} event(s) appended).\n`;
+    else text += 'Nothing to change: the event store already matches the file.\n';
   } else if (dryRun) {
     text += `Plan (dry run, nothing appended): ${result.steps.length} change(s)\n`;
     for (const step of result.steps) {
