@@ -33,8 +33,12 @@ function builtAt(root, stamp) {
   return existsSync(path) && existsSync(join(root, 'dist', 'src')) ? statSync(path).mtimeMs : 0;
 }
 
-/** Compiles the scope's sources in `root` when any is newer than its build; returns whether it compiled. */
-export function ensureBuild(scope = 'serve', root = ROOT) {
+/**
+ * Compiles the scope's sources in `root` when any is newer than its build; returns whether it compiled.
+ * `quiet`: no notice on stderr and the compiler's own output kept (a test's checkout of its own, whose
+ * compiles would read as the run's in `npm test`'s output).
+ */
+export function ensureBuild(scope = 'serve', root = ROOT, { quiet = false } = {}) {
   if (!existsSync(join(root, 'tsconfig.json'))) {
     if (existsSync(join(root, 'dist', 'src', 'main.js'))) return false;
     throw new Error(`${root} has neither a build (dist/src/main.js) nor the sources to make one (tsconfig.json)`);
@@ -47,8 +51,8 @@ export function ensureBuild(scope = 'serve', root = ROOT) {
   if (changed <= built) return false;
   const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
   if (!existsSync(tsc)) throw new Error(`the sources are newer than the build and there is no compiler (${tsc}): run \`npm ci\` (with dev dependencies), or install a build`);
-  process.stderr.write(`switchyard: compiling TypeScript (${scope === 'all' ? 'serving code, tests and benchmarks' : 'serving code'})…\n`);
-  execFileSync(process.execPath, [tsc, '-p', join(root, build.tsconfig)], { stdio: 'inherit', cwd: root });
+  if (!quiet) process.stderr.write(`switchyard: compiling TypeScript (${scope === 'all' ? 'serving code, tests and benchmarks' : 'serving code'})…\n`);
+  execFileSync(process.execPath, [tsc, '-p', join(root, build.tsconfig)], { stdio: quiet ? 'pipe' : 'inherit', cwd: root });
   return true;
 }
 

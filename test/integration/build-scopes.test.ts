@@ -10,9 +10,11 @@ import { REPO } from '../support/deploy-facts.js';
  * newer than its build. Exercised on a checkout of its own — the repository's two tsconfig files, a source file
  * in a serving tree and one in test/, the real compiler — so each case compiles a few lines, not the gateway.
  */
-type EnsureBuild = (scope: 'serve' | 'all', root: string) => boolean;
+type EnsureBuild = (scope: 'serve' | 'all', root: string, options: { quiet: boolean }) => boolean;
 
-let ensureBuild: EnsureBuild;
+let ensureBuildModule: EnsureBuild;
+/** Quiet: its compiles are this suite's, not the run's (they would read as such in `npm test`'s output). */
+const ensureBuild = (scope: 'serve' | 'all', at: string) => ensureBuildModule(scope, at, { quiet: true });
 let root: string;
 
 /**
@@ -34,7 +36,7 @@ function edit(path: string, text?: string): void {
 }
 
 beforeAll(async () => {
-  ({ ensureBuild } = (await import(pathToFileURL(join(REPO, 'scripts', 'ensure-build.mjs')).href)) as { ensureBuild: EnsureBuild });
+  ensureBuildModule = ((await import(pathToFileURL(join(REPO, 'scripts', 'ensure-build.mjs')).href)) as { ensureBuild: EnsureBuild }).ensureBuild;
   root = mkdtempSync(join(tmpdir(), 'switchyard-build-scopes-'));
   copyFileSync(join(REPO, 'tsconfig.json'), join(root, 'tsconfig.json'));
   copyFileSync(join(REPO, 'tsconfig.build.json'), join(root, 'tsconfig.build.json'));
