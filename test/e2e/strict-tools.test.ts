@@ -4,10 +4,11 @@ import type { AttemptFinished } from '../../events/request-events.js';
 import { type TestGateway, startTestGateway } from '../support/gateway-harness.js';
 
 /**
- * `strict: true` on function tools (the OpenAI Agents SDK sets it on every tool) is a requirement, not a
- * hint: it promises arguments that match the schema. Anthropic routes honour it as `tools[].strict` when
- * the deployment declares the strict_tools capability; others are ineligible, and only when no route is
- * left does the client get a 400 naming the field. OpenAI-format providers receive it unchanged.
+ * `strict: true` on function tools (the OpenAI Agents SDK sets it on every tool) promises arguments that
+ * match the schema. Anthropic routes honour it as `tools[].strict` when the deployment declares the
+ * strict_tools capability; Anthropic routes without it are ineligible, and only when no route is left does
+ * the client get a 400 naming the field. OpenAI-format providers receive it unchanged. (Gemini takes it as a
+ * hint: gemini-sdk.test.ts sends strict tools there.)
  */
 function strictYaml(mockUrl: string, keyEnv: string): string {
   return `

@@ -106,6 +106,8 @@ const WIRE: Readonly<Record<'openai' | 'anthropic' | 'gemini' | 'bedrock', Parti
     n: (b) => expect(b.generationConfig.candidateCount).toBe(2),
     cache_control: (b) => expect(b.systemInstruction).toEqual({ parts: [{ text: 'Long instructions' }] }),
     eager_input_streaming: (b) => expect(b.tools[0].functionDeclarations[0].name).toBe('get_weather'),
+    // No strict flag exists on the Gemini wire: the declaration goes as for any tool.
+    'tools[].function.strict': (b) => expect(b.tools[0].functionDeclarations[0]).not.toHaveProperty('strict'),
   },
   bedrock: {
     top_k: (b) => expect(b.additionalModelRequestFields).toEqual({ top_k: 40 }),

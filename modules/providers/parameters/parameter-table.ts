@@ -65,7 +65,7 @@ export const REQUESTED: Readonly<Record<TableParameter, (request: ChatRequest) =
   prediction: (r) => r.prediction !== null,
   cache_control: (r) => hasCacheControl(r),
   eager_input_streaming: (r) => r.tools.some((t) => t.eagerInputStreaming === true),
-  // A requirement, not a hint: strict promises arguments that match the schema, which a client may rely on unvalidated.
+  // strict promises arguments that match the schema: each table says whether its format can keep that promise.
   'tools[].function.strict': (r) => r.tools.some((t) => t.strict === true),
 });
 
