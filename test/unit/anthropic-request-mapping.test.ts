@@ -56,6 +56,12 @@ describe('Anthropic client request → canonical', () => {
     ]);
   });
 
+  test('strict on an Anthropic-format tool: a boolean is kept on the canonical tool, anything else is a 400 naming it', () => {
+    expect(() => parseAnthropicMessagesRequest({ ...base, tools: [{ ...weatherTool, strict: 'yes' }] })).toThrow(expect.objectContaining({ status: 400, param: 'tools.0.strict' }));
+    expect(parseAnthropicMessagesRequest({ ...base, tools: [{ ...weatherTool, strict: true }] }).tools[0].strict).toBe(true);
+    expect(parseAnthropicMessagesRequest({ ...base, tools: [{ ...weatherTool, strict: false }] }).tools[0].strict).toBe(false);
+  });
+
   test('a streamed request always carries usage (Anthropic streams report it unasked)', () => {
     expect(parseAnthropicMessagesRequest({ ...base, stream: true })).toMatchObject({ stream: true, includeUsage: true });
   });
@@ -218,7 +224,7 @@ describe('canonical → Anthropic provider request', () => {
     [{ response_format: { type: 'json_object' } }, 'response_format'],
     [{ response_format: { type: 'json_schema', json_schema: { name: 's', schema: { type: 'object' } } } }, 'response_format'],
     [{ metadata: { team: 'a' } }, 'metadata'],
-    [{ tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' }, strict: true } }] }, 'tools[0].function.strict'],
+    [{ tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object' }, strict: true } }] }, 'tools[].function.strict'],
     [{ messages: [{ role: 'user', content: 'x', name: 'bob' }] }, 'messages[0].name'],
     [{ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x.test/a.png', detail: 'high' } }] }] }, 'messages[0].content[0].image_url.detail'],
   ])('what Anthropic cannot honour is named, not dropped: %j → %s', (body, param) => {

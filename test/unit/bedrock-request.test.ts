@@ -114,7 +114,7 @@ describe('Bedrock Converse request mapping', () => {
     expect(unsupported(chatRequest({ parallelToolCalls: true }))).toBeNull();
     expect(
       unsupported(chatRequest({ tools: [{ name: 'f', description: null, parameters: { type: 'object' }, strict: true }] })),
-    ).toBe('tools[0].function.strict');
+    ).toBe('tools[].function.strict');
     expect(unsupported(chatRequest({ messages: [{ role: 'user', content: [{ type: 'text', text: 'x' }], name: 'ann' }] }))).toBe(
       'messages[0].name',
     );

@@ -49,6 +49,7 @@ const ASKING: Readonly<Record<TableParameter, Partial<ChatRequest>>> = {
     ],
   },
   eager_input_streaming: { tools: [{ ...weather, eagerInputStreaming: true }] },
+  'tools[].function.strict': { tools: [{ ...weather, strict: true }] },
 };
 
 /** What each provider format's wire body carries for a parameter it passes or translates. */
@@ -78,6 +79,7 @@ const WIRE: Readonly<Record<'openai' | 'anthropic' | 'gemini' | 'bedrock', Parti
     // Automatic prefix caching: the breakpoint has nowhere to go and the prompt is sent unchanged.
     cache_control: (b) => expect(b.messages[0]).toEqual({ role: 'system', content: 'Long instructions' }),
     eager_input_streaming: (b) => expect(b.tools[0].function.name).toBe('get_weather'),
+    'tools[].function.strict': (b) => expect(b.tools[0].function).toMatchObject({ name: 'get_weather', strict: true }),
   },
   anthropic: {
     top_k: (b) => expect(b.top_k).toBe(40),
@@ -89,6 +91,7 @@ const WIRE: Readonly<Record<'openai' | 'anthropic' | 'gemini' | 'bedrock', Parti
     safety_identifier: (b) => expect(b.metadata).toEqual({ user_id: 'hashed-user' }),
     cache_control: (b) => expect(b.system).toEqual([{ type: 'text', text: 'Long instructions', cache_control: { type: 'ephemeral' } }]),
     eager_input_streaming: (b) => expect(b.tools[0]).toMatchObject({ name: 'get_weather', eager_input_streaming: true }),
+    'tools[].function.strict': (b) => expect(b.tools[0]).toMatchObject({ name: 'get_weather', strict: true }),
   },
   gemini: {
     frequency_penalty: (b) => expect(b.generationConfig.frequencyPenalty).toBe(0.5),
@@ -103,6 +106,8 @@ const WIRE: Readonly<Record<'openai' | 'anthropic' | 'gemini' | 'bedrock', Parti
     n: (b) => expect(b.generationConfig.candidateCount).toBe(2),
     cache_control: (b) => expect(b.systemInstruction).toEqual({ parts: [{ text: 'Long instructions' }] }),
     eager_input_streaming: (b) => expect(b.tools[0].functionDeclarations[0].name).toBe('get_weather'),
+    // No strict flag exists on the Gemini wire: the declaration goes as for any tool.
+    'tools[].function.strict': (b) => expect(b.tools[0].functionDeclarations[0]).not.toHaveProperty('strict'),
   },
   bedrock: {
     top_k: (b) => expect(b.additionalModelRequestFields).toEqual({ top_k: 40 }),
@@ -131,7 +136,7 @@ const FORMATS: FormatCase[] = [
   { type: 'mock', table: OPENAI_PARAMETERS, wire: 'openai', deployment: resolvedDeployment('mock', { capabilities: ['chat', 'n'] }), build: (r) => toOpenAiRequest(r, { model: 'gpt', maxTokensField: 'max_tokens', stream: false }) },
   { type: 'openai-compatible', table: OPENAI_COMPATIBLE_PARAMETERS, wire: 'openai', deployment: resolvedDeployment('openai-compatible', { capabilities: ['chat', 'n'] }), build: (r) => toOpenAiRequest(r, { model: 'llama', maxTokensField: 'max_tokens', stream: false }) },
   { type: 'azure-openai', table: AZURE_OPENAI_PARAMETERS, wire: 'openai', deployment: resolvedDeployment('azure-openai', { apiVersion: '2024-10-21', capabilities: ['chat', 'n'] }), build: (r) => toOpenAiRequest(r, { model: null, maxTokensField: 'max_completion_tokens', stream: false }) },
-  { type: 'anthropic', table: ANTHROPIC_PARAMETERS, wire: 'anthropic', deployment: resolvedDeployment('anthropic'), build: (r) => toAnthropicRequest(r, { model: 'claude', defaultMaxTokens: 4096, maxOutputTokens: 8192, stream: false }) },
+  { type: 'anthropic', table: ANTHROPIC_PARAMETERS, wire: 'anthropic', deployment: resolvedDeployment('anthropic', { capabilities: ['chat', 'tools', 'strict_tools'] }), build: (r) => toAnthropicRequest(r, { model: 'claude', defaultMaxTokens: 4096, maxOutputTokens: 8192, stream: false }) },
   { type: 'gemini', table: GEMINI_PARAMETERS, wire: 'gemini', deployment: resolvedDeployment('gemini', { capabilities: ['chat', 'n'] }), build: (r) => toGeminiRequest(r) },
   { type: 'bedrock', table: BEDROCK_PARAMETERS, wire: 'bedrock', deployment: resolvedDeployment('bedrock', { model: CLAUDE_ON_BEDROCK }), build: (r) => toConverseRequest(r, 8192) },
 ];
@@ -205,6 +210,18 @@ describe('parameter tables: rows that depend on the deployment or the value', ()
     // No client limit: the budget comes on top of the default answer budget, within the deployment's ceiling.
     const unlimited = toAnthropicRequest(chatRequest({ reasoning: { effort: 'medium', budgetTokens: null } }), { model: 'c', defaultMaxTokens: 4096, maxOutputTokens: 64000, stream: false });
     expect(unlimited).toMatchObject({ max_tokens: 8192 + 4096, thinking: { budget_tokens: 8192 } });
+  });
+
+  test('Anthropic honours strict tools only on deployments declaring strict_tools; strict: false asks for nothing', () => {
+    const strict = chatRequest({ tools: [weather, { ...weather, name: 'get_time', strict: true }] });
+    expect(adapters.for('anthropic')!.unsupportedParameter(strict, resolvedDeployment('anthropic'))).toBe('tools[].function.strict');
+    expect(adapters.for('anthropic')!.unsupportedParameter(strict, resolvedDeployment('anthropic', { capabilities: ['chat', 'tools', 'strict_tools'] }))).toBeNull();
+    const body = toAnthropicRequest(strict, { model: 'c', defaultMaxTokens: 1000, stream: false });
+    // Only the tool that asked is strict; a tool without the flag keeps Anthropic's default.
+    expect(body.tools?.map((t) => t.strict)).toEqual([undefined, true]);
+    const loose = chatRequest({ tools: [{ ...weather, strict: false }] });
+    for (const format of FORMATS) expect(adapters.for(format.type)!.unsupportedParameter(loose, resolvedDeployment(format.type))).toBeNull();
+    expect(toAnthropicRequest(loose, { model: 'c', defaultMaxTokens: 1000, stream: false }).tools?.[0]).not.toHaveProperty('strict');
   });
 
   test('Anthropic: user and safety_identifier share metadata.user_id, so two different ids cannot both be honoured', () => {

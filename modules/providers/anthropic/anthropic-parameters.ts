@@ -43,4 +43,9 @@ export const ANTHROPIC_PARAMETERS: ParameterTable = Object.freeze({
   prediction: { handling: 'refuse', wire: null, note: 'Anthropic has no predicted outputs' },
   cache_control: { handling: 'pass', wire: 'cache_control', note: 'on system blocks, message blocks and tools' },
   eager_input_streaming: { handling: 'pass', wire: 'tools[].eager_input_streaming', note: '' },
+  // Strict tool use needs a current model: the operator says which deployments have it.
+  'tools[].function.strict': {
+    handling: 'pass', wire: 'tools[].strict', note: 'on deployments that declare the strict_tools capability',
+    honours: (_request, deployment) => deployment.capabilities.has('strict_tools'),
+  },
 });

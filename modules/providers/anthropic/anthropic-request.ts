@@ -28,7 +28,6 @@ export function unsupportedByAnthropic(request: ChatRequest, deployment: Resolve
   const refused = refusedParameter(ANTHROPIC_PARAMETERS, request, deployment);
   if (refused) return refused;
   if (request.temperature !== null && request.temperature > 1) return 'temperature';
-  for (const [i, tool] of request.tools.entries()) if (tool.strict === true) return `tools[${i}].function.strict`;
   for (const [i, message] of request.messages.entries()) {
     if (message.role === 'user' && message.name) return `messages[${i}].name`;
     if (message.role === 'assistant') {
@@ -75,6 +74,7 @@ export function toAnthropicRequest(request: ChatRequest, options: AnthropicReque
       input_schema: tool.parameters,
       ...(tool.cacheControl ? { cache_control: wireCacheControl(tool.cacheControl) } : {}),
       ...(tool.eagerInputStreaming ? { eager_input_streaming: true } : {}),
+      ...(tool.strict === true ? { strict: true } : {}),
     }));
     const choice = toolChoice(request);
     if (choice) body.tool_choice = choice;

@@ -30,6 +30,8 @@ export interface AnthropicTool {
   input_schema: Record<string, unknown>;
   cache_control?: AnthropicCacheControl;
   eager_input_streaming?: boolean;
+  /** Strict tool use: the input is sampled to match input_schema (current models). */
+  strict?: boolean;
 }
 
 export type AnthropicToolChoice =

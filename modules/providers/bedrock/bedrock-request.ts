@@ -20,14 +20,12 @@ const DEFAULT_THINKING_ANSWER_TOKENS = 4096;
 
 /**
  * Names the first parameter Converse cannot honour, or null. Converse has no JSON mode, seed, `n`,
- * strict tool schemas, tool_choice "none" once tools were used, or participant names, and takes images
+ * tool_choice "none" once tools were used, or participant names, and takes images
  * only as bytes: an http(s) image URL would need the gateway to fetch it, which it never does (SSRF).
  */
 export function converseUnsupportedParameter(request: ChatRequest, deployment: ResolvedDeployment): string | null {
   const refused = refusedParameter(BEDROCK_PARAMETERS, request, deployment);
   if (refused) return refused;
-  const strict = request.tools.findIndex((tool) => tool.strict === true);
-  if (strict >= 0) return `tools[${strict}].function.strict`;
   if (request.toolChoice?.type === 'none' && request.messages.some((m) => m.role === 'tool' || (m.role === 'assistant' && m.toolCalls.length > 0))) {
     return 'tool_choice';
   }

@@ -32,4 +32,10 @@ export const GEMINI_PARAMETERS: ParameterTable = Object.freeze({
   cache_control: { handling: 'translate', wire: null, note: 'Gemini 2.5 caches prompt prefixes implicitly; cached tokens (cachedContentTokenCount) are billed at the cached price' },
   // A latency hint that changes nothing in the answer: Gemini has no partial inputs to send earlier.
   eager_input_streaming: { handling: 'translate', wire: null, note: 'Gemini sends each function call whole the moment it is complete' },
+  // Kept as a hint, as before strict had a row: Gemini has no strict flag to send, and refusing would shut the
+  // OpenAI Agents SDK (strict on every tool) out of Gemini routes. The note says what is not promised.
+  'tools[].function.strict': {
+    handling: 'translate', wire: null,
+    note: 'a hint: Gemini function declarations have no strict flag; the schema is sent in Gemini\'s subset, but arguments are not guaranteed to match it',
+  },
 });

@@ -31,6 +31,7 @@ export const OPENAI_PARAMETERS: ParameterTable = Object.freeze({
   prediction: { handling: 'pass', wire: 'prediction', note: '' },
   cache_control: { handling: 'translate', wire: null, note: 'OpenAI caches prompt prefixes automatically; breakpoints are not needed and cached tokens are billed at the cached price' },
   eager_input_streaming: { handling: 'translate', wire: null, note: 'OpenAI always streams tool arguments as they are produced' },
+  'tools[].function.strict': { handling: 'pass', wire: 'tools[].function.strict', note: 'structured outputs for function arguments' },
 });
 
 /**
@@ -45,6 +46,8 @@ export const OPENAI_COMPATIBLE_PARAMETERS: ParameterTable = Object.freeze(Object
   prompt_cache_key: { handling: 'refuse', wire: null, note: 'self-hosted servers have no prompt-cache routing key' },
   prediction: { handling: 'refuse', wire: null, note: 'self-hosted servers have no predicted outputs' },
   safety_identifier: { handling: 'refuse', wire: null, note: 'self-hosted servers do no abuse monitoring' },
+  // The server speaks OpenAI's wire, so the flag keeps its meaning there; whether it constrains decoding is the server's.
+  'tools[].function.strict': { handling: 'pass', wire: 'tools[].function.strict', note: 'sent as is; whether arguments are constrained to the schema depends on the server' },
 }));
 
 /** Azure OpenAI: the OpenAI table, without OpenAI-platform-only features. */

@@ -5,13 +5,14 @@ import type { ResolvedDeployment } from '../../../projections/routing-snapshot/i
  * The request parameters whose handling differs between provider formats, named as the OpenAI client
  * format names them (the Anthropic client format renames them in its errors: see ANTHROPIC_PARAMETER_NAMES).
  * Parameters every provider format speaks (model, messages, max tokens, temperature, top_p, tools,
- * tool_choice, stream) are not in the tables; neither are structural limits of one provider (image URLs,
- * strict tool schemas), which its adapter checks itself.
+ * tool_choice, stream) are not in the tables; neither are structural limits of one provider (image URLs),
+ * which its adapter checks itself.
  */
 export const TABLE_PARAMETERS = [
   'frequency_penalty', 'presence_penalty', 'logit_bias', 'logprobs', 'top_logprobs', 'seed', 'top_k', 'reasoning_effort',
   'verbosity', 'service_tier', 'parallel_tool_calls', 'response_format', 'stop', 'n', 'user', 'metadata', 'safety_identifier',
   'prompt_cache_key', 'store', 'modalities', 'prediction', 'cache_control', 'eager_input_streaming',
+  'tools[].function.strict',
 ] as const;
 
 export type TableParameter = (typeof TABLE_PARAMETERS)[number];
@@ -64,6 +65,8 @@ export const REQUESTED: Readonly<Record<TableParameter, (request: ChatRequest) =
   prediction: (r) => r.prediction !== null,
   cache_control: (r) => hasCacheControl(r),
   eager_input_streaming: (r) => r.tools.some((t) => t.eagerInputStreaming === true),
+  // strict promises arguments that match the schema: each table says whether its format can keep that promise.
+  'tools[].function.strict': (r) => r.tools.some((t) => t.strict === true),
 });
 
 /** The first parameter the request asks for that this table (for this deployment) cannot honour, or null. */
@@ -89,4 +92,5 @@ export const ANTHROPIC_PARAMETER_NAMES: Readonly<Partial<Record<TableParameter, 
   stop: 'stop_sequences',
   user: 'metadata.user_id',
   parallel_tool_calls: 'tool_choice.disable_parallel_tool_use',
+  'tools[].function.strict': 'tools[].strict',
 });

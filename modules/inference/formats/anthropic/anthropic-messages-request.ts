@@ -254,7 +254,7 @@ function parseTools(value: unknown): ToolDefinition[] {
     if (tool.type !== undefined && tool.type !== null && tool.type !== 'custom') {
       throw unsupportedParameter(`${param}.type`, `Anthropic server tools ('${String(tool.type)}') are not supported; declare a custom tool with an input_schema.`);
     }
-    rejectExtras(tool, param, ['type', 'name', 'description', 'input_schema', 'cache_control', 'eager_input_streaming']);
+    rejectExtras(tool, param, ['type', 'name', 'description', 'input_schema', 'cache_control', 'eager_input_streaming', 'strict']);
     if (typeof tool.name !== 'string' || !TOOL_NAME.test(tool.name)) throw invalidRequest(`${param}.name: must match ^[a-zA-Z0-9_-]{1,64}$.`, `${param}.name`);
     if (names.has(tool.name)) throw invalidRequest(`${param}.name: '${tool.name}' is used twice.`, `${param}.name`);
     names.add(tool.name);
@@ -265,8 +265,10 @@ function parseTools(value: unknown): ToolDefinition[] {
     const cacheControl = parseCacheControl(tool.cache_control, `${param}.cache_control`);
     const eager = tool.eager_input_streaming;
     if (eager !== undefined && eager !== null && typeof eager !== 'boolean') throw invalidRequest(`${param}.eager_input_streaming: must be a boolean.`, `${param}.eager_input_streaming`);
+    const strict = tool.strict;
+    if (strict !== undefined && strict !== null && typeof strict !== 'boolean') throw invalidRequest(`${param}.strict: must be a boolean.`, `${param}.strict`);
     return {
-      name: tool.name, description: typeof tool.description === 'string' ? tool.description : null, parameters: tool.input_schema, strict: null,
+      name: tool.name, description: typeof tool.description === 'string' ? tool.description : null, parameters: tool.input_schema, strict: typeof strict === 'boolean' ? strict : null,
       ...(cacheControl ? { cacheControl } : {}), ...(eager === true ? { eagerInputStreaming: true } : {}),
     };
   });

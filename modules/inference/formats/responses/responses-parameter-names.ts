@@ -10,6 +10,7 @@ const RESPONSES_NAMES: ReadonlyMap<string, string> = new Map([
   ['max_completion_tokens', 'max_output_tokens'],
   ['reasoning_effort', 'reasoning.effort'],
   ['verbosity', 'text.verbosity'],
+  ['tools[].function.strict', 'tools[].strict'],
 ]);
 
 /** The error as a Responses client should read it: the parameter under the name it was sent with. */
