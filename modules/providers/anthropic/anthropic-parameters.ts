@@ -43,4 +43,5 @@ export const ANTHROPIC_PARAMETERS: ParameterTable = Object.freeze({
   prediction: { handling: 'refuse', wire: null, note: 'Anthropic has no predicted outputs' },
   cache_control: { handling: 'pass', wire: 'cache_control', note: 'on system blocks, message blocks and tools' },
   eager_input_streaming: { handling: 'pass', wire: 'tools[].eager_input_streaming', note: '' },
+  'anthropic-beta': { handling: 'pass', wire: 'anthropic-beta header', note: 'the names as the client listed them, comma-separated' },
 });

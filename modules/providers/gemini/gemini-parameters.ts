@@ -32,4 +32,5 @@ export const GEMINI_PARAMETERS: ParameterTable = Object.freeze({
   cache_control: { handling: 'translate', wire: null, note: 'Gemini 2.5 caches prompt prefixes implicitly; cached tokens (cachedContentTokenCount) are billed at the cached price' },
   // A latency hint that changes nothing in the answer: Gemini has no partial inputs to send earlier.
   eager_input_streaming: { handling: 'translate', wire: null, note: 'Gemini sends each function call whole the moment it is complete' },
+  'anthropic-beta': { handling: 'refuse', wire: null, note: 'an Anthropic beta feature has no meaning on Gemini' },
 });

@@ -31,6 +31,7 @@ export const OPENAI_PARAMETERS: ParameterTable = Object.freeze({
   prediction: { handling: 'pass', wire: 'prediction', note: '' },
   cache_control: { handling: 'translate', wire: null, note: 'OpenAI caches prompt prefixes automatically; breakpoints are not needed and cached tokens are billed at the cached price' },
   eager_input_streaming: { handling: 'translate', wire: null, note: 'OpenAI always streams tool arguments as they are produced' },
+  'anthropic-beta': { handling: 'refuse', wire: null, note: 'an Anthropic beta feature has no meaning on an OpenAI-wire model' },
 });
 
 /**

@@ -3,7 +3,8 @@ import type { ResolvedDeployment } from '../../../projections/routing-snapshot/i
 
 /**
  * The request parameters whose handling differs between provider formats, named as the OpenAI client
- * format names them (the Anthropic client format renames them in its errors: see ANTHROPIC_PARAMETER_NAMES).
+ * format names them (the Anthropic client format renames them in its errors: see ANTHROPIC_PARAMETER_NAMES);
+ * `anthropic-beta` is a request header in both client formats.
  * Parameters every provider format speaks (model, messages, max tokens, temperature, top_p, tools,
  * tool_choice, stream) are not in the tables; neither are structural limits of one provider (image URLs,
  * strict tool schemas), which its adapter checks itself.
@@ -11,7 +12,7 @@ import type { ResolvedDeployment } from '../../../projections/routing-snapshot/i
 export const TABLE_PARAMETERS = [
   'frequency_penalty', 'presence_penalty', 'logit_bias', 'logprobs', 'top_logprobs', 'seed', 'top_k', 'reasoning_effort',
   'verbosity', 'service_tier', 'parallel_tool_calls', 'response_format', 'stop', 'n', 'user', 'metadata', 'safety_identifier',
-  'prompt_cache_key', 'store', 'modalities', 'prediction', 'cache_control', 'eager_input_streaming',
+  'prompt_cache_key', 'store', 'modalities', 'prediction', 'cache_control', 'eager_input_streaming', 'anthropic-beta',
 ] as const;
 
 export type TableParameter = (typeof TABLE_PARAMETERS)[number];
@@ -64,6 +65,7 @@ export const REQUESTED: Readonly<Record<TableParameter, (request: ChatRequest) =
   prediction: (r) => r.prediction !== null,
   cache_control: (r) => hasCacheControl(r),
   eager_input_streaming: (r) => r.tools.some((t) => t.eagerInputStreaming === true),
+  'anthropic-beta': (r) => r.anthropicBetas !== undefined,
 });
 
 /** The first parameter the request asks for that this table (for this deployment) cannot honour, or null. */
