@@ -115,6 +115,16 @@ describe('anthropic-beta: the caller\'s betas reach Anthropic routes, other rout
       expect(gw.mock.requests().map((r) => [r.format, r.stream, r.headers['anthropic-beta']])).toEqual([['anthropic', false, TOOLS], ['anthropic', true, TOOLS]]);
     });
 
+    test('OpenAI SDK Responses API with the header: the Anthropic route gets it; an OpenAI-backed alias is a 400 naming it', async () => {
+      const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0, defaultHeaders: { 'anthropic-beta': TOOLS } });
+      const response = await client.responses.create({ model: 'claude', input: 'Hi' });
+      expect(response.output_text).toBe(WORDS);
+      const error = await client.responses.create({ model: 'gpt', input: 'Hi' }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+      expect((error as InstanceType<typeof OpenAI.BadRequestError>).error).toMatchObject({ code: 'unsupported_parameter', param: 'anthropic-beta' });
+      expect(gw.mock.requests().map((r) => [r.format, r.headers['anthropic-beta']])).toEqual([['anthropic', TOOLS]]);
+    });
+
     test('routing: a beta makes the OpenAI route of a mixed alias ineligible (recorded on the attempt) and the Anthropic route serves', async () => {
       const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0, defaultHeaders: { 'anthropic-beta': FILES } });
       const { data, response } = await client.chat.completions.create({ model: 'mixed', messages: [{ role: 'user', content: 'Hi' }] }).withResponse();
