@@ -125,6 +125,20 @@ describe('anthropic-beta: the caller\'s betas reach Anthropic routes, other rout
       expect(gw.mock.requests().map((r) => [r.format, r.headers['anthropic-beta']])).toEqual([['anthropic', TOOLS]]);
     });
 
+    test('token counting: beta.messages.countTokens with betas reaches Anthropic\'s count endpoint with the header; a bad header is a 400', async () => {
+      const counted = await anthropic.beta.messages.countTokens({ model: 'claude', betas: [TOOLS], messages: [{ role: 'user', content: 'Hi' }] });
+      expect(counted.input_tokens).toBeGreaterThan(0);
+      const upstream = gw.mock.requests();
+      // The SDK's beta countTokens adds its own token-counting beta after the caller's: all are passed on.
+      expect(upstream.map((r) => [r.format, r.headers['anthropic-beta']])).toEqual([['anthropic-count-tokens', `${TOOLS},token-counting-2024-11-01`]]);
+      const refused = await anthropic.messages
+        .countTokens({ model: 'claude', messages: [{ role: 'user', content: 'Hi' }] }, { headers: { 'anthropic-beta': 'x-api-key:stolen' } })
+        .catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(Anthropic.BadRequestError);
+      expect((refused as Error).message).toContain("'anthropic-beta'");
+      expect(gw.mock.requests()).toHaveLength(1);
+    });
+
     test('routing: a beta makes the OpenAI route of a mixed alias ineligible (recorded on the attempt) and the Anthropic route serves', async () => {
       const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0, defaultHeaders: { 'anthropic-beta': FILES } });
       const { data, response } = await client.chat.completions.create({ model: 'mixed', messages: [{ role: 'user', content: 'Hi' }] }).withResponse();

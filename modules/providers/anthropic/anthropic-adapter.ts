@@ -57,6 +57,7 @@ export class AnthropicAdapter implements ProviderAdapter {
       'content-type': 'application/json',
       accept: 'application/json',
       'anthropic-version': deployment.provider.apiVersion ?? DEFAULT_ANTHROPIC_VERSION,
+      ...betaHeader(call.request),
       ...credentialHeaders(deployment),
     };
     const response = await postUpstream(call, `${messagesPath(call.baseUrl.pathname)}/count_tokens`, headers, JSON.stringify(payload), anthropicHttpError);
