@@ -139,6 +139,18 @@ describe('anthropic-beta: the caller\'s betas reach Anthropic routes, other rout
       expect(gw.mock.requests()).toHaveLength(1);
     });
 
+    test('idempotency: the same Idempotency-Key and body with different betas is a reused key (422), not a replay', async () => {
+      const options = { headers: { 'idempotency-key': `beta-${Date.now()}` } };
+      const params = { model: 'claude', max_tokens: 50, messages: [{ role: 'user' as const, content: 'Hi' }] };
+      await anthropic.messages.create(params, options);
+      const replay = await anthropic.messages.create(params, options).withResponse();
+      expect(replay.response.headers.get('idempotent-replayed')).toBe('true');
+      const reused = await anthropic.messages.create(params, { headers: { ...options.headers, 'anthropic-beta': TOOLS } }).catch((e: unknown) => e);
+      expect(reused).toBeInstanceOf(Anthropic.APIError);
+      expect((reused as InstanceType<typeof Anthropic.APIError>).status).toBe(422);
+      expect(gw.mock.requests()).toHaveLength(1);
+    });
+
     test('routing: a beta makes the OpenAI route of a mixed alias ineligible (recorded on the attempt) and the Anthropic route serves', async () => {
       const client = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0, defaultHeaders: { 'anthropic-beta': FILES } });
       const { data, response } = await client.chat.completions.create({ model: 'mixed', messages: [{ role: 'user', content: 'Hi' }] }).withResponse();
