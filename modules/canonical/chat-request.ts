@@ -134,6 +134,11 @@ export interface ChatRequest {
   /** Output modalities (OpenAI `modalities`); null is text only. */
   modalities: string[] | null;
   prediction: Prediction | null;
+  /**
+   * Anthropic beta features the caller named in its `anthropic-beta` header (already validated), in its
+   * order; absent when it named none. Only Anthropic routes can honour them: other routes are ineligible.
+   */
+  anthropicBetas?: readonly string[];
 }
 
 /** What a request needs from a deployment, derived once so routing can filter on it. */

@@ -50,6 +50,7 @@ const ASKING: Readonly<Record<TableParameter, Partial<ChatRequest>>> = {
   },
   eager_input_streaming: { tools: [{ ...weather, eagerInputStreaming: true }] },
   'tools[].function.strict': { tools: [{ ...weather, strict: true }] },
+  'anthropic-beta': { anthropicBetas: ['token-efficient-tools-2025-02-19', 'context-1m-2025-08-07'] },
 };
 
 /** What each provider format's wire body carries for a parameter it passes or translates. */
@@ -92,6 +93,8 @@ const WIRE: Readonly<Record<'openai' | 'anthropic' | 'gemini' | 'bedrock', Parti
     cache_control: (b) => expect(b.system).toEqual([{ type: 'text', text: 'Long instructions', cache_control: { type: 'ephemeral' } }]),
     eager_input_streaming: (b) => expect(b.tools[0]).toMatchObject({ name: 'get_weather', eager_input_streaming: true }),
     'tools[].function.strict': (b) => expect(b.tools[0]).toMatchObject({ name: 'get_weather', strict: true }),
+    // A header, not a body field, on Anthropic's own API (the adapter sets it; the e2e suite asserts what arrives).
+    'anthropic-beta': (b) => expect(JSON.stringify(b)).not.toContain('context-1m-2025-08-07'),
   },
   gemini: {
     frequency_penalty: (b) => expect(b.generationConfig.frequencyPenalty).toBe(0.5),
@@ -118,6 +121,7 @@ const WIRE: Readonly<Record<'openai' | 'anthropic' | 'gemini' | 'bedrock', Parti
     safety_identifier: (b) => expect(b.requestMetadata).toEqual({ safety_identifier: 'hashed-user' }),
     cache_control: (b) => expect(b.system).toEqual([{ text: 'Long instructions' }, { cachePoint: { type: 'default' } }]),
     eager_input_streaming: (b) => expect(b.toolConfig.tools[0].toolSpec.name).toBe('get_weather'),
+    'anthropic-beta': (b) => expect(b.additionalModelRequestFields).toEqual({ anthropic_beta: ['token-efficient-tools-2025-02-19', 'context-1m-2025-08-07'] }),
   },
 };
 
@@ -197,6 +201,8 @@ describe('parameter tables: rows that depend on the deployment or the value', ()
     expect(refusedParameter(BEDROCK_PARAMETERS, chatRequest({ topK: 5 }), titan)).toBe('top_k');
     expect(refusedParameter(BEDROCK_PARAMETERS, chatRequest({ topK: 5 }), claude)).toBeNull();
     expect(refusedParameter(BEDROCK_PARAMETERS, chatRequest({ reasoning: { effort: 'high', budgetTokens: null } }), titan)).toBe('reasoning_effort');
+    expect(refusedParameter(BEDROCK_PARAMETERS, chatRequest({ anthropicBetas: ['context-1m-2025-08-07'] }), titan)).toBe('anthropic-beta');
+    expect(refusedParameter(BEDROCK_PARAMETERS, chatRequest({ anthropicBetas: ['context-1m-2025-08-07'] }), claude)).toBeNull();
   });
 
   test('Anthropic: only its own service tiers; an effort needs max_tokens ≥ 2048 for a 1024-token budget; a named budget is kept', () => {

@@ -9,7 +9,7 @@ import { failedOutcome, recordAttempt, runAdmittedAttempts } from './admitted-at
 import { bufferedAttempt, bufferedChatAttempt } from './buffered-attempt.js';
 import type { InferenceServices, PipelineSettings } from './inference-services.js';
 import { type CachedRequest, type Exchange, type RoutedRequest, admitRequest } from './request-admission.js';
-import { sessionIdOf } from './request-headers.js';
+import { anthropicBetasOf, sessionIdOf } from './request-headers.js';
 import { type StreamAttemptResult, StreamRelay, streamFailure } from './stream-relay.js';
 import { callTransport } from './upstream-call.js';
 import type { StoredAnswer } from '../../cache/index.js';
@@ -70,6 +70,9 @@ export class ChatPipeline {
     const observation = observationOf(exchange.raw);
     observation?.identify(principal);
     const request = format.parseChat(exchange.body);
+    // A header, not a body field, in every client format: the OpenAI SDK sends it through defaultHeaders.
+    const betas = anthropicBetasOf(exchange.headers);
+    if (betas !== null) request.anthropicBetas = betas;
     if (observation?.logsContent) observation.recordContent('prompt', () => promptText(request));
     const idempotency = await this.stored.idempotency.enter(exchange, principal, format, request);
     if (idempotency === 'replayed') return;
@@ -100,6 +103,7 @@ export class ChatPipeline {
         return parameter !== null && format.parameterName ? format.parameterName(parameter) : parameter;
       },
       parameterName: format.parameterName,
+      requestedValue: request.anthropicBetas && ((parameter) => (parameter === 'anthropic-beta' ? request.anthropicBetas!.join(',') : null)),
       adapterServes: (deployment) => adapters.for(deployment.provider.type) !== undefined,
     }, (alias) => this.stored.cache.decide(principal.tenantId, alias, request, exchange.headers));
     try {

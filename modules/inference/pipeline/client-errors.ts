@@ -23,7 +23,10 @@ const PARAMETER_OF_CAPABILITY: Readonly<Record<string, string>> = Object.freeze(
  * from the typed skip reasons: a request no route could ever serve is the caller's 400, a budget the
  * caller's 402, and only health makes it a 503.
  */
-export function noRouteError(alias: ResolvedAlias, plan: RoutePlan, parameterName: (parameter: string) => string = (p) => p): GatewayError {
+export function noRouteError(
+  alias: ResolvedAlias, plan: RoutePlan, parameterName: (parameter: string) => string = (p) => p,
+  requestedValue: (parameter: string) => string | null = () => null,
+): GatewayError {
   const skipped = plan.skipped.filter((s) => s.stage === plan.emptiedBy);
   switch (plan.emptiedBy) {
     case 'region':
@@ -32,7 +35,9 @@ export function noRouteError(alias: ResolvedAlias, plan: RoutePlan, parameterNam
       const parameter = skipped.find((s) => s.reason === 'unsupported_parameter');
       if (parameter) {
         const name = parameter.detail[0];
-        return new GatewayError(400, 'unsupported_parameter', `Unsupported parameter '${name}': no route of '${alias.name}' can honour it.`, name);
+        const value = requestedValue(name);
+        const asked = value === null ? '' : ` (${value})`;
+        return new GatewayError(400, 'unsupported_parameter', `Unsupported parameter '${name}'${asked}: no route of '${alias.name}' can honour it.`, name);
       }
       const lacking = skipped.find((s) => s.reason === 'lacks_capability');
       if (lacking) {

@@ -60,7 +60,9 @@ export class IdempotentReplay {
     if (key === null) return null;
     const observation = observationOf(exchange.raw);
     const scope = createHash('sha256').update(`${principal.keyId}\u0000${key}`).digest('hex');
-    const fingerprint = createHash('sha256').update(canonicalJson({ format: format.name, body: exchange.body })).digest('hex');
+    // The betas are part of what was asked (they change what the provider does); absent, the fingerprint is the body's alone.
+    const asked = request.anthropicBetas ? { format: format.name, body: exchange.body, anthropicBetas: request.anthropicBetas } : { format: format.name, body: exchange.body };
+    const fingerprint = createHash('sha256').update(canonicalJson(asked)).digest('hex');
     const owner = randomUUID();
     const deadline = Date.now() + this.settings.waitLimitMs;
     let pause = FIRST_POLL_MS;

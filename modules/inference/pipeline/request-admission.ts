@@ -41,6 +41,8 @@ export interface RequestIntent {
   honours?: ParameterSupport;
   /** The client format's spelling of a parameter, for errors that name one. */
   parameterName?: (parameter: string) => string;
+  /** What the request asked of a parameter, for a refusal that names it (the betas of `anthropic-beta`); null: not shown. */
+  requestedValue?: (parameter: string) => string | null;
   adapterServes?: (deployment: ResolvedDeployment, capability: string) => boolean;
 }
 
@@ -264,7 +266,7 @@ function planFor(services: InferenceServices, exchange: Exchange, principal: Pri
     honours: intent.honours,
     adapterServes: intent.adapterServes,
   });
-  if (plan.emptiedBy) throw noRouteError(alias, plan, intent.parameterName);
+  if (plan.emptiedBy) throw noRouteError(alias, plan, intent.parameterName, intent.requestedValue);
   return plan;
 }
 

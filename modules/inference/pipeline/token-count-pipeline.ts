@@ -15,6 +15,7 @@ import { isClientAttributable } from './provider-error-disclosure.js';
 import type { Exchange } from './request-admission.js';
 import { callTransport } from './upstream-call.js';
 import { TOKEN_COUNT_ANSWER_BYTES } from './answer-size.js';
+import { anthropicBetasOf } from './request-headers.js';
 import { AbortScope } from '../../../src/kernel/index.js';
 
 /** The response header that says where a count came from. */
@@ -49,6 +50,10 @@ export class TokenCountPipeline {
     const principal = this.services.auth.authenticate(exchange.headers, 'inference');
     observationOf(exchange.raw)?.identify(principal);
     const request = dialect.parse(exchange.body);
+    // Anthropic's count endpoint takes the same betas as a message (a beta can change what the prompt is);
+    // other routes answer with a count or the estimate, which no beta changes.
+    const betas = anthropicBetasOf(exchange.headers);
+    if (betas !== null) request.anthropicBetas = betas;
     const alias = callableAlias(this.services.routing.current, principal, request.model);
     const estimate = estimateInputTokens(request);
     const adapters = this.services.adapters;

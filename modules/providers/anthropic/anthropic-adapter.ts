@@ -57,6 +57,7 @@ export class AnthropicAdapter implements ProviderAdapter {
       'content-type': 'application/json',
       accept: 'application/json',
       'anthropic-version': deployment.provider.apiVersion ?? DEFAULT_ANTHROPIC_VERSION,
+      ...betaHeader(call.request),
       ...credentialHeaders(deployment),
     };
     const response = await postUpstream(call, `${messagesPath(call.baseUrl.pathname)}/count_tokens`, headers, JSON.stringify(payload), anthropicHttpError);
@@ -77,10 +78,16 @@ export class AnthropicAdapter implements ProviderAdapter {
       'content-type': 'application/json',
       accept: stream ? 'text/event-stream' : 'application/json',
       'anthropic-version': deployment.provider.apiVersion ?? DEFAULT_ANTHROPIC_VERSION,
+      ...betaHeader(call.request),
       ...credentialHeaders(deployment),
     };
     return (await postUpstream(call, messagesPath(call.baseUrl.pathname), headers, body, anthropicHttpError)).body;
   }
+}
+
+/** The caller's betas (validated to token characters when the request was read), comma-separated as Anthropic reads them. */
+function betaHeader(request: ChatRequest): Record<string, string> {
+  return request.anthropicBetas ? { 'anthropic-beta': request.anthropicBetas.join(',') } : {};
 }
 
 function credentialHeaders(deployment: ResolvedDeployment): Record<string, string> {

@@ -48,4 +48,5 @@ export const ANTHROPIC_PARAMETERS: ParameterTable = Object.freeze({
     handling: 'pass', wire: 'tools[].strict', note: 'on deployments that declare the strict_tools capability',
     honours: (_request, deployment) => deployment.capabilities.has('strict_tools'),
   },
+  'anthropic-beta': { handling: 'pass', wire: 'anthropic-beta header', note: 'the names as the client listed them, comma-separated' },
 });

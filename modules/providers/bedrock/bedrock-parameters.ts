@@ -44,4 +44,8 @@ export const BEDROCK_PARAMETERS: ParameterTable = Object.freeze({
   cache_control: { handling: 'translate', wire: 'cachePoint', note: 'a cachePoint block after each marked system block, message block and tool' },
   eager_input_streaming: { handling: 'translate', wire: null, note: 'ConverseStream always streams tool input as it is produced' },
   'tools[].function.strict': { handling: 'refuse', wire: null, note: 'Converse tool specs have no strict mode' },
+  'anthropic-beta': {
+    handling: 'translate', wire: 'additionalModelRequestFields.anthropic_beta',
+    note: 'Claude models only; a list of names, as Claude on Bedrock takes betas in the body rather than a header', honours: claudeOnly,
+  },
 });

@@ -69,6 +69,8 @@ export function toConverseRequest(request: ChatRequest, deploymentMaxOutputToken
   // Claude's own fields: Converse forwards additionalModelRequestFields to the model unchanged.
   const additional: Record<string, unknown> = {};
   if (request.topK !== null) additional.top_k = request.topK;
+  // Claude on Bedrock reads its betas from the body (a list), not from an anthropic-beta header.
+  if (request.anthropicBetas) additional.anthropic_beta = [...request.anthropicBetas];
   if (request.reasoning !== null) {
     const ceiling = request.maxOutputTokens ?? deploymentMaxOutputTokens;
     const budget = anthropicBudget(request.reasoning, ceiling);

@@ -38,4 +38,5 @@ export const GEMINI_PARAMETERS: ParameterTable = Object.freeze({
     handling: 'translate', wire: null,
     note: 'a hint: Gemini function declarations have no strict flag; the schema is sent in Gemini\'s subset, but arguments are not guaranteed to match it',
   },
+  'anthropic-beta': { handling: 'refuse', wire: null, note: 'an Anthropic beta feature has no meaning on Gemini' },
 });

@@ -333,11 +333,11 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
 }
 
 /** Records which auth and version headers arrived (values of secrets are masked). */
-const PLAIN_HEADERS = new Set(['content-type', 'accept', 'anthropic-version', 'x-amz-date', 'traceparent', 'tracestate']);
+const PLAIN_HEADERS = new Set(['content-type', 'accept', 'anthropic-version', 'anthropic-beta', 'x-amz-date', 'traceparent', 'tracestate']);
 
 function pickHeaders(req: IncomingMessage): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const name of ['authorization', 'x-api-key', 'api-key', 'anthropic-version', 'x-goog-api-key', 'content-type', 'accept', 'x-amz-date', 'x-amz-security-token', 'traceparent', 'tracestate']) {
+  for (const name of ['authorization', 'x-api-key', 'api-key', 'anthropic-version', 'anthropic-beta', 'x-goog-api-key', 'content-type', 'accept', 'x-amz-date', 'x-amz-security-token', 'traceparent', 'tracestate']) {
     const value = req.headers[name];
     if (typeof value === 'string') out[name] = PLAIN_HEADERS.has(name) ? value : mask(value);
   }

@@ -32,6 +32,7 @@ export const OPENAI_PARAMETERS: ParameterTable = Object.freeze({
   cache_control: { handling: 'translate', wire: null, note: 'OpenAI caches prompt prefixes automatically; breakpoints are not needed and cached tokens are billed at the cached price' },
   eager_input_streaming: { handling: 'translate', wire: null, note: 'OpenAI always streams tool arguments as they are produced' },
   'tools[].function.strict': { handling: 'pass', wire: 'tools[].function.strict', note: 'structured outputs for function arguments' },
+  'anthropic-beta': { handling: 'refuse', wire: null, note: 'an Anthropic beta feature has no meaning on an OpenAI-wire model' },
 });
 
 /**

@@ -3,7 +3,8 @@ import type { ResolvedDeployment } from '../../../projections/routing-snapshot/i
 
 /**
  * The request parameters whose handling differs between provider formats, named as the OpenAI client
- * format names them (the Anthropic client format renames them in its errors: see ANTHROPIC_PARAMETER_NAMES).
+ * format names them (the Anthropic client format renames them in its errors: see ANTHROPIC_PARAMETER_NAMES);
+ * `anthropic-beta` is a request header in both client formats.
  * Parameters every provider format speaks (model, messages, max tokens, temperature, top_p, tools,
  * tool_choice, stream) are not in the tables; neither are structural limits of one provider (image URLs),
  * which its adapter checks itself.
@@ -12,7 +13,7 @@ export const TABLE_PARAMETERS = [
   'frequency_penalty', 'presence_penalty', 'logit_bias', 'logprobs', 'top_logprobs', 'seed', 'top_k', 'reasoning_effort',
   'verbosity', 'service_tier', 'parallel_tool_calls', 'response_format', 'stop', 'n', 'user', 'metadata', 'safety_identifier',
   'prompt_cache_key', 'store', 'modalities', 'prediction', 'cache_control', 'eager_input_streaming',
-  'tools[].function.strict',
+  'tools[].function.strict', 'anthropic-beta',
 ] as const;
 
 export type TableParameter = (typeof TABLE_PARAMETERS)[number];
@@ -67,6 +68,7 @@ export const REQUESTED: Readonly<Record<TableParameter, (request: ChatRequest) =
   eager_input_streaming: (r) => r.tools.some((t) => t.eagerInputStreaming === true),
   // strict promises arguments that match the schema: each table says whether its format can keep that promise.
   'tools[].function.strict': (r) => r.tools.some((t) => t.strict === true),
+  'anthropic-beta': (r) => r.anthropicBetas !== undefined,
 });
 
 /** The first parameter the request asks for that this table (for this deployment) cannot honour, or null. */
