@@ -2,6 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { type TestGateway, startTestGateway } from '../support/gateway-harness.js';
 import { anthropicYaml } from '../support/anthropic-yaml.js';
+import { BEDROCK_CREDENTIALS, BEDROCK_CREDENTIALS_ENV, conformanceYaml } from '../support/conformance.js';
 
 const weather = { name: 'get_weather', description: 'Weather in a city', input_schema: { type: 'object' as const, properties: { city: { type: 'string' } }, required: ['city'] } };
 const time = { name: 'get_time', description: 'Time in a zone', input_schema: { type: 'object' as const, properties: { tz: { type: 'string' }, hours: { type: 'integer' } }, required: ['tz'] } };
@@ -221,6 +222,62 @@ describe('Anthropic-format output fidelity', () => {
       // Five 40 ms gaps separate the upstream's first and last pieces; the calls are written once complete.
       expect(firstBlock - messageStart).toBeGreaterThanOrEqual(5 * 40 - 5);
       if (process.env.SY_REPORT_TIMINGS) process.stdout.write(`message_start ${messageStart.toFixed(1)} ms, first tool block ${firstBlock.toFixed(1)} ms\n`);
+    });
+  });
+
+  describe('which stop sequence matched, through Bedrock (Claude names it when asked), Gemini (it does not say) and stored answers', () => {
+    let all: TestGateway;
+    let viaAll: Anthropic;
+    beforeAll(async () => {
+      process.env[BEDROCK_CREDENTIALS_ENV] = BEDROCK_CREDENTIALS;
+      // the exact cache on (the harness turns it off by default): stored answers must keep the stop sequence
+      all = await startTestGateway({ yaml: conformanceYaml, environment: { cache: {} } });
+      viaAll = new Anthropic({ baseURL: all.url, apiKey: all.key, maxRetries: 0 });
+    });
+    afterAll(async () => {
+      await all.close();
+    });
+
+    test('a stored answer keeps it: the exact cache replays stop_sequence and the match, buffered and streamed', async () => {
+      all.mock.clearRequests();
+      for (const stream of [false, true]) {
+        const body = { ...ask, model: 'anthropic', stop_sequences: ['mock'], messages: [{ role: 'user', content: `cache me ${String(stream)}` }], stream };
+        const send = () => fetch(`${all.url}/v1/messages`, {
+          method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': all.key, 'anthropic-version': '2023-06-01' }, body: JSON.stringify(body),
+        });
+        const first = await send();
+        expect(first.headers.get('x-switchyard-cache')).toBe('miss');
+        await first.text();
+        const replay = await send();
+        expect(replay.headers.get('x-switchyard-cache')).toBe('hit');
+        const text = await replay.text();
+        if (stream) expect(text).toContain('"delta":{"stop_reason":"stop_sequence","stop_sequence":"mock"}');
+        else expect(JSON.parse(text)).toMatchObject({ stop_reason: 'stop_sequence', stop_sequence: 'mock' });
+      }
+      expect(all.mock.requests()).toHaveLength(2); // one provider call per body; the repeats were served from the cache
+    });
+
+    test('Bedrock: the gateway asks for /stop_sequence, and the Anthropic client gets stop_sequence and the match, buffered and streamed', async () => {
+      all.mock.clearRequests();
+      const buffered = await viaAll.messages.create({ ...ask, model: 'bedrock', stop_sequences: ['mock'] });
+      expect(buffered).toMatchObject({ stop_reason: 'stop_sequence', stop_sequence: 'mock', content: [{ type: 'text', text: 'Switchyard routes this ' }] });
+      // another prompt, so the stream comes from Bedrock's stream and not from the exact cache
+      const final = await viaAll.messages.stream({ ...ask, model: 'bedrock', stop_sequences: ['mock'], messages: [{ role: 'user', content: 'Streamed' }] }).finalMessage();
+      expect(final).toMatchObject({ stop_reason: 'stop_sequence', stop_sequence: 'mock' });
+      expect(all.mock.requests().map((r) => r.stream)).toEqual([false, true]);
+      for (const call of all.mock.requests()) {
+        expect(call.body).toMatchObject({ inferenceConfig: { stopSequences: ['mock'] }, additionalModelResponseFieldPaths: ['/stop_sequence'] });
+      }
+      all.mock.clearRequests();
+      // no stop sequences asked for: no extra response field asked for either
+      expect(await viaAll.messages.create({ ...ask, model: 'bedrock', messages: [{ role: 'user', content: 'No stops' }] })).toMatchObject({ stop_reason: 'end_turn', stop_sequence: null });
+      expect(all.mock.requests()[0].body).not.toHaveProperty('additionalModelResponseFieldPaths');
+    });
+
+    test('Gemini: it reports only STOP, so the Anthropic client gets end_turn and null', async () => {
+      all.mock.clearRequests();
+      expect(await viaAll.messages.create({ ...ask, model: 'gemini', stop_sequences: ['mock'] })).toMatchObject({ stop_reason: 'end_turn', stop_sequence: null });
+      expect(all.mock.requests()[0].body).toMatchObject({ generationConfig: { stopSequences: ['mock'] } });
     });
   });
 });

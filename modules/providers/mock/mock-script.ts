@@ -22,6 +22,8 @@ export interface MockInput {
   cacheBreakpoints?: number;
   /** The request's stop sequences: a text answer ends before the first one that occurs in it. */
   stop?: string[];
+  /** The request asked the provider to name the matched stop sequence (Bedrock additionalModelResponseFieldPaths). */
+  namesStopSequence?: boolean;
 }
 
 /** The answer the mock will give, split into the pieces it streams. */
