@@ -19,6 +19,11 @@ export interface ChatChoice {
   toolCalls: ToolCall[];
   stopReason: StopReason;
   /**
+   * Which of the request's stop sequences ended the answer (stopReason `stop`), when the provider says so
+   * (Anthropic `stop_sequence`); absent otherwise. Client formats that can say it pass it on.
+   */
+  stopSequence?: string;
+  /**
    * The model's reasoning, in the order produced (before the text). Anthropic thinking blocks keep their
    * signature; providers that return only a summary or plain text (OpenAI-compatible `reasoning_content`,
    * Gemini thought parts) give one `thinking` part with a null signature. Empty when there was none.
@@ -55,7 +60,8 @@ export type StreamEvent =
   | { type: 'logprobs'; choice: number; content: TokenLogprob[] }
   /** `signature`: the provider's thought signature on the call (see ToolCall), on the event that opens it. */
   | { type: 'tool_call'; choice: number; index: number; id: string | null; name: string | null; arguments: string; signature?: string }
-  | { type: 'finish'; choice: number; stopReason: StopReason }
+  /** `stopSequence`: as on ChatChoice. */
+  | { type: 'finish'; choice: number; stopReason: StopReason; stopSequence?: string }
   /** The provider's usage as it reported it: the pipeline checks it (checkReportedUsage); it never reaches a client encoder. */
   | { type: 'usage'; usage: ReportedUsage }
   /**

@@ -106,6 +106,21 @@ describe('stop reasons', () => {
   ] as const)('canonical %s → Anthropic %s', (canonical, anthropic) => {
     expect(stopReasonToAnthropic(canonical)).toBe(anthropic);
   });
+
+  test('which stop sequence matched is kept: Anthropic message → canonical → Anthropic message', () => {
+    const upstream = { id: 'msg_1', type: 'message', role: 'assistant', model: 'c', content: [{ type: 'text', text: 'One, two, ' }], usage: { input_tokens: 5, output_tokens: 3 } };
+    const stopped = fromAnthropicMessage({ ...upstream, stop_reason: 'stop_sequence', stop_sequence: 'three' });
+    expect(stopped.choices[0]).toMatchObject({ stopReason: 'stop', stopSequence: 'three' });
+    const usage = { input: 5, cachedInput: 0, cacheWrite: 0, output: 3, reasoning: 0 };
+    expect(toAnthropicMessage(stopped, identity, usage)).toMatchObject({ stop_reason: 'stop_sequence', stop_sequence: 'three' });
+    // end_turn, or a stop_sequence field beside another stop reason, names no sequence
+    for (const other of [{ stop_reason: 'end_turn', stop_sequence: null }, { stop_reason: 'max_tokens', stop_sequence: 'three' }]) {
+      const choice = fromAnthropicMessage({ ...upstream, ...other }).choices[0];
+      expect(choice).not.toHaveProperty('stopSequence');
+      expect(toAnthropicMessage({ providerRequestId: null, choices: [choice], usage: null }, identity, usage)).toMatchObject({ stop_sequence: null });
+    }
+    expect(stopReasonToAnthropic('stop', 'three')).toBe('stop_sequence');
+  });
 });
 
 describe('usage and cost with prompt caching', () => {

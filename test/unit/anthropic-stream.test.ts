@@ -196,6 +196,19 @@ describe('Anthropic client stream encoder', () => {
     });
   });
 
+  test('the stop sequence that matched: message_delta says stop_sequence and names it, and the translator reads it back', () => {
+    const encoder = new AnthropicMessagesStreamEncoder(identity);
+    const wire = encoder.encode({ type: 'text', choice: 0, text: 'One, two, ' }) + encoder.encode({ type: 'finish', choice: 0, stopReason: 'stop', stopSequence: 'three' }) + encoder.finish(usage);
+    expect(wire).toContain('"delta":{"stop_reason":"stop_sequence","stop_sequence":"three"}');
+    const { events } = translate(new TextEncoder().encode(wire), []);
+    expect(events.filter((e) => e.type === 'finish')).toEqual([{ type: 'finish', choice: 0, stopReason: 'stop', stopSequence: 'three' }]);
+    // without one, end_turn and null, as before
+    const plain = new AnthropicMessagesStreamEncoder(identity);
+    const plainWire = plain.encode({ type: 'finish', choice: 0, stopReason: 'stop' }) + plain.finish(usage);
+    expect(plainWire).toContain('"delta":{"stop_reason":"end_turn","stop_sequence":null}');
+    expect(translate(new TextEncoder().encode(plainWire), []).events.filter((e) => e.type === 'finish')).toEqual([{ type: 'finish', choice: 0, stopReason: 'stop' }]);
+  });
+
   test('round trip: what the encoder writes, the provider translator reads back to the same canonical events', () => {
     const source: RelayedStreamEvent[] = [
       { type: 'text', choice: 0, text: 'Ünïcødé ' },

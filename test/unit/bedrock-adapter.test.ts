@@ -51,9 +51,10 @@ describe('BedrockAdapter over HTTP', () => {
     const seen = server.seen[0];
     expect(seen.method).toBe('POST');
     expect(seen.url).toBe('/model/anthropic.claude-3-5-sonnet-20240620-v1%3A0/converse');
-    expect(seen.body).toEqual(golden.converseRequest);
+    // the documentation's request, plus Claude naming the matched stop sequence (it has stop sequences)
+    expect(seen.body).toEqual({ ...golden.converseRequest, additionalModelResponseFieldPaths: ['/stop_sequence'] });
     expect(seen.headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/us-west-2\/bedrock\/aws4_request, SignedHeaders=\S+, Signature=[0-9a-f]{64}$/);
-    expect(seen.headers['x-amz-content-sha256']).toBe(createHash('sha256').update(JSON.stringify(golden.converseRequest)).digest('hex'));
+    expect(seen.headers['x-amz-content-sha256']).toBe(createHash('sha256').update(JSON.stringify(seen.body)).digest('hex'));
     expect(seen.headers['x-amz-date']).toMatch(/^\d{8}T\d{6}Z$/);
   });
 

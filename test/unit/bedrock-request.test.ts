@@ -13,7 +13,8 @@ describe('Bedrock Converse request mapping', () => {
   test('the documentation example: system, tools with inputSchema.json, tool_choice required → any, inferenceConfig', () => {
     const request = parseOpenAiChatRequest(golden.openaiRequest);
     expect(unsupported(request)).toBeNull();
-    expect(toConverseRequest(request)).toEqual(golden.converseRequest);
+    // The documentation's request, plus what the gateway adds because it has stop sequences: Claude naming the matched one.
+    expect(toConverseRequest(request)).toEqual({ ...golden.converseRequest, additionalModelResponseFieldPaths: ['/stop_sequence'] });
   });
 
   test('a tool round trip: assistant tool_calls → toolUse with parsed input, tool message → user toolResult', () => {

@@ -70,6 +70,15 @@ describe('Bedrock Converse responses', () => {
   ])('stop reason %s → %s', (reason, expected) => {
     expect(stopReasonFromConverse(reason)).toBe(expected);
   });
+
+  test('the matched stop sequence Claude names in additionalModelResponseFields is kept; anything else names none', () => {
+    const response = (stopReason: string, additionalModelResponseFields?: unknown) =>
+      fromConverseResponse({ output: { message: { role: 'assistant', content: [{ text: 'One, two, ' }] } }, stopReason, additionalModelResponseFields }, null).choices[0];
+    expect(response('stop_sequence', { stop_sequence: 'three' })).toMatchObject({ stopReason: 'stop', stopSequence: 'three' });
+    for (const choice of [response('stop_sequence'), response('stop_sequence', { stop_sequence: null }), response('stop_sequence', 'three'), response('end_turn', { stop_sequence: 'three' })]) {
+      expect(choice).not.toHaveProperty('stopSequence');
+    }
+  });
 });
 
 describe('Bedrock usage and cost', () => {

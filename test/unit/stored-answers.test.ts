@@ -149,6 +149,11 @@ describe('answer capture', () => {
       reasoning: [{ type: 'thinking', text: 'Let me think.', signature: 'sig-1' }, { type: 'redacted_thinking', data: 'opaque' }],
       logprobs: [{ token: 'Yes', logprob: -0.1, bytes: null, topLogprobs: [] }],
     });
+    // the stop sequence that matched is kept, so a replay says it too
+    const stopped = new AnswerCapture(openAiClientFormat.streamEncoder(identity, request({ stream: true })), 1_000);
+    stopped.encode({ type: 'text', choice: 0, text: 'One, two, ' });
+    stopped.encode({ type: 'finish', choice: 0, stopReason: 'stop', stopSequence: 'three' });
+    expect(stopped.response(null)?.choices[0]).toMatchObject({ stopReason: 'stop', stopSequence: 'three' });
     const small = new AnswerCapture(openAiClientFormat.streamEncoder(identity, request({ stream: true })), 4);
     expect(small.encode({ type: 'text', choice: 0, text: 'too long' })).toContain('too long'); // the stream itself is untouched
     small.encode({ type: 'finish', choice: 0, stopReason: 'stop' });

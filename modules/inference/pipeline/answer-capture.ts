@@ -8,6 +8,7 @@ interface ChoiceSoFar {
   text: string;
   toolCalls: Map<number, ToolCall>;
   stopReason: StopReason | null;
+  stopSequence?: string;
   /** Reasoning blocks by their part number, so a replay returns them (and their signatures) as streamed. */
   reasoning: Map<number, ReasoningPart>;
   logprobs: TokenLogprob[] | null;
@@ -61,14 +62,16 @@ export class AnswerCapture implements ClientStreamEncoder {
       if (choice.stopReason === null) return null;
       const toolCalls = [...choice.toolCalls].sort(([a], [b]) => a - b).map(([, call]) => call);
       const reasoning = [...choice.reasoning].sort(([a], [b]) => a - b).map(([, part]) => part);
-      choices.push({ index, text: choice.text, toolCalls, stopReason: choice.stopReason, reasoning, logprobs: choice.logprobs });
+      const kept: ChatChoice = { index, text: choice.text, toolCalls, stopReason: choice.stopReason, reasoning, logprobs: choice.logprobs };
+      if (choice.stopSequence !== undefined) kept.stopSequence = choice.stopSequence;
+      choices.push(kept);
     }
     return { providerRequestId, choices, usage: null };
   }
 
   private keep(event: RelayedStreamEvent): void {
     if (this.overflowed) return;
-    const choice = this.choices.get(event.choice) ?? { text: '', toolCalls: new Map(), stopReason: null, reasoning: new Map(), logprobs: null };
+    const choice: ChoiceSoFar = this.choices.get(event.choice) ?? { text: '', toolCalls: new Map(), stopReason: null, reasoning: new Map(), logprobs: null };
     this.choices.set(event.choice, choice);
     switch (event.type) {
       case 'text':
@@ -111,6 +114,7 @@ export class AnswerCapture implements ClientStreamEncoder {
         break;
       case 'finish':
         choice.stopReason = event.stopReason;
+        if (event.stopSequence !== undefined) choice.stopSequence = event.stopSequence;
         break;
     }
     if (this.kept > this.maxChars) {

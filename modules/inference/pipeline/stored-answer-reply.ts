@@ -39,6 +39,8 @@ function* streamEventsOf(answer: StoredAnswer): Generator<RelayedStreamEvent> {
     for (const [index, call] of choice.toolCalls.entries()) {
       yield { type: 'tool_call', choice: choice.index, index, id: call.id, name: call.name, arguments: call.arguments, ...(call.signature !== undefined ? { signature: call.signature } : {}) };
     }
-    yield { type: 'finish', choice: choice.index, stopReason: choice.stopReason };
+    const finish: RelayedStreamEvent = { type: 'finish', choice: choice.index, stopReason: choice.stopReason };
+    if (choice.stopSequence !== undefined) finish.stopSequence = choice.stopSequence;
+    yield finish;
   }
 }

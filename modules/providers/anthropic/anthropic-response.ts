@@ -1,5 +1,5 @@
-import { type ChatResponse, ProviderError, type ReasoningPart, type ToolCall } from '../../canonical/index.js';
-import { stopReasonFromAnthropic, usageFromAnthropic } from './anthropic-usage.js';
+import { type ChatChoice, type ChatResponse, ProviderError, type ReasoningPart, type ToolCall } from '../../canonical/index.js';
+import { matchedStopSequence, stopReasonFromAnthropic, usageFromAnthropic } from './anthropic-usage.js';
 import type { AnthropicResponseMessage } from './anthropic-wire.js';
 
 /**
@@ -27,9 +27,12 @@ export function fromAnthropicMessage(body: unknown): ChatResponse {
       toolCalls.push({ id: block.id, name: block.name, arguments: JSON.stringify(block.input ?? {}) });
     }
   }
+  const choice: ChatChoice = { index: 0, text, toolCalls, stopReason: stopReasonFromAnthropic(message.stop_reason), reasoning, logprobs: null };
+  const stopSequence = matchedStopSequence(message.stop_reason, message.stop_sequence);
+  if (stopSequence !== undefined) choice.stopSequence = stopSequence;
   return {
     providerRequestId: typeof message.id === 'string' ? message.id : null,
-    choices: [{ index: 0, text, toolCalls, stopReason: stopReasonFromAnthropic(message.stop_reason), reasoning, logprobs: null }],
+    choices: [choice],
     usage: message.usage && typeof message.usage === 'object' ? usageFromAnthropic(message.usage) : null,
   };
 }

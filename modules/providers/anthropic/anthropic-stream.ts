@@ -1,7 +1,7 @@
 import { ProviderError, type StreamEvent } from '../../canonical/index.js';
 import type { SseEvent } from '../streaming/sse-decoder.js';
 import { anthropicStreamError } from './anthropic-errors.js';
-import { stopReasonFromAnthropic, usageFromAnthropic } from './anthropic-usage.js';
+import { matchedStopSequence, stopReasonFromAnthropic, usageFromAnthropic } from './anthropic-usage.js';
 import type { AnthropicUsage } from './anthropic-wire.js';
 
 type Phase = 'awaiting_message_start' | 'in_message' | 'stopped';
@@ -18,7 +18,7 @@ interface Frame {
   index?: unknown;
   message?: { id?: unknown; usage?: AnthropicUsage | null };
   content_block?: { type?: unknown; text?: unknown; id?: unknown; name?: unknown; input?: unknown; thinking?: unknown; signature?: unknown; data?: unknown };
-  delta?: { type?: unknown; text?: unknown; partial_json?: unknown; stop_reason?: unknown; thinking?: unknown; signature?: unknown };
+  delta?: { type?: unknown; text?: unknown; partial_json?: unknown; stop_reason?: unknown; stop_sequence?: unknown; thinking?: unknown; signature?: unknown };
   usage?: AnthropicUsage | null;
 }
 
@@ -41,6 +41,7 @@ export class AnthropicStreamTranslator {
   private nextToolIndex = 0;
   private nextReasoningPart = 0;
   private stopReason: string | null = null;
+  private stopSequence: string | undefined;
   private usage: AnthropicUsage | null = null;
 
   get done(): boolean {
@@ -173,7 +174,10 @@ export class AnthropicStreamTranslator {
 
   private messageDelta(data: Frame): StreamEvent[] {
     this.expectInMessage('message_delta');
-    if (typeof data.delta?.stop_reason === 'string') this.stopReason = data.delta.stop_reason;
+    if (typeof data.delta?.stop_reason === 'string') {
+      this.stopReason = data.delta.stop_reason;
+      this.stopSequence = matchedStopSequence(data.delta.stop_reason, data.delta.stop_sequence);
+    }
     // message_delta usage is cumulative for the whole message: overwrite what is present, never add.
     if (data.usage && typeof data.usage === 'object') {
       const merged: AnthropicUsage = { ...(this.usage ?? {}) };
@@ -190,7 +194,9 @@ export class AnthropicStreamTranslator {
     const events: StreamEvent[] = [];
     for (const block of this.blocks.values()) if (block.open) events.push(...this.close(block));
     this.phase = 'stopped';
-    events.push({ type: 'finish', choice: 0, stopReason: stopReasonFromAnthropic(this.stopReason) });
+    const finish: StreamEvent = { type: 'finish', choice: 0, stopReason: stopReasonFromAnthropic(this.stopReason) };
+    if (this.stopSequence !== undefined) finish.stopSequence = this.stopSequence;
+    events.push(finish);
     if (this.usage) events.push({ type: 'usage', usage: usageFromAnthropic(this.usage) });
     return events;
   }

@@ -44,7 +44,13 @@ export function stopReasonFromAnthropic(reason: string | null | undefined): Stop
   }
 }
 
-export function stopReasonToAnthropic(reason: StopReason): AnthropicStopReason {
+/** The stop sequence Anthropic says ended the answer (only with stop_reason `stop_sequence`). */
+export function matchedStopSequence(reason: unknown, sequence: unknown): string | undefined {
+  return reason === 'stop_sequence' && typeof sequence === 'string' ? sequence : undefined;
+}
+
+/** Canonical `stop` with a matched sequence is Anthropic's `stop_sequence`; without one, `end_turn`. */
+export function stopReasonToAnthropic(reason: StopReason, stopSequence?: string): AnthropicStopReason {
   switch (reason) {
     case 'length':
       return 'max_tokens';
@@ -53,6 +59,6 @@ export function stopReasonToAnthropic(reason: StopReason): AnthropicStopReason {
     case 'content_filter':
       return 'refusal';
     case 'stop':
-      return 'end_turn';
+      return stopSequence === undefined ? 'end_turn' : 'stop_sequence';
   }
 }

@@ -64,7 +64,11 @@ export function toConverseRequest(request: ChatRequest, deploymentMaxOutputToken
   if (request.maxOutputTokens !== null) inference.maxTokens = request.maxOutputTokens;
   if (request.temperature !== null) inference.temperature = request.temperature;
   if (request.topP !== null) inference.topP = request.topP;
-  if (request.stop.length) inference.stopSequences = request.stop;
+  if (request.stop.length) {
+    inference.stopSequences = request.stop;
+    // Converse says only `stop_sequence`; Claude names the one that matched when asked for it.
+    body.additionalModelResponseFieldPaths = ['/stop_sequence'];
+  }
 
   // Claude's own fields: Converse forwards additionalModelRequestFields to the model unchanged.
   const additional: Record<string, unknown> = {};

@@ -1,5 +1,5 @@
-import { type ChatResponse, ProviderError, type ReasoningPart, type ToolCall } from '../../canonical/index.js';
-import { stopReasonFromConverse, usageFromConverse } from './bedrock-usage.js';
+import { type ChatChoice, type ChatResponse, ProviderError, type ReasoningPart, type ToolCall } from '../../canonical/index.js';
+import { matchedStopSequenceFromConverse, stopReasonFromConverse, usageFromConverse } from './bedrock-usage.js';
 import type { ConverseResponse } from './bedrock-wire.js';
 
 /**
@@ -32,9 +32,12 @@ export function fromConverseResponse(body: unknown, providerRequestId: string | 
       toolCalls.push({ id: toolUseId, name, arguments: JSON.stringify(input ?? {}) });
     }
   }
+  const choice: ChatChoice = { index: 0, text, toolCalls, stopReason: stopReasonFromConverse(response.stopReason), reasoning, logprobs: null };
+  const stopSequence = matchedStopSequenceFromConverse(response.stopReason, response.additionalModelResponseFields);
+  if (stopSequence !== undefined) choice.stopSequence = stopSequence;
   return {
     providerRequestId,
-    choices: [{ index: 0, text, toolCalls, stopReason: stopReasonFromConverse(response.stopReason), reasoning, logprobs: null }],
+    choices: [choice],
     usage: response.usage ? usageFromConverse(response.usage) : null,
   };
 }

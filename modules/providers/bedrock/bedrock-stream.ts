@@ -2,7 +2,7 @@ import { ProviderError, type StreamEvent } from '../../canonical/index.js';
 import { providerText } from '../upstream-errors.js';
 import { bedrockStreamException } from './bedrock-errors.js';
 import type { EventStreamFrame } from './bedrock-event-stream.js';
-import { stopReasonFromConverse, usageFromConverse } from './bedrock-usage.js';
+import { matchedStopSequenceFromConverse, stopReasonFromConverse, usageFromConverse } from './bedrock-usage.js';
 import type { ConverseStreamPayloads } from './bedrock-wire.js';
 
 /**
@@ -70,9 +70,12 @@ export class ConverseStreamTranslator {
         return [];
       case 'messageStop': {
         this.expect('in-message', 'messageStop');
-        const { stopReason } = this.payload<'messageStop'>(frame);
+        const { stopReason, additionalModelResponseFields } = this.payload<'messageStop'>(frame);
         this.phase = 'stopped';
-        return [{ type: 'finish', choice: 0, stopReason: stopReasonFromConverse(stopReason) }];
+        const finish: StreamEvent = { type: 'finish', choice: 0, stopReason: stopReasonFromConverse(stopReason) };
+        const stopSequence = matchedStopSequenceFromConverse(stopReason, additionalModelResponseFields);
+        if (stopSequence !== undefined) finish.stopSequence = stopSequence;
+        return [finish];
       }
       case 'metadata': {
         if (this.phase === 'before-message' || this.phase === 'done') throw outOfOrder('metadata');

@@ -33,3 +33,10 @@ export function stopReasonFromConverse(reason: string | null | undefined): StopR
       return 'stop';
   }
 }
+
+/** The stop sequence Claude on Bedrock names (additionalModelResponseFields.stop_sequence), with stopReason `stop_sequence` only. */
+export function matchedStopSequenceFromConverse(reason: unknown, additional: unknown): string | undefined {
+  if (reason !== 'stop_sequence' || typeof additional !== 'object' || additional === null) return undefined;
+  const sequence = (additional as { stop_sequence?: unknown }).stop_sequence;
+  return typeof sequence === 'string' ? sequence : undefined;
+}

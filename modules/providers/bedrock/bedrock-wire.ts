@@ -56,6 +56,8 @@ export interface ConverseRequest {
   requestMetadata?: Record<string, string>;
   /** Model-specific fields (Claude: top_k, thinking). */
   additionalModelRequestFields?: Record<string, unknown>;
+  /** JSON pointers of model-specific response fields to return (Claude: `/stop_sequence`, the sequence that matched). */
+  additionalModelResponseFieldPaths?: string[];
 }
 
 export type ConverseStopReason =
@@ -76,6 +78,8 @@ export interface ConverseResponse {
   stopReason: ConverseStopReason | string;
   usage?: ConverseUsage;
   metrics?: { latencyMs: number };
+  /** The fields asked for by additionalModelResponseFieldPaths. */
+  additionalModelResponseFields?: unknown;
 }
 
 /** ConverseStream event payloads, by the `:event-type` header of their frame. */

@@ -62,6 +62,7 @@ export const anthropicMockFormat: MockFormat = {
       reasoning,
       logprobs: null,
       cacheBreakpoints: countCacheControl(request),
+      stop: Array.isArray(request.stop_sequences) ? (request.stop_sequences as string[]) : [],
     };
   },
 
@@ -76,8 +77,8 @@ export const anthropicMockFormat: MockFormat = {
       role: 'assistant',
       model: input.model,
       content,
-      stop_reason: stopReason(answer.finishReason),
-      stop_sequence: null,
+      stop_reason: answer.stopSequence !== undefined ? 'stop_sequence' : stopReason(answer.finishReason),
+      stop_sequence: answer.stopSequence ?? null,
       ...(reportUsage ? { usage: Object.assign(inputUsage(answer), { output_tokens: answer.usage.completion }, usageFields) } : {}),
     };
   },
@@ -116,7 +117,7 @@ export const anthropicMockFormat: MockFormat = {
     frames.push(
       event('message_delta', {
         type: 'message_delta',
-        delta: { stop_reason: stopReason(ctx.answer.finishReason), stop_sequence: null },
+        delta: { stop_reason: ctx.answer.stopSequence !== undefined ? 'stop_sequence' : stopReason(ctx.answer.finishReason), stop_sequence: ctx.answer.stopSequence ?? null },
         ...(ctx.reportUsage ? { usage: Object.assign({ output_tokens: ctx.answer.usage.completion }, ctx.usageFields) } : {}),
       }),
       event('message_stop', { type: 'message_stop' }),

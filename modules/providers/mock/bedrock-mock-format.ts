@@ -66,7 +66,7 @@ export const bedrockMockFormat: MockFormat = {
     const choice = toolConfig?.toolChoice;
     const tool = choice?.tool as { name?: string } | undefined;
     const last = messages[messages.length - 1];
-    const inference = (request.inferenceConfig ?? {}) as { maxTokens?: number };
+    const inference = (request.inferenceConfig ?? {}) as { maxTokens?: number; stopSequences?: string[] };
     return {
       model: decodeURIComponent(encodedModel),
       stream: operation === 'converse-stream',
@@ -80,10 +80,13 @@ export const bedrockMockFormat: MockFormat = {
       reasoning,
       logprobs: null,
       cacheBreakpoints,
+      stop: Array.isArray(inference.stopSequences) ? inference.stopSequences : [],
+      // Claude on Bedrock names the matched stop sequence only when the request asks for that field.
+      namesStopSequence: Array.isArray(request.additionalModelResponseFieldPaths) && request.additionalModelResponseFieldPaths.includes('/stop_sequence'),
     };
   },
 
-  buffered({ answer, reportUsage, usageFields }) {
+  buffered({ input, answer, reportUsage, usageFields }) {
     const content: ConverseContentBlock[] = answer.toolCall
       ? [{ toolUse: { toolUseId: toolUseId(answer), name: answer.toolCall.name, input: JSON.parse(answer.toolCall.argumentPieces.join('')) } }]
       : [{ text: answer.textPieces.join('') }];
@@ -91,6 +94,7 @@ export const bedrockMockFormat: MockFormat = {
     return {
       output: { message: { role: 'assistant', content } },
       stopReason: stopReasonOf(answer),
+      ...stopSequenceField(input, answer),
       ...(reportUsage ? { usage: usageOf(answer, usageFields) } : {}),
       metrics: { latencyMs: 1 },
     };
@@ -119,7 +123,7 @@ export const bedrockMockFormat: MockFormat = {
   streamEnd(ctx: MockRenderContext) {
     const frames: Frame[] = [
       event('contentBlockStop', { contentBlockIndex: answerIndex(ctx) }),
-      event('messageStop', { stopReason: stopReasonOf(ctx.answer) }),
+      event('messageStop', { stopReason: stopReasonOf(ctx.answer), ...stopSequenceField(ctx.input, ctx.answer) }),
     ];
     if (ctx.reportUsage) frames.push(event('metadata', { usage: usageOf(ctx.answer, ctx.usageFields), metrics: { latencyMs: 1 } }));
     return frames;
@@ -177,7 +181,12 @@ function toolUseId(answer: MockAnswer): string {
 }
 
 function stopReasonOf(answer: MockAnswer): ConverseStopReason {
+  if (answer.stopSequence !== undefined) return 'stop_sequence';
   return answer.finishReason === 'tool_calls' ? 'tool_use' : answer.finishReason === 'length' ? 'max_tokens' : 'end_turn';
+}
+
+function stopSequenceField(input: MockInput, answer: MockAnswer): { additionalModelResponseFields?: { stop_sequence: string } } {
+  return input.namesStopSequence && answer.stopSequence !== undefined ? { additionalModelResponseFields: { stop_sequence: answer.stopSequence } } : {};
 }
 
 function usageOf(answer: MockAnswer, fields: MockRenderContext['usageFields']) {

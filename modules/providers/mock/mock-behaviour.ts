@@ -33,6 +33,11 @@ export interface MockBehaviour {
    * gateway believes. Anthropic streams get them in message_start and message_delta alike.
    */
   usageFields: Record<string, unknown> | null;
+  /**
+   * Answer a request with two tools or more by calling the first two in parallel. The OpenAI dialect
+   * interleaves the calls' argument pieces (call 0, call 1, call 0, …), as OpenAI may; the others ignore it.
+   */
+  parallelToolCalls: boolean;
 }
 
 export const DEFAULT_BEHAVIOUR: MockBehaviour = Object.freeze({
@@ -50,6 +55,7 @@ export const DEFAULT_BEHAVIOUR: MockBehaviour = Object.freeze({
   cachedTokens: 0,
   usage: true,
   usageFields: null,
+  parallelToolCalls: false,
 });
 
 export interface MockScenario {

@@ -20,6 +20,10 @@ export interface MockInput {
   logprobs?: { top: number } | null;
   /** Prompt-cache breakpoints in the request (Anthropic cache_control, Bedrock cachePoint). */
   cacheBreakpoints?: number;
+  /** The request's stop sequences: a text answer ends before the first one that occurs in it. */
+  stop?: string[];
+  /** The request asked the provider to name the matched stop sequence (Bedrock additionalModelResponseFieldPaths). */
+  namesStopSequence?: boolean;
 }
 
 /** The answer the mock will give, split into the pieces it streams. */
@@ -30,7 +34,14 @@ export interface MockAnswer {
   signature: string | null;
   textPieces: string[];
   toolCall: { id: string; name: string; argumentPieces: string[] } | null;
+  /**
+   * A second call made in parallel (behaviour `parallelToolCalls`, request with two tools or more): the
+   * OpenAI dialect interleaves its argument pieces with the first call's, as OpenAI may.
+   */
+  parallelToolCall?: { id: string; name: string; argumentPieces: string[] };
   finishReason: 'stop' | 'length' | 'tool_calls';
+  /** The stop sequence that ended the text (finishReason `stop`), when one of the request's occurred in it. */
+  stopSequence?: string;
   /**
    * completion counts every output piece, reasoning included (as OpenAI and Anthropic count output);
    * reasoning is the reasoning pieces; cacheWrite the prompt tokens written to the cache at breakpoints.
@@ -74,7 +85,7 @@ export function planAnswer(input: MockInput, behaviour: MockBehaviour, sequence:
   if (tool) {
     const args = JSON.stringify(sampleFor(tool.parameters));
     const pieces = split(args, Math.max(1, behaviour.chunks));
-    return {
+    const answer: MockAnswer = {
       ...thinking,
       textPieces: [],
       toolCall: { id: `call_mock_${sequence}`, name: tool.name, argumentPieces: pieces },
@@ -82,6 +93,13 @@ export function planAnswer(input: MockInput, behaviour: MockBehaviour, sequence:
       usage: usage(pieces.length),
       logprobs: null,
     };
+    const second = behaviour.parallelToolCalls && typeof input.toolChoice !== 'object' ? input.tools[1] : undefined;
+    if (second) {
+      const secondPieces = split(JSON.stringify(sampleFor(second.parameters)), Math.max(1, behaviour.chunks));
+      answer.parallelToolCall = { id: `call_mock_${sequence}_1`, name: second.name, argumentPieces: secondPieces };
+      answer.usage = usage(pieces.length + secondPieces.length);
+    }
+    return answer;
   }
   let pieces: string[];
   if (input.responseFormat) {
@@ -91,11 +109,38 @@ export function planAnswer(input: MockInput, behaviour: MockBehaviour, sequence:
     pieces = Array.from({ length: behaviour.chunks }, (_, i) => (i === 0 ? '' : ' ') + WORDS[i % WORDS.length]);
   }
   let finishReason: MockAnswer['finishReason'] = 'stop';
+  const stopped = input.stop?.length ? cutAtStopSequence(pieces, input.stop) : null;
+  if (stopped) pieces = stopped.pieces;
   if (input.maxTokens !== null && pieces.length > input.maxTokens) {
     pieces = pieces.slice(0, input.maxTokens);
     finishReason = 'length';
   }
-  return { ...thinking, textPieces: pieces, toolCall: null, finishReason, usage: usage(pieces.length), logprobs: input.logprobs ? logprobsOf(pieces, input.logprobs.top) : null };
+  const answer: MockAnswer = { ...thinking, textPieces: pieces, toolCall: null, finishReason, usage: usage(pieces.length), logprobs: input.logprobs ? logprobsOf(pieces, input.logprobs.top) : null };
+  if (stopped && finishReason === 'stop') answer.stopSequence = stopped.sequence;
+  return answer;
+}
+
+/** The pieces up to the earliest occurrence of any stop sequence (which is not part of the answer, as with real providers). */
+function cutAtStopSequence(pieces: string[], stop: string[]): { pieces: string[]; sequence: string } | null {
+  const text = pieces.join('');
+  let at = -1;
+  let sequence = '';
+  for (const candidate of stop) {
+    const found = candidate.length > 0 ? text.indexOf(candidate) : -1;
+    if (found >= 0 && (at < 0 || found < at)) [at, sequence] = [found, candidate];
+  }
+  if (at < 0) return null;
+  const kept: string[] = [];
+  let consumed = 0;
+  for (const piece of pieces) {
+    if (consumed + piece.length > at) {
+      if (at > consumed) kept.push(piece.slice(0, at - consumed));
+      break;
+    }
+    kept.push(piece);
+    consumed += piece.length;
+  }
+  return { pieces: kept, sequence };
 }
 
 /** Piece i has log probability -(i+1)/10; alternatives are `<piece>~k`, each 1 lower. */

@@ -53,6 +53,7 @@ export const openAiMockFormat: MockFormat = {
       reasoning: typeof request.reasoning_effort === 'string',
       logprobs: request.logprobs === true ? { top: typeof request.top_logprobs === 'number' ? request.top_logprobs : 0 } : null,
       cacheBreakpoints: 0,
+      stop: typeof request.stop === 'string' ? [request.stop] : Array.isArray(request.stop) ? (request.stop as string[]) : [],
     };
   },
 
@@ -69,7 +70,7 @@ export const openAiMockFormat: MockFormat = {
             role: 'assistant',
             content: answer.toolCall ? null : answer.textPieces.join(''),
             ...(answer.toolCall
-              ? { tool_calls: [{ id: answer.toolCall.id, type: 'function', function: { name: answer.toolCall.name, arguments: answer.toolCall.argumentPieces.join('') } }] }
+              ? { tool_calls: [answer.toolCall, ...(answer.parallelToolCall ? [answer.parallelToolCall] : [])].map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.argumentPieces.join('') } })) }
               : {}),
             refusal: null,
             // What OpenAI-compatible reasoning servers (vLLM, DeepSeek) return; OpenAI itself returns only the count.
@@ -93,16 +94,19 @@ export const openAiMockFormat: MockFormat = {
   textPiece: (ctx, piece, index) => [chunk(ctx, { content: piece }, null, ctx.answer.logprobs ? { content: [wireLogprob(ctx.answer.logprobs[index])], refusal: null } : null)],
 
   toolPiece(ctx, piece, index) {
-    const call = ctx.answer.toolCall!;
-    const delta =
-      index === 0
-        ? { tool_calls: [{ index: 0, id: call.id, type: 'function', function: { name: call.name, arguments: piece } }] }
-        : { tool_calls: [{ index: 0, function: { arguments: piece } }] };
-    return [chunk(ctx, delta, null)];
+    const frames = [chunk(ctx, toolDelta(0, ctx.answer.toolCall!, piece, index), null)];
+    // A parallel call's piece i follows the first call's piece i: the two calls' arguments interleave.
+    const parallel = ctx.answer.parallelToolCall;
+    if (parallel && index < parallel.argumentPieces.length) frames.push(chunk(ctx, toolDelta(1, parallel, parallel.argumentPieces[index], index), null));
+    return frames;
   },
 
   streamEnd(ctx) {
-    const frames: Frame[] = [chunk(ctx, {}, ctx.answer.finishReason)];
+    const frames: Frame[] = [];
+    const parallel = ctx.answer.parallelToolCall;
+    const first = ctx.answer.toolCall?.argumentPieces.length ?? 0;
+    for (let i = first; parallel && i < parallel.argumentPieces.length; i++) frames.push(chunk(ctx, toolDelta(1, parallel, parallel.argumentPieces[i], i), null));
+    frames.push(chunk(ctx, {}, ctx.answer.finishReason));
     if (ctx.input.includeUsage && ctx.reportUsage) {
       frames.push(sse({ id: ctx.id, object: 'chat.completion.chunk', created: ctx.created, model: ctx.input.model, choices: [], usage: usageOf(ctx.answer, ctx.usageFields) }));
     }
@@ -118,6 +122,12 @@ export const openAiMockFormat: MockFormat = {
 
   malformedFrame: () => 'data: {"id": "chatcmpl-broken", "choices": [\n\n',
 };
+
+function toolDelta(slot: number, call: { id: string; name: string }, piece: string, index: number): Record<string, unknown> {
+  return index === 0
+    ? { tool_calls: [{ index: slot, id: call.id, type: 'function', function: { name: call.name, arguments: piece } }] }
+    : { tool_calls: [{ index: slot, function: { arguments: piece } }] };
+}
 
 function chunk(ctx: MockRenderContext, delta: Record<string, unknown>, finishReason: string | null, logprobs: unknown = null): string {
   return sse({

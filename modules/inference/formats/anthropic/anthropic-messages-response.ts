@@ -19,8 +19,8 @@ export function toAnthropicMessage(response: ChatResponse, identity: ResponseIde
     role: 'assistant',
     model: identity.model,
     content,
-    stop_reason: stopReasonToAnthropic(choice?.stopReason ?? 'stop'),
-    stop_sequence: null,
+    stop_reason: stopReasonToAnthropic(choice?.stopReason ?? 'stop', choice?.stopSequence),
+    stop_sequence: choice?.stopReason === 'stop' ? (choice.stopSequence ?? null) : null,
     usage: usageToAnthropic(usage),
   };
 }

@@ -67,6 +67,7 @@ export class AnthropicMessagesStreamEncoder implements ClientStreamEncoder {
   /** Calls already written (a later piece of one is a malformed answer). */
   private readonly written = new Set<number>();
   private stopReason: StopReason | null = null;
+  private stopSequence: string | undefined;
 
   private prompt: PromptUsage | null = null;
 
@@ -109,6 +110,7 @@ export class AnthropicMessagesStreamEncoder implements ClientStreamEncoder {
         return this.start() + (this.holdToolCalls ? this.holdToolCall(event) : this.toolCallPiece(event));
       case 'finish':
         this.stopReason = event.stopReason;
+        this.stopSequence = event.stopReason === 'stop' ? event.stopSequence : undefined;
         return this.start() + this.writeHeld() + this.close();
     }
   }
@@ -122,7 +124,7 @@ export class AnthropicMessagesStreamEncoder implements ClientStreamEncoder {
   }
 
   finish(usage: TokenUsage): string {
-    const delta = { stop_reason: stopReasonToAnthropic(this.stopReason ?? 'stop'), stop_sequence: null };
+    const delta = { stop_reason: stopReasonToAnthropic(this.stopReason ?? 'stop', this.stopSequence), stop_sequence: this.stopSequence ?? null };
     return (
       this.start() +
       this.writeHeld() +
