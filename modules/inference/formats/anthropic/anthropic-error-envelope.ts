@@ -1,4 +1,4 @@
-import type { GatewayError } from '../../../canonical/index.js';
+import { ContextLengthExceeded, type GatewayError } from '../../../canonical/index.js';
 import type { AnthropicErrorBody } from '../../../providers/index.js';
 
 /** Anthropic's `error.type` for each status, as the official SDKs and clients expect. */
@@ -29,5 +29,18 @@ export function anthropicErrorType(status: number): string {
 
 /** `{type: "error", error: {type, message}}` — the message names the field and the fix. */
 export function anthropicErrorBody(error: GatewayError): AnthropicErrorBody {
-  return { type: 'error', error: { type: anthropicErrorType(error.status), message: error.message } };
+  const message = error instanceof ContextLengthExceeded ? anthropicContextMessage(error) : error.message;
+  return { type: 'error', error: { type: anthropicErrorType(error.status), message } };
+}
+
+/**
+ * Anthropic's own two wordings, which its clients match on: the prompt alone over the window, or the
+ * prompt and `max_tokens` together over it.
+ */
+function anthropicContextMessage(error: ContextLengthExceeded): string {
+  const { inputTokens, outputTokens, contextWindow } = error.numbers;
+  const said = outputTokens === null || inputTokens > contextWindow
+    ? `prompt is too long: ${inputTokens} tokens > ${contextWindow} maximum`
+    : `input length and \`max_tokens\` exceed context limit: ${inputTokens} + ${outputTokens} > ${contextWindow}, decrease input length or \`max_tokens\` and try again`;
+  return `${said}${error.provenance}`;
 }
