@@ -8,10 +8,12 @@ const OPENAI_MESSAGES = /maximum context length is (\d+) tokens\. However, your 
 const ANTHROPIC_WITH_OUTPUT = /exceed context limit: (\d+) \+ (\d+) > (\d+)/;
 /** Anthropic, prompt only: "prompt is too long: N tokens > M maximum". */
 const ANTHROPIC_PROMPT = /prompt is too long: (\d+) tokens > (\d+) maximum/;
+/** Gemini: "The input token count (N) exceeds the maximum number of tokens allowed (M)". */
+const GEMINI_INPUT = /input token count \((\d+)\) exceeds the maximum number of tokens allowed \((\d+)\)/;
 
 /**
  * The numbers in a provider's own context-length refusal (OpenAI's and Anthropic's wordings, which
- * OpenAI-compatible servers and Bedrock's Claude repeat), so the caller reads them in its own format;
+ * OpenAI-compatible servers and Bedrock's Claude repeat, and Gemini's), so the caller reads them in its own format;
  * null when the provider said none. Runs only on a refusal, never on the request path.
  */
 export function contextLengthFromProvider(message: string | null): ContextLengthNumbers | null {
@@ -23,6 +25,8 @@ export function contextLengthFromProvider(message: string | null): ContextLength
   m = ANTHROPIC_WITH_OUTPUT.exec(message);
   if (m) return numbers(m[1], m[2], m[3]);
   m = ANTHROPIC_PROMPT.exec(message);
+  if (m) return numbers(m[1], null, m[2]);
+  m = GEMINI_INPUT.exec(message);
   if (m) return numbers(m[1], null, m[2]);
   return null;
 }
