@@ -4,7 +4,7 @@ import { type TestGateway, startTestGateway } from '../support/gateway-harness.j
 
 /**
  * Small windows so a short prompt overflows them: `tight` offers an Anthropic route of 1 000 tokens and
- * an OpenAI-compatible one of 1 200 (the largest, tight#2); `claude` and `gpt` are roomy, and the
+ * an OpenAI-compatible one of 1 200 (the largest, tight#2); `claude`, `gpt` and `gemini` are roomy, and the
  * mock provider refuses for them in its own words when a test says so.
  */
 function contextYaml(mockUrl: string, keyEnv: string): string {
@@ -18,6 +18,11 @@ providers:
   - id: mock-openai
     type: openai-compatible
     baseUrl: ${mockUrl}/v1
+    allowPrivateNetwork: true   # the mock listens on loopback
+    apiKey: env:SY_TEST_UPSTREAM_KEY
+  - id: mock-gemini
+    type: gemini
+    baseUrl: ${mockUrl}
     allowPrivateNetwork: true   # the mock listens on loopback
     apiKey: env:SY_TEST_UPSTREAM_KEY
 deployments:
@@ -49,6 +54,13 @@ deployments:
     contextWindow: 128000
     maxOutputTokens: 16384
     price: { inputPer1M: "2.50", outputPer1M: "10.00" }
+  - id: gemini-roomy
+    provider: mock-gemini
+    model: gemini-upstream
+    capabilities: [chat, streaming]
+    contextWindow: 1048576
+    maxOutputTokens: 8192
+    price: { inputPer1M: "0.30", outputPer1M: "2.50" }
 aliases:
   - name: tight
     routes:
@@ -60,6 +72,9 @@ aliases:
   - name: gpt
     routes:
       - { deployment: gpt-roomy, priority: 0 }
+  - name: gemini
+    routes:
+      - { deployment: gemini-roomy, priority: 0 }
 tenants:
   - id: acme
 apiKeys:
@@ -76,6 +91,7 @@ const HUGE = 'word '.repeat(3_000);
 const NEAR = 'word '.repeat(900);
 
 const ANTHROPIC_UPSTREAM_REFUSAL = 'prompt is too long: 208310 tokens > 200000 maximum';
+const GEMINI_UPSTREAM_REFUSAL = 'The input token count (1243839) exceeds the maximum number of tokens allowed (1048576).';
 const OPENAI_UPSTREAM_REFUSAL = "This model's maximum context length is 128000 tokens. However, you requested 130000 tokens (129000 in the messages, 1000 in the completion). Please reduce the length of the messages or completion.";
 
 async function refusal(call: () => Promise<unknown>): Promise<{ status: number; error: Record<string, unknown>; message: string }> {
@@ -203,6 +219,18 @@ describe('context-length refusals, in each client\'s words, with the numbers', (
       expect(responses.error).toMatchObject({ code: 'context_length_exceeded', param: 'input', input_tokens: 129000 });
       expect(responses.message).toMatch(/^Your input exceeds the context window of this model\. Please adjust your input and try again\. \(129000 input tokens \+ 1000 output tokens > 128000 maximum/);
       expect(gw.mock.requests()).toHaveLength(2);
+    });
+
+    test.each([false, true])('Gemini upstream 400 "input token count (N) exceeds …" → Anthropic and OpenAI SDKs (stream %s)', async (stream) => {
+      gw.mock.addScenario({ model: 'gemini-upstream', behaviour: { status: 400, errorMessage: GEMINI_UPSTREAM_REFUSAL } });
+      const params = { model: 'gemini', max_tokens: 300, messages: [{ role: 'user' as const, content: 'Hello' }] };
+      const claudeStyle = await refusal(() => (stream ? anthropic.messages.stream(params).finalMessage() : anthropic.messages.create(params)));
+      expect(claudeStyle).toMatchObject({ status: 400, error: { type: 'invalid_request_error' } });
+      expect(claudeStyle.message).toMatch(/^prompt is too long: 1243839 tokens > 1048576 maximum/);
+      const openaiStyle = await refusal(() => openai.chat.completions.create({ model: 'gemini', stream, messages: [{ role: 'user', content: 'Hello' }] }));
+      expect(openaiStyle.error).toMatchObject({ code: 'context_length_exceeded', input_tokens: 1243839, context_window: 1048576 });
+      expect(gw.mock.requests()).toHaveLength(2);
+      expect(gw.mock.requests()[0]).toMatchObject({ format: 'gemini', model: 'gemini-upstream' });
     });
   });
 });

@@ -99,6 +99,7 @@ describe("a provider's own context-length refusal", () => {
     ['prompt is too long: 208310 tokens > 200000 maximum', 208_310, null, 200_000],
     ['input length and `max_tokens` exceed context limit: 199759 + 8192 > 200000, decrease input length or `max_tokens` and try again', 199_759, 8_192, 200_000],
     ['The input token count (1243839) exceeds the maximum number of tokens allowed (1048576).', 1_243_839, null, 1_048_576],
+    ['The input token [redacted] (1243839) exceeds the maximum number of tokens allowed (1048576).', 1_243_839, null, 1_048_576],
   ])('%s', (message, inputTokens, outputTokens, contextWindow) => {
     expect(contextLengthFromProvider(message)).toEqual({ inputTokens, outputTokens, contextWindow, route: null, estimated: false });
   });

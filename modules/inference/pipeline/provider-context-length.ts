@@ -8,8 +8,12 @@ const OPENAI_MESSAGES = /maximum context length is (\d+) tokens\. However, your 
 const ANTHROPIC_WITH_OUTPUT = /exceed context limit: (\d+) \+ (\d+) > (\d+)/;
 /** Anthropic, prompt only: "prompt is too long: N tokens > M maximum". */
 const ANTHROPIC_PROMPT = /prompt is too long: (\d+) tokens > (\d+) maximum/;
-/** Gemini: "The input token count (N) exceeds the maximum number of tokens allowed (M)". */
-const GEMINI_INPUT = /input token count \((\d+)\) exceeds the maximum number of tokens allowed \((\d+)\)/;
+/**
+ * Gemini: "The input token count (N) exceeds the maximum number of tokens allowed (M)". The provider's
+ * text arrives redacted, and the redactor takes "token count" for a credential ("token [redacted]"),
+ * so the word after "token" is left open.
+ */
+const GEMINI_INPUT = /input token \S+ \((\d+)\) exceeds the maximum number of tokens allowed \((\d+)\)/;
 
 /**
  * The numbers in a provider's own context-length refusal (OpenAI's and Anthropic's wordings, which
