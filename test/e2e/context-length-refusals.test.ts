@@ -61,6 +61,13 @@ deployments:
     contextWindow: 1048576
     maxOutputTokens: 8192
     price: { inputPer1M: "0.30", outputPer1M: "2.50" }
+  - id: embed-small
+    provider: mock-openai
+    model: embed-upstream
+    capabilities: [embeddings]
+    contextWindow: 1000
+    maxOutputTokens: 1
+    price: { inputPer1M: "0.02", outputPer1M: "0" }
 aliases:
   - name: tight
     routes:
@@ -75,6 +82,9 @@ aliases:
   - name: gemini
     routes:
       - { deployment: gemini-roomy, priority: 0 }
+  - name: embed
+    routes:
+      - { deployment: embed-small, priority: 0 }
 tenants:
   - id: acme
 apiKeys:
@@ -166,6 +176,14 @@ describe('context-length refusals, in each client\'s words, with the numbers', (
       const said = /^input length and `max_tokens` exceed context limit: (\d+) \+ 400 > 1200, decrease input length or `max_tokens` and try again \(/.exec(got.message);
       expect(said).not.toBeNull();
       expect(Number(said![1])).toBeLessThan(1200);
+      expect(gw.mock.requests()).toHaveLength(0);
+    });
+
+    test('OpenAI SDK embeddings: the longest input against the window, no completion, param input', async () => {
+      const got = await refusal(() => openai.embeddings.create({ model: 'embed', input: ['short', HUGE], encoding_format: 'float' }));
+      expect(got.status).toBe(400);
+      expect(got.error).toMatchObject({ code: 'context_length_exceeded', param: 'input', output_tokens: null, context_window: 1000, route: 'embed#1' });
+      expect(got.message).toMatch(/^This model's maximum context length is 1000 tokens\. However, your messages resulted in \d+ tokens\./);
       expect(gw.mock.requests()).toHaveLength(0);
     });
 
