@@ -1,4 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
+import { ChatAnthropic } from '@langchain/anthropic';
+import { ContextOverflowError } from '@langchain/core/errors';
+import { ChatOpenAI } from '@langchain/openai';
 import OpenAI from 'openai';
 import { type TestGateway, startTestGateway } from '../support/gateway-harness.js';
 
@@ -171,11 +174,33 @@ describe('context-length refusals, in each client\'s words, with the numbers', (
       expect(gw.mock.requests()).toHaveLength(0);
     });
 
-    test('Anthropic SDK, a prompt that fits only without its max_tokens: Anthropic\'s "input length and `max_tokens` exceed context limit"', async () => {
+    test('Anthropic SDK, a prompt that fits only without its max_tokens: still "prompt is too long" (the total), the split after it', async () => {
       const got = await refusal(() => anthropic.messages.create({ model: 'tight', max_tokens: 400, messages: [{ role: 'user', content: NEAR }] }));
-      const said = /^input length and `max_tokens` exceed context limit: (\d+) \+ 400 > 1200, decrease input length or `max_tokens` and try again \(/.exec(got.message);
+      const said = /^prompt is too long: (\d+) tokens > 1200 maximum \((\d+) input tokens \+ 400 max_tokens; the largest context window on offer is route tight#2's/.exec(got.message);
       expect(said).not.toBeNull();
-      expect(Number(said![1])).toBeLessThan(1200);
+      expect(Number(said![2])).toBeLessThan(1200);
+      expect(Number(said![1])).toBe(Number(said![2]) + 400);
+      expect(gw.mock.requests()).toHaveLength(0);
+    });
+
+    test('LangChain (ChatOpenAI on Chat Completions and Responses, ChatAnthropic, buffered and streamed) raises its ContextOverflowError', async () => {
+      const overflows = async (run: () => Promise<unknown>) => {
+        const thrown = await run().then(() => null, (error: unknown) => error);
+        expect(ContextOverflowError.isInstance(thrown)).toBe(true);
+      };
+      const chatOpenAI = new ChatOpenAI({ model: 'tight', apiKey: gw.key, configuration: { baseURL: `${gw.url}/v1` }, maxTokens: 300, maxRetries: 0 });
+      await overflows(() => chatOpenAI.invoke(HUGE));
+      await overflows(async () => {
+        for await (const chunk of await chatOpenAI.stream(HUGE)) void chunk;
+      });
+      const responsesOpenAI = new ChatOpenAI({ model: 'tight', apiKey: gw.key, configuration: { baseURL: `${gw.url}/v1` }, useResponsesApi: true, maxRetries: 0 });
+      await overflows(() => responsesOpenAI.invoke(HUGE));
+      const chatAnthropic = new ChatAnthropic({ model: 'tight', apiKey: gw.key, anthropicApiUrl: gw.url, maxTokens: 400, maxRetries: 0 });
+      await overflows(() => chatAnthropic.invoke(HUGE));
+      await overflows(() => chatAnthropic.invoke(NEAR));
+      await overflows(async () => {
+        for await (const chunk of await chatAnthropic.stream(NEAR)) void chunk;
+      });
       expect(gw.mock.requests()).toHaveLength(0);
     });
 

@@ -53,13 +53,13 @@ describe('context-length refusals carry their numbers, in each client format\'s 
     });
   });
 
-  test('Anthropic: "input length and `max_tokens` exceed context limit" when the prompt alone fits, "prompt is too long" when it does not', () => {
+  test('Anthropic: always "prompt is too long: N tokens > M maximum"; with the output counted, N is the total and the split follows', () => {
     expect(anthropicErrorBody(gatewayRefusal)).toEqual({
       type: 'error',
       error: {
         type: 'invalid_request_error',
-        message: 'input length and `max_tokens` exceed context limit: 7500 + 1000 > 8000, decrease input length or `max_tokens` and try again'
-          + ' (the largest context window on offer is route chat#2\'s; the input count is the gateway\'s estimate)',
+        message: 'prompt is too long: 8500 tokens > 8000 maximum'
+          + ' (7500 input tokens + 1000 max_tokens; the largest context window on offer is route chat#2\'s; the input count is the gateway\'s estimate)',
       },
     });
     const promptAlone = new ContextLengthExceeded({ inputTokens: 9_000, outputTokens: 1_000, contextWindow: 8_000, route: 'chat#2', estimated: true });

@@ -34,13 +34,14 @@ export function anthropicErrorBody(error: GatewayError): AnthropicErrorBody {
 }
 
 /**
- * Anthropic's own two wordings, which its clients match on: the prompt alone over the window, or the
- * prompt and `max_tokens` together over it.
+ * Anthropic's wording, which its clients match on (LangChain's ChatAnthropic raises its context-overflow
+ * error only for "prompt is too long"): current Anthropic models refuse only a prompt over the window
+ * (a prompt plus `max_tokens` over it stops at the window instead), so the gateway's refusal of a prompt
+ * plus output over every window says the total, and the split after it.
  */
 function anthropicContextMessage(error: ContextLengthExceeded): string {
   const { inputTokens, outputTokens, contextWindow } = error.numbers;
-  const said = outputTokens === null || inputTokens > contextWindow
-    ? `prompt is too long: ${inputTokens} tokens > ${contextWindow} maximum`
-    : `input length and \`max_tokens\` exceed context limit: ${inputTokens} + ${outputTokens} > ${contextWindow}, decrease input length or \`max_tokens\` and try again`;
-  return `${said}${error.provenance}`;
+  if (outputTokens === null || inputTokens > contextWindow) return `prompt is too long: ${inputTokens} tokens > ${contextWindow} maximum${error.provenance}`;
+  const split = [`${inputTokens} input tokens + ${outputTokens} max_tokens`, ...error.provenanceParts].join('; ');
+  return `prompt is too long: ${error.requestedTokens} tokens > ${contextWindow} maximum (${split})`;
 }
