@@ -15,6 +15,11 @@ export class GatewayError extends Error {
   ) {
     super(message);
   }
+
+  /** The same error with more headers (a subclass keeps its own kind, so its clients' wording survives). */
+  withHeaders(extra: Record<string, string>): GatewayError {
+    return new GatewayError(this.status, this.code, this.message, this.param, Object.assign({}, this.headers, extra), this.detail);
+  }
 }
 
 export const invalidRequest = (message: string, param: string | null = null) => new GatewayError(400, 'invalid_request', message, param);

@@ -1,6 +1,7 @@
 /** The canonical request/response model every client format and provider adapter translates to and from. */
 export * from './chat-request.js';
 export * from './chat-response.js';
+export * from './context-length-exceeded.js';
 export * from './embeddings.js';
 export * from './gateway-error.js';
 export * from './headers.js';

@@ -1,9 +1,10 @@
-import { GatewayError, ProviderError } from '../../canonical/index.js';
+import { ContextLengthExceeded, GatewayError, ProviderError } from '../../canonical/index.js';
 import type { ResolvedAlias } from '../../../projections/routing-snapshot/index.js';
 import { DEADLINE_CODES, DeadlineExceeded } from '../resilience/deadlines.js';
 import type { RoutePlan, SkippedRoute } from '../routing/route-planner.js';
 import { QUOTA_EXHAUSTED, type TriedRoute } from './attempt-loop.js';
-import { providerErrorMessageForClient, withProviderRequestId } from './provider-error-disclosure.js';
+import { contextLengthFromProvider } from './provider-context-length.js';
+import { isClientAttributable, providerErrorMessageForClient, withProviderRequestId } from './provider-error-disclosure.js';
 
 /** The request parameter each capability stands for, so a 400 can name what the caller asked for. */
 const PARAMETER_OF_CAPABILITY: Readonly<Record<string, string>> = Object.freeze({
@@ -18,14 +19,24 @@ const PARAMETER_OF_CAPABILITY: Readonly<Record<string, string>> = Object.freeze(
   audio: 'modalities',
 });
 
+/** What the planner weighed against each route's context window: the prompt and one choice's output. */
+export interface ContextDemand {
+  inputTokens: number;
+  /** Output one choice may produce (asked for or defaulted); 0 for embeddings. */
+  outputTokensPerChoice: number;
+}
+
 /**
  * The error for a plan that left no route eligible, named after the stage that emptied it and built
  * from the typed skip reasons: a request no route could ever serve is the caller's 400, a budget the
  * caller's 402, and only health makes it a 503.
  */
 export function noRouteError(
-  alias: ResolvedAlias, plan: RoutePlan, parameterName: (parameter: string) => string = (p) => p,
+  alias: ResolvedAlias,
+  plan: RoutePlan,
+  parameterName: (parameter: string) => string = (p) => p,
   requestedValue: (parameter: string) => string | null = () => null,
+  demand: ContextDemand | null = null,
 ): GatewayError {
   const skipped = plan.skipped.filter((s) => s.stage === plan.emptiedBy);
   switch (plan.emptiedBy) {
@@ -49,7 +60,7 @@ export function noRouteError(
         return new GatewayError(400, 'unsupported_parameter', `The model '${alias.name}' cannot serve this request: its routes lack ${missing.join(', ')}.`, param);
       }
       if (skipped.length > 0 && skipped.every((s) => s.reason === 'context_window_too_small')) {
-        return new GatewayError(400, 'context_length_exceeded', `The request does not fit the context window of any route of '${alias.name}'.`, 'messages');
+        return contextWindowError(alias, skipped, demand);
       }
       return unavailableError(alias, skipped.map(skippedLine));
     }
@@ -59,6 +70,32 @@ export function noRouteError(
     default:
       return unavailableError(alias, skipped.map(skippedLine));
   }
+}
+
+/**
+ * No route's window holds the request: the numbers of the largest window on offer (the one that came
+ * closest), and what the planner weighed against it — the prompt and the output that route would be
+ * asked for (the requested or defaulted output, capped at the route's own output limit).
+ */
+function contextWindowError(alias: ResolvedAlias, skipped: readonly SkippedRoute[], demand: ContextDemand | null): GatewayError {
+  const tooSmall = new Set(skipped.map((s) => s.route));
+  let largest: { route: string; contextWindow: number; maxOutputTokens: number } | null = null;
+  for (const [index, { deployment }] of alias.routes.entries()) {
+    const route = `${alias.name}#${index + 1}`;
+    if (tooSmall.has(route) && (largest === null || deployment.contextWindow > largest.contextWindow)) {
+      largest = { route, contextWindow: deployment.contextWindow, maxOutputTokens: deployment.maxOutputTokens };
+    }
+  }
+  if (demand === null || largest === null) {
+    return new GatewayError(400, 'context_length_exceeded', `The request does not fit the context window of any route of '${alias.name}'.`, 'messages');
+  }
+  const { route, contextWindow, maxOutputTokens } = largest;
+  const embeddings = demand.outputTokensPerChoice === 0;
+  return new ContextLengthExceeded({
+    inputTokens: demand.inputTokens,
+    outputTokens: embeddings ? null : Math.min(demand.outputTokensPerChoice, maxOutputTokens),
+    contextWindow, route, estimated: true,
+  }, 400, embeddings ? 'input' : 'messages');
 }
 
 /**
@@ -116,6 +153,9 @@ export function providerRefusal(error: ProviderError): GatewayError {
   if (error.errorClass === 'auth') return new GatewayError(502, 'upstream_auth_error', providerErrorMessageForClient(error));
   const callerFault = error.errorClass === 'content_policy' || error.errorClass === 'context_length' || error.errorClass === 'invalid_request';
   const status = error.httpStatus && error.httpStatus >= 400 && error.httpStatus < 500 ? error.httpStatus : callerFault ? 400 : 502;
+  // A provider's "too long" with its numbers is said again in the caller's own format's words.
+  const numbers = error.errorClass === 'context_length' && isClientAttributable(error) ? contextLengthFromProvider(error.providerMessage) : null;
+  if (numbers) return new ContextLengthExceeded(numbers, status, 'messages', error.providerRequestId);
   const code = error.errorClass === 'context_length' ? 'context_length_exceeded' : error.errorClass === 'content_policy' ? 'content_policy_violation' : 'invalid_request';
   return new GatewayError(status, code, providerErrorMessageForClient(error));
 }

@@ -3,7 +3,7 @@ import type { ResolvedAlias } from '../../../projections/routing-snapshot/index.
 import { StoreOutageLog } from '../../cache/index.js';
 import { type CacheEntryKey, type ExactCache, exactCacheDigest } from '../../cache/index.js';
 import type { StoredAnswer } from '../../cache/index.js';
-import { type ChatRequest, GatewayError } from '../../canonical/index.js';
+import type { ChatRequest, GatewayError } from '../../canonical/index.js';
 import type { ChatResponse } from '../../canonical/index.js';
 import { firstHeader } from '../../canonical/index.js';
 import type { RequestHeaders } from './request-headers.js';
@@ -69,5 +69,5 @@ function isComplete(response: ChatResponse): boolean {
 
 /** The same error, answered with the cache's decision too (a copy: an error object may be shared). */
 export function withCacheStatus(error: GatewayError, status: CacheDecision['status']): GatewayError {
-  return new GatewayError(error.status, error.code, error.message, error.param, Object.assign({}, error.headers, { 'x-switchyard-cache': status }), error.detail);
+  return error.withHeaders({ 'x-switchyard-cache': status });
 }

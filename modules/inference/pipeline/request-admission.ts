@@ -266,7 +266,10 @@ function planFor(services: InferenceServices, exchange: Exchange, principal: Pri
     honours: intent.honours,
     adapterServes: intent.adapterServes,
   });
-  if (plan.emptiedBy) throw noRouteError(alias, plan, intent.parameterName, intent.requestedValue);
+  if (plan.emptiedBy) {
+    const demand = { inputTokens: intent.contextInputTokens, outputTokensPerChoice: intent.outputTokensPerChoice ?? intent.reservedOutputTokens };
+    throw noRouteError(alias, plan, intent.parameterName, intent.requestedValue, demand);
+  }
   return plan;
 }
 

@@ -12,6 +12,8 @@ export interface MockBehaviour {
   status: number | null;
   /** Fail this share of requests (0..1) with `status` (500 when unset); the rest succeed. */
   failureRate: number;
+  /** With `status`: the error's message in the format's envelope (a provider's own words, e.g. its context-length refusal); a generic one when null. */
+  errorMessage: string | null;
   /** With a 429/503: the retry-after header, in seconds. */
   retryAfterSeconds: number | null;
   /** Hang: before sending headers, after headers but before the first token, or mid-stream. */
@@ -47,6 +49,7 @@ export const DEFAULT_BEHAVIOUR: MockBehaviour = Object.freeze({
   chunks: 12,
   status: null,
   failureRate: 0,
+  errorMessage: null,
   retryAfterSeconds: null,
   stall: null,
   dropAfterChunks: null,

@@ -159,7 +159,7 @@ export class MockProviderServer {
       const headers: Record<string, string> = { ...format.errorHeaders?.(behaviour.status) };
       if (behaviour.retryAfterSeconds !== null) headers['retry-after'] = String(behaviour.retryAfterSeconds);
       record.outcome = 'error-status';
-      return json(res, behaviour.status, format.errorBody(behaviour.status, `mock failure with status ${behaviour.status}`, behaviour.retryAfterSeconds), headers);
+      return json(res, behaviour.status, format.errorBody(behaviour.status, behaviour.errorMessage ?? `mock failure with status ${behaviour.status}`, behaviour.retryAfterSeconds), headers);
     }
     if (!input.stream) {
       record.outcome = 'completed';
@@ -235,7 +235,7 @@ export class MockProviderServer {
     if (behaviour.latencyMs > 0) await sleep(behaviour.latencyMs);
     if (res.destroyed) return;
     if (behaviour.status !== null) {
-      return fail(behaviour.status, `mock failure with status ${behaviour.status}`, behaviour.retryAfterSeconds !== null ? { 'retry-after': String(behaviour.retryAfterSeconds) } : {});
+      return fail(behaviour.status, behaviour.errorMessage ?? `mock failure with status ${behaviour.status}`, behaviour.retryAfterSeconds !== null ? { 'retry-after': String(behaviour.retryAfterSeconds) } : {});
     }
     const vectors = input.inputs.map((text) => mockEmbedding(text, input.dimensions));
     record.outcome = 'completed';
@@ -268,7 +268,7 @@ export class MockProviderServer {
     if (behaviour.latencyMs > 0) await sleep(behaviour.latencyMs);
     if (res.destroyed) return;
     if (behaviour.status !== null) {
-      return fail(behaviour.status, `mock failure with status ${behaviour.status}`, behaviour.retryAfterSeconds !== null ? { 'retry-after': String(behaviour.retryAfterSeconds) } : {});
+      return fail(behaviour.status, behaviour.errorMessage ?? `mock failure with status ${behaviour.status}`, behaviour.retryAfterSeconds !== null ? { 'retry-after': String(behaviour.retryAfterSeconds) } : {});
     }
     record.outcome = 'completed';
     json(res, 200, format.render(mockPromptTokens(input)), { 'x-request-id': `mock-${record.seq}` });

@@ -1,4 +1,4 @@
-import type { GatewayError } from '../../../canonical/index.js';
+import { ContextLengthExceeded, type GatewayError } from '../../../canonical/index.js';
 import type { AnthropicErrorBody } from '../../../providers/index.js';
 
 /** Anthropic's `error.type` for each status, as the official SDKs and clients expect. */
@@ -29,5 +29,19 @@ export function anthropicErrorType(status: number): string {
 
 /** `{type: "error", error: {type, message}}` — the message names the field and the fix. */
 export function anthropicErrorBody(error: GatewayError): AnthropicErrorBody {
-  return { type: 'error', error: { type: anthropicErrorType(error.status), message: error.message } };
+  const message = error instanceof ContextLengthExceeded ? anthropicContextMessage(error) : error.message;
+  return { type: 'error', error: { type: anthropicErrorType(error.status), message } };
+}
+
+/**
+ * Anthropic's wording, which its clients match on (LangChain's ChatAnthropic raises its context-overflow
+ * error only for "prompt is too long"): current Anthropic models refuse only a prompt over the window
+ * (a prompt plus `max_tokens` over it stops at the window instead), so the gateway's refusal of a prompt
+ * plus output over every window says the total, and the split after it.
+ */
+function anthropicContextMessage(error: ContextLengthExceeded): string {
+  const { inputTokens, outputTokens, contextWindow } = error.numbers;
+  if (outputTokens === null || inputTokens > contextWindow) return `prompt is too long: ${inputTokens} tokens > ${contextWindow} maximum${error.provenance}`;
+  const split = [`${inputTokens} input tokens + ${outputTokens} max_tokens`, ...error.provenanceParts].join('; ');
+  return `prompt is too long: ${error.requestedTokens} tokens > ${contextWindow} maximum (${split})`;
 }

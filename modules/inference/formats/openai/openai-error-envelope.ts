@@ -1,7 +1,7 @@
-import type { GatewayError } from '../../../canonical/index.js';
+import { ContextLengthExceeded, type GatewayError } from '../../../canonical/index.js';
 
 /** OpenAI's `error.type` for each status, as the official SDKs expect. */
-function typeFor(status: number): string {
+export function openAiErrorType(status: number): string {
   if (status === 401) return 'authentication_error';
   if (status === 403) return 'permission_error';
   if (status === 404) return 'not_found_error';
@@ -14,11 +14,23 @@ function typeFor(status: number): string {
 export function openAiErrorBody(error: GatewayError): Record<string, unknown> {
   return {
     error: {
-      message: error.message,
-      type: typeFor(error.status),
+      message: error instanceof ContextLengthExceeded ? chatCompletionsContextMessage(error) : error.message,
+      type: openAiErrorType(error.status),
       param: error.param,
       code: error.code,
       ...(error.detail ?? {}),
     },
   };
+}
+
+/**
+ * OpenAI's own wording for a prompt that does not fit, which clients and frameworks parse (LangChain and
+ * LiteLLM-style clients key on the code, some read the numbers out of the message).
+ */
+function chatCompletionsContextMessage(error: ContextLengthExceeded): string {
+  const { inputTokens, outputTokens, contextWindow } = error.numbers;
+  const asked = outputTokens === null
+    ? `However, your messages resulted in ${inputTokens} tokens. Please reduce the length of the messages.`
+    : `However, you requested ${error.requestedTokens} tokens (${inputTokens} in the messages, ${outputTokens} in the completion). Please reduce the length of the messages or completion.`;
+  return `This model's maximum context length is ${contextWindow} tokens. ${asked}${error.provenance}`;
 }

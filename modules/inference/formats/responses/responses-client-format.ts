@@ -1,6 +1,6 @@
 import { withThoughtSignatures } from '../../../canonical/index.js';
 import type { ClientFormat } from '../client-format.js';
-import { openAiErrorBody } from '../openai/openai-error-envelope.js';
+import { responsesErrorBody } from './responses-error-envelope.js';
 import { parseResponsesRequest } from './responses-request.js';
 import { toResponsesObject } from './responses-response.js';
 import { ResponsesStreamEncoder } from './responses-stream.js';
@@ -16,5 +16,5 @@ export const responsesClientFormat: ClientFormat = {
   responseId: (requestId) => `resp_${requestId.replace(/-/g, '')}`,
   encodeChat: toResponsesObject,
   streamEncoder: (identity, request) => new ResponsesStreamEncoder(identity, request),
-  errorBody: openAiErrorBody,
+  errorBody: responsesErrorBody,
 };
