@@ -53,6 +53,11 @@ const ASKING: Readonly<Record<TableParameter, Partial<ChatRequest>>> = {
   'anthropic-beta': { anthropicBetas: ['token-efficient-tools-2025-02-19', 'context-1m-2025-08-07'] },
 };
 
+const personFormat = {
+  type: 'json_schema' as const, name: 'person', strict: true, description: null,
+  schema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'], additionalProperties: false },
+};
+
 /** What each provider format's wire body carries for a parameter it passes or translates. */
 const WIRE: Readonly<Record<'openai' | 'anthropic' | 'gemini' | 'bedrock', Partial<Record<TableParameter, (body: any) => void>>>> = {
   openai: {
@@ -95,6 +100,7 @@ const WIRE: Readonly<Record<'openai' | 'anthropic' | 'gemini' | 'bedrock', Parti
     'tools[].function.strict': (b) => expect(b.tools[0]).toMatchObject({ name: 'get_weather', strict: true }),
     // A header, not a body field, on Anthropic's own API (the adapter sets it; the e2e suite asserts what arrives).
     'anthropic-beta': (b) => expect(JSON.stringify(b)).not.toContain('context-1m-2025-08-07'),
+    response_format: (b) => expect(b.output_config).toEqual({ format: { type: 'json_schema', schema: personFormat.schema } }),
   },
   gemini: {
     frequency_penalty: (b) => expect(b.generationConfig.frequencyPenalty).toBe(0.5),
@@ -140,7 +146,7 @@ const FORMATS: FormatCase[] = [
   { type: 'mock', table: OPENAI_PARAMETERS, wire: 'openai', deployment: resolvedDeployment('mock', { capabilities: ['chat', 'n'] }), build: (r) => toOpenAiRequest(r, { model: 'gpt', maxTokensField: 'max_tokens', stream: false }) },
   { type: 'openai-compatible', table: OPENAI_COMPATIBLE_PARAMETERS, wire: 'openai', deployment: resolvedDeployment('openai-compatible', { capabilities: ['chat', 'n'] }), build: (r) => toOpenAiRequest(r, { model: 'llama', maxTokensField: 'max_tokens', stream: false }) },
   { type: 'azure-openai', table: AZURE_OPENAI_PARAMETERS, wire: 'openai', deployment: resolvedDeployment('azure-openai', { apiVersion: '2024-10-21', capabilities: ['chat', 'n'] }), build: (r) => toOpenAiRequest(r, { model: null, maxTokensField: 'max_completion_tokens', stream: false }) },
-  { type: 'anthropic', table: ANTHROPIC_PARAMETERS, wire: 'anthropic', deployment: resolvedDeployment('anthropic', { capabilities: ['chat', 'tools', 'strict_tools'] }), build: (r) => toAnthropicRequest(r, { model: 'claude', defaultMaxTokens: 4096, maxOutputTokens: 8192, stream: false }) },
+  { type: 'anthropic', table: ANTHROPIC_PARAMETERS, wire: 'anthropic', deployment: resolvedDeployment('anthropic', { capabilities: ['chat', 'tools', 'strict_tools', 'json_schema', 'structured_outputs'] }), build: (r) => toAnthropicRequest(r, { model: 'claude', defaultMaxTokens: 4096, maxOutputTokens: 8192, stream: false }) },
   { type: 'gemini', table: GEMINI_PARAMETERS, wire: 'gemini', deployment: resolvedDeployment('gemini', { capabilities: ['chat', 'n'] }), build: (r) => toGeminiRequest(r) },
   { type: 'bedrock', table: BEDROCK_PARAMETERS, wire: 'bedrock', deployment: resolvedDeployment('bedrock', { model: CLAUDE_ON_BEDROCK }), build: (r) => toConverseRequest(r, 8192) },
 ];
@@ -149,6 +155,8 @@ const FORMATS: FormatCase[] = [
 function askingFor(format: FormatCase, parameter: TableParameter): ChatRequest {
   const overrides = { ...ASKING[parameter] };
   if (parameter === 'service_tier' && format.type === 'anthropic') overrides.serviceTier = 'standard_only';
+  // Anthropic has structured outputs but no schema-less JSON mode.
+  if (parameter === 'response_format' && format.type === 'anthropic') overrides.responseFormat = personFormat;
   return chatRequest(overrides);
 }
 
@@ -228,6 +236,18 @@ describe('parameter tables: rows that depend on the deployment or the value', ()
     const loose = chatRequest({ tools: [{ ...weather, strict: false }] });
     for (const format of FORMATS) expect(adapters.for(format.type)!.unsupportedParameter(loose, resolvedDeployment(format.type))).toBeNull();
     expect(toAnthropicRequest(loose, { model: 'c', defaultMaxTokens: 1000, stream: false }).tools?.[0]).not.toHaveProperty('strict');
+  });
+
+  test('Anthropic honours json_schema response_format as output_config.format only on structured_outputs deployments; json_object never', () => {
+    const anthropic = adapters.for('anthropic')!;
+    const structured = resolvedDeployment('anthropic', { capabilities: ['chat', 'json_schema', 'structured_outputs'] });
+    expect(anthropic.unsupportedParameter(chatRequest({ responseFormat: personFormat }), resolvedDeployment('anthropic', { capabilities: ['chat', 'json_schema'] }))).toBe('response_format');
+    expect(anthropic.unsupportedParameter(chatRequest({ responseFormat: { type: 'json_object' } }), structured)).toBe('response_format');
+    expect(anthropic.unsupportedParameter(chatRequest({ responseFormat: personFormat }), structured)).toBeNull();
+    expect(anthropic.unsupportedParameter(chatRequest({ responseFormat: { type: 'text' } }), resolvedDeployment('anthropic'))).toBeNull();
+    expect(toAnthropicRequest(chatRequest({ responseFormat: personFormat }), { model: 'c', defaultMaxTokens: 1000, stream: false }).output_config)
+      .toEqual({ format: { type: 'json_schema', schema: personFormat.schema } });
+    expect(toAnthropicRequest(chatRequest({ responseFormat: { type: 'text' } }), { model: 'c', defaultMaxTokens: 1000, stream: false })).not.toHaveProperty('output_config');
   });
 
   test('Anthropic: user and safety_identifier share metadata.user_id, so two different ids cannot both be honoured', () => {

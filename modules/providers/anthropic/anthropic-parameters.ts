@@ -28,7 +28,11 @@ export const ANTHROPIC_PARAMETERS: ParameterTable = Object.freeze({
     honours: (request) => request.serviceTier === null || ANTHROPIC_TIERS.has(request.serviceTier),
   },
   parallel_tool_calls: { handling: 'translate', wire: 'tool_choice.disable_parallel_tool_use', note: '' },
-  response_format: { handling: 'refuse', wire: null, note: 'the Messages API has no JSON mode' },
+  // Structured outputs need a current model: the operator says which deployments have it. There is no schema-less JSON mode.
+  response_format: {
+    handling: 'translate', wire: 'output_config.format', note: 'json_schema only, on deployments that declare the structured_outputs capability; json_object has no Anthropic equivalent',
+    honours: (request, deployment) => request.responseFormat?.type === 'json_schema' && deployment.capabilities.has('structured_outputs'),
+  },
   stop: { handling: 'translate', wire: 'stop_sequences', note: '' },
   n: { handling: 'refuse', wire: null, note: 'one answer per request' },
   user: { handling: 'translate', wire: 'metadata.user_id', note: '' },

@@ -57,6 +57,8 @@ export function toAnthropicRequest(request: ChatRequest, options: AnthropicReque
   const endUser = request.user ?? request.safetyIdentifier;
   if (endUser !== null) body.metadata = { user_id: endUser };
   if (request.serviceTier !== null && request.serviceTier !== 'default') body.service_tier = request.serviceTier;
+  // The parameter table lets only json_schema through, and only to deployments declaring structured_outputs.
+  if (request.responseFormat?.type === 'json_schema') body.output_config = { format: { type: 'json_schema', schema: request.responseFormat.schema } };
   if (request.reasoning !== null) {
     const deploymentCeiling = options.maxOutputTokens ?? options.defaultMaxTokens;
     const ceiling = request.maxOutputTokens ?? deploymentCeiling;

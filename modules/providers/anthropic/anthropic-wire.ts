@@ -54,6 +54,8 @@ export interface AnthropicRequest {
   tools?: AnthropicTool[];
   tool_choice?: AnthropicToolChoice;
   metadata?: { user_id: string };
+  /** Structured outputs (JSON outputs): the answer's text is JSON matching the schema (current models). */
+  output_config?: { format: { type: 'json_schema'; schema: Record<string, unknown> } };
   stream?: boolean;
 }
 

@@ -41,6 +41,10 @@ export const anthropicMockFormat: MockFormat = {
     const choice = request.tool_choice as { type?: string; name?: string } | undefined;
     const last = messages[messages.length - 1];
     const system = typeof request.system === 'string' ? request.system : Array.isArray(request.system) ? textOf(request.system) : '';
+    const outputFormat = (request.output_config as { format?: { type?: string; schema?: Record<string, unknown> } } | undefined)?.format;
+    if (outputFormat !== undefined && (outputFormat.type !== 'json_schema' || typeof outputFormat.schema !== 'object' || outputFormat.schema === null)) {
+      throw new MockBadRequest('output_config.format: must be {type: "json_schema", schema}');
+    }
     const thinking = request.thinking as { type?: string; budget_tokens?: unknown } | undefined;
     const reasoning = thinking?.type === 'enabled';
     if (reasoning) {
@@ -57,7 +61,7 @@ export const anthropicMockFormat: MockFormat = {
       toolChoice:
         choice?.type === 'tool' && choice.name ? { name: choice.name } : choice?.type === 'none' ? 'none' : choice?.type === 'any' ? 'required' : 'auto',
       answeringToolResult: last.role === 'user' && Array.isArray(last.content) && last.content.some((b: Json) => b?.type === 'tool_result'),
-      responseFormat: null,
+      responseFormat: outputFormat ? { type: 'json_schema', schema: outputFormat.schema! } : null,
       maxTokens: request.max_tokens,
       reasoning,
       logprobs: null,
