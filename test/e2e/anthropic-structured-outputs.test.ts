@@ -3,6 +3,7 @@ import { zodResponseFormat, zodTextFormat } from 'openai/helpers/zod';
 import { z } from 'zod';
 import type { AttemptFinished } from '../../events/request-events.js';
 import { type TestGateway, startTestGateway } from '../support/gateway-harness.js';
+import { acmeKeyYaml, mockProviderYaml } from '../support/anthropic-yaml.js';
 
 /**
  * `response_format: json_schema` (Chat Completions) and `text.format: json_schema` (Responses) on an
@@ -14,12 +15,7 @@ import { type TestGateway, startTestGateway } from '../support/gateway-harness.j
 function structuredYaml(mockUrl: string, keyEnv: string): string {
   return `
 providers:
-  - id: mock-anthropic
-    type: anthropic
-    baseUrl: ${mockUrl}
-    allowPrivateNetwork: true   # the mock listens on loopback
-    apiKey: env:SY_TEST_UPSTREAM_KEY
-deployments:
+${mockProviderYaml('mock-anthropic', 'anthropic', mockUrl)}deployments:
   - id: claude-old
     provider: mock-anthropic
     model: claude-old-upstream
@@ -45,14 +41,7 @@ aliases:
   - name: claude-current
     routes:
       - { deployment: claude-current, priority: 0 }
-tenants:
-  - id: acme
-apiKeys:
-  - id: acme-app
-    tenant: acme
-    key: env:${keyEnv}
-    scopes: [inference, models:read]
-`;
+${acmeKeyYaml(keyEnv)}`;
 }
 
 const Person = z.object({ name: z.string(), age: z.number() });

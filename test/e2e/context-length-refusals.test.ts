@@ -4,6 +4,7 @@ import { ContextOverflowError } from '@langchain/core/errors';
 import { ChatOpenAI } from '@langchain/openai';
 import OpenAI from 'openai';
 import { type TestGateway, startTestGateway } from '../support/gateway-harness.js';
+import { acmeKeyYaml, mockProviderYaml } from '../support/anthropic-yaml.js';
 
 /**
  * Small windows so a short prompt overflows them: `tight` offers an Anthropic route of 1 000 tokens and
@@ -13,22 +14,7 @@ import { type TestGateway, startTestGateway } from '../support/gateway-harness.j
 function contextYaml(mockUrl: string, keyEnv: string): string {
   return `
 providers:
-  - id: mock-anthropic
-    type: anthropic
-    baseUrl: ${mockUrl}
-    allowPrivateNetwork: true   # the mock listens on loopback
-    apiKey: env:SY_TEST_UPSTREAM_KEY
-  - id: mock-openai
-    type: openai-compatible
-    baseUrl: ${mockUrl}/v1
-    allowPrivateNetwork: true   # the mock listens on loopback
-    apiKey: env:SY_TEST_UPSTREAM_KEY
-  - id: mock-gemini
-    type: gemini
-    baseUrl: ${mockUrl}
-    allowPrivateNetwork: true   # the mock listens on loopback
-    apiKey: env:SY_TEST_UPSTREAM_KEY
-deployments:
+${mockProviderYaml('mock-anthropic', 'anthropic', mockUrl)}${mockProviderYaml('mock-openai', 'openai-compatible', `${mockUrl}/v1`)}${mockProviderYaml('mock-gemini', 'gemini', mockUrl)}deployments:
   - id: claude-small
     provider: mock-anthropic
     model: claude-small-upstream
@@ -88,14 +74,7 @@ aliases:
   - name: embed
     routes:
       - { deployment: embed-small, priority: 0 }
-tenants:
-  - id: acme
-apiKeys:
-  - id: acme-app
-    tenant: acme
-    key: env:${keyEnv}
-    scopes: [inference, models:read]
-`;
+${acmeKeyYaml(keyEnv)}`;
 }
 
 /** Far more than any window of `tight`. */

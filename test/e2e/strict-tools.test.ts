@@ -2,6 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import type { AttemptFinished } from '../../events/request-events.js';
 import { type TestGateway, startTestGateway } from '../support/gateway-harness.js';
+import { acmeKeyYaml, mockProviderYaml } from '../support/anthropic-yaml.js';
 
 /**
  * `strict: true` on function tools (the OpenAI Agents SDK sets it on every tool) promises arguments that
@@ -13,17 +14,7 @@ import { type TestGateway, startTestGateway } from '../support/gateway-harness.j
 function strictYaml(mockUrl: string, keyEnv: string): string {
   return `
 providers:
-  - id: mock-anthropic
-    type: anthropic
-    baseUrl: ${mockUrl}
-    allowPrivateNetwork: true   # the mock listens on loopback
-    apiKey: env:SY_TEST_UPSTREAM_KEY
-  - id: mock-openai
-    type: openai-compatible
-    baseUrl: ${mockUrl}/v1
-    allowPrivateNetwork: true   # the mock listens on loopback
-    apiKey: env:SY_TEST_UPSTREAM_KEY
-deployments:
+${mockProviderYaml('mock-anthropic', 'anthropic', mockUrl)}${mockProviderYaml('mock-openai', 'openai-compatible', `${mockUrl}/v1`)}deployments:
   - id: claude-old
     provider: mock-anthropic
     model: claude-old-upstream
@@ -56,14 +47,7 @@ aliases:
   - name: gpt
     routes:
       - { deployment: gpt-primary, priority: 0 }
-tenants:
-  - id: acme
-apiKeys:
-  - id: acme-app
-    tenant: acme
-    key: env:${keyEnv}
-    scopes: [inference, models:read]
-`;
+${acmeKeyYaml(keyEnv)}`;
 }
 
 /** The Agents SDK's shape for a function tool: strict, every property required, no additional properties. */

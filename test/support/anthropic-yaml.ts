@@ -5,20 +5,32 @@
  * Aliases: `claude` (Anthropic primary, then Anthropic backup), `claude-solo` (Anthropic only),
  * `gpt` (OpenAI-compatible only).
  */
+/** One provider entry for the suite's mock server, which speaks every wire format on loopback. */
+export function mockProviderYaml(id: string, type: string, baseUrl: string): string {
+  return `  - id: ${id}
+    type: ${type}
+    baseUrl: ${baseUrl}
+    allowPrivateNetwork: true   # the mock listens on loopback
+    apiKey: env:SY_TEST_UPSTREAM_KEY
+`;
+}
+
+/** The suites' tenant `acme` and its key `acme-app`, whose secret the variable `keyEnv` holds. */
+export function acmeKeyYaml(keyEnv: string): string {
+  return `tenants:
+  - id: acme
+apiKeys:
+  - id: acme-app
+    tenant: acme
+    key: env:${keyEnv}
+    scopes: [inference, models:read]
+`;
+}
+
 export function anthropicYaml(mockUrl: string, keyEnv: string): string {
   return `
 providers:
-  - id: mock-anthropic
-    type: anthropic
-    baseUrl: ${mockUrl}
-    allowPrivateNetwork: true   # the mock listens on loopback
-    apiKey: env:SY_TEST_UPSTREAM_KEY
-  - id: mock-openai
-    type: openai-compatible
-    baseUrl: ${mockUrl}/v1
-    allowPrivateNetwork: true   # the mock listens on loopback
-    apiKey: env:SY_TEST_UPSTREAM_KEY
-deployments:
+${mockProviderYaml('mock-anthropic', 'anthropic', mockUrl)}${mockProviderYaml('mock-openai', 'openai-compatible', `${mockUrl}/v1`)}deployments:
   - id: claude-primary
     provider: mock-anthropic
     model: claude-upstream
@@ -51,12 +63,5 @@ aliases:
   - name: gpt
     routes:
       - { deployment: gpt-primary, priority: 0 }
-tenants:
-  - id: acme
-apiKeys:
-  - id: acme-app
-    tenant: acme
-    key: env:${keyEnv}
-    scopes: [inference, models:read]
-`;
+${acmeKeyYaml(keyEnv)}`;
 }
