@@ -52,7 +52,11 @@ describe('rate limits and budgets over HTTP', () => {
     expect(limited.headers.get('x-ratelimit-remaining-requests')).toBe('0');
     // One instant behind all three: retry-after-ms exactly, reset rounded up to the tenth, retry-after to the second.
     const retryMs = Number(limited.headers.get('retry-after-ms'));
-    expect(limited.headers.get('x-ratelimit-reset-requests')).toBe(retryMs < 1000 ? `${retryMs}ms` : `${Math.ceil(retryMs / 100) / 10}s`);
+    // OpenAI's duration: whole minutes written as such ("1m0s" when the refusal came at the window's very start).
+    const tenths = Math.ceil(retryMs / 100);
+    const minutes = Math.floor(tenths / 600);
+    const inSeconds = `${(tenths - minutes * 600) / 10}s`;
+    expect(limited.headers.get('x-ratelimit-reset-requests')).toBe(retryMs < 1000 ? `${retryMs}ms` : minutes > 0 ? `${minutes}m${inSeconds}` : inSeconds);
     expect(limited.headers.get('retry-after')).toBe(String(Math.max(1, Math.ceil(retryMs / 1000))));
     const limitedOpenAi = await openai();
     expect(limitedOpenAi.status).toBe(429);
