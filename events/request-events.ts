@@ -1,3 +1,4 @@
+import type { AppliedContentPolicy } from './content-policy-events.js';
 import type { DomainEvent } from './event.js';
 
 /** Token counts of one attempt. `input` includes cached and cache-write tokens; `reasoning` is part of `output`. */
@@ -50,6 +51,8 @@ export type RequestAdmitted = DomainEvent<
     estimatedInputTokens: number;
     reservedOutputTokens: number;
     idempotencyKey: string | null;
+    /** The content policies in force for the request (ids, versions, where attached); left out when none applies. */
+    contentPolicy?: AppliedContentPolicy;
   }
 >;
 

@@ -1,6 +1,6 @@
 import { Decimal } from 'decimal.js';
 import { NO_LIMITS, type TenantBudget, type TenantEvent, tenantFold, type TenantLimits, type TenantState, thresholdId } from '../../../events/index.js';
-import { assertNever, type Decider, DomainError, sameJson } from '../../../src/kernel/index.js';
+import { assertNever, type Decider, DEFINITION_ID, DomainError, sameJson } from '../../../src/kernel/index.js';
 import { webhookUrlProblem } from './webhook-url-policy.js';
 
 export type TenantCommand =
@@ -8,6 +8,8 @@ export type TenantCommand =
   | { type: 'CreateTenant'; tenantId: string; name: string; limits?: TenantLimits; budget?: TenantBudget | null }
   | { type: 'SetTenantLimits'; tenantId: string; limits: TenantLimits }
   | { type: 'SetTenantBudget'; tenantId: string; budget: TenantBudget | null }
+  /** Attaches a content policy (by id) to the tenant, or detaches it (null). Whether the policy is live is the publication guard's check. */
+  | { type: 'SetTenantContentPolicy'; tenantId: string; policyId: string | null }
   | { type: 'SuspendTenant'; tenantId: string; reason: string | null }
   | { type: 'ReinstateTenant'; tenantId: string }
   | { type: 'RecordBudgetThreshold'; tenantId: string; keyId?: string; period: string; pct: number; spentUsd: string; budgetUsd: string }
@@ -55,6 +57,12 @@ export const tenantDecider: Decider<TenantCommand, TenantEvent, TenantState> = {
         if (problem) throw new DomainError('invalid_budget', problem, 422);
         if (sameJson(current.budget, command.budget)) return [];
         return [{ type: 'TenantBudgetSet', data: { tenantId: id, budget: command.budget } }];
+      }
+      case 'SetTenantContentPolicy': {
+        const current = requireTenant(state, id);
+        if (command.policyId !== null && !DEFINITION_ID.test(command.policyId)) throw new DomainError('invalid_content_policy', 'contentPolicy must be a content policy id', 422);
+        if ((current.contentPolicy ?? null) === command.policyId) return [];
+        return [{ type: 'TenantContentPolicySet', data: { tenantId: id, policyId: command.policyId } }];
       }
       case 'SuspendTenant':
         if (requireTenant(state, id).status === 'suspended') throw new DomainError('tenant_already_suspended', `Tenant ${id} is already suspended`);
