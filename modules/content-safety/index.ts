@@ -22,3 +22,8 @@ export { LIBPHONENUMBER_VERSION } from './detectors/phone-detector.js';
 export { WINDOW_MARGIN } from './detectors/scan-text.js';
 export * from './content-policy-validation.js';
 export { customPatternProblem, CUSTOM_PATTERN_FLAGS, MAX_CUSTOM_PATTERN_LENGTH } from './custom-pattern-safety.js';
+export * from './content-guard.js';
+export * from './content-policy-violation.js';
+export { rewriteRequestContent, rewriteJsonText, type ContentPlace } from './request-content.js';
+export * from './content-safety-settings.js';
+export { ContentSafetyModule, CONTENT_GUARD_RESOURCES } from './content-safety.module.js';

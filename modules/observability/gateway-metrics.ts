@@ -75,6 +75,13 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
+  readonly guardrailFindings = new LabelledCounter({
+    name: 'switchyard_guardrail_findings_total',
+    help: 'Content-policy findings, by policy (ids joined by +), finding type, action taken and direction (input, output). Never a value.',
+    labelNames: ['policy', 'type', 'action', 'direction'] as const,
+    registers: [this.registry],
+  });
+
   readonly cacheHits = new LabelledCounter({
     name: 'switchyard_cache_hits_total',
     help: 'Requests answered from the response cache.',
