@@ -16,6 +16,8 @@ import type { Exchange } from './request-admission.js';
 import { callTransport } from './upstream-call.js';
 import { TOKEN_COUNT_ANSWER_BYTES } from './answer-size.js';
 import { anthropicBetasOf } from './request-headers.js';
+import { ContentGuard, ContentPolicyViolation } from '../../content-safety/index.js';
+import { contentPolicyError } from './content-policy-refusal.js';
 import { AbortScope } from '../../../src/kernel/index.js';
 
 /** The response header that says where a count came from. */
@@ -54,8 +56,12 @@ export class TokenCountPipeline {
     // other routes answer with a count or the estimate, which no beta changes.
     const betas = anthropicBetasOf(exchange.headers);
     if (betas !== null) request.anthropicBetas = betas;
-    const alias = callableAlias(this.services.routing.current, principal, request.model);
-    const estimate = estimateInputTokens(request);
+    const snapshot = this.services.routing.current;
+    const alias = callableAlias(snapshot, principal, request.model);
+    // A provider that counts is sent the prompt: the content policy in force applies as it does to the request itself.
+    const contentPolicy = snapshot.contentPolicyFor(principal.tenantId, principal.keyId, alias.name);
+    const sent = contentPolicy ? await inspected(request, new ContentGuard(contentPolicy, { tenantId: principal.tenantId, requestId: exchange.requestId, sessionId: null }, this.services.content)) : request;
+    const estimate = estimateInputTokens(sent);
     const adapters = this.services.adapters;
     const plan = this.services.planner.plan({
       alias,
@@ -69,7 +75,7 @@ export class TokenCountPipeline {
       adapterServes: (deployment) => adapters.for(deployment.provider.type) !== undefined,
     });
     const route = plan.candidates[0]?.deployment ?? null;
-    const counted = route ? await this.providerCount(route, request, exchange.raw) : null;
+    const counted = route ? await this.providerCount(route, sent, exchange.raw) : null;
     answer(exchange, dialect.answer(counted ?? estimate), counted === null ? 'estimate' : 'provider');
   }
 
@@ -126,4 +132,15 @@ function answer(exchange: Exchange, payload: unknown, source: TokenCountSource):
     [TOKEN_COUNT_HEADER]: source,
   });
   exchange.raw.end(body);
+}
+
+/** The prompt as a provider may be sent it for counting; a block is the client's 400 (nothing is recorded: counting writes no events). */
+async function inspected(request: ChatRequest, guard: ContentGuard): Promise<ChatRequest> {
+  try {
+    return await guard.inspectRequest(request);
+  } catch (error) {
+    throw error instanceof ContentPolicyViolation ? contentPolicyError(error) : error;
+  } finally {
+    guard.dispose();
+  }
 }
