@@ -64,7 +64,7 @@ apiKeys:
 `;
 }
 
-const PLAIN_KEY = 'sk-sy-plainplainplainplainplainplain0';
+const PLAIN_KEY = 'sk-sy-plainplainplainplainplainplain01';
 const ADMIN_TOKEN = 'sy-admin-content-safety-test-token-0123456789';
 const PLACEHOLDER = /\[PII1_[A-Z0-9_]+\]/;
 
