@@ -105,6 +105,7 @@ export async function testRoutedRequest(
     requestId,
     principal: testPrincipal(),
     alias,
+    contentPolicy: null,
     journal,
     lifetime,
     observation: null,

@@ -4,7 +4,7 @@ import { type BudgetReservation, type BudgetScope, type CostBasis, type Concurre
 import { Decimal } from 'decimal.js';
 import { estimatedCost } from '../routing/route-planner.js';
 import type { Principal } from '../../../projections/key-index/index.js';
-import type { ResolvedAlias, ResolvedDeployment } from '../../../projections/routing-snapshot/index.js';
+import type { EffectiveContentPolicy, ResolvedAlias, ResolvedDeployment } from '../../../projections/routing-snapshot/index.js';
 import type { ParameterSupport, RoutePlan } from '../routing/route-planner.js';
 import { observationOf, type RequestObservation } from '../../observability/index.js';
 import { callableAlias } from './callable-alias.js';
@@ -51,6 +51,11 @@ interface AdmissionCommon {
   requestId: string;
   principal: Principal;
   alias: ResolvedAlias;
+  /**
+   * The content policy in force (tenant's, key's and serving alias's, combined), from the snapshot the
+   * request is routed with: captured once, so a policy change never reaches a request in flight. Null: none applies.
+   */
+  contentPolicy: EffectiveContentPolicy | null;
   journal: RequestJournal;
   lifetime: RequestLifetime;
   /** What the request reports to (metrics, traces, its log line); null when nobody observes. */
@@ -181,6 +186,8 @@ export async function admitRequest(
       permit = permits([permit, services.admission.admitAlias(alias.name, aliasLimit)]);
       permit = permits([permit, await services.concurrency.acquire([{ kind: 'alias', id: alias.name, limit: aliasLimit }], exchange.requestId, holdMs)]);
     }
+    // The policy of the alias that serves (after a budget downgrade, the target's), as RequestAdmitted names that alias.
+    const contentPolicy = snapshot.contentPolicyFor(principal.tenantId, principal.keyId, alias.name);
     await journal.admit({
       requestId: exchange.requestId,
       tenantId: principal.tenantId,
@@ -194,6 +201,7 @@ export async function admitRequest(
       estimatedInputTokens: intent.estimatedInputTokens,
       reservedOutputTokens: intent.reservedOutputTokens,
       idempotencyKey: idempotencyKeyOf(exchange.headers),
+      ...(contentPolicy ? { contentPolicy: contentPolicy.applied } : {}),
     });
     const held = permit;
     const reserved = rate;
@@ -222,8 +230,8 @@ export async function admitRequest(
     // that reads this object would then see a different shape per request (see eslint.config.js).
     const requestId = exchange.requestId;
     observation?.cacheDecided(cache.status); // a budget downgrade may have turned it into a bypass
-    if (cache.status === 'hit') return { requestId, principal, alias, journal, lifetime, observation, release, answeredBy: 'cache', cache };
-    return { requestId, principal, alias, journal, lifetime, observation, release, answeredBy: 'providers', plan: plan!, quota: quota!, cache };
+    if (cache.status === 'hit') return { requestId, principal, alias, contentPolicy, journal, lifetime, observation, release, answeredBy: 'cache', cache };
+    return { requestId, principal, alias, contentPolicy, journal, lifetime, observation, release, answeredBy: 'providers', plan: plan!, quota: quota!, cache };
   } catch (error) {
     lifetime.dispose();
     permit?.release();
