@@ -9,3 +9,5 @@ export * from './content-policy/content-policy.decider.js';
 export * from './content-policy/content-policy-reference.js';
 export * from './content-policy/content-policy-settings.js';
 export * from './content-policy/content-policy-guard.js';
+export * from './content-policy/content-policy-definition.js';
+export * from './content-policy/content-policy-view.js';

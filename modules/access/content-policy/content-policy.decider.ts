@@ -1,5 +1,6 @@
 import { type ContentPolicyDefinition, type ContentPolicyEvent, contentPolicyFold, type ContentPolicyState } from '../../../events/index.js';
 import { assertNever, type Decider, DEFINITION_ID, DomainError, sameJson } from '../../../src/kernel/index.js';
+import { contentPolicyProblems } from '../../content-safety/index.js';
 
 export type ContentPolicyCommand =
   /** Defines the policy, or a new version of it when the definition differs (a retired one comes back as a new version). */
@@ -21,6 +22,9 @@ export const contentPolicyDecider: Decider<ContentPolicyCommand, ContentPolicyEv
     switch (command.type) {
       case 'DefineContentPolicy': {
         if (!DEFINITION_ID.test(id)) throw new DomainError('invalid_content_policy', 'content policy ids use letters, digits, ".", "_" and "-" (at most 64)', 422);
+        // The readers at the boundary report these with their paths; here they guard every other sender.
+        const problems = contentPolicyProblems(command.definition, 'definition');
+        if (problems.length) throw new DomainError('invalid_content_policy', problems.join('; '), 422);
         if (state.status === 'live' && sameJson(state.definition, command.definition)) return [];
         if (state.status === 'live') {
           return [{ type: 'ContentPolicyUpdated', data: { policyId: id, version: state.version + 1, definition: command.definition } }];

@@ -4,8 +4,8 @@ import { assertNever, type Decider, DEFINITION_ID, DomainError, sameJson } from 
 import { webhookUrlProblem } from './webhook-url-policy.js';
 
 export type TenantCommand =
-  /** `limits` and `budget`, when given, are set with the creation in one append (the admin API's one POST). */
-  | { type: 'CreateTenant'; tenantId: string; name: string; limits?: TenantLimits; budget?: TenantBudget | null }
+  /** `limits`, `budget` and `contentPolicy`, when given, are set with the creation in one append (the admin API's one POST). */
+  | { type: 'CreateTenant'; tenantId: string; name: string; limits?: TenantLimits; budget?: TenantBudget | null; contentPolicy?: string | null }
   | { type: 'SetTenantLimits'; tenantId: string; limits: TenantLimits }
   | { type: 'SetTenantBudget'; tenantId: string; budget: TenantBudget | null }
   /** Attaches a content policy (by id) to the tenant, or detaches it (null). Whether the policy is live is the publication guard's check. */
@@ -30,11 +30,15 @@ export const tenantDecider: Decider<TenantCommand, TenantEvent, TenantState> = {
         if (!TENANT_ID.test(id)) throw new DomainError('invalid_tenant', 'tenant ids use letters, digits, ".", "_" and "-" (at most 64)', 422);
         const limits = command.limits ?? NO_LIMITS;
         const budget = command.budget ?? null;
-        const problem = limitsProblem(limits) ?? (budget ? budgetProblem(budget) : null);
+        const problem = limitsProblem(limits) ?? (budget ? budgetProblem(budget) : null)
+          ?? (command.contentPolicy && !DEFINITION_ID.test(command.contentPolicy) ? 'contentPolicy must be a content policy id' : null);
         if (problem) throw new DomainError(problem.startsWith('limits.') ? 'invalid_limits' : 'invalid_budget', problem, 422);
         if (state.status !== 'absent') {
           // The same creation again changes nothing; anything else is a change, made by its own endpoint.
-          if (state.name === command.name && (command.limits === undefined || sameJson(state.limits, limits)) && (command.budget === undefined || sameJson(state.budget, budget))) return [];
+          if (
+            state.name === command.name && (command.limits === undefined || sameJson(state.limits, limits)) && (command.budget === undefined || sameJson(state.budget, budget))
+            && (command.contentPolicy === undefined || (state.contentPolicy ?? null) === command.contentPolicy)
+          ) return [];
           throw new DomainError('tenant_exists', `Tenant ${id} already exists`, 422);
         }
         // The events apply appends for the same tenant declared in the file: limits and budget only when set.
@@ -42,6 +46,7 @@ export const tenantDecider: Decider<TenantCommand, TenantEvent, TenantState> = {
           { type: 'TenantCreated', data: { tenantId: id, name: command.name } },
           ...(sameJson(limits, NO_LIMITS) ? [] : [{ type: 'TenantLimitsSet' as const, data: { tenantId: id, limits } }]),
           ...(budget ? [{ type: 'TenantBudgetSet' as const, data: { tenantId: id, budget } }] : []),
+          ...(command.contentPolicy ? [{ type: 'TenantContentPolicySet' as const, data: { tenantId: id, policyId: command.contentPolicy } }] : []),
         ];
       }
       case 'SetTenantLimits': {

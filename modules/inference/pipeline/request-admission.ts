@@ -142,7 +142,8 @@ export async function admitRequest(
   let guard: ContentGuard | null = null;
   try {
     let alias = callableAlias(snapshot, principal, intent.model);
-    // Captured with the routing snapshot, once: a policy changed while the request runs does not change it.
+    // Captured with the routing snapshot, once (a policy changed while the request runs does not change it), for the
+    // alias the client named: its input is checked before the exact cache, before a budget downgrade can happen.
     const contentPolicy = intent.inspectContent ? snapshot.contentPolicyFor(principal.tenantId, principal.keyId, alias.name) : null;
     const local = await services.admission.admit(principal, intent.stream, lifetime.signal);
     permit = local;
