@@ -217,7 +217,7 @@ describe('content safety on the request path', () => {
       const tools: OpenAI.ChatCompletionTool[] = [{ type: 'function', function: { name: 'send_mail', parameters: { type: 'object', properties: { to: { type: 'string' } }, required: ['to'] } } }];
       gw.mock.addScenario({ behaviour: { echo: true, chunks: 40 } });
       const buffered = await openai.chat.completions.create({ model: 'gpt', messages: [{ role: 'user', content: email }], tools, tool_choice: 'required' });
-      expect(JSON.parse(buffered.choices[0].message.tool_calls![0].function.arguments)).toEqual({ to: email });
+      expect(JSON.parse((buffered.choices[0].message.tool_calls![0] as OpenAI.ChatCompletionMessageFunctionToolCall).function.arguments)).toEqual({ to: email });
       expect(upstreamText()).not.toContain(email);
       gw.mock.clearRequests();
       const stream = await openai.chat.completions.create({ model: 'gpt', stream: true, messages: [{ role: 'user', content: email }], tools, tool_choice: 'required' });

@@ -142,7 +142,7 @@ describe('ContentGuard: buffered answers', () => {
     const out = guard.inspectAnswer(answer(`Mail ${email}, code ${code}`, JSON.stringify({ to: email, code })));
     expect(out.choices[0].text).toBe('Mail ada@example.com, code Q"123');
     expect(JSON.parse(out.choices[0].toolCalls[0].arguments)).toEqual({ to: 'ada@example.com', code: 'Q"123' });
-    expect(guard.completed().placeholders).toEqual({ resolved: 3, unresolved: 0 });
+    expect(guard.completed().placeholders).toEqual({ resolved: 4, unresolved: 0 });
   });
 
   test('a placeholder of another request, or an altered one, stays as it is; reject-buffered fails the answer instead', async () => {

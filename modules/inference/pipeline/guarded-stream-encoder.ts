@@ -48,7 +48,6 @@ export class GuardedStreamEncoder implements ClientStreamEncoder {
       }
     } catch (error) {
       if (!(error instanceof ContentPolicyViolation)) throw error;
-      if (error.released.length > 0) this.beforeBlock = this.release(withText(this.blockedEvent(event), error.released));
       throw new GatewayFault(contentPolicyError(error), error);
     }
   }
@@ -67,9 +66,8 @@ export class GuardedStreamEncoder implements ClientStreamEncoder {
 
   error(error: GatewayError): string {
     // What a channel still holds is released before the error (no finding can complete any more); a block has
-    // nothing more to release: its own channel raised it.
-    let frames = this.beforeBlock;
-    this.beforeBlock = '';
+    // released its clean text already (beforeBlock), and nothing after it goes out.
+    let frames = '';
     if (error.code !== 'content_policy_violation') {
       try {
         for (const choice of new Set([...this.channels.values()].map(({ event }) => event.choice))) frames += this.flushChoice(choice);
@@ -77,12 +75,9 @@ export class GuardedStreamEncoder implements ClientStreamEncoder {
         if (!(violation instanceof ContentPolicyViolation)) throw violation;
       }
     }
+    frames += this.beforeBlock;
+    this.beforeBlock = '';
     return frames + this.inner.error(error);
-  }
-
-  /** The channel event a block was found in (the opening event of a tool call carries no id or name again). */
-  private blockedEvent(event: RelayedStreamEvent): RelayedStreamEvent {
-    return event.type === 'tool_call' ? { type: 'tool_call', choice: event.choice, index: event.index, id: null, name: null, arguments: '' } : event;
   }
 
   private through(key: string, kind: 'text' | 'reasoning' | 'tool_arguments', event: RelayedStreamEvent, text: string): string {
@@ -91,7 +86,8 @@ export class GuardedStreamEncoder implements ClientStreamEncoder {
       open = { channel: this.guard.channel(kind), event };
       this.channels.set(key, open);
     }
-    const released = open.channel.push(text);
+    const channel = open.channel;
+    const released = this.pull(open.event, () => channel.push(text));
     return released.length > 0 ? this.release(withText(event, released)) : '';
   }
 
@@ -104,7 +100,8 @@ export class GuardedStreamEncoder implements ClientStreamEncoder {
         open = { channel: this.guard.channel('tool_arguments'), event: { ...event, id: null, name: null, arguments: '' } };
         this.channels.set(key, open);
       }
-      return this.release({ ...event, arguments: open.channel.push(event.arguments) });
+      const channel = open.channel;
+      return this.release({ ...event, arguments: this.pull(open.event, () => channel.push(event.arguments)) });
     }
     return this.through(key, 'tool_arguments', event, event.arguments);
   }
@@ -120,7 +117,7 @@ export class GuardedStreamEncoder implements ClientStreamEncoder {
     for (const [other, open] of this.channels) {
       if (other === key || open.event.choice !== choice || (parallel && other.startsWith('c'))) continue;
       this.channels.delete(other);
-      const rest = open.channel.end();
+      const rest = this.pull(open.event, () => open.channel.end());
       if (rest.length > 0) frames += this.release(withText(open.event, rest));
     }
     return frames;
@@ -132,10 +129,23 @@ export class GuardedStreamEncoder implements ClientStreamEncoder {
     for (const [key, open] of this.channels) {
       if (open.event.choice !== choice) continue;
       this.channels.delete(key);
-      const rest = open.channel.end();
+      const rest = this.pull(open.event, () => open.channel.end());
       if (rest.length > 0) frames += this.release(withText(open.event, rest));
     }
     return frames;
+  }
+
+  /**
+   * Runs a channel step; a block found in it keeps the clean text the channel released before the finding (as its
+   * own channel's event), to go out just before the error frame.
+   */
+  private pull(event: RelayedStreamEvent, step: () => string): string {
+    try {
+      return step();
+    } catch (error) {
+      if (error instanceof ContentPolicyViolation && error.released.length > 0) this.beforeBlock = this.release(withText(event, error.released));
+      throw error;
+    }
   }
 
   private release(event: RelayedStreamEvent): string {
