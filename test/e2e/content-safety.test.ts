@@ -111,7 +111,7 @@ describe('content safety on the request path', () => {
       expect(rejected).toMatchObject({ status: 400, code: 'content_policy_violation', tenantId: 'acme' });
       expect(rejected.contentPolicy?.sources).toEqual([{ policyId: 'pii-strict', version: 1, attachedTo: 'tenant' }]);
       expect(rejected.contentPolicy?.manifest?.findings).toEqual(expect.arrayContaining([{ type: 'card', direction: 'input', action: 'block', count: 1 }]));
-      expect(JSON.stringify(events)).not.toMatch(/4111/);
+      expect(JSON.stringify(events, (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value))).not.toMatch(/4111/);
     });
 
     test('Anthropic SDK: a deny-listed term, in any case, inside a system block', async () => {
@@ -185,8 +185,8 @@ describe('content safety on the request path', () => {
       expect(admitted.contentPolicy?.manifest?.placeholders).toEqual({ created: 2 });
       const completed = events.find((e) => e.type === 'RequestCompleted')!.data as RequestCompleted['data'];
       expect(completed.contentPolicy?.placeholders).toEqual({ resolved: 2, unresolved: 0 });
-      expect(JSON.stringify(events)).not.toContain(email);
-      expect(JSON.stringify(events)).not.toMatch(PLACEHOLDER);
+      expect(JSON.stringify(events, (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value))).not.toContain(email);
+      expect(JSON.stringify(events, (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value))).not.toMatch(PLACEHOLDER);
     });
 
     test('OpenAI SDK, streamed one character per event: the placeholders split across events are still recovered', async () => {
@@ -249,6 +249,7 @@ describe('content safety on the request path', () => {
       expect(completed).toMatchObject({ status: 'failed', httpStatus: 400, errorCode: 'content_policy_violation' });
       expect(Number(completed.totals.costUsd)).toBeGreaterThan(0);
 
+      gw.mock.clearScenarios();
       gw.mock.addScenario({ behaviour: { text: 'Write to grace@example.org.' } });
       const masked = await plain.chat.completions.create({ model: 'gpt-checked', messages: [{ role: 'user', content: 'hi' }] });
       expect(masked.choices[0].message.content).toBe('Write to [EMAIL].');

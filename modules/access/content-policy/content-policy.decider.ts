@@ -1,6 +1,6 @@
 import { type ContentPolicyDefinition, type ContentPolicyEvent, contentPolicyFold, type ContentPolicyState } from '../../../events/index.js';
 import { assertNever, type Decider, DEFINITION_ID, DomainError, sameJson } from '../../../src/kernel/index.js';
-import { contentPolicyProblems } from '../../content-safety/index.js';
+import { contentPolicyProblems, normalizeContentPolicy } from '../../content-safety/index.js';
 
 export type ContentPolicyCommand =
   /** Defines the policy, or a new version of it when the definition differs (a retired one comes back as a new version). */
@@ -25,13 +25,16 @@ export const contentPolicyDecider: Decider<ContentPolicyCommand, ContentPolicyEv
         // The readers at the boundary report these with their paths; here they guard every other sender.
         const problems = contentPolicyProblems(command.definition, 'definition');
         if (problems.length) throw new DomainError('invalid_content_policy', problems.join('; '), 422);
-        if (state.status === 'live' && sameJson(state.definition, command.definition)) return [];
+        // Every event holds the whole definition, defaults filled (a sender that rebuilt it from its fields may have
+        // left out an empty direction): what the engine compiles, and what two versions are compared by.
+        const definition = normalizeContentPolicy(command.definition as unknown as Record<string, unknown>);
+        if (state.status === 'live' && sameJson(state.definition, definition)) return [];
         if (state.status === 'live') {
-          return [{ type: 'ContentPolicyUpdated', data: { policyId: id, version: state.version + 1, definition: command.definition } }];
+          return [{ type: 'ContentPolicyUpdated', data: { policyId: id, version: state.version + 1, definition } }];
         }
         // A retired policy defined again starts a new version: a version number never names two definitions.
         const version = state.status === 'retired' ? state.version + 1 : 1;
-        return [{ type: 'ContentPolicyDefined', data: { policyId: id, version, definition: command.definition } }];
+        return [{ type: 'ContentPolicyDefined', data: { policyId: id, version, definition } }];
       }
       case 'RetireContentPolicy':
         if (state.status === 'absent') throw new DomainError('content_policy_not_found', `Content policy ${id} does not exist`, 404);
