@@ -120,7 +120,7 @@ ${acmeKeyYaml(keyEnv)}`;
 }
 
 type APIError = InstanceType<typeof OpenAI.APIError>;
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- recorded wire bodies
+type Json = Record<string, any>; // recorded wire bodies
 
 const pdfFilePart = (filename = 'report.pdf'): OpenAI.ChatCompletionContentPart => ({ type: 'file', file: { file_data: PDF_URL, filename } });
 const pdfDocument = (extra: Partial<Anthropic.DocumentBlockParam> = {}): Anthropic.DocumentBlockParam => ({

@@ -120,3 +120,33 @@ export const BEDROCK_DOCUMENTS: DocumentSupport = Object.freeze({
   needsTextBeside: true,
   wire: '`document` blocks: `format` (pdf, txt, csv, html, md, doc, docx, xls, xlsx), `name` (the title or filename, reduced to the characters Bedrock allows), `source.bytes`',
 });
+
+/** Each provider format's document support, in the reference's order (docs/reference/parameters.md). */
+export const DOCUMENT_SUPPORT: ReadonlyArray<readonly [string, DocumentSupport]> = [
+  ['openai, mock', OPENAI_DOCUMENTS],
+  ['azure-openai', OPENAI_COMPATIBLE_DOCUMENTS],
+  ['openai-compatible', OPENAI_COMPATIBLE_DOCUMENTS],
+  ['anthropic', ANTHROPIC_DOCUMENTS],
+  ['gemini', GEMINI_DOCUMENTS],
+  ['bedrock', BEDROCK_DOCUMENTS],
+];
+
+const KIND_LABELS: Readonly<Record<DocumentKind, string>> = Object.freeze({
+  pdf: 'PDF (base64)', text: 'plain text', file: 'other files (base64)', url: 'URL', content: 'custom content', file_id: 'OpenAI file id',
+});
+
+/** The document support as one Markdown table: a row per document kind (and context), a column per provider format. */
+export function renderDocumentTable(): string {
+  const header = `| document | ${DOCUMENT_SUPPORT.map(([name]) => name).join(' | ')} |`;
+  const rule = `|---|${DOCUMENT_SUPPORT.map(() => '---').join('|')}|`;
+  const rows = (Object.keys(KIND_LABELS) as DocumentKind[]).map((kind) => {
+    const cells = DOCUMENT_SUPPORT.map(([, support]) => {
+      if (!support.kinds.has(kind)) return '—';
+      return kind === 'file' ? [...support.fileTypes].map((t) => `\`${t}\``).join(', ') : 'yes';
+    });
+    return `| ${KIND_LABELS[kind]} (\`${DOCUMENT_FIELDS[kind]}\`) | ${cells.join(' | ')} |`;
+  });
+  const context = `| Anthropic \`context\` (\`${DOCUMENT_FIELDS.context}\`) | ${DOCUMENT_SUPPORT.map(([, s]) => (s.context ? 'yes' : '—')).join(' | ')} |`;
+  const wire = `| on the wire | ${DOCUMENT_SUPPORT.map(([, s]) => s.wire.replace(/\|/g, '\\|')).join(' | ')} |`;
+  return [header, rule, ...rows, context, wire].join('\n');
+}
