@@ -7,7 +7,7 @@ import type { AttemptFinished, RequestAdmitted } from '../../events/request-even
 import { TOKENS_PER_PDF_PAGE } from '../../modules/canonical/index.js';
 import { type TestGateway, startTestGateway } from '../support/gateway-harness.js';
 import { acmeKeyYaml, mockProviderYaml } from '../support/anthropic-yaml.js';
-import { BEDROCK_CREDENTIALS, BEDROCK_CREDENTIALS_ENV } from '../support/conformance.js';
+import { AZURE_API_VERSION, BEDROCK_CREDENTIALS, BEDROCK_CREDENTIALS_ENV } from '../support/conformance.js';
 
 /**
  * Documents end to end (issue 35 item 2): Anthropic `document` blocks, OpenAI Chat `file` parts and
@@ -36,7 +36,13 @@ const MAX_REQUEST = 6144;
 function documentsYaml(mockUrl: string, keyEnv: string): string {
   return `
 providers:
-${mockProviderYaml('mock-anthropic', 'anthropic', mockUrl)}${mockProviderYaml('mock-openai', 'openai', `${mockUrl}/v1`)}${mockProviderYaml('mock-gemini', 'gemini', mockUrl)}  - id: mock-bedrock
+${mockProviderYaml('mock-anthropic', 'anthropic', mockUrl)}${mockProviderYaml('mock-openai', 'openai', `${mockUrl}/v1`)}${mockProviderYaml('mock-gemini', 'gemini', mockUrl)}  - id: mock-azure
+    type: azure-openai
+    baseUrl: ${mockUrl}
+    allowPrivateNetwork: true   # the mock listens on loopback
+    apiKey: env:SY_TEST_UPSTREAM_KEY
+    apiVersion: "${AZURE_API_VERSION}"
+  - id: mock-bedrock
     type: bedrock
     region: us-east-1
     baseUrl: ${mockUrl}
@@ -71,6 +77,13 @@ deployments:
     contextWindow: 128000
     maxOutputTokens: 4096
     price: { inputPer1M: "2.50", outputPer1M: "10.00" }
+  - id: azure-docs
+    provider: mock-azure
+    model: gpt4o-docs-eastus
+    capabilities: [chat, streaming, documents]
+    contextWindow: 128000
+    maxOutputTokens: 4096
+    price: { inputPer1M: "2.50", outputPer1M: "10.00" }
   - id: gemini-docs
     provider: mock-gemini
     model: gemini-2.5-flash
@@ -101,6 +114,9 @@ aliases:
   - name: gemini-docs
     routes:
       - { deployment: gemini-docs, priority: 0 }
+  - name: azure-docs
+    routes:
+      - { deployment: azure-docs, priority: 0 }
   - name: bedrock-docs
     routes:
       - { deployment: bedrock-docs, priority: 0 }
@@ -378,6 +394,50 @@ describe('documents end to end', () => {
         { document: { format: 'txt', name: 'note-txt', source: { bytes: Buffer.from(NOTE).toString('base64') } } },
         { text: 'Read' },
       ]);
+    });
+  });
+
+  describe('Azure OpenAI (the OpenAI wire format without OpenAI\'s files)', () => {
+    test('Anthropic SDK, streamed: the PDF as a file part on the Azure deployment path', async () => {
+      const stream = anthropic.messages.stream({ model: 'azure-docs', max_tokens: 64, messages: [{ role: 'user', content: [pdfDocument(), { type: 'text', text: 'Summarise' }] }] });
+      expect((await stream.finalMessage()).content[0]).toMatchObject({ type: 'text' });
+      expect(upstream()[0].path).toContain('/openai/deployments/gpt4o-docs-eastus/chat/completions');
+      expect((upstream()[0].body as Json).messages[0].content).toEqual([
+        { type: 'file', file: { file_data: PDF_URL, filename: 'document.pdf' } },
+        { type: 'text', text: 'Summarise' },
+      ]);
+    });
+
+    test('an OpenAI file id cannot go to Azure: 400 naming documents[].file_id, nothing sent', async () => {
+      const error = await openai.chat.completions.create({
+        model: 'azure-docs', messages: [{ role: 'user', content: [{ type: 'text', text: 'Read' }, { type: 'file', file: { file_id: 'file-abc123' } }] }],
+      }).catch((e: unknown) => e);
+      expect((error as APIError).param).toBe('documents[].file_id');
+      expect(upstream()).toHaveLength(0);
+    });
+  });
+
+  describe('token counting (/v1/messages/count_tokens)', () => {
+    test('an Anthropic route counts with the document as sent', async () => {
+      const { response } = await anthropic.messages.countTokens({ model: 'claude-docs', messages: [{ role: 'user', content: [pdfDocument(), { type: 'text', text: 'Summarise' }] }] }).withResponse();
+      expect(response.headers.get('x-switchyard-token-count')).toBe('provider');
+      expect(upstream()[0]).toMatchObject({ format: 'anthropic-count-tokens' });
+      expect((upstream()[0].body as Json).messages[0].content[0]).toEqual({ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: PDF } });
+    });
+
+    test('a route without a count endpoint answers the estimate: 4,000 tokens a PDF page', async () => {
+      const { data, response } = await anthropic.messages.countTokens({ model: 'gpt-docs', messages: [{ role: 'user', content: [pdfDocument(), { type: 'text', text: 'Summarise' }] }] }).withResponse();
+      expect(response.headers.get('x-switchyard-token-count')).toBe('estimate');
+      expect(data.input_tokens).toBeGreaterThanOrEqual(2 * TOKENS_PER_PDF_PAGE);
+      expect(upstream()).toHaveLength(0);
+    });
+
+    test('the size limits hold for a count too: 413, nothing sent', async () => {
+      const error = await anthropic.messages.countTokens({
+        model: 'claude-docs', messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'x'.repeat(MAX_DOCUMENT + 1) } }, { type: 'text', text: 'Read' }] }],
+      }).catch((e: unknown) => e);
+      expect((error as InstanceType<typeof Anthropic.APIError>).status).toBe(413);
+      expect(upstream()).toHaveLength(0);
     });
   });
 

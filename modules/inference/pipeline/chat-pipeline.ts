@@ -270,7 +270,7 @@ function streamEnding(answer: StreamedAnswer): { status: 'failed' | 'cancelled';
 /** The text of a request's messages, for an opted-in tenant's content log (redacted there). */
 function promptText(request: ChatRequest): string {
   return request.messages
-    .map((message) => `${message.role}: ${message.content.map((part) => (part.type === 'text' ? part.text : '[image]')).join(' ')}`)
+    .map((message) => `${message.role}: ${message.content.map((part) => (part.type === 'text' ? part.text : part.type === 'document' ? '[document]' : '[image]')).join(' ')}`)
     .join('\n');
 }
 
