@@ -26,12 +26,24 @@ export function documentsOf(request: Pick<ChatRequest, 'messages'>): DocumentPar
   return request.messages.flatMap((m) => m.content.filter((p): p is DocumentPart => p.type === 'document'));
 }
 
-/** Strict standard base64 (RFC 4648 §4, padded, no whitespace or line breaks): what every provider accepts. */
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-
+/**
+ * Strict standard base64 (RFC 4648 §4, padded, no whitespace or line breaks): what every provider accepts.
+ * A loop over the characters, not a regular expression: a grouped repetition took over a second on 4 MiB of
+ * text, on the event loop; this takes a few milliseconds.
+ */
 export function isBase64(data: string): boolean {
-  return data.length > 0 && BASE64.test(data);
+  const length = data.length;
+  if (length === 0 || length % 4 !== 0) return false;
+  const padding = data.charCodeAt(length - 1) === EQUALS ? (data.charCodeAt(length - 2) === EQUALS ? 2 : 1) : 0;
+  for (let i = 0; i < length - padding; i++) {
+    const c = data.charCodeAt(i);
+    const alphabet = (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 43 || c === 47;
+    if (!alphabet) return false;
+  }
+  return true;
 }
+
+const EQUALS = 61;
 
 /** A media type as `type/subtype` (parameters such as `;charset=` are not part of it here). */
 export const MEDIA_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*$/i;
