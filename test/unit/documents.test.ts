@@ -26,7 +26,7 @@ describe('canonical documents', () => {
   test('strict base64: padding and the alphabet, no whitespace or data-URL prefix', () => {
     expect(isBase64(PDF)).toBe(true);
     expect(isBase64('YQ==')).toBe(true);
-    for (const bad of ['', 'YQ=', 'Y Q==', 'YQ==\n', 'data:application/pdf;base64,YQ==', 'YQ==YQ==', '****']) expect(isBase64(bad)).toBe(false);
+    for (const bad of ['', 'YQ=', 'Y Q==', 'YQ==\n', 'data:application/pdf;base64,YQ==', 'YQ==YQ==', '****', '=AAA', 'A===', 'YQ-_']) expect(isBase64(bad)).toBe(false);
   });
 
   test('decoded sizes: base64 without its padding, text in UTF-8 bytes, references nothing', () => {
