@@ -1,13 +1,13 @@
-import type { ChatMessage, ChatRequest, ContentPart, ToolCall } from '../canonical/index.js';
+import type { ChatMessage, ChatRequest, ContentPart, DocumentPart, DocumentSource, ToolCall } from '../canonical/index.js';
 
 /**
  * Where a piece of a request's content sits. Every client format (Chat Completions, Anthropic Messages, Responses)
  * parses into the canonical request, so one walk over it covers them all: system prompts and Anthropic `system`
  * blocks, message text and text content parts, tool results, the arguments of earlier tool calls, and predicted
- * output. Routing fields, model names, tool names, tool definitions (schemas and their keys) and reasoning blocks
+ * output, and the documents whose text the gateway can read. Routing fields, model names, tool names, tool definitions (schemas and their keys) and reasoning blocks
  * are never touched — reasoning is signed by its provider and altering it would break the conversation.
  */
-export type ContentPlace = 'system' | 'user' | 'assistant' | 'tool_result' | 'tool_arguments' | 'prediction';
+export type ContentPlace = 'system' | 'user' | 'assistant' | 'tool_result' | 'tool_arguments' | 'prediction' | 'document';
 
 /** Rewrites one piece of text found at `place`; returns the text unchanged (the same string) when nothing applies. */
 export type TextRewrite = (text: string, place: ContentPlace) => string;
@@ -55,6 +55,11 @@ function rewriteMessage(message: ChatMessage, rewrite: TextRewrite): ChatMessage
 function rewriteParts(parts: ContentPart[], place: ContentPlace, rewrite: TextRewrite): ContentPart[] {
   let changed = false;
   const next = parts.map((part) => {
+    if (part.type === 'document') {
+      const document = rewriteDocument(part, rewrite);
+      if (document !== part) changed = true;
+      return document;
+    }
     if (part.type !== 'text') return part;
     const text = rewrite(part.text, place);
     if (text === part.text) return part;
@@ -63,6 +68,32 @@ function rewriteParts(parts: ContentPart[], place: ContentPlace, rewrite: TextRe
     return { ...part, text };
   });
   return changed ? next : parts;
+}
+
+/**
+ * A document's text where the gateway can read it: a text source, Anthropic's custom content, plain text sent as
+ * base64, and the title and context beside it. PDFs and other binary files, URLs and file ids are not scanned: the
+ * gateway does not parse PDFs or fetch URLs (docs/content-safety.md says so).
+ */
+function rewriteDocument(part: DocumentPart, rewrite: TextRewrite): DocumentPart {
+  const source = part.source;
+  let next: DocumentSource = source;
+  if (source.type === 'text') {
+    const text = rewrite(source.text, 'document');
+    if (text !== source.text) next = { type: 'text', text };
+  } else if (source.type === 'content') {
+    const texts = source.texts.map((text) => rewrite(text, 'document'));
+    if (texts.some((text, index) => text !== source.texts[index])) next = { type: 'content', texts };
+  } else if (source.type === 'base64' && source.mediaType === 'text/plain') {
+    const decoded = Buffer.from(source.data, 'base64').toString('utf8');
+    const text = rewrite(decoded, 'document');
+    if (text !== decoded) next = { type: 'base64', mediaType: source.mediaType, data: Buffer.from(text, 'utf8').toString('base64') };
+  }
+  const title = part.title === null ? null : rewrite(part.title, 'document');
+  const context = part.context === null ? null : rewrite(part.context, 'document');
+  if (next === source && title === part.title && context === part.context) return part;
+  // eslint-disable-next-line no-restricted-syntax -- a copy of a changed document (its cache_control and position kept)
+  return { ...part, source: next, title, context };
 }
 
 function rewriteToolCalls(calls: ToolCall[], rewrite: TextRewrite): ToolCall[] {

@@ -103,6 +103,26 @@ describe('ContentGuard: input', () => {
     expect(guard.admitted().manifest?.digest).toMatch(/^[0-9a-f]{64}$/);
   });
 
+  test('documents the gateway can read are scanned (text, custom content, base64 plain text, title); a PDF is sent as it is', async () => {
+    const guard = guardFor({ input: { email: 'mask' } });
+    const pdf = { type: 'base64' as const, mediaType: 'application/pdf', data: Buffer.from('%PDF-1.7 ada@example.com').toString('base64') };
+    const request = chatRequest({
+      messages: [{ role: 'user', content: [
+        { type: 'document', source: { type: 'text', text: 'Mail ada@example.com' }, title: 'From ada@example.com', context: null, filename: null, at: 'messages.0.content.0' },
+        { type: 'document', source: { type: 'content', texts: ['a', 'b@example.org'] }, title: null, context: null, filename: null, at: 'messages.0.content.1' },
+        { type: 'document', source: { type: 'base64', mediaType: 'text/plain', data: Buffer.from('c@example.net').toString('base64') }, title: null, context: null, filename: 'c.txt', at: 'messages.0.content.2' },
+        { type: 'document', source: pdf, title: null, context: null, filename: 'd.pdf', at: 'messages.0.content.3' },
+      ] }],
+    });
+    const sent = await guard.inspectRequest(request);
+    const parts = sent.messages[0].content as Array<{ source: { type: string; text?: string; texts?: string[]; data?: string }; title: string | null }>;
+    expect(parts[0].source.text).toBe('Mail [EMAIL]');
+    expect(parts[0].title).toBe('From [EMAIL]');
+    expect(parts[1].source.texts).toEqual(['a', '[EMAIL]']);
+    expect(Buffer.from(parts[2].source.data!, 'base64').toString()).toBe('[EMAIL]');
+    expect(parts[3].source).toBe(pdf);
+  });
+
   test('nothing found: the same request object goes on, and the manifest has no digest', async () => {
     const guard = guardFor({ input: { email: 'tokenize' } });
     const request = chatRequest();
