@@ -3,6 +3,7 @@ import OpenAI from 'openai';
 import type { RequestAdmitted, RequestCompleted, RequestRejected } from '../../events/request-events.js';
 import { type TestGateway, startTestGateway } from '../support/gateway-harness.js';
 import { mockProviderYaml } from '../support/anthropic-yaml.js';
+import { AdminClient } from '../support/admin-client.js';
 
 /**
  * Content policies on the request path (issue 36): input checks before dispatch (block, mask, tokenize, log) in
@@ -267,6 +268,34 @@ describe('content safety on the request path', () => {
       expect(text.startsWith('All fine here.')).toBe(true);
       expect(text).not.toContain('sk-proj');
     });
+  });
+
+  test('a policy changed while a request streams: that request keeps the version it was admitted with; the next one gets the new one', async () => {
+    const admin = new AdminClient(gw.url, ADMIN_TOKEN);
+    gw.mock.addScenario({ times: 1, behaviour: { text: `${'Slow words. '.repeat(20)}Mail grace@example.org`, chunks: 20, chunkGapMs: 40 } });
+    const { data: stream, response } = await plain.chat.completions.create({ model: 'gpt-checked', stream: true, messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+    const iterator = stream[Symbol.asyncIterator]();
+    let text = (await iterator.next()).value?.choices[0]?.delta.content ?? '';
+    const changed = await admin.put('/content-policies/answers-checked', { output: { secret: 'block' } });
+    expect(changed.status).toBeLessThan(300);
+    // The next request sees version 2 within a second (the snapshot on this node).
+    let version = 0;
+    for (let i = 0; i < 40 && version !== 2; i++) {
+      gw.mock.clearScenarios();
+      gw.mock.addScenario({ times: 1, behaviour: { text: 'Mail grace@example.org' } });
+      const { data, response: next } = await plain.chat.completions.create({ model: 'gpt-checked', messages: [{ role: 'user', content: 'hi' }] }).withResponse();
+      const admitted = (await gw.requestEvents(next.headers.get('x-request-id')!)).find((e) => e.type === 'RequestAdmitted')!.data as RequestAdmitted['data'];
+      version = admitted.contentPolicy!.sources[0].version;
+      if (version === 2) expect(data.choices[0].message.content).toBe('Mail grace@example.org');
+      else await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(version).toBe(2);
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) text += next.value.choices[0]?.delta.content ?? '';
+    expect(text.endsWith('Mail [EMAIL]')).toBe(true);
+    const admitted = (await gw.requestEvents(response.headers.get('x-request-id')!)).find((e) => e.type === 'RequestAdmitted')!.data as RequestAdmitted['data'];
+    expect(admitted.contentPolicy!.sources).toEqual([{ policyId: 'answers-checked', version: 1, attachedTo: 'alias' }]);
+    // Back as the file declares it, for the tests that follow.
+    expect((await admin.put('/content-policies/answers-checked', { output: { secret: 'block', email: 'mask' } })).status).toBeLessThan(300);
   });
 
   test('a key without a policy: content is sent and answered as it is, and the events carry no manifest', async () => {
