@@ -41,6 +41,7 @@ export class OutputStream {
   private readonly recovery: PlaceholderRecoveryStream | null;
   private readonly overlap: number;
   private window = '';
+  private carry = '';
   private stopped = false;
 
   constructor(private readonly options: OutputStreamOptions) {
@@ -73,17 +74,33 @@ export class OutputStream {
   }
 
   private check(final: boolean): StreamRelease {
-    const text = this.window;
-    const findings = scan(text, this.options.rules, { protectPlaceholders: true });
+    // A finding released in parts (below) has its head carried: scanned again, never released, so that the
+    // detector recognises its continuation in the new text, which is then dropped (its marker was written once).
+    const carried = this.carry.length;
+    const all = scan(this.carry + this.window, this.options.rules, { protectPlaceholders: true });
+    const continuing = carried > 0 ? all.find((finding) => finding.start < carried && finding.end > carried) : undefined;
+    let text = this.window;
+    if (continuing) {
+      const rest = continuing.end - carried;
+      if (!final && rest > text.length - this.overlap) {
+        // Still growing: drop what is settled of it, keep the tail.
+        this.window = text.slice(safeCut(text, text.length - this.overlap));
+        return { text: '', blocked: null };
+      }
+      text = text.slice(rest);
+    }
+    this.carry = '';
+    const shift = carried + (this.window.length - text.length);
+    const findings = all.filter((finding) => finding.start >= shift).map((finding) => ({ ...finding, start: finding.start - shift, end: finding.end - shift }));
     let cut = final ? text.length : text.length - this.overlap;
-    // A finding that keeps growing past MAX_WINDOW_OVERLAPS windows (a huge key block) is released in parts, each masked.
+    // A finding that keeps growing past MAX_WINDOW_OVERLAPS windows (a huge key block) is released in parts: its
+    // first part masked, the rest dropped as the detector keeps recognising it.
     const forced = !final && text.length > MAX_WINDOW_OVERLAPS * this.overlap;
     if (!final) {
       // Nothing that may still grow is released: a finding reaching into the tail, a placeholder across the cut.
       if (!forced) for (const finding of findings) if (finding.end > cut && finding.start < cut) cut = Math.min(cut, finding.start);
       for (const [start, end] of placeholderSpans(text)) if (start < cut && end > cut) cut = start;
-      const before = text.charCodeAt(cut - 1);
-      if (cut > 0 && before >= 0xd800 && before <= 0xdbff) cut--;
+      cut = safeCut(text, cut);
     }
     const settled = forced
       ? findings.filter((finding) => finding.start < cut).map((finding) => (finding.end > cut ? { ...finding, end: cut } : finding))
@@ -97,6 +114,8 @@ export class OutputStream {
       this.window = '';
       return { text: this.recover(before.text) + (this.recovery ? this.recovery.end() : ''), blocked: blocking.type };
     }
+    const straddling = forced ? findings.find((finding) => finding.start < cut && finding.end > cut) : undefined;
+    if (straddling) this.carry = text.slice(straddling.start, Math.min(cut, straddling.start + this.overlap));
     const released = transform(text.slice(0, cut), settled, { direction: 'output', counts: this.counts });
     this.window = text.slice(cut);
     return { text: this.recover(released.text), blocked: null };
@@ -105,4 +124,10 @@ export class OutputStream {
   private recover(text: string): string {
     return this.recovery ? this.recovery.push(text) : text;
   }
+}
+
+/** `cut`, moved back one unit when it would separate a surrogate pair. */
+function safeCut(text: string, cut: number): number {
+  const before = text.charCodeAt(cut - 1);
+  return cut > 0 && before >= 0xd800 && before <= 0xdbff ? cut - 1 : cut;
 }

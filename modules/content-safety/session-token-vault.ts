@@ -22,11 +22,11 @@ export class SessionTokenVault extends TokenVault {
   private readonly keyPrefix: string;
   private readonly used = new Set<string>();
 
-  constructor(private readonly redis: Redis, keys: PlaceholderKeys, tenantId: string, sessionId: string, private readonly ttlSeconds: number) {
+  constructor(private readonly redis: Redis, keys: PlaceholderKeys, tenantId: string, sessionId: string, private readonly ttlSeconds: number, namespace = 'switchyard:pii') {
     if (!keys.operatorKeyed) throw new Error('session-scoped tokenization needs an operator PII key (SWITCHYARD_PII_KEY): other nodes cannot read a per-process key');
     if (!Number.isInteger(ttlSeconds) || ttlSeconds <= 0) throw new Error('the session vault TTL must be a positive whole number of seconds');
     super(keys, { tenantId, kind: 'session', id: sessionId });
-    this.keyPrefix = `switchyard:pii:${createHmac('sha256', keys.id).update(`vault-scope\u0000${scopeBinding(this.scope)}`).digest('hex').slice(0, 32)}:`;
+    this.keyPrefix = `${namespace}:${createHmac('sha256', keys.id).update(`vault-scope\u0000${scopeBinding(this.scope)}`).digest('hex').slice(0, 32)}:`;
   }
 
   /** Loads the mappings of the exact, authentic placeholders found in `texts` that this request does not hold yet. */

@@ -15,13 +15,23 @@ export class DenyTermsDetector implements Detector {
     const words = [...new Set(terms.map((term) => term.trim().toLowerCase()).filter((term) => term.length > 0))]
       .sort((a, b) => b.length - a.length || (a < b ? -1 : 1))
       .map((term) => term.split(/\s+/).map(escapeRegExp).join('\\s+'));
-    this.pattern = words.length === 0 ? null : new RegExp(`(?<![\\p{L}\\p{N}_])(?:${words.join('|')})(?![\\p{L}\\p{N}_])`, 'giu');
+    // The start boundary is checked after a match, not as a lookbehind: a pattern starting with the terms themselves
+    // lets the regex engine skip ahead by their first characters.
+    this.pattern = words.length === 0 ? null : new RegExp(`(?:${words.join('|')})(?![\\p{L}\\p{N}_])`, 'giu');
   }
 
   detect({ text }: ScanText, emit: EmitFinding): void {
-    if (this.pattern) eachMatch(this.pattern, text, (match, offset) => emit(offset + match.index, offset + match.index + match[0].length));
+    if (!this.pattern) return;
+    eachMatch(this.pattern, text, (match, offset) => {
+      const start = offset + match.index;
+      if (start > 0 && WORD_CHAR.test(text.slice(Math.max(0, start - 2), start))) return;
+      emit(start, start + match[0].length);
+    });
   }
 }
+
+/** A letter, digit or underscore ending the text before a match (two code units: a surrogate pair is one letter). */
+const WORD_CHAR = /[\p{L}\p{N}_]$/u;
 
 function escapeRegExp(text: string): string {
   // The syntax characters only: under the `u` flag any other escaped character is an error (`-` is literal here).

@@ -27,8 +27,9 @@ export class IpAddressDetector implements Detector {
     eachMatch(this.ipv6, text, (match, offset) => {
       const candidate = match[0].replace(/\.+$/, ''); // a sentence's full stop
       const address = candidate.replace(/%[\w.-]+$/, '');
-      // `::` alone and clock times are not worth a finding; an address has at least one hex digit and a double colon or 8 groups.
-      if (!/[0-9A-Fa-f]/.test(address) || !isIPv6(address)) return;
+      // `a::b` (C++ scopes) is a valid address by the grammar but not by use: a finding has a decimal digit or 3 groups.
+      if (!isIPv6(address)) return;
+      if (!/\d/.test(address) && address.split(':').filter((group) => group.length > 0).length < 3) return;
       emit(offset + match.index, offset + match.index + candidate.length);
     }, scanText.colonWindows());
   }

@@ -22,8 +22,28 @@ export class PhoneDetector implements Detector {
 
   detect(scanText: ScanText, emit: EmitFinding): void {
     eachMatch(this.candidates, scanText.text, (match, offset) => {
+      if (!phoneShaped(match[0])) return;
       const at = offset + match.index;
       for (const found of findPhoneNumbersInText(match[0], { defaultCountry: this.defaultRegion })) emit(at + found.startsAt, at + found.endsAt);
     }, scanText.numericWindows());
   }
+}
+
+/** 2026-12-18, 18.12.2026, 12/18/2026: dates, which libphonenumber may take for national numbers. */
+const DATE = /^(?:\d{4}[-./]\d{1,2}[-./]\d{1,2}|\d{1,2}[-./]\d{1,2}[-./]\d{2,4})$/;
+
+/**
+ * Whether a candidate is grouped the way phone numbers are written, before libphonenumber (slow) is asked: with a
+ * leading `+`, any grouping; otherwise one separator used throughout (after an optional `(area)`), and no group of a
+ * single digit. Dates and lists of numbers (`2026-12-18`, `2026-12-8 242`, `17.53 2026-9-24`) fail this and cost nothing.
+ */
+export function phoneShaped(candidate: string): boolean {
+  if (candidate.startsWith('+')) return true;
+  if (DATE.test(candidate)) return false;
+  const body = candidate.replace(/^\(\d{2,4}\)\s?/, '');
+  const separators = new Set(body.match(/[^\d]+/g) ?? []);
+  if (separators.size > 1) return false;
+  const [separator] = separators;
+  if (separator !== undefined && !/^[ .-]$/.test(separator)) return false;
+  return body.split(/\D+/).every((group) => group.length >= 2);
 }

@@ -5,18 +5,22 @@
  * Why windows: ordinary prose has few digits, so the card, phone, IBAN, national-id and IPv4 patterns run on a
  * small fraction of the text instead of all of it. A window is every digit run (runs closer than NUMERIC_JOIN
  * characters joined) widened by WINDOW_MARGIN characters on each side; no number-shaped finding has more than
- * WINDOW_MARGIN non-digit characters before its first or after its last digit, so none is cut by a window edge,
+ * WINDOW_MARGIN non-digit characters before its first or after its last digit, nor between two of its digits (the
+ * longest such gap, an IBAN's letter groups `2345 MTLC AST0`, is 9), so none is cut by a window edge,
  * and a pattern's lookbehind or `\b` at a window edge sees the same neighbour it would see in the whole text.
  */
-export const WINDOW_MARGIN = 48;
-const NUMERIC_JOIN = WINDOW_MARGIN * 2;
-const COLON_MARGIN = 46; // an IPv6 address with a zone or embedded IPv4 is at most 45 characters
+export const WINDOW_MARGIN = 16;
+const NUMERIC_JOIN = WINDOW_MARGIN;
+const COLON_MARGIN = 46;
+/** The longest run of non-space characters an assignment window follows (a name, a scheme, a value). */
+const MAX_RUN = 4_096; // an IPv6 address with a zone or embedded IPv4 is at most 45 characters
 
 export type Window = readonly [start: number, end: number];
 
 export class ScanText {
   private numeric: Window[] | null = null;
   private colon: Window[] | null = null;
+  private assignment: Window[] | null = null;
 
   constructor(readonly text: string) {}
 
@@ -52,4 +56,51 @@ export class ScanText {
     this.colon = windows;
     return windows;
   }
+
+  /**
+   * Spans around each `:` and `=` (merged, in order): the word before it (a credential's name, after a few spaces),
+   * and the two words after it (an `Authorization` scheme and the value). Where a named credential can be.
+   */
+  assignmentWindows(): readonly Window[] {
+    if (this.assignment) return this.assignment;
+    const windows: Array<[number, number]> = [];
+    const text = this.text;
+    const separators = /[:=]/g;
+    for (let match = separators.exec(text); match !== null; match = separators.exec(text)) {
+      const at = match.index;
+      const start = skipRun(text, skipSpaces(text, at, -1), -1);
+      const end = skipRun(text, skipSpaces(text, skipRun(text, skipSpaces(text, at + 1, 1), 1), 1), 1);
+      const last = windows[windows.length - 1];
+      if (last && start <= last[1]) last[1] = Math.max(last[1], end);
+      else windows.push([start, end]);
+    }
+    this.assignment = windows;
+    return windows;
+  }
+}
+
+/** From `at` in direction `step`, past up to 8 spaces: the first index that is not one (for step -1, the index after it). */
+function skipSpaces(text: string, at: number, step: 1 | -1): number {
+  let i = at;
+  for (let k = 0; k < 8; k++) {
+    const next = step === 1 ? i : i - 1;
+    if (next < 0 || next >= text.length || !isSpace(text.charCodeAt(next))) break;
+    i += step;
+  }
+  return i;
+}
+
+/** From `at` in direction `step`, past one run of non-space characters (bounded). */
+function skipRun(text: string, at: number, step: 1 | -1): number {
+  let i = at;
+  for (let k = 0; k < MAX_RUN; k++) {
+    const next = step === 1 ? i : i - 1;
+    if (next < 0 || next >= text.length || isSpace(text.charCodeAt(next))) break;
+    i += step;
+  }
+  return i;
+}
+
+function isSpace(code: number): boolean {
+  return code === 0x20 || code === 0x0a || code === 0x09 || code === 0x0d;
 }
