@@ -1,8 +1,8 @@
 import { PLAN_LOG_NOW, PlanLog as Log } from '../support/plan-log.js';
 import { generateApiKey } from '../../modules/access/api-key/key-format.js';
 import { ControlPlaneState } from '../../projections/control-plane/control-plane-state.js';
-import { type ApplyPlan, type Drift, type PlannedStep, type PlanOptions, planApply } from '../../src/config/apply/apply-plan.js';
-import { type GatewayConfig, parseGatewayConfig } from '../../src/config/gateway-config.js';
+import { type Drift, planApply } from '../../src/config/apply/apply-plan.js';
+import { parseGatewayConfig } from '../../src/config/gateway-config.js';
 
 process.env.APPLY_PLAN_UPSTREAM_KEY = 'apply-plan-upstream-secret';
 process.env.APPLY_PLAN_GATEWAY_KEY = generateApiKey();
