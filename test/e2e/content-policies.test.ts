@@ -45,7 +45,7 @@ describe('content policies (admin API, apply, RequestAdmitted, restart)', () => 
     await database?.drop();
   });
 
-  const eventCount = () => gw.countEvents(['ContentPolicyDefined', 'ContentPolicyUpdated', 'ContentPolicyRetired', 'TenantContentPolicySet', 'AliasPublished', 'ApiKeyUpdated']);
+  const eventCount = () => gw.countEvents(['ContentPolicyDefined', 'ContentPolicyUpdated', 'ContentPolicyRetired', 'TenantContentPolicySet', 'AliasPublished']);
 
   /** A chat request on `alias`; the policy its RequestAdmitted recorded (undefined when none applied). */
   async function admittedPolicy(alias: string) {
@@ -100,6 +100,19 @@ describe('content policies (admin API, apply, RequestAdmitted, restart)', () => 
       const response = await admin.put('/content-policies/sessions', { input: { email: 'tokenize' }, tokenScope: 'session' });
       expect(response.status).toBe(422);
       expect(response.json.error).toMatchObject({ code: 'content_policy_needs_pii_key', message: expect.stringContaining('SWITCHYARD_PII_KEY') });
+    });
+
+    test('a tenant admin neither reads policies nor attaches or detaches one on a key (403)', async () => {
+      const issued = await admin.post('/keys', { id: 'acme-admin', tenant: 'acme', scopes: ['admin', 'inference', 'models:read'] });
+      expect(issued.status).toBe(201);
+      const tenantAdmin = admin.withToken(issued.json.key);
+      expect((await tenantAdmin.get('/content-policies')).status).toBe(403);
+      const attach = await tenantAdmin.patch('/keys/acme-app', { contentPolicy: 'pii-strict' });
+      expect(attach.status).toBe(403);
+      expect(attach.json.error.message).toContain('Only the platform changes the content policy');
+      expect((await tenantAdmin.post('/keys', { tenant: 'acme', contentPolicy: 'pii-strict' })).status).toBe(403);
+      // A change of something else leaves the key's policy as it is.
+      expect((await tenantAdmin.patch('/keys/acme-app', { contentPolicy: null, limits: { rpm: 1000 } })).status).toBe(200);
     });
 
     test('a dry run says what would be appended and appends nothing', async () => {
