@@ -5,7 +5,7 @@ import { translateSseBody } from '../streaming/sse-translation.js';
 import { DEFAULT_REQUEST_ID_HEADERS, classifyHttpStatus, httpError } from '../upstream-errors.js';
 import { joinPath, postUpstream, readJsonBody } from '../upstream-post.js';
 import { fromOpenAiEmbeddings, toOpenAiEmbeddingsRequest } from './openai-embeddings.js';
-import { refusedParameter, type ParameterTable } from '../parameters/parameter-table.js';
+import { refusedParameter, type ParameterTable, unsentParameters } from '../parameters/parameter-table.js';
 import { toOpenAiRequest } from './openai-request.js';
 import { preparedBody } from '../prepared-body.js';
 import { fromOpenAiCompletion } from './openai-response.js';
@@ -32,6 +32,10 @@ export class OpenAiAdapter implements ProviderAdapter {
   unsupportedParameter(request: ChatRequest, deployment: ResolvedDeployment): string | null {
     if (request.n > 1 && !deployment.capabilities.has('n')) return 'n';
     return refusedParameter(this.dialect.parameters, request, deployment);
+  }
+
+  unsentParameters(request: ChatRequest, deployment: ResolvedDeployment): readonly string[] {
+    return unsentParameters(this.dialect.parameters, request, deployment);
   }
 
   async chat(call: UpstreamCall): Promise<ChatResponse> {
