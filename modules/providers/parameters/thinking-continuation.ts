@@ -6,8 +6,8 @@ import type { ChatMessage, ChatRequest } from '../../canonical/index.js';
  * Claude (Anthropic and Bedrock) verifies, with thinking on, that the assistant turn answered by the final tool
  * results starts with its signed thinking block. Clients that keep only text and tool calls (the OpenAI Agents
  * SDK, LlamaIndex, most Chat Completions and Responses clients) cannot send it back, so such a continuation
- * goes without `thinking`: what Anthropic does itself when thinking is toggled inside a turn, and the only way
- * the round trip can finish. The thinking resumes on the next user turn.
+ * goes without `thinking`: the only request Claude accepts for it (a degradation, so the attempt notes it as
+ * an unsent `reasoning_effort`). The thinking resumes on the next user turn.
  */
 export function continuesToolUseWithoutThinking(messages: readonly ChatMessage[]): boolean {
   let index = messages.length - 1;
