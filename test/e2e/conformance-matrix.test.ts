@@ -37,6 +37,7 @@ import { type TestGateway, startTestGateway } from '../support/gateway-harness.j
  * | buffered / streamed tool call     | tools                              | tools                                    |
  * | multi-turn with a tool result     | role: tool                         | tool_result block                        |
  * | JSON schema output                | response_format json_schema        | output_config.format                     |
+ * | JSON mode with a schema           | response_format json_object+schema | —                                        |
  * | image part (deployment: vision)   | image_url data: URL                | image block, base64 source               |
  * | embeddings                        | embeddings.create (or a clean 400) | — Anthropic has no embeddings API        |
  * | typed errors 401 / 404 / 429      | Authentication/NotFound/RateLimit  | Authentication/NotFound/RateLimit        |
@@ -221,6 +222,25 @@ describe('conformance matrix: provider format × client SDK', () => {
         expect(upstream()).toHaveLength(0);
       });
     }
+
+    // JSON mode with a schema (Together's and Fireworks' dialect; Instructor's JSON_SCHEMA mode) is the same
+    // request as json_schema: the schema is never dropped in favour of plain JSON mode.
+    test(`JSON mode with a schema (response_format json_object + schema): ${provider.jsonSchema ? 'the planned JSON for the schema' : 'a 400 naming response_format'}`, async () => {
+      const asked = client.chat.completions.create({
+        model: provider.alias,
+        messages: user('Capital of France as JSON'),
+        response_format: { type: 'json_object', schema: CAPITAL_SCHEMA } as unknown as OpenAI.ResponseFormatJSONObject,
+      });
+      if (!provider.jsonSchema) {
+        const error = await asked.catch((e: unknown) => e);
+        expect(error).toMatchObject({ status: 400, code: 'unsupported_parameter', param: 'response_format' });
+        expect(upstream()).toHaveLength(0);
+        return;
+      }
+      const completion = await asked;
+      expect(JSON.parse(completion.choices[0].message.content!)).toEqual(plannedArguments(CAPITAL_SCHEMA));
+      expectOneCall(provider, false);
+    });
 
     test('an image part (base64 data: URL) reaches the vision deployment and is answered', async () => {
       const completion = await client.chat.completions.create({
