@@ -5,6 +5,7 @@ export * from './price-events.js';
 export * from './alias-events.js';
 export * from './tenant-events.js';
 export * from './api-key-events.js';
+export * from './content-policy-events.js';
 // What each control-plane family's events amount to: the state its decider decides on and the projections fold.
 export * from './provider-state.js';
 export * from './deployment-state.js';

@@ -5,6 +5,7 @@ import { ADMIN_SETTINGS, type AdminSettings } from '../modules/admin/admin-setti
 import { AUDIT_TRAIL_SETTINGS, type AuditTrailSettings } from '../modules/audit/audit-trail-settings.js';
 import { INFERENCE_SETTINGS, type InferenceSettings } from '../modules/inference/inference-settings.js';
 import { resolveResilience } from '../modules/inference/resilience/resilience-settings.js';
+import { resolveDocumentLimits } from '../modules/inference/pipeline/document-settings.js';
 import { ADMISSION_SETTINGS, resolveAdmission } from '../modules/limits/admission-settings.js';
 import { CACHE_SETTINGS, resolveCacheSettings } from '../modules/cache/cache-settings.js';
 import { LIMITS_SETTINGS, type LimitsSettings } from '../modules/limits/limits-settings.js';
@@ -29,7 +30,9 @@ export class PlatformModule {
     // Each context gets its own settings, resolved once here; none sees the whole environment.
     const resilience = resolveResilience(environment.resilience);
     const admin: AdminSettings = { adminToken: environment.adminToken };
-    const inference: InferenceSettings = { durability: environment.durability, nodeId: environment.nodeId, redisUrl: environment.redisUrl, resilience };
+    const inference: InferenceSettings = {
+      durability: environment.durability, nodeId: environment.nodeId, redisUrl: environment.redisUrl, resilience, documents: resolveDocumentLimits(environment.documents),
+    };
     const limits: LimitsSettings = { redisUrl: environment.redisUrl, nodeId: environment.nodeId };
     const providerSettings: ProviderSettings = { connectTimeoutMs: resilience.deadlines.connectTimeoutMs };
     const auditTrail: AuditTrailSettings = { signer: platform.auditSigner };

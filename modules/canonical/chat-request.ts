@@ -16,7 +16,39 @@ export interface CacheControl {
 
 export type ContentPart =
   | { type: 'text'; text: string; cacheControl?: CacheControl }
-  | { type: 'image'; url: string; detail: 'auto' | 'low' | 'high' | null; mediaType: string | null; cacheControl?: CacheControl };
+  | { type: 'image'; url: string; detail: 'auto' | 'low' | 'high' | null; mediaType: string | null; cacheControl?: CacheControl }
+  | DocumentPart;
+
+/**
+ * Where a document's content is (see document.ts for what each provider format can take):
+ * - `base64`: the file's bytes (validated base64, no whitespace) with its media type (application/pdf, text/plain, …);
+ * - `text`: plain text the client sent as text (Anthropic's text source);
+ * - `url`: a public http(s) URL the provider fetches (Anthropic's url source, the Responses API's file_url);
+ * - `content`: Anthropic's custom content source, text blocks the client already split;
+ * - `file_id`: a file the client uploaded to OpenAI's Files API: provider state only an `openai` route can read.
+ */
+export type DocumentSource =
+  | { type: 'base64'; mediaType: string; data: string }
+  | { type: 'text'; text: string }
+  | { type: 'url'; url: string }
+  | { type: 'content'; texts: string[] }
+  | { type: 'file_id'; fileId: string };
+
+/**
+ * A document the user gives the model (Anthropic `document` blocks, OpenAI `file` parts, Responses
+ * `input_file`). `title` and `context` are Anthropic's (context is extra text about the document the model
+ * reads beside it); `filename` is OpenAI's. `at` is where the client put it, in its own format's path
+ * style, so a size refusal names the field the client sent.
+ */
+export interface DocumentPart {
+  type: 'document';
+  source: DocumentSource;
+  title: string | null;
+  context: string | null;
+  filename: string | null;
+  at: string;
+  cacheControl?: CacheControl;
+}
 
 export interface ToolCall {
   id: string;
@@ -151,6 +183,8 @@ export function requiredCapabilities(request: ChatRequest): string[] {
   if (request.responseFormat?.type === 'json_schema') needs.add('json_schema');
   if (request.n > 1) needs.add('n');
   if (request.messages.some((m) => m.content.some((p) => p.type === 'image'))) needs.add('vision');
+  // Reading documents (PDFs above all) is a property of the model: the deployment must declare it.
+  if (request.messages.some((m) => m.content.some((p) => p.type === 'document'))) needs.add('documents');
   // Reasoning is a property of the model, not of the wire format: the deployment must declare it.
   if (request.reasoning !== null) needs.add('reasoning');
   if (request.modalities?.includes('audio')) needs.add('audio');

@@ -2,6 +2,7 @@
 export * from './chat-request.js';
 export * from './chat-response.js';
 export * from './context-length-exceeded.js';
+export * from './document.js';
 export * from './embeddings.js';
 export * from './gateway-error.js';
 export * from './headers.js';

@@ -1,11 +1,13 @@
 import type { ChatRequest } from './chat-request.js';
+import { documentTokens } from './document.js';
 import { countTokens } from './tokenizer.js';
 
 /**
  * Input tokens of a request as a real tokenizer counts them, plus the chat template's per-message
  * overhead (OpenAI's documented 3 per message + 3 for the reply primer). Used to reserve limits at
  * admission, to answer count_tokens where no provider can, and to bill when a provider reports nothing
- * (evidence: estimated). An image counts as 765 tokens (a 1024×1024 high-detail tile set).
+ * (evidence: estimated). An image counts as 765 tokens (a 1024×1024 high-detail tile set); a document as
+ * documentTokens says (document.ts: 4,000 a PDF page, text as counted).
  */
 export function estimateTokens(text: string): number {
   return countTokens(text);
@@ -38,7 +40,9 @@ export function estimateInputTokens(request: ChatRequest): number {
   let total = 3;
   for (const message of request.messages) {
     total += 3;
-    for (const part of message.content) total += part.type === 'text' ? counter.count(part.text) : 765;
+    for (const part of message.content) {
+      total += part.type === 'text' ? counter.count(part.text) : part.type === 'document' ? documentTokens(part, (text) => counter.count(text)) : 765;
+    }
     if (message.role === 'assistant') for (const call of message.toolCalls) total += counter.count(call.name) + counter.count(call.arguments) + 3;
   }
   for (const tool of request.tools) total += counter.count(tool.name) + counter.count(tool.description ?? '') + counter.count(JSON.stringify(tool.parameters)) + 8;

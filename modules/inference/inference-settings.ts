@@ -1,3 +1,4 @@
+import type { DocumentLimits } from '../canonical/index.js';
 import type { DurabilityProfile } from './pipeline/durability.js';
 import type { ResilienceSettings } from './resilience/resilience-settings.js';
 
@@ -15,4 +16,6 @@ export interface InferenceSettings {
   /** Cross-node breaker signals; null = breakers per node only. */
   redisUrl: string | null;
   resilience: ResilienceSettings;
+  /** Document size limits (document-settings.ts); absent: the defaults. */
+  documents?: DocumentLimits;
 }

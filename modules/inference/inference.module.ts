@@ -100,7 +100,7 @@ type Closeable = { close(): Promise<void> };
     {
       provide: PIPELINE_SETTINGS,
       useFactory: (settings: InferenceSettings): PipelineSettings => ({
-        durability: settings.durability, nodeId: settings.nodeId, resilience: settings.resilience,
+        durability: settings.durability, nodeId: settings.nodeId, resilience: settings.resilience, ...(settings.documents ? { documents: settings.documents } : {}),
       }),
       inject: [INFERENCE_SETTINGS],
     },

@@ -11,3 +11,4 @@ export * from './providers.module.js';
 export * from './provider-settings.js';
 export * from './parameters/parameter-table.js';
 export * from './outbound-connector.js';
+export * from './parameters/document-support.js';

@@ -6,6 +6,7 @@ import { azureOpenAiDialect } from './azure-openai/azure-openai-dialect.js';
 import { GeminiAdapter } from './gemini/gemini-adapter.js';
 import { OpenAiAdapter } from './openai/openai-adapter.js';
 import { OPENAI_COMPATIBLE_PARAMETERS, OPENAI_PARAMETERS } from './openai/openai-parameters.js';
+import { OPENAI_COMPATIBLE_DOCUMENTS, OPENAI_DOCUMENTS } from './parameters/document-support.js';
 import type { ProviderAdapter } from './provider-adapter.js';
 
 const bearer = (deployment: ResolvedDeployment): Record<string, string> => {
@@ -19,10 +20,12 @@ export class ProviderAdapters {
 
   constructor() {
     const chatPath = () => '/chat/completions';
-    this.adapters.set('openai', new OpenAiAdapter({ path: chatPath, headers: bearer, maxTokensField: 'max_completion_tokens', modelInBody: true, parameters: OPENAI_PARAMETERS }));
-    this.adapters.set('openai-compatible', new OpenAiAdapter({ path: chatPath, headers: bearer, maxTokensField: 'max_tokens', modelInBody: true, parameters: OPENAI_COMPATIBLE_PARAMETERS }));
+    this.adapters.set('openai', new OpenAiAdapter({ path: chatPath, headers: bearer, maxTokensField: 'max_completion_tokens', modelInBody: true, parameters: OPENAI_PARAMETERS, documents: OPENAI_DOCUMENTS }));
+    this.adapters.set('openai-compatible', new OpenAiAdapter({
+      path: chatPath, headers: bearer, maxTokensField: 'max_tokens', modelInBody: true, parameters: OPENAI_COMPATIBLE_PARAMETERS, documents: OPENAI_COMPATIBLE_DOCUMENTS,
+    }));
     // The mock answers like OpenAI itself, so it gets OpenAI's table (tests route around what OpenAI refuses).
-    this.adapters.set('mock', new OpenAiAdapter({ path: chatPath, headers: bearer, maxTokensField: 'max_tokens', modelInBody: true, parameters: OPENAI_PARAMETERS }));
+    this.adapters.set('mock', new OpenAiAdapter({ path: chatPath, headers: bearer, maxTokensField: 'max_tokens', modelInBody: true, parameters: OPENAI_PARAMETERS, documents: OPENAI_DOCUMENTS }));
     this.adapters.set('azure-openai', new OpenAiAdapter(azureOpenAiDialect));
     this.adapters.set('gemini', new GeminiAdapter());
     this.adapters.set('anthropic', new AnthropicAdapter());

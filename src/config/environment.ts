@@ -3,6 +3,8 @@ import { availableParallelism, hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { readAdminSettings } from '../../modules/admin/admin-settings.js';
 import { type HttpSettings, readHttpOverrides } from '../../modules/inference/http/http-settings.js';
+import { readDocumentOverrides } from '../../modules/inference/pipeline/document-settings.js';
+import type { DocumentLimits } from '../../modules/canonical/index.js';
 import { type DurabilityProfile, readDurability } from '../../modules/inference/pipeline/durability.js';
 import { type ResilienceOverrides, readResilienceOverrides } from '../../modules/inference/resilience/resilience-settings.js';
 import { type AdmissionSettings, readAdmissionOverrides } from '../../modules/limits/admission-settings.js';
@@ -58,6 +60,8 @@ export interface Environment {
   secretReferences?: SecretReferencePolicy;
   /** Client connection timeouts and cap that differ from the defaults (http-settings.ts). */
   http?: Partial<HttpSettings>;
+  /** Document size limits that differ from the defaults (document-settings.ts). */
+  documents?: Partial<DocumentLimits>;
   /** Exact cache and idempotency knobs that differ from the defaults (cache-settings.ts). */
   cache?: Partial<CacheKnobs>;
   /** Observability settings that differ from the defaults: read from OTEL_* and SWITCHYARD_* (observability-settings.ts), or set by a caller. */
@@ -128,6 +132,7 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
     projector,
     secretReferences,
     http: readHttpOverrides(env),
+    documents: readDocumentOverrides(env),
     cache: readCacheOverrides(env),
     observability,
     spool: {

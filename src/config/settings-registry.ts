@@ -1,6 +1,7 @@
 import { ADMIN_ENVIRONMENT } from '../../modules/admin/admin-settings.js';
 import { CACHE_ENVIRONMENT } from '../../modules/cache/cache-settings.js';
 import { HTTP_ENVIRONMENT } from '../../modules/inference/http/http-settings.js';
+import { DOCUMENT_ENVIRONMENT } from '../../modules/inference/pipeline/document-settings.js';
 import { DURABILITY_ENVIRONMENT } from '../../modules/inference/pipeline/durability.js';
 import { RESILIENCE_ENVIRONMENT } from '../../modules/inference/resilience/resilience-settings.js';
 import { ADMISSION_ENVIRONMENT } from '../../modules/limits/admission-settings.js';
@@ -42,6 +43,7 @@ export const ENVIRONMENT_SETTINGS: readonly SettingsGroup[] = [
   group('Admission', ADMISSION_ENVIRONMENT),
   group('Deadlines, retries, circuit breakers', RESILIENCE_ENVIRONMENT),
   group('Client connections', HTTP_ENVIRONMENT),
+  group('Documents', DOCUMENT_ENVIRONMENT),
   group('Exact cache and idempotency', CACHE_ENVIRONMENT),
   group('Memory allocator (glibc)', MALLOC_ENVIRONMENT),
   group('Embedded engine thread', ENGINE_THREAD_ENVIRONMENT),

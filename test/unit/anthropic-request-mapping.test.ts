@@ -91,7 +91,7 @@ describe('Anthropic client request → canonical', () => {
     ['a thinking block without its text', { ...base, messages: [{ role: 'user', content: 'q' }, { role: 'assistant', content: [{ type: 'thinking', signature: 's' }] }] }, 'messages.1.content.0.thinking', 'invalid_request'],
     ['metadata other than user_id', { ...base, metadata: { user_id: 'u', team: 'x' } }, 'metadata.team', 'unsupported_parameter'],
     ['a server tool', { ...base, tools: [{ type: 'web_search_20250305', name: 'web_search' }] }, 'tools.0.type', 'unsupported_parameter'],
-    ['a document block', { ...base, messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'text', media_type: 'text/plain', data: 'x' } }] }] }, 'messages.0.content.0.type', 'unsupported_parameter'],
+    ['a document from Anthropic\'s Files API', { ...base, messages: [{ role: 'user', content: [{ type: 'document', source: { type: 'file', file_id: 'file_1' } }] }] }, 'messages.0.content.0.source.type', 'unsupported_parameter'],
     ['a tool without input_schema', { ...base, tools: [{ name: 'x' }] }, 'tools.0.input_schema', 'invalid_request'],
     ['tool_choice naming an undeclared tool', { ...base, tools: [weatherTool], tool_choice: { type: 'tool', name: 'nope' } }, 'tool_choice.name', 'invalid_request'],
     ['tool_choice any without tools', { ...base, tool_choice: { type: 'any' } }, 'tool_choice', 'invalid_request'],

@@ -1,6 +1,9 @@
 import { Logger } from '@nestjs/common';
 import type { TokenUsage } from '../../../events/index.js';
-import { type ChatRequest, type ChatResponse, GatewayError, requiredCapabilities, type StreamEvent } from '../../canonical/index.js';
+import {
+  type ChatRequest, type ChatResponse, checkDocumentLimits, DEFAULT_DOCUMENT_LIMITS, GatewayError, requiredCapabilities, type StreamEvent,
+} from '../../canonical/index.js';
+import { requestedDocumentValue } from '../../providers/index.js';
 import { MAX_LOGGED_CONTENT, observationOf } from '../../observability/index.js';
 import type { ClientFormat } from '../formats/client-format.js';
 import { BACKSTOP_SLACK_MS } from '../resilience/deadlines.js';
@@ -71,6 +74,8 @@ export class ChatPipeline {
     const observation = observationOf(exchange.raw);
     observation?.identify(principal);
     const request = format.parseChat(exchange.body);
+    // Before the idempotency key and admission: an oversized document reserves nothing and reaches no provider.
+    checkDocumentLimits(request, this.settings.documents ?? DEFAULT_DOCUMENT_LIMITS);
     // A header, not a body field, in every client format: the OpenAI SDK sends it through defaultHeaders.
     const betas = anthropicBetasOf(exchange.headers);
     if (betas !== null) request.anthropicBetas = betas;
@@ -105,7 +110,7 @@ export class ChatPipeline {
       },
       unsent: (deployment) => adapters.for(deployment.provider.type)?.unsentParameters(request, deployment) ?? [],
       parameterName: format.parameterName,
-      requestedValue: request.anthropicBetas && ((parameter) => (parameter === 'anthropic-beta' ? request.anthropicBetas!.join(',') : null)),
+      requestedValue: (parameter) => (parameter === 'anthropic-beta' ? request.anthropicBetas?.join(',') ?? null : requestedDocumentValue(request, parameter)),
       adapterServes: (deployment) => adapters.for(deployment.provider.type) !== undefined,
     }, (alias) => this.stored.cache.decide(principal.tenantId, alias, request, exchange.headers));
     try {
@@ -269,7 +274,7 @@ function streamEnding(answer: StreamedAnswer): { status: 'failed' | 'cancelled';
 /** The text of a request's messages, for an opted-in tenant's content log (redacted there). */
 function promptText(request: ChatRequest): string {
   return request.messages
-    .map((message) => `${message.role}: ${message.content.map((part) => (part.type === 'text' ? part.text : '[image]')).join(' ')}`)
+    .map((message) => `${message.role}: ${message.content.map((part) => (part.type === 'text' ? part.text : part.type === 'document' ? '[document]' : '[image]')).join(' ')}`)
     .join('\n');
 }
 

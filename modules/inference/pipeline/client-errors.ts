@@ -17,6 +17,7 @@ const PARAMETER_OF_CAPABILITY: Readonly<Record<string, string>> = Object.freeze(
   chat: 'model',
   reasoning: 'reasoning_effort',
   audio: 'modalities',
+  documents: 'messages',
 });
 
 /** What the planner weighed against each route's context window: the prompt and one choice's output. */

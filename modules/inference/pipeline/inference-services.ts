@@ -8,6 +8,7 @@ import type { ResilienceSettings } from '../resilience/resilience-settings.js';
 import type { LatencyTracker } from '../routing/latency-tracker.js';
 import type { RoutePlanner } from '../routing/route-planner.js';
 import type { DurabilityProfile } from './durability.js';
+import type { DocumentLimits } from '../../canonical/index.js';
 
 /** The data plane's collaborators, shared by every operation's pipeline (wired by InferenceModule). */
 export interface InferenceServices {
@@ -31,4 +32,6 @@ export interface PipelineSettings {
   durability: DurabilityProfile;
   nodeId: string;
   resilience: ResilienceSettings;
+  /** Document size limits; absent: DEFAULT_DOCUMENT_LIMITS. */
+  documents?: DocumentLimits;
 }

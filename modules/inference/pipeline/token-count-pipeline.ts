@@ -1,6 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import { observationOf } from '../../observability/index.js';
-import { ATTEMPT_TOKEN_CEILING, type ChatRequest, checkReportedCount, estimateInputTokens, ProviderError, requiredCapabilities } from '../../canonical/index.js';
+import {
+  ATTEMPT_TOKEN_CEILING, type ChatRequest, checkDocumentLimits, checkReportedCount, DEFAULT_DOCUMENT_LIMITS, estimateInputTokens, ProviderError, requiredCapabilities,
+} from '../../canonical/index.js';
 import type { ResolvedDeployment } from '../../../projections/routing-snapshot/index.js';
 import { BACKSTOP_SLACK_MS, armDeadline } from '../resilience/deadlines.js';
 import { isRefusal } from '../resilience/deployment-gate.js';
@@ -50,6 +52,8 @@ export class TokenCountPipeline {
     const principal = this.services.auth.authenticate(exchange.headers, 'inference');
     observationOf(exchange.raw)?.identify(principal);
     const request = dialect.parse(exchange.body);
+    // The same document bounds as a message: a count may be sent to a provider's count endpoint.
+    checkDocumentLimits(request, this.settings.documents ?? DEFAULT_DOCUMENT_LIMITS);
     // Anthropic's count endpoint takes the same betas as a message (a beta can change what the prompt is);
     // other routes answer with a count or the estimate, which no beta changes.
     const betas = anthropicBetasOf(exchange.headers);

@@ -1,7 +1,8 @@
 import {
-  type CacheControl, type ChatMessage, type ChatRequest, type ContentPart, ProviderError, type ReasoningPart, toolArgumentsObject, type ToolCall,
+  type CacheControl, type ChatMessage, type ChatRequest, type ContentPart, type DocumentPart, documentText, ProviderError, type ReasoningPart, toolArgumentsObject, type ToolCall,
 } from '../../canonical/index.js';
 import type { ResolvedDeployment } from '../../../projections/routing-snapshot/index.js';
+import { ANTHROPIC_DOCUMENTS, unsupportedDocument } from '../parameters/document-support.js';
 import { refusedParameter } from '../parameters/parameter-table.js';
 import { anthropicBudget } from '../parameters/reasoning-budget.js';
 import { continuesToolUseWithoutThinking } from '../parameters/thinking-continuation.js';
@@ -28,6 +29,8 @@ export const DEFAULT_MAX_TOKENS_CAP = 4096;
 export function unsupportedByAnthropic(request: ChatRequest, deployment: ResolvedDeployment): string | null {
   const refused = refusedParameter(ANTHROPIC_PARAMETERS, request, deployment);
   if (refused) return refused;
+  const document = unsupportedDocument(request, ANTHROPIC_DOCUMENTS);
+  if (document) return document;
   if (request.temperature !== null && request.temperature > 1) return 'temperature';
   for (const [i, message] of request.messages.entries()) {
     if (message.role === 'user' && message.name) return `messages[${i}].name`;
@@ -37,6 +40,7 @@ export function unsupportedByAnthropic(request: ChatRequest, deployment: Resolve
     for (const [j, part] of message.content.entries()) {
       if (part.type === 'image' && (part.detail === 'low' || part.detail === 'high')) return `messages[${i}].content[${j}].image_url.detail`;
       if (part.type === 'image' && message.role !== 'user' && message.role !== 'tool') return `messages[${i}].content[${j}]`;
+      if (part.type === 'document' && message.role !== 'user') return `messages[${i}].content[${j}]`;
     }
   }
   return null;
@@ -152,9 +156,30 @@ function toAnthropicMessages(messages: ChatMessage[]): AnthropicMessage[] {
 function toBlock(part: ContentPart): AnthropicContentBlock[] {
   const cache = part.cacheControl ? { cache_control: wireCacheControl(part.cacheControl) } : {};
   if (part.type === 'text') return part.text.length > 0 ? [{ type: 'text', text: part.text, ...cache }] : [];
+  if (part.type === 'document') return [documentBlock(part, cache)];
   const data = /^data:([^;,]+);base64,(.*)$/s.exec(part.url);
   if (data) return [{ type: 'image', source: { type: 'base64', media_type: part.mediaType ?? data[1], data: data[2] }, ...cache }];
   return [{ type: 'image', source: { type: 'url', url: part.url }, ...cache }];
+}
+
+/** A document block; base64 text/plain goes as a text source, which is how Anthropic takes plain text. */
+function documentBlock(part: DocumentPart, cache: { cache_control?: AnthropicCacheControl }): AnthropicContentBlock {
+  const labels = { ...(part.title !== null || part.filename !== null ? { title: part.title ?? part.filename! } : {}), ...(part.context !== null ? { context: part.context } : {}) };
+  const source = part.source;
+  switch (source.type) {
+    case 'base64':
+      if (source.mediaType === 'application/pdf') return { type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: source.data }, ...labels, ...cache };
+      return { type: 'document', source: { type: 'text', media_type: 'text/plain', data: documentText(part)! }, ...labels, ...cache };
+    case 'text':
+      return { type: 'document', source: { type: 'text', media_type: 'text/plain', data: source.text }, ...labels, ...cache };
+    case 'url':
+      return { type: 'document', source: { type: 'url', url: source.url }, ...labels, ...cache };
+    case 'content':
+      return { type: 'document', source: { type: 'content', content: source.texts.map((text) => ({ type: 'text' as const, text })) }, ...labels, ...cache };
+    case 'file_id':
+      // unsupportedDocument keeps a file id from being routed here (it names OpenAI's Files API).
+      throw new ProviderError('invalid_request', 'An OpenAI file id cannot be sent to Anthropic.', 400);
+  }
 }
 
 /**

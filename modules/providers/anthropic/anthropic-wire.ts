@@ -4,6 +4,12 @@ export type AnthropicImageSource =
   | { type: 'base64'; media_type: string; data: string }
   | { type: 'url'; url: string };
 
+export type AnthropicDocumentSource =
+  | { type: 'base64'; media_type: 'application/pdf'; data: string }
+  | { type: 'text'; media_type: 'text/plain'; data: string }
+  | { type: 'url'; url: string }
+  | { type: 'content'; content: string | Array<{ type: 'text'; text: string }> };
+
 export interface AnthropicCacheControl {
   type: 'ephemeral';
   ttl?: '5m' | '1h';
@@ -14,6 +20,7 @@ type Cached = { cache_control?: AnthropicCacheControl };
 export type AnthropicContentBlock =
   | ({ type: 'text'; text: string } & Cached)
   | ({ type: 'image'; source: AnthropicImageSource } & Cached)
+  | ({ type: 'document'; source: AnthropicDocumentSource; title?: string; context?: string } & Cached)
   | ({ type: 'tool_use'; id: string; name: string; input: unknown } & Cached)
   | ({ type: 'tool_result'; tool_use_id: string; content: string | AnthropicContentBlock[]; is_error?: boolean } & Cached)
   | { type: 'thinking'; thinking: string; signature: string }

@@ -1,6 +1,7 @@
 import type { ResolvedDeployment } from '../../../projections/routing-snapshot/index.js';
 import type { OpenAiDialect } from '../openai/openai-adapter.js';
 import { AZURE_OPENAI_PARAMETERS } from '../openai/openai-parameters.js';
+import { OPENAI_COMPATIBLE_DOCUMENTS } from '../parameters/document-support.js';
 
 /**
  * Azure OpenAI speaks the Chat Completions wire format with three differences: the URL names the Azure
@@ -23,4 +24,5 @@ export const azureOpenAiDialect: OpenAiDialect = {
   modelInBody: false,
   requestIdHeaders: ['apim-request-id', 'x-ms-request-id', 'x-request-id'],
   parameters: AZURE_OPENAI_PARAMETERS,
+  documents: OPENAI_COMPATIBLE_DOCUMENTS,
 };

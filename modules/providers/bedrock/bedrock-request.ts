@@ -1,5 +1,6 @@
-import { type ChatMessage, type ChatRequest, type ContentPart, ProviderError, type ReasoningPart, toolArgumentsObject, type ToolChoice } from '../../canonical/index.js';
+import { type ChatMessage, type ChatRequest, type ContentPart, type DocumentPart, ProviderError, type ReasoningPart, toolArgumentsObject, type ToolChoice } from '../../canonical/index.js';
 import type { ResolvedDeployment } from '../../../projections/routing-snapshot/index.js';
+import { BEDROCK_DOCUMENT_FORMATS, BEDROCK_DOCUMENTS, unsupportedDocument } from '../parameters/document-support.js';
 import { continuesToolUseWithoutThinking } from '../parameters/thinking-continuation.js';
 import { refusedParameter } from '../parameters/parameter-table.js';
 import { anthropicBudget } from '../parameters/reasoning-budget.js';
@@ -25,7 +26,7 @@ const DEFAULT_THINKING_ANSWER_TOKENS = 4096;
  * only as bytes: an http(s) image URL would need the gateway to fetch it, which it never does (SSRF).
  */
 export function converseUnsupportedParameter(request: ChatRequest, deployment: ResolvedDeployment): string | null {
-  const refused = refusedParameter(BEDROCK_PARAMETERS, request, deployment);
+  const refused = refusedParameter(BEDROCK_PARAMETERS, request, deployment) ?? unsupportedDocument(request, BEDROCK_DOCUMENTS);
   if (refused) return refused;
   if (request.toolChoice?.type === 'none' && request.messages.some((m) => m.role === 'tool' || (m.role === 'assistant' && m.toolCalls.length > 0))) {
     return 'tool_choice';
@@ -116,10 +117,11 @@ export function toConverseRequest(request: ChatRequest, deploymentMaxOutputToken
  */
 function toConverseMessages(messages: ChatMessage[]): ConverseMessage[] {
   const out: ConverseMessage[] = [];
+  const names = new DocumentNames();
   for (const message of messages) {
     if (message.role === 'system') continue;
     const role = message.role === 'assistant' ? 'assistant' : 'user';
-    const blocks = toBlocks(message);
+    const blocks = toBlocks(message, names);
     const last = out[out.length - 1];
     if (last && last.role === role) last.content.push(...blocks);
     else out.push({ role, content: blocks });
@@ -127,15 +129,15 @@ function toConverseMessages(messages: ChatMessage[]): ConverseMessage[] {
   return out;
 }
 
-function toBlocks(message: Exclude<ChatMessage, { role: 'system' }>): ConverseContentBlock[] {
+function toBlocks(message: Exclude<ChatMessage, { role: 'system' }>, names: DocumentNames): ConverseContentBlock[] {
   switch (message.role) {
     case 'user':
-      return message.content.flatMap(toContentBlock);
+      return message.content.flatMap((part) => toContentBlock(part, names));
     case 'assistant':
       return [
         // Signed thinking first and unchanged: Claude verifies it when a tool-use turn continues.
         ...(message.reasoning ?? []).flatMap(toReasoningBlock),
-        ...message.content.flatMap(toContentBlock),
+        ...message.content.flatMap((part) => toContentBlock(part, names)),
         ...message.toolCalls.flatMap((call): ConverseContentBlock[] => [
           { toolUse: { toolUseId: call.id, name: call.name, input: toolArgumentsObject(call) ?? {} } },
           ...(call.cacheControl ? [{ cachePoint: CACHE_POINT }] : []),
@@ -162,15 +164,42 @@ function toReasoningBlock(part: ReasoningPart): ConverseContentBlock[] {
 }
 
 /** Anthropic's cache_control marks the block it sits on; Converse puts a cachePoint block after it. */
-function toContentBlock(part: ContentPart): ConverseContentBlock[] {
-  const blocks = toPlainContentBlock(part);
+function toContentBlock(part: ContentPart, names: DocumentNames): ConverseContentBlock[] {
+  const blocks = part.type === 'document' ? [documentBlock(part, names)] : toPlainContentBlock(part);
   return part.cacheControl && blocks.length ? [...blocks, { cachePoint: CACHE_POINT }] : blocks;
 }
 
-function toPlainContentBlock(part: ContentPart): ConverseContentBlock[] {
+function toPlainContentBlock(part: Exclude<ContentPart, DocumentPart>): ConverseContentBlock[] {
   if (part.type === 'text') return part.text.length > 0 ? [{ text: part.text }] : []; // Converse rejects blank text blocks
   const data = DATA_URL.exec(part.url)!; // checked by converseUnsupportedParameter
   return [{ image: { format: IMAGE_FORMATS[data[1].toLowerCase()], source: { bytes: data[2].replace(/\s+/g, '') } } }];
+}
+
+/** A document as bytes in its Converse format; a text source as txt. The documents table checked the kind. */
+function documentBlock(part: DocumentPart, names: DocumentNames): ConverseContentBlock {
+  const source = part.source;
+  const name = names.next(part.title ?? part.filename);
+  if (source.type === 'base64') return { document: { format: BEDROCK_DOCUMENT_FORMATS[source.mediaType], name, source: { bytes: source.data } } };
+  if (source.type === 'text') return { document: { format: 'txt', name, source: { bytes: Buffer.from(source.text, 'utf8').toString('base64') } } };
+  throw new ProviderError('invalid_request', `Bedrock Converse cannot take a ${source.type} document.`, 400);
+}
+
+/**
+ * Converse wants a name on every document, of letters, digits, single spaces, hyphens, parentheses and
+ * square brackets, and no two alike in a request: the title or filename with anything else made a hyphen
+ * (`report.pdf` → `report-pdf`), else `document N`; a repeated name gets ` (N)`.
+ */
+class DocumentNames {
+  private readonly used = new Set<string>();
+
+  next(label: string | null): string {
+    const cleaned = (label ?? '').replace(/[^A-Za-z0-9\s\-()[\]]/g, '-').replace(/\s+/g, ' ').trim().slice(0, 200);
+    const base = cleaned.length > 0 ? cleaned : `document ${this.used.size + 1}`;
+    let name = base;
+    for (let n = 2; this.used.has(name); n++) name = `${base} (${n})`;
+    this.used.add(name);
+    return name;
+  }
 }
 
 function toConverseToolChoice(choice: ToolChoice | null): ConverseToolChoice | null {

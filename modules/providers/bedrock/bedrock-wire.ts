@@ -30,6 +30,8 @@ export interface ConverseContentBlock {
   text?: string;
   /** Bytes are base64 in the JSON protocol. */
   image?: { format: ConverseImageFormat; source: { bytes: string } };
+  /** `format` pdf, txt, csv, html, md, doc, docx, xls, xlsx; `name` of Bedrock's allowed characters. */
+  document?: { format: string; name: string; source: { bytes: string } };
   toolUse?: ConverseToolUse;
   toolResult?: ConverseToolResult;
   reasoningContent?: ConverseReasoningContent;

@@ -1,6 +1,7 @@
 import { type ChatRequest, type ChatResponse, ProviderError } from '../../canonical/index.js';
 import type { ResolvedDeployment } from '../../../projections/routing-snapshot/index.js';
 import type { ProviderAdapter, UpstreamCall, UpstreamStream } from '../provider-adapter.js';
+import { GEMINI_DOCUMENTS, unsupportedDocument } from '../parameters/document-support.js';
 import { refusedParameter, unsentParameters } from '../parameters/parameter-table.js';
 import { GEMINI_PARAMETERS } from './gemini-parameters.js';
 import { translateSseBody } from '../streaming/sse-translation.js';
@@ -26,7 +27,7 @@ export class GeminiAdapter implements ProviderAdapter {
 
   unsupportedParameter(request: ChatRequest, deployment: ResolvedDeployment): string | null {
     if (request.n > 1 && !deployment.capabilities.has('n')) return 'n';
-    const refused = refusedParameter(GEMINI_PARAMETERS, request, deployment);
+    const refused = refusedParameter(GEMINI_PARAMETERS, request, deployment) ?? unsupportedDocument(request, GEMINI_DOCUMENTS);
     if (refused) return refused;
     const built = this.build(request);
     return built instanceof GeminiRequestProblem ? built.param : null;

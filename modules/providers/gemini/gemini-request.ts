@@ -1,4 +1,5 @@
-import { type ChatMessage, type ChatRequest, type ContentPart, JSON_LIMITS, jsonTextNestsDeeperThan, toolArgumentsObject, type ToolCall, type ToolChoice } from '../../canonical/index.js';
+import { type ChatMessage, type ChatRequest, type ContentPart, type DocumentPart, JSON_LIMITS, jsonTextNestsDeeperThan, toolArgumentsObject, type ToolCall, type ToolChoice } from '../../canonical/index.js';
+import { DOCUMENT_FIELDS } from '../parameters/document-support.js';
 import { budgetOf } from '../parameters/reasoning-budget.js';
 import { SchemaNotRepresentable, toGeminiParameters, toGeminiSchema } from './gemini-schema.js';
 import type { GeminiContent, GeminiGenerationConfig, GeminiPart, GeminiRequest } from './gemini-wire.js';
@@ -105,10 +106,22 @@ function append(contents: GeminiContent[], content: GeminiContent): void {
 
 function toPart(part: ContentPart): GeminiPart {
   if (part.type === 'text') return { text: part.text };
+  if (part.type === 'document') return documentPart(part);
   const inline = /^data:([^;,]+);base64,(.*)$/s.exec(part.url);
   if (inline) return { inlineData: { mimeType: inline[1], data: inline[2] } };
   if (part.url.startsWith('data:')) throw new GeminiRequestProblem('messages', 'Gemini accepts inline images only as base64 data: URLs');
   return { fileData: { mimeType: part.mediaType ?? mimeTypeOf(part.url), fileUri: part.url } };
+}
+
+/**
+ * A document as inline data with its media type; a text source as text/plain. The documents table keeps
+ * URLs (fileData takes only Gemini's own Files API URIs), file ids and custom content from being routed here.
+ */
+function documentPart(part: DocumentPart): GeminiPart {
+  const source = part.source;
+  if (source.type === 'base64') return { inlineData: { mimeType: source.mediaType, data: source.data } };
+  if (source.type === 'text') return { inlineData: { mimeType: 'text/plain', data: Buffer.from(source.text, 'utf8').toString('base64') } };
+  throw new GeminiRequestProblem(DOCUMENT_FIELDS[source.type === 'file_id' ? 'file_id' : source.type], `Gemini cannot take a ${source.type} document`);
 }
 
 /** Gemini needs a MIME type for a file URL; guess it from the extension as its own SDKs do. */

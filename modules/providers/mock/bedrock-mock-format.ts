@@ -6,7 +6,10 @@ import { type MockAnswer, type MockInput, mockSignature } from './mock-script.js
 type Json = Record<string, unknown>;
 
 const PATH = /\/model\/([^/]+)\/(converse|converse-stream)$/;
-const BLOCK_KINDS = ['text', 'image', 'toolUse', 'toolResult', 'reasoningContent', 'cachePoint'];
+const BLOCK_KINDS = ['text', 'image', 'document', 'toolUse', 'toolResult', 'reasoningContent', 'cachePoint'];
+const DOCUMENT_FORMATS = ['pdf', 'csv', 'doc', 'docx', 'xls', 'xlsx', 'html', 'txt', 'md'];
+/** Converse's document names: letters, digits, single whitespace, hyphens, parentheses, square brackets. */
+const DOCUMENT_NAME = /^(?!.*\s\s)[A-Za-z0-9\s\-()[\]]{1,200}$/;
 const IMAGE_FORMATS = ['png', 'jpeg', 'gif', 'webp'];
 /** Bedrock pads stream events with a `p` field of varying length (so sizes leak nothing); the mock does too. */
 const PADDING = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
@@ -155,6 +158,16 @@ function validateMessage(message: ConverseMessage, index: number, previous: Conv
     }
     if (block.image && (!IMAGE_FORMATS.includes(block.image.format) || !/^[A-Za-z0-9+/]+={0,2}$/.test(block.image.source?.bytes ?? ''))) {
       throw new MockBadRequest(`messages.${index}: an image needs a format (png, jpeg, gif, webp) and base64 source.bytes.`);
+    }
+    if (block.document) {
+      const { format, name, source } = block.document;
+      if (!DOCUMENT_FORMATS.includes(format) || !/^[A-Za-z0-9+/]+={0,2}$/.test(source?.bytes ?? '')) {
+        throw new MockBadRequest(`messages.${index}: a document needs a format (${DOCUMENT_FORMATS.join(', ')}) and base64 source.bytes.`);
+      }
+      if (typeof name !== 'string' || !DOCUMENT_NAME.test(name)) throw new MockBadRequest(`messages.${index}: the document name '${String(name)}' has characters Converse does not allow.`);
+      if (!message.content.some((b) => typeof b.text === 'string' && b.text.trim() !== '')) {
+        throw new MockBadRequest('A conversation must include a text block when it includes a document block.');
+      }
     }
     if ((block.toolUse || block.toolResult) && !hasToolConfig) {
       throw new MockBadRequest('The toolConfig field must be defined when using toolUse and toolResult content blocks.');

@@ -5,6 +5,7 @@ import { translateSseBody } from '../streaming/sse-translation.js';
 import { DEFAULT_REQUEST_ID_HEADERS, classifyHttpStatus, httpError } from '../upstream-errors.js';
 import { joinPath, postUpstream, readJsonBody } from '../upstream-post.js';
 import { fromOpenAiEmbeddings, toOpenAiEmbeddingsRequest } from './openai-embeddings.js';
+import { type DocumentSupport, unsupportedDocument } from '../parameters/document-support.js';
 import { refusedParameter, type ParameterTable, unsentParameters } from '../parameters/parameter-table.js';
 import { toOpenAiRequest } from './openai-request.js';
 import { preparedBody } from '../prepared-body.js';
@@ -23,6 +24,8 @@ export interface OpenAiDialect {
   requestIdHeaders?: readonly string[];
   /** What this flavour of the wire format does with each parameter. */
   parameters: ParameterTable;
+  /** Which documents it takes (file parts; file ids only on OpenAI itself). */
+  documents: DocumentSupport;
 }
 
 /** OpenAI and OpenAI-compatible servers (vLLM, Ollama, TGI, the mock): the Chat Completions wire format. */
@@ -31,7 +34,7 @@ export class OpenAiAdapter implements ProviderAdapter {
 
   unsupportedParameter(request: ChatRequest, deployment: ResolvedDeployment): string | null {
     if (request.n > 1 && !deployment.capabilities.has('n')) return 'n';
-    return refusedParameter(this.dialect.parameters, request, deployment);
+    return refusedParameter(this.dialect.parameters, request, deployment) ?? unsupportedDocument(request, this.dialect.documents);
   }
 
   unsentParameters(request: ChatRequest, deployment: ResolvedDeployment): readonly string[] {

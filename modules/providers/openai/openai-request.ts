@@ -1,4 +1,4 @@
-import type { ChatMessage, ChatRequest, ContentPart } from '../../canonical/index.js';
+import { type ChatMessage, type ChatRequest, type ContentPart, type DocumentPart, documentText } from '../../canonical/index.js';
 import { effortOf } from '../parameters/reasoning-budget.js';
 import type { OpenAiContentPart, OpenAiMessage } from './openai-wire.js';
 
@@ -101,11 +101,28 @@ function toOpenAiMessage(message: ChatMessage): OpenAiMessage {
 
 function toContent(parts: ContentPart[]): string | OpenAiContentPart[] {
   if (parts.every((part) => part.type === 'text')) return joinText(parts);
-  return parts.map((part) =>
-    part.type === 'text'
-      ? { type: 'text' as const, text: part.text }
-      : { type: 'image_url' as const, image_url: { url: part.url, ...(part.detail ? { detail: part.detail } : {}) } },
-  );
+  return parts.map((part): OpenAiContentPart => {
+    if (part.type === 'text') return { type: 'text', text: part.text };
+    if (part.type === 'document') return documentPart(part);
+    return { type: 'image_url', image_url: { url: part.url, ...(part.detail ? { detail: part.detail } : {}) } };
+  });
+}
+
+/**
+ * A PDF as a file part (a data URL, or the OpenAI file id as sent); a text document as a text part, which
+ * is what OpenAI's guide says to do with text in Chat Completions. The documents table keeps every other
+ * kind from being routed here.
+ */
+function documentPart(part: DocumentPart): OpenAiContentPart {
+  const source = part.source;
+  const filename = part.filename ?? part.title;
+  if (source.type === 'file_id') return { type: 'file', file: { file_id: source.fileId, ...(filename !== null ? { filename } : {}) } };
+  if (source.type === 'base64' && source.mediaType === 'application/pdf') {
+    return { type: 'file', file: { file_data: `data:application/pdf;base64,${source.data}`, filename: filename ?? 'document.pdf' } };
+  }
+  const text = documentText(part);
+  if (text !== null) return { type: 'text', text };
+  throw new Error(`a ${source.type} document cannot be sent as a Chat Completions part`);
 }
 
 function joinText(parts: ContentPart[]): string {

@@ -2,7 +2,8 @@
 
 export type OpenAiContentPart =
   | { type: 'text'; text: string }
-  | { type: 'image_url'; image_url: { url: string; detail?: 'auto' | 'low' | 'high' } };
+  | { type: 'image_url'; image_url: { url: string; detail?: 'auto' | 'low' | 'high' } }
+  | { type: 'file'; file: { file_data?: string; file_id?: string; filename?: string } };
 
 export interface OpenAiToolCall {
   id: string;

@@ -1,5 +1,5 @@
 import { PARAMETER_TABLES, renderParameterTable } from '../../../modules/providers/parameters/parameter-doc.js';
-import { TABLE_PARAMETERS } from '../../../modules/providers/index.js';
+import { renderDocumentTable, TABLE_PARAMETERS } from '../../../modules/providers/index.js';
 import { page, table } from './markdown.js';
 
 const HANDLING: Readonly<Record<string, string>> = { pass: 'pass', translate: 'translate', refuse: '— (cannot honour)' };
@@ -27,6 +27,18 @@ export function renderParametersReference(): string {
       '`*`: also depends on the value or the deployment (see the notes). `translate` without a field: accepted but not sent, because the provider format has ' +
       'no field for it (the note says why that keeps its meaning); a request that asks for one is told so per request, in the `x-switchyard-unsent-parameters` ' +
       'response header and on the attempt (`AttemptFinished.unsentParameters`).',
-    sections: [{ heading: 'All provider formats', summary: 'One table: every parameter against every provider format', body: renderParameterTable() }, ...notes],
+    sections: [
+      { heading: 'All provider formats', summary: 'One table: every parameter against every provider format', body: renderParameterTable() },
+      {
+        heading: 'Documents',
+        summary: 'Which documents each provider format takes (the deployment must also declare the documents capability)',
+        body:
+          'A document (Anthropic `document` block, OpenAI `file` part, Responses `input_file`) goes only to a deployment that declares the `documents` capability, ' +
+          'and only to a provider format that can take its kind; another route is ineligible (`unsupported_parameter: <field>`), and with none left the request is ' +
+          'refused with 400 naming the field. `—`: cannot take it. Bedrock also needs a text block beside a document in its message (`documents[].text`).\n\n' +
+          renderDocumentTable(),
+      },
+      ...notes,
+    ],
   });
 }

@@ -1,7 +1,8 @@
 import {
-  assertJsonWithinBounds, type CacheControl, type ChatMessage, type ChatRequest, type ContentPart, invalidRequest, type JsonShape, type ReasoningPart,
+  assertJsonWithinBounds, type CacheControl, type ChatMessage, type ChatRequest, type ContentPart, type DocumentSource, invalidRequest, isBase64, type JsonShape, type ReasoningPart,
   type ReasoningRequest, type ResponseFormat, type ToolCall, type ToolChoice, type ToolDefinition, UNSET_PARAMETERS, unsupportedParameter,
 } from '../../../canonical/index.js';
+import { documentUrlOf, optionalDocumentString } from '../document-fields.js';
 
 /** Every parameter Switchyard parses; whether a route honours it is the provider's parameter table's call. */
 const KNOWN = new Set([
@@ -23,7 +24,7 @@ type Json = Record<string, unknown>;
 /**
  * Anthropic Messages body → canonical request. Problems are 400s whose message names the field in
  * Anthropic's own dotted style (`messages.1.content.0.tool_use_id`). Fields the canonical model has
- * no place for (server tools, citations, documents, …) are rejected, never dropped.
+ * no place for (server tools, citations, …) are rejected, never dropped.
  */
 export function parseAnthropicMessagesRequest(body: unknown): ChatRequest {
   if (!isObject(body)) throw invalidRequest('The request body must be a JSON object.');
@@ -186,6 +187,9 @@ function userMessages(blocks: Json[], param: string, toolUseIds: Set<string>): C
       case 'image':
         parts.push(imagePart(block, at));
         break;
+      case 'document':
+        parts.push(documentPart(block, at));
+        break;
       case 'tool_result': {
         if (parts.length > 0) {
           throw invalidRequest(`${at}: tool_result blocks must come before any other content in a user turn.`, at);
@@ -204,7 +208,7 @@ function userMessages(blocks: Json[], param: string, toolUseIds: Set<string>): C
         break;
       }
       default:
-        throw unsupportedParameter(`${at}.type`, `content blocks of type '${String(block.type)}' are not supported in user turns (use text, image or tool_result).`);
+        throw unsupportedParameter(`${at}.type`, `content blocks of type '${String(block.type)}' are not supported in user turns (use text, image, document or tool_result).`);
     }
   }
   if (parts.length > 0 || out.length === 0) out.push({ role: 'user', content: parts });
@@ -260,6 +264,60 @@ function imagePart(block: Json, param: string): ContentPart {
     return { type: 'image', url: source.url, detail: null, mediaType: null, ...cache };
   }
   throw unsupportedParameter(`${param}.source.type`, "image sources must be 'base64' or 'url'.");
+}
+
+/**
+ * A `document` block: base64 PDF, plain text, URL or custom content (text blocks), with an optional title,
+ * context and cache_control. Citations are refused when enabled: the answer's citation blocks have no place
+ * in the canonical answer yet, and dropping them would hand the client an answer it did not ask for.
+ */
+function documentPart(block: Json, param: string): ContentPart {
+  rejectExtras(block, param, ['type', 'source', 'title', 'context', 'citations', 'cache_control']);
+  const cacheControl = parseCacheControl(block.cache_control, `${param}.cache_control`);
+  const title = optionalDocumentString(block.title, `${param}.title`, 500);
+  const context = optionalDocumentString(block.context, `${param}.context`, 100_000);
+  const citations = block.citations;
+  if (citations !== undefined && citations !== null) {
+    if (!isObject(citations) || typeof citations.enabled !== 'boolean') throw invalidRequest(`${param}.citations: must be {"enabled": true|false}.`, `${param}.citations`);
+    rejectExtras(citations, `${param}.citations`, ['enabled']);
+    if (citations.enabled) throw unsupportedParameter(`${param}.citations`, 'citations are not relayed by Switchyard; send the document without them.');
+  }
+  const source = block.source;
+  if (!isObject(source)) throw invalidRequest(`${param}.source: Field required.`, `${param}.source`);
+  const at = `${param}.source`;
+  const part = (documentSource: DocumentSource): ContentPart => ({ type: 'document', source: documentSource, title, context, filename: null, at: param, ...(cacheControl ? { cacheControl } : {}) });
+  switch (source.type) {
+    case 'base64':
+      rejectExtras(source, at, ['type', 'media_type', 'data']);
+      if (source.media_type !== 'application/pdf') throw invalidRequest(`${at}.media_type: must be 'application/pdf' (send plain text with a text source).`, `${at}.media_type`);
+      if (typeof source.data !== 'string' || !isBase64(source.data)) throw invalidRequest(`${at}.data: must be base64 text.`, `${at}.data`);
+      return part({ type: 'base64', mediaType: 'application/pdf', data: source.data });
+    case 'text':
+      rejectExtras(source, at, ['type', 'media_type', 'data']);
+      if (source.media_type !== 'text/plain') throw invalidRequest(`${at}.media_type: must be 'text/plain'.`, `${at}.media_type`);
+      if (typeof source.data !== 'string') throw invalidRequest(`${at}.data: must be a string.`, `${at}.data`);
+      return part({ type: 'text', text: source.data });
+    case 'url':
+      rejectExtras(source, at, ['type', 'url']);
+      return part({ type: 'url', url: documentUrlOf(source.url, `${at}.url`) });
+    case 'content': {
+      rejectExtras(source, at, ['type', 'content']);
+      if (typeof source.content === 'string') return part({ type: 'content', texts: [source.content] });
+      if (!Array.isArray(source.content) || source.content.length === 0) throw invalidRequest(`${at}.content: must be a string or a non-empty array of text blocks.`, `${at}.content`);
+      const texts = source.content.map((item, i) => {
+        const itemAt = `${at}.content.${i}`;
+        if (!isObject(item) || item.type !== 'text') throw unsupportedParameter(`${itemAt}.type`, 'custom document content may hold text blocks only.');
+        rejectExtras(item, itemAt, ['type', 'text']);
+        if (typeof item.text !== 'string') throw invalidRequest(`${itemAt}.text: must be a string.`, `${itemAt}.text`);
+        return item.text;
+      });
+      return part({ type: 'content', texts });
+    }
+    case 'file':
+      throw unsupportedParameter(`${at}.type`, "Anthropic's Files API is not available through Switchyard; send the document's content (base64, text or url).");
+    default:
+      throw invalidRequest(`${at}.type: must be 'base64', 'text', 'url' or 'content'.`, `${at}.type`);
+  }
 }
 
 function parseTools(value: unknown): ToolDefinition[] {

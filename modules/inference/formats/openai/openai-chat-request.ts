@@ -3,6 +3,7 @@ import {
   type ReasoningPart, type ResponseFormat, type ToolCall, type ToolChoice, type ToolDefinition, UNSET_PARAMETERS, unsupportedParameter,
 } from '../../../canonical/index.js';
 import { type Json, isNeutralValue, isObject, optionalBoolean, optionalInteger, optionalNumber, optionalString, parseMetadata } from '../body-fields.js';
+import { fileDataSource, fileIdOf, optionalDocumentString } from '../document-fields.js';
 
 /**
  * Every parameter Switchyard parses. Whether a route can honour one is the provider's parameter table's
@@ -220,8 +221,28 @@ function parseContent(value: unknown, param: string, allowImages: boolean): Cont
       const mediaType = /^data:(image\/[a-z0-9.+-]+);base64,/i.exec(image.url)?.[1] ?? null;
       return { type: 'image', url: image.url, detail: detail as 'auto' | 'low' | 'high' | null, mediaType };
     }
-    throw unsupportedParameter(`${partParam}.type`, `content parts of type '${String(part.type)}' are not supported (use text or image_url).`);
+    if (part.type === 'file') {
+      if (!allowImages) throw invalidRequest(`${partParam}: file parts are only allowed in user messages.`, partParam);
+      return filePart(part.file, `${partParam}.file`, partParam);
+    }
+    throw unsupportedParameter(`${partParam}.type`, `content parts of type '${String(part.type)}' are not supported (use text, image_url or file).`);
   });
+}
+
+/** `{type: "file", file: {file_data | file_id, filename}}`: exactly one of the data (a data URL) and an uploaded file's id. */
+function filePart(file: unknown, param: string, at: string): ContentPart {
+  if (!isObject(file)) throw invalidRequest(`${param} must be an object with file_data or file_id.`, param);
+  for (const key of Object.keys(file)) {
+    if (!['file_data', 'file_id', 'filename'].includes(key) && file[key] !== undefined && file[key] !== null) {
+      throw unsupportedParameter(`${param}.${key}`, 'file parts take file_data, file_id and filename.');
+    }
+  }
+  const hasData = file.file_data !== undefined && file.file_data !== null;
+  const hasId = file.file_id !== undefined && file.file_id !== null;
+  if (hasData === hasId) throw invalidRequest(`${param} needs exactly one of file_data and file_id.`, param);
+  const filename = optionalDocumentString(file.filename, `${param}.filename`, 1024);
+  const source = hasData ? fileDataSource(file.file_data, `${param}.file_data`) : { type: 'file_id' as const, fileId: fileIdOf(file.file_id, `${param}.file_id`) };
+  return { type: 'document', source, title: null, context: null, filename, at };
 }
 
 function parseToolCalls(value: unknown, param: string): ToolCall[] {

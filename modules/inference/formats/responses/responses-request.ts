@@ -3,6 +3,7 @@ import {
   type ReasoningEffort, type ResponseFormat, type ToolCall, type ToolChoice, type ToolDefinition, UNSET_PARAMETERS, unsupportedParameter,
 } from '../../../canonical/index.js';
 import { type Json, isNeutralValue, isObject, optionalBoolean, optionalInteger, optionalNumber, optionalString, parseMetadata } from '../body-fields.js';
+import { documentUrlOf, fileDataSource, fileIdOf, optionalDocumentString } from '../document-fields.js';
 import { type ResponsesEcho, rememberEcho } from './responses-echo.js';
 
 const KNOWN = new Set([
@@ -221,8 +222,32 @@ function parseContent(value: unknown, param: string, speaker: 'user' | 'assistan
       const mediaType = /^data:(image\/[a-z0-9.+-]+);base64,/i.exec(url)?.[1] ?? null;
       return { type: 'image', url, detail: detail as 'auto' | 'low' | 'high' | null, mediaType };
     }
-    throw unsupportedParameter(`${partParam}.type`, `content parts of type '${String(part.type)}' are not supported here (use ${textType}${speaker === 'user' ? ' or input_image' : ''}).`);
+    if (part.type === 'input_file') {
+      if (speaker !== 'user') throw invalidRequest(`${partParam}: file parts are only allowed in user messages.`, partParam);
+      return inputFile(part, partParam);
+    }
+    throw unsupportedParameter(`${partParam}.type`, `content parts of type '${String(part.type)}' are not supported here (use ${textType}${speaker === 'user' ? ', input_image or input_file' : ''}).`);
   });
+}
+
+/**
+ * `input_file`: exactly one of file_data (a data URL), file_id and file_url, with an optional filename.
+ * `detail` (PDF page-image resolution) has no place in the canonical model: only its default is accepted.
+ */
+function inputFile(part: Json, param: string): ContentPart {
+  for (const key of Object.keys(part)) {
+    if (['type', 'file_data', 'file_id', 'file_url', 'filename'].includes(key) || part[key] === undefined || part[key] === null) continue;
+    if (key === 'detail' && part.detail === 'auto') continue;
+    throw unsupportedParameter(`${param}.${key}`, 'input_file takes file_data, file_id, file_url and filename (detail only as auto).');
+  }
+  const given = ['file_data', 'file_id', 'file_url'].filter((key) => part[key] !== undefined && part[key] !== null);
+  if (given.length !== 1) throw invalidRequest(`${param} needs exactly one of file_data, file_id and file_url.`, param);
+  const filename = optionalDocumentString(part.filename, `${param}.filename`, 1024);
+  const source =
+    given[0] === 'file_data' ? fileDataSource(part.file_data, `${param}.file_data`)
+      : given[0] === 'file_id' ? { type: 'file_id' as const, fileId: fileIdOf(part.file_id, `${param}.file_id`) }
+        : { type: 'url' as const, url: documentUrlOf(part.file_url, `${param}.file_url`) };
+  return { type: 'document', source, title: null, context: null, filename, at: param };
 }
 
 function parseFunctionCall(raw: Json, param: string): ToolCall {
