@@ -79,10 +79,13 @@ describe('OpenAI Agents SDK', () => {
     }
   }
   describe('Bedrock: Converse tool specs have no strict mode', () => {
-    test('the SDK\'s default strict tools are refused by name, nothing sent', async () => {
+    test('the SDK\'s default strict tools are refused by name (in each API\'s spelling), nothing sent', async () => {
       const error = await runBuffered(false, agent('bedrock')).catch((e: unknown) => e);
       expect(error).toMatchObject({ status: 400 });
       expect(String((error as Error).message)).toContain("'tools[].function.strict'");
+      const viaResponses = await runBuffered(true, agent('bedrock')).catch((e: unknown) => e);
+      expect(viaResponses).toMatchObject({ status: 400 });
+      expect(String((viaResponses as Error).message)).toContain("'tools[].strict'");
       expect(gw.mock.requests()).toHaveLength(0);
     });
 
@@ -115,6 +118,15 @@ describe('OpenAI Agents SDK', () => {
             : [weather];
           const thinker = new Agent({ name: 'Thinker', instructions: 'Use the tool.', model, tools, modelSettings: { reasoning: { effort: 'low' }, maxTokens: 8000 } });
           expect(await runBuffered(api === 'responses', thinker)).toBe(WORDS);
+          // Streamed, the same two steps.
+          const streamed = await runner(api === 'responses').run(thinker, 'Weather in Paris?', { stream: true });
+          for await (const _event of streamed) { /* drain */ }
+          await streamed.completed;
+          expect(streamed.finalOutput).toBe(WORDS);
+          expect(gw.mock.requests()).toHaveLength(4);
+          const streamedSecond = gw.mock.requests()[3].body as Record<string, any>;
+          if (model === 'claude') expect(streamedSecond).not.toHaveProperty('thinking');
+          else expect(streamedSecond.additionalModelRequestFields?.thinking).toBeUndefined();
           const [first, second] = gw.mock.requests().map((r) => r.body as Record<string, any>);
           if (model === 'claude') {
             expect(first.thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
