@@ -24,6 +24,7 @@ import { replyWithStoredAnswer } from './stored-answer-reply.js';
 import { durabilityRefusal } from './durability-refusal.js';
 import { chatUsageBound } from './usage-bound.js';
 import { chatAnswerBytes } from './answer-size.js';
+import { noteUnsentParameters } from './unsent-parameters-header.js';
 
 /** A stream reads no buffered answer (error bodies aside, which are bounded on their own): its bound is per event and its lifetime. */
 const NOT_BUFFERED = 0;
@@ -107,6 +108,7 @@ export class ChatPipeline {
         const parameter = adapters.for(deployment.provider.type)?.unsupportedParameter(request, deployment) ?? null;
         return parameter !== null && format.parameterName ? format.parameterName(parameter) : parameter;
       },
+      unsent: (deployment) => adapters.for(deployment.provider.type)?.unsentParameters(request, deployment) ?? [],
       parameterName: format.parameterName,
       requestedValue: (parameter) => (parameter === 'anthropic-beta' ? request.anthropicBetas?.join(',') ?? null : requestedDocumentValue(request, parameter)),
       adapterServes: (deployment) => adapters.for(deployment.provider.type) !== undefined,
@@ -175,9 +177,10 @@ export class ChatPipeline {
   }
 
   private async buffered(exchange: Exchange, format: ClientFormat, request: ChatRequest, admitted: RoutedRequest, estimatedInputTokens: number, keeping: AnswerKeeping): Promise<void> {
-    const answer = await runAdmittedAttempts(this.services, this.settings, admitted, bufferedAttempt(this.services, this.settings, admitted, (adapter, transport, deployment) =>
-      bufferedChatAttempt(adapter, request, estimatedInputTokens, deployment, chatAnswerBytes(request, deployment, this.settings.resilience.maxAnswerBytes), admitted.lifetime.signal, transport),
-    ));
+    const answer = await runAdmittedAttempts(this.services, this.settings, admitted, bufferedAttempt(this.services, this.settings, admitted, (adapter, transport, deployment) => {
+      noteUnsentParameters(exchange.raw, format, admitted.unsent(deployment));
+      return bufferedChatAttempt(adapter, request, estimatedInputTokens, deployment, chatAnswerBytes(request, deployment, this.settings.resilience.maxAnswerBytes), admitted.lifetime.signal, transport);
+    }));
     try {
       await admitted.journal.complete({ status: 'success', httpStatus: 200, errorCode: null, cacheHit: false });
     } catch (error) {
@@ -225,6 +228,7 @@ export class ChatPipeline {
       const answer = await runAdmittedAttempts<StreamedAnswer>(this.services, this.settings, admitted, async (turn, adapter, traceHeaders) => {
         const started = Date.now();
         const deployment = turn.candidate.deployment;
+        noteUnsentParameters(exchange.raw, format, admitted.unsent(deployment));
         const result = await relay.attempt(
           async (signal) => adapter.chatStream({ request, maxAnswerBytes: NOT_BUFFERED, ...(await callTransport(this.services.pools, deployment, signal, timeouts, traceHeaders)) }),
           ttftLimitMs,
