@@ -112,6 +112,13 @@ export type AttemptFinished = DomainEvent<
      * upcast to that: events/upcasters.ts).
      */
     diagnostics?: AttemptDiagnostics;
+    /**
+     * Present when the request asked for parameters this deployment accepts without sending them (hints its wire
+     * format has no field for, per the provider's parameter table: strict tools on Gemini, eager_input_streaming
+     * off Anthropic, cache_control on OpenAI): the per-request note that nothing was dropped unseen. Added later
+     * without a schema change; older events lack it.
+     */
+    unsentParameters?: string[];
   }
 >;
 

@@ -161,6 +161,8 @@ export interface ChatRequest {
   safetyIdentifier: string | null;
   /** OpenAI's prompt-cache routing key: requests sharing it land on the same cache. */
   promptCacheKey: string | null;
+  /** OpenAI's prompt-cache lifetime (`in_memory`, the default, or `24h`); null asks for the default. */
+  promptCacheRetention: string | null;
   /** OpenAI `store`: keep the completion on the provider for distillation/evals; null or false asks for nothing. */
   store: boolean | null;
   /** Output modalities (OpenAI `modalities`); null is text only. */
@@ -195,7 +197,7 @@ export function requiredCapabilities(request: ChatRequest): string[] {
  */
 export const UNSET_PARAMETERS: Readonly<Pick<ChatRequest,
   'reasoning' | 'frequencyPenalty' | 'presencePenalty' | 'logitBias' | 'logprobs' | 'topLogprobs' | 'topK' | 'verbosity'
-  | 'serviceTier' | 'safetyIdentifier' | 'promptCacheKey' | 'store' | 'modalities' | 'prediction'>> = Object.freeze({
+  | 'serviceTier' | 'safetyIdentifier' | 'promptCacheKey' | 'promptCacheRetention' | 'store' | 'modalities' | 'prediction'>> = Object.freeze({
   reasoning: null,
   frequencyPenalty: null,
   presencePenalty: null,
@@ -207,6 +209,7 @@ export const UNSET_PARAMETERS: Readonly<Pick<ChatRequest,
   serviceTier: null,
   safetyIdentifier: null,
   promptCacheKey: null,
+  promptCacheRetention: null,
   store: null,
   modalities: null,
   prediction: null,

@@ -47,6 +47,8 @@ export interface UpstreamStream {
 export interface ProviderAdapter {
   /** Names a request parameter this provider cannot honour, or null when it can honour them all. */
   unsupportedParameter(request: ChatRequest, deployment: ResolvedDeployment): string | null;
+  /** The requested parameters this provider accepts but has no wire field for (see unsentParameters in parameter-table.ts). */
+  unsentParameters(request: ChatRequest, deployment: ResolvedDeployment): readonly string[];
   chat(call: UpstreamCall): Promise<ChatResponse>;
   /** Resolves once the upstream accepted the request; events then arrive as the provider produces them. */
   chatStream(call: UpstreamCall): Promise<UpstreamStream>;

@@ -54,10 +54,9 @@ export class RoutingSnapshotProjection implements InMemoryProjection {
     const version = events[events.length - 1].globalPosition;
     const build = buildRoutingSnapshot(this.catalog, version, this.snapshot, { providerProblem: this.providerProblem });
     const { snapshot } = build;
-    const problems = [...build.problems, ...build.contentPolicyProblems];
-    const fresh = problems.filter((problem) => !this.lastProblems.includes(problem));
-    for (const problem of fresh) this.logger.warn(`kept the previous version: ${problem}`);
-    this.lastProblems = problems;
+    for (const problem of build.problems.filter((p) => !this.lastProblems.includes(p))) this.logger.warn(`kept the previous version: ${problem}`);
+    for (const problem of build.contentPolicyProblems.filter((p) => !this.lastProblems.includes(p))) this.logger.warn(problem);
+    this.lastProblems = [...build.problems, ...build.contentPolicyProblems];
     this.snapshot = snapshot;
     for (const listener of this.listeners) listener(snapshot);
   }

@@ -36,7 +36,8 @@ import { type TestGateway, startTestGateway } from '../support/gateway-harness.j
  * | streaming with usage              | stream_options.include_usage       | messages.stream (usage in message_delta) |
  * | buffered / streamed tool call     | tools                              | tools                                    |
  * | multi-turn with a tool result     | role: tool                         | tool_result block                        |
- * | JSON schema output                | response_format json_schema        | output_config.format → 400 (see below)   |
+ * | JSON schema output                | response_format json_schema        | output_config.format                     |
+ * | JSON mode with a schema           | response_format json_object+schema | —                                        |
  * | image part (deployment: vision)   | image_url data: URL                | image block, base64 source               |
  * | embeddings                        | embeddings.create (or a clean 400) | — Anthropic has no embeddings API        |
  * | typed errors 401 / 404 / 429      | Authentication/NotFound/RateLimit  | Authentication/NotFound/RateLimit        |
@@ -222,6 +223,25 @@ describe('conformance matrix: provider format × client SDK', () => {
       });
     }
 
+    // JSON mode with a schema (Together's and Fireworks' dialect; Instructor's JSON_SCHEMA mode) is the same
+    // request as json_schema: the schema is never dropped in favour of plain JSON mode.
+    test(`JSON mode with a schema (response_format json_object + schema): ${provider.jsonSchema ? 'the planned JSON for the schema' : 'a 400 naming response_format'}`, async () => {
+      const asked = client.chat.completions.create({
+        model: provider.alias,
+        messages: user('Capital of France as JSON'),
+        response_format: { type: 'json_object', schema: CAPITAL_SCHEMA } as unknown as OpenAI.ResponseFormatJSONObject,
+      });
+      if (!provider.jsonSchema) {
+        const error = await asked.catch((e: unknown) => e);
+        expect(error).toMatchObject({ status: 400, code: 'unsupported_parameter', param: 'response_format' });
+        expect(upstream()).toHaveLength(0);
+        return;
+      }
+      const completion = await asked;
+      expect(JSON.parse(completion.choices[0].message.content!)).toEqual(plannedArguments(CAPITAL_SCHEMA));
+      expectOneCall(provider, false);
+    });
+
     test('an image part (base64 data: URL) reaches the vision deployment and is answered', async () => {
       const completion = await client.chat.completions.create({
         model: provider.alias,
@@ -378,17 +398,29 @@ describe('conformance matrix: provider format × client SDK', () => {
       if (provider.wireToolIds) expect(sent).toContain(toolUse.id);
     });
 
-    // Anthropic's structured output (`output_config.format`) has no translation in the Messages client
-    // format yet: the gateway refuses it by name rather than drop it and answer free text.
-    test('JSON schema output (output_config.format): a 400 naming output_config, never silently dropped', async () => {
-      const error = await client.messages
-        .create({ model: provider.alias, max_tokens: 200, messages: user('Capital of France as JSON'), output_config: { format: { type: 'json_schema', schema: CAPITAL_SCHEMA } } })
-        .catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(Anthropic.BadRequestError);
-      const apiError = error as InstanceType<typeof Anthropic.APIError>;
-      expect(apiError.error).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('output_config') } });
-      expect(upstream()).toHaveLength(0);
-    });
+    // Anthropic's structured output (`output_config.format`) is the canonical json_schema request: the same
+    // routes that honour response_format honour it; elsewhere it is refused by name, never dropped.
+    if (provider.jsonSchema) {
+      test('JSON schema output (output_config.format): the answer is the planned JSON, which parses against the schema', async () => {
+        const message = await client.messages.create({
+          model: provider.alias, max_tokens: 200, messages: user('Capital of France as JSON'), output_config: { format: { type: 'json_schema', schema: CAPITAL_SCHEMA } },
+        });
+        expect(message.stop_reason).toBe('end_turn');
+        const text = message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+        expect(JSON.parse(text)).toEqual(plannedArguments(CAPITAL_SCHEMA));
+        expectOneCall(provider, false);
+      });
+    } else {
+      test('JSON schema output (output_config.format) cannot be honoured: a 400 naming output_config.format, never silently dropped', async () => {
+        const error = await client.messages
+          .create({ model: provider.alias, max_tokens: 200, messages: user('Capital of France as JSON'), output_config: { format: { type: 'json_schema', schema: CAPITAL_SCHEMA } } })
+          .catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(Anthropic.BadRequestError);
+        const apiError = error as InstanceType<typeof Anthropic.APIError>;
+        expect(apiError.error).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('output_config.format') } });
+        expect(upstream()).toHaveLength(0);
+      });
+    }
 
     test('an image block (base64 source) reaches the vision deployment and is answered', async () => {
       const message = await client.messages.create({

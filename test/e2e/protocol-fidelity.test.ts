@@ -103,14 +103,21 @@ describe('protocol fidelity: parameters, reasoning, prompt caching and stream us
       expect(second.choices[0].finish_reason).toBe('stop');
       expect((gw.mock.requests()[1].body as { messages: Array<{ content: unknown[] }> }).messages[1].content[0]).toEqual({ type: 'thinking', thinking: THINKING, signature: mockSignature(THINKING) });
 
-      // Without the signed thinking the provider refuses the continuation, as Anthropic does: nothing is invented.
-      const bare = await openai.chat.completions
+      // Without the signed thinking (clients that keep only text and tool calls: the OpenAI Agents SDK, LlamaIndex),
+      // Claude would refuse the continuation, so it goes without thinking, and says so: nothing is invented.
+      const { data: bare, response } = await openai.chat.completions
         .create({
           model: 'claude', max_tokens: 8000, tools: [weatherOpenAi], reasoning_effort: 'low',
           messages: [{ role: 'user', content: 'Weather in Paris?' }, { role: 'assistant', content: null, tool_calls: [call] }, { role: 'tool', tool_call_id: call.id, content: '18°C' }],
         })
-        .catch((e: unknown) => e);
-      expect(bare).toBeInstanceOf(OpenAI.BadRequestError);
+        .withResponse();
+      expect(bare.choices[0].finish_reason).toBe('stop');
+      const continued = gw.mock.requests()[2].body as Record<string, unknown>;
+      expect(continued).not.toHaveProperty('thinking');
+      expect(continued.max_tokens).toBe(8000);
+      expect(response.headers.get('x-switchyard-unsent-parameters')).toBe('reasoning_effort');
+      const attempt = (await gw.requestEvents(response.headers.get('x-request-id')!)).find((e) => e.type === 'AttemptFinished')!.data as { unsentParameters?: string[] };
+      expect(attempt.unsentParameters).toEqual(['reasoning_effort']);
     });
 
     test('streamed thinking from an Anthropic route: the signed block arrives whole as a thinking_blocks delta and round-trips', async () => {

@@ -180,6 +180,7 @@ describe('a gateway fault during an attempt never counts against the deployment'
     const bug = () => new TypeError("Cannot read properties of undefined (reading 'parts')");
     adapters.register('openai-compatible', {
       unsupportedParameter: (request, deployment) => real.unsupportedParameter(request, deployment),
+      unsentParameters: (request, deployment) => real.unsentParameters(request, deployment),
       chat: async (call) => {
         if (call.request.user === 'build-bug') throw bug();
         if (call.request.user === 'build-refusal') throw new GatewayError(400, 'invalid_request', 'This request cannot be expressed for the provider.', 'tools');

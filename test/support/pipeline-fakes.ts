@@ -112,6 +112,7 @@ export async function testRoutedRequest(
     plan: { candidates: testCandidates(alias), skipped: [], reason: 'priority', emptiedBy: null },
     quota: { enter: async () => null } as unknown as RoutedRequest['quota'],
     cache: { status: 'bypass' },
+    unsent: () => [],
     release: () => lifetime.dispose(),
   };
 }

@@ -62,6 +62,13 @@ describe('Anthropic client request → canonical', () => {
     expect(parseAnthropicMessagesRequest({ ...base, tools: [{ ...weatherTool, strict: false }] }).tools[0].strict).toBe(false);
   });
 
+  test('output_config.format (Anthropic structured outputs) is the canonical json_schema request, which the parameter tables route', () => {
+    const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false };
+    expect(parseAnthropicMessagesRequest({ ...base, output_config: { format: { type: 'json_schema', schema } } }).responseFormat)
+      .toEqual({ type: 'json_schema', name: 'output', schema, strict: null, description: null });
+    expect(parseAnthropicMessagesRequest({ ...base, output_config: {} }).responseFormat).toBeNull();
+  });
+
   test('a streamed request always carries usage (Anthropic streams report it unasked)', () => {
     expect(parseAnthropicMessagesRequest({ ...base, stream: true })).toMatchObject({ stream: true, includeUsage: true });
   });
@@ -98,6 +105,9 @@ describe('Anthropic client request → canonical', () => {
       ],
       tools: [weatherTool],
     }, 'messages.2.content.1', 'invalid_request'],
+    ['output_config.effort (not a thinking budget)', { ...base, output_config: { effort: 'high' } }, 'output_config.effort', 'unsupported_parameter'],
+    ['an output_config format other than json_schema', { ...base, output_config: { format: { type: 'json_object' } } }, 'output_config.format.type', 'invalid_request'],
+    ['an output_config format without its schema', { ...base, output_config: { format: { type: 'json_schema' } } }, 'output_config.format.schema', 'invalid_request'],
     ['an image with an unsupported media type', { ...base, messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'base64', media_type: 'image/bmp', data: 'AA==' } }] }] }, 'messages.0.content.0.source.media_type', 'invalid_request'],
   ])('%s → 400 naming %s', (_name, body, param, code) => {
     const error = rejection(() => parseAnthropicMessagesRequest(body));

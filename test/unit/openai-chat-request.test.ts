@@ -68,3 +68,27 @@ describe('OpenAI chat request parsing', () => {
     expect(rejects({ messages: base.messages })).toMatchObject({ param: 'model' });
   });
 });
+
+describe('OpenAI chat request parsing: what the client survey found (issue 35)', () => {
+  const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], title: 'Weather' };
+
+  test('JSON mode with a schema (Together/Fireworks style, Instructor JSON_SCHEMA mode) is a json_schema request, not plain JSON mode', () => {
+    expect(parseOpenAiChatRequest({ ...base, response_format: { type: 'json_object', schema } }).responseFormat)
+      .toEqual({ type: 'json_schema', name: 'Weather', schema, strict: null, description: null });
+    // A schema without a usable title gets a neutral name.
+    expect(parseOpenAiChatRequest({ ...base, response_format: { type: 'json_object', schema: { type: 'object', title: 'a title' } } }).responseFormat)
+      .toMatchObject({ type: 'json_schema', name: 'response' });
+    expect(parseOpenAiChatRequest({ ...base, response_format: { type: 'json_object' } }).responseFormat).toEqual({ type: 'json_object' });
+  });
+
+  test('other keys in JSON mode are refused by name, a schema that is not an object is a 400', () => {
+    expect(rejects({ ...base, response_format: { type: 'json_object', grammar: 'root ::= x' } })).toMatchObject({ status: 400, code: 'unsupported_parameter', param: 'response_format.grammar' });
+    expect(rejects({ ...base, response_format: { type: 'json_object', schema: 'object' } })).toMatchObject({ status: 400, param: 'response_format.schema' });
+  });
+
+  test('prompt_cache_retention: in_memory or 24h, anything else a 400', () => {
+    expect(parseOpenAiChatRequest({ ...base, prompt_cache_retention: '24h' }).promptCacheRetention).toBe('24h');
+    expect(parseOpenAiChatRequest({ ...base, prompt_cache_retention: 'in_memory' }).promptCacheRetention).toBe('in_memory');
+    expect(rejects({ ...base, prompt_cache_retention: '7d' })).toMatchObject({ status: 400, param: 'prompt_cache_retention' });
+  });
+});

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ChatRequest } from '../../modules/canonical/chat-request.js';
+import type { ChatRequest, ReasoningPart } from '../../modules/canonical/chat-request.js';
 import type { ResolvedDeployment } from '../../projections/routing-snapshot/routing-snapshot.js';
 import { ANTHROPIC_PARAMETERS } from '../../modules/providers/anthropic/anthropic-parameters.js';
 import { toAnthropicRequest } from '../../modules/providers/anthropic/anthropic-request.js';
@@ -10,7 +10,7 @@ import { GEMINI_PARAMETERS } from '../../modules/providers/gemini/gemini-paramet
 import { toGeminiRequest } from '../../modules/providers/gemini/gemini-request.js';
 import { AZURE_OPENAI_PARAMETERS, OPENAI_COMPATIBLE_PARAMETERS, OPENAI_PARAMETERS } from '../../modules/providers/openai/openai-parameters.js';
 import { toOpenAiRequest } from '../../modules/providers/openai/openai-request.js';
-import { type ParameterTable, REQUESTED, TABLE_PARAMETERS, type TableParameter, refusedParameter } from '../../modules/providers/parameters/parameter-table.js';
+import { type ParameterTable, REQUESTED, TABLE_PARAMETERS, type TableParameter, refusedParameter, unsentParameters } from '../../modules/providers/parameters/parameter-table.js';
 import { ProviderAdapters } from '../../modules/providers/provider-adapters.js';
 import type { ProviderType } from '../../events/provider-events.js';
 import { renderParameterTable } from '../../modules/providers/parameters/parameter-doc.js';
@@ -39,6 +39,7 @@ const ASKING: Readonly<Record<TableParameter, Partial<ChatRequest>>> = {
   metadata: { metadata: { team: 'search' } },
   safety_identifier: { safetyIdentifier: 'hashed-user' },
   prompt_cache_key: { promptCacheKey: 'tenant-a-prompt-v3' },
+  prompt_cache_retention: { promptCacheRetention: '24h' },
   store: { store: true },
   modalities: { modalities: ['text', 'audio'] },
   prediction: { prediction: { type: 'content', content: 'const x = 1;' } },
@@ -79,6 +80,7 @@ const WIRE: Readonly<Record<'openai' | 'anthropic' | 'gemini' | 'bedrock', Parti
     metadata: (b) => expect(b.metadata).toEqual({ team: 'search' }),
     safety_identifier: (b) => expect(b.safety_identifier).toBe('hashed-user'),
     prompt_cache_key: (b) => expect(b.prompt_cache_key).toBe('tenant-a-prompt-v3'),
+    prompt_cache_retention: (b) => expect(b.prompt_cache_retention).toBe('24h'),
     store: (b) => expect(b.store).toBe(true),
     modalities: (b) => expect(b.modalities).toEqual(['text', 'audio']),
     prediction: (b) => expect(b.prediction).toEqual({ type: 'content', content: 'const x = 1;' }),
@@ -173,8 +175,8 @@ describe('parameter tables: every row of every provider format', () => {
     for (const format of FORMATS) expect(adapters.for(format.type)!.unsupportedParameter(chatRequest(), format.deployment)).toBeNull();
   });
 
-  test('neutral values ask for nothing: penalties 0, store false, service tier auto/default, text-only modalities', () => {
-    const neutral = chatRequest({ frequencyPenalty: 0, presencePenalty: 0, store: false, serviceTier: 'auto', modalities: ['text'], logitBias: {}, topLogprobs: 0 });
+  test('neutral values ask for nothing: penalties 0, store false, service tier auto/default, text-only modalities, in-memory cache retention', () => {
+    const neutral = chatRequest({ frequencyPenalty: 0, presencePenalty: 0, store: false, serviceTier: 'auto', modalities: ['text'], logitBias: {}, topLogprobs: 0, promptCacheRetention: 'in_memory' });
     for (const format of FORMATS) expect(adapters.for(format.type)!.unsupportedParameter(neutral, format.deployment)).toBeNull();
     expect(adapters.for('anthropic')!.unsupportedParameter(chatRequest({ serviceTier: 'default' }), resolvedDeployment('anthropic'))).toBeNull();
   });
@@ -309,6 +311,60 @@ describe('parameter tables: rows that depend on the deployment or the value', ()
     ]);
     const openai = toOpenAiRequest(request, { model: 'o', maxTokensField: 'max_tokens', stream: false }) as any;
     expect(openai.messages[1]).not.toHaveProperty('reasoning_content');
+  });
+});
+
+describe('parameters accepted without a wire field: the per-request note', () => {
+  test('every translate row without a wire field is what unsentParameters names, and nothing else', () => {
+    for (const format of FORMATS) {
+      for (const parameter of TABLE_PARAMETERS) {
+        const row = format.table[parameter];
+        const unsent = unsentParameters(format.table, askingFor(format, parameter), format.deployment);
+        expect([format.type, parameter, unsent.includes(parameter)]).toEqual([format.type, parameter, row.handling === 'translate' && row.wire === null]);
+      }
+    }
+  });
+
+  test('Gemini: strict tools and eager input streaming are named; a plain request names nothing', () => {
+    const gemini = resolvedDeployment('gemini');
+    const request = chatRequest({ tools: [{ ...weather, strict: true, eagerInputStreaming: true }] });
+    expect(new ProviderAdapters().for('gemini')!.unsentParameters(request, gemini)).toEqual(['eager_input_streaming', 'tools[].function.strict']);
+    expect(new ProviderAdapters().for('gemini')!.unsentParameters(chatRequest(), gemini)).toEqual([]);
+    // Anthropic sends both.
+    expect(new ProviderAdapters().for('anthropic')!.unsentParameters(request, resolvedDeployment('anthropic', { capabilities: ['chat', 'tools', 'strict_tools'] }))).toEqual([]);
+  });
+});
+
+describe('thinking on a tool-use continuation the client kept no thinking for', () => {
+  const continuation = (reasoning?: ReasoningPart[]): Partial<ChatRequest> => ({
+    reasoning: { effort: 'low', budgetTokens: null },
+    maxOutputTokens: 8000,
+    tools: [weather],
+    messages: [
+      { role: 'user', content: [{ type: 'text', text: 'Weather?' }] },
+      { role: 'assistant', content: [], toolCalls: [{ id: 't1', name: 'get_weather', arguments: '{"city":"Paris"}' }], ...(reasoning ? { reasoning } : {}) },
+      { role: 'tool', toolCallId: 't1', content: [{ type: 'text', text: 'sunny' }] },
+    ],
+  });
+
+  test('Anthropic and Claude on Bedrock: sent without thinking (Claude would refuse the turn), the answer budget unchanged', () => {
+    const anthropic = toAnthropicRequest(chatRequest(continuation()), { model: 'c', defaultMaxTokens: 4096, stream: false });
+    expect(anthropic).not.toHaveProperty('thinking');
+    expect(anthropic.max_tokens).toBe(8000);
+    const converse = toConverseRequest(chatRequest(continuation()), 8192) as any;
+    expect(converse.additionalModelRequestFields?.thinking).toBeUndefined();
+    // Another provider's unsigned thinking is left out of the body, so it does not help either.
+    expect(toAnthropicRequest(chatRequest(continuation([{ type: 'thinking', text: 'x', signature: null }])), { model: 'c', defaultMaxTokens: 4096, stream: false })).not.toHaveProperty('thinking');
+  });
+
+  test('with the signed thinking sent back, or on a new user turn, thinking stays on', () => {
+    const signed = toAnthropicRequest(chatRequest(continuation([{ type: 'thinking', text: 'I should call it.', signature: 'sig-1' }])), { model: 'c', defaultMaxTokens: 4096, stream: false });
+    expect(signed.thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
+    const redacted = toConverseRequest(chatRequest(continuation([{ type: 'redacted_thinking', data: 'b3BhcXVl' }])), 8192) as any;
+    expect(redacted.additionalModelRequestFields.thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
+    const next = continuation();
+    next.messages = [...next.messages!, { role: 'assistant', content: [{ type: 'text', text: 'Sunny.' }], toolCalls: [] }, { role: 'user', content: [{ type: 'text', text: 'And Rome?' }] }];
+    expect(toAnthropicRequest(chatRequest(next), { model: 'c', defaultMaxTokens: 4096, stream: false }).thinking).toEqual({ type: 'enabled', budget_tokens: 2048 });
   });
 });
 

@@ -107,3 +107,19 @@ describe('parseResponsesRequest', () => {
     ]);
   });
 });
+
+describe('parseResponsesRequest: the Chat Completions parameters under their Responses names (issue 35)', () => {
+  test('text.verbosity low/high is the canonical verbosity; medium, the default, asks for nothing; others are a 400', () => {
+    expect(parseResponsesRequest({ model: 'alias', input: 'Hi', text: { verbosity: 'low' } }).verbosity).toBe('low');
+    expect(parseResponsesRequest({ model: 'alias', input: 'Hi', text: { verbosity: 'medium' } }).verbosity).toBeNull();
+    expect(() => parseResponsesRequest({ model: 'alias', input: 'Hi', text: { verbosity: 'loud' } })).toThrow(expect.objectContaining({ status: 400, param: 'text.verbosity' }));
+  });
+
+  test('prompt_cache_key, prompt_cache_retention and service_tier reach the canonical request; bad values are a 400', () => {
+    expect(parseResponsesRequest({ model: 'alias', input: 'Hi', prompt_cache_key: 'k1', prompt_cache_retention: '24h', service_tier: 'flex' }))
+      .toMatchObject({ promptCacheKey: 'k1', promptCacheRetention: '24h', serviceTier: 'flex' });
+    expect(() => parseResponsesRequest({ model: 'alias', input: 'Hi', service_tier: 'standard_only' })).toThrow(expect.objectContaining({ status: 400, param: 'service_tier' }));
+    expect(() => parseResponsesRequest({ model: 'alias', input: 'Hi', prompt_cache_retention: 'forever' })).toThrow(expect.objectContaining({ status: 400, param: 'prompt_cache_retention' }));
+  });
+});
+

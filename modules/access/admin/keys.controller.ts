@@ -78,6 +78,9 @@ export class KeysController {
     const key = generateApiKey();
     const grant = grantOf(body.tenant, body);
     this.requireGrantable(principal, grant, 'issue a key with');
+    if (grant.contentPolicy && !principal.isPlatform) {
+      throw new AdminApiError(403, 'grant_not_allowed', 'Only the platform attaches a content policy to a key; issue it without contentPolicy (the tenant\'s policy applies to it).');
+    }
     this.requirePublished(grant.aliases);
     const outcome = await this.commands.send(
       ApiKeyCommand, { type: 'IssueApiKey', keyId, hash: hashApiKey(key), prefix: displayPrefix(key), grant }, request, reply,

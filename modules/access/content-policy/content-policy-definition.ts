@@ -1,5 +1,5 @@
 import type { ContentPolicyDefinition } from '../../../events/index.js';
-import { type ConfigFields, type DefinitionNode, type DefinitionReader, FIELD_TYPES, fieldChoices, inlineCode } from '../../../src/kernel/index.js';
+import { type ConfigFields, type DefinitionNode, type DefinitionReader, FIELD_TYPES, fieldChoices, fieldNames, inlineCode, isDefinitionNode } from '../../../src/kernel/index.js';
 import { BUILT_IN_FINDING_TYPES, CONTENT_ACTIONS, contentPolicyProblems, normalizeContentPolicy, OUTPUT_ACTIONS } from '../../content-safety/index.js';
 
 /**
@@ -64,11 +64,33 @@ export function readContentPolicy(reader: DefinitionReader, node: DefinitionNode
  * ignored there, since the file writes one), validated and with its defaults filled.
  */
 export function readContentPolicyDefinition(reader: DefinitionReader, node: DefinitionNode, path: string): ContentPolicyDefinition {
-  const problems = contentPolicyProblems(node, path);
+  // Unknown fields in the file's words, as every other mapping reports them; content safety's own rules for the rest.
+  const before = reader.problems.length;
+  knownFields(reader, node, path);
+  const unknown = reader.problems.length - before;
+  const problems = contentPolicyProblems(node, path).filter((problem) => !/: unknown (field|finding type)\b/.test(problem));
   for (const problem of problems) {
     const colon = problem.indexOf(': ');
     if (colon < 0) reader.problem(path, problem);
     else reader.problem(problem.slice(0, colon), problem.slice(colon + 2));
   }
-  return problems.length ? NOTHING : normalizeContentPolicy(node);
+  return problems.length || unknown ? NOTHING : normalizeContentPolicy(node);
+}
+
+/** The policy's mappings against the schema's field lists: the policy itself, each direction, its custom patterns and deny terms. */
+function knownFields(reader: DefinitionReader, node: DefinitionNode, path: string): void {
+  reader.known(node, path, fieldNames(CONTENT_POLICY_FIELDS));
+  for (const direction of ['input', 'output'] as const) {
+    const rules = node[direction];
+    if (!isDefinitionNode(rules)) continue;
+    const at = `${path}.${direction}`;
+    const fields = CONTENT_POLICY_FIELDS[direction].fields!;
+    reader.known(rules, at, fieldNames(fields));
+    if (Array.isArray(rules.custom)) {
+      rules.custom.forEach((rule, index) => {
+        if (isDefinitionNode(rule)) reader.known(rule, `${at}.custom[${index}]`, fieldNames(fields.custom.fields!));
+      });
+    }
+    if (isDefinitionNode(rules.deny_terms)) reader.known(rules.deny_terms, `${at}.deny_terms`, fieldNames(fields.deny_terms.fields!));
+  }
 }

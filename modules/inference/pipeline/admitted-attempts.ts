@@ -97,6 +97,7 @@ export function recordAttempt(admitted: RoutedRequest, turn: AttemptTurn, record
     candidate: turn.candidate,
     candidateIds: admitted.plan.candidates.map((c) => c.deployment.id),
     routingReason: `${admitted.plan.reason}; ${turn.why}${turn.trial ? ' (half-open trial)' : ''}`,
+    unsentParameters: admitted.unsent(turn.candidate.deployment),
     outcome: record.outcome,
     error: record.error,
     usage: record.usage ?? ZERO_USAGE,

@@ -12,6 +12,8 @@ export interface FinishedAttempt {
   candidate: RouteCandidate;
   candidateIds: string[];
   routingReason: string;
+  /** The requested parameters this deployment accepted without sending them (canonical names); empty for most. */
+  unsentParameters?: readonly string[];
   outcome: AttemptOutcome;
   error: ProviderError | null;
   usage: TokenUsage;
@@ -53,6 +55,7 @@ export function attemptFinished(attempt: FinishedAttempt): AttemptFinished['data
     routing: { strategy: attempt.alias.strategy, candidates: attempt.candidateIds, reason: attempt.routingReason },
   };
   // Only when there is something to say: the usual event keeps its one shape.
+  if (attempt.unsentParameters?.length) data.unsentParameters = [...attempt.unsentParameters];
   if (attempt.implausible) data.diagnostics = { implausibleUsage: { reason: attempt.implausible.reason, reported: attempt.implausible.reported } };
   return data;
 }

@@ -27,6 +27,7 @@ import { chatAnswerBytes } from './answer-size.js';
 import { ContentPolicyViolation, UnresolvedPlaceholders } from '../../content-safety/index.js';
 import { contentPolicyError, unresolvedPlaceholdersError } from './content-policy-refusal.js';
 import { GuardedStreamEncoder } from './guarded-stream-encoder.js';
+import { noteUnsentParameters } from './unsent-parameters-header.js';
 
 /** A stream reads no buffered answer (error bodies aside, which are bounded on their own): its bound is per event and its lifetime. */
 const NOT_BUFFERED = 0;
@@ -118,6 +119,7 @@ export class ChatPipeline {
         const parameter = adapters.for(deployment.provider.type)?.unsupportedParameter(request, deployment) ?? null;
         return parameter !== null && format.parameterName ? format.parameterName(parameter) : parameter;
       },
+      unsent: (deployment) => adapters.for(deployment.provider.type)?.unsentParameters(request, deployment) ?? [],
       parameterName: format.parameterName,
       requestedValue: (parameter) => (parameter === 'anthropic-beta' ? request.anthropicBetas?.join(',') ?? null : requestedDocumentValue(request, parameter)),
       adapterServes: (deployment) => adapters.for(deployment.provider.type) !== undefined,
@@ -193,9 +195,10 @@ export class ChatPipeline {
 
   private async buffered(exchange: Exchange, format: ClientFormat, requests: ChatRequests, admitted: RoutedRequest, estimatedInputTokens: number, keeping: AnswerKeeping): Promise<void> {
     const request = requests.client;
-    const answer = await runAdmittedAttempts(this.services, this.settings, admitted, bufferedAttempt(this.services, this.settings, admitted, (adapter, transport, deployment) =>
-      bufferedChatAttempt(adapter, requests.sent, estimatedInputTokens, deployment, chatAnswerBytes(request, deployment, this.settings.resilience.maxAnswerBytes), admitted.lifetime.signal, transport),
-    ));
+    const answer = await runAdmittedAttempts(this.services, this.settings, admitted, bufferedAttempt(this.services, this.settings, admitted, (adapter, transport, deployment) => {
+      noteUnsentParameters(exchange.raw, format, admitted.unsent(deployment));
+      return bufferedChatAttempt(adapter, requests.sent, estimatedInputTokens, deployment, chatAnswerBytes(request, deployment, this.settings.resilience.maxAnswerBytes), admitted.lifetime.signal, transport);
+    }));
     const guard = admitted.contentGuard;
     if (guard) {
       // Output checks and placeholder recovery, on the whole answer, before a byte of it is sent.
@@ -267,6 +270,7 @@ export class ChatPipeline {
       const answer = await runAdmittedAttempts<StreamedAnswer>(this.services, this.settings, admitted, async (turn, adapter, traceHeaders) => {
         const started = Date.now();
         const deployment = turn.candidate.deployment;
+        noteUnsentParameters(exchange.raw, format, admitted.unsent(deployment));
         const result = await relay.attempt(
           async (signal) => adapter.chatStream({ request: requests.sent, maxAnswerBytes: NOT_BUFFERED, ...(await callTransport(this.services.pools, deployment, signal, timeouts, traceHeaders)) }),
           ttftLimitMs,

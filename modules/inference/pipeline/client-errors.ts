@@ -58,7 +58,9 @@ export function noRouteError(
         if (missing.includes('chat')) return new GatewayError(400, 'invalid_request', `The model '${alias.name}' does not serve chat.`, 'model');
         const known = missing.map((capability) => PARAMETER_OF_CAPABILITY[capability]).find((p) => p !== undefined);
         const param = known === undefined ? null : parameterName(known);
-        return new GatewayError(400, 'unsupported_parameter', `The model '${alias.name}' cannot serve this request: its routes lack ${missing.join(', ')}.`, param);
+        // Named in the message too: Anthropic's error envelope has no param field.
+        const needed = param === null ? '' : ` (needed for '${param}')`;
+        return new GatewayError(400, 'unsupported_parameter', `The model '${alias.name}' cannot serve this request: its routes lack ${missing.join(', ')}${needed}.`, param);
       }
       if (skipped.length > 0 && skipped.every((s) => s.reason === 'context_window_too_small')) {
         return contextWindowError(alias, skipped, demand);

@@ -41,6 +41,8 @@ export interface RequestIntent {
   outputCap?: { parameter: string; sent: boolean };
   sessionId: string | null;
   honours?: ParameterSupport;
+  /** The requested parameters a deployment accepts without sending them (hints its wire has no field for); none when absent. */
+  unsent?: UnsentParameters;
   /** The client format's spelling of a parameter, for errors that name one. */
   parameterName?: (parameter: string) => string;
   /** What the request asked of a parameter, for a refusal that names it (the betas of `anthropic-beta`); null: not shown. */
@@ -73,11 +75,18 @@ interface AdmissionCommon {
 export interface RoutedRequest extends AdmissionCommon {
   answeredBy: 'providers';
   plan: RoutePlan;
+  /** The requested parameters an attempt's deployment accepts without sending them: recorded with the attempt. */
+  unsent: UnsentParameters;
   /** The deployment quota groups this request's attempts are charged on, as they go there. */
   quota: QuotaGroupCharges;
   /** What the exact cache decided: a miss keeps the answer for the next request. */
   cache: Exclude<CacheDecision, { status: 'hit' }>;
 }
+
+/** The parameters of the request a deployment accepts but has no wire field for (canonical names). */
+export type UnsentParameters = (deployment: ResolvedDeployment) => readonly string[];
+
+const NOTHING_UNSENT: UnsentParameters = () => [];
 
 /** An admitted request the exact cache answers: no route was planned and no provider is called. */
 export interface CachedRequest extends AdmissionCommon {
@@ -248,7 +257,7 @@ export async function admitRequest(
     const contentGuard = guard;
     observation?.cacheDecided(cache.status); // a budget downgrade may have turned it into a bypass
     if (cache.status === 'hit') return { requestId, principal, alias, journal, lifetime, observation, contentGuard, release, answeredBy: 'cache', cache };
-    return { requestId, principal, alias, journal, lifetime, observation, contentGuard, release, answeredBy: 'providers', plan: plan!, quota: quota!, cache };
+    return { requestId, principal, alias, journal, lifetime, observation, contentGuard, release, answeredBy: 'providers', plan: plan!, quota: quota!, cache, unsent: intent.unsent ?? NOTHING_UNSENT };
   } catch (thrown) {
     lifetime.dispose();
     // A block is the client's content: a 400 that RequestRejected records with what the input checks found.

@@ -8,6 +8,9 @@ import { fromAnthropicMessage } from './anthropic-response.js';
 import { AnthropicStreamTranslator } from './anthropic-stream.js';
 import { translateSseBody } from '../streaming/sse-translation.js';
 import { postUpstream, readJsonBody } from '../upstream-post.js';
+import { unsentParameters } from '../parameters/parameter-table.js';
+import { withUnsentThinking } from '../parameters/thinking-continuation.js';
+import { ANTHROPIC_PARAMETERS } from './anthropic-parameters.js';
 
 /** The API version Switchyard's translation is written against; a provider's `apiVersion` overrides it. */
 export const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
@@ -19,6 +22,10 @@ export const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
 export class AnthropicAdapter implements ProviderAdapter {
   unsupportedParameter(request: ChatRequest, deployment: ResolvedDeployment): string | null {
     return unsupportedByAnthropic(request, deployment);
+  }
+
+  unsentParameters(request: ChatRequest, deployment: ResolvedDeployment): readonly string[] {
+    return withUnsentThinking(unsentParameters(ANTHROPIC_PARAMETERS, request, deployment), request);
   }
 
   async chat(call: UpstreamCall): Promise<ChatResponse> {

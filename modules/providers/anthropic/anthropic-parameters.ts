@@ -18,7 +18,7 @@ export const ANTHROPIC_PARAMETERS: ParameterTable = Object.freeze({
   top_k: { handling: 'pass', wire: 'top_k', note: '' },
   reasoning_effort: {
     handling: 'translate', wire: 'thinking.budget_tokens',
-    note: 'an effort becomes a budget (minimal 1024, low 2048, medium 8192, high 24576), shrunk to half of max_tokens; thinking comes back as thinking blocks with signatures',
+    note: 'an effort becomes a budget (minimal 1024, low 2048, medium 8192, high 24576), shrunk to half of max_tokens; thinking comes back as thinking blocks with signatures; a tool-result continuation whose assistant turn lacks its signed thinking goes without thinking',
     // Anthropic needs budget ≥ 1024 below max_tokens: a max_tokens under 2048 leaves no room for an effort-derived budget.
     honours: (request) => request.reasoning?.budgetTokens != null || request.maxOutputTokens === null || request.maxOutputTokens >= 2048,
   },
@@ -42,6 +42,7 @@ export const ANTHROPIC_PARAMETERS: ParameterTable = Object.freeze({
     honours: (request) => request.user === null || request.user === request.safetyIdentifier,
   },
   prompt_cache_key: { handling: 'refuse', wire: null, note: 'Anthropic caches at cache_control breakpoints, not by key' },
+  prompt_cache_retention: { handling: 'refuse', wire: null, note: 'Anthropic cache lifetimes are cache_control ttl (5m or 1h), set per breakpoint' },
   store: { handling: 'refuse', wire: null, note: 'Anthropic does not store completions' },
   modalities: { handling: 'refuse', wire: null, note: 'text output only' },
   prediction: { handling: 'refuse', wire: null, note: 'Anthropic has no predicted outputs' },

@@ -5,6 +5,7 @@ import type { ResolvedDeployment } from '../../../projections/routing-snapshot/i
 import { ANTHROPIC_DOCUMENTS, unsupportedDocument } from '../parameters/document-support.js';
 import { refusedParameter } from '../parameters/parameter-table.js';
 import { anthropicBudget } from '../parameters/reasoning-budget.js';
+import { continuesToolUseWithoutThinking } from '../parameters/thinking-continuation.js';
 import { ANTHROPIC_PARAMETERS } from './anthropic-parameters.js';
 import type { AnthropicCacheControl, AnthropicContentBlock, AnthropicMessage, AnthropicRequest, AnthropicToolChoice } from './anthropic-wire.js';
 
@@ -63,7 +64,8 @@ export function toAnthropicRequest(request: ChatRequest, options: AnthropicReque
   if (request.serviceTier !== null && request.serviceTier !== 'default') body.service_tier = request.serviceTier;
   // The parameter table lets only json_schema through, and only to deployments declaring structured_outputs.
   if (request.responseFormat?.type === 'json_schema') body.output_config = { format: { type: 'json_schema', schema: request.responseFormat.schema } };
-  if (request.reasoning !== null) {
+  // A continuation of a tool-use turn whose signed thinking the client did not send back goes without thinking (see thinking-continuation.ts).
+  if (request.reasoning !== null && !continuesToolUseWithoutThinking(request.messages)) {
     const deploymentCeiling = options.maxOutputTokens ?? options.defaultMaxTokens;
     const ceiling = request.maxOutputTokens ?? deploymentCeiling;
     const budget = anthropicBudget(request.reasoning, ceiling);

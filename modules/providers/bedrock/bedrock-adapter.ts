@@ -14,6 +14,9 @@ import { EVENT_STREAM_CONTENT_TYPE } from './bedrock-wire.js';
 import { postUpstream, readJsonBody } from '../upstream-post.js';
 import { preparedBody } from '../prepared-body.js';
 import { AbortScope } from '../../../src/kernel/index.js';
+import { unsentParameters } from '../parameters/parameter-table.js';
+import { withUnsentThinking } from '../parameters/thinking-continuation.js';
+import { BEDROCK_PARAMETERS } from './bedrock-parameters.js';
 
 type Operation = 'converse' | 'converse-stream' | 'invoke' | 'count-tokens';
 
@@ -30,6 +33,10 @@ export class BedrockAdapter implements ProviderAdapter {
 
   unsupportedParameter(request: ChatRequest, deployment: ResolvedDeployment): string | null {
     return converseUnsupportedParameter(request, deployment);
+  }
+
+  unsentParameters(request: ChatRequest, deployment: ResolvedDeployment): readonly string[] {
+    return withUnsentThinking(unsentParameters(BEDROCK_PARAMETERS, request, deployment), request);
   }
 
   async chat(call: UpstreamCall): Promise<ChatResponse> {

@@ -24,7 +24,7 @@ export const BEDROCK_PARAMETERS: ParameterTable = Object.freeze({
   top_k: { handling: 'translate', wire: 'additionalModelRequestFields.top_k', note: 'Claude models only', honours: claudeOnly },
   reasoning_effort: {
     handling: 'translate', wire: 'additionalModelRequestFields.thinking.budget_tokens',
-    note: 'Claude models only; budgets as for Anthropic; reasoningContent comes back with its signature',
+    note: 'Claude models only; budgets as for Anthropic; reasoningContent comes back with its signature; a tool-result continuation whose assistant turn lacks its signed thinking goes without thinking',
     honours: (request, deployment) =>
       isClaudeOnBedrock(deployment) && (request.reasoning?.budgetTokens != null || request.maxOutputTokens === null || request.maxOutputTokens >= 2048),
   },
@@ -38,6 +38,7 @@ export const BEDROCK_PARAMETERS: ParameterTable = Object.freeze({
   metadata: { handling: 'translate', wire: 'requestMetadata', note: 'at most 16 pairs' },
   safety_identifier: { handling: 'translate', wire: 'requestMetadata.safety_identifier', note: 'attribution in invocation logs' },
   prompt_cache_key: { handling: 'refuse', wire: null, note: 'Bedrock caches at cachePoint blocks, not by key' },
+  prompt_cache_retention: { handling: 'refuse', wire: null, note: 'Bedrock cache lifetimes are set per cachePoint, not per request' },
   store: { handling: 'refuse', wire: null, note: 'Bedrock does not store completions' },
   modalities: { handling: 'refuse', wire: null, note: 'text output only' },
   prediction: { handling: 'refuse', wire: null, note: 'Converse has no predicted outputs' },

@@ -1,6 +1,7 @@
 import { type ChatMessage, type ChatRequest, type ContentPart, type DocumentPart, ProviderError, type ReasoningPart, toolArgumentsObject, type ToolChoice } from '../../canonical/index.js';
 import type { ResolvedDeployment } from '../../../projections/routing-snapshot/index.js';
 import { BEDROCK_DOCUMENT_FORMATS, BEDROCK_DOCUMENTS, unsupportedDocument } from '../parameters/document-support.js';
+import { continuesToolUseWithoutThinking } from '../parameters/thinking-continuation.js';
 import { refusedParameter } from '../parameters/parameter-table.js';
 import { anthropicBudget } from '../parameters/reasoning-budget.js';
 import { BEDROCK_PARAMETERS } from './bedrock-parameters.js';
@@ -76,7 +77,8 @@ export function toConverseRequest(request: ChatRequest, deploymentMaxOutputToken
   if (request.topK !== null) additional.top_k = request.topK;
   // Claude on Bedrock reads its betas from the body (a list), not from an anthropic-beta header.
   if (request.anthropicBetas) additional.anthropic_beta = [...request.anthropicBetas];
-  if (request.reasoning !== null) {
+  // A continuation of a tool-use turn whose signed thinking the client did not send back goes without thinking (see thinking-continuation.ts).
+  if (request.reasoning !== null && !continuesToolUseWithoutThinking(request.messages)) {
     const ceiling = request.maxOutputTokens ?? deploymentMaxOutputTokens;
     const budget = anthropicBudget(request.reasoning, ceiling);
     if (budget === null) throw new ProviderError('invalid_request', 'max_tokens leaves no room for a thinking budget of at least 1024 tokens.', 400);

@@ -2,7 +2,7 @@ import { type ChatRequest, type ChatResponse, ProviderError } from '../../canoni
 import type { ResolvedDeployment } from '../../../projections/routing-snapshot/index.js';
 import type { ProviderAdapter, UpstreamCall, UpstreamStream } from '../provider-adapter.js';
 import { GEMINI_DOCUMENTS, unsupportedDocument } from '../parameters/document-support.js';
-import { refusedParameter } from '../parameters/parameter-table.js';
+import { refusedParameter, unsentParameters } from '../parameters/parameter-table.js';
 import { GEMINI_PARAMETERS } from './gemini-parameters.js';
 import { translateSseBody } from '../streaming/sse-translation.js';
 import { geminiHttpError } from './gemini-errors.js';
@@ -31,6 +31,10 @@ export class GeminiAdapter implements ProviderAdapter {
     if (refused) return refused;
     const built = this.build(request);
     return built instanceof GeminiRequestProblem ? built.param : null;
+  }
+
+  unsentParameters(request: ChatRequest, deployment: ResolvedDeployment): readonly string[] {
+    return unsentParameters(GEMINI_PARAMETERS, request, deployment);
   }
 
   async chat(call: UpstreamCall): Promise<ChatResponse> {

@@ -26,6 +26,7 @@ export const GEMINI_PARAMETERS: ParameterTable = Object.freeze({
   metadata: { handling: 'refuse', wire: null, note: 'the Gemini API has no request metadata (labels are Vertex-only)' },
   safety_identifier: { handling: 'refuse', wire: null, note: 'the Gemini API has no end-user id' },
   prompt_cache_key: { handling: 'refuse', wire: null, note: 'Gemini caches implicitly or through cachedContents, not by key' },
+  prompt_cache_retention: { handling: 'refuse', wire: null, note: 'Gemini\'s implicit cache lifetime is not configurable per request' },
   store: { handling: 'refuse', wire: null, note: 'Gemini does not store completions' },
   modalities: { handling: 'refuse', wire: null, note: 'text output only through this gateway' },
   prediction: { handling: 'refuse', wire: null, note: 'Gemini has no predicted outputs' },

@@ -6,7 +6,7 @@ import { DEFAULT_REQUEST_ID_HEADERS, classifyHttpStatus, httpError } from '../up
 import { joinPath, postUpstream, readJsonBody } from '../upstream-post.js';
 import { fromOpenAiEmbeddings, toOpenAiEmbeddingsRequest } from './openai-embeddings.js';
 import { type DocumentSupport, unsupportedDocument } from '../parameters/document-support.js';
-import { refusedParameter, type ParameterTable } from '../parameters/parameter-table.js';
+import { refusedParameter, type ParameterTable, unsentParameters } from '../parameters/parameter-table.js';
 import { toOpenAiRequest } from './openai-request.js';
 import { preparedBody } from '../prepared-body.js';
 import { fromOpenAiCompletion } from './openai-response.js';
@@ -35,6 +35,10 @@ export class OpenAiAdapter implements ProviderAdapter {
   unsupportedParameter(request: ChatRequest, deployment: ResolvedDeployment): string | null {
     if (request.n > 1 && !deployment.capabilities.has('n')) return 'n';
     return refusedParameter(this.dialect.parameters, request, deployment) ?? unsupportedDocument(request, this.dialect.documents);
+  }
+
+  unsentParameters(request: ChatRequest, deployment: ResolvedDeployment): readonly string[] {
+    return unsentParameters(this.dialect.parameters, request, deployment);
   }
 
   async chat(call: UpstreamCall): Promise<ChatResponse> {

@@ -26,6 +26,7 @@ export const OPENAI_PARAMETERS: ParameterTable = Object.freeze({
   metadata: { handling: 'pass', wire: 'metadata', note: '' },
   safety_identifier: { handling: 'pass', wire: 'safety_identifier', note: '' },
   prompt_cache_key: { handling: 'pass', wire: 'prompt_cache_key', note: '' },
+  prompt_cache_retention: { handling: 'pass', wire: 'prompt_cache_retention', note: 'in_memory (the default) or 24h' },
   store: { handling: 'pass', wire: 'store', note: '' },
   modalities: { handling: 'pass', wire: 'modalities', note: 'audio output needs the audio capability' },
   prediction: { handling: 'pass', wire: 'prediction', note: '' },
@@ -45,6 +46,7 @@ export const OPENAI_COMPATIBLE_PARAMETERS: ParameterTable = Object.freeze(Object
   service_tier: { handling: 'refuse', wire: null, note: 'self-hosted servers have no service tiers' },
   store: { handling: 'refuse', wire: null, note: 'self-hosted servers do not store completions' },
   prompt_cache_key: { handling: 'refuse', wire: null, note: 'self-hosted servers have no prompt-cache routing key' },
+  prompt_cache_retention: { handling: 'refuse', wire: null, note: 'self-hosted servers have no extended prompt-cache retention' },
   prediction: { handling: 'refuse', wire: null, note: 'self-hosted servers have no predicted outputs' },
   safety_identifier: { handling: 'refuse', wire: null, note: 'self-hosted servers do no abuse monitoring' },
   // The server speaks OpenAI's wire, so the flag keeps its meaning there; whether it constrains decoding is the server's.
@@ -55,6 +57,7 @@ export const OPENAI_COMPATIBLE_PARAMETERS: ParameterTable = Object.freeze(Object
 export const AZURE_OPENAI_PARAMETERS: ParameterTable = Object.freeze(Object.assign({}, OPENAI_PARAMETERS, {
   store: { handling: 'pass', wire: 'store', note: 'Azure stored completions' },
   prompt_cache_key: { handling: 'refuse', wire: null, note: 'Azure OpenAI has no prompt-cache routing key' },
+  prompt_cache_retention: { handling: 'refuse', wire: null, note: 'Azure OpenAI has no extended prompt-cache retention' },
   service_tier: { handling: 'refuse', wire: null, note: 'Azure has no service tiers in Chat Completions (deployment types instead)' },
   prediction: { handling: 'pass', wire: 'prediction', note: '' },
 }));

@@ -65,6 +65,8 @@ export function toOpenAiRequest(request: ChatRequest, options: OpenAiRequestOpti
   if (request.metadata !== null) body.metadata = request.metadata;
   if (request.safetyIdentifier !== null) body.safety_identifier = request.safetyIdentifier;
   if (request.promptCacheKey !== null) body.prompt_cache_key = request.promptCacheKey;
+  // in_memory is the default lifetime: only 24h needs saying (and only OpenAI's table lets it through).
+  if (request.promptCacheRetention !== null && request.promptCacheRetention !== 'in_memory') body.prompt_cache_retention = request.promptCacheRetention;
   if (request.store !== null) body.store = request.store;
   if (request.modalities !== null) body.modalities = request.modalities;
   if (request.prediction !== null) body.prediction = request.prediction;

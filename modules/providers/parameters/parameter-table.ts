@@ -12,7 +12,7 @@ import type { ResolvedDeployment } from '../../../projections/routing-snapshot/i
 export const TABLE_PARAMETERS = [
   'frequency_penalty', 'presence_penalty', 'logit_bias', 'logprobs', 'top_logprobs', 'seed', 'top_k', 'reasoning_effort',
   'verbosity', 'service_tier', 'parallel_tool_calls', 'response_format', 'stop', 'n', 'user', 'metadata', 'safety_identifier',
-  'prompt_cache_key', 'store', 'modalities', 'prediction', 'cache_control', 'eager_input_streaming',
+  'prompt_cache_key', 'prompt_cache_retention', 'store', 'modalities', 'prediction', 'cache_control', 'eager_input_streaming',
   'tools[].function.strict', 'anthropic-beta',
 ] as const;
 
@@ -61,6 +61,8 @@ export const REQUESTED: Readonly<Record<TableParameter, (request: ChatRequest) =
   metadata: (r) => r.metadata !== null && Object.keys(r.metadata).length > 0,
   safety_identifier: (r) => r.safetyIdentifier !== null,
   prompt_cache_key: (r) => r.promptCacheKey !== null,
+  // in_memory is OpenAI's default lifetime: asking for it asks for nothing.
+  prompt_cache_retention: (r) => r.promptCacheRetention !== null && r.promptCacheRetention !== 'in_memory',
   store: (r) => r.store === true,
   modalities: (r) => r.modalities !== null && r.modalities.some((m) => m !== 'text'),
   prediction: (r) => r.prediction !== null,
@@ -81,6 +83,20 @@ export function refusedParameter(table: ParameterTable, request: ChatRequest, de
   return null;
 }
 
+/**
+ * The parameters the request asks for that this table accepts without sending anything (a translate row with
+ * no wire field: a hint the provider format has no field for, such as strict on Gemini or eager_input_streaming
+ * where tool input always streams). They are not refused, so the route stays eligible, but nothing reaches the
+ * provider: the attempt records them (AttemptFinished.unsentParameters) and the client sees them in the
+ * `x-switchyard-unsent-parameters` header, so nothing is dropped without a note.
+ */
+export function unsentParameters(table: ParameterTable, request: ChatRequest, deployment: ResolvedDeployment): TableParameter[] {
+  return TABLE_PARAMETERS.filter((parameter) => {
+    const row = table[parameter];
+    return REQUESTED[parameter](request) && row.handling === 'translate' && row.wire === null && row.honours?.(request, deployment) !== false;
+  });
+}
+
 export function hasCacheControl(request: ChatRequest): boolean {
   if (request.tools.some((t) => t.cacheControl)) return true;
   return request.messages.some(
@@ -94,5 +110,6 @@ export const ANTHROPIC_PARAMETER_NAMES: Readonly<Partial<Record<TableParameter, 
   stop: 'stop_sequences',
   user: 'metadata.user_id',
   parallel_tool_calls: 'tool_choice.disable_parallel_tool_use',
+  response_format: 'output_config.format',
   'tools[].function.strict': 'tools[].strict',
 });

@@ -24,7 +24,9 @@ export function renderParametersReference(): string {
       'Every client format accepts every parameter below. A route that cannot honour a parameter the request asks for (a non-default value) is ineligible, ' +
       'recorded on the attempt as `unsupported_parameter: <name>`; only when no route is left is the request refused with 400 `unsupported_parameter` naming it. ' +
       'Nothing is silently dropped. `pass`: sent as is; `translate → field`: sent as that field of the provider\'s wire format; `—`: cannot be honoured; ' +
-      '`*`: also depends on the value or the deployment (see the notes).',
+      '`*`: also depends on the value or the deployment (see the notes). `translate` without a field: accepted but not sent, because the provider format has ' +
+      'no field for it (the note says why that keeps its meaning); a request that asks for one is told so per request, in the `x-switchyard-unsent-parameters` ' +
+      'response header and on the attempt (`AttemptFinished.unsentParameters`).',
     sections: [
       { heading: 'All provider formats', summary: 'One table: every parameter against every provider format', body: renderParameterTable() },
       {

@@ -1,19 +1,19 @@
 import {
   assertJsonWithinBounds, type CacheControl, type ChatMessage, type ChatRequest, type ContentPart, type DocumentSource, invalidRequest, isBase64, type JsonShape, type ReasoningPart,
-  type ReasoningRequest, type ToolCall, type ToolChoice, type ToolDefinition, UNSET_PARAMETERS, unsupportedParameter,
+  type ReasoningRequest, type ResponseFormat, type ToolCall, type ToolChoice, type ToolDefinition, UNSET_PARAMETERS, unsupportedParameter,
 } from '../../../canonical/index.js';
 import { documentUrlOf, optionalDocumentString } from '../document-fields.js';
 
 /** Every parameter Switchyard parses; whether a route honours it is the provider's parameter table's call. */
 const KNOWN = new Set([
   'model', 'max_tokens', 'messages', 'system', 'temperature', 'top_p', 'top_k', 'stop_sequences', 'stream', 'tools', 'tool_choice', 'metadata',
-  'thinking', 'service_tier',
+  'thinking', 'service_tier', 'output_config',
 ]);
 const NEUTRAL: ReadonlyMap<string, (value: unknown) => boolean> = new Map<string, (value: unknown) => boolean>();
 /** Where the body holds client-defined JSON (tool schemas, earlier tool inputs): deeper nesting and any key name are allowed there. */
 export const ANTHROPIC_MESSAGES_SHAPE: JsonShape = {
   pathStyle: 'dots',
-  freeForm: [['tools', '*', 'input_schema'], ['messages', '*', 'content', '*', 'input']],
+  freeForm: [['tools', '*', 'input_schema'], ['messages', '*', 'content', '*', 'input'], ['output_config', 'format', 'schema']],
 };
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 const IMAGE_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
@@ -60,7 +60,7 @@ export function parseAnthropicMessagesRequest(body: unknown): ChatRequest {
     tools,
     toolChoice,
     parallelToolCalls,
-    responseFormat: null,
+    responseFormat: parseOutputConfig(body.output_config),
     seed: null,
     user: parseMetadata(body.metadata),
     metadata: null,
@@ -70,6 +70,24 @@ export function parseAnthropicMessagesRequest(body: unknown): ChatRequest {
     reasoning,
     serviceTier: serviceTier as string | null,
   };
+}
+
+/**
+ * `output_config.format: {type: "json_schema", schema}` (Anthropic's structured outputs) → the canonical json_schema
+ * request, which each provider's parameter table routes (output_config.format again on Anthropic deployments that
+ * declare structured_outputs, response_format json_schema on OpenAI, responseSchema on Gemini). `effort` has no
+ * canonical meaning (it is not a thinking budget), so it is refused by name rather than dropped.
+ */
+function parseOutputConfig(value: unknown): ResponseFormat | null {
+  if (value === undefined || value === null) return null;
+  if (!isObject(value)) throw invalidRequest('output_config: must be an object such as {"format": {"type": "json_schema", "schema": {...}}}.', 'output_config');
+  rejectExtras(value, 'output_config', ['format']);
+  const format = value.format;
+  if (format === undefined || format === null) return null;
+  if (!isObject(format) || format.type !== 'json_schema') throw invalidRequest("output_config.format.type: must be 'json_schema'.", 'output_config.format.type');
+  rejectExtras(format, 'output_config.format', ['type', 'schema']);
+  if (!isObject(format.schema)) throw invalidRequest('output_config.format.schema: Field required (a JSON Schema object).', 'output_config.format.schema');
+  return { type: 'json_schema', name: 'output', schema: format.schema, strict: null, description: null };
 }
 
 /** `thinking: {type: "enabled", budget_tokens}` → a budget; `{type: "disabled"}` asks for nothing. */

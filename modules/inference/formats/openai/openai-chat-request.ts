@@ -14,17 +14,18 @@ const KNOWN = new Set([
   'model', 'messages', 'max_tokens', 'max_completion_tokens', 'temperature', 'top_p', 'stop', 'stream', 'stream_options',
   'tools', 'tool_choice', 'parallel_tool_calls', 'response_format', 'seed', 'user', 'metadata', 'n',
   'frequency_penalty', 'presence_penalty', 'logit_bias', 'logprobs', 'top_logprobs', 'top_k', 'reasoning_effort', 'verbosity',
-  'service_tier', 'safety_identifier', 'prompt_cache_key', 'store', 'modalities', 'prediction',
+  'service_tier', 'safety_identifier', 'prompt_cache_key', 'prompt_cache_retention', 'store', 'modalities', 'prediction',
 ]);
 /** Accepted with these values only: what SDKs send by default and what changes nothing. */
 const NEUTRAL_VALUES: ReadonlyMap<string, readonly unknown[]> = new Map<string, unknown[]>([]);
 const EFFORTS = ['minimal', 'low', 'medium', 'high'] as const;
 const VERBOSITY = ['low', 'medium', 'high'] as const;
+const PROMPT_CACHE_RETENTIONS = ['in_memory', '24h'] as const;
 const SERVICE_TIERS = ['auto', 'default', 'flex', 'priority', 'scale'];
 /** Where the body holds client-defined JSON: the bounds allow deeper nesting there, and any key name. */
 export const OPENAI_CHAT_SHAPE: JsonShape = {
   pathStyle: 'brackets',
-  freeForm: [['tools', '*', 'function', 'parameters'], ['response_format', 'json_schema', 'schema']],
+  freeForm: [['tools', '*', 'function', 'parameters'], ['response_format', 'json_schema', 'schema'], ['response_format', 'schema']],
 };
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
@@ -97,6 +98,7 @@ function parseExtendedParameters(body: Json): Partial<ChatRequest> {
     serviceTier,
     safetyIdentifier: optionalString(body, 'safety_identifier'),
     promptCacheKey: optionalString(body, 'prompt_cache_key'),
+    promptCacheRetention: optionalEnum(body, 'prompt_cache_retention', PROMPT_CACHE_RETENTIONS),
     store: optionalBoolean(body, 'store'),
     modalities: parseModalities(body.modalities),
     prediction: parsePrediction(body.prediction),
@@ -306,7 +308,22 @@ function parseResponseFormat(value: unknown): ResponseFormat | null {
   if (value === undefined || value === null) return null;
   if (!isObject(value)) throw invalidRequest("'response_format' must be an object.", 'response_format');
   if (value.type === 'text') return null;
-  if (value.type === 'json_object') return { type: 'json_object' };
+  if (value.type === 'json_object') {
+    for (const key of Object.keys(value)) {
+      if (key !== 'type' && key !== 'schema' && value[key] !== undefined && value[key] !== null) {
+        throw unsupportedParameter(`response_format.${key}`, 'Switchyard does not support it; remove it.');
+      }
+    }
+    // Together/Fireworks/Anyscale's JSON mode with a schema (Instructor's JSON_SCHEMA mode sends it): the schema is
+    // the point of the request, so it becomes a json_schema request rather than being dropped with plain JSON mode.
+    if (value.schema !== undefined && value.schema !== null) {
+      if (!isObject(value.schema)) throw invalidRequest("response_format.schema must be a JSON Schema object.", 'response_format.schema');
+      const title = value.schema.title;
+      const name = typeof title === 'string' && /^[a-zA-Z0-9_-]{1,64}$/.test(title) ? title : 'response';
+      return { type: 'json_schema', name, schema: value.schema, strict: null, description: null };
+    }
+    return { type: 'json_object' };
+  }
   if (value.type === 'json_schema') {
     const spec = value.json_schema;
     if (!isObject(spec) || typeof spec.name !== 'string' || !isObject(spec.schema)) {

@@ -1,6 +1,7 @@
 import { withThoughtSignatures } from '../../../canonical/index.js';
 import type { ClientFormat } from '../client-format.js';
 import { responsesErrorBody } from './responses-error-envelope.js';
+import { responsesParameterName } from './responses-parameter-names.js';
 import { parseResponsesRequest } from './responses-request.js';
 import { toResponsesObject } from './responses-response.js';
 import { ResponsesStreamEncoder } from './responses-stream.js';
@@ -17,4 +18,5 @@ export const responsesClientFormat: ClientFormat = {
   encodeChat: toResponsesObject,
   streamEncoder: (identity, request) => new ResponsesStreamEncoder(identity, request),
   errorBody: responsesErrorBody,
+  parameterName: responsesParameterName,
 };

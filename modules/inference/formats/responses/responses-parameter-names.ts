@@ -13,6 +13,11 @@ const RESPONSES_NAMES: ReadonlyMap<string, string> = new Map([
   ['tools[].function.strict', 'tools[].strict'],
 ]);
 
+/** A parameter under the name a Responses client sends it with. */
+export function responsesParameterName(parameter: string): string {
+  return RESPONSES_NAMES.get(parameter) ?? parameter;
+}
+
 /** The error as a Responses client should read it: the parameter under the name it was sent with. */
 export function inResponsesTerms(error: GatewayError): GatewayError {
   const name = error.param === null ? undefined : RESPONSES_NAMES.get(error.param);

@@ -9,10 +9,11 @@ import { type ResponsesEcho, rememberEcho } from './responses-echo.js';
 const KNOWN = new Set([
   'model', 'input', 'instructions', 'tools', 'tool_choice', 'text', 'max_output_tokens', 'temperature', 'top_p',
   'metadata', 'parallel_tool_calls', 'stream', 'stream_options', 'store', 'previous_response_id', 'reasoning', 'user', 'safety_identifier',
+  'prompt_cache_key', 'prompt_cache_retention', 'service_tier',
 ]);
 /** Accepted with these values only: what SDKs send by default and what changes nothing. */
 const NEUTRAL_VALUES: ReadonlyMap<string, readonly unknown[]> = new Map<string, unknown[]>([
-  ['service_tier', ['auto', 'default']], ['truncation', ['disabled']], ['background', [false]], ['top_logprobs', [0]],
+  ['truncation', ['disabled']], ['background', [false]], ['top_logprobs', [0]],
   ['presence_penalty', [0]], ['frequency_penalty', [0]],
 ]);
 /** Where the body holds client-defined JSON: tool parameter schemas and the structured-output schema. */
@@ -21,6 +22,8 @@ export const RESPONSES_SHAPE: JsonShape = {
   freeForm: [['tools', '*', 'parameters'], ['text', 'format', 'schema']],
 };
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+const SERVICE_TIERS = ['auto', 'default', 'flex', 'priority', 'scale'] as const;
+const PROMPT_CACHE_RETENTIONS = ['in_memory', '24h'] as const;
 /** Item types of the Responses API that need state or tools the gateway does not have. */
 const STATEFUL_ITEMS = new Set(['item_reference', 'reasoning', 'compaction']);
 
@@ -79,6 +82,11 @@ export function parseResponsesRequest(body: unknown): ChatRequest {
     n: 1,
     ...UNSET_PARAMETERS,
     reasoning,
+    verbosity: text.verbosity ?? null,
+    // The same parameters as in Chat Completions, judged by the same parameter tables.
+    serviceTier: optionalChoice(body, 'service_tier', SERVICE_TIERS),
+    promptCacheKey: optionalString(body, 'prompt_cache_key'),
+    promptCacheRetention: optionalChoice(body, 'prompt_cache_retention', PROMPT_CACHE_RETENTIONS),
   };
   const echo: ResponsesEcho = {
     instructions,
@@ -96,6 +104,12 @@ export function parseResponsesRequest(body: unknown): ChatRequest {
   };
   rememberEcho(request, echo);
   return request;
+}
+
+function optionalChoice(source: Json, key: string, values: readonly string[]): string | null {
+  const value = optionalString(source, key);
+  if (value !== null && !values.includes(value)) throw invalidRequest(`'${key}' must be one of ${values.join(', ')}.`, key);
+  return value;
 }
 
 /**
@@ -319,15 +333,30 @@ function parseToolChoice(value: unknown, tools: ToolDefinition[]): ToolChoice | 
 }
 
 /** `text.format` → canonical response format; the echo is what the response object reports back. */
-function parseText(value: unknown): { format: ResponseFormat | null; echo: Json } {
+/**
+ * `text.verbosity` is the Responses spelling of Chat Completions' `verbosity`: low and high go to the parameter
+ * tables (OpenAI routes pass it, others are ineligible); medium is the default and asks for nothing.
+ */
+function parseVerbosity(value: Json): ChatRequest['verbosity'] {
+  const verbosity = value.verbosity;
+  if (verbosity === undefined || verbosity === null || verbosity === 'medium') return null;
+  if (verbosity !== 'low' && verbosity !== 'high') throw invalidRequest('text.verbosity must be one of low, medium, high.', 'text.verbosity');
+  return verbosity;
+}
+
+function parseText(value: unknown): { format: ResponseFormat | null; echo: Json; verbosity?: ChatRequest['verbosity'] } {
   const plain = { type: 'text' };
   if (value === undefined || value === null) return { format: null, echo: plain };
   if (!isObject(value)) throw invalidRequest("'text' must be an object.", 'text');
   for (const [key, item] of Object.entries(value)) {
-    if (key === 'format' || item === null || item === undefined) continue;
-    if (key === 'verbosity' && item === 'medium') continue;
+    if (key === 'format' || key === 'verbosity' || item === null || item === undefined) continue;
     throw unsupportedParameter(`text.${key}`, 'Switchyard cannot honour it on every route; remove it or send its default value.');
   }
+  const { format, echo } = parseTextFormat(value, plain);
+  return { format, echo, verbosity: parseVerbosity(value) };
+}
+
+function parseTextFormat(value: Json, plain: Json): { format: ResponseFormat | null; echo: Json } {
   const format = value.format;
   if (format === undefined || format === null) return { format: null, echo: plain };
   if (!isObject(format)) throw invalidRequest("'text.format' must be an object.", 'text.format');
