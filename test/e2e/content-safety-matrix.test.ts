@@ -17,7 +17,8 @@ import { type TestGateway, startTestGateway } from '../support/gateway-harness.j
  * (user text, system prompt / Anthropic system block, tool result, an earlier assistant tool call's arguments,
  * Responses function_call / function_call_output items, a text document) × every client format (OpenAI Chat and
  * Responses through `openai`, Anthropic Messages through `@anthropic-ai/sdk`, the Vercel AI SDK through
- * `@ai-sdk/openai` and `@ai-sdk/anthropic`) × every action (mask, tokenize, block, log), buffered and streamed, to
+ * `@ai-sdk/openai` (its Responses model and its Chat model, which sends no text document) and `@ai-sdk/anthropic`)
+ * × every action (mask, tokenize, block, log), buffered and streamed, to
  * OpenAI-compatible and Anthropic routes (Gemini and Bedrock for tokenize recovery in their stream formats).
  *
  * One request carries the whole corpus (every finding type, every value in every frame) between a case tag and an
@@ -31,13 +32,15 @@ import { type TestGateway, startTestGateway } from '../support/gateway-harness.j
  */
 
 type Action = 'mask' | 'tokenize' | 'block' | 'log';
-type Client = 'openai-chat' | 'anthropic-messages' | 'openai-responses' | 'ai-sdk-openai' | 'ai-sdk-anthropic';
+type Client = 'openai-chat' | 'anthropic-messages' | 'openai-responses' | 'ai-sdk-openai' | 'ai-sdk-openai-chat' | 'ai-sdk-anthropic';
 type Placement = 'user' | 'system' | 'tool_result' | 'tool_arguments' | 'document';
 type Provider = 'openai-compatible' | 'anthropic' | 'gemini' | 'bedrock';
 
 const ACTIONS: readonly Action[] = ['mask', 'tokenize', 'block', 'log'];
-const CLIENTS: readonly Client[] = ['openai-chat', 'anthropic-messages', 'openai-responses', 'ai-sdk-openai', 'ai-sdk-anthropic'];
+const CLIENTS: readonly Client[] = ['openai-chat', 'anthropic-messages', 'openai-responses', 'ai-sdk-openai', 'ai-sdk-openai-chat', 'ai-sdk-anthropic'];
 const PLACEMENTS: readonly Placement[] = ['user', 'system', 'tool_result', 'tool_arguments', 'document'];
+/** The AI SDK's Chat Completions model sends no text/plain file (it throws UnsupportedFunctionalityError before any request). */
+const placementsOf = (client: Client): readonly Placement[] => (client === 'ai-sdk-openai-chat' ? PLACEMENTS.filter((placement) => placement !== 'document') : PLACEMENTS);
 const PROVIDERS: readonly Provider[] = ['openai-compatible', 'anthropic', 'gemini', 'bedrock'];
 /** Every client here streams. */
 const MODES = [false, true] as const;
@@ -303,7 +306,8 @@ describe('content-safety matrix: corpus × placement × client format × action 
       tool_arguments: () => [lead, call({ note: payload }), result('noted')],
       document: () => [{ role: 'user' as const, content: [{ type: 'text' as const, text: LEAD.file }, { type: 'file' as const, data: Buffer.from(payload), mediaType: 'text/plain', filename: 'notes.txt' }] }],
     }[c.placement]();
-    const model = c.client === 'ai-sdk-openai' ? aiOpenai(alias(c.provider, c.action)) : aiAnthropic(alias(c.provider, c.action));
+    const name = alias(c.provider, c.action);
+    const model = c.client === 'ai-sdk-openai' ? aiOpenai(name) : c.client === 'ai-sdk-openai-chat' ? aiOpenai.chat(name) : aiAnthropic(name);
     const options = {
       model,
       messages,
@@ -505,7 +509,7 @@ describe('content-safety matrix: corpus × placement × client format × action 
     for (const action of ['mask', 'tokenize', 'log'] as const) {
       test(`${action}: every finding type in every placement, to OpenAI-compatible and Anthropic routes, buffered and streamed`, async () => {
         const cases: Case[] = [];
-        for (const placement of PLACEMENTS) {
+        for (const placement of placementsOf(client)) {
           for (const provider of ['openai-compatible', 'anthropic'] as const) {
             for (const stream of MODES) cases.push(makeCase({ client, placement, provider, action, stream, entries: ENTRIES }));
           }
@@ -515,12 +519,16 @@ describe('content-safety matrix: corpus × placement × client format × action 
       });
     }
 
-    test('block: each finding type in each placement is refused in the client format, nothing sent, buffered and streamed', async () => {
+    test('block: each finding type in each placement is refused in the client format, nothing sent; streamed too, one placement a type', async () => {
       const cases: Case[] = [];
+      const placements = placementsOf(client);
       FINDING_TYPES.forEach((type, typeIndex) => {
         const ofType = ENTRIES.filter((entry) => entry.type === type);
-        PLACEMENTS.forEach((placement, placementIndex) => {
-          for (const stream of MODES) {
+        placements.forEach((placement, placementIndex) => {
+          // The refusal comes before any stream starts, the same in both modes: every placement buffered, and the
+          // client's streaming call in one placement per type (a different one for each type).
+          const modes = placementIndex === typeIndex % placements.length ? MODES : [false];
+          for (const stream of modes) {
             // A different value (and frame) of the type in each placement; routes alternate (nothing reaches either).
             const entry = ofType[(typeIndex + placementIndex * 3 + (stream ? 1 : 0)) % ofType.length];
             const provider = (placementIndex + typeIndex) % 2 === 0 ? 'openai-compatible' : 'anthropic';
