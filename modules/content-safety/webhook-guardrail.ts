@@ -108,9 +108,11 @@ function verdictOf(text: string): RemoteVerdict {
 }
 
 function failureOf(error: unknown): RemoteCheckFailure {
-  for (let cause: unknown = error; cause instanceof Error; cause = cause.cause) {
+  // Walked as plain objects: the abort's TimeoutError is a DOMException, which may come from another realm than Error.
+  for (let cause: unknown = error; typeof cause === 'object' && cause !== null; cause = (cause as { cause?: unknown }).cause) {
     if (cause instanceof OutboundPolicyViolation) return new RemoteCheckFailure('refused', 'the outbound address policy refused the webhook\'s address');
-    if (cause.name === 'TimeoutError' || (cause as NodeJS.ErrnoException).code === 'UND_ERR_CONNECT_TIMEOUT' || (cause as NodeJS.ErrnoException).code === 'UND_ERR_HEADERS_TIMEOUT') {
+    const { name, code } = cause as { name?: unknown; code?: unknown };
+    if (name === 'TimeoutError' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
       return new RemoteCheckFailure('timeout', 'the webhook did not answer in time');
     }
   }
