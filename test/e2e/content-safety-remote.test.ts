@@ -89,6 +89,12 @@ ${mockProviderYaml('mock-openai', 'openai-compatible', `${mockUrl}/v1`)}deployme
     contextWindow: 128000
     maxOutputTokens: 16384
     price: { inputPer1M: "2.50", outputPer1M: "10.00" }
+  - id: embed-primary
+    provider: mock-openai
+    model: text-embedding-3-small
+    capabilities: [embeddings]
+    contextWindow: 8191
+    price: { inputPer1M: "0.02", outputPer1M: "0" }
 contentPolicies:
   - id: hooked
     input: { email: tokenize, card: block }
@@ -103,7 +109,11 @@ aliases:
 ${['checked:hooked', 'open:hooked-open', 'down-closed:down-closed', 'down-open:down-open'].map((pair) => {
     const [name, policy] = pair.split(':');
     return `  - name: ${name}\n    contentPolicy: ${policy}\n    routes:\n      - { deployment: gpt-primary, priority: 0 }\n`;
-  }).join('')}tenants:
+  }).join('')}  - name: embed-checked
+    contentPolicy: hooked
+    routes:
+      - { deployment: embed-primary, priority: 0 }
+tenants:
   - id: acme
 apiKeys:
   - id: acme-app
@@ -224,6 +234,17 @@ describe('remote checks: a webhook guardrail', () => {
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect((error as InstanceType<typeof OpenAI.APIError>).code).toBe('content_policy_violation');
     expect(gw.mock.requests()).toHaveLength(0);
+  });
+
+  test('embeddings inputs are checked too, masked or tokenized values never sent', async () => {
+    hook.verdict.input = 'block';
+    const error = await openai.embeddings.create({ model: 'embed-checked', input: ['launch notes for ada@example.com'] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((error as InstanceType<typeof OpenAI.APIError>).code).toBe('content_policy_violation');
+    expect(gw.mock.requests()).toHaveLength(0);
+    expect(hook.received).toHaveLength(1);
+    expect(hook.received[0].raw).not.toContain('ada@example.com');
+    expect(hook.received[0].body.texts).toEqual(['launch notes for [EMAIL]']);
   });
 
   describe('output: the buffered answer, as the output checks left it, before it is sent', () => {
