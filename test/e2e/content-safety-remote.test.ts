@@ -6,7 +6,7 @@ import type { RequestAdmitted, RequestCompleted, RequestRejected } from '../../e
 import { contentPolicyProblems } from '../../modules/content-safety/index.js';
 import { AdminClient } from '../support/admin-client.js';
 import { mockProviderYaml } from '../support/anthropic-yaml.js';
-import { type TestGateway, startTestGateway } from '../support/gateway-harness.js';
+import { type TestGateway, postJson, startTestGateway } from '../support/gateway-harness.js';
 
 /**
  * Remote checks of a content policy (issue 36 item 6): a webhook guardrail of the operator's own, here a node:http
@@ -307,6 +307,12 @@ describe('remote checks: a webhook guardrail', () => {
       expect(error.status).toBe(503);
       expect(error.code).toBe('guardrail_unavailable');
       expect(gw.mock.requests()).toHaveLength(0);
+    });
+
+    test('counting tokens is checked like the request: fail-closed and down is a 503 in the Anthropic format', async () => {
+      const counted = await postJson(gw, '/v1/messages/count_tokens', { model: 'down-closed', messages: [{ role: 'user', content: 'Hello there' }] });
+      expect(counted.status).toBe(503);
+      expect(counted.json).toMatchObject({ type: 'error', error: { type: expect.any(String), message: expect.stringMatching(/webhook check of content policy 'down-closed'/) } });
     });
 
     test('down (connection refused), fail-open: answered', async () => {
