@@ -322,6 +322,7 @@ describe('remote checks: a webhook guardrail', () => {
     });
   });
 
+  // Reads what the tests above counted (a block and a timeout of 'hooked'): it runs last, in file order.
   test('latency and errors are in /metrics per policy, never a text', async () => {
     await ask('down-open', 'Hello there');
     const metrics = await (await fetch(`${gw.url}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).text();
