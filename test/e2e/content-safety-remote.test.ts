@@ -171,6 +171,19 @@ describe('remote checks: a webhook guardrail', () => {
       expect((await admin.get('/content-policies/metadata-hook')).status).toBe(404);
     });
 
+    test('a webhook secret that does not resolve on this node: 422, nothing defined', async () => {
+      const response = await admin.put('/content-policies/unsigned-hook', { webhook: { url: 'https://guard.example/check', secret: 'env:SY_TEST_ABSENT_GUARDRAIL_KEY' } });
+      expect(response.status).toBe(422);
+      expect(response.json.error).toMatchObject({ code: 'invalid_content_policy', message: expect.stringMatching(/webhook\.secret: env:SY_TEST_ABSENT_GUARDRAIL_KEY cannot be resolved/) });
+      expect((await admin.get('/content-policies/unsigned-hook')).status).toBe(404);
+    });
+
+    test('the same in the configuration file: the gateway does not start, and says where', async () => {
+      const yaml = (mockUrl: string, keyEnv: string) => remoteYaml('http://127.0.0.1:9', 'http://127.0.0.1:9')(mockUrl, keyEnv)
+        .replace('secret: "env:SY_TEST_GUARDRAIL_KEY"', 'secret: "env:SY_TEST_ABSENT_GUARDRAIL_KEY"');
+      await expect(startTestGateway({ yaml })).rejects.toThrow(/contentPolicies\[0\]\.webhook\.secret: env:SY_TEST_ABSENT_GUARDRAIL_KEY cannot be resolved/);
+    });
+
     test('a private address without allowPrivateNetwork, a secret given as a value, a timeout above the maximum, an unknown direction', () => {
       const problems = contentPolicyProblems({
         webhook: { url: 'http://10.0.0.8/check', secret: 'plain-secret', timeoutMs: 60_000, directions: ['input', 'sideways'], retries: 3 },
