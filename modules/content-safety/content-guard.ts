@@ -202,21 +202,21 @@ export class ContentGuard implements StreamContentGuard {
       const text = this.outputText(choice.text, true);
       const toolCalls = choice.toolCalls.map((call) => {
         const args = rewriteJsonText(call.arguments, (value) => this.outputText(value, true));
-        // eslint-disable-next-line no-restricted-syntax -- a copy with its arguments replaced
+         
         return args === call.arguments ? call : { ...call, arguments: args };
       });
       const reasoning = choice.reasoning.map((part) => {
         if (part.type !== 'thinking') return part;
         const checked = this.outputText(part.text, false);
-        // eslint-disable-next-line no-restricted-syntax -- a copy with its text replaced
+         
         return checked === part.text ? part : { ...part, text: checked };
       });
-      // eslint-disable-next-line no-restricted-syntax -- a copy with its content replaced
+       
       return { ...choice, text, toolCalls, reasoning };
     });
     if (this.rejectsUnresolved && this.unresolved > 0) throw new UnresolvedPlaceholders(this.unresolved);
     this.outputTexts = choices.flatMap((choice) => [choice.text, ...choice.toolCalls.map((call) => call.arguments)]);
-    // eslint-disable-next-line no-restricted-syntax -- a copy with its choices replaced
+     
     return { ...response, choices };
   }
 
@@ -297,7 +297,7 @@ function withInstruction(request: ChatRequest): ChatRequest {
   const instruction = { role: 'system' as const, content: [{ type: 'text' as const, text: PLACEHOLDER_INSTRUCTION }] };
   const first = request.messages.findIndex((message) => message.role !== 'system');
   const messages = first === -1 ? [...request.messages, instruction] : [...request.messages.slice(0, first), instruction, ...request.messages.slice(first)];
-  // eslint-disable-next-line no-restricted-syntax -- a copy with its messages replaced
+   
   return { ...request, messages };
 }
 

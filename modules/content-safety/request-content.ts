@@ -34,7 +34,7 @@ export function rewriteRequestContent(request: ChatRequest, rewrite: TextRewrite
     }
   }
   if (!changed) return request;
-  // eslint-disable-next-line no-restricted-syntax -- a copy with two fields replaced; built once per guarded request
+   
   return { ...request, messages, prediction };
 }
 
@@ -44,11 +44,11 @@ function rewriteMessage(message: ChatMessage, rewrite: TextRewrite): ChatMessage
   if (message.role === 'assistant') {
     const toolCalls = rewriteToolCalls(message.toolCalls, rewrite);
     if (content === message.content && toolCalls === message.toolCalls) return message;
-    // eslint-disable-next-line no-restricted-syntax -- a copy of a changed message
+     
     return { ...message, content, toolCalls };
   }
   if (content === message.content) return message;
-  // eslint-disable-next-line no-restricted-syntax -- a copy of a changed message
+   
   return { ...message, content } as ChatMessage;
 }
 
@@ -64,7 +64,7 @@ function rewriteParts(parts: ContentPart[], place: ContentPlace, rewrite: TextRe
     const text = rewrite(part.text, place);
     if (text === part.text) return part;
     changed = true;
-    // eslint-disable-next-line no-restricted-syntax -- a copy of a changed part (its cache_control kept)
+     
     return { ...part, text };
   });
   return changed ? next : parts;
@@ -92,7 +92,7 @@ function rewriteDocument(part: DocumentPart, rewrite: TextRewrite): DocumentPart
   const title = part.title === null ? null : rewrite(part.title, 'document');
   const context = part.context === null ? null : rewrite(part.context, 'document');
   if (next === source && title === part.title && context === part.context) return part;
-  // eslint-disable-next-line no-restricted-syntax -- a copy of a changed document (its cache_control and position kept)
+   
   return { ...part, source: next, title, context };
 }
 
@@ -102,7 +102,7 @@ function rewriteToolCalls(calls: ToolCall[], rewrite: TextRewrite): ToolCall[] {
     const args = rewriteJsonText(call.arguments, (text) => rewrite(text, 'tool_arguments'));
     if (args === call.arguments) return call;
     changed = true;
-    // eslint-disable-next-line no-restricted-syntax -- a copy of a changed call
+     
     return { ...call, arguments: args };
   });
   return changed ? next : calls;

@@ -97,11 +97,14 @@ export class GuardedStreamEncoder implements ClientStreamEncoder {
     if (event.id !== null || event.name !== null) {
       let open = this.channels.get(key);
       if (!open) {
-        open = { channel: this.guard.channel('tool_arguments'), event: { ...event, id: null, name: null, arguments: '' } };
+        open = { channel: this.guard.channel('tool_arguments'), event: { type: 'tool_call', choice: event.choice, index: event.index, id: null, name: null, arguments: '' } };
         this.channels.set(key, open);
       }
       const channel = open.channel;
-      return this.release({ ...event, arguments: this.pull(open.event, () => channel.push(event.arguments)) });
+      const opening: Extract<RelayedStreamEvent, { type: 'tool_call' }> = { type: 'tool_call', choice: event.choice, index: event.index, id: event.id, name: event.name, arguments: this.pull(open.event, () => channel.push(event.arguments)) };
+      // The provider's thought signature rides on the event that opens the call.
+      if (event.signature !== undefined) opening.signature = event.signature;
+      return this.release(opening);
     }
     return this.through(key, 'tool_arguments', event, event.arguments);
   }
