@@ -44,6 +44,34 @@ export interface ContentPolicyDefinition {
   unresolvedTokenPolicy: 'leave-masked' | 'reject-buffered';
   /** Adds a short server-owned system instruction to copy placeholders verbatim when the input is tokenized. */
   placeholderInstruction: boolean;
+  /** A remote check of the operator's own: the text is POSTed to it after the local checks (docs/content-safety-remote.md). */
+  webhook?: WebhookGuardrail;
+}
+
+/** The directions a remote check looks at: the request before dispatch, the buffered answer before it is sent. */
+export type RemoteCheckDirection = 'input' | 'output';
+
+/**
+ * A webhook guardrail as declared: the gateway POSTs the text (as the local checks left it: masked, tokenized) to
+ * `url` under the outbound address policy and the operator answers `{ action: allow | block, reason? }`. When it
+ * cannot answer in time, `failOpen` lets the request through (counted) or refuses it (503 guardrail_unavailable).
+ */
+export interface WebhookGuardrail {
+  url: string;
+  /** A secret reference (`env:NAME`, `file:PATH`): the HMAC-SHA256 key of the `x-switchyard-signature` header. */
+  secret?: string;
+  timeoutMs: number;
+  failOpen: boolean;
+  directions: RemoteCheckDirection[];
+  /** Loopback, private and link-local addresses allowed (never a metadata address). */
+  allowPrivateNetwork?: boolean;
+}
+
+/** One policy's remote check, as a request runs it: the owner is named in errors, metrics and the webhook's payload. */
+export interface PolicyWebhook {
+  policyId: string;
+  version: number;
+  webhook: WebhookGuardrail;
 }
 
 export type ContentPolicyDefined = DomainEvent<'ContentPolicyDefined', { policyId: string; version: number; definition: ContentPolicyDefinition }>;

@@ -1,4 +1,4 @@
-import type { AppliedContentPolicy, ContentPolicyDefinition, TransformationManifest } from '../../events/index.js';
+import type { AppliedContentPolicy, ContentPolicyDefinition, PolicyWebhook, RemoteCheckDirection, TransformationManifest } from '../../events/index.js';
 import type { ChatRequest, ChatResponse } from '../canonical/index.js';
 import { type CompiledContentPolicy, type CompiledRules, compilePolicy } from './compiled-policy.js';
 import { ContentPolicyViolation, UnresolvedPlaceholders } from './content-policy-violation.js';
@@ -8,6 +8,7 @@ import { OutputStream } from './output-stream.js';
 import { PLACEHOLDER_PREFIX } from './placeholder.js';
 import type { PlaceholderKeys } from './placeholder-keys.js';
 import { recoverText } from './recovery.js';
+import { type RemoteCheckResources, runWebhookChecks } from './remote-checks.js';
 import { rewriteJsonText, rewriteRequestContent } from './request-content.js';
 import { RequestTokenVault } from './request-token-vault.js';
 import { scan } from './scanner.js';
@@ -19,6 +20,8 @@ import { contentDigest, transform } from './transformation.js';
 export interface RequestContentPolicy {
   applied: AppliedContentPolicy;
   definition: ContentPolicyDefinition;
+  /** The webhooks of the policies in force, each with its own policy (they are not combined: each is asked). */
+  webhooks?: readonly PolicyWebhook[];
 }
 
 /** Where a request's placeholders are bound: its tenant, and its own id or the client's session. */
@@ -34,6 +37,8 @@ export interface GuardResources {
   keys: PlaceholderKeys;
   /** Opens the session vault of (tenant, session); null when sessions cannot be kept (no Redis, no operator key). */
   sessionVault: ((tenantId: string, sessionId: string) => SessionTokenVault) | null;
+  /** Where remote checks report, and how they resolve host names; absent: they run without metrics. */
+  remote?: RemoteCheckResources;
 }
 
 /** One text channel of a streamed answer: text goes in as it comes, what may be released comes out. */
@@ -84,11 +89,13 @@ export class ContentGuard implements StreamContentGuard {
   private created = 0;
   private resolved = 0;
   private unresolved = 0;
+  /** The answer's texts as the output checks left them (before recovery): what an output webhook is sent. */
+  private answerTexts: string[] | null = null;
 
   constructor(
     readonly contentPolicy: RequestContentPolicy,
-    scope: GuardScope,
-    resources: GuardResources,
+    private readonly scope: GuardScope,
+    private readonly resources: GuardResources,
   ) {
     this.policy = compiledFor(contentPolicy.definition);
     const tokenizes = this.policy.input.rules.some((rule) => rule.action === 'tokenize');
@@ -130,8 +137,38 @@ export class ContentGuard implements StreamContentGuard {
       if (this.created > 0 && this.policy.placeholderInstruction) sent = withInstruction(guarded);
       this.inputDigest = contentDigest(requestTexts(sent).join('\u0000'));
     }
+    // Remote checks see what would leave the gateway (masked, tokenized), and only once no local rule blocked it.
+    await this.checkRemotely('input', requestTexts(sent));
     if (this.session) await this.session.persist();
     return sent;
+  }
+
+  /**
+   * The remote checks of a direction (the policies' webhooks) on texts as the local checks left them: throws a
+   * RemoteCheckBlock on a block, RemoteCheckUnavailable when a fail-closed check gave no verdict. Embeddings call it
+   * with their inspected inputs; chat requests run it inside inspectRequest.
+   */
+  async checkRemotely(direction: RemoteCheckDirection, texts: readonly string[]): Promise<void> {
+    const webhooks = this.contentPolicy.webhooks;
+    if (!webhooks || webhooks.length === 0) return;
+    await runWebhookChecks(webhooks, direction, texts, { requestId: this.scope.requestId, tenantId: this.scope.tenantId },
+      direction === 'input' ? this.inputCounts : this.outputCounts, this.resources.remote);
+  }
+
+  /**
+   * The output remote checks of a buffered answer, after inspectAnswer: they see the answer as the local output
+   * checks left it, with placeholders still in place (never the values they stand for). Streams are not sent:
+   * an answer already on its way cannot wait for an operator's verdict (docs/content-safety-remote.md).
+   */
+  async checkAnswerRemotely(): Promise<void> {
+    const texts = this.answerTexts;
+    this.answerTexts = null;
+    if (texts) await this.checkRemotely('output', texts);
+  }
+
+  /** Whether the policies in force ask a webhook about answers (the output checks keep the texts for it). */
+  private get checksAnswersRemotely(): boolean {
+    return this.contentPolicy.webhooks?.some((check) => check.webhook.directions.includes('output')) ?? false;
   }
 
   /**
@@ -160,6 +197,7 @@ export class ContentGuard implements StreamContentGuard {
    * UnresolvedPlaceholders under `reject-buffered` when a placeholder could not be recovered.
    */
   inspectAnswer(response: ChatResponse): ChatResponse {
+    if (this.checksAnswersRemotely) this.answerTexts = [];
     const choices = response.choices.map((choice) => {
       const text = this.outputText(choice.text, true);
       const toolCalls = choice.toolCalls.map((call) => {
@@ -225,6 +263,7 @@ export class ContentGuard implements StreamContentGuard {
       if (result.blocked) throw this.violation('output', result.blocked);
       checked = result.text;
     }
+    if (recover) this.answerTexts?.push(checked);
     if (!recover || !this.vault || !checked.includes(PLACEHOLDER_PREFIX)) return checked;
     const recovered = recoverText(checked, this.vault);
     this.resolved += recovered.resolved;

@@ -27,3 +27,6 @@ export * from './content-policy-violation.js';
 export { rewriteRequestContent, rewriteJsonText, type ContentPlace } from './request-content.js';
 export * from './content-safety-settings.js';
 export { ContentSafetyModule, CONTENT_GUARD_RESOURCES } from './content-safety.module.js';
+export * from './remote-checks.js';
+export { askWebhookGuardrail, RemoteCheckFailure, type RemoteCheckFailureReason, type RemoteVerdict } from './webhook-guardrail.js';
+export { WEBHOOK_GUARDRAIL_TIMEOUT } from './webhook-guardrail-validation.js';

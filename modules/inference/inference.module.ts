@@ -10,6 +10,7 @@ import { IdempotentReplay } from './pipeline/idempotent-replay.js';
 import { Observability } from '../observability/index.js';
 import { CONTENT_GUARD_RESOURCES, ContentSafetyModule, type GuardResources } from '../content-safety/index.js';
 import { registerInferenceGauges } from './inference-gauges.js';
+import { remoteCheckMetrics } from './pipeline/remote-check-metrics.js';
 import { ChatCompletionsController } from './http/chat-completions.controller.js';
 import { CountTokensController } from './http/count-tokens.controller.js';
 import { EmbeddingsController } from './http/embeddings.controller.js';
@@ -83,11 +84,15 @@ type Closeable = { close(): Promise<void> };
       useFactory: (
         auth: GatewayAuthenticator, routing: RoutingSnapshotProjection, planner: RoutePlanner, adapters: ProviderAdapters,
         pools: UpstreamPools, committer: GroupCommitter, latency: LatencyTracker, gate: DeploymentGate, admission: AdmissionControl,
-        rateLimits: RateLimiter, budgets: BudgetGuard, concurrency: SharedConcurrency, content: GuardResources,
-      ): InferenceServices => ({ auth, routing, planner, adapters, pools, committer, latency, gate, admission, rateLimits, budgets, concurrency, content }),
+        rateLimits: RateLimiter, budgets: BudgetGuard, concurrency: SharedConcurrency, resources: GuardResources, observability: Observability,
+      ): InferenceServices => {
+        // Remote content checks report to the gateway's metrics (content safety cannot import observability: it is below it).
+        const content: GuardResources = { keys: resources.keys, sessionVault: resources.sessionVault, remote: { observer: remoteCheckMetrics(observability), resolve: resources.remote?.resolve } };
+        return { auth, routing, planner, adapters, pools, committer, latency, gate, admission, rateLimits, budgets, concurrency, content };
+      },
       inject: [
         GatewayAuthenticator, RoutingSnapshotProjection, RoutePlanner, ProviderAdapters, UpstreamPools, GroupCommitter, LatencyTracker, DeploymentGate,
-        AdmissionControl, RateLimiter, BudgetGuard, SharedConcurrency, CONTENT_GUARD_RESOURCES,
+        AdmissionControl, RateLimiter, BudgetGuard, SharedConcurrency, CONTENT_GUARD_RESOURCES, Observability,
       ],
     },
     {

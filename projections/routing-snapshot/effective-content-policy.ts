@@ -1,5 +1,5 @@
 import type {
-  AppliedContentPolicy, ContentAction, ContentPolicyDefinition, CustomPatternRule, DenyTermsRule, DirectionRules,
+  AppliedContentPolicy, ContentAction, ContentPolicyDefinition, CustomPatternRule, DenyTermsRule, DirectionRules, PolicyWebhook,
 } from '../../events/index.js';
 
 /** The content policy a request is admitted under: what RequestAdmitted records, and the one definition the engine enforces. */
@@ -7,6 +7,8 @@ export interface EffectiveContentPolicy {
   applied: AppliedContentPolicy;
   /** The combination of every policy in `applied` (the policy itself when only one applies). */
   definition: ContentPolicyDefinition;
+  /** Every policy's webhook guardrail, with its policy: remote checks are not combined, each one is asked. */
+  webhooks?: PolicyWebhook[];
 }
 
 /** One policy in force for a request: where it is attached, its version, and that version's definition. */
@@ -38,10 +40,14 @@ export function combineContentPolicies(attached: readonly AttachedPolicy[]): Eff
   if (attached.length === 0) return null;
   const applied: AppliedContentPolicy = { sources: attached.map(({ policyId, version, attachedTo }) => ({ policyId, version, attachedTo })) };
   const distinct = [...new Map(attached.map((policy) => [`${policy.policyId}@${policy.version}`, policy.definition])).values()];
-  if (distinct.length === 1) return { applied, definition: distinct[0] };
+  const webhooks = [...new Map(attached.filter((policy) => policy.definition.webhook)
+    .map(({ policyId, version, definition }) => [`${policyId}@${version}`, { policyId, version, webhook: definition.webhook! }])).values()];
+  const remote = webhooks.length > 0 ? { webhooks } : {};
+  if (distinct.length === 1) return { applied, definition: distinct[0], ...remote };
   const tokenizing = distinct.filter(tokenizes);
   return {
     applied,
+    ...remote,
     definition: {
       input: combineDirection(distinct.map((d) => d.input)),
       output: combineDirection(distinct.map((d) => d.output)),

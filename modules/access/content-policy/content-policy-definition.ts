@@ -1,6 +1,6 @@
 import type { ContentPolicyDefinition } from '../../../events/index.js';
 import { type ConfigFields, type DefinitionNode, type DefinitionReader, FIELD_TYPES, fieldChoices, fieldNames, inlineCode, isDefinitionNode } from '../../../src/kernel/index.js';
-import { BUILT_IN_FINDING_TYPES, CONTENT_ACTIONS, contentPolicyProblems, normalizeContentPolicy, OUTPUT_ACTIONS } from '../../content-safety/index.js';
+import { BUILT_IN_FINDING_TYPES, CONTENT_ACTIONS, contentPolicyProblems, normalizeContentPolicy, OUTPUT_ACTIONS, WEBHOOK_GUARDRAIL_TIMEOUT } from '../../content-safety/index.js';
 
 /**
  * A content policy as the configuration file declares it (`contentPolicies[]`) and the admin API takes it
@@ -43,6 +43,18 @@ export const CONTENT_POLICY_FIELDS: ConfigFields = {
     meaning: 'a placeholder in an answer that cannot be recovered exactly: left as it is, or (buffered requests only) the request fails before any byte is sent',
   },
   placeholderInstruction: { type: 'boolean', default: '`false`', meaning: 'adds a short system instruction to copy placeholders verbatim when the input is tokenized' },
+  webhook: {
+    type: 'mapping', default: 'none',
+    meaning: "a remote check of your own: the text, as the local checks left it, is POSTed to `url` after them; it answers `{ action: allow | block, reason? }` (docs/content-safety-remote.md)",
+    fields: {
+      url: { type: 'http(s) URL', required: true, meaning: 'where the check is POSTed; never a metadata or reserved address, and loopback, private or link-local only with `allowPrivateNetwork`' },
+      secret: { type: FIELD_TYPES.secretReference, default: 'none (unsigned)', meaning: 'the HMAC-SHA256 key of the `x-switchyard-signature` header (`t=<unix seconds>,v1=<hex>`, over `<t>.<body>`)' },
+      timeoutMs: { type: `integer 1-${WEBHOOK_GUARDRAIL_TIMEOUT.maxMs}`, default: inlineCode(String(WEBHOOK_GUARDRAIL_TIMEOUT.defaultMs)), meaning: 'how long the request waits for the verdict, connection included' },
+      failOpen: { type: 'boolean', default: '`false`', meaning: 'without a verdict (timeout, refused, error status, no verdict in the answer): `true` lets the text through (counted), `false` refuses with 503 `guardrail_unavailable`' },
+      directions: { type: 'list of `input`, `output`', default: '`[input]`', meaning: 'what is checked: the request before dispatch, and the buffered answer before it is sent (streamed answers are not sent to the webhook)' },
+      allowPrivateNetwork: { type: 'boolean', default: '`false`', meaning: 'allows loopback, private and link-local addresses (never metadata ones)' },
+    },
+  },
 };
 
 /** A policy's definition in the event form, with its id. */

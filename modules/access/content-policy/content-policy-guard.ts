@@ -1,14 +1,15 @@
 import { type DomainEvent, isSwitchyardEvent } from '../../../events/index.js';
 import type { ControlPlaneState } from '../../../projections/control-plane/index.js';
 import { DomainError, type SettingsEnv } from '../../../src/kernel/index.js';
-import { contentPolicySetupProblem } from './content-policy-settings.js';
+import { contentPolicySetupProblem, contentPolicyWebhookProblem } from './content-policy-settings.js';
 
 /**
  * The content-policy rules that need other aggregates, checked before a change is appended (the
  * publication guard calls it for every command, whoever sends it: admin API, CLI, apply):
  * - an attachment (tenant, key, alias) must name a live policy: 400 naming it;
  * - a policy still attached somewhere is not retired: 409 naming every attachment;
- * - a policy with `tokenScope: session` needs SWITCHYARD_PII_KEY on this node: 422 saying so.
+ * - a policy with `tokenScope: session` needs SWITCHYARD_PII_KEY on this node: 422 saying so;
+ * - a policy whose webhook signs its calls needs its `secret` to resolve on this node: 422 saying so.
  */
 export function assertContentPolicyChange(state: ControlPlaneState, events: readonly DomainEvent[], env: SettingsEnv): void {
   for (const event of events) {
@@ -39,6 +40,8 @@ export function assertContentPolicyChange(state: ControlPlaneState, events: read
       case 'ContentPolicyUpdated': {
         const problem = contentPolicySetupProblem(event.data.definition, env);
         if (problem) throw new DomainError('content_policy_needs_pii_key', `Content policy ${event.data.policyId}: ${problem}. Nothing was changed.`, 422);
+        const webhookProblem = contentPolicyWebhookProblem(event.data.definition);
+        if (webhookProblem) throw new DomainError('invalid_content_policy', `Content policy ${event.data.policyId}: ${webhookProblem}. Nothing was changed.`, 422);
         break;
       }
       default:

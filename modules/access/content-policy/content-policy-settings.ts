@@ -18,3 +18,18 @@ export function contentPolicySetupProblem(definition: ContentPolicyDefinition, e
   if (Buffer.byteLength(secret.trim()) < 32) return `${refused} of at least 32 bytes; the secret behind ${reference} is shorter`;
   return null;
 }
+
+/**
+ * Why a policy's webhook cannot sign its calls on this node — its `secret` reference does not resolve — as
+ * `webhook.secret: …`, or null. Refused when the policy is applied, rather than failing every request's check later.
+ */
+export function contentPolicyWebhookProblem(definition: ContentPolicyDefinition): string | null {
+  const reference = definition.webhook?.secret;
+  if (!reference) return null;
+  try {
+    resolveSecret(reference);
+    return null;
+  } catch (error) {
+    return `webhook.secret: ${reference} cannot be resolved on this node (${(error as Error).message})`;
+  }
+}

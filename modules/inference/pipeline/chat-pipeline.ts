@@ -24,8 +24,8 @@ import { replyWithStoredAnswer } from './stored-answer-reply.js';
 import { durabilityRefusal } from './durability-refusal.js';
 import { chatUsageBound } from './usage-bound.js';
 import { chatAnswerBytes } from './answer-size.js';
-import { ContentPolicyViolation, UnresolvedPlaceholders } from '../../content-safety/index.js';
-import { contentPolicyError, unresolvedPlaceholdersError } from './content-policy-refusal.js';
+import { ContentPolicyViolation, RemoteCheckUnavailable, UnresolvedPlaceholders } from '../../content-safety/index.js';
+import { contentPolicyError, guardrailUnavailableError, unresolvedPlaceholdersError } from './content-policy-refusal.js';
 import { GuardedStreamEncoder } from './guarded-stream-encoder.js';
 import { noteUnsentParameters } from './unsent-parameters-header.js';
 
@@ -205,8 +205,10 @@ export class ChatPipeline {
       let refusal: GatewayError | null = null;
       try {
         answer.response = guard.inspectAnswer(answer.response);
+        await guard.checkAnswerRemotely();
       } catch (error) {
         if (error instanceof ContentPolicyViolation) refusal = contentPolicyError(error);
+        else if (error instanceof RemoteCheckUnavailable) refusal = guardrailUnavailableError(error);
         else if (error instanceof UnresolvedPlaceholders) refusal = unresolvedPlaceholdersError(error.count);
         else throw error;
       }

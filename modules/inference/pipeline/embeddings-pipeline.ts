@@ -49,6 +49,7 @@ export class EmbeddingsPipeline {
       adapterServes: (deployment, capability) => capability !== 'embeddings' || adapters.for(deployment.provider.type)?.embed !== undefined,
       inspectContent: async (guard) => {
         const inputs = guard.inspectTexts(request.inputs);
+        await guard.checkRemotely('input', inputs);
         // eslint-disable-next-line no-restricted-syntax -- a copy with its inputs replaced, only under a policy that changed them
         if (inputs !== request.inputs) sent = { ...request, inputs };
       },

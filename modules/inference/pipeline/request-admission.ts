@@ -10,8 +10,8 @@ import { observationOf, type RequestObservation } from '../../observability/inde
 import { callableAlias } from './callable-alias.js';
 import { noRouteError } from './client-errors.js';
 import { GatewayError } from '../../canonical/index.js';
-import { ContentGuard, ContentPolicyViolation, type RequestContentPolicy } from '../../content-safety/index.js';
-import { contentPolicyError } from './content-policy-refusal.js';
+import { ContentGuard, ContentPolicyViolation, RemoteCheckUnavailable, type RequestContentPolicy } from '../../content-safety/index.js';
+import { contentPolicyError, guardrailUnavailableError } from './content-policy-refusal.js';
 import type { InferenceServices, PipelineSettings } from './inference-services.js';
 import { type RequestHeaders, idempotencyKeyOf } from './request-headers.js';
 import { RequestJournal } from './request-journal.js';
@@ -262,8 +262,10 @@ export async function admitRequest(
     lifetime.dispose();
     // A block is the client's content: a 400 that RequestRejected records with what the input checks found.
     const blocked = thrown instanceof ContentPolicyViolation;
-    const error = blocked ? contentPolicyError(thrown) : thrown;
-    if (blocked && guard) observation?.contentFindings(guard.policyLabel, guard.inputCounts.lines());
+    // A fail-closed remote check without a verdict: a 503 that RequestRejected records like a block.
+    const unchecked = thrown instanceof RemoteCheckUnavailable;
+    const error = blocked ? contentPolicyError(thrown) : unchecked ? guardrailUnavailableError(thrown) : thrown;
+    if ((blocked || unchecked) && guard) observation?.contentFindings(guard.policyLabel, guard.inputCounts.lines());
     guard?.dispose();
     permit?.release();
     rate?.cancel();
@@ -280,7 +282,7 @@ export async function admitRequest(
         alias: intent.model,
         operation: intent.operation,
         scope: typeof error.detail?.scope === 'string' ? error.detail.scope : null,
-        ...(blocked && guard ? { contentPolicy: guard.admitted() } : {}),
+        ...((blocked || unchecked) && guard ? { contentPolicy: guard.admitted() } : {}),
       });
     }
     throw lookup && cache.status !== 'bypass' ? withCacheStatus(error, cache.status) : error;

@@ -18,8 +18,8 @@ import type { Exchange } from './request-admission.js';
 import { callTransport } from './upstream-call.js';
 import { TOKEN_COUNT_ANSWER_BYTES } from './answer-size.js';
 import { anthropicBetasOf } from './request-headers.js';
-import { ContentGuard, ContentPolicyViolation } from '../../content-safety/index.js';
-import { contentPolicyError } from './content-policy-refusal.js';
+import { ContentGuard, ContentPolicyViolation, RemoteCheckUnavailable } from '../../content-safety/index.js';
+import { contentPolicyError, guardrailUnavailableError } from './content-policy-refusal.js';
 import { AbortScope } from '../../../src/kernel/index.js';
 
 /** The response header that says where a count came from. */
@@ -138,12 +138,16 @@ function answer(exchange: Exchange, payload: unknown, source: TokenCountSource):
   exchange.raw.end(body);
 }
 
-/** The prompt as a provider may be sent it for counting; a block is the client's 400 (nothing is recorded: counting writes no events). */
+/**
+ * The prompt as a provider may be sent it for counting; a block is the client's 400, and a fail-closed remote check
+ * without a verdict its 503, as for the request itself (nothing is recorded: counting writes no events).
+ */
 async function inspected(request: ChatRequest, guard: ContentGuard): Promise<ChatRequest> {
   try {
     return await guard.inspectRequest(request);
   } catch (error) {
-    throw error instanceof ContentPolicyViolation ? contentPolicyError(error) : error;
+    if (error instanceof ContentPolicyViolation) throw contentPolicyError(error);
+    throw error instanceof RemoteCheckUnavailable ? guardrailUnavailableError(error) : error;
   } finally {
     guard.dispose();
   }

@@ -13,7 +13,7 @@ import type { PriceCommand } from '../../../modules/catalog/price/price.decider.
 import { type ProviderCommand, providerSettingsProblem } from '../../../modules/catalog/provider/provider.decider.js';
 import type { AliasCommand } from '../../../modules/catalog/alias/alias.decider.js';
 import type { ContentPolicyCommand } from '../../../modules/access/content-policy/content-policy.decider.js';
-import { contentPolicySetupProblem } from '../../../modules/access/content-policy/content-policy-settings.js';
+import { contentPolicySetupProblem, contentPolicyWebhookProblem } from '../../../modules/access/content-policy/content-policy-settings.js';
 import type { ContentPolicyDefinition } from '../../../events/content-policy-events.js';
 import type { ControlPlaneState } from '../../../projections/control-plane/index.js';
 import { resolveSecret } from '../../kernel/secret-references/secret-reference.js';
@@ -256,6 +256,11 @@ export function planApply(config: GatewayConfig, state: ControlPlaneState, optio
     const problem = contentPolicySetupProblem(definition, options.env ?? process.env);
     if (problem) {
       problems.push(`${path}.tokenScope: ${problem}`);
+      return;
+    }
+    const webhookProblem = contentPolicyWebhookProblem(definition);
+    if (webhookProblem) {
+      problems.push(`${path}.${webhookProblem}`);
       return;
     }
     steps.push({
