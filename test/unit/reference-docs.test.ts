@@ -144,6 +144,7 @@ function everyField(): Record<string, any> {
       input: { ...findings('tokenize'), custom: [{ name: 'code', pattern: 'PRJ-[0-9]{6}', action: 'mask' }], deny_terms: { terms: ['nightingale'], action: 'block' } },
       output: { ...findings('mask'), custom: [{ name: 'code', pattern: 'PRJ-[0-9]{6}', action: 'mask' }], deny_terms: { terms: ['nightingale'], action: 'block' } },
       tokenScope: 'request', unresolvedTokenPolicy: 'reject-buffered', placeholderInstruction: true,
+      webhook: { url: 'https://guard.example.com/check', secret: 'env:GUARD_SECRET', timeoutMs: 1500, failOpen: false, directions: ['input', 'output'], allowPrivateNetwork: false },
     }],
     tenants: [{ id: 't', name: 'Tenant', limits: limits(), budget: budget(), contentPolicy: 'cp' }],
     apiKeys: [{
