@@ -39,7 +39,7 @@ export class RelayRefusedError extends Error {
 /** The broker could not be reached or did not acknowledge in time: the relay backs off and publishes again. */
 export class RelayUnavailableError extends Error {
   override readonly name = 'RelayUnavailableError';
-  constructor(readonly transport: string, reason: string, options?: ErrorOptions) {
+  constructor(readonly transport: string, readonly reason: string, options?: ErrorOptions) {
     super(`the ${transport} broker is unavailable: ${reason}`, options);
   }
 }

@@ -12,6 +12,8 @@ export const RELAY_PROJECTION = 'relay';
 const FIRST_BACKOFF_MS = 500;
 const MAX_BACKOFF_MS = 30_000;
 
+const BROKER_NAMES: Record<RelayTransport, string> = { nats: 'NATS', amqp: 'RabbitMQ', kafka: 'Kafka' };
+
 /** What the relay needs of a Nest client proxy (every transport's status type differs, so not the whole class). */
 export type RelayClientProxy = Pick<ClientProxy, 'emit' | 'close'>;
 
@@ -54,15 +56,19 @@ export class RelayProjection implements DurableProjection {
   private retryAt = 0;
   private lastFailure: string | null = null;
 
+  private readonly broker: string;
+
   constructor(
     readonly transport: RelayTransport,
     readonly eventTypes: EventTypeFilter,
     private readonly client: RelayClientProxy,
-  ) {}
+  ) {
+    this.broker = BROKER_NAMES[transport];
+  }
 
   async prepare(events: readonly RecordedEvent[]): Promise<void> {
     this.acknowledged = new Set();
-    if (Date.now() < this.retryAt) throw new RelayUnavailableError(this.transport, `backing off after: ${this.lastFailure}`);
+    if (Date.now() < this.retryAt) throw new RelayUnavailableError(this.broker, `${this.lastFailure} (backing off)`);
     const streams = new Map<string, RelayMessage[]>();
     for (const event of events) {
       const message = relayMessage(event);
@@ -73,7 +79,7 @@ export class RelayProjection implements DurableProjection {
     const outcomes = await Promise.allSettled([...streams.values()].map((stream) => this.publishInOrder(stream)));
     const failures = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason as unknown] : []));
     if (failures.length === 0) {
-      if (this.lastFailure) this.logger.log(`${this.transport}: publishing again (the broker acknowledges)`);
+      if (this.lastFailure) this.logger.log(`${this.broker}: publishing again (the broker acknowledges)`);
       this.backoffMs = 0;
       this.lastFailure = null;
       return;
@@ -86,13 +92,14 @@ export class RelayProjection implements DurableProjection {
       throw refusal;
     }
     const failure = failures[0];
-    const error = failure instanceof RelayUnavailableError ? failure : new RelayUnavailableError(this.transport, failure instanceof Error ? failure.message : String(failure), { cause: failure });
+    const error = failure instanceof RelayUnavailableError ? failure : new RelayUnavailableError(this.broker, failure instanceof Error ? failure.message : String(failure), { cause: failure });
     this.stats.unavailable++;
     this.backoffMs = Math.min(MAX_BACKOFF_MS, this.backoffMs ? this.backoffMs * 2 : FIRST_BACKOFF_MS);
     this.retryAt = Date.now() + this.backoffMs;
     // Once per distinct failure: during an outage every retry fails the same way.
-    if (error.message !== this.lastFailure) this.logger.warn(`${error.message}; the checkpoint stays, retrying with backoff (serving is not affected)`);
-    this.lastFailure = error.message;
+    const reason = error.reason;
+    if (reason !== this.lastFailure) this.logger.warn(`${error.message}; the checkpoint stays, retrying with backoff (serving is not affected)`);
+    this.lastFailure = reason;
     throw error;
   }
 
@@ -107,7 +114,7 @@ export class RelayProjection implements DurableProjection {
   /** Runs in the checkpoint's transaction: it moves only past events the broker acknowledged. */
   async handle(_tx: SqlExecutor, events: readonly RecordedEvent[]): Promise<void> {
     const missing = events.find((event) => !this.acknowledged.has(event.eventId));
-    if (missing) throw new RelayUnavailableError(this.transport, `event ${missing.eventId} was not acknowledged; publishing the page again`);
+    if (missing) throw new RelayUnavailableError(this.broker, `event ${missing.eventId} was not acknowledged; publishing the page again`);
   }
 
   classify(error: unknown): FailureKind | undefined {
