@@ -44,9 +44,13 @@ const REFUSED_TYPES = new Set([
  * machines (docs/events-out.md).
  */
 export class KafkaClientProxy extends ClientKafka {
-  constructor(brokers: string[], ackTimeoutMs: number) {
+  /** `connectRetries`: kafkajs's own retries of a failed connection (its default when unset). */
+  constructor(brokers: string[], ackTimeoutMs: number, connectRetries?: number) {
     super({
-      client: { clientId: 'switchyard-relay', brokers, connectionTimeout: ackTimeoutMs, requestTimeout: ackTimeoutMs, retry: { retries: 2 } },
+      client: {
+        clientId: 'switchyard-relay', brokers, connectionTimeout: ackTimeoutMs, requestTimeout: ackTimeoutMs,
+        ...(connectRetries === undefined ? {} : { retry: { retries: connectRetries } }),
+      },
       producer: KAFKA_PRODUCER,
       producerOnlyMode: true,
       send: { ...KAFKA_SEND, timeout: ackTimeoutMs },
