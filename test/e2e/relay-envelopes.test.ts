@@ -58,6 +58,7 @@ describe('the relay in a serving process', () => {
     const admin = new AdminClient(server.url, secrets.adminToken);
     const completions: string[] = [];
     let issuedKey = '';
+    let rotatedKey = '';
     try {
       const chat = async (key: string, body: Record<string, unknown>) => {
         const response = await fetch(`${server.url}/v1/chat/completions`, {
@@ -84,6 +85,13 @@ describe('the relay in a serving process', () => {
       expect((await admin.post('/tenants/globex/reinstate')).status).toBe(200);
       const issued = await admin.post('/keys', { id: 'relay-app', tenant: 'acme', aliases: ['second', 'chat'] });
       issuedKey = issued.json.key;
+      expect((await admin.patch('/keys/relay-app', { aliases: ['second', 'chat', 'solo'] })).status).toBe(200);
+      const rotated = await admin.post('/keys/relay-app/rotate', { overlapSeconds: 60 });
+      expect(rotated.status).toBe(200);
+      rotatedKey = rotated.json.key;
+      const deployment = await admin.get('/deployments/second-model');
+      const changed = await admin.put('/deployments/second-model', { provider: 'second', model: 'model-second', capabilities: ['chat', 'streaming'], contextWindow: 8000, maxOutputTokens: 2000 }, { 'if-match': deployment.headers.get('etag')! });
+      expect({ status: changed.status, body: changed.text }).toMatchObject({ status: 200 });
       // Traffic: buffered, streamed, a fallback, a cache hit, a refusal.
       expect(await chat(secrets.gatewayKey, { model: 'chat' })).toBe(200);
       expect(await chat(secrets.gatewayKey, { model: 'chat' })).toBe(200);
@@ -95,7 +103,7 @@ describe('the relay in a serving process', () => {
       expect(await chat(issuedKey, { model: 'second' })).toBe(503);
       expect((await admin.post('/deployments/second-model/enable')).status).toBe(200);
       expect(await chat(issuedKey, { model: 'second' })).toBe(200);
-      expect(await chat(issuedKey, { model: 'solo' })).toBe(404);
+      expect(await chat(issuedKey, { model: 'ghost' })).toBe(404);
       expect((await admin.post('/keys/relay-app/revoke', { reason: 'test over' })).status).toBe(200);
       expect((await admin.post('/aliases/second/retire')).status).toBe(200);
       expect((await admin.post('/deployments/second-model/retire')).status).toBe(200);
@@ -135,14 +143,14 @@ describe('the relay in a serving process', () => {
       for (const event of history) expect(byId.get(event.eventId)).toEqual(event);
       const types = new Set(history.map((event) => event.type));
       for (const type of [
-        'ProviderRegistered', 'ProviderUpdated', 'ProviderRemoved', 'DeploymentRegistered', 'DeploymentDisabled', 'DeploymentEnabled',
+        'ProviderRegistered', 'DeploymentUpdated', 'ApiKeyUpdated', 'ApiKeySecretRotated', 'ProviderUpdated', 'ProviderRemoved', 'DeploymentRegistered', 'DeploymentDisabled', 'DeploymentEnabled',
         'DeploymentRetired', 'PriceScheduled', 'AliasPublished', 'AliasRetired', 'TenantCreated', 'TenantLimitsSet', 'TenantBudgetSet', 'TenantSuspended',
         'TenantReinstated', 'ApiKeyIssued', 'ApiKeyRevoked', 'RequestAdmitted', 'RequestRejected', 'AttemptFinished', 'RequestServedFromCache', 'RequestCompleted',
       ]) expect({ type, relayed: types.has(type) }).toEqual({ type, relayed: true });
 
       const haystack = received.map((message) => `${message.body}\n${message.headers}`).join('\n');
       expect(haystack).toContain('env:RELAY_SECOND_KEY'); // the reference is there, the value behind it is not
-      const needles: Record<string, string> = { ...secrets, issuedKey, promptCanary: secrets.prompt.split(' ')[0], ...Object.fromEntries(completions.map((text, i) => [`completion${i}`, text])) };
+      const needles: Record<string, string> = { ...secrets, issuedKey, rotatedKey, promptCanary: secrets.prompt.split(' ')[0], ...Object.fromEntries(completions.map((text, i) => [`completion${i}`, text])) };
       for (const [name, secret] of Object.entries(needles)) expect({ secret: name, found: haystack.includes(secret) }).toEqual({ secret: name, found: false });
     } finally {
       await server.stop();
