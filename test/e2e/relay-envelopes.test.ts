@@ -156,4 +156,50 @@ describe('the relay in a serving process', () => {
       await server.stop();
     }
   }, 120_000);
+  test('broker down: the gateway serves, readiness names the relay as failing without going unready, and the lag and errors show in /metrics; it catches up when the broker returns', async () => {
+    await nats.stop();
+    const dataDir = join(dir, 'data-down');
+    await seedMigratedDataDir(dataDir);
+    const configPath = join(dir, 'switchyard-down.yaml');
+    writeFileSync(configPath, defaultYaml(mockUrl, 'RELAY_GATEWAY_KEY'));
+    const gatewayKey = generateApiKey();
+    const adminToken = 'relay-admin-token-down-0123456789';
+    const server = await startServer({
+      ...process.env, DATABASE_URL: '', REDIS_URL: '', SWITCHYARD_DATA_DIR: dataDir, SWITCHYARD_CONFIG: configPath, ADMIN_TOKEN: adminToken,
+      RELAY_GATEWAY_KEY: gatewayKey, SY_TEST_UPSTREAM_KEY: 'relay-upstream-down', SWITCHYARD_RELAY_URL: nats.url,
+    });
+    const metric = async (name: string) => {
+      const text = await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${adminToken}` } })).text();
+      const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+      return line ? Number(line.split(' ')[1]) : null;
+    };
+    try {
+      const chat = await fetch(`${server.url}/v1/chat/completions`, {
+        method: 'POST', headers: { authorization: `Bearer ${gatewayKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'chat', messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      expect(chat.status).toBe(200);
+      const waitFor = async (probe: () => Promise<boolean>, what: string) => {
+        for (const started = Date.now(); !(await probe()); ) {
+          if (Date.now() - started > 30_000) throw new Error(`${what} did not happen within 30 s`);
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+      };
+      await waitFor(async () => ((await metric('switchyard_relay_errors_total{kind="unavailable"}')) ?? 0) > 0, 'a failed publish');
+      expect(await metric('switchyard_relay_lag_events')).toBeGreaterThan(0);
+      const ready = await fetch(`${server.url}/readyz`);
+      expect(ready.status).toBe(200);
+      const body = (await ready.json()) as { status: string; problems: string[] };
+      expect(body.status).toBe('ready');
+      expect(body.problems).toContain('projection relay: failing, retrying');
+
+      await nats.restart();
+      await waitFor(async () => (await metric('switchyard_relay_lag_events')) === 0, 'the relay catching up');
+      expect(await metric('switchyard_relay_published_total')).toBeGreaterThan(0);
+      await waitFor(async () => !((await (await fetch(`${server.url}/readyz`)).json()) as { problems: string[] }).problems.includes('projection relay: failing, retrying'), 'readiness clearing');
+    } finally {
+      await server.stop();
+      await nats.restart().catch(() => undefined);
+    }
+  }, 120_000);
 });
