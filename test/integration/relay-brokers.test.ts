@@ -263,6 +263,34 @@ describeWithPostgres('the relay against live brokers', () => {
       }
     }, TIMEOUT);
 
+    test('two nodes with the relay: one publishes (the lease), the other stands by and takes over when the first stops; every event arrives', async () => {
+      const nodes = [await openStore(scratch.url), await openStore(scratch.url)];
+      const relays = nodes.map((fixture) => relayRunner(fixture, nats.url, 2_000));
+      const connection = await connectNats({ servers: nats.url });
+      try {
+        const first = await appendEvents(nodes[0], 100, 5);
+        await relays[0].runner.start();
+        await relays[0].runner.catchUp([RELAY_PROJECTION], 60_000);
+        await relays[1].runner.start();
+        const second = await appendEvents(nodes[1], 100, 5);
+        await until(async () => (await stored(connection)) >= 1_000, 'the second batch published');
+        expect(relays.map(({ runner }) => runner.status().find((s) => s.name === RELAY_PROJECTION)!.leaseHeld)).toEqual([true, false]);
+        expect(relays[1].relay.stats.published).toBe(0);
+        await relays[0].runner.stop();
+        const third = await appendEvents(nodes[1], 100, 5);
+        await until(async () => (await stored(connection)) >= 1_500, 'the standby taking over', 30_000);
+        expect(relays[1].relay.stats.published).toBeGreaterThanOrEqual(500);
+        expectCompleteAndOrdered(new Map([...first, ...second, ...third]), await readStream(connection, 1_500));
+      } finally {
+        for (const { runner, relay } of relays) {
+          await runner.stop();
+          await relay.close();
+        }
+        for (const fixture of nodes) await fixture.close();
+        await connection.close();
+      }
+    }, TIMEOUT);
+
     test('kill -9 of a `switchyard projector` running the relay mid-publish: a new one resumes from the checkpoint and nothing is lost', async () => {
       const fixture = await openStore(scratch.url);
       const appended = await appendEvents(fixture, 1_000, 10);
