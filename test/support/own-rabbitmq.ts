@@ -17,10 +17,12 @@ export class OwnRabbitMq {
   private process: ChildProcess | null = null;
   private constructor(readonly port: number, private readonly dir: string, private readonly node: string) {}
 
-  static async start(): Promise<OwnRabbitMq> {
+  /** `maxMessageSize`: the node's `max_message_size` in bytes (a limit to make it refuse a message). */
+  static async start(options: { maxMessageSize?: number } = {}): Promise<OwnRabbitMq> {
     const port = await freePortIn(OWN_RABBITMQ_PORTS);
     const dir = mkdtempSync(join(tmpdir(), 'switchyard-rabbitmq-'));
     writeFileSync(join(dir, 'enabled_plugins'), '[].');
+    writeFileSync(join(dir, 'rabbitmq.conf'), options.maxMessageSize ? `max_message_size = ${options.maxMessageSize}\n` : '');
     const rabbit = new OwnRabbitMq(port, dir, `switchyard-test-${port}@localhost`);
     await rabbit.restart();
     return rabbit;
