@@ -88,7 +88,9 @@ export class RelayProjection implements DurableProjection {
     const refusal = failures.find((failure) => failure instanceof RelayRefusedError);
     if (refusal) {
       this.stats.refused++;
-      this.logger.error(`${(refusal as Error).message}; the relay stops at this event and publishes nothing after it until the cause is fixed and it is resumed`);
+      // The runner then tries the page in parts to find the one event refused on its own, and halts there
+      // (its error log names it); with RabbitMQ every publish in flight shares one refusal, hence "a message".
+      this.logger.error(`the ${this.broker} broker refused a message (${(refusal as Error).message}); the relay stops at the refused event until the cause is fixed and it is resumed`);
       throw refusal;
     }
     const failure = failures[0];
