@@ -21,25 +21,38 @@ export class PhoneDetector implements Detector {
   }
 
   detect(scanText: ScanText, emit: EmitFinding): void {
+    let validations = 0;
     eachMatch(this.candidates, scanText.text, (match, offset) => {
       if (!phoneShaped(match[0])) return;
       const at = offset + match.index;
+      // Past the budget a phone-shaped candidate counts as a phone unvalidated: over-masking, never a leak, and a
+      // text of endless phone-shaped digits costs bounded time.
+      if (++validations > MAX_VALIDATIONS_PER_SCAN) return emit(at, at + match[0].length);
       for (const found of findPhoneNumbersInText(match[0], { defaultCountry: this.defaultRegion })) emit(at + found.startsAt, at + found.endsAt);
     }, scanText.numericWindows());
   }
 }
+
+/** libphonenumber calls one scan may make (each costs up to ~0.5 ms). */
+const MAX_VALIDATIONS_PER_SCAN = 2_000;
 
 /** 2026-12-18, 18.12.2026, 12/18/2026: dates, which libphonenumber may take for national numbers. */
 const DATE = /^(?:\d{4}[-./]\d{1,2}[-./]\d{1,2}|\d{1,2}[-./]\d{1,2}[-./]\d{2,4})$/;
 
 /**
  * Whether a candidate is grouped the way phone numbers are written, before libphonenumber (slow) is asked: with a
- * leading `+`, any grouping; otherwise one separator used throughout (after an optional `(area)`), and no group of a
+ * leading `+`, 8–15 digits and at most one one-digit group after the country code; otherwise at most 12 digits in at
+ * most 5 groups, one separator used throughout (after an optional `(area)`), and no group of a
  * single digit. Dates and lists of numbers (`2026-12-18`, `2026-12-8 242`, `17.53 2026-9-24`) fail this and cost nothing.
  */
 export function phoneShaped(candidate: string): boolean {
-  if (candidate.startsWith('+')) return true;
-  if (DATE.test(candidate)) return false;
+  const groups = candidate.split(/\D+/).filter((group) => group.length > 0);
+  const digits = groups.reduce((sum, group) => sum + group.length, 0);
+  if (candidate.startsWith('+')) {
+    // E.164: at most 15 digits; one short group besides the country code (`+33 6 12 34 56 78`), no more.
+    return digits >= 8 && digits <= 15 && groups.length <= 7 && groups.slice(1).filter((group) => group.length === 1).length <= 1;
+  }
+  if (digits > 12 || groups.length > 5 || DATE.test(candidate)) return false;
   const body = candidate.replace(/^\(\d{2,4}\)\s?/, '');
   const separators = new Set(body.match(/[^\d]+/g) ?? []);
   if (separators.size > 1) return false;

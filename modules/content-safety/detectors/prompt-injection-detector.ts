@@ -80,7 +80,7 @@ export class PromptInjectionDetector implements Detector {
         const code = text.charCodeAt(at);
         if (code < 0x30 || code > 0x39) continue;
         let from = at;
-        while (from > 0 && at - from < MAX_BLOB && isBase64(text.charCodeAt(from - 1))) from--;
+        while (from > covered && at - from < MAX_BLOB && isBase64(text.charCodeAt(from - 1))) from--; // never back over a run already seen
         let to = at + 1;
         while (to < text.length && to - from < MAX_BLOB && isBase64(text.charCodeAt(to))) to++;
         covered = to;
