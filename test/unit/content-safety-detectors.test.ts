@@ -143,3 +143,15 @@ describe('content-safety detectors', () => {
     }
   });
 });
+
+describe('the process\'s own credentials', () => {
+  test('every form of a credential the gateway holds is a secret finding, wherever it sits in a run', async () => {
+    const { rememberSecret } = await import('../../src/kernel/index.js');
+    const credential = 'zq9-held-credential-Value-7781';
+    rememberSecret(credential);
+    const text = `one ${credential} two x${encodeURIComponent(credential)}y and ${Buffer.from(credential).toString('base64')}`;
+    const spans = scan(text, compilePolicy(policy({ secret: 'mask' })).input).map((finding) => text.slice(finding.start, finding.end));
+    expect(spans).toContain(credential);
+    expect(spans).toContain(Buffer.from(credential).toString('base64'));
+  });
+});

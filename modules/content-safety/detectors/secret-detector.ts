@@ -37,6 +37,22 @@ export class SecretDetector implements Detector {
   private readonly assignments = CREDENTIAL_PATTERNS.assignments.map(copy);
   private readonly addressCredentials = copy(CREDENTIAL_PATTERNS.credentialsInAddress);
 
+  private readonly runs = /[^\s"'<>()[\]{},;]{8,}/g;
+
+  private findKnownForms(text: string, forms: readonly string[], emit: EmitFinding): void {
+    const index = formIndex(forms);
+    eachMatch(this.runs, text, (match, offset) => {
+      const run = match[0];
+      for (let i = 0; i + FORM_PREFIX <= run.length; i++) {
+        const candidates = index.get(run.slice(i, i + FORM_PREFIX));
+        const form = candidates?.find((candidate) => run.startsWith(candidate, i)); // longest first, as knownSecretForms orders them
+        if (!form) continue;
+        emit(offset + match.index + i, offset + match.index + i + form.length);
+        i += form.length - 1;
+      }
+    });
+  }
+
   detect(scanText: ScanText, emit: EmitFinding): void {
     const text = scanText.text;
     const whole = (match: RegExpExecArray, offset: number) => emit(offset + match.index, offset + match.index + match[0].length);
@@ -56,10 +72,31 @@ export class SecretDetector implements Detector {
     }
     // user:password@host needs an `@`: only the text around each one is searched.
     if (text.includes('@')) eachMatch(this.addressCredentials, text, whole, atWindows(text));
-    for (const form of knownSecretForms()) {
-      for (let at = text.indexOf(form); at !== -1; at = text.indexOf(form, at + form.length)) emit(at, at + form.length);
-    }
+    const forms = knownSecretForms();
+    if (forms.length > 0) this.findKnownForms(text, forms, emit);
   }
+}
+
+/** Forms of credentials this process holds are at least this long (src/kernel known-secrets). */
+const FORM_PREFIX = 8;
+
+/**
+ * The process's own credentials (up to 20,000 forms: every encoding of every key it holds) are looked up by their
+ * first FORM_PREFIX characters at each position of each long non-space run, not searched one by one.
+ */
+let indexedForms: readonly string[] | null = null;
+let formsByPrefix = new Map<string, string[]>();
+
+function formIndex(forms: readonly string[]): Map<string, string[]> {
+  if (forms === indexedForms) return formsByPrefix;
+  formsByPrefix = new Map();
+  for (const form of forms) {
+    if (form.length < FORM_PREFIX) continue;
+    const prefix = form.slice(0, FORM_PREFIX);
+    formsByPrefix.set(prefix, [...(formsByPrefix.get(prefix) ?? []), form]);
+  }
+  indexedForms = forms;
+  return formsByPrefix;
 }
 
 function copy(pattern: RegExp): RegExp {
