@@ -4,6 +4,7 @@
  * vaults, and their exact recovery in buffered and streamed answers. Library code: the pipeline wires it.
  */
 export * from './compiled-policy.js';
+export * from './compiled-policy-cache.js';
 export * from './finding.js';
 export * from './finding-counts.js';
 export * from './output-stream.js';
