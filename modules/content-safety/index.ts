@@ -18,6 +18,7 @@ export * from './session-token-vault.js';
 export * from './text-policy.js';
 export * from './token-vault.js';
 export * from './transformation.js';
+export * from './transformation-manifest.js';
 export { PROMPT_INJECTION_HEURISTICS, type PromptInjectionHeuristic } from './detectors/prompt-injection-detector.js';
 export { LIBPHONENUMBER_VERSION } from './detectors/phone-detector.js';
 export { WINDOW_MARGIN } from './detectors/scan-text.js';

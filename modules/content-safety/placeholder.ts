@@ -22,6 +22,16 @@ const MIN_CODE_LENGTH = 2;
 /** The longest placeholder: what a stream holds back at most for recovery. */
 export const MAX_PLACEHOLDER_LENGTH = PLACEHOLDER_PREFIX.length + MAX_CODE_LENGTH + 1 + ID_LENGTH + 1 + MAC_LENGTH + 1;
 
+/**
+ * The server-owned instruction a policy with `placeholderInstruction` adds when the input was tokenized: models keep
+ * placeholders better when told to copy them verbatim. It does not spell a placeholder prefix itself: an answer
+ * that quotes it must not count as an unresolved placeholder.
+ */
+export const PLACEHOLDER_INSTRUCTION =
+  'Some values in this conversation were replaced by placeholders: square brackets around a code that starts with PII1. ' +
+  'When you refer to one of them, copy its placeholder exactly, character for character, brackets included; never ' +
+  'change, shorten or invent a placeholder.';
+
 const PLACEHOLDER = /\[PII1_([A-Z]{2,6})_([A-Z2-7]{13})_([A-Z2-7]{10})\]/g;
 
 const TYPE_CODES: Record<string, string> = {

@@ -166,3 +166,17 @@ describe('compiled policies are cached by the versions in force', () => {
     expect(compiled).toBe(3);
   });
 });
+
+describe('the transformation manifest', () => {
+  test('policies, detector versions, counts and digests — never a value or a placeholder', async () => {
+    const { transformationManifest, PLACEHOLDER_INSTRUCTION } = await import('../../modules/content-safety/index.js');
+    const vault = new RequestTokenVault(keys, 'acme', 'r1');
+    const result = applyInputPolicy('Mail ann@example.com, card 4111 1111 1111 1111', { rules: compiled.input, vault });
+    const manifest = transformationManifest({ sources: [{ policyId: 'pii-strict', version: 3, attachedTo: 'tenant' }] }, compiled, result.counts, { digests: { input: contentDigest(result.text) } });
+    expect(manifest).toMatchObject({ policies: [{ policyId: 'pii-strict', version: 3 }], detectorVersions: { email: 'email/1', card: 'card/1' } });
+    expect(manifest.counts).toHaveLength(2);
+    const serialized = JSON.stringify(manifest);
+    expect(serialized).not.toMatch(/ann@|4111|PII1_/);
+    expect(recoverText(PLACEHOLDER_INSTRUCTION, vault)).toMatchObject({ resolved: 0, unresolved: 0 });
+  });
+});
