@@ -2,8 +2,9 @@
  * The text being scanned, with the cheap prefilters detectors share, computed once per scan and only when a
  * detector asks: the numeric windows (where every number-shaped detector looks) and the colon windows (IPv6).
  *
- * Why windows: ordinary prose has few digits, so the card, phone, IBAN, national-id and IPv4 patterns run on a
- * small fraction of the text instead of all of it. A window is every digit run (runs closer than NUMERIC_JOIN
+ * Why windows: ordinary prose has few digits, so patterns that start with letters but need digits (IBAN, NINO,
+ * DNI/NIE) run on a small fraction of the text instead of all of it. (Patterns that start with a digit run on the
+ * whole text: the regex engine skips prose by itself, faster than cutting it into windows.) A window is every digit run (runs closer than NUMERIC_JOIN
  * characters joined) widened by WINDOW_MARGIN characters on each side; no number-shaped finding has more than
  * WINDOW_MARGIN non-digit characters before its first or after its last digit, nor between two of its digits (the
  * longest such gap, an IBAN's letter groups `2345 MTLC AST0`, is 9), so none is cut by a window edge,
@@ -28,7 +29,8 @@ export class ScanText {
   numericWindows(): readonly Window[] {
     if (this.numeric) return this.numeric;
     const windows: Array<[number, number]> = [];
-    const digits = /\d+/g;
+    // Digit runs close together come as one match: one exec per cluster, not per run (number-dense text).
+    const digits = /\d+(?:\D{1,32}\d+)*/g;
     const text = this.text;
     for (let match = digits.exec(text); match !== null; match = digits.exec(text)) {
       const start = Math.max(0, match.index - WINDOW_MARGIN);

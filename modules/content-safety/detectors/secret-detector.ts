@@ -29,10 +29,10 @@ export class SecretDetector implements Detector {
   readonly type = 'secret' as const;
   readonly version = 'secret/1';
   private readonly blocks = copy(CREDENTIAL_PATTERNS.privateKeyBlock);
-  // The case-sensitive token formats as one alternation: one pass instead of a dozen (each has a literal start).
+  // The token formats as one alternation: one pass instead of a dozen (each has a literal start); a case-insensitive
+  // one has its letters spelled as classes (`[Kk][Ee][Yy]`) so that it can join.
   private readonly tokens = [
-    new RegExp(CREDENTIAL_PATTERNS.tokens.filter((pattern) => !pattern.flags.includes('i')).map((pattern) => `(?:${pattern.source})`).join('|'), 'g'),
-    ...CREDENTIAL_PATTERNS.tokens.filter((pattern) => pattern.flags.includes('i')).map(copy),
+    new RegExp(CREDENTIAL_PATTERNS.tokens.map((pattern) => `(?:${pattern.flags.includes('i') ? caseless(pattern.source) : pattern.source})`).join('|'), 'g'),
   ];
   private readonly assignments = CREDENTIAL_PATTERNS.assignments.map(copy);
   private readonly addressCredentials = copy(CREDENTIAL_PATTERNS.credentialsInAddress);
@@ -97,6 +97,22 @@ function formIndex(forms: readonly string[]): Map<string, string[]> {
   }
   indexedForms = forms;
   return formsByPrefix;
+}
+
+/** A regex source matching what it matched under the `i` flag without it: each ASCII letter outside a class and not escaped becomes `[xX]`. */
+export function caseless(source: string): string {
+  let out = '';
+  let inClass = false;
+  for (let i = 0; i < source.length; i++) {
+    const char = source[i];
+    if (char === '\\') { out += char + (source[i + 1] ?? ''); i++; continue; }
+    if (char === '[') inClass = true;
+    else if (char === ']') inClass = false;
+    const lower = char.toLowerCase();
+    const upper = char.toUpperCase();
+    out += !inClass && lower !== upper && /[a-z]/i.test(char) ? `[${lower}${upper}]` : char;
+  }
+  return out;
 }
 
 function copy(pattern: RegExp): RegExp {
