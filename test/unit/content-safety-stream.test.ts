@@ -162,3 +162,21 @@ describe('output checks in streams', () => {
     expect(out).toBe('x [SECRET] y');
   });
 });
+
+describe('recovery into tool-call arguments (JSON)', () => {
+  test('a value with quotes, backslashes and newlines is escaped for the JSON string it lands in, buffered and streamed', () => {
+    const vault = new RequestTokenVault(keys, 'acme', 'r1');
+    const value = 'line one\nsays "hi" \\ back';
+    const placeholder = vault.tokenize('secret', value);
+    const args = `{"note":"${placeholder}","n":1}`;
+    expect(JSON.parse(recoverText(args, vault, 'json').text)).toEqual({ note: value, n: 1 });
+    const stream = new PlaceholderRecoveryStream(vault, 'json');
+    let out = '';
+    for (const chunk of chunks(args, seededRandom(4), 'single')) out += stream.push(chunk);
+    out += stream.end();
+    expect(JSON.parse(out)).toEqual({ note: value, n: 1 });
+    const output = new OutputStream({ rules: compilePolicy({ input: {}, output: { email: 'mask' }, tokenScope: 'request', unresolvedTokenPolicy: 'leave-masked', placeholderInstruction: false }).output, vault, encoding: 'json' });
+    const streamed = output.push(args).text + output.end().text;
+    expect(JSON.parse(streamed)).toEqual({ note: value, n: 1 });
+  });
+});
