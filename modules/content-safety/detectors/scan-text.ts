@@ -13,6 +13,27 @@
 export const WINDOW_MARGIN = 16;
 const NUMERIC_JOIN = WINDOW_MARGIN;
 const COLON_MARGIN = 46;
+/**
+ * What ends the text before a `:` or `=` that may introduce a credential: a credential's name (those of
+ * src/kernel CREDENTIAL_PATTERNS.assignments), maybe quoted, maybe followed by spaces. Other separators (prose
+ * colons, clock times, `x = 1`) open no window.
+ */
+const CREDENTIAL_NAME = /(?:key|secret|token|passw(?:or)?d|pwd|signature|credentials?|authorization|cookie|signedheaders)$/i;
+
+/** Whether the word before `at` (past up to 8 spaces and a quote) ends with a credential's name. */
+function credentialNameBefore(text: string, at: number): boolean {
+  let end = skipSpaces(text, at, -1);
+  const quote = text.charCodeAt(end - 1);
+  if (quote === 0x22 || quote === 0x27) end--;
+  let start = end;
+  while (start > 0 && end - start < 64 && isNameChar(text.charCodeAt(start - 1))) start--;
+  return end - start >= 3 && CREDENTIAL_NAME.test(text.slice(start, end));
+}
+
+function isNameChar(code: number): boolean {
+  return (code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a) || (code >= 0x30 && code <= 0x39) || code === 0x5f || code === 0x2d;
+}
+
 /** The longest run of non-space characters an assignment window follows (a name, a scheme, a value). */
 const MAX_RUN = 4_096; // an IPv6 address with a zone or embedded IPv4 is at most 45 characters
 
@@ -60,8 +81,8 @@ export class ScanText {
   }
 
   /**
-   * Spans around each `:` and `=` (merged, in order): the word before it (a credential's name, after a few spaces),
-   * and the two words after it (an `Authorization` scheme and the value). Where a named credential can be.
+   * Spans around each `:` and `=` that follows a credential's name (merged, in order): the word before it (the
+   * name, after a few spaces), and the two words after it (an `Authorization` scheme and the value).
    */
   assignmentWindows(): readonly Window[] {
     if (this.assignment) return this.assignment;
@@ -70,6 +91,7 @@ export class ScanText {
     const separators = /[:=]/g;
     for (let match = separators.exec(text); match !== null; match = separators.exec(text)) {
       const at = match.index;
+      if (!credentialNameBefore(text, at)) continue;
       const start = skipRun(text, skipSpaces(text, at, -1), -1);
       const end = skipRun(text, skipSpaces(text, skipRun(text, skipSpaces(text, at + 1, 1), 1), 1), 1);
       const last = windows[windows.length - 1];
