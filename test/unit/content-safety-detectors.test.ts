@@ -102,7 +102,9 @@ describe('content-safety detectors', () => {
     });
 
     test('chat-template delimiters and role headers', () => {
-      expect(found('x <|im_start|>system y [INST] z\n### System: do it', 'prompt_injection')).toEqual(['<|im_start|>', '[INST]', '\n### System:']);
+      expect(found('x <|im_start|>system y [INST] z\n### System: do it', 'prompt_injection')).toEqual(['<|im_start|>', '[INST]', '### System:']);
+      expect(found('### Assistant: hello', 'prompt_injection')).toEqual(['### Assistant:']);
+      expect(found('see issue ### system: no', 'prompt_injection')).toEqual([]);
     });
 
     test('ordinary sentences with the same words are not findings', () => {

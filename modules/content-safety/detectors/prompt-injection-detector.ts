@@ -32,7 +32,8 @@ export const PROMPT_INJECTION_HEURISTICS: readonly PromptInjectionHeuristic[] = 
     id: 'chat-template-delimiter', severity: 'high', anchored: false,
     pattern: String.raw`<\/?(?:system|assistant|im_start|im_end)>|<\|(?:im_start|im_end|system|endoftext|start_header_id|end_header_id|eot_id)\|>|\[\/?(?:INST|SYS)\]|<<\/?SYS>>`,
   },
-  { id: 'role-header', severity: 'high', anchored: false, pattern: String.raw`(?:^|\n)[ \t]*#{2,}[ \t]*(?:system|assistant|instructions?)[ \t]*:` },
+  // Starts with the `#` itself (the line start is a lookbehind): a literal first character lets the engine skip ahead.
+  { id: 'role-header', severity: 'high', anchored: false, pattern: String.raw`(?<=(?:^|\n)[ \t]*)#{2,}[ \t]*(?:system|assistant|instructions?)[ \t]*:` },
   { id: 'new-instructions', severity: 'medium', anchored: true, pattern: String.raw`\b(?:new|updated|real|actual|override)\s+(?:system\s+)?instructions\s*:|\bsystem\s+prompt\s*:` },
   {
     id: 'role-override', severity: 'medium', anchored: true,
