@@ -35,7 +35,7 @@ function hostileText(random: () => number, vault: RequestTokenVault, foreign: Re
 
 describe('placeholder recovery in streams', () => {
   test('fuzzed over random and one-unit chunkings, the stream gives exactly what buffered recovery gives', () => {
-    for (let seed = 1; seed <= 120; seed++) {
+    for (let seed = 1; seed <= 80; seed++) {
       const random = seededRandom(seed);
       const vault = new RequestTokenVault(keys, 'acme', 'r1');
       const text = hostileText(random, vault, new RequestTokenVault(keys, 'acme', 'r2'));
@@ -93,7 +93,7 @@ describe('output checks in streams', () => {
 
   test('fuzzed chunkings give what the buffered check gives: masks of findings cut anywhere, placeholders recovered', () => {
     const values = ['new@example.org', '4111 1111 1111 1111', 'words and more words', '😀 ', '\n', '[', 'x.y@z', 'PII1_'];
-    for (let seed = 1; seed <= 30; seed++) {
+    for (let seed = 1; seed <= 20; seed++) {
       const random = seededRandom(seed);
       const vault = new RequestTokenVault(keys, 'acme', 'r1');
       const own = vault.tokenize('email', 'ann@example.com');
