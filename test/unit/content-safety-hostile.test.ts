@@ -79,3 +79,17 @@ describe('hostile input', () => {
     expect(findings[0]).toMatchObject({ type: 'secret', start: 0 });
   });
 });
+
+describe('hostile answers', () => {
+  test('an answer of 50,000 placeholders and as many custom-pattern matches between them is checked and recovered', () => {
+    const rules = compilePolicy({ ...everything, output: { custom: [{ name: 'id', pattern: '[A-Z]{4}', action: 'mask' }] } }).output;
+    const vault = new RequestTokenVault(keys, 'acme', 'r1');
+    const placeholders = Array.from({ length: 50_000 }, (_, i) => vault.tokenize('email', `u${i}@example.com`));
+    const answer = placeholders.map((placeholder) => `${placeholder} ABCD`).join(' ');
+    const stream = new OutputStream({ rules, vault });
+    let out = '';
+    for (let at = 0; at < answer.length; at += 4_096) out += stream.push(answer.slice(at, at + 4_096)).text;
+    out += stream.end().text;
+    expect(out).toBe(Array.from({ length: 50_000 }, (_, i) => `u${i}@example.com [CUSTOM:id]`).join(' '));
+  });
+});
