@@ -31,9 +31,10 @@ export class SecretDetector implements Detector {
   private readonly blocks = copy(CREDENTIAL_PATTERNS.privateKeyBlock);
   // The token formats as one alternation: one pass instead of a dozen (each has a literal start); a case-insensitive
   // one has its letters spelled as classes (`[Kk][Ee][Yy]`) so that it can join.
-  // Their leading `\b` is checked after a match instead (a leading assertion keeps the engine from skipping ahead).
+  // Each keeps its leading `\b`: without it, a run such as `eyJeyJeyJ…` would be tried from every position inside
+  // it, each attempt running to the end of the run (quadratic on hostile input).
   private readonly tokens = [
-    new RegExp(CREDENTIAL_PATTERNS.tokens.map((pattern) => `(?:${withoutLeadingBoundary(pattern.flags.includes('i') ? caseless(pattern.source) : pattern.source)})`).join('|'), 'g'),
+    new RegExp(CREDENTIAL_PATTERNS.tokens.map((pattern) => `(?:${pattern.flags.includes('i') ? caseless(pattern.source) : pattern.source})`).join('|'), 'g'),
   ];
   private readonly assignments = CREDENTIAL_PATTERNS.assignments.map(copy);
   private readonly addressCredentials = copy(CREDENTIAL_PATTERNS.credentialsInAddress);
@@ -58,11 +59,7 @@ export class SecretDetector implements Detector {
     const text = scanText.text;
     const whole = (match: RegExpExecArray, offset: number) => emit(offset + match.index, offset + match.index + match[0].length);
     if (text.includes('-----BEGIN ')) eachMatch(this.blocks, text, whole);
-    for (const pattern of this.tokens) {
-      eachMatch(pattern, text, (match, offset) => {
-        if (!isWordChar(text.charCodeAt(offset + match.index - 1))) whole(match, offset);
-      });
-    }
+    for (const pattern of this.tokens) eachMatch(pattern, text, whole);
     // A credential after its name has a `:` or `=` close by (`Authorization: Bearer …`, `password=…`): only the text
     // around them is searched.
     const assignmentWindows = scanText.assignmentWindows();
@@ -118,16 +115,6 @@ export function caseless(source: string): string {
     out += !inClass && lower !== upper && /[a-z]/i.test(char) ? `[${lower}${upper}]` : char;
   }
   return out;
-}
-
-/** A pattern source without its leading `\b` (every token format starts with one, before a word character). */
-function withoutLeadingBoundary(source: string): string {
-  return source.startsWith('\\b') ? source.slice(2) : source;
-}
-
-/** `\w` as the regex engine sees it; NaN (before the text) is not one. */
-function isWordChar(code: number): boolean {
-  return (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a) || (code >= 0x30 && code <= 0x39) || code === 0x5f;
 }
 
 function copy(pattern: RegExp): RegExp {
