@@ -4,7 +4,6 @@
  * vaults, and their exact recovery in buffered and streamed answers. Library code: the pipeline wires it.
  */
 export * from './compiled-policy.js';
-export * from './compiled-policy-cache.js';
 export * from './finding.js';
 export * from './finding-counts.js';
 export * from './output-stream.js';
@@ -18,7 +17,6 @@ export * from './session-token-vault.js';
 export * from './text-policy.js';
 export * from './token-vault.js';
 export * from './transformation.js';
-export * from './transformation-manifest.js';
 export { PROMPT_INJECTION_HEURISTICS, type PromptInjectionHeuristic } from './detectors/prompt-injection-detector.js';
 export { LIBPHONENUMBER_VERSION } from './detectors/phone-detector.js';
 export { WINDOW_MARGIN } from './detectors/scan-text.js';

@@ -25,9 +25,12 @@ export interface OutputResult extends InputResult {
   unresolved: number;
 }
 
-/** One input text (a message, a content part, tool arguments or a tool result): scanned and transformed. */
+/**
+ * One input text (a message, a content part, tool arguments or a tool result): scanned and transformed. Placeholders
+ * already in it (a session's history) are left whole: a pattern matching inside one would break it.
+ */
 export function applyInputPolicy(text: string, context: TextPolicyContext): InputResult {
-  return transform(text, scan(text, context.rules), { direction: 'input', vault: context.vault, counts: context.counts });
+  return transform(text, scan(text, context.rules, { protectPlaceholders: true }), { direction: 'input', vault: context.vault, counts: context.counts });
 }
 
 /**

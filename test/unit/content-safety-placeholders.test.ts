@@ -147,36 +147,11 @@ describe('placeholders', () => {
   });
 });
 
-describe('compiled policies are cached by the versions in force', () => {
-  test('a hit does not compile again; a new version does; the least recently used entry goes when full', async () => {
-    const { CompiledPolicyCache } = await import('../../modules/content-safety/index.js');
-    const cache = new CompiledPolicyCache(2);
-    let compiled = 0;
-    const definitions = () => { compiled++; return [definition]; };
-    const v1 = { sources: [{ policyId: 'p', version: 1, attachedTo: 'tenant' as const }, { policyId: 'q', version: 3, attachedTo: 'key' as const }] };
-    const first = cache.get(v1, definitions);
-    expect(cache.get({ sources: [...v1.sources].reverse() }, definitions)).toBe(first);
-    expect(compiled).toBe(1);
-    cache.get({ sources: [{ policyId: 'p', version: 2, attachedTo: 'tenant' }] }, definitions);
-    expect(compiled).toBe(2);
-    cache.get(v1, definitions);
-    cache.get({ sources: [{ policyId: 'r', version: 1, attachedTo: 'alias' }] }, definitions);
-    expect(cache.size).toBe(2);
-    cache.get(v1, definitions);
-    expect(compiled).toBe(3);
-  });
-});
-
-describe('the transformation manifest', () => {
-  test('policies, detector versions, counts and digests — never a value or a placeholder', async () => {
-    const { transformationManifest, PLACEHOLDER_INSTRUCTION } = await import('../../modules/content-safety/index.js');
+describe('the placeholder instruction', () => {
+  test('names the grammar without being a placeholder itself: recovering it changes nothing and counts nothing', async () => {
+    const { PLACEHOLDER_INSTRUCTION } = await import('../../modules/content-safety/index.js');
     const vault = new RequestTokenVault(keys, 'acme', 'r1');
-    const result = applyInputPolicy('Mail ann@example.com, card 4111 1111 1111 1111', { rules: compiled.input, vault });
-    const manifest = transformationManifest({ sources: [{ policyId: 'pii-strict', version: 3, attachedTo: 'tenant' }] }, compiled, result.counts, { digests: { input: contentDigest(result.text) } });
-    expect(manifest).toMatchObject({ policies: [{ policyId: 'pii-strict', version: 3 }], detectorVersions: { email: 'email/1', card: 'card/1' } });
-    expect(manifest.counts).toHaveLength(2);
-    const serialized = JSON.stringify(manifest);
-    expect(serialized).not.toMatch(/ann@|4111|PII1_/);
+    applyInputPolicy('Mail ann@example.com', { rules: compiled.input, vault });
     expect(recoverText(PLACEHOLDER_INSTRUCTION, vault)).toMatchObject({ resolved: 0, unresolved: 0 });
   });
 });
