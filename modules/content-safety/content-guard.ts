@@ -7,7 +7,7 @@ import { FindingCounts } from './finding-counts.js';
 import { OutputStream } from './output-stream.js';
 import { PLACEHOLDER_INSTRUCTION, PLACEHOLDER_PREFIX } from './placeholder.js';
 import type { PlaceholderKeys } from './placeholder-keys.js';
-import type { RecoveryEncoding } from './recovery.js';
+import { type RecoveryEncoding, recoverText } from './recovery.js';
 import { type RemoteCheckResources, runWebhookChecks } from './remote-checks.js';
 import { rewriteJsonText, rewriteRequestContent } from './request-content.js';
 import { RequestTokenVault } from './request-token-vault.js';
@@ -199,21 +199,17 @@ export class ContentGuard implements StreamContentGuard {
       const toolCalls = choice.toolCalls.map((call) => {
         // String values one by one (a finding never spans two), serialised again by the walk: no escaping needed.
         const args = rewriteJsonText(call.arguments, (value) => this.outputText(value, 'text'));
-         
         return args === call.arguments ? call : { ...call, arguments: args };
       });
       const reasoning = choice.reasoning.map((part) => {
         if (part.type !== 'thinking') return part;
         const checked = this.outputText(part.text, null);
-         
         return checked === part.text ? part : { ...part, text: checked };
       });
-       
       return { ...choice, text, toolCalls, reasoning };
     });
     if (this.rejectsUnresolved && this.unresolved > 0) throw new UnresolvedPlaceholders(this.unresolved);
     this.outputTexts = choices.flatMap((choice) => [choice.text, ...choice.toolCalls.map((call) => call.arguments)]);
-     
     return { ...response, choices };
   }
 
@@ -252,16 +248,25 @@ export class ContentGuard implements StreamContentGuard {
     this.vault?.clear();
   }
 
-  /** One whole output text: checked, then recovered (`encoding`), or only checked (null: reasoning keeps its placeholders). */
+  /**
+   * One whole output text: checked, then recovered (`encoding`), or only checked (null: reasoning keeps its
+   * placeholders). What an output webhook is sent is the checked text, before recovery.
+   */
   private outputText(text: string, encoding: RecoveryEncoding | null): string {
     if (text.length === 0) return text;
-    const vault = encoding === null || !this.vault || !text.includes(PLACEHOLDER_PREFIX) ? undefined : this.vault;
-    if (!vault && this.policy.output.rules.length === 0) return text;
-    const result = applyOutputPolicy(text, { rules: this.policy.output, vault, counts: this.outputCounts, encoding: encoding ?? 'text' });
-    if (result.blocked) throw this.violation('output', result.blocked);
-    this.resolved += result.resolved;
-    this.unresolved += result.unresolved;
-    return result.text;
+    let checked = text;
+    if (this.policy.output.rules.length > 0) {
+      const result = applyOutputPolicy(text, { rules: this.policy.output, counts: this.outputCounts });
+      if (result.blocked) throw this.violation('output', result.blocked);
+      checked = result.text;
+    }
+    if (encoding === null) return checked;
+    this.answerTexts?.push(checked);
+    if (!this.vault || !checked.includes(PLACEHOLDER_PREFIX)) return checked;
+    const recovered = recoverText(checked, this.vault, encoding);
+    this.resolved += recovered.resolved;
+    this.unresolved += recovered.unresolved;
+    return recovered.text;
   }
 
   private released(release: { text: string; blocked: string | null }): string {
@@ -290,7 +295,6 @@ function withInstruction(request: ChatRequest): ChatRequest {
   const instruction = { role: 'system' as const, content: [{ type: 'text' as const, text: PLACEHOLDER_INSTRUCTION }] };
   const first = request.messages.findIndex((message) => message.role !== 'system');
   const messages = first === -1 ? [...request.messages, instruction] : [...request.messages.slice(0, first), instruction, ...request.messages.slice(first)];
-   
   return { ...request, messages };
 }
 
