@@ -83,7 +83,7 @@ contentPolicies:
     output: { email: mask, secret: mask }
     webhook:                          # your own check after the local detectors (docs/content-safety-remote.md)
       url: https://guard.example.com/check
-      secret: env:GUARD_WEBHOOK_SECRET  # signs each call (x-switchyard-signature)
+      secret: env:GUARD_WEBHOOK_KEY  # signs each call (x-switchyard-signature)
       timeoutMs: 1500
       failOpen: false                 # no verdict: 503 guardrail_unavailable
       directions: [input]

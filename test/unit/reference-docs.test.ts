@@ -264,6 +264,8 @@ describe('configuration file: the example in the reference', () => {
 
   test('it applies to an empty event store: a plan without problems whose every command its aggregate accepts', () => {
     const now = new Date('2026-12-01T00:00:00Z');
+    // The example's content-policy webhook signs with a secret that must resolve when the policy is applied.
+    process.env.GUARD_WEBHOOK_KEY ??= 'example-webhook-signing-secret';
     const plan = planApply(example(), ControlPlaneState.empty(), { now, prune: false });
     expect(plan.problems).toEqual([]);
     let state = ControlPlaneState.empty();

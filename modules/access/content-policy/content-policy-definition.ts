@@ -105,4 +105,5 @@ function knownFields(reader: DefinitionReader, node: DefinitionNode, path: strin
     }
     if (isDefinitionNode(rules.deny_terms)) reader.known(rules.deny_terms, `${at}.deny_terms`, fieldNames(fields.deny_terms.fields!));
   }
+  if (isDefinitionNode(node.webhook)) reader.known(node.webhook, `${path}.webhook`, fieldNames(CONTENT_POLICY_FIELDS.webhook.fields!));
 }
