@@ -18,6 +18,11 @@ export interface Variant {
    * `switchyard projector` process next to it, the gateway started with SWITCHYARD_PROJECTOR=external.
    */
   projector: 'embedded' | 'external';
+  /**
+   * A `-pii` variant: a content policy with every local detector on (mask or tokenize) attached to the bench
+   * tenant, so the report shows what content safety costs on the request path (docs/benchmarks.md).
+   */
+  contentPolicy: boolean;
 }
 
 export interface Phase {
@@ -58,6 +63,8 @@ export interface BenchPlan {
   keep: boolean;
   /** Run the direct baseline again right before each gateway's buffered open-loop phase. */
   pairedBaseline: boolean;
+  /** Bytes of the prompt every target is sent (prose with personal data in it); 0: the short default prompt. */
+  promptBytes: number;
 }
 
 export const USAGE = `Usage: npm run bench -- [options]
@@ -66,10 +73,13 @@ export const USAGE = `Usage: npm run bench -- [options]
                           and (with DATABASE_URL) PostgreSQL default durability; 1–2 minutes.
                           full: every load below, both modes, every variant, slow streams; see docs/benchmarks.md.
   --targets LIST          direct,bare,portkey,switchyard (default: all)
-  --variants LIST         Switchyard variants <store>-<durability>[-w<N>][-px]: store pglite|pg, durability
+  --variants LIST         Switchyard variants <store>-<durability>[-w<N>][-px][-pii]: store pglite|pg, durability
                           default|strict|async, -wN sets SWITCHYARD_WORKERS=N (e.g. pg-default-w2), -px runs
                           the durable projections in a \`switchyard projector\` process next to the gateway
-                          (SWITCHYARD_PROJECTOR=external; PostgreSQL only; its CPU is counted in the total)
+                          (SWITCHYARD_PROJECTOR=external; PostgreSQL only; its CPU is counted in the total),
+                          -pii attaches a content policy with every local detector on (mask/tokenize)
+  --prompt-bytes N        the prompt every target is sent: N bytes of prose with personal data in it (e.g.
+                          4096 for the content-safety comparison); default: a two-word prompt
   --loads LIST            closed:<connections> and open:<rps>, e.g. closed:1,closed:32,open:300
   --modes LIST            buffered,sse (crossed with --loads)
   --phases LIST           explicit <mode>:<loop>:<level> list, e.g. buffered:closed:32,sse:closed:1
@@ -174,6 +184,7 @@ export function parsePlan(argv: string[], env: NodeJS.ProcessEnv = process.env):
         note: { type: 'string' },
         keep: { type: 'boolean', default: false },
         unpaired: { type: 'boolean', default: false },
+        'prompt-bytes': { type: 'string' },
         help: { type: 'boolean' },
       },
     }));
@@ -217,6 +228,7 @@ export function parsePlan(argv: string[], env: NodeJS.ProcessEnv = process.env):
     note: values.note ?? null,
     keep: values.keep ?? false,
     pairedBaseline: !values.unpaired,
+    promptBytes: values['prompt-bytes'] === undefined ? 0 : positiveInt(values['prompt-bytes'], '--prompt-bytes', true),
   };
 }
 
@@ -246,14 +258,14 @@ function probeEnv(env: Record<string, string>, phasesDir: string | undefined): R
 }
 
 export function parseVariant(name: string): Variant {
-  const match = /^(pglite|pg)-(default|strict|async)(?:-w(\d+))?(-px)?$/.exec(name);
-  if (!match) throw new OptionError(`variant "${name}" is not <pglite|pg>-<default|strict|async>[-w<N>][-px]`);
+  const match = /^(pglite|pg)-(default|strict|async)(?:-w(\d+))?(-px)?(-pii)?$/.exec(name);
+  if (!match) throw new OptionError(`variant "${name}" is not <pglite|pg>-<default|strict|async>[-w<N>][-px][-pii]`);
   const workers = match[3] === undefined ? null : Number(match[3]);
   const projector = match[4] === undefined ? 'embedded' : 'external';
   if (workers !== null && workers < 1) throw new OptionError(`variant "${name}": -w needs at least one worker`);
   if (workers !== null && match[1] === 'pglite') throw new OptionError(`variant "${name}": the embedded store is one process by design; workers need PostgreSQL`);
   if (projector === 'external' && match[1] === 'pglite') throw new OptionError(`variant "${name}": the embedded store is one process by design; a separate projector needs PostgreSQL`);
-  return { name, store: match[1] === 'pg' ? 'postgres' : 'pglite', durability: match[2] as Variant['durability'], workers, projector };
+  return { name, store: match[1] === 'pg' ? 'postgres' : 'pglite', durability: match[2] as Variant['durability'], workers, projector, contentPolicy: match[5] !== undefined };
 }
 
 export function parsePhase(id: string): Phase {

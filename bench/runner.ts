@@ -21,7 +21,7 @@ import { startBareProxy } from './targets/bare-proxy.js';
 import { directTarget } from './targets/direct.js';
 import { startPortkey } from './targets/portkey.js';
 import { startSwitchyard } from './targets/switchyard.js';
-import { type Target, footprint } from './targets/target.js';
+import { type Target, footprint, useBenchPrompt } from './targets/target.js';
 import { answerText, verify } from './targets/verify.js';
 import { readCpuPressure, readCpuTimes, stealShare } from './measure/machine-contention.js';
 
@@ -61,6 +61,7 @@ async function main(): Promise<number> {
       `${plan.phases.length} phases of ${plan.durationMs / 1000} s${plan.slowStreams ? `, ${plan.slowStreams.streams} slow streams` : ''}; about ${Math.ceil(estimatedSeconds(plan) / 60)} min\n`,
   );
 
+  useBenchPrompt(plan.promptBytes);
   const workDir = mkdtempSync(join(tmpdir(), 'switchyard-bench-'));
   const ticks = clockTicksPerSecond();
   const { helper: mock, ready } = await HelperProcess.start<{ url: string }>(helperModule('mock-process'));

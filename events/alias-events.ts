@@ -38,6 +38,8 @@ export interface AliasPolicy {
    * its cost still counts against the budget. Absent = refuse.
    */
   budgetDowngrade?: string;
+  /** The content policy attached to the alias (events/content-policy-events.ts); absent = none. */
+  contentPolicy?: string;
 }
 
 /**

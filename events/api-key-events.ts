@@ -40,15 +40,17 @@ export type ApiKeyIssued = DomainEvent<
     expiresAt: string | null;
     /** The key's own spending limit, on top of its tenant's; left out when it has none. */
     budget?: TenantBudget;
+    /** The content policy attached to the key (on top of its tenant's and the alias's); left out when none is. */
+    contentPolicy?: string;
   }
 >;
 /**
- * The key's grant changed (alias allowlist, scopes, limits, budget, expiry) without a new secret: the
+ * The key's grant changed (alias allowlist, scopes, limits, budget, expiry, content policy) without a new secret: the
  * whole grant as it now is. The tenant never changes.
  */
 export type ApiKeyUpdated = DomainEvent<
   'ApiKeyUpdated',
-  { keyId: string; scopes: KeyScope[]; aliases: string[]; limits: KeyLimits; expiresAt: string | null; budget?: TenantBudget }
+  { keyId: string; scopes: KeyScope[]; aliases: string[]; limits: KeyLimits; expiresAt: string | null; budget?: TenantBudget; contentPolicy?: string }
 >;
 
 /**

@@ -11,6 +11,8 @@ export interface KeyGrant {
   expiresAt: string | null;
   /** Left out when the key has no budget of its own. */
   budget?: TenantBudget;
+  /** The content policy attached to the key; left out when none is. */
+  contentPolicy?: string;
 }
 
 /** A gateway key as its events leave it: what access decides on and the key index folds. */

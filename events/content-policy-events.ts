@@ -44,6 +44,34 @@ export interface ContentPolicyDefinition {
   unresolvedTokenPolicy: 'leave-masked' | 'reject-buffered';
   /** Adds a short server-owned system instruction to copy placeholders verbatim when the input is tokenized. */
   placeholderInstruction: boolean;
+  /** A remote check of the operator's own: the text is POSTed to it after the local checks (docs/content-safety-remote.md). */
+  webhook?: WebhookGuardrail;
+}
+
+/** The directions a remote check looks at: the request before dispatch, the buffered answer before it is sent. */
+export type RemoteCheckDirection = 'input' | 'output';
+
+/**
+ * A webhook guardrail as declared: the gateway POSTs the text (as the local checks left it: masked, tokenized) to
+ * `url` under the outbound address policy and the operator answers `{ action: allow | block, reason? }`. When it
+ * cannot answer in time, `failOpen` lets the request through (counted) or refuses it (503 guardrail_unavailable).
+ */
+export interface WebhookGuardrail {
+  url: string;
+  /** A secret reference (`env:NAME`, `file:PATH`): the HMAC-SHA256 key of the `x-switchyard-signature` header. */
+  secret?: string;
+  timeoutMs: number;
+  failOpen: boolean;
+  directions: RemoteCheckDirection[];
+  /** Loopback, private and link-local addresses allowed (never a metadata address). */
+  allowPrivateNetwork?: boolean;
+}
+
+/** One policy's remote check, as a request runs it: the owner is named in errors, metrics and the webhook's payload. */
+export interface PolicyWebhook {
+  policyId: string;
+  version: number;
+  webhook: WebhookGuardrail;
 }
 
 export type ContentPolicyDefined = DomainEvent<'ContentPolicyDefined', { policyId: string; version: number; definition: ContentPolicyDefinition }>;
@@ -55,8 +83,42 @@ export const CONTENT_POLICY_EVENT_TYPES = ['ContentPolicyDefined', 'ContentPolic
 
 export const contentPolicyStream = (policyId: string) => `content-policy-${policyId}`;
 
+/** Strictness, least to most: when policies combine or findings overlap, the strictest action wins. */
+export const CONTENT_ACTION_STRICTNESS: Readonly<Record<ContentAction, number>> = Object.freeze({ allow: 0, log: 1, tokenize: 2, mask: 3, block: 4 });
+
+/** The stricter of two actions (block > mask > tokenize > log > allow). */
+export function stricterAction(a: ContentAction, b: ContentAction): ContentAction {
+  return CONTENT_ACTION_STRICTNESS[a] >= CONTENT_ACTION_STRICTNESS[b] ? a : b;
+}
+
+/** How many findings of a type, in a direction, got an action: what manifests and metrics hold — never a value. */
+export interface ContentFindingCount {
+  /** A built-in type, `custom:<name>` or `deny_terms`. */
+  type: string;
+  direction: 'input' | 'output';
+  action: ContentAction;
+  count: number;
+}
+
+/**
+ * What a content policy did to one direction of a request: evidence without content (issue 36 item 7). Detector
+ * versions say what looked; counts say what was found and done; the digest (sha256 of the content as it was sent on:
+ * the request as the provider received it, the answer as the client received it) lets an auditor match a logged
+ * transformed text without the log holding it. Never a matched value, a placeholder or a mapping.
+ */
+export interface TransformationManifest {
+  detectors: Record<string, string>;
+  findings: ContentFindingCount[];
+  /** Null when nothing was changed (the content went on as it came). */
+  digest: string | null;
+  /** Placeholders made (input) or recovered and left unresolved (output); left out when the policy tokenizes nothing. */
+  placeholders?: { created?: number; resolved?: number; unresolved?: number };
+}
+
 /** The policy a request was admitted under: recorded on RequestAdmitted (ids and versions, never content). */
 export interface AppliedContentPolicy {
   /** Every policy in force, with where it was attached (tenant, key, alias) and its version. */
   sources: Array<{ policyId: string; version: number; attachedTo: 'tenant' | 'key' | 'alias' }>;
+  /** What the input checks did (RequestAdmitted, and RequestRejected for a block). */
+  manifest?: TransformationManifest;
 }

@@ -13,6 +13,7 @@ export * from './price-state.js';
 export * from './alias-state.js';
 export * from './tenant-state.js';
 export * from './api-key-state.js';
+export * from './content-policy-state.js';
 export * from './request-events.js';
 export * from './breaker-events.js';
 export * from './admin-token-events.js';
@@ -24,6 +25,7 @@ export { upcasters, UpcasterRegistry } from './upcasters.js';
 
 import { ADMIN_TOKEN_EVENT_TYPES } from './admin-token-events.js';
 import { ALIAS_EVENT_TYPES } from './alias-events.js';
+import { CONTENT_POLICY_EVENT_TYPES } from './content-policy-events.js';
 import { CONFIGURATION_EVENT_TYPES } from './configuration-events.js';
 import { API_KEY_EVENT_TYPES } from './api-key-events.js';
 import { DEPLOYMENT_EVENT_TYPES } from './deployment-events.js';
@@ -34,7 +36,7 @@ import { TENANT_EVENT_TYPES } from './tenant-events.js';
 /** Every control-plane event type: what the per-node projections subscribe to. */
 export const CONTROL_PLANE_EVENT_TYPES: readonly string[] = [
   ...PROVIDER_EVENT_TYPES, ...DEPLOYMENT_EVENT_TYPES, ...PRICE_EVENT_TYPES, ...ALIAS_EVENT_TYPES,
-  ...TENANT_EVENT_TYPES, ...API_KEY_EVENT_TYPES,
+  ...TENANT_EVENT_TYPES, ...API_KEY_EVENT_TYPES, ...CONTENT_POLICY_EVENT_TYPES,
 ];
 
 /** What the control-plane audit lists: every catalog and access change, the admin token's resets, and the runtime edits a configuration file adopted. */

@@ -1,3 +1,4 @@
+import type { AppliedContentPolicy, TransformationManifest } from './content-policy-events.js';
 import type { DomainEvent } from './event.js';
 
 /** Token counts of one attempt. `input` includes cached and cache-write tokens; `reasoning` is part of `output`. */
@@ -50,6 +51,8 @@ export type RequestAdmitted = DomainEvent<
     estimatedInputTokens: number;
     reservedOutputTokens: number;
     idempotencyKey: string | null;
+    /** The content policies in force for the request (ids, versions, where attached); left out when none applies. */
+    contentPolicy?: AppliedContentPolicy;
   }
 >;
 
@@ -72,6 +75,8 @@ export type RequestRejected = DomainEvent<
     alias?: string;
     operation?: 'chat' | 'embeddings';
     scope?: string | null;
+    /** A content policy's block (code `content_policy_violation`): the policies in force and what the input checks found. */
+    contentPolicy?: AppliedContentPolicy;
   }
 >;
 
@@ -127,6 +132,8 @@ export type RequestCompleted = DomainEvent<
     fallbackDepth: number;
     cacheHit: boolean;
     totals: { usage: TokenUsage; costUsd: string; attempts: number; latencyMs: number };
+    /** What the output checks and placeholder recovery did (issue 36); left out when no content policy applied. */
+    contentPolicy?: TransformationManifest;
   }
 >;
 

@@ -42,6 +42,11 @@ export type TenantBudgetSet = DomainEvent<'TenantBudgetSet', { tenantId: string;
 export type TenantSuspended = DomainEvent<'TenantSuspended', { tenantId: string; reason: string | null }>;
 export type TenantReinstated = DomainEvent<'TenantReinstated', { tenantId: string }>;
 /**
+ * The content policy (events/content-policy-events.ts) attached to the tenant, or none (null). Its own
+ * event, like limits and budget: tenants created before policies existed have none.
+ */
+export type TenantContentPolicySet = DomainEvent<'TenantContentPolicySet', { tenantId: string; policyId: string | null }>;
+/**
  * Recorded once per threshold per period (`month:2026-12`, `day:2026-12-01`). `keyId` is set for a
  * key's own budget and absent for the tenant's.
  */
@@ -57,9 +62,11 @@ export type BudgetAlertDelivered = DomainEvent<
 >;
 
 export type TenantEvent =
-  | TenantCreated | TenantLimitsSet | TenantBudgetSet | TenantSuspended | TenantReinstated | BudgetThresholdCrossed | BudgetAlertDelivered;
+  | TenantCreated | TenantLimitsSet | TenantBudgetSet | TenantSuspended | TenantReinstated | BudgetThresholdCrossed | BudgetAlertDelivered
+  | TenantContentPolicySet;
 export const TENANT_EVENT_TYPES = [
   'TenantCreated', 'TenantLimitsSet', 'TenantBudgetSet', 'TenantSuspended', 'TenantReinstated', 'BudgetThresholdCrossed', 'BudgetAlertDelivered',
+  'TenantContentPolicySet',
 ] as const;
 
 /** The key under which a threshold is remembered: the tenant's budget as before, a key's budget with its id. */

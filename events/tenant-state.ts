@@ -12,6 +12,8 @@ export type TenantState =
       budget: TenantBudget | null;
       /** `${period}:${pct}` of every threshold already recorded: each is recorded once per period. */
       thresholdsCrossed: string[];
+      /** The content policy attached to the tenant; left out when none is. */
+      contentPolicy?: string;
     };
 
 /** A tenant's limits until some are set. */
@@ -38,6 +40,11 @@ export const tenantFold: StateFold<TenantEvent, TenantState> = {
           : { ...state, thresholdsCrossed: [...state.thresholdsCrossed, thresholdId(event.data)] };
       case 'BudgetAlertDelivered':
         return state;
+      case 'TenantContentPolicySet': {
+        if (state.status === 'absent') return state;
+        const { contentPolicy: _previous, ...rest } = state;
+        return event.data.policyId === null ? rest : { ...rest, contentPolicy: event.data.policyId };
+      }
       default:
         return assertNever(event);
     }

@@ -42,6 +42,7 @@ export const LONG_SUITES = [
   'integration/database-faults',
   'integration/secret-hygiene',
   'integration/log-order',
+  'e2e/content-safety-matrix', // 830 requests and three hostile bodies of up to 4 MiB: about 50 s
 ];
 
 /** Where a compiled suite stands in LONG_SUITES (-1: not one of them). */

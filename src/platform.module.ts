@@ -8,6 +8,7 @@ import { resolveResilience } from '../modules/inference/resilience/resilience-se
 import { resolveDocumentLimits } from '../modules/inference/pipeline/document-settings.js';
 import { ADMISSION_SETTINGS, resolveAdmission } from '../modules/limits/admission-settings.js';
 import { CACHE_SETTINGS, resolveCacheSettings } from '../modules/cache/cache-settings.js';
+import { CONTENT_SAFETY_SETTINGS, resolveContentSafetySettings } from '../modules/content-safety/content-safety-settings.js';
 import { LIMITS_SETTINGS, type LimitsSettings } from '../modules/limits/limits-settings.js';
 import { OBSERVABILITY_SETTINGS, type ObservabilityContext, resolveObservability } from '../modules/observability/observability-settings.js';
 import { PROVIDER_SETTINGS, type ProviderSettings } from '../modules/providers/provider-settings.js';
@@ -46,6 +47,7 @@ export class PlatformModule {
       { provide: LIMITS_SETTINGS, useValue: limits },
       { provide: PROVIDER_SETTINGS, useValue: providerSettings },
       { provide: CACHE_SETTINGS, useValue: resolveCacheSettings(environment.cache, environment.redisUrl, environment.nodeId) },
+      { provide: CONTENT_SAFETY_SETTINGS, useValue: resolveContentSafetySettings(environment.contentSafety, environment.redisUrl, environment.nodeId) },
       { provide: OBSERVABILITY_SETTINGS, useValue: observability },
       { provide: AUDIT_TRAIL_SETTINGS, useValue: auditTrail },
       { provide: DataSource, useValue: platform.dataSource },

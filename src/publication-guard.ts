@@ -1,3 +1,4 @@
+import { assertContentPolicyChange } from '../modules/access/content-policy/content-policy-guard.js';
 import { assertSafeCatalogChange } from '../modules/catalog/publication-guard.js';
 import { splitStream } from '../projections/control-plane/index.js';
 import { isSwitchyardEvent } from '../events/switchyard-event.js';
@@ -8,6 +9,7 @@ import type { Platform } from './platform.js';
 
 /**
  * Catalog and key commands are checked against the snapshot they would produce before they are appended;
+ * content-policy attachments and retirements against the policies and attachments in force;
  * a budget's webhook secret must resolve on this node, as `apply` requires of the file (a reference that
  * cannot would only fail when the first threshold is crossed).
  */
@@ -27,6 +29,8 @@ export function installPublicationGuard(platform: Platform): void {
         }
       }
     }
+    // The routing snapshot folds content policies with the tenants, keys and aliases they are attached to.
+    assertContentPolicyChange(platform.routing.state, events, process.env);
     for (const event of events) {
       if (!isSwitchyardEvent(event)) continue;
       if (event.type === 'TenantBudgetSet' || event.type === 'ApiKeyIssued' || event.type === 'ApiKeyUpdated') assertWebhookSecretResolves(event.data.budget);

@@ -36,7 +36,7 @@ export async function startSwitchyard(variant: Variant, ctx: SwitchyardContext):
   mkdirSync(dir, { recursive: true });
   const key = generateApiKey();
   const config = join(dir, 'switchyard.yaml');
-  writeFileSync(config, benchConfig(ctx.mockUrl, ctx.streamDeployments));
+  writeFileSync(config, benchConfig(ctx.mockUrl, ctx.streamDeployments, variant.contentPolicy));
   let database: BenchDatabase | null = null;
   if (variant.store === 'postgres') {
     if (!ctx.serverUrl) return { skipped: 'needs DATABASE_URL' };
@@ -156,7 +156,7 @@ async function startProjector(env: NodeJS.ProcessEnv, log: string, projections: 
  * upstream pool holds a bounded number of connections, and a thousand streams through one deployment
  * measure that bound rather than the gateway's memory.
  */
-export function benchConfig(mockUrl: string, streamDeployments: number): string {
+export function benchConfig(mockUrl: string, streamDeployments: number, contentPolicy = false): string {
   const ids = Array.from({ length: streamDeployments }, (_, i) => `bench-stream-${i + 1}`);
   const deployments = ids.map((id) => `  - { id: ${id}, provider: bench-mock, model: bench-model, capabilities: [chat, streaming], contextWindow: 32000, maxOutputTokens: 4096, price: { inputPer1M: "1.00", outputPer1M: "2.00" } }\n`).join('');
   const alias = ids.length > 0 ? `  - { name: bench-streams, strategy: weighted, routes: [${ids.map((id) => `{ deployment: ${id}, weight: 1 }`).join(', ')}] }\n` : '';
@@ -172,9 +172,18 @@ deployments:
     price: { inputPer1M: "1.00", outputPer1M: "2.00" }
 ${deployments}aliases:
   - { name: bench, routes: [{ deployment: bench }] }
-${alias}tenants:
-  - { id: bench }
+${alias}${contentPolicy ? BENCH_CONTENT_POLICY : ''}tenants:
+  - { id: bench${contentPolicy ? ', contentPolicy: bench-pii' : ''} }
 apiKeys:
   - { id: bench, tenant: bench, key: env:BENCH_KEY, scopes: [inference] }
 `;
 }
+
+/** The `-pii` variants' policy: every local detector on, each with the action a privacy-minded operator would pick. */
+const BENCH_CONTENT_POLICY = `contentPolicies:
+  - id: bench-pii
+    input: { email: tokenize, phone: tokenize, card: mask, iban: mask, national_id: mask, ip_address: mask, secret: mask,
+             prompt_injection: log, custom: [{ name: order-code, pattern: "ORD-[0-9]{8}", action: mask }],
+             deny_terms: { terms: ["project nightingale", "codename osprey"], action: mask } }
+    output: { email: mask, secret: mask }
+`;

@@ -43,6 +43,30 @@ export function footprint(target: Pick<Target, 'processes' | 'projectorProcesses
 
 export const CHAT_PATH = '/v1/chat/completions';
 
+/** The prompt of every request of a run, the same for every target (set once by the runner: --prompt-bytes). */
+let benchPrompt = 'benchmark prompt';
+
+/**
+ * Makes the run's prompt `bytes` long (0: the short default): prose in which about one sentence in four carries
+ * personal data (emails, phone numbers, a card, an IBAN, an IP address), which a `-pii` variant's detectors find.
+ */
+export function useBenchPrompt(bytes: number): void {
+  if (bytes === 0) return;
+  const sentences = [
+    'The quarterly review covered shipping delays, warehouse capacity and the new returns process in some detail. ',
+    'Customer Ada Lovelace (ada.lovelace@example.com, +44 20 7946 0958) asked whether her order could ship on Friday. ',
+    'Several teams reported that the dashboard loads slowly in the afternoon, when most of the reports are generated. ',
+    'Please summarise the open questions and propose two options for each, with their costs and the risks involved. ',
+    'Refunds go to card 4111 1111 1111 1111 or to account GB82 WEST 1234 5698 7654 32; the gateway at 10.20.30.40 logs each. ',
+    'The meeting notes mention a pilot in two regions, a training plan for support staff and a budget review in March. ',
+    'Grace Hopper <grace.hopper@example.org> will join the call from New York; her number is +1 212 555 0147. ',
+    'Keep the answer short: a list of actions with an owner and a date for each, and nothing else in the reply. ',
+  ];
+  let prompt = '';
+  for (let i = 0; prompt.length < bytes; i++) prompt += sentences[i % sentences.length];
+  benchPrompt = prompt.slice(0, bytes);
+}
+
 export function chatBody(model: string, mode: Mode): string {
-  return JSON.stringify({ model, stream: mode === 'sse', messages: [{ role: 'user', content: 'benchmark prompt' }] });
+  return JSON.stringify({ model, stream: mode === 'sse', messages: [{ role: 'user', content: benchPrompt }] });
 }

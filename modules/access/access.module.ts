@@ -1,7 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { AdminKeyVerifier } from '../admin/index.js';
 import { KeyIndexProjection } from '../../projections/key-index/index.js';
-import { ApiKeyCommand, TenantCommand } from './access.commands.js';
+import { ApiKeyCommand, ContentPolicyCommand, TenantCommand } from './access.commands.js';
 import { GatewayAuthenticator } from './gateway-authenticator.js';
 
 /**
@@ -13,6 +13,7 @@ import { GatewayAuthenticator } from './gateway-authenticator.js';
   providers: [
     TenantCommand.Handler,
     ApiKeyCommand.Handler,
+    ContentPolicyCommand.Handler,
     { provide: GatewayAuthenticator, useFactory: (keys: KeyIndexProjection) => new GatewayAuthenticator(keys), inject: [KeyIndexProjection] },
     { provide: AdminKeyVerifier, useExisting: GatewayAuthenticator },
   ],

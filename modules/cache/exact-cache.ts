@@ -36,7 +36,9 @@ export interface ExactCache {
  * flag — they change how an answer is framed, not what it says, so a buffered answer serves a stream
  * and vice versa.
  */
-export function exactCacheDigest(aliasVersion: number, request: ChatRequest): string {
+export function exactCacheDigest(aliasVersion: number, request: ChatRequest, contentPolicies?: readonly string[]): string {
   const { stream: _stream, includeUsage: _includeUsage, ...content } = request;
-  return createHash('sha256').update(canonicalJson({ aliasVersion, request: content })).digest('hex');
+  // Without a content policy the digest is what it always was (entries kept before policies existed still hit).
+  const keyed = contentPolicies ? { aliasVersion, request: content, contentPolicies } : { aliasVersion, request: content };
+  return createHash('sha256').update(canonicalJson(keyed)).digest('hex');
 }

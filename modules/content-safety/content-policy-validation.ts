@@ -1,5 +1,6 @@
 import type { BuiltInFindingType, ContentAction, ContentPolicyDefinition, DirectionRules } from '../../events/index.js';
 import { customPatternProblem } from './custom-pattern-safety.js';
+import { normalizeWebhookGuardrail, webhookGuardrailProblems } from './webhook-guardrail-validation.js';
 
 export const CONTENT_ACTIONS: readonly ContentAction[] = ['allow', 'log', 'mask', 'tokenize', 'block'];
 
@@ -14,7 +15,7 @@ export const BUILT_IN_FINDING_TYPES: readonly BuiltInFindingType[] = [
 export const CONTENT_POLICY_BOUNDS = Object.freeze({ customPatterns: 50, denyTerms: 10_000, denyTermLength: 200 });
 
 const CUSTOM_NAME = /^[a-z0-9][a-z0-9_-]{0,39}$/;
-const POLICY_FIELDS = ['input', 'output', 'tokenScope', 'unresolvedTokenPolicy', 'placeholderInstruction'];
+const POLICY_FIELDS = ['input', 'output', 'tokenScope', 'unresolvedTokenPolicy', 'placeholderInstruction', 'webhook'];
 const TOKEN_SCOPES = ['request', 'session'];
 const UNRESOLVED_POLICIES = ['leave-masked', 'reject-buffered'];
 
@@ -43,6 +44,7 @@ export function contentPolicyProblems(definition: unknown, path: string): string
   if (definition.placeholderInstruction !== undefined && typeof definition.placeholderInstruction !== 'boolean') {
     problems.push(`${path}.placeholderInstruction: must be true or false`);
   }
+  if (definition.webhook !== undefined) problems.push(...webhookGuardrailProblems(definition.webhook, `${path}.webhook`));
   return problems;
 }
 
@@ -118,6 +120,7 @@ export function normalizeContentPolicy(definition: Record<string, unknown>): Con
     tokenScope: (definition.tokenScope as ContentPolicyDefinition['tokenScope'] | undefined) ?? 'request',
     unresolvedTokenPolicy: (definition.unresolvedTokenPolicy as ContentPolicyDefinition['unresolvedTokenPolicy'] | undefined) ?? 'leave-masked',
     placeholderInstruction: (definition.placeholderInstruction as boolean | undefined) ?? false,
+    ...(definition.webhook !== undefined ? { webhook: normalizeWebhookGuardrail(definition.webhook as Record<string, unknown>) } : {}),
   };
 }
 

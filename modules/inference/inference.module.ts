@@ -8,7 +8,9 @@ import { CACHE_SETTINGS, type CacheSettings, CacheModule, EXACT_CACHE, type Exac
 import { ExactCacheLookup } from './pipeline/exact-cache-lookup.js';
 import { IdempotentReplay } from './pipeline/idempotent-replay.js';
 import { Observability } from '../observability/index.js';
+import { CONTENT_GUARD_RESOURCES, ContentSafetyModule, type GuardResources } from '../content-safety/index.js';
 import { registerInferenceGauges } from './inference-gauges.js';
+import { remoteCheckMetrics } from './pipeline/remote-check-metrics.js';
 import { ChatCompletionsController } from './http/chat-completions.controller.js';
 import { CountTokensController } from './http/count-tokens.controller.js';
 import { EmbeddingsController } from './http/embeddings.controller.js';
@@ -41,7 +43,7 @@ type Closeable = { close(): Promise<void> };
 /** The data plane: client formats, pipeline, routing and streaming. */
 @Module({
   // GatewayAuthenticator comes from AccessModule, which is global.
-  imports: [ProvidersModule, LimitsModule, CacheModule],
+  imports: [ProvidersModule, LimitsModule, CacheModule, ContentSafetyModule],
   controllers: [ChatCompletionsController, MessagesController, CountTokensController, ResponsesController, StoredResponsesController, ModelsController, EmbeddingsController],
   providers: [
     { provide: LatencyTracker, useFactory: () => new LatencyTracker() },
@@ -82,11 +84,15 @@ type Closeable = { close(): Promise<void> };
       useFactory: (
         auth: GatewayAuthenticator, routing: RoutingSnapshotProjection, planner: RoutePlanner, adapters: ProviderAdapters,
         pools: UpstreamPools, committer: GroupCommitter, latency: LatencyTracker, gate: DeploymentGate, admission: AdmissionControl,
-        rateLimits: RateLimiter, budgets: BudgetGuard, concurrency: SharedConcurrency,
-      ): InferenceServices => ({ auth, routing, planner, adapters, pools, committer, latency, gate, admission, rateLimits, budgets, concurrency }),
+        rateLimits: RateLimiter, budgets: BudgetGuard, concurrency: SharedConcurrency, resources: GuardResources, observability: Observability,
+      ): InferenceServices => {
+        // Remote content checks report to the gateway's metrics (content safety cannot import observability: it is below it).
+        const content: GuardResources = { keys: resources.keys, sessionVault: resources.sessionVault, remote: { observer: remoteCheckMetrics(observability), resolve: resources.remote?.resolve } };
+        return { auth, routing, planner, adapters, pools, committer, latency, gate, admission, rateLimits, budgets, concurrency, content };
+      },
       inject: [
         GatewayAuthenticator, RoutingSnapshotProjection, RoutePlanner, ProviderAdapters, UpstreamPools, GroupCommitter, LatencyTracker, DeploymentGate,
-        AdmissionControl, RateLimiter, BudgetGuard, SharedConcurrency,
+        AdmissionControl, RateLimiter, BudgetGuard, SharedConcurrency, CONTENT_GUARD_RESOURCES, Observability,
       ],
     },
     {

@@ -75,6 +75,28 @@ export class GatewayMetrics {
     registers: [this.registry],
   });
 
+  readonly guardrailFindings = new LabelledCounter({
+    name: 'switchyard_guardrail_findings_total',
+    help: 'Content-policy findings, by policy (ids joined by +), finding type, action taken and direction (input, output). Never a value.',
+    labelNames: ['policy', 'type', 'action', 'direction'] as const,
+    registers: [this.registry],
+  });
+
+  readonly guardrailCheckDuration = new LabelledHistogram({
+    name: 'switchyard_guardrail_check_duration_seconds',
+    help: "Remote content checks (a policy's webhook), by policy, check and outcome (allow, block, error).",
+    labelNames: ['policy', 'check', 'outcome'] as const,
+    buckets: SECONDS,
+    registers: [this.registry],
+  });
+
+  readonly guardrailCheckErrors = new LabelledCounter({
+    name: 'switchyard_guardrail_check_errors_total',
+    help: 'Remote content checks that gave no verdict, by policy, check, reason (timeout, connection, refused, status, answer, secret) and resolution (fail_open: let through; fail_closed: refused 503).',
+    labelNames: ['policy', 'check', 'reason', 'resolution'] as const,
+    registers: [this.registry],
+  });
+
   readonly cacheHits = new LabelledCounter({
     name: 'switchyard_cache_hits_total',
     help: 'Requests answered from the response cache.',

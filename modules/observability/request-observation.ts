@@ -92,6 +92,13 @@ export class RequestObservation {
   }
 
   /** The exact cache decided (again, when a budget downgrade turned a hit or a miss into a bypass). */
+  /** What a content policy found and did (counts per type, direction and action: never a value). */
+  contentFindings(policy: string, findings: ReadonlyArray<{ type: string; direction: string; action: string; count: number }>): void {
+    for (const finding of findings) {
+      this.sinks.metrics.guardrailFindings.inc({ policy, type: finding.type, action: finding.action, direction: finding.direction }, finding.count);
+    }
+  }
+
   cacheDecided(outcome: CacheOutcome): void {
     this.cache = outcome;
   }

@@ -12,3 +12,4 @@ export * from './provider-settings.js';
 export * from './parameters/parameter-table.js';
 export * from './outbound-connector.js';
 export * from './parameters/document-support.js';
+export * from './webhook-signature.js';

@@ -1,11 +1,12 @@
 import {
-  ALIAS_EVENT_TYPES, aliasFold, type AliasState, API_KEY_EVENT_TYPES, apiKeyFold, type ApiKeyState, DEPLOYMENT_EVENT_TYPES, deploymentFold,
+  ALIAS_EVENT_TYPES, aliasFold, type AliasState, API_KEY_EVENT_TYPES, apiKeyFold, type ApiKeyState, CONTENT_POLICY_EVENT_TYPES, contentPolicyFold,
+  type ContentPolicyState, DEPLOYMENT_EVENT_TYPES, deploymentFold,
   type DeploymentState, type DomainEvent, type EventOfType, isEventOf, PRICE_EVENT_TYPES, priceFold, type PriceState, PROVIDER_EVENT_TYPES,
   providerFold, type ProviderState, type SwitchyardEventType, TENANT_EVENT_TYPES, tenantFold, type TenantState,
 } from '../../events/index.js';
 import type { StateFold } from '../../src/kernel/index.js';
 
-const FAMILIES = ['provider', 'deployment', 'price', 'alias', 'tenant', 'apikey'] as const;
+const FAMILIES = ['provider', 'deployment', 'price', 'alias', 'tenant', 'apikey', 'content-policy'] as const;
 
 type Family = (typeof FAMILIES)[number];
 
@@ -49,20 +50,24 @@ export class ControlPlaneState {
     readonly aliases: ReadonlyMap<string, AliasState>,
     readonly tenants: ReadonlyMap<string, TenantState>,
     readonly keys: ReadonlyMap<string, ApiKeyState>,
+    readonly contentPolicies: ReadonlyMap<string, ContentPolicyState>,
     /** Version of each stream applied, for If-Match and `apply` diffs. */
     readonly versions: ReadonlyMap<string, number>,
   ) {}
 
-  /** Catalog maps from one state, access maps (tenants, keys) from another: the two per-node projections. */
+  /**
+   * Catalog maps and content policies from one state, access maps (tenants, keys) from another: the two
+   * per-node projections (the routing snapshot, which folds content policies, and the key index).
+   */
   static combine(catalog: ControlPlaneState, access: ControlPlaneState): ControlPlaneState {
     return new ControlPlaneState(
-      catalog.providers, catalog.deployments, catalog.prices, catalog.aliases, access.tenants, access.keys,
+      catalog.providers, catalog.deployments, catalog.prices, catalog.aliases, access.tenants, access.keys, catalog.contentPolicies,
       new Map([...catalog.versions, ...access.versions]),
     );
   }
 
   static empty(): ControlPlaneState {
-    return new ControlPlaneState(new Map(), new Map(), new Map(), new Map(), new Map(), new Map(), new Map());
+    return new ControlPlaneState(new Map(), new Map(), new Map(), new Map(), new Map(), new Map(), new Map(), new Map());
   }
 
   /** The state after `events` of `streamId` (e.g. a candidate for safe publication). */
@@ -80,6 +85,7 @@ export class ControlPlaneState {
       alias: new FamilyFold(ALIAS_EVENT_TYPES, aliasFold, this.aliases),
       tenant: new FamilyFold(TENANT_EVENT_TYPES, tenantFold, this.tenants),
       apikey: new FamilyFold(API_KEY_EVENT_TYPES, apiKeyFold, this.keys),
+      'content-policy': new FamilyFold(CONTENT_POLICY_EVENT_TYPES, contentPolicyFold, this.contentPolicies),
     } satisfies Record<Family, unknown>;
     const versions = new Map(this.versions);
     for (const event of events) {
@@ -90,16 +96,17 @@ export class ControlPlaneState {
       versions.set(event.streamId, event.streamVersion);
     }
     return new ControlPlaneState(
-      folds.provider.result, folds.deployment.result, folds.price.result, folds.alias.result, folds.tenant.result, folds.apikey.result, versions,
+      folds.provider.result, folds.deployment.result, folds.price.result, folds.alias.result, folds.tenant.result, folds.apikey.result,
+      folds['content-policy'].result, versions,
     );
   }
 }
 
-/** `deployment-gpt-4o` → ['deployment', 'gpt-4o']; ids may contain dashes, families do not. */
+/**
+ * `deployment-gpt-4o` → ['deployment', 'gpt-4o']; `content-policy-pii` → ['content-policy', 'pii']. Ids
+ * may contain dashes; a family's name may too, and no family's name followed by a dash starts another's.
+ */
 export function splitStream(streamId: string): [Family, string] | null {
-  const dash = streamId.indexOf('-');
-  if (dash < 0) return null;
-  const prefix = streamId.slice(0, dash);
-  const family = FAMILIES.find((known) => known === prefix);
-  return family ? [family, streamId.slice(dash + 1)] : null;
+  const family = FAMILIES.find((known) => streamId.length > known.length + 1 && streamId.startsWith(known) && streamId[known.length] === '-');
+  return family ? [family, streamId.slice(family.length + 1)] : null;
 }

@@ -3,7 +3,8 @@ import type { ProviderSettings } from '../../events/index.js';
 import { resolveSecret } from '../../src/kernel/index.js';
 import type { ControlPlaneState } from '../control-plane/index.js';
 import { Credential } from './credential.js';
-import type { ResolvedAlias, ResolvedDeployment, ResolvedProvider, RoutingSnapshot } from './routing-snapshot.js';
+import { ContentPolicyIndex } from './content-policy-index.js';
+import { type ResolvedAlias, type ResolvedDeployment, type ResolvedProvider, type RoutingSnapshot, routingSnapshot } from './routing-snapshot.js';
 
 export interface SnapshotBuild {
   snapshot: RoutingSnapshot;
@@ -11,6 +12,8 @@ export interface SnapshotBuild {
   problems: string[];
   /** Deployments that cannot be called (missing provider, unresolvable secret, unsafe URL). */
   deploymentProblems: string[];
+  /** Content-policy attachments that name no known policy. */
+  contentPolicyProblems: readonly string[];
 }
 
 /**
@@ -130,7 +133,8 @@ export function buildRoutingSnapshot(
     if (typeof deployment !== 'string') usable.set(id, deployment);
     else if (state.deployments.get(id)?.status !== 'retired') deploymentProblems.push(deployment);
   }
-  return { snapshot: Object.freeze({ version, aliases, deployments: usable }), problems, deploymentProblems };
+  const policies = ContentPolicyIndex.of(state);
+  return { snapshot: routingSnapshot(version, aliases, usable, policies), problems, deploymentProblems, contentPolicyProblems: policies.problems };
 }
 
 function fingerprint(provider: ResolvedProvider, deploymentId: string, model: string): string {

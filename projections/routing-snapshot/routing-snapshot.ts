@@ -1,5 +1,7 @@
 import { type AliasPolicy, type AliasVisibility, type DeploymentLimits, priceAt, type ProviderType, type RoutingStrategy, type ScheduledPrice } from '../../events/index.js';
+import { ContentPolicyIndex } from './content-policy-index.js';
 import type { Credential } from './credential.js';
+import type { EffectiveContentPolicy } from './effective-content-policy.js';
 
 export interface ResolvedProvider {
   id: string;
@@ -53,9 +55,24 @@ export interface RoutingSnapshot {
   readonly version: number;
   readonly aliases: ReadonlyMap<string, ResolvedAlias>;
   readonly deployments: ReadonlyMap<string, ResolvedDeployment>;
+  /**
+   * The content policy in force for a request of key `keyId` (tenant `tenantId`) on `alias`: the policies
+   * attached to each, combined (effective-content-policy.ts); null when none is attached.
+   */
+  contentPolicyFor(tenantId: string, keyId: string, alias: string): EffectiveContentPolicy | null;
 }
 
-export const EMPTY_SNAPSHOT: RoutingSnapshot = Object.freeze({ version: 0, aliases: new Map(), deployments: new Map() });
+/** A snapshot's members: `contentPolicyFor` answers from the snapshot's own content-policy index. */
+export function routingSnapshot(
+  version: number, aliases: ReadonlyMap<string, ResolvedAlias>, deployments: ReadonlyMap<string, ResolvedDeployment>, policies: ContentPolicyIndex,
+): RoutingSnapshot {
+  return Object.freeze({
+    version, aliases, deployments,
+    contentPolicyFor: (tenantId: string, keyId: string, alias: string) => policies.contentPolicyFor(tenantId, keyId, alias),
+  });
+}
+
+export const EMPTY_SNAPSHOT: RoutingSnapshot = routingSnapshot(0, new Map(), new Map(), ContentPolicyIndex.EMPTY);
 
 /** The deployment's price in effect at `at`, by the price schedule's one rule (`priceAt`, events/price-state.ts). */
 export function priceInEffect(deployment: ResolvedDeployment, at: Date): ScheduledPrice | null {

@@ -162,6 +162,15 @@ export const CLI_COMMANDS = {
     ],
     description: "compare the ledger with a provider's usage/cost export per day and model (exit 1 when anything differs)",
   },
+  'content-policies list': {
+    flags: [{ name: 'all', meaning: 'retired policies too' }, JSON_OUTPUT],
+    description: 'the content policies: id, version, status and the tenants, keys and aliases each is attached to (change them with `apply -f` or the admin API)',
+  },
+  'content-policies show': {
+    arguments: 'ID',
+    flags: [],
+    description: 'one content policy as JSON: its definition, version and attachments',
+  },
   'keys issue': {
     flags: [
       { name: 'tenant', value: 'T', required: true, meaning: 'the tenant the key belongs to' },

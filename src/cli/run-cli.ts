@@ -129,6 +129,17 @@ export async function runCli(argv: string[]): Promise<number> {
           toleranceUsd: values.tolerance!, json: values.json ?? false,
         });
       }
+      case 'content-policies': {
+        if (sub === 'list') {
+          const { values } = parseArgs({ args: rest, options: parserOptions('content-policies list') });
+          return await (await import('./commands/content-policies.js')).contentPoliciesList({ all: values.all ?? false, json: values.json ?? false });
+        }
+        if (sub === 'show' && rest[0]) {
+          const { positionals } = parseArgs({ args: rest, allowPositionals: true, options: parserOptions('content-policies show') });
+          return await (await import('./commands/content-policies.js')).contentPoliciesShow(positionals[0]);
+        }
+        return usage('content-policies list [--all] [--json] | content-policies show ID');
+      }
       case 'keys': {
         if (sub === 'issue') {
           const { values } = parseArgs({ args: rest, options: parserOptions('keys issue') });

@@ -66,9 +66,46 @@ aliases:
     routes: [{ deployment: gpt-4o-mini-eu }]
     policy: { regions: [eu-west], cache: false }
     visibility: private               # only keys that name it may call it
+    contentPolicy: eu-minimal         # on top of the tenant's and the key's
+contentPolicies:
+  - id: pii-strict
+    input:
+      email: tokenize                 # reversible placeholders, recovered in the answer
+      phone: tokenize
+      card: block                     # 400 content_policy_violation, no provider call
+      iban: mask
+      national_id: mask
+      ip_address: log
+      secret: block
+      prompt_injection: log
+      custom: [{ name: project-code, pattern: "PRJ-[0-9]{6}", action: mask }]
+      deny_terms: { terms: ["project nightingale"], action: block }
+    output: { email: mask, secret: mask }
+    webhook:                          # your own check after the local detectors (docs/content-safety-remote.md)
+      url: https://guard.example.com/check
+      secret: env:GUARD_WEBHOOK_KEY  # signs each call (x-switchyard-signature)
+      timeoutMs: 1500
+      failOpen: false                 # no verdict: 503 guardrail_unavailable
+      directions: [input]
+      allowPrivateNetwork: false
+    tokenScope: request               # session needs SWITCHYARD_PII_KEY
+    unresolvedTokenPolicy: leave-masked
+    placeholderInstruction: true
+  - id: eu-minimal
+    input: { secret: mask }
+    output:                           # answers: allow | log | mask | block (never tokenize)
+      phone: log
+      card: mask
+      iban: mask
+      national_id: mask
+      ip_address: allow
+      prompt_injection: log
+      custom: [{ name: ticket, pattern: "TCK-[0-9]{4}", action: mask }]
+      deny_terms: { terms: ["internal only"], action: block }
 tenants:
   - id: acme
     name: ACME Corp
+    contentPolicy: pii-strict
     limits: { rpm: 600, tpm: 200000 }
     budget:
       monthlyUsd: "500"
@@ -89,6 +126,7 @@ apiKeys:
     aliases: [chat-fast, chat-eu]
     scopes: [inference, "models:read"]
     limits: { rpm: 60, tpm: 60000, inputTpm: 50000, outputTpm: 20000, maxConcurrency: 8 }
+    contentPolicy: eu-minimal
   - id: acme-reports
     tenant: acme
     key: file:/run/secrets/acme-reports-key

@@ -9,6 +9,7 @@ import { type DurabilityProfile, readDurability } from '../../modules/inference/
 import { type ResilienceOverrides, readResilienceOverrides } from '../../modules/inference/resilience/resilience-settings.js';
 import { type AdmissionSettings, readAdmissionOverrides } from '../../modules/limits/admission-settings.js';
 import { type CacheKnobs, readCacheOverrides } from '../../modules/cache/cache-settings.js';
+import { type ContentSafetyOverrides, readContentSafetyOverrides } from '../../modules/content-safety/content-safety-settings.js';
 import { type ObservabilityOverrides, ObservabilitySettingsError, readObservabilitySettings } from '../../modules/observability/observability-settings.js';
 import type { AuditSettings } from '../../projections/audit-chain/index.js';
 import { DEFAULT_SPOOL_MAX_BYTES, DEFAULT_SPOOL_SEGMENT_BYTES, SPOOL_ENVIRONMENT, type SpoolSettings, defaultSpoolDirectory } from '../kernel/event-store/spool/spool-settings.js';
@@ -64,6 +65,8 @@ export interface Environment {
   documents?: Partial<DocumentLimits>;
   /** Exact cache and idempotency knobs that differ from the defaults (cache-settings.ts). */
   cache?: Partial<CacheKnobs>;
+  /** The PII key's reference and the session vault's TTL (content-safety-settings.ts). */
+  contentSafety?: ContentSafetyOverrides;
   /** Observability settings that differ from the defaults: read from OTEL_* and SWITCHYARD_* (observability-settings.ts), or set by a caller. */
   observability?: ObservabilityOverrides;
   /** The outage spool (PostgreSQL deployments); absent = the defaults under `dataDir`. */
@@ -134,6 +137,7 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
     http: readHttpOverrides(env),
     documents: readDocumentOverrides(env),
     cache: readCacheOverrides(env),
+    contentSafety: readContentSafetyOverrides(env),
     observability,
     spool: {
       directory: spoolDir ? resolve(spoolDir) : defaultSpoolDirectory(dataDir),

@@ -1,7 +1,7 @@
 import { ROUTING_STRATEGIES } from '../../events/alias-events.js';
 import { CAPABILITIES } from '../../events/deployment-events.js';
 import { PROVIDER_TYPES } from '../../events/provider-events.js';
-import { API_KEY_FIELDS, TENANT_FIELDS } from '../../modules/access/index.js';
+import { API_KEY_FIELDS, CONTENT_POLICY_FIELDS, TENANT_FIELDS } from '../../modules/access/index.js';
 import { ALIAS_LIMITS_FIELDS, LIMITS_FIELDS } from '../../modules/admin/index.js';
 import { ALIAS_DEFAULTS } from '../../modules/catalog/index.js';
 import { type ConfigFields, FIELD_TYPES, fieldChoices, fieldList, inlineCode } from '../kernel/index.js';
@@ -15,7 +15,7 @@ import { type ConfigFields, FIELD_TYPES, fieldChoices, fieldList, inlineCode } f
  * (modules/access, modules/admin) and re-exported here, so the file and the API say the same things.
  */
 export { type ConfigField, type ConfigFields, fieldNames } from '../kernel/index.js';
-export { API_KEY_FIELDS, BUDGET_FIELDS, TENANT_FIELDS, WEBHOOK_FIELDS } from '../../modules/access/index.js';
+export { API_KEY_FIELDS, BUDGET_FIELDS, CONTENT_POLICY_FIELDS, TENANT_FIELDS, WEBHOOK_FIELDS } from '../../modules/access/index.js';
 export { ALIAS_LIMITS_FIELDS, LIMITS_FIELDS } from '../../modules/admin/index.js';
 
 /** A deployment's values when the file leaves them out. */
@@ -97,13 +97,17 @@ export const ALIAS_FIELDS: ConfigFields = {
   routes: { type: 'list of mappings, at least one', list: true, required: true, meaning: 'the deployments that serve the alias', fields: ROUTE_FIELDS },
   policy: { type: 'mapping', meaning: 'how requests to the alias are served', fields: POLICY_FIELDS },
   visibility: { type: fieldChoices(['public', 'private']), default: inlineCode(ALIAS_DEFAULTS.visibility), meaning: '`private`: not listed by `GET /v1/models`, and callable only by keys that name it in their `aliases`' },
+  contentPolicy: { type: 'content policy id', default: 'none', meaning: "a content policy applied to every request on the alias (combined with the tenant's and the key's: the strictest action wins)" },
 };
 
-/** The top level: five lists, each optional (an empty file is a valid, empty configuration). */
+/** The top level: six lists, each optional (an empty file is a valid, empty configuration). */
 export const GATEWAY_CONFIG_FIELDS: ConfigFields = {
   providers: { type: 'list of mappings', list: true, default: '`[]`', meaning: 'where requests go: one per provider account and endpoint', fields: PROVIDER_FIELDS },
   deployments: { type: 'list of mappings', list: true, default: '`[]`', meaning: 'a model at a provider, with its capabilities, limits and price', fields: DEPLOYMENT_FIELDS },
   aliases: { type: 'list of mappings', list: true, default: '`[]`', meaning: 'the public model names and how each routes to deployments', fields: ALIAS_FIELDS },
+  contentPolicies: {
+    type: 'list of mappings', list: true, default: '`[]`', meaning: 'what happens to sensitive content in requests and answers (docs/content-safety.md); attached by `contentPolicy`', fields: CONTENT_POLICY_FIELDS,
+  },
   tenants: { type: 'list of mappings', list: true, default: '`[]`', meaning: 'who is billed and limited', fields: TENANT_FIELDS },
   apiKeys: { type: 'list of mappings', list: true, default: '`[]`', meaning: "gateway keys, each of one tenant", fields: API_KEY_FIELDS },
 };

@@ -5,7 +5,7 @@ import type { KeyScope } from '../../events/api-key-events.js';
 import type { PriceTable } from '../../events/price-events.js';
 import { PROVIDER_TYPES, type ProviderType } from '../../events/provider-events.js';
 import type { TenantBudget, TenantLimits } from '../../events/tenant-events.js';
-import { readApiKey, readTenant } from '../../modules/access/index.js';
+import { type ContentPolicyDeclaration, readApiKey, readContentPolicy, readContentPolicyReference, readTenant } from '../../modules/access/index.js';
 import { readAliasLimitsMapping, readLimits } from '../../modules/admin/index.js';
 import { ALIAS_DEFAULTS } from '../../modules/catalog/index.js';
 import { type DefinitionNode, DefinitionReader, isDefinitionNode } from '../kernel/index.js';
@@ -30,9 +30,12 @@ export interface GatewayConfig {
     name: string; strategy: RoutingStrategy; routes: Array<{ deployment: string; priority: number; weight: number }>;
     policy: AliasPolicy; visibility: 'public' | 'private';
   }>;
-  tenants: Array<{ id: string; name: string; limits: TenantLimits; budget: TenantBudget | null }>;
+  /** Content policies, attached by id (`contentPolicy`) to tenants, keys and aliases. */
+  contentPolicies: ContentPolicyDeclaration[];
+  tenants: Array<{ id: string; name: string; limits: TenantLimits; budget: TenantBudget | null; contentPolicy: string | null }>;
   apiKeys: Array<{
     id: string; tenant: string; key: string; aliases: string[]; scopes: KeyScope[]; limits: TenantLimits; expiresAt: string | null; budget: TenantBudget | null;
+    contentPolicy: string | null;
   }>;
 }
 
@@ -122,6 +125,7 @@ export function parseGatewayConfig(text: string, source = 'config'): GatewayConf
     const budgetDowngrade = reader.optionalString(policyNode, `${path}.policy`, 'budgetDowngrade');
     const canary = reader.canary(policyNode, `${path}.policy`, new Set(routes.map((r) => r.deployment)));
     const aliasLimits = reader.aliasLimits(policyNode, `${path}.policy`);
+    const contentPolicy = readContentPolicyReference(reader, node, path);
     return {
       name: reader.string(node, path, 'name'),
       strategy: reader.oneOf(node, path, 'strategy', ROUTING_STRATEGIES, ALIAS_DEFAULTS.strategy) as RoutingStrategy,
@@ -137,11 +141,14 @@ export function parseGatewayConfig(text: string, source = 'config'): GatewayConf
         ...(reader.optionalBoolean(policyNode, `${path}.policy`, 'cache') === false ? { cache: false as const } : {}),
         ...(aliasLimits ? { limits: aliasLimits } : {}),
         ...(budgetDowngrade ? { budgetDowngrade } : {}),
+        // Written on the alias (`contentPolicy:`, as on tenants and keys), recorded with its policy.
+        ...(contentPolicy ? { contentPolicy } : {}),
       },
       visibility: reader.oneOf(node, path, 'visibility', ['public', 'private'] as const, ALIAS_DEFAULTS.visibility) as 'public' | 'private',
     };
   });
 
+  const contentPolicies = reader.list(root, 'contentPolicies').map(([node, path]) => readContentPolicy(reader, node, path));
   const tenants = reader.list(root, 'tenants').map(([node, path]) => readTenant(reader, node, path));
   const tenantIds = new Set(tenants.map((t) => t.id));
 
@@ -159,7 +166,7 @@ export function parseGatewayConfig(text: string, source = 'config'): GatewayConf
 
   for (const [kind, ids] of [
     ['providers', providers.map((p) => p.id)], ['deployments', deployments.map((d) => d.id)], ['aliases', aliases.map((a) => a.name)],
-    ['tenants', tenants.map((t) => t.id)], ['apiKeys', apiKeys.map((k) => k.id)],
+    ['tenants', tenants.map((t) => t.id)], ['apiKeys', apiKeys.map((k) => k.id)], ['contentPolicies', contentPolicies.map((p) => p.id)],
   ] as const) {
     const seen = new Set<string>();
     ids.forEach((id, index) => {
@@ -170,7 +177,7 @@ export function parseGatewayConfig(text: string, source = 'config'): GatewayConf
   reader.throwIfProblems();
   return {
     providers: providers.map(({ id, type, baseUrl, apiKey, apiVersion, region, allowPrivateNetwork }) => ({ id, type, baseUrl, apiKey, apiVersion, region, allowPrivateNetwork })),
-    deployments, aliases, tenants, apiKeys,
+    deployments, aliases, contentPolicies, tenants, apiKeys,
   };
 }
 

@@ -1,5 +1,6 @@
 import { ADMIN_ENVIRONMENT } from '../../modules/admin/admin-settings.js';
 import { CACHE_ENVIRONMENT } from '../../modules/cache/cache-settings.js';
+import { CONTENT_SAFETY_ENVIRONMENT } from '../../modules/content-safety/content-safety-settings.js';
 import { HTTP_ENVIRONMENT } from '../../modules/inference/http/http-settings.js';
 import { DOCUMENT_ENVIRONMENT } from '../../modules/inference/pipeline/document-settings.js';
 import { DURABILITY_ENVIRONMENT } from '../../modules/inference/pipeline/durability.js';
@@ -42,6 +43,7 @@ export const ENVIRONMENT_SETTINGS: readonly SettingsGroup[] = [
   group('Audit trail', AUDIT_ENVIRONMENT),
   group('Logs, metrics, traces, health', OBSERVABILITY_ENVIRONMENT),
   group('Admission', ADMISSION_ENVIRONMENT),
+  group('Content safety', CONTENT_SAFETY_ENVIRONMENT),
   group('Deadlines, retries, circuit breakers', RESILIENCE_ENVIRONMENT),
   group('Client connections', HTTP_ENVIRONMENT),
   group('Documents', DOCUMENT_ENVIRONMENT),

@@ -28,12 +28,14 @@ const GOOD: Record<'tenant' | 'key', Record<string, unknown>> = {
     'limits.rpm': 60, 'limits.tpm': 20_000, 'limits.inputTpm': 15_000, 'limits.outputTpm': 5_000, 'limits.maxConcurrency': 4,
     'budget.monthlyUsd': '500', 'budget.dailyUsd': '25.5', 'budget.softPct': 60, 'budget.enforcement': 'soft',
     'budget.webhook.url': 'https://hooks.example.com/budget', 'budget.webhook.secret': 'env:PARITY_WEBHOOK_KEY', 'budget.webhook.allowPrivateNetwork': true,
+    contentPolicy: 'parity-policy',
   },
   key: {
     aliases: ['solo'], scopes: ['inference', 'usage:read'], expiresAt: '2099-01-01T00:00:00.000Z',
     'limits.rpm': 30, 'limits.tpm': 9_000, 'limits.inputTpm': 6_000, 'limits.outputTpm': 3_000, 'limits.maxConcurrency': 2,
     'budget.monthlyUsd': '40', 'budget.dailyUsd': '2', 'budget.softPct': 90, 'budget.enforcement': 'soft',
     'budget.webhook.url': 'https://hooks.example.com/key-budget', 'budget.webhook.secret': 'env:PARITY_WEBHOOK_KEY', 'budget.webhook.allowPrivateNetwork': true,
+    contentPolicy: 'parity-policy',
   },
 };
 
@@ -44,12 +46,14 @@ const BAD: Record<'tenant' | 'key', Record<string, unknown>> = {
     'limits.rpm': 0, 'limits.tpm': -5, 'limits.inputTpm': 1.5, 'limits.outputTpm': 'many', 'limits.maxConcurrency': 0,
     'budget.monthlyUsd': 'lots', 'budget.dailyUsd': '0', 'budget.softPct': 120, 'budget.enforcement': 'sometimes',
     'budget.webhook.url': 'ftp://hooks.example.com', 'budget.webhook.secret': 'a-literal-secret', 'budget.webhook.allowPrivateNetwork': 'yes',
+    contentPolicy: 'not a policy id',
   },
   key: {
     id: 'bad id!', tenant: 7, aliases: 'solo', scopes: ['root'], expiresAt: 'tomorrow',
     'limits.rpm': 0, 'limits.tpm': -5, 'limits.inputTpm': 1.5, 'limits.outputTpm': 'many', 'limits.maxConcurrency': 0,
     'budget.monthlyUsd': '-3', 'budget.dailyUsd': '0', 'budget.softPct': 0, 'budget.enforcement': 'sometimes',
     'budget.webhook.url': 'not a url', 'budget.webhook.secret': 'plain-text', 'budget.webhook.allowPrivateNetwork': 1,
+    contentPolicy: 7,
   },
 };
 
@@ -106,6 +110,8 @@ describe.each(targets)('the admin API says what the file says ($name)', ({ datab
   beforeAll(async () => {
     gw = await startTestGateway({ databaseUrl, environment: { adminToken: ADMIN_TOKEN } });
     admin = new AdminClient(gw.url, ADMIN_TOKEN);
+    // What the contentPolicy samples attach: a live policy (an unknown one is refused on both paths, content-policies.test.ts).
+    expect((await admin.put('/content-policies/parity-policy', { input: { email: 'mask' } })).status).toBe(201);
   });
   afterAll(async () => {
     await gw?.close();
@@ -177,7 +183,10 @@ describe.each(targets)('the admin API says what the file says ($name)', ({ datab
     const laterFile = next('file-tenant');
     await admin.post('/tenants', { id: laterApi });
     await apply({ tenants: [{ id: laterFile }] });
-    const updated = await admin.put(`/tenants/${laterApi}/${member}`, definition[member]);
+    // A tenant's content policy has its endpoint by the URL's spelling, with the file's member as its body.
+    const updated = member === 'contentPolicy'
+      ? await admin.put(`/tenants/${laterApi}/content-policy`, { contentPolicy: definition[member] })
+      : await admin.put(`/tenants/${laterApi}/${member}`, definition[member]);
     expect(updated.status).toBe(200);
     await apply({ tenants: [{ id: laterFile, ...definition }] });
     expect(withoutIds(await streamOf(`tenant-${laterApi}`), [laterApi])).toEqual(withoutIds(await streamOf(`tenant-${laterFile}`), [laterFile]));

@@ -157,6 +157,17 @@ const get = (path: string): Call => ({ method: 'GET', path });
 
 /** The route table: one entry per admin route, in the order the tests run (a resource is made before it is changed). */
 const cases: RouteCase[] = [
+  // Content policies: the platform's (a tenant admin neither reads nor changes what protects its data).
+  {
+    route: 'PUT /admin/v1/content-policies/{id}', access: 'platform',
+    refused: { method: 'PUT', path: '/admin/v1/content-policies/made-by-a-tenant', body: { input: { email: 'mask' } } },
+    token: { call: { method: 'PUT', path: '/admin/v1/content-policies/scope-policy', body: { input: { email: 'mask' } } }, status: 201 },
+  },
+  { route: 'GET /admin/v1/content-policies', access: 'platform', refused: get('/admin/v1/content-policies'), token: { call: get('/admin/v1/content-policies'), status: 200 } },
+  {
+    route: 'GET /admin/v1/content-policies/{id}', access: 'platform', refused: get('/admin/v1/content-policies/scope-policy'),
+    token: { call: get('/admin/v1/content-policies/scope-policy'), status: 200 },
+  },
   // Tenants: reads are confined, changes are the platform's.
   {
     route: 'GET /admin/v1/tenants', access: 'tenant',
@@ -203,6 +214,31 @@ const cases: RouteCase[] = [
     }],
     own: { call: { method: 'DELETE', path: '/admin/v1/tenants/acme/budget' }, status: 403 },
     token: { call: { method: 'DELETE', path: '/admin/v1/tenants/initech/budget' }, status: 200 },
+  },
+  {
+    route: 'PUT /admin/v1/tenants/{id}/content-policy', access: 'platform-on-tenant',
+    foreign: [{
+      call: { method: 'PUT', path: '/admin/v1/tenants/globex/content-policy', body: { contentPolicy: 'scope-policy' } },
+      missing: { method: 'PUT', path: '/admin/v1/tenants/no-such-tenant/content-policy', body: { contentPolicy: 'scope-policy' } }, ids: ['globex', 'no-such-tenant'], code: 'tenant_not_found',
+    }],
+    own: { call: { method: 'PUT', path: '/admin/v1/tenants/acme/content-policy', body: { contentPolicy: 'scope-policy' } }, status: 403 },
+    token: {
+      call: { method: 'PUT', path: '/admin/v1/tenants/initech/content-policy', body: { contentPolicy: 'scope-policy' } }, status: 200,
+      check: (r) => expect(r.json.contentPolicy).toBe('scope-policy'),
+    },
+  },
+  {
+    route: 'DELETE /admin/v1/tenants/{id}/content-policy', access: 'platform-on-tenant',
+    foreign: [{
+      call: { method: 'DELETE', path: '/admin/v1/tenants/globex/content-policy' }, missing: { method: 'DELETE', path: '/admin/v1/tenants/no-such-tenant/content-policy' },
+      ids: ['globex', 'no-such-tenant'], code: 'tenant_not_found',
+    }],
+    own: { call: { method: 'DELETE', path: '/admin/v1/tenants/acme/content-policy' }, status: 403 },
+    token: { call: { method: 'DELETE', path: '/admin/v1/tenants/initech/content-policy' }, status: 200, check: (r) => expect(r.json.contentPolicy).toBeNull() },
+  },
+  {
+    route: 'DELETE /admin/v1/content-policies/{id}', access: 'platform', refused: { method: 'DELETE', path: '/admin/v1/content-policies/scope-policy' },
+    token: { call: { method: 'DELETE', path: '/admin/v1/content-policies/scope-policy' }, status: 200, check: (r) => expect(r.json.status).toBe('retired') },
   },
   ...(['suspend', 'reinstate'] as const).map((what): RouteCase => ({
     route: `POST /admin/v1/tenants/{id}/${what}`, access: 'platform-on-tenant',

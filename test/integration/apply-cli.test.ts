@@ -240,4 +240,31 @@ describe('switchyard apply and keys (CLI)', () => {
     expect(yaml.stderr).toContain("apiKeys[0].scopes[1]: unknown scope 'admin:everything' (known: inference, models:read, usage:read, admin, admin:platform)");
     expect(await events()).toHaveLength(before.length);
   }, TIMEOUT);
+
+  test('content policies: apply --dry-run plans them, apply defines and attaches them, content-policies list and show print them', async () => {
+    const withPolicy = file('policy.yaml', `${BASE()}
+contentPolicies:
+  - id: pii-cli
+    input: { email: mask, card: block }
+`.replace('  - id: acme\n', '  - id: acme\n    contentPolicy: pii-cli\n'));
+    const before = await events();
+    const dry = await apply(withPolicy, '--dry-run');
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain('define content policy pii-cli   (contentPolicies[0])');
+    expect(dry.stdout).toContain('attach content policy pii-cli to tenant acme   (tenants[0].contentPolicy)');
+    expect(await events()).toHaveLength(before.length);
+
+    expect((await apply(withPolicy)).code).toBe(0);
+    // (The earlier tests left the file's other definitions changed; apply restores those too.)
+    expect((await events()).slice(before.length).map((e) => `${e.event_type} ${e.stream_id}`).filter((line) => /ContentPolic/.test(line)))
+      .toEqual(['ContentPolicyDefined content-policy-pii-cli', 'TenantContentPolicySet tenant-acme']);
+    const list = await runCli(['content-policies', 'list'], env);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toBe('pii-cli\tv1\tlive\tattached to tenant acme\n');
+    const show = await runCli(['content-policies', 'show', 'pii-cli'], env);
+    expect(JSON.parse(show.stdout)).toMatchObject({ id: 'pii-cli', version: 1, input: { email: 'mask', card: 'block' }, tokenScope: 'request', attachedTo: ['tenant acme'] });
+    const missing = await runCli(['content-policies', 'show', 'nope'], env);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('content policy nope does not exist');
+  }, TIMEOUT);
 });

@@ -163,6 +163,28 @@ describeWithPostgres('propagation across nodes on one PostgreSQL', () => {
     expect(await chat(b, 'chat')).toMatchObject({ status: 200 }); // other keys are untouched
   });
 
+  test('a content policy changed via node A is in force for node B\'s next request within 1 s', async () => {
+    /** The policy RequestAdmitted recorded for a request served by `node`. */
+    const admittedPolicy = async (node: ServerProcess) => {
+      const response = await fetch(`${node.url}/v1/chat/completions`, {
+        method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'solo', messages: [{ role: 'user', content: 'ping' }] }),
+      });
+      expect(response.status).toBe(200);
+      const rows = await db.query(`SELECT data FROM events WHERE stream_id = $1 AND event_type = 'RequestAdmitted'`, [`request-${response.headers.get('x-request-id')}`]);
+      return rows.rows[0].data.contentPolicy;
+    };
+    expect((await adminA.put('/content-policies/travelling', { input: { email: 'mask' } })).status).toBe(201);
+    expect((await adminA.put('/aliases/solo', { routes: [{ deployment: 'primary' }], contentPolicy: 'travelling' })).status).toBe(200);
+    await waitUntil(async () => (await admittedPolicy(b)) !== undefined, 5_000, 'the policy on node B');
+
+    const before = await snapshotVersion(b);
+    expect((await adminA.put('/content-policies/travelling', { input: { email: 'block' } })).json.version).toBe(2);
+    const elapsed = await waitUntil(async () => (await snapshotVersion(b)) > before, 5_000, 'policy version 2 on node B');
+    expect(elapsed).toBeLessThan(1_000);
+    expect(await admittedPolicy(b)).toEqual({ sources: [{ policyId: 'travelling', version: 2, attachedTo: 'alias' }] });
+  });
+
   test('a rejected publication (422) appends nothing and leaves every node serving the previous snapshot', async () => {
     await adminA.post('/deployments', { id: 'old', provider: 'mock-upstream', model: 'model-old', capabilities: ['chat'], contextWindow: 8000, maxOutputTokens: 1000 });
     await adminA.post('/deployments/old/prices', { inputPer1M: '1', outputPer1M: '1' });

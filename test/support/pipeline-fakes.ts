@@ -108,6 +108,7 @@ export async function testRoutedRequest(
     journal,
     lifetime,
     observation: null,
+    contentGuard: null,
     plan: { candidates: testCandidates(alias), skipped: [], reason: 'priority', emptiedBy: null },
     quota: { enter: async () => null } as unknown as RoutedRequest['quota'],
     cache: { status: 'bypass' },

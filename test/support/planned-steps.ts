@@ -1,5 +1,6 @@
 import type { DomainEvent } from '../../events/event.js';
 import { apiKeyDecider } from '../../modules/access/api-key/api-key.decider.js';
+import { contentPolicyDecider } from '../../modules/access/content-policy/content-policy.decider.js';
 import { tenantDecider } from '../../modules/access/tenant/tenant.decider.js';
 import { aliasDecider } from '../../modules/catalog/alias/alias.decider.js';
 import { deploymentDecider } from '../../modules/catalog/deployment/deployment.decider.js';
@@ -24,5 +25,10 @@ export function decidePlannedStep(state: ControlPlaneState, step: PlannedStep, c
       return [`tenant-${step.command.tenantId}`, tenantDecider.decide(step.command, state.tenants.get(step.command.tenantId) ?? tenantDecider.initialState(), context)];
     case 'apikey':
       return [`apikey-${step.command.keyId}`, apiKeyDecider.decide(step.command, state.keys.get(step.command.keyId) ?? apiKeyDecider.initialState(), context)];
+    case 'content-policy':
+      return [
+        `content-policy-${step.command.policyId}`,
+        contentPolicyDecider.decide(step.command, state.contentPolicies.get(step.command.policyId) ?? contentPolicyDecider.initialState(), context),
+      ];
   }
 }

@@ -1,7 +1,8 @@
 import { GatewayError } from '../../modules/canonical/gateway-error.js';
 import { callableAlias, listedFor, mayCall } from '../../modules/inference/pipeline/callable-alias.js';
 import type { Principal } from '../../projections/key-index/principal.js';
-import type { ResolvedAlias, RoutingSnapshot } from '../../projections/routing-snapshot/routing-snapshot.js';
+import { ContentPolicyIndex } from '../../projections/routing-snapshot/content-policy-index.js';
+import { type ResolvedAlias, type RoutingSnapshot, routingSnapshot } from '../../projections/routing-snapshot/routing-snapshot.js';
 import { testPrincipal } from '../support/pipeline-fakes.js';
 import { testAlias, testDeployment } from '../support/routing-fixtures.js';
 
@@ -11,11 +12,9 @@ const deployment = testDeployment('gpt-deployment');
 const chat = testAlias([deployment], 'chat');
 const embed = testAlias([deployment], 'embed');
 const internal: ResolvedAlias = { ...testAlias([deployment], 'internal'), visibility: 'private' };
-const snapshot: RoutingSnapshot = {
-  version: 7,
-  aliases: new Map([chat, embed, internal].map((a) => [a.name, a])),
-  deployments: new Map([[deployment.id, deployment]]),
-};
+const snapshot: RoutingSnapshot = routingSnapshot(
+  7, new Map([chat, embed, internal].map((a) => [a.name, a])), new Map([[deployment.id, deployment]]), ContentPolicyIndex.EMPTY,
+);
 
 /** The error callableAlias refuses with, or a failure when it did not refuse. */
 function refusal(principal: Principal, model: string): GatewayError {

@@ -118,6 +118,7 @@ describe('environment settings: what is read is declared, and what is declared i
 function everyField(): Record<string, any> {
   // Functions, not shared objects: a test changes one place of the fixture at a time.
   const limits = () => ({ rpm: 60, tpm: 100000, inputTpm: 50000, outputTpm: 20000, maxConcurrency: 4 });
+  const findings = (action: string) => Object.fromEntries(['email', 'phone', 'card', 'iban', 'national_id', 'ip_address', 'secret', 'prompt_injection'].map((type) => [type, action]));
   const budget = () => ({ monthlyUsd: '500', dailyUsd: '20', softPct: 80, enforcement: 'hard', webhook: { url: 'https://hooks.example.com/budget', secret: 'env:HOOK_KEY', allowPrivateNetwork: false } });
   return {
     providers: [{ id: 'p', type: 'openai', baseUrl: 'https://api.openai.com/v1', apiKey: 'env:OPENAI_API_KEY', apiVersion: 'v1', region: 'us', allowPrivateNetwork: false }],
@@ -134,11 +135,21 @@ function everyField(): Record<string, any> {
           limits: limits(), budgetDowngrade: 'cheap', cache: true,
         },
         visibility: 'public',
+        contentPolicy: 'cp',
       },
       { name: 'cheap', routes: [{ deployment: 'd' }] },
     ],
-    tenants: [{ id: 't', name: 'Tenant', limits: limits(), budget: budget() }],
-    apiKeys: [{ id: 'k', tenant: 't', key: 'env:T_KEY', aliases: ['chat'], scopes: ['inference'], limits: limits(), expiresAt: '2030-01-01T00:00:00Z', budget: budget() }],
+    contentPolicies: [{
+      id: 'cp',
+      input: { ...findings('tokenize'), custom: [{ name: 'code', pattern: 'PRJ-[0-9]{6}', action: 'mask' }], deny_terms: { terms: ['nightingale'], action: 'block' } },
+      output: { ...findings('mask'), custom: [{ name: 'code', pattern: 'PRJ-[0-9]{6}', action: 'mask' }], deny_terms: { terms: ['nightingale'], action: 'block' } },
+      tokenScope: 'request', unresolvedTokenPolicy: 'reject-buffered', placeholderInstruction: true,
+      webhook: { url: 'https://guard.example.com/check', secret: 'env:GUARD_SECRET', timeoutMs: 1500, failOpen: false, directions: ['input', 'output'], allowPrivateNetwork: false },
+    }],
+    tenants: [{ id: 't', name: 'Tenant', limits: limits(), budget: budget(), contentPolicy: 'cp' }],
+    apiKeys: [{
+      id: 'k', tenant: 't', key: 'env:T_KEY', aliases: ['chat'], scopes: ['inference'], limits: limits(), expiresAt: '2030-01-01T00:00:00Z', budget: budget(), contentPolicy: 'cp',
+    }],
   };
 }
 
@@ -253,6 +264,8 @@ describe('configuration file: the example in the reference', () => {
 
   test('it applies to an empty event store: a plan without problems whose every command its aggregate accepts', () => {
     const now = new Date('2026-12-01T00:00:00Z');
+    // The example's content-policy webhook signs with a secret that must resolve when the policy is applied.
+    process.env.GUARD_WEBHOOK_KEY ??= 'example-webhook-signing-secret';
     const plan = planApply(example(), ControlPlaneState.empty(), { now, prune: false });
     expect(plan.problems).toEqual([]);
     let state = ControlPlaneState.empty();
@@ -260,7 +273,7 @@ describe('configuration file: the example in the reference', () => {
       const [streamId, events] = decidePlannedStep(state, step, { now, actor: 'config:example.yaml' });
       state = state.with(streamId, events);
     }
-    expect([state.providers.size, state.deployments.size, state.aliases.size, state.tenants.size, state.keys.size]).toEqual([4, 4, 2, 2, 2]);
+    expect([state.providers.size, state.deployments.size, state.aliases.size, state.tenants.size, state.keys.size, state.contentPolicies.size]).toEqual([4, 4, 2, 2, 2, 2]);
     expect(planApply(example(), state, { now, prune: false })).toEqual({ steps: [], problems: [], drift: [], adoptions: [] });
   });
 });

@@ -78,6 +78,9 @@ export class KeysController {
     const key = generateApiKey();
     const grant = grantOf(body.tenant, body);
     this.requireGrantable(principal, grant, 'issue a key with');
+    if (grant.contentPolicy && !principal.isPlatform) {
+      throw new AdminApiError(403, 'grant_not_allowed', 'Only the platform attaches a content policy to a key; issue it without contentPolicy (the tenant\'s policy applies to it).');
+    }
     this.requirePublished(grant.aliases);
     const outcome = await this.commands.send(
       ApiKeyCommand, { type: 'IssueApiKey', keyId, hash: hashApiKey(key), prefix: displayPrefix(key), grant }, request, reply,
@@ -101,8 +104,12 @@ export class KeysController {
     await this.commands.fresh();
     const principal = principalOf(request);
     const key = this.held(id, principal, 'change');
-    const { tenantId, budget, ...kept } = key.grant;
-    const grant = grantOf(tenantId, { ...kept, budget: budget ?? null, ...body });
+    // A key's content policy protects its tenant's data: only the platform attaches or detaches it.
+    if (body.contentPolicy !== undefined && !principal.isPlatform && (body.contentPolicy ?? null) !== (key.grant.contentPolicy ?? null)) {
+      throw new AdminApiError(403, 'grant_not_allowed', `Only the platform changes the content policy of key ${id}.`);
+    }
+    const { tenantId, budget, contentPolicy, ...kept } = key.grant;
+    const grant = grantOf(tenantId, { ...kept, budget: budget ?? null, contentPolicy: contentPolicy ?? null, ...body });
     this.requireGrantable(principal, grant, 'give a key');
     this.requirePublished(grant.aliases);
     const outcome = await this.commands.send(ApiKeyCommand, { type: 'UpdateApiKey', keyId: id, grant }, request, reply);
@@ -195,6 +202,7 @@ export class KeysController {
       aliases: key.grant.aliases,
       limits: key.grant.limits,
       budget: key.grant.budget ?? null,
+      contentPolicy: key.grant.contentPolicy ?? null,
       expiresAt: key.grant.expiresAt,
       previousSecretValidUntil: key.previous?.validUntil ?? null,
       version: this.keys.state.versions.get(apiKeyStream(id)) ?? 0,

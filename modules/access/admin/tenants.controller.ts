@@ -10,6 +10,7 @@ import {
 } from '../../admin/index.js';
 import type { TenantBudget, TenantLimits } from '../../../events/index.js';
 import { readBudgetMapping, readTenant, type TenantDefinition } from '../tenant/tenant-definition.js';
+import { readContentPolicyReference } from '../content-policy/content-policy-reference.js';
 import { SpendHistory } from './spend-history.js';
 import { SpendQueryDto } from './spend.dto.js';
 import { type CurrentSpend, TenantSpendReader } from './tenant-spend-reader.js';
@@ -17,15 +18,21 @@ import { type CurrentSpend, TenantSpendReader } from './tenant-spend-reader.js';
 /** `POST` body: a tenant as the file declares it, and which of its optional members were sent. */
 interface TenantCreation {
   tenant: TenantDefinition;
-  sent: { limits: boolean; budget: boolean };
+  sent: { limits: boolean; budget: boolean; contentPolicy: boolean };
 }
 
 const creation = definitionBody((reader, body): TenantCreation => ({
   tenant: readTenant(reader, body, ''),
-  sent: { limits: body.limits !== undefined, budget: body.budget !== undefined },
+  sent: { limits: body.limits !== undefined, budget: body.budget !== undefined, contentPolicy: body.contentPolicy !== undefined },
 }));
 const limitsBody = definitionBody((reader, body) => readLimitsMapping(reader, body, ''));
 const budgetBody = definitionBody((reader, body) => readBudgetMapping(reader, body, ''));
+const contentPolicyBody = definitionBody((reader, body) => {
+  reader.known(body, '', ['contentPolicy']);
+  const policyId = readContentPolicyReference(reader, body, '');
+  if (policyId === null) reader.problem('contentPolicy', 'is required (a content policy id; DELETE detaches the policy)');
+  return policyId ?? '';
+});
 
 /**
  * `/admin/v1/tenants`: create, limits, budget, suspend and reinstate; reads include current spend. Bodies
@@ -83,10 +90,13 @@ export class TenantsController {
   /** A tenant with its name, limits and budget in one append, as `apply` makes the same tenant declared in the file. */
   @Post()
   async create(@Body(creation) body: TenantCreation, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
-    const { id, name, limits, budget } = body.tenant;
+    const { id, name, limits, budget, contentPolicy } = body.tenant;
     const outcome = await this.commands.send(
       TenantCommand,
-      { type: 'CreateTenant', tenantId: id, name, ...(body.sent.limits ? { limits } : {}), ...(body.sent.budget ? { budget } : {}) },
+      {
+        type: 'CreateTenant', tenantId: id, name, ...(body.sent.limits ? { limits } : {}), ...(body.sent.budget ? { budget } : {}),
+        ...(body.sent.contentPolicy ? { contentPolicy } : {}),
+      },
       request, reply,
     );
     reply.status(outcome.events.length ? 201 : 200);
@@ -111,6 +121,21 @@ export class TenantsController {
   @PlatformOnlyOnTenant('id')
   async clearBudget(@Param('id') id: string, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const outcome = await this.commands.send(TenantCommand, { type: 'SetTenantBudget', tenantId: id, budget: null }, request, reply);
+    return this.after(id, outcome.events.map((e) => e.type));
+  }
+
+  /** Attaches a content policy (`{ "contentPolicy": "<id>" }`): it must be live (400 naming it otherwise). */
+  @Put(':id/content-policy')
+  @PlatformOnlyOnTenant('id')
+  async setContentPolicy(@Param('id') id: string, @Body(contentPolicyBody) policyId: string, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    const outcome = await this.commands.send(TenantCommand, { type: 'SetTenantContentPolicy', tenantId: id, policyId }, request, reply);
+    return this.after(id, outcome.events.map((e) => e.type));
+  }
+
+  @Delete(':id/content-policy')
+  @PlatformOnlyOnTenant('id')
+  async clearContentPolicy(@Param('id') id: string, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
+    const outcome = await this.commands.send(TenantCommand, { type: 'SetTenantContentPolicy', tenantId: id, policyId: null }, request, reply);
     return this.after(id, outcome.events.map((e) => e.type));
   }
 
@@ -147,6 +172,7 @@ export class TenantsController {
       status: tenant.status,
       limits: tenant.limits,
       budget: tenant.budget,
+      contentPolicy: tenant.contentPolicy ?? null,
       spend: { ...spend, budgetUsedPct },
       version: this.keys.state.versions.get(tenantStream(id)) ?? 0,
     };

@@ -3,6 +3,7 @@ import { LIMITS_FIELDS, readLimits } from '../../admin/index.js';
 import { type ConfigFields, type DefinitionNode, type DefinitionReader, FIELD_TYPES, fieldChoices, fieldList, fieldNames, SECRET_REFERENCE_SHAPE } from '../../../src/kernel/index.js';
 import { BUDGET_FIELDS, readBudget } from '../tenant/tenant-definition.js';
 import { DEFAULT_KEY_SCOPES } from './api-key.decider.js';
+import { readContentPolicyReference } from '../content-policy/content-policy-reference.js';
 
 /**
  * A gateway key as the configuration file declares it and the admin API takes it (`POST` and `PATCH
@@ -22,10 +23,11 @@ export const API_KEY_FIELDS: ConfigFields = {
   limits: { type: 'mapping', default: 'unlimited', meaning: "the key's own limits", fields: LIMITS_FIELDS },
   expiresAt: { type: 'ISO-8601 timestamp', default: 'never', meaning: 'when the key stops working' },
   budget: { type: 'mapping', default: 'no budget', meaning: "the key's own budget", fields: BUDGET_FIELDS },
+  contentPolicy: { type: 'content policy id', default: 'none', meaning: "a content policy applied to the key's requests, on top of its tenant's and the alias's (the strictest action wins)" },
 };
 
 /** What a key may do, without the tenant it belongs to: the members a key's definition can change. */
-export type KeyGrantMembers = Omit<KeyGrant, 'tenantId' | 'budget'> & { budget: TenantBudget | null };
+export type KeyGrantMembers = Omit<KeyGrant, 'tenantId' | 'budget' | 'contentPolicy'> & { budget: TenantBudget | null; contentPolicy: string | null };
 
 /** The members that identify a key and never change once it is issued. */
 const IDENTITY = ['id', 'tenant', 'key'] as const;
@@ -39,6 +41,7 @@ const MEMBER_READERS: { [K in keyof KeyGrantMembers]: MemberReader<K> } = {
   limits: readLimits,
   expiresAt: (reader, node, path) => reader.timestamp(node, path, 'expiresAt'),
   budget: readBudget,
+  contentPolicy: readContentPolicyReference,
 };
 
 /** A key's definition: `key` is the secret reference the file names; null where the API generates the secret. */
@@ -70,6 +73,7 @@ export function readApiKey(reader: DefinitionReader, node: DefinitionNode, path:
     limits: MEMBER_READERS.limits(reader, node, path),
     expiresAt: MEMBER_READERS.expiresAt(reader, node, path),
     budget: MEMBER_READERS.budget(reader, node, path),
+    contentPolicy: MEMBER_READERS.contentPolicy(reader, node, path),
   };
 }
 
@@ -102,8 +106,12 @@ export function readKeyChanges(reader: DefinitionReader, node: DefinitionNode): 
   return changes as Partial<KeyGrantMembers>;
 }
 
-/** The grant a key's definition gives (the budget left out when there is none, as the events write it). */
+/** The grant a key's definition gives (the budget and content policy left out when there are none, as the events write it). */
 export function grantOf(tenantId: string, members: KeyGrantMembers): KeyGrant {
-  const { budget, ...rest } = members;
-  return { tenantId, scopes: rest.scopes, aliases: rest.aliases, limits: rest.limits, expiresAt: rest.expiresAt, ...(budget ? { budget } : {}) };
+  const { budget, contentPolicy, ...rest } = members;
+  return {
+    tenantId, scopes: rest.scopes, aliases: rest.aliases, limits: rest.limits, expiresAt: rest.expiresAt, ...(budget ? { budget } : {}),
+    ...(contentPolicy ? { contentPolicy } : {}),
+  };
 }
+

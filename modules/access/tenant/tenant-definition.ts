@@ -2,6 +2,7 @@ import type { BudgetWebhook, TenantBudget, TenantLimits } from '../../../events/
 import { LIMITS_FIELDS, readLimits } from '../../admin/index.js';
 import { type ConfigFields, type DefinitionNode, type DefinitionReader, FIELD_TYPES, fieldChoices, fieldNames, inlineCode } from '../../../src/kernel/index.js';
 import { BUDGET_DEFAULTS } from './tenant.decider.js';
+import { readContentPolicyReference } from '../content-policy/content-policy-reference.js';
 
 /**
  * A tenant as the configuration file declares it and the admin API takes it (`POST /admin/v1/tenants`,
@@ -28,6 +29,7 @@ export const TENANT_FIELDS: ConfigFields = {
   name: { type: 'string', default: 'the id', meaning: 'a display name' },
   limits: { type: 'mapping', default: 'unlimited', meaning: "the tenant's limits over all its keys", fields: LIMITS_FIELDS },
   budget: { type: 'mapping', default: 'no budget', meaning: "the tenant's budget over all its keys", fields: BUDGET_FIELDS },
+  contentPolicy: { type: 'content policy id', default: 'none', meaning: "a content policy applied to every request of the tenant's keys (combined with a key's and an alias's: the strictest action wins)" },
 };
 
 /** A tenant's definition in the event form. */
@@ -36,6 +38,8 @@ export interface TenantDefinition {
   name: string;
   limits: TenantLimits;
   budget: TenantBudget | null;
+  /** The content policy attached to the tenant, or null. */
+  contentPolicy: string | null;
 }
 
 /** One tenant mapping at `path` (`tenants[0]` in the file, the body's root in the API). */
@@ -43,7 +47,10 @@ export function readTenant(reader: DefinitionReader, node: DefinitionNode, path:
   reader.known(node, path, fieldNames(TENANT_FIELDS));
   const id = reader.id(node, path);
   const budget = readBudget(reader, node, path);
-  return { id, name: reader.optionalString(node, path, 'name') ?? id, limits: readLimits(reader, node, path), budget };
+  return {
+    id, name: reader.optionalString(node, path, 'name') ?? id, limits: readLimits(reader, node, path), budget,
+    contentPolicy: readContentPolicyReference(reader, node, path),
+  };
 }
 
 /** The `budget` member of a tenant or a key: null when absent. */

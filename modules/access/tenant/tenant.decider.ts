@@ -1,13 +1,15 @@
 import { Decimal } from 'decimal.js';
 import { NO_LIMITS, type TenantBudget, type TenantEvent, tenantFold, type TenantLimits, type TenantState, thresholdId } from '../../../events/index.js';
-import { assertNever, type Decider, DomainError, sameJson } from '../../../src/kernel/index.js';
+import { assertNever, type Decider, DEFINITION_ID, DomainError, sameJson } from '../../../src/kernel/index.js';
 import { webhookUrlProblem } from './webhook-url-policy.js';
 
 export type TenantCommand =
-  /** `limits` and `budget`, when given, are set with the creation in one append (the admin API's one POST). */
-  | { type: 'CreateTenant'; tenantId: string; name: string; limits?: TenantLimits; budget?: TenantBudget | null }
+  /** `limits`, `budget` and `contentPolicy`, when given, are set with the creation in one append (the admin API's one POST). */
+  | { type: 'CreateTenant'; tenantId: string; name: string; limits?: TenantLimits; budget?: TenantBudget | null; contentPolicy?: string | null }
   | { type: 'SetTenantLimits'; tenantId: string; limits: TenantLimits }
   | { type: 'SetTenantBudget'; tenantId: string; budget: TenantBudget | null }
+  /** Attaches a content policy (by id) to the tenant, or detaches it (null). Whether the policy is live is the publication guard's check. */
+  | { type: 'SetTenantContentPolicy'; tenantId: string; policyId: string | null }
   | { type: 'SuspendTenant'; tenantId: string; reason: string | null }
   | { type: 'ReinstateTenant'; tenantId: string }
   | { type: 'RecordBudgetThreshold'; tenantId: string; keyId?: string; period: string; pct: number; spentUsd: string; budgetUsd: string }
@@ -28,11 +30,15 @@ export const tenantDecider: Decider<TenantCommand, TenantEvent, TenantState> = {
         if (!TENANT_ID.test(id)) throw new DomainError('invalid_tenant', 'tenant ids use letters, digits, ".", "_" and "-" (at most 64)', 422);
         const limits = command.limits ?? NO_LIMITS;
         const budget = command.budget ?? null;
-        const problem = limitsProblem(limits) ?? (budget ? budgetProblem(budget) : null);
+        const problem = limitsProblem(limits) ?? (budget ? budgetProblem(budget) : null)
+          ?? (command.contentPolicy && !DEFINITION_ID.test(command.contentPolicy) ? 'contentPolicy must be a content policy id' : null);
         if (problem) throw new DomainError(problem.startsWith('limits.') ? 'invalid_limits' : 'invalid_budget', problem, 422);
         if (state.status !== 'absent') {
           // The same creation again changes nothing; anything else is a change, made by its own endpoint.
-          if (state.name === command.name && (command.limits === undefined || sameJson(state.limits, limits)) && (command.budget === undefined || sameJson(state.budget, budget))) return [];
+          if (
+            state.name === command.name && (command.limits === undefined || sameJson(state.limits, limits)) && (command.budget === undefined || sameJson(state.budget, budget))
+            && (command.contentPolicy === undefined || (state.contentPolicy ?? null) === command.contentPolicy)
+          ) return [];
           throw new DomainError('tenant_exists', `Tenant ${id} already exists`, 422);
         }
         // The events apply appends for the same tenant declared in the file: limits and budget only when set.
@@ -40,6 +46,7 @@ export const tenantDecider: Decider<TenantCommand, TenantEvent, TenantState> = {
           { type: 'TenantCreated', data: { tenantId: id, name: command.name } },
           ...(sameJson(limits, NO_LIMITS) ? [] : [{ type: 'TenantLimitsSet' as const, data: { tenantId: id, limits } }]),
           ...(budget ? [{ type: 'TenantBudgetSet' as const, data: { tenantId: id, budget } }] : []),
+          ...(command.contentPolicy ? [{ type: 'TenantContentPolicySet' as const, data: { tenantId: id, policyId: command.contentPolicy } }] : []),
         ];
       }
       case 'SetTenantLimits': {
@@ -55,6 +62,12 @@ export const tenantDecider: Decider<TenantCommand, TenantEvent, TenantState> = {
         if (problem) throw new DomainError('invalid_budget', problem, 422);
         if (sameJson(current.budget, command.budget)) return [];
         return [{ type: 'TenantBudgetSet', data: { tenantId: id, budget: command.budget } }];
+      }
+      case 'SetTenantContentPolicy': {
+        const current = requireTenant(state, id);
+        if (command.policyId !== null && !DEFINITION_ID.test(command.policyId)) throw new DomainError('invalid_content_policy', 'contentPolicy must be a content policy id', 422);
+        if ((current.contentPolicy ?? null) === command.policyId) return [];
+        return [{ type: 'TenantContentPolicySet', data: { tenantId: id, policyId: command.policyId } }];
       }
       case 'SuspendTenant':
         if (requireTenant(state, id).status === 'suspended') throw new DomainError('tenant_already_suspended', `Tenant ${id} is already suspended`);

@@ -72,6 +72,10 @@ export class PublishAliasDto {
 
   @IsOptional() @IsIn(['public', 'private'])
   visibility?: 'public' | 'private';
+
+  /** A content policy applied to every request on the alias (a live policy's id, as in the file). */
+  @IsOptional() @Matches(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, { message: 'contentPolicy must be a content policy id' })
+  contentPolicy?: string | null;
 }
 
 export function aliasDefinitionOf(dto: PublishAliasDto): AliasDefinition {
@@ -92,6 +96,7 @@ export function aliasDefinitionOf(dto: PublishAliasDto): AliasDefinition {
       ...(dto.policy?.cache === false ? { cache: false as const } : {}),
       ...(limits ? { limits } : {}),
       ...(dto.policy?.budgetDowngrade ? { budgetDowngrade: dto.policy.budgetDowngrade } : {}),
+      ...(dto.contentPolicy ? { contentPolicy: dto.contentPolicy } : {}),
     },
     visibility: dto.visibility ?? ALIAS_DEFAULTS.visibility,
   };

@@ -82,6 +82,7 @@ export function aliasView(state: ControlPlaneState, snapshot: RoutingSnapshot, p
     routes: d.routes.map((route) => ({ deployment: route.deploymentId, priority: route.priority, weight: route.weight })),
     policy: policyView(d.policy),
     visibility: d.visibility,
+    contentPolicy: d.policy.contentPolicy ?? null,
     serving: serving ? servingView(serving) : null,
     problems: problems.filter((problem) => problem.startsWith(`alias ${name} `)),
     version: state.versions.get(aliasStream(name)) ?? 0,
@@ -90,7 +91,8 @@ export function aliasView(state: ControlPlaneState, snapshot: RoutingSnapshot, p
 
 /** The policy in the YAML's words (`canary.deployment`, not the event's `deploymentId`). */
 function policyView(policy: AliasPolicy) {
-  const { canary, ...rest } = policy;
+  // The content policy is shown beside the policy, where the file and the API write it.
+  const { canary, contentPolicy: _contentPolicy, ...rest } = policy;
   return { ...rest, ...(canary ? { canary: { deployment: canary.deploymentId, percent: canary.percent, salt: canary.salt } } : {}) };
 }
 

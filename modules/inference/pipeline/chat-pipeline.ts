@@ -24,6 +24,9 @@ import { replyWithStoredAnswer } from './stored-answer-reply.js';
 import { durabilityRefusal } from './durability-refusal.js';
 import { chatUsageBound } from './usage-bound.js';
 import { chatAnswerBytes } from './answer-size.js';
+import { ContentPolicyViolation, RemoteCheckUnavailable, UnresolvedPlaceholders } from '../../content-safety/index.js';
+import { contentPolicyError, guardrailUnavailableError, unresolvedPlaceholdersError } from './content-policy-refusal.js';
+import { GuardedStreamEncoder } from './guarded-stream-encoder.js';
 import { noteUnsentParameters } from './unsent-parameters-header.js';
 
 /** A stream reads no buffered answer (error bodies aside, which are bounded on their own): its bound is per event and its lifetime. */
@@ -33,6 +36,12 @@ const NOT_BUFFERED = 0;
 const OUTPUT_CAP_PARAMETER: Readonly<Record<ClientFormat['name'], string>> = Object.freeze({ openai: 'max_tokens', anthropic: 'max_tokens', responses: 'max_output_tokens' });
 
 type StreamedAnswer = Extract<StreamAttemptResult, { reachedClient: true }>;
+
+/** A request as its client sent it (what answers are encoded for) and as providers are sent it (after its content policy). */
+interface ChatRequests {
+  client: ChatRequest;
+  sent: ChatRequest;
+}
 
 /** The parts that answer from stored outcomes before dispatch: idempotent replay and the exact cache. */
 export interface StoredAnswerParts {
@@ -92,6 +101,8 @@ export class ChatPipeline {
   private async admitted(exchange: Exchange, format: ClientFormat, request: ChatRequest, principal: Principal, idempotency: IdempotentTurn | null): Promise<void> {
     const reservation = chatReservation(request);
     const adapters = this.services.adapters;
+    // What providers are sent: the request itself, or what its content policy made of it (masked, tokenized).
+    let sent = request;
     const admitted = await admitRequest(this.services, this.settings, exchange, principal, {
       operation: 'chat',
       clientFormat: format.name,
@@ -112,12 +123,18 @@ export class ChatPipeline {
       parameterName: format.parameterName,
       requestedValue: (parameter) => (parameter === 'anthropic-beta' ? request.anthropicBetas?.join(',') ?? null : requestedDocumentValue(request, parameter)),
       adapterServes: (deployment) => adapters.for(deployment.provider.type) !== undefined,
-    }, (alias) => this.stored.cache.decide(principal.tenantId, alias, request, exchange.headers));
+      inspectContent: async (guard) => {
+        sent = await guard.inspectRequest(request);
+        // An opted-in tenant's content log shows what left the gateway, never what the policy removed.
+        const observation = observationOf(exchange.raw);
+        if (sent !== request && observation?.logsContent) observation.recordContent('prompt', () => promptText(sent));
+      },
+    }, (alias, contentPolicy) => this.stored.cache.decide(principal.tenantId, alias, request, exchange.headers, contentPolicy));
     try {
       try {
         if (admitted.answeredBy === 'cache') await this.fromCache(exchange, format, request, admitted, idempotency);
-        else if (request.stream) await this.stream(exchange, format, request, admitted, reservation.inputTokens, { cache: admitted.cache, idempotency });
-        else await this.buffered(exchange, format, request, admitted, reservation.inputTokens, { cache: admitted.cache, idempotency });
+        else if (request.stream) await this.stream(exchange, format, { client: request, sent }, admitted, reservation.inputTokens, { cache: admitted.cache, idempotency });
+        else await this.buffered(exchange, format, { client: request, sent }, admitted, reservation.inputTokens, { cache: admitted.cache, idempotency });
       } catch (error) {
         throw error instanceof GatewayError ? withCacheStatus(error, admitted.cache.status) : error;
       }
@@ -176,13 +193,35 @@ export class ChatPipeline {
     await Promise.all([this.stored.cache.remember(keeping.cache, answer), keeping.idempotency?.settle(answer)]);
   }
 
-  private async buffered(exchange: Exchange, format: ClientFormat, request: ChatRequest, admitted: RoutedRequest, estimatedInputTokens: number, keeping: AnswerKeeping): Promise<void> {
+  private async buffered(exchange: Exchange, format: ClientFormat, requests: ChatRequests, admitted: RoutedRequest, estimatedInputTokens: number, keeping: AnswerKeeping): Promise<void> {
+    const request = requests.client;
     const answer = await runAdmittedAttempts(this.services, this.settings, admitted, bufferedAttempt(this.services, this.settings, admitted, (adapter, transport, deployment) => {
       noteUnsentParameters(exchange.raw, format, admitted.unsent(deployment));
-      return bufferedChatAttempt(adapter, request, estimatedInputTokens, deployment, chatAnswerBytes(request, deployment, this.settings.resilience.maxAnswerBytes), admitted.lifetime.signal, transport);
+      return bufferedChatAttempt(adapter, requests.sent, estimatedInputTokens, deployment, chatAnswerBytes(request, deployment, this.settings.resilience.maxAnswerBytes), admitted.lifetime.signal, transport);
     }));
+    const guard = admitted.contentGuard;
+    if (guard) {
+      // Output checks and placeholder recovery, on the whole answer, before a byte of it is sent.
+      let refusal: GatewayError | null = null;
+      try {
+        answer.response = guard.inspectAnswer(answer.response);
+        await guard.checkAnswerRemotely();
+      } catch (error) {
+        if (error instanceof ContentPolicyViolation) refusal = contentPolicyError(error);
+        else if (error instanceof RemoteCheckUnavailable) refusal = guardrailUnavailableError(error);
+        else if (error instanceof UnresolvedPlaceholders) refusal = unresolvedPlaceholdersError(error.count);
+        else throw error;
+      }
+      admitted.observation?.contentFindings(guard.policyLabel, guard.outputCounts.lines());
+      if (refusal) {
+        // The provider answered and is billed; the client gets the refusal instead of the answer.
+        await admitted.journal.complete({ status: 'failed', httpStatus: refusal.status, errorCode: refusal.code, cacheHit: false, contentPolicy: guard.completed() })
+          .catch((error: Error) => this.logger.error(`request ${exchange.requestId}: terminal events not committed: ${error.message}`));
+        throw refusal;
+      }
+    }
     try {
-      await admitted.journal.complete({ status: 'success', httpStatus: 200, errorCode: null, cacheHit: false });
+      await admitted.journal.complete({ status: 'success', httpStatus: 200, errorCode: null, cacheHit: false, ...(guard ? { contentPolicy: guard.completed() } : {}) });
     } catch (error) {
       this.logger.error(`request ${exchange.requestId}: terminal events not committed: ${(error as Error).message}`);
       throw durabilityRefusal(error, 'buffered');
@@ -202,8 +241,10 @@ export class ChatPipeline {
   }
 
   private async stream(
-    exchange: Exchange, format: ClientFormat, request: ChatRequest, admitted: RoutedRequest, estimatedInputTokens: number, keeping: AnswerKeeping,
+    exchange: Exchange, format: ClientFormat, requests: ChatRequests, admitted: RoutedRequest, estimatedInputTokens: number, keeping: AnswerKeeping,
   ): Promise<void> {
+    const request = requests.client;
+    const guard = admitted.contentGuard;
     const deadlines = this.settings.resilience.deadlines;
     const observation = admitted.observation;
     // An opted-in tenant's streamed completion, kept (bounded) for its log line.
@@ -212,15 +253,18 @@ export class ChatPipeline {
     // Only a stream whose answer will be kept pays for keeping its text (bounded by the entry size).
     const encoder = format.streamEncoder(identity, request, estimatedInputTokens);
     const capture = keeping.cache.status === 'miss' || keeping.idempotency ? new AnswerCapture(encoder, this.stored.maxEntryBytes) : null;
+    const onRelayed = completion ? (event: StreamEvent) => completion.add(event) : undefined;
+    // The content policy's output checks and recovery sit outermost: the capture and the log see what the client sees.
+    const outer = guard ? new GuardedStreamEncoder(capture ?? encoder, guard, onRelayed) : capture ?? encoder;
     const relay = new StreamRelay({
       raw: exchange.raw,
       requestId: exchange.requestId,
-      encoder: capture ?? encoder,
+      encoder: outer,
       deadlines,
       requestAbort: admitted.lifetime.abort,
       onFirstOutput: () => admitted.lifetime.endRequestDeadline(),
       headers: { 'x-switchyard-cache': keeping.cache.status },
-      onRelayed: completion ? (event) => completion.add(event) : undefined,
+      onRelayed: guard ? undefined : onRelayed,
     });
     try {
       const ttftLimitMs = admitted.alias.policy.ttftTimeoutMs ?? deadlines.ttftTimeoutMs;
@@ -230,7 +274,7 @@ export class ChatPipeline {
         const deployment = turn.candidate.deployment;
         noteUnsentParameters(exchange.raw, format, admitted.unsent(deployment));
         const result = await relay.attempt(
-          async (signal) => adapter.chatStream({ request, maxAnswerBytes: NOT_BUFFERED, ...(await callTransport(this.services.pools, deployment, signal, timeouts, traceHeaders)) }),
+          async (signal) => adapter.chatStream({ request: requests.sent, maxAnswerBytes: NOT_BUFFERED, ...(await callTransport(this.services.pools, deployment, signal, timeouts, traceHeaders)) }),
           ttftLimitMs,
           { estimatedInputTokens, bound: chatUsageBound(request, deployment, estimatedInputTokens) },
           (ttftMs) => this.services.latency.observeTtft(deployment.id, ttftMs),
@@ -251,7 +295,9 @@ export class ChatPipeline {
       await relay.finish(
         answer,
         async () => {
-          await admitted.journal.complete({ status: ending.status, httpStatus: ending.httpStatus, errorCode: ending.errorCode, cacheHit: false });
+          const manifest = guard ? { contentPolicy: guard.completed() } : {};
+          if (guard) admitted.observation?.contentFindings(guard.policyLabel, guard.outputCounts.lines());
+          await admitted.journal.complete({ status: ending.status, httpStatus: ending.httpStatus, errorCode: ending.errorCode, cacheHit: false, ...manifest });
           // Committed: keep a complete answer before its end marker goes out, so an immediate repeat finds it.
           const response = capture && answer.outcome === 'success' && !relay.clientGone ? capture.response(answer.providerRequestId) : null;
           if (response) await this.keep(keeping, admitted, response, answer.usage, identity.created);

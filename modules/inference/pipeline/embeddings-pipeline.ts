@@ -33,6 +33,8 @@ export class EmbeddingsPipeline {
     const perInput = request.inputs.map((text) => Math.max(1, estimateTokens(text)));
     const estimatedInputTokens = perInput.reduce((sum, n) => sum + n, 0);
     const adapters = this.services.adapters;
+    // What the provider is sent: the inputs, or what the content policy in force made of them (masked).
+    let sent = request;
     const admitted = await admitRequest(this.services, this.settings, exchange, principal, {
       operation: 'embeddings',
       clientFormat: 'openai',
@@ -45,14 +47,20 @@ export class EmbeddingsPipeline {
       reservedOutputTokens: 0,
       sessionId: null,
       adapterServes: (deployment, capability) => capability !== 'embeddings' || adapters.for(deployment.provider.type)?.embed !== undefined,
+      inspectContent: async (guard) => {
+        const inputs = guard.inspectTexts(request.inputs);
+        await guard.checkRemotely('input', inputs);
+        // eslint-disable-next-line no-restricted-syntax -- a copy with its inputs replaced, only under a policy that changed them
+        if (inputs !== request.inputs) sent = { ...request, inputs };
+      },
     });
     const answerBytes = embeddingsAnswerBytes(request, this.settings.resilience.maxAnswerBytes);
     try {
       const answer = await runAdmittedAttempts(this.services, this.settings, admitted, bufferedAttempt(this.services, this.settings, admitted, (adapter, transport, deployment) =>
-        embeddingsAttempt(adapter, request, estimatedInputTokens, deployment, answerBytes, admitted.lifetime.signal, transport),
+        embeddingsAttempt(adapter, sent, estimatedInputTokens, deployment, answerBytes, admitted.lifetime.signal, transport),
       ));
       try {
-        await admitted.journal.complete({ status: 'success', httpStatus: 200, errorCode: null, cacheHit: false });
+        await admitted.journal.complete({ status: 'success', httpStatus: 200, errorCode: null, cacheHit: false, ...(admitted.contentGuard ? { contentPolicy: admitted.contentGuard.completed() } : {}) });
       } catch (error) {
         this.logger.error(`request ${exchange.requestId}: terminal events not committed: ${(error as Error).message}`);
         throw durabilityRefusal(error, 'buffered');

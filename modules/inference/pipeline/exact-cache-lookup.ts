@@ -7,6 +7,7 @@ import type { ChatRequest, GatewayError } from '../../canonical/index.js';
 import type { ChatResponse } from '../../canonical/index.js';
 import { firstHeader } from '../../canonical/index.js';
 import type { RequestHeaders } from './request-headers.js';
+import type { RequestContentPolicy } from '../../content-safety/index.js';
 
 export interface ExactCacheSettings {
   enabled: boolean;
@@ -36,9 +37,11 @@ export class ExactCacheLookup {
     private readonly settings: ExactCacheSettings,
   ) {}
 
-  async decide(tenantId: string, alias: ResolvedAlias, request: ChatRequest, headers: RequestHeaders): Promise<CacheDecision> {
+  async decide(tenantId: string, alias: ResolvedAlias, request: ChatRequest, headers: RequestHeaders, contentPolicy: RequestContentPolicy | null = null): Promise<CacheDecision> {
     if (!this.settings.enabled || alias.policy.cache === false || refusesCache(headers)) return { status: 'bypass' };
-    const key = { tenantId, alias: alias.name, digest: exactCacheDigest(alias.version, request) };
+    // Under a content policy the key names its versions: an answer checked under one version is not served under another.
+    const policies = contentPolicy ? contentPolicy.applied.sources.map((source) => `${source.attachedTo}:${source.policyId}@${source.version}`) : undefined;
+    const key = { tenantId, alias: alias.name, digest: exactCacheDigest(alias.version, request, policies) };
     try {
       const answer = await this.cache.get(key);
       return answer ? { status: 'hit', key, answer } : { status: 'miss', key };

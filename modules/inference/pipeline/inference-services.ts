@@ -1,4 +1,5 @@
 import type { GatewayAuthenticator } from '../../access/index.js';
+import type { GuardResources } from '../../content-safety/index.js';
 import type { AdmissionControl, BudgetGuard, RateLimiter, SharedConcurrency } from '../../limits/index.js';
 import type { ProviderAdapters, UpstreamPools } from '../../providers/index.js';
 import type { RoutingSnapshotProjection } from '../../../projections/routing-snapshot/index.js';
@@ -24,6 +25,8 @@ export interface InferenceServices {
   rateLimits: RateLimiter;
   budgets: BudgetGuard;
   concurrency: SharedConcurrency;
+  /** What a request's content guard is built from (placeholder keys, session vaults). */
+  content: GuardResources;
   /** Jitter source for backoff (tests pin it). */
   random?: () => number;
 }

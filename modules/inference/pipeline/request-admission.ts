@@ -10,6 +10,8 @@ import { observationOf, type RequestObservation } from '../../observability/inde
 import { callableAlias } from './callable-alias.js';
 import { noRouteError } from './client-errors.js';
 import { GatewayError } from '../../canonical/index.js';
+import { ContentGuard, ContentPolicyViolation, RemoteCheckUnavailable, type RequestContentPolicy } from '../../content-safety/index.js';
+import { contentPolicyError, guardrailUnavailableError } from './content-policy-refusal.js';
 import type { InferenceServices, PipelineSettings } from './inference-services.js';
 import { type RequestHeaders, idempotencyKeyOf } from './request-headers.js';
 import { RequestJournal } from './request-journal.js';
@@ -46,6 +48,12 @@ export interface RequestIntent {
   /** What the request asked of a parameter, for a refusal that names it (the betas of `anthropic-beta`); null: not shown. */
   requestedValue?: (parameter: string) => string | null;
   adapterServes?: (deployment: ResolvedDeployment, capability: string) => boolean;
+  /**
+   * The input checks of the content policy in force for the request (chat: every place its content lives;
+   * embeddings: its inputs), run after the limits and before the exact cache (DESIGN §6). Throws the guard's
+   * ContentPolicyViolation on a block. Absent: the operation carries no content to check.
+   */
+  inspectContent?: (guard: ContentGuard) => Promise<void>;
 }
 
 /** What every admitted request carries, whoever answers it. */
@@ -57,6 +65,8 @@ interface AdmissionCommon {
   lifetime: RequestLifetime;
   /** What the request reports to (metrics, traces, its log line); null when nobody observes. */
   observation: RequestObservation | null;
+  /** The content policy at work on the request (output checks, placeholder recovery); null when none applies. */
+  contentGuard: ContentGuard | null;
   /** Releases the admission permits and the request's timers; idempotent. */
   release(): void;
 }
@@ -87,8 +97,11 @@ export interface CachedRequest extends AdmissionCommon {
 /** An admitted request: everything its answer needs, and the permits to release when it ends. */
 export type AdmittedRequest = RoutedRequest | CachedRequest;
 
-/** The exact cache's decision for the alias a request is admitted on (chat only). */
-export type CacheLookup = (alias: ResolvedAlias) => Promise<CacheDecision>;
+/**
+ * The exact cache's decision for the alias a request is admitted on (chat only). The content policy in force is part
+ * of the key: an answer kept under one version of a policy is never served under another.
+ */
+export type CacheLookup = (alias: ResolvedAlias, contentPolicy: RequestContentPolicy | null) => Promise<CacheDecision>;
 
 export interface Exchange {
   requestId: string;
@@ -135,8 +148,12 @@ export async function admitRequest(
   let rate: RateReservation | null = null;
   let budget: BudgetReservation | null = null;
   let cache: CacheDecision = BYPASS;
+  let guard: ContentGuard | null = null;
   try {
     let alias = callableAlias(snapshot, principal, intent.model);
+    // Captured with the routing snapshot, once (a policy changed while the request runs does not change it), for the
+    // alias the client named: its input is checked before the exact cache, before a budget downgrade can happen.
+    const contentPolicy = intent.inspectContent ? snapshot.contentPolicyFor(principal.tenantId, principal.keyId, alias.name) : null;
     const local = await services.admission.admit(principal, intent.stream, lifetime.signal);
     permit = local;
     // Across nodes (Redis): the node's own count above can only be lower, so it never refuses first.
@@ -153,8 +170,12 @@ export async function admitRequest(
     });
     // Set now, so every answer from here on (success, stream, or a later error) carries them.
     for (const [name, value] of Object.entries(rate.headers)) exchange.raw.setHeader(name, value);
+    if (contentPolicy) {
+      guard = new ContentGuard(contentPolicy, { tenantId: principal.tenantId, requestId: exchange.requestId, sessionId: intent.sessionId }, services.content);
+      await intent.inspectContent!(guard);
+    }
     const budgets = budgetScopes(principal);
-    if (lookup) cache = await lookup(alias);
+    if (lookup) cache = await lookup(alias, contentPolicy);
     observation?.cacheDecided(cache.status);
     let plan: RoutePlan | null = null;
     if (cache.status === 'hit') {
@@ -203,7 +224,9 @@ export async function admitRequest(
       estimatedInputTokens: intent.estimatedInputTokens,
       reservedOutputTokens: intent.reservedOutputTokens,
       idempotencyKey: idempotencyKeyOf(exchange.headers),
+      ...(guard ? { contentPolicy: guard.admitted() } : {}),
     });
+    if (guard) observation?.contentFindings(guard.policyLabel, guard.inputCounts.lines());
     const held = permit;
     const reserved = rate;
     const committed = budget!;
@@ -224,22 +247,31 @@ export async function admitRequest(
       reserved.settle({ requests: 1, inputTokens: used.input, outputTokens: used.output });
       quota?.settle(journal.usageByDeployment());
       committed.settle(journal.cost());
+      guard?.dispose();
       observation?.release();
     };
     // Two literals with the same leading keys, not `{ ...common, answeredBy, … }`: V8 11 (Node 20) gives an
     // object built as a spread followed by new keys a hidden class of its own, each time, and every step
     // that reads this object would then see a different shape per request (see eslint.config.js).
     const requestId = exchange.requestId;
+    const contentGuard = guard;
     observation?.cacheDecided(cache.status); // a budget downgrade may have turned it into a bypass
-    if (cache.status === 'hit') return { requestId, principal, alias, journal, lifetime, observation, release, answeredBy: 'cache', cache };
-    return { requestId, principal, alias, journal, lifetime, observation, release, answeredBy: 'providers', plan: plan!, quota: quota!, cache, unsent: intent.unsent ?? NOTHING_UNSENT };
-  } catch (error) {
+    if (cache.status === 'hit') return { requestId, principal, alias, journal, lifetime, observation, contentGuard, release, answeredBy: 'cache', cache };
+    return { requestId, principal, alias, journal, lifetime, observation, contentGuard, release, answeredBy: 'providers', plan: plan!, quota: quota!, cache, unsent: intent.unsent ?? NOTHING_UNSENT };
+  } catch (thrown) {
     lifetime.dispose();
+    // A block is the client's content: a 400 that RequestRejected records with what the input checks found.
+    const blocked = thrown instanceof ContentPolicyViolation;
+    // A fail-closed remote check without a verdict: a 503 that RequestRejected records like a block.
+    const unchecked = thrown instanceof RemoteCheckUnavailable;
+    const error = blocked ? contentPolicyError(thrown) : unchecked ? guardrailUnavailableError(thrown) : thrown;
+    if ((blocked || unchecked) && guard) observation?.contentFindings(guard.policyLabel, guard.inputCounts.lines());
+    guard?.dispose();
     permit?.release();
     rate?.cancel();
     budget?.cancel();
     if (!(error instanceof GatewayError)) throw error;
-    if (RECORDED_REFUSALS.has(error.status) && !journal.isAdmitted) {
+    if ((RECORDED_REFUSALS.has(error.status) || blocked) && !journal.isAdmitted) {
       await journal.reject({
         requestId: exchange.requestId,
         reason: error.message,
@@ -250,6 +282,7 @@ export async function admitRequest(
         alias: intent.model,
         operation: intent.operation,
         scope: typeof error.detail?.scope === 'string' ? error.detail.scope : null,
+        ...((blocked || unchecked) && guard ? { contentPolicy: guard.admitted() } : {}),
       });
     }
     throw lookup && cache.status !== 'bypass' ? withCacheStatus(error, cache.status) : error;

@@ -9,7 +9,7 @@ import { admissionRefusal } from './durability-refusal.js';
 import type { DurabilityProfile } from './durability.js';
 
 /** How a request ended, as the pipeline knows it; the journal adds the totals from the attempts it recorded. */
-export type RequestEnding = Pick<RequestCompleted['data'], 'status' | 'httpStatus' | 'errorCode' | 'cacheHit'>;
+export type RequestEnding = Pick<RequestCompleted['data'], 'status' | 'httpStatus' | 'errorCode' | 'cacheHit' | 'contentPolicy'>;
 
 /**
  * The events of one request, appended through the group committer (DESIGN §7). Under the default

@@ -18,6 +18,8 @@ import type { Exchange } from './request-admission.js';
 import { callTransport } from './upstream-call.js';
 import { TOKEN_COUNT_ANSWER_BYTES } from './answer-size.js';
 import { anthropicBetasOf } from './request-headers.js';
+import { ContentGuard, ContentPolicyViolation, RemoteCheckUnavailable } from '../../content-safety/index.js';
+import { contentPolicyError, guardrailUnavailableError } from './content-policy-refusal.js';
 import { AbortScope } from '../../../src/kernel/index.js';
 
 /** The response header that says where a count came from. */
@@ -58,8 +60,12 @@ export class TokenCountPipeline {
     // other routes answer with a count or the estimate, which no beta changes.
     const betas = anthropicBetasOf(exchange.headers);
     if (betas !== null) request.anthropicBetas = betas;
-    const alias = callableAlias(this.services.routing.current, principal, request.model);
-    const estimate = estimateInputTokens(request);
+    const snapshot = this.services.routing.current;
+    const alias = callableAlias(snapshot, principal, request.model);
+    // A provider that counts is sent the prompt: the content policy in force applies as it does to the request itself.
+    const contentPolicy = snapshot.contentPolicyFor(principal.tenantId, principal.keyId, alias.name);
+    const sent = contentPolicy ? await inspected(request, new ContentGuard(contentPolicy, { tenantId: principal.tenantId, requestId: exchange.requestId, sessionId: null }, this.services.content)) : request;
+    const estimate = estimateInputTokens(sent);
     const adapters = this.services.adapters;
     const plan = this.services.planner.plan({
       alias,
@@ -73,7 +79,7 @@ export class TokenCountPipeline {
       adapterServes: (deployment) => adapters.for(deployment.provider.type) !== undefined,
     });
     const route = plan.candidates[0]?.deployment ?? null;
-    const counted = route ? await this.providerCount(route, request, exchange.raw) : null;
+    const counted = route ? await this.providerCount(route, sent, exchange.raw) : null;
     answer(exchange, dialect.answer(counted ?? estimate), counted === null ? 'estimate' : 'provider');
   }
 
@@ -130,4 +136,19 @@ function answer(exchange: Exchange, payload: unknown, source: TokenCountSource):
     [TOKEN_COUNT_HEADER]: source,
   });
   exchange.raw.end(body);
+}
+
+/**
+ * The prompt as a provider may be sent it for counting; a block is the client's 400, and a fail-closed remote check
+ * without a verdict its 503, as for the request itself (nothing is recorded: counting writes no events).
+ */
+async function inspected(request: ChatRequest, guard: ContentGuard): Promise<ChatRequest> {
+  try {
+    return await guard.inspectRequest(request);
+  } catch (error) {
+    if (error instanceof ContentPolicyViolation) throw contentPolicyError(error);
+    throw error instanceof RemoteCheckUnavailable ? guardrailUnavailableError(error) : error;
+  } finally {
+    guard.dispose();
+  }
 }

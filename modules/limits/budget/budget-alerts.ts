@@ -1,9 +1,8 @@
-import { createHmac } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { tenantStream } from '../../../events/index.js';
 import { type CommandExecutor, WrongExpectedVersionError, resolveSecret } from '../../../src/kernel/index.js';
 import { type TenantCommand, tenantDecider } from '../../access/index.js';
-import { type HostResolver, OutboundPolicyViolation } from '../../providers/index.js';
+import { type HostResolver, OutboundPolicyViolation, WEBHOOK_SIGNATURE_HEADER, webhookSignature } from '../../providers/index.js';
 import type { ThresholdCrossing } from './budget-guard.js';
 import { postWebhook } from './webhook-post.js';
 
@@ -83,11 +82,10 @@ export class BudgetAlerts {
       if (attempts > 0) await new Promise((resolve) => setTimeout(resolve, this.settings.backoffMs * 2 ** (attempts - 1)));
       attempts++;
       const timestamp = Math.floor(Date.now() / 1000);
-      const signature = createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
       try {
         httpStatus = await postWebhook(
           { url: webhook.url, allowPrivateNetwork: webhook.allowPrivateNetwork === true },
-          { 'content-type': 'application/json', 'x-switchyard-signature': `t=${timestamp},v1=${signature}` },
+          { 'content-type': 'application/json', [WEBHOOK_SIGNATURE_HEADER]: webhookSignature(secret, body, timestamp) },
           body,
           {
             timeoutMs: this.settings.timeoutMs,

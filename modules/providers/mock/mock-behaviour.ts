@@ -40,6 +40,13 @@ export interface MockBehaviour {
    * interleaves the calls' argument pieces (call 0, call 1, call 0, …), as OpenAI may; the others ignore it.
    */
   parallelToolCalls: boolean;
+  /**
+   * Answer with this text (split into `chunks` pieces), and fill the string values of tool arguments with it: what
+   * a model that writes given content would say (content-policy output checks). Null: the mock's own words.
+   */
+  text: string | null;
+  /** Answer with the prompt's own text (every message's text, joined by newlines), as `text` does: a model that copies. */
+  echo: boolean;
 }
 
 export const DEFAULT_BEHAVIOUR: MockBehaviour = Object.freeze({
@@ -59,6 +66,8 @@ export const DEFAULT_BEHAVIOUR: MockBehaviour = Object.freeze({
   usage: true,
   usageFields: null,
   parallelToolCalls: false,
+  text: null,
+  echo: false,
 });
 
 export interface MockScenario {

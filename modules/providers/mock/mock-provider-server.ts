@@ -6,6 +6,7 @@ import { planAnswer } from './mock-script.js';
 import { MOCK_EMBEDDINGS_FORMATS, type MockEmbeddingsFormat, mockEmbedding, mockEmbeddingTokens } from './mock-embeddings.js';
 import { MOCK_FORMATS } from './mock-formats.js';
 import { MOCK_TOKEN_COUNT_FORMATS, type MockTokenCountFormat, mockPromptTokens } from './mock-token-count.js';
+import { DEFAULT_MODERATION_MARKER, openAiModerationMockFormat } from './mock-moderation.js';
 
 /** What the mock saw of one request: tests assert on the calls the upstream received. */
 export interface MockRequestRecord {
@@ -37,6 +38,8 @@ export class MockProviderServer {
   private scenarios: Array<Required<Pick<MockScenario, 'behaviour'>> & MockScenario & { used: number }> = [];
   private readonly log: MockRequestRecord[] = [];
   private sequence = 0;
+  /** The word that makes `/v1/moderations` flag an input (mock-moderation.ts). */
+  moderationMarker = DEFAULT_MODERATION_MARKER;
 
   constructor(
     private defaults: MockBehaviour = DEFAULT_BEHAVIOUR,
@@ -88,6 +91,7 @@ export class MockProviderServer {
       if (req.method === 'GET' && /\/models$/.test(path)) return json(res, 200, { object: 'list', data: [{ id: 'mock', object: 'model', created: 0, owned_by: 'switchyard-mock' }] });
       const embeddings = MOCK_EMBEDDINGS_FORMATS.find((f) => f.matches(req.method ?? 'GET', path));
       if (embeddings) return await this.serveEmbeddings(embeddings, req, res, path, new URLSearchParams(search));
+      if (openAiModerationMockFormat.matches(req.method ?? 'GET', path)) return await this.serveModeration(req, res, path, new URLSearchParams(search));
       const counting = MOCK_TOKEN_COUNT_FORMATS.find((f) => f.matches(req.method ?? 'GET', path));
       if (counting) return await this.serveTokenCount(counting, req, res, path, new URLSearchParams(search));
       const format = this.formats.find((f) => f.matches(req.method ?? 'GET', path));
@@ -240,6 +244,40 @@ export class MockProviderServer {
     const vectors = input.inputs.map((text) => mockEmbedding(text, input.dimensions));
     record.outcome = 'completed';
     json(res, 200, format.render(input, vectors, input.inputs.map(mockEmbeddingTokens)), { 'x-request-id': `mock-${record.seq}` });
+  }
+
+  /** OpenAI moderations: flagged when an input holds the marker, with the same latency and status faults as chat. */
+  private async serveModeration(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void> {
+    const format = openAiModerationMockFormat;
+    const record = this.record(format.name, req, res, path, query);
+    const fail = (status: number, message: string, headers: Record<string, string> = {}) => {
+      record.outcome = 'error-status';
+      json(res, status, format.errorBody(status, message), headers);
+    };
+    try {
+      record.body = JSON.parse((await readBody(req)).toString('utf8'));
+    } catch {
+      return fail(400, 'the body is not valid JSON');
+    }
+    const refused = format.authProblem(req.headers, path);
+    if (refused) return fail(refused.status, refused.message);
+    let input;
+    try {
+      input = format.parse(record.body);
+    } catch (error) {
+      if (!(error instanceof MockBadRequest)) throw error;
+      return fail(400, error.message);
+    }
+    record.model = input.model;
+    const behaviour = this.behaviourFor(input.model);
+    if (behaviour.stall === 'before-headers') return;
+    if (behaviour.latencyMs > 0) await sleep(behaviour.latencyMs);
+    if (res.destroyed) return;
+    if (behaviour.status !== null) {
+      return fail(behaviour.status, behaviour.errorMessage ?? `mock failure with status ${behaviour.status}`, behaviour.retryAfterSeconds !== null ? { 'retry-after': String(behaviour.retryAfterSeconds) } : {});
+    }
+    record.outcome = 'completed';
+    json(res, 200, format.render(input, this.moderationMarker, `modr-mock-${record.seq}`), { 'x-request-id': `mock-${record.seq}` });
   }
 
   /** Token counting: the prompt tokens its answer would report, with the same latency and status faults as chat. */

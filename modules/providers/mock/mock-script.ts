@@ -81,9 +81,10 @@ export function planAnswer(input: MockInput, behaviour: MockBehaviour, sequence:
     signature: reasoningPieces.length ? mockSignature(reasoningPieces.join('')) : null,
   };
   const usage = (completion: number) => ({ prompt, completion: completion + reasoningPieces.length, cached, reasoning: reasoningPieces.length, cacheWrite });
+  const given = behaviour.text ?? (behaviour.echo ? input.promptText : null);
   const tool = chooseTool(input);
   if (tool) {
-    const args = JSON.stringify(sampleFor(tool.parameters));
+    const args = JSON.stringify(sampleFor(tool.parameters, given ?? undefined));
     const pieces = split(args, Math.max(1, behaviour.chunks));
     const answer: MockAnswer = {
       ...thinking,
@@ -105,6 +106,8 @@ export function planAnswer(input: MockInput, behaviour: MockBehaviour, sequence:
   if (input.responseFormat) {
     const json = JSON.stringify(input.responseFormat.type === 'json_schema' ? sampleFor(input.responseFormat.schema) : { answer: 'mock' });
     pieces = split(json, Math.max(1, behaviour.chunks));
+  } else if (given !== null) {
+    pieces = split(given, Math.max(1, behaviour.chunks));
   } else {
     pieces = Array.from({ length: behaviour.chunks }, (_, i) => (i === 0 ? '' : ' ') + WORDS[i % WORDS.length]);
   }
@@ -158,17 +161,17 @@ function chooseTool(input: MockInput): MockInput['tools'][number] | null {
 }
 
 /** A value that satisfies a (simple) JSON Schema: what a model filling in tool arguments would give. */
-export function sampleFor(schema: Record<string, unknown>): unknown {
+export function sampleFor(schema: Record<string, unknown>, text = 'Paris'): unknown {
   if (Array.isArray(schema.enum) && schema.enum.length) return schema.enum[0];
   switch (schema.type) {
     case 'object': {
       const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
       const out: Record<string, unknown> = {};
-      for (const [name, child] of Object.entries(properties)) out[name] = sampleFor(child);
+      for (const [name, child] of Object.entries(properties)) out[name] = sampleFor(child, text);
       return out;
     }
     case 'array':
-      return [sampleFor((schema.items ?? { type: 'string' }) as Record<string, unknown>)];
+      return [sampleFor((schema.items ?? { type: 'string' }) as Record<string, unknown>, text)];
     case 'integer':
     case 'number':
       return 42;
@@ -177,7 +180,7 @@ export function sampleFor(schema: Record<string, unknown>): unknown {
     case 'null':
       return null;
     default:
-      return typeof schema.properties === 'object' ? sampleFor({ ...schema, type: 'object' }) : 'Paris';
+      return typeof schema.properties === 'object' ? sampleFor({ ...schema, type: 'object' }, text) : text;
   }
 }
 

@@ -45,7 +45,7 @@ export async function configExport(options: { out: string | null }): Promise<num
  * The control plane folded from the log's catalog and access events alone: the export needs no projection
  * (whose start would resolve provider secrets) and no provider secret.
  */
-async function controlPlaneOf(store: SqlEventStore): Promise<ControlPlaneState> {
+export async function controlPlaneOf(store: SqlEventStore): Promise<ControlPlaneState> {
   let state = ControlPlaneState.empty();
   for (let from = START; ;) {
     const page = await store.readAll(from, { limit: 1000, types: CONTROL_PLANE_EVENT_TYPES });

@@ -12,6 +12,9 @@ import type { DeploymentCommand } from '../../../modules/catalog/deployment/depl
 import type { PriceCommand } from '../../../modules/catalog/price/price.decider.js';
 import { type ProviderCommand, providerSettingsProblem } from '../../../modules/catalog/provider/provider.decider.js';
 import type { AliasCommand } from '../../../modules/catalog/alias/alias.decider.js';
+import type { ContentPolicyCommand } from '../../../modules/access/content-policy/content-policy.decider.js';
+import { contentPolicySetupProblem, contentPolicyWebhookProblem } from '../../../modules/access/content-policy/content-policy-settings.js';
+import type { ContentPolicyDefinition } from '../../../events/content-policy-events.js';
 import type { ControlPlaneState } from '../../../projections/control-plane/index.js';
 import { resolveSecret } from '../../kernel/secret-references/secret-reference.js';
 import type { GatewayConfig } from '../gateway-config.js';
@@ -43,7 +46,8 @@ export type PlannedStep =
   | (StepBase & { family: 'price'; command: PriceCommand })
   | (StepBase & { family: 'alias'; command: AliasCommand })
   | (StepBase & { family: 'tenant'; command: TenantCommand })
-  | (StepBase & { family: 'apikey'; command: ApiKeyCommand });
+  | (StepBase & { family: 'apikey'; command: ApiKeyCommand })
+  | (StepBase & { family: 'content-policy'; command: ContentPolicyCommand });
 
 /**
  * A field of a definition the file declares whose running value differs from the file's and was last set
@@ -106,6 +110,8 @@ export interface PlanOptions {
   prune: boolean;
   /** Apply the file's value over runtime edits of settings too (lifecycle stays as it is). */
   overwriteRuntimeEdits?: boolean;
+  /** The environment a content policy's set-up is checked against (SWITCHYARD_PII_KEY for session scope); process.env when absent. */
+  env?: Readonly<Record<string, string | undefined>>;
   /**
    * Which event last changed each field of a definition (field-provenance.ts); asked for every existing
    * definition the file declares (a field that agrees with the file may be a runtime edit to adopt).
@@ -120,8 +126,8 @@ const KEEP_OR_OVERWRITE = 'kept; keep it for good with `switchyard config export
 
 /**
  * The diff of a configuration file against the projections: only the commands whose events would
- * change something. Order respects references: providers, deployments, prices, tenants, aliases, keys;
- * pruning runs the other way round.
+ * change something. Order respects references: providers, deployments, prices, content policies, tenants,
+ * aliases, keys; pruning runs the other way round.
  *
  * Ownership: what the file declares, the file owns, field by field: a field whose running value the file
  * itself set last (an event of a `config:` actor), or of a definition that does not exist yet, follows the
@@ -237,8 +243,46 @@ export function planApply(config: GatewayConfig, state: ControlPlaneState, optio
     planPrice(d, i, state, options.now, overwrite, history, steps, drift, problems, adoptions);
   });
 
+  config.contentPolicies.forEach((p, i) => {
+    const path = `contentPolicies[${i}]`;
+    const current = state.contentPolicies.get(p.id);
+    // A retired policy the file declares is defined again (a new version), as the file says it.
+    const live = current?.status === 'live';
+    const running = live ? definitionFields(state, 'content-policy', p.id) : new Map<string, unknown>();
+    running.delete('status');
+    const { fields, changes } = reconcile('content-policy', p.id, path, `content policy ${p.id}`, fieldsOf(p.definition), running, live);
+    if (changes.length === 0) return;
+    const definition = definitionOf<ContentPolicyDefinition>(fields);
+    const problem = contentPolicySetupProblem(definition, options.env ?? process.env);
+    if (problem) {
+      problems.push(`${path}.tokenScope: ${problem}`);
+      return;
+    }
+    const webhookProblem = contentPolicyWebhookProblem(definition);
+    if (webhookProblem) {
+      problems.push(`${path}.${webhookProblem}`);
+      return;
+    }
+    steps.push({
+      family: 'content-policy', path, summary: `${live ? 'update' : 'define'} content policy ${p.id}`, command: { type: 'DefineContentPolicy', policyId: p.id, definition },
+      changes, ...(live ? {} : { creates: true as const }),
+    });
+  });
+  // What `contentPolicy` may name: a policy the file declares, or one live already.
+  const policies = new Set([
+    ...config.contentPolicies.map((p) => p.id),
+    ...[...state.contentPolicies].filter(([, policy]) => policy.status === 'live').map(([id]) => id),
+  ]);
+  const unknownPolicy = (path: string, policyId: string | null) => {
+    if (policyId === null || policies.has(policyId)) return false;
+    const why = state.contentPolicies.get(policyId)?.status === 'retired' ? 'is retired' : 'is not declared (contentPolicies) nor live';
+    problems.push(`${path}.contentPolicy: content policy '${policyId}' ${why}`);
+    return true;
+  };
+
   config.tenants.forEach((t, i) => {
     const path = `tenants[${i}]`;
+    if (unknownPolicy(path, t.contentPolicy)) return;
     const current = state.tenants.get(t.id);
     const exists = current !== undefined && current.status !== 'absent';
     if (!exists) {
@@ -256,15 +300,25 @@ export function planApply(config: GatewayConfig, state: ControlPlaneState, optio
           `tenant ${t.id} was suspended at runtime and stays suspended`, `reinstate it with POST /admin/v1/tenants/${t.id}/reinstate`));
       }
     }
-    const running = exists ? fieldsOf({ limits: current.limits, budget: current.budget }) : fieldsOf({ limits: NO_LIMITS, budget: null });
-    const { fields, changes } = reconcile('tenant', t.id, path, `tenant ${t.id}`, fieldsOf({ limits: t.limits, budget: t.budget }), running, exists);
-    const merged = definitionOf<{ limits: TenantLimits; budget?: TenantBudget | null }>(fields);
+    const running = exists
+      ? fieldsOf({ limits: current.limits, budget: current.budget, contentPolicy: current.contentPolicy ?? null })
+      : fieldsOf({ limits: NO_LIMITS, budget: null, contentPolicy: null });
+    const desired = fieldsOf({ limits: t.limits, budget: t.budget, contentPolicy: t.contentPolicy });
+    const { fields, changes } = reconcile('tenant', t.id, path, `tenant ${t.id}`, desired, running, exists);
+    const merged = definitionOf<{ limits: TenantLimits; budget?: TenantBudget | null; contentPolicy?: string | null }>(fields);
     const limitChanges = changes.filter((c) => c.field.startsWith('limits.'));
     const budgetChanges = changes.filter((c) => c.field === 'budget' || c.field.startsWith('budget.'));
     const hookProblem = merged.budget?.webhook ? secretProblem(merged.budget.webhook.secret) : null;
     if (hookProblem) problems.push(`${path}.budget.webhook.secret: ${hookProblem.replace(/^apiKey /, '')}`);
     if (limitChanges.length) {
       steps.push({ family: 'tenant', path: `${path}.limits`, summary: `set limits of tenant ${t.id}`, command: { type: 'SetTenantLimits', tenantId: t.id, limits: merged.limits }, changes: limitChanges, ...(exists ? {} : { creates: true as const }) });
+    }
+    const policyChanges = changes.filter((c) => c.field === 'contentPolicy');
+    if (policyChanges.length) {
+      steps.push({
+        family: 'tenant', path: `${path}.contentPolicy`, summary: `${merged.contentPolicy ? `attach content policy ${merged.contentPolicy} to` : 'detach the content policy of'} tenant ${t.id}`,
+        command: { type: 'SetTenantContentPolicy', tenantId: t.id, policyId: merged.contentPolicy ?? null }, changes: policyChanges, ...(exists ? {} : { creates: true as const }),
+      });
     }
     if (budgetChanges.length) {
       steps.push({ family: 'tenant', path: `${path}.budget`, summary: `set budget of tenant ${t.id}`, command: { type: 'SetTenantBudget', tenantId: t.id, budget: merged.budget ?? null }, changes: budgetChanges, ...(exists ? {} : { creates: true as const }) });
@@ -279,6 +333,7 @@ export function planApply(config: GatewayConfig, state: ControlPlaneState, optio
       policy: a.policy,
       visibility: a.visibility,
     };
+    if (unknownPolicy(path, a.policy.contentPolicy ?? null)) return;
     const current = state.aliases.get(a.name);
     // A retired alias the file declares is published again, as the file says it.
     const published = current?.status === 'published';
@@ -297,6 +352,7 @@ export function planApply(config: GatewayConfig, state: ControlPlaneState, optio
   config.apiKeys.forEach((k, i) => {
     const path = `apiKeys[${i}]`;
     const current = state.keys.get(k.id);
+    if (unknownPolicy(path, k.contentPolicy)) return;
     const unknown = k.aliases.filter((alias) => !callable.has(alias));
     if (unknown.length) {
       problems.push(`${path}.aliases: ${unknown.map((a) => `'${a}'`).join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not a published or declared alias`);
@@ -313,7 +369,10 @@ export function planApply(config: GatewayConfig, state: ControlPlaneState, optio
       problems.push(`${path}.key: ${secret.problem}`);
       return;
     }
-    const desiredGrant = { scopes: k.scopes, aliases: k.aliases, limits: k.limits, expiresAt: k.expiresAt, ...(k.budget ? { budget: k.budget } : {}) };
+    const desiredGrant = {
+      scopes: k.scopes, aliases: k.aliases, limits: k.limits, expiresAt: k.expiresAt, ...(k.budget ? { budget: k.budget } : {}),
+      ...(k.contentPolicy ? { contentPolicy: k.contentPolicy } : {}),
+    };
     if (!current || current.status === 'absent') {
       const hookProblem = k.budget?.webhook ? secretProblem(k.budget.webhook.secret) : null;
       if (hookProblem) problems.push(`${path}.budget.webhook.secret: ${hookProblem.replace(/^apiKey /, '')}`);
@@ -343,7 +402,7 @@ export function planApply(config: GatewayConfig, state: ControlPlaneState, optio
     }
   });
 
-  if (options.prune) steps.push(...pruneSteps(config, state));
+  if (options.prune) steps.push(...pruneSteps(config, state, drift));
   return { steps, problems, drift, adoptions };
 }
 
@@ -454,7 +513,7 @@ function keySecret(reference: string): { hash: string; prefix: string } | { prob
   return { hash: hashApiKey(plaintext), prefix: displayPrefix(plaintext) };
 }
 
-function pruneSteps(config: GatewayConfig, state: ControlPlaneState): PlannedStep[] {
+function pruneSteps(config: GatewayConfig, state: ControlPlaneState, drift: Drift[]): PlannedStep[] {
   const steps: PlannedStep[] = [];
   const declared = {
     keys: new Set(config.apiKeys.map((k) => k.id)),
@@ -487,6 +546,31 @@ function pruneSteps(config: GatewayConfig, state: ControlPlaneState): PlannedSte
     if (tenant.status === 'active' && !declared.tenants.has(id)) {
       steps.push({ family: 'tenant', path: 'tenants', summary: `suspend tenant ${id} (not declared)`, command: { type: 'SuspendTenant', tenantId: id, reason: 'pruned by apply' }, changes: [{ field: 'status', from: 'active', to: 'suspended' }] });
     }
+  }
+  // Last, after what referred to them is gone: a policy still attached after this apply stays live (retiring it would be refused).
+  const attachedAfter = new Map<string, string[]>();
+  const attach = (policyId: string | null | undefined, owner: string) => {
+    if (policyId) attachedAfter.set(policyId, [...(attachedAfter.get(policyId) ?? []), owner]);
+  };
+  const fileTenants = new Map(config.tenants.map((t) => [t.id, t]));
+  for (const [id, tenant] of state.tenants) {
+    if (tenant.status !== 'absent') attach(fileTenants.has(id) ? fileTenants.get(id)!.contentPolicy : tenant.contentPolicy, `tenant ${id}`);
+  }
+  for (const key of config.apiKeys) attach(key.contentPolicy, `key ${key.id}`);
+  for (const alias of config.aliases) attach(alias.policy.contentPolicy, `alias ${alias.name}`);
+  const declaredPolicies = new Set(config.contentPolicies.map((p) => p.id));
+  for (const [id, policy] of state.contentPolicies) {
+    if (policy.status !== 'live' || declaredPolicies.has(id)) continue;
+    const owners = attachedAfter.get(id);
+    if (owners) {
+      drift.push(lifecycleDrift('contentPolicies', `content policy ${id}`, 'retired', 'live', undefined,
+        `content policy ${id} is not declared but stays live: ${owners.join(', ')} still ${owners.length === 1 ? 'names' : 'name'} it`, 'detach it there, then apply with --prune again'));
+      continue;
+    }
+    steps.push({
+      family: 'content-policy', path: 'contentPolicies', summary: `retire content policy ${id} (not declared)`, command: { type: 'RetireContentPolicy', policyId: id },
+      changes: [{ field: 'status', from: 'live', to: 'retired' }],
+    });
   }
   return steps;
 }

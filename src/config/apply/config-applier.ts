@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiKeyCommand, TenantCommand } from '../../../modules/access/access.commands.js';
+import { ApiKeyCommand, ContentPolicyCommand, TenantCommand } from '../../../modules/access/access.commands.js';
 import { AliasCommand, DeploymentCommand, PriceCommand, ProviderCommand } from '../../../modules/catalog/catalog.commands.js';
 import { ControlPlaneState } from '../../../projections/control-plane/index.js';
 import { KeyIndexProjection } from '../../../projections/key-index/index.js';
@@ -8,7 +8,7 @@ import { RoutingSnapshotProjection } from '../../../projections/routing-snapshot
 import type { CommandOutcome } from '../../kernel/commands/command-executor.js';
 import { ProjectionRunner } from '../../kernel/projections/projection-runner.js';
 import { SqlEventStore } from '../../kernel/event-store/sql-event-store.js';
-import { type AdoptedDefinition, aliasStream, apiKeyStream, CONFIGURATION_STREAM, deploymentStream, priceStream, providerStream, tenantStream } from '../../../events/index.js';
+import { type AdoptedDefinition, aliasStream, apiKeyStream, CONFIGURATION_STREAM, contentPolicyStream, deploymentStream, priceStream, providerStream, tenantStream } from '../../../events/index.js';
 import type { DomainEvent } from '../../../events/event.js';
 import { WrongExpectedVersionError } from '../../kernel/event-store/errors.js';
 import type { GatewayConfig } from '../gateway-config.js';
@@ -150,6 +150,8 @@ function streamOf(family: DefinitionFamily, id: string): string {
       return tenantStream(id);
     case 'apikey':
       return apiKeyStream(id);
+    case 'content-policy':
+      return contentPolicyStream(id);
   }
 }
 
@@ -167,5 +169,7 @@ function message(step: PlannedStep, context: { now: Date; actor: string }) {
       return new TenantCommand.Message(step.command, context);
     case 'apikey':
       return new ApiKeyCommand.Message(step.command, context);
+    case 'content-policy':
+      return new ContentPolicyCommand.Message(step.command, context);
   }
 }

@@ -4,7 +4,7 @@ import type { RecordedEvent } from '../../kernel/event-store/event-store.js';
 import { changedFields, fieldsOf } from './definition-fields.js';
 
 /** The definitions a configuration file declares, by the family of their streams. */
-export type DefinitionFamily = 'provider' | 'deployment' | 'price' | 'alias' | 'tenant' | 'apikey';
+export type DefinitionFamily = 'provider' | 'deployment' | 'price' | 'alias' | 'tenant' | 'apikey' | 'content-policy';
 
 /**
  * Who last changed a field, and when: the actor and time of the event that changed it, or of the
@@ -53,13 +53,19 @@ export function definitionFields(state: ControlPlaneState, family: DefinitionFam
     }
     case 'tenant': {
       const tenant = state.tenants.get(id);
-      return tenant && tenant.status !== 'absent' ? fieldsOf({ limits: tenant.limits, budget: tenant.budget, status: tenant.status }) : new Map();
+      return tenant && tenant.status !== 'absent'
+        ? fieldsOf({ limits: tenant.limits, budget: tenant.budget, contentPolicy: tenant.contentPolicy, status: tenant.status })
+        : new Map();
     }
     case 'apikey': {
       const key = state.keys.get(id);
       if (!key || key.status === 'absent') return new Map();
       const { tenantId: _tenant, ...grant } = key.grant;
       return fieldsOf({ ...grant, hash: key.hash, status: key.status });
+    }
+    case 'content-policy': {
+      const policy = state.contentPolicies.get(id);
+      return policy && policy.status !== 'absent' ? fieldsOf({ ...policy.definition, status: policy.status }) : new Map();
     }
   }
 }

@@ -6,7 +6,7 @@ import { parseGatewayConfig } from '../gateway-config.js';
 /**
  * The running definitions as a configuration file (`switchyard config export`): what the admin API, the
  * CLI and earlier applies made, in the file's own shape, so that it can be committed and applied with no
- * change. Providers, deployments with the latest price each, published aliases, tenants, and active
+ * change. Providers, deployments with the latest price each, published aliases, live content policies, tenants, and active
  * keys; what is retired, removed, revoked or expired is left out (the file cannot bring it back).
  * Secrets are what the log holds: provider credentials and webhook secrets as their references, keys as
  * their stored hash (`sha256:…`; the gateway never keeps a key's plaintext). Lifecycle a file cannot say
@@ -43,17 +43,21 @@ export function exportConfiguration(state: ControlPlaneState, now: Date): string
         cache: policy.cache ?? null, limits: policy.limits ?? null, budgetDowngrade: policy.budgetDowngrade ?? null,
       }),
       visibility: a.definition.visibility,
+      contentPolicy: policy.contentPolicy ?? null,
     })];
   });
+  // Live policies as the file declares them; a policy's defaults are written out (they are part of its version).
+  const contentPolicies = [...state.contentPolicies.values()].flatMap((p) => (p.status !== 'live' ? [] : [{ id: p.policyId, ...p.definition }]));
   const tenants = [...state.tenants.values()].flatMap((t) => (t.status === 'absent' ? [] : [compact({
-    id: t.tenantId, name: t.name === t.tenantId ? null : t.name, limits: limits(t.limits), budget: budget(t.budget),
+    id: t.tenantId, name: t.name === t.tenantId ? null : t.name, limits: limits(t.limits), budget: budget(t.budget), contentPolicy: t.contentPolicy ?? null,
   })]));
   const apiKeys = [...state.keys.values()].flatMap((k) => (k.status !== 'active' ? [] : [compact({
     id: k.keyId, tenant: k.grant.tenantId, key: `sha256:${k.hash}`, aliases: k.grant.aliases, scopes: k.grant.scopes, limits: limits(k.grant.limits),
-    expiresAt: k.grant.expiresAt, budget: budget(k.grant.budget ?? null),
+    expiresAt: k.grant.expiresAt, budget: budget(k.grant.budget ?? null), contentPolicy: k.grant.contentPolicy ?? null,
   })]));
   const document = compact({
-    providers: nonEmpty(providers), deployments: nonEmpty(deployments), aliases: nonEmpty(aliases), tenants: nonEmpty(tenants), apiKeys: nonEmpty(apiKeys),
+    providers: nonEmpty(providers), deployments: nonEmpty(deployments), aliases: nonEmpty(aliases), contentPolicies: nonEmpty(contentPolicies),
+    tenants: nonEmpty(tenants), apiKeys: nonEmpty(apiKeys),
   });
   const yaml = `# switchyard.yaml: exported ${now.toISOString()} from the running state (switchyard config export)\n${stringify(document, { lineWidth: 0 })}`;
   // What is written must be a file the gateway accepts: checked here rather than found out at the next start.

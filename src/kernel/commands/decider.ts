@@ -30,8 +30,8 @@ export class DomainError extends Error {
   constructor(
     readonly code: string,
     message: string,
-    /** HTTP status an API maps it to: 404 not found, 409 state conflict, 422 invalid. */
-    readonly status: 404 | 409 | 422 = 409,
+    /** HTTP status an API maps it to: 400 a reference to nothing usable, 404 not found, 409 state conflict, 422 invalid. */
+    readonly status: 400 | 404 | 409 | 422 = 409,
   ) {
     super(message);
   }

@@ -39,35 +39,55 @@ const TLDS = [
 
 type Rule = [RegExp, string];
 
+/**
+ * Credential formats, by kind. redactText replaces them below; the content-safety secret detector (issue 36,
+ * modules/content-safety) finds them in prompts and answers, so both know the same formats. Global regexes
+ * shared by reference: a caller that runs exec loops works on its own copy (`new RegExp(p.source, p.flags)`).
+ */
+export const CREDENTIAL_PATTERNS = {
+  /** PEM blocks, including a truncated one whose END line never came. */
+  privateKeyBlock: /-----BEGIN [A-Z0-9 ]+-----[\s\S]*?(?:-----END [A-Z0-9 ]+-----|$)/g,
+  /**
+   * A credential after its name: authorization schemes, `Credential=`, echoed credential headers, `password=…` (not
+   * `max_tokens: 100`). Groups 1 and 2, when present, are the name and separator that precede the value.
+   */
+  assignments: [
+    /\b(Bearer|Basic|Token|Digest|Negotiate|AWS4-HMAC-SHA256)\s+[^\s"',;]+/gi,
+    /\b(Credential|Signature|SignedHeaders)=[^\s"',;&]+/g,
+    /\b(proxy-authorization|authorization|x-api-key|api-key|x-goog-api-key|x-admin-token|cookie|set-cookie|x-amz-security-token)(["']?\s*[:=]\s*["']?)(?:(?:Bearer|Basic|Token|Digest|Negotiate|AWS4-HMAC-SHA256)\s+)?[^\s"',;}]+/gi,
+    /\b((?:[A-Za-z0-9]+[_-])*(?:api[_-]?key|secret|token|password|passwd|pwd|private[_-]?key|signature|credentials?|access[_-]?key))(["']?\s*[:=]\s*["']?)[^\s"'&,;}]+/gi,
+  ],
+  /** JSON Web Tokens (two or three dot-separated base64url parts) and well-known token formats. */
+  tokens: [
+    /\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}(?:\.[A-Za-z0-9_-]*)?/g,
+    /\bsk-[A-Za-z0-9_-]{8,}/g,
+    /\b(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{8,}/g,
+    /\bAIza[0-9A-Za-z_-]{20,}/g,
+    /\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}/g,
+    /\bgithub_pat_[A-Za-z0-9_]{20,}/g,
+    /\bglpat-[A-Za-z0-9_-]{20,}/g,
+    /\bxox[abposr]-[A-Za-z0-9-]{8,}/g,
+    /\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b/g,
+    /\bhf_[A-Za-z0-9]{20,}/g,
+    /\bnpm_[A-Za-z0-9]{30,}/g,
+    /\bsy-admin-[0-9A-Za-z]{20,}/g,
+    /\b(?:key|token|secret)[-_][A-Za-z0-9_-]{12,}/gi,
+  ],
+  /** user:password@host, with or without a scheme (the credentials of a connection string). */
+  credentialsInAddress: /[^\s:@/"'<>]+:[^\s@/"'<>]+@[^\s"'<>/,;]+/g,
+} as const;
+
 const SECRET_RULES: Rule[] = [
-  // PEM blocks, including a truncated one whose END line never came.
-  [/-----BEGIN [A-Z0-9 ]+-----[\s\S]*?(?:-----END [A-Z0-9 ]+-----|$)/g, SECRET],
+  [CREDENTIAL_PATTERNS.privateKeyBlock, SECRET],
   // URLs of any scheme: https://…, postgres://user:pw@…, redis://…, mongodb+srv://…
   [/\b[a-z][a-z0-9+.-]{1,30}:\/\/[^\s"'<>`]*[^\s"'<>`).,;:!?]/gi, URL_MARK],
-  // Authorization schemes and their credentials.
-  [/\b(Bearer|Basic|Token|Digest|Negotiate|AWS4-HMAC-SHA256)\s+[^\s"',;]+/gi, `$1 ${SECRET}`],
-  [/\b(Credential|Signature|SignedHeaders)=[^\s"',;&]+/g, `$1=${SECRET}`],
-  // Echoed credential headers: `authorization: …`, `"x-api-key":"…"`.
-  [/\b(proxy-authorization|authorization|x-api-key|api-key|x-goog-api-key|x-admin-token|cookie|set-cookie|x-amz-security-token)(["']?\s*[:=]\s*["']?)(?:(?:Bearer|Basic|Token|Digest|Negotiate|AWS4-HMAC-SHA256)\s+)?[^\s"',;}]+/gi, `$1$2${SECRET}`],
-  // `password=…`, `api_key: …`, `"client_secret":"…"` (but not `max_tokens: 100`).
-  [/\b((?:[A-Za-z0-9]+[_-])*(?:api[_-]?key|secret|token|password|passwd|pwd|private[_-]?key|signature|credentials?|access[_-]?key))(["']?\s*[:=]\s*["']?)[^\s"'&,;}]+/gi, `$1$2${SECRET}`],
-  // JSON Web Tokens (two or three dot-separated base64url parts).
-  [/\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}(?:\.[A-Za-z0-9_-]*)?/g, SECRET],
-  // Well-known token formats.
-  [/\bsk-[A-Za-z0-9_-]{8,}/g, SECRET],
-  [/\b(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{8,}/g, SECRET],
-  [/\bAIza[0-9A-Za-z_-]{20,}/g, SECRET],
-  [/\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}/g, SECRET],
-  [/\bgithub_pat_[A-Za-z0-9_]{20,}/g, SECRET],
-  [/\bglpat-[A-Za-z0-9_-]{20,}/g, SECRET],
-  [/\bxox[abposr]-[A-Za-z0-9-]{8,}/g, SECRET],
-  [/\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b/g, SECRET],
-  [/\bhf_[A-Za-z0-9]{20,}/g, SECRET],
-  [/\bnpm_[A-Za-z0-9]{30,}/g, SECRET],
-  [/\bsy-admin-[0-9A-Za-z]{20,}/g, SECRET],
-  [/\b(?:key|token|secret)[-_][A-Za-z0-9_-]{12,}/gi, SECRET],
-  // user:password@host without a scheme.
-  [/[^\s:@/"'<>]+:[^\s@/"'<>]+@[^\s"'<>/,;]+/g, SECRET],
+  // Authorization schemes and their credentials; echoed credential headers; `password=…`.
+  [CREDENTIAL_PATTERNS.assignments[0], `$1 ${SECRET}`],
+  [CREDENTIAL_PATTERNS.assignments[1], `$1=${SECRET}`],
+  [CREDENTIAL_PATTERNS.assignments[2], `$1$2${SECRET}`],
+  [CREDENTIAL_PATTERNS.assignments[3], `$1$2${SECRET}`],
+  ...CREDENTIAL_PATTERNS.tokens.map((pattern): Rule => [pattern, SECRET]),
+  [CREDENTIAL_PATTERNS.credentialsInAddress, SECRET],
   // Long hex runs (keys, signatures, hashes of secrets).
   [/(?<![A-Za-z0-9])[0-9a-fA-F]{32,}(?![A-Za-z0-9])/g, SECRET],
 ];
