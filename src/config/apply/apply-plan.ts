@@ -14,6 +14,8 @@ import { type ProviderCommand, providerSettingsProblem } from '../../../modules/
 import type { AliasCommand } from '../../../modules/catalog/alias/alias.decider.js';
 import type { ContentPolicyCommand } from '../../../modules/access/content-policy/content-policy.decider.js';
 import { contentPolicySetupProblem, contentPolicyWebhookProblem } from '../../../modules/access/content-policy/content-policy-settings.js';
+import { moderationAliasProblem } from '../../../modules/access/content-policy/content-policy-guard.js';
+import { MODERATION_PROVIDER_TYPES } from '../../../modules/content-safety/index.js';
 import type { ContentPolicyDefinition } from '../../../events/content-policy-events.js';
 import type { ControlPlaneState } from '../../../projections/control-plane/index.js';
 import { resolveSecret } from '../../kernel/secret-references/secret-reference.js';
@@ -261,6 +263,11 @@ export function planApply(config: GatewayConfig, state: ControlPlaneState, optio
     const webhookProblem = contentPolicyWebhookProblem(definition);
     if (webhookProblem) {
       problems.push(`${path}.${webhookProblem}`);
+      return;
+    }
+    const moderationProblem = definition.moderation ? fileModerationAliasProblem(config, state, definition.moderation.alias) : null;
+    if (moderationProblem) {
+      problems.push(`${path}.moderation.alias: ${moderationProblem}`);
       return;
     }
     steps.push({
@@ -592,4 +599,30 @@ function samePriceField(a: unknown, b: unknown): boolean {
   const y = b ?? null;
   if (typeof x === 'string' && typeof y === 'string' && /^\d/.test(x) && /^\d/.test(y)) return new Decimal(x).eq(y);
   return sameField(x, y);
+}
+
+/**
+ * Why a policy's moderation alias cannot answer it, judged on the file where it declares the alias (its routes'
+ * deployments and providers, from the file or the running catalog), and on the running catalog otherwise.
+ */
+function fileModerationAliasProblem(config: GatewayConfig, state: ControlPlaneState, alias: string): string | null {
+  const declared = config.aliases.find((a) => a.name === alias);
+  if (!declared) return moderationAliasProblem(state, alias);
+  const serves = declared.routes.some((route) => {
+    const deployment = config.deployments.find((d) => d.id === route.deployment);
+    if (deployment) {
+      if (deployment.disabled === true || !deployment.capabilities.includes('moderation')) return false;
+      const provider = config.providers.find((p) => p.id === deployment.provider);
+      const type = provider?.type ?? (() => {
+        const running = state.providers.get(deployment.provider);
+        return running?.status === 'active' ? running.settings.type : null;
+      })();
+      return type !== null && MODERATION_PROVIDER_TYPES.includes(type);
+    }
+    const running = state.deployments.get(route.deployment);
+    if (!running || running.status !== 'active' || !running.settings.capabilities.includes('moderation')) return false;
+    const provider = state.providers.get(running.settings.providerId);
+    return provider?.status === 'active' && MODERATION_PROVIDER_TYPES.includes(provider.settings.type);
+  });
+  return serves ? null : `alias ${alias} has no route to a deployment with the \`moderation\` capability on a provider of type ${MODERATION_PROVIDER_TYPES.join(', ')}`;
 }
