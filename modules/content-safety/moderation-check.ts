@@ -12,9 +12,10 @@ export interface ModerationVerdict {
 /**
  * Asks a moderation alias about texts, through the gateway's own routes (the inference pipeline provides it, per
  * request: the call is a request of its own, billed to the checked request's tenant and key). Rejects with a
- * RemoteCheckFailure when no verdict came within `timeoutMs`.
+ * RemoteCheckFailure when no verdict came within `timeoutMs`, and with the checked request's own refusal (a spent
+ * budget, on input) when the call may not be made.
  */
-export type ModerationCaller = (alias: string, texts: readonly string[], timeoutMs: number) => Promise<ModerationVerdict>;
+export type ModerationCaller = (alias: string, texts: readonly string[], timeoutMs: number, direction: RemoteCheckDirection) => Promise<ModerationVerdict>;
 
 const logger = new Logger('ModerationChecks');
 
@@ -32,7 +33,7 @@ export async function runModerationChecks(
   const due = checks.filter((check) => check.moderation.directions.includes(direction));
   const asked = texts.filter((text) => text.length > 0);
   if (!caller || due.length === 0 || asked.length === 0) return;
-  const outcomes = await Promise.all(due.map((check) => ask(check, asked, subject, caller, resources)));
+  const outcomes = await Promise.all(due.map((check) => ask(check, direction, asked, subject, caller, resources)));
   const blocked = outcomes.findIndex((outcome, index) => !(outcome instanceof RemoteCheckFailure) && flags(outcome, due[index]));
   if (blocked >= 0) {
     counts.add('moderation', direction, 'block');
@@ -55,11 +56,11 @@ function flags(verdict: ModerationVerdict, check: PolicyModeration): boolean {
 }
 
 async function ask(
-  check: PolicyModeration, texts: readonly string[], subject: RemoteCheckSubject, caller: ModerationCaller, resources: RemoteCheckResources,
+  check: PolicyModeration, direction: RemoteCheckDirection, texts: readonly string[], subject: RemoteCheckSubject, caller: ModerationCaller, resources: RemoteCheckResources,
 ): Promise<ModerationVerdict | RemoteCheckFailure> {
   const started = performance.now();
   try {
-    const verdict = await caller(check.moderation.alias, texts, check.moderation.timeoutMs);
+    const verdict = await caller(check.moderation.alias, texts, check.moderation.timeoutMs, direction);
     resources.observer?.checked(check.policyId, 'moderation', flags(verdict, check) ? 'block' : 'allow', (performance.now() - started) / 1000);
     return verdict;
   } catch (error) {

@@ -9,7 +9,10 @@ import { runAdmittedAttempts } from './admitted-attempts.js';
 import { type BufferedResult, type TransportOpener, bufferedAttempt, bufferedCall } from './buffered-attempt.js';
 import type { InferenceServices, PipelineSettings } from './inference-services.js';
 import { QuotaGroupCharges } from './quota-group-charges.js';
-import type { RoutedRequest } from './request-admission.js';
+import { Decimal } from 'decimal.js';
+import { estimatedCost } from '../routing/route-planner.js';
+import { BACKSTOP_SLACK_MS } from '../resilience/deadlines.js';
+import { type RoutedRequest, budgetScopes } from './request-admission.js';
 import { RequestJournal } from './request-journal.js';
 import { RequestLifetime } from './request-lifetime.js';
 
@@ -30,11 +33,15 @@ const MAX_MODERATION_ANSWER_BYTES = 1024 * 1024;
  * request's id as causation and correlation in every event's metadata. It runs on the alias's routes whose
  * deployment declares `moderation` and whose adapter can moderate, through the deployment gate (breakers),
  * retries and fallback of the attempt loop and the deployments' pools, bounded by the check's timeout (and ended
- * when the checked request's client goes away). It takes no rate-limit, budget or concurrency permit of its own:
- * it runs inside the checked request, which holds them. Any failure is a RemoteCheckFailure (no verdict).
+ * when the checked request's client goes away). Its cost is reserved on the checked request's tenant and key
+ * budgets — on input a spent hard budget refuses it with the budget's own 402, which refuses the checked request (no
+ * check is bought for a request that could not be paid for); on output the answer is already paid for and the check
+ * is only counted — and settled with what it cost. It takes no rate-limit or
+ * concurrency permit of its own: it runs inside the checked request, which holds them. Any other failure is a
+ * RemoteCheckFailure (no verdict).
  */
 export function moderationCaller(services: InferenceServices, settings: PipelineSettings, checked: CheckedRequest): ModerationCaller {
-  return async (aliasName, texts, timeoutMs) => {
+  return async (aliasName, texts, timeoutMs, direction) => {
     const snapshot = services.routing.current;
     const alias = snapshot.aliases.get(aliasName);
     if (!alias) throw new RemoteCheckFailure('unavailable', `the moderation alias ${aliasName} is not published`);
@@ -47,6 +54,12 @@ export function moderationCaller(services: InferenceServices, settings: Pipeline
       adapterServes: (deployment, capability) => capability !== 'moderation' || services.adapters.for(deployment.provider.type)?.moderate !== undefined,
     });
     if (plan.emptiedBy) throw new RemoteCheckFailure('unavailable', `the moderation alias ${aliasName} has no route that can moderate`);
+    // Reserved before anything is recorded: a refusal here is the checked request's (402), and this one never existed.
+    const budgets = budgetScopes(principal);
+    const dearest = budgets.length
+      ? plan.candidates.reduce((max, candidate) => Decimal.max(max, estimatedCost(candidate.price, { estimatedInputTokens, reservedOutputTokens: 0 })), new Decimal(0))
+      : 0;
+    const budget = await services.budgets.reserve(budgets, dearest, { enforce: direction === 'input', holdMs: timeoutMs + BACKSTOP_SLACK_MS, requestId });
     const journal = new RequestJournal(services.committer, settings.durability, requestId, {
       actor: `key:${principal.keyId}`, correlationId: checked.requestId, causationId: checked.requestId, nodeId: settings.nodeId,
     });
@@ -76,6 +89,7 @@ export function moderationCaller(services: InferenceServices, settings: Pipeline
     } finally {
       lifetime.dispose();
       quota.settle(journal.usageByDeployment());
+      budget.settle(journal.cost());
     }
   };
 }

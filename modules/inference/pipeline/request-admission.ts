@@ -348,8 +348,8 @@ function rateScopes(principal: Principal, alias: ResolvedAlias): RateScope[] {
   return scopes;
 }
 
-/** The budgets a request counts against: its tenant's and its key's own. */
-function budgetScopes(principal: Principal): BudgetScope[] {
+/** The budgets a request counts against: its tenant's and its key's own (a moderation call its checked request's). */
+export function budgetScopes(principal: Principal): BudgetScope[] {
   const scopes: BudgetScope[] = [];
   if (principal.tenant.budget) scopes.push({ kind: 'tenant', id: principal.tenantId, tenantId: principal.tenantId, budget: principal.tenant.budget });
   if (principal.budget) scopes.push({ kind: 'key', id: principal.keyId, tenantId: principal.tenantId, budget: principal.budget });
