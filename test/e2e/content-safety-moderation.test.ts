@@ -2,6 +2,7 @@ import OpenAI from 'openai';
 import type pg from 'pg';
 import type { AttemptFinished, RequestAdmitted, RequestCompleted, RequestRejected } from '../../events/request-events.js';
 import { contentPolicyProblems } from '../../modules/content-safety/index.js';
+import { generateApiKey } from '../../modules/access/api-key/key-format.js';
 import { AdminClient } from '../support/admin-client.js';
 import { mockProviderYaml } from '../support/anthropic-yaml.js';
 import { type TestGateway, startPostgresGateway, startTestGateway } from '../support/gateway-harness.js';
@@ -19,6 +20,9 @@ const baseUrl = requireService('DATABASE_URL');
 const describeWithPostgres = baseUrl ? describe : describe.skip;
 const ADMIN_TOKEN = 'sy-admin-content-safety-moderation-0123456789';
 const MODERATION_MODEL = 'omni-moderation-upstream';
+/** A second tenant whose hard budget (a millionth of a dollar) is smaller than any moderation call's estimate. */
+const BROKE_KEY_ENV = 'SY_TEST_MODERATION_BROKE_KEY';
+const BROKE_KEY = generateApiKey();
 
 function moderationYaml(mockUrl: string, keyEnv: string): string {
   return `
@@ -37,6 +41,12 @@ ${mockProviderYaml('mock-openai', 'openai-compatible', `${mockUrl}/v1`)}deployme
     capabilities: [moderation]
     contextWindow: 32768
     price: { inputPer1M: "1.00", outputPer1M: "0" }
+  - id: embed-primary
+    provider: mock-openai
+    model: text-embedding-3-small
+    capabilities: [embeddings]
+    contextWindow: 8191
+    price: { inputPer1M: "0.02", outputPer1M: "0" }
 contentPolicies:
   - id: moderated
     moderation: { alias: moderator, directions: [input, output], timeoutMs: 2000 }
@@ -51,13 +61,23 @@ aliases:
 ${['checked:moderated', 'open:moderated-open', 'violence:violence-only'].map((pair) => {
     const [name, policy] = pair.split(':');
     return `  - name: ${name}\n    contentPolicy: ${policy}\n    routes:\n      - { deployment: gpt-primary, priority: 0 }\n`;
-  }).join('')}tenants:
+  }).join('')}  - name: embed-checked
+    contentPolicy: moderated
+    routes:
+      - { deployment: embed-primary, priority: 0 }
+tenants:
   - id: acme
+  - id: broke
+    budget: { monthlyUsd: "0.000001", enforcement: hard }
 apiKeys:
   - id: acme-app
     tenant: acme
     key: env:${keyEnv}
     scopes: [inference, models:read]
+  - id: broke-app
+    tenant: broke
+    key: env:${BROKE_KEY_ENV}
+    scopes: [inference]
 `;
 }
 
@@ -74,6 +94,7 @@ describeWithPostgres('remote checks: moderation through a gateway alias (Postgre
   let admin: AdminClient;
 
   beforeAll(async () => {
+    process.env[BROKE_KEY_ENV] = BROKE_KEY;
     gw = await startPostgresGateway(baseUrl!, { yaml: moderationYaml, environment: { adminToken: ADMIN_TOKEN } });
     openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0 });
     admin = new AdminClient(gw.url, ADMIN_TOKEN);
@@ -201,6 +222,26 @@ describeWithPostgres('remote checks: moderation through a gateway alias (Postgre
     const events = await recorded(requestIdOf(blocked));
     expect(events.map((e) => e.type)).toEqual(['RequestAdmitted', 'AttemptFinished', 'RequestCompleted']);
     expect((events[2].data as RequestCompleted['data']).contentPolicy?.findings).toEqual([{ type: 'moderation', direction: 'output', action: 'block', count: 1 }]);
+  });
+
+  test('embeddings inputs are moderated too: flagged → 400, nothing embedded', async () => {
+    const error = await openai.embeddings.create({ model: 'embed-checked', input: ['fine', 'MODERATION_FLAG'] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((error as InstanceType<typeof OpenAI.APIError>).code).toBe('content_policy_violation');
+    expect(sent('openai-embeddings')).toHaveLength(0);
+    expect(sent('openai-moderations')).toHaveLength(1);
+    expect(sent('openai-moderations')[0].body).toMatchObject({ model: MODERATION_MODEL, input: ['fine', 'MODERATION_FLAG'] });
+  });
+
+  test('a spent hard budget: 402 budget_exceeded before any moderation call is bought', async () => {
+    const broke = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: BROKE_KEY, maxRetries: 0 });
+    const error = await broke.chat.completions.create({ model: 'checked', messages: [{ role: 'user', content: 'Hello there' }] }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.APIError);
+    expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(402);
+    expect(gw.mock.requests()).toHaveLength(0);
+    const checkedId = requestIdOf(error as InstanceType<typeof OpenAI.APIError>);
+    expect((await recorded(checkedId)).map((e) => e.type)).toEqual(['RequestRejected']);
+    expect(await causedBy(checkedId)).toEqual([]);
   });
 
   test('categories: only the listed ones block', async () => {
