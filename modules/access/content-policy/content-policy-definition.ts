@@ -100,7 +100,7 @@ export function readContentPolicyDefinition(reader: DefinitionReader, node: Defi
   return problems.length || unknown ? NOTHING : normalizeContentPolicy(node);
 }
 
-/** The policy's mappings against the schema's field lists: the policy itself, each direction, its custom patterns and deny terms. */
+/** The policy's mappings against the schema's field lists: the policy itself, each direction, its custom patterns and deny terms, its remote checks. */
 function knownFields(reader: DefinitionReader, node: DefinitionNode, path: string): void {
   reader.known(node, path, fieldNames(CONTENT_POLICY_FIELDS));
   for (const direction of ['input', 'output'] as const) {
@@ -116,5 +116,6 @@ function knownFields(reader: DefinitionReader, node: DefinitionNode, path: strin
     }
     if (isDefinitionNode(rules.deny_terms)) reader.known(rules.deny_terms, `${at}.deny_terms`, fieldNames(fields.deny_terms.fields!));
   }
+  if (isDefinitionNode(node.webhook)) reader.known(node.webhook, `${path}.webhook`, fieldNames(CONTENT_POLICY_FIELDS.webhook.fields!));
   if (isDefinitionNode(node.moderation)) reader.known(node.moderation, `${path}.moderation`, fieldNames(CONTENT_POLICY_FIELDS.moderation.fields!));
 }
