@@ -1,9 +1,11 @@
+import { Decimal } from 'decimal.js';
 import OpenAI from 'openai';
 import type pg from 'pg';
 import type { AttemptFinished, RequestAdmitted, RequestCompleted, RequestRejected } from '../../events/request-events.js';
 import { contentPolicyProblems } from '../../modules/content-safety/index.js';
 import { generateApiKey } from '../../modules/access/api-key/key-format.js';
 import { AdminClient } from '../support/admin-client.js';
+import { type ScratchClickHouse, scratchClickHouse } from '../support/clickhouse.js';
 import { mockProviderYaml } from '../support/anthropic-yaml.js';
 import { type TestGateway, startPostgresGateway, startTestGateway } from '../support/gateway-harness.js';
 import { requireService } from '../support/services.js';
@@ -17,6 +19,7 @@ import { requireService } from '../support/services.js';
  * fail-open lets the request through (counted), fail-closed refuses it (503 guardrail_unavailable).
  */
 const baseUrl = requireService('DATABASE_URL');
+const clickhouseUrl = requireService('CLICKHOUSE_URL');
 const describeWithPostgres = baseUrl ? describe : describe.skip;
 const ADMIN_TOKEN = 'sy-admin-content-safety-moderation-0123456789';
 const MODERATION_MODEL = 'omni-moderation-upstream';
@@ -92,15 +95,18 @@ describeWithPostgres('remote checks: moderation through a gateway alias (Postgre
   let gw: TestGateway & { sql: pg.Client };
   let openai: OpenAI;
   let admin: AdminClient;
+  let ch: ScratchClickHouse | null = null;
 
   beforeAll(async () => {
     process.env[BROKE_KEY_ENV] = BROKE_KEY;
-    gw = await startPostgresGateway(baseUrl!, { yaml: moderationYaml, environment: { adminToken: ADMIN_TOKEN } });
+    ch = clickhouseUrl ? scratchClickHouse(clickhouseUrl) : null;
+    gw = await startPostgresGateway(baseUrl!, { yaml: moderationYaml, environment: { adminToken: ADMIN_TOKEN, ...(ch ? { clickhouseUrl: ch.url } : {}) } });
     openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: gw.key, maxRetries: 0 });
     admin = new AdminClient(gw.url, ADMIN_TOKEN);
   }, 60_000);
   afterAll(async () => {
     await gw?.close();
+    await ch?.drop();
   });
   beforeEach(() => {
     gw.mock.clearScenarios();
@@ -279,6 +285,21 @@ describeWithPostgres('remote checks: moderation through a gateway alias (Postgre
       const admitted = events.find((e) => e.type === 'RequestAdmitted')!.data as RequestAdmitted['data'];
       expect(admitted.contentPolicy?.manifest?.findings).toEqual([{ type: 'moderation', direction: 'input', action: 'allow', count: 1 }]);
     });
+  });
+
+  // Reads what the tests above billed: it runs last, in file order.
+  (clickhouseUrl ? test : test.skip)('ledger = ClickHouse, row for row, moderation requests included', async () => {
+    await gw.gateway.platform.committer.drain();
+    await gw.gateway.platform.runner.catchUp(['cost-ledger', 'clickhouse-analytics']);
+    const ledgerRows = (await gw.sql.query(
+      `SELECT request_id, attempt, alias, cost_usd::text AS cost_usd, input_tokens::text AS input_tokens FROM cost_ledger ORDER BY request_id, attempt`,
+    )).rows as Array<{ request_id: string; attempt: number; alias: string; cost_usd: string; input_tokens: string }>;
+    expect(ledgerRows.filter((row) => row.alias === 'moderator').length).toBeGreaterThanOrEqual(5);
+    const chRows = await ch!.rows<{ request_id: string; attempt: number; alias: string; cost_usd: string; input_tokens: string }>(
+      `SELECT request_id, attempt, alias, toString(cost_usd) AS cost_usd, toString(input_tokens) AS input_tokens FROM ${ch!.database}.attempts WHERE billable = 1 ORDER BY request_id, attempt`,
+    );
+    const exact = (rows: typeof ledgerRows) => rows.map((row) => ({ ...row, cost_usd: new Decimal(row.cost_usd).toString() }));
+    expect(exact(chRows)).toEqual(exact(ledgerRows));
   });
 
   // Reads what the tests above counted: it runs last, in file order.
