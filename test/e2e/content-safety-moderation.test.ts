@@ -54,7 +54,7 @@ contentPolicies:
   - id: moderated
     moderation: { alias: moderator, directions: [input, output], timeoutMs: 2000 }
   - id: moderated-open
-    moderation: { alias: moderator, failOpen: true, timeoutMs: 2000 }
+    moderation: { alias: moderator, failOpen: true, timeoutMs: 300 }
   - id: violence-only
     moderation: { alias: moderator, categories: [violence] }
 aliases:
@@ -256,6 +256,18 @@ describeWithPostgres('remote checks: moderation through a gateway alias (Postgre
     const error = await refusal('violence', 'About MODERATION_FLAG:violence');
     expect(error.status).toBe(400);
     expect(error.code).toBe('content_policy_violation');
+  });
+
+  // Before the provider-down tests below: their failures open the moderation deployment's breaker.
+  test('bounded by its timeout: a moderation provider slower than timeoutMs gives no verdict (fail-open here), and the request goes on', async () => {
+    gw.mock.addScenario({ model: MODERATION_MODEL, behaviour: { latencyMs: 2_000 } });
+    const { response } = await ask('open', 'Hello there');
+    expect(response.status).toBe(200);
+    expect(sent('openai')).toHaveLength(1);
+    const caused = await causedBy(response.headers.get('x-request-id')!);
+    expect(caused.at(-1)).toMatchObject({ event_type: 'RequestCompleted', data: { status: 'failed' } });
+    const metrics = await (await fetch(`${gw.url}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).text();
+    expect(metrics).toMatch(/switchyard_guardrail_check_errors_total\{policy="moderated-open",check="moderation",reason="timeout",resolution="fail_open"\} [1-9]/);
   });
 
   describe('the moderation provider down: fail-closed refuses, fail-open lets through (counted)', () => {
