@@ -11,7 +11,7 @@ import type { InferenceServices, PipelineSettings } from './inference-services.j
 import { QuotaGroupCharges } from './quota-group-charges.js';
 import { Decimal } from 'decimal.js';
 import { estimatedCost } from '../routing/route-planner.js';
-import { BACKSTOP_SLACK_MS } from '../resilience/deadlines.js';
+import { BACKSTOP_SLACK_MS, DeadlineExceeded } from '../resilience/deadlines.js';
 import { type RoutedRequest, budgetScopes } from './request-admission.js';
 import { RequestJournal } from './request-journal.js';
 import { RequestLifetime } from './request-lifetime.js';
@@ -78,11 +78,14 @@ export function moderationCaller(services: InferenceServices, settings: Pipeline
       const answer = await runAdmittedAttempts(services, settings, admitted, bufferedAttempt(services, settings, admitted, (adapter, transport, deployment) =>
         moderationAttempt(adapter, request, estimatedInputTokens, deployment, lifetime.signal, transport),
       ));
-      await journal.complete({ status: 'success', httpStatus: 200, errorCode: null, cacheHit: false });
+      // A verdict whose billing could not be recorded is not used: the check counts as one that gave no verdict.
+      await journal.complete({ status: 'success', httpStatus: 200, errorCode: null, cacheHit: false }).catch((error: unknown) => {
+        throw new RemoteCheckFailure('unavailable', `the moderation request ${requestId} could not be recorded (${(error as Error).message})`);
+      });
       return { results: answer.response.results };
     } catch (error) {
       if (error instanceof RemoteCheckFailure) throw error;
-      const timedOut = lifetime.signal.aborted && lifetime.remainingMs() <= 0;
+      const timedOut = lifetime.signal.reason instanceof DeadlineExceeded;
       if (timedOut) throw new RemoteCheckFailure('timeout', `the moderation alias ${aliasName} did not answer in ${timeoutMs} ms`);
       if (error instanceof GatewayError) throw new RemoteCheckFailure('unavailable', `the moderation alias ${aliasName} could not answer (${error.code})`);
       throw error;
