@@ -7,7 +7,7 @@ import { generateApiKey } from '../../modules/access/api-key/key-format.js';
 import { AdminClient } from '../support/admin-client.js';
 import { type ScratchClickHouse, scratchClickHouse } from '../support/clickhouse.js';
 import { mockProviderYaml } from '../support/anthropic-yaml.js';
-import { type TestGateway, startPostgresGateway, startTestGateway } from '../support/gateway-harness.js';
+import { type TestGateway, postJson, startPostgresGateway, startTestGateway } from '../support/gateway-harness.js';
 import { requireService } from '../support/services.js';
 
 /**
@@ -228,6 +228,17 @@ describeWithPostgres('remote checks: moderation through a gateway alias (Postgre
     const events = await recorded(requestIdOf(blocked));
     expect(events.map((e) => e.type)).toEqual(['RequestAdmitted', 'AttemptFinished', 'RequestCompleted']);
     expect((events[2].data as RequestCompleted['data']).contentPolicy?.findings).toEqual([{ type: 'moderation', direction: 'output', action: 'block', count: 1 }]);
+  });
+
+  test('a streamed request and the Anthropic format are moderated on input too: refused before anything is sent, in the client format', async () => {
+    const streamed = await openai.chat.completions.create({ model: 'checked', stream: true, messages: [{ role: 'user', content: 'MODERATION_FLAG' }] }).catch((e: unknown) => e);
+    expect(streamed).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((streamed as InstanceType<typeof OpenAI.APIError>).code).toBe('content_policy_violation');
+    const anthropic = await postJson(gw, '/v1/messages', { model: 'checked', max_tokens: 64, system: 'MODERATION_FLAG in the system prompt', messages: [{ role: 'user', content: 'Hi' }] });
+    expect(anthropic.status).toBe(400);
+    expect(anthropic.json).toMatchObject({ type: 'error', error: { message: expect.stringMatching(/content of type 'moderation'/) } });
+    expect(sent('openai')).toHaveLength(0);
+    expect(sent('openai-moderations')).toHaveLength(2);
   });
 
   test('embeddings inputs are moderated too: flagged → 400, nothing embedded', async () => {
