@@ -13,6 +13,7 @@ import { LIMITS_SETTINGS, type LimitsSettings } from '../modules/limits/limits-s
 import { OBSERVABILITY_SETTINGS, type ObservabilityContext, resolveObservability } from '../modules/observability/observability-settings.js';
 import { PROVIDER_SETTINGS, type ProviderSettings } from '../modules/providers/provider-settings.js';
 import { ClickHouseConnection } from '../projections/clickhouse-analytics/index.js';
+import { RelayProjection } from '../modules/relay/index.js';
 import { KeyIndexProjection } from '../projections/key-index/index.js';
 import { RoutingSnapshotProjection } from '../projections/routing-snapshot/index.js';
 import { CommandExecutor } from './kernel/commands/command-executor.js';
@@ -58,6 +59,8 @@ export class PlatformModule {
       { provide: KeyIndexProjection, useValue: platform.keys },
       // Null without CLICKHOUSE_URL (inject with @Optional()).
       { provide: ClickHouseConnection, useValue: platform.clickhouse },
+      // Null without SWITCHYARD_RELAY_URL (inject optional).
+      { provide: RelayProjection, useValue: platform.relay },
     ];
     return {
       module: PlatformModule,

@@ -8,6 +8,7 @@ import { CostLedgerEntry, CostLedgerProjection } from '../projections/cost-ledge
 import { KeyIndexProjection } from '../projections/key-index/index.js';
 import { RoutingSnapshotProjection } from '../projections/routing-snapshot/index.js';
 import { TenantSpend } from '../projections/tenant-spend/index.js';
+import { openRelay, readRelaySettings, type RelayProjection } from '../modules/relay/index.js';
 import type { Environment } from './config/environment.js';
 import type { Database } from './kernel/database/database.js';
 import { migrate, openDataSource } from './kernel/database/data-source.js';
@@ -42,6 +43,8 @@ export interface Platform {
   /** The ClickHouse analytics store and its projection; null without CLICKHOUSE_URL. */
   clickhouse: ClickHouseConnection | null;
   analytics: ClickHouseAnalyticsProjection | null;
+  /** The relay publishing the log to SWITCHYARD_RELAY_URL's broker (docs/events-out.md); null when unset. */
+  relay: RelayProjection | null;
   /** The outage spool of a serving process on PostgreSQL (null on PGlite, in other processes, or when disabled); `spoolBytes()` is its depth. */
   spool: OutageSpool | null;
   close(): Promise<void>;
@@ -61,6 +64,7 @@ export async function openPlatform(environment: Environment, options: PlatformOp
   const auditSettings = environment.audit ?? readAuditSettings(process.env);
   const auditSigner = openCheckpointSigner(auditSettings);
   const chSettings = environment.clickhouseUrl ? clickHouseSettings(environment.clickhouseUrl) : null;
+  const relaySettings = readRelaySettings(process.env);
   const dataDir = environment.databaseUrl || environment.dataDir === ':memory:' ? null : environment.dataDir;
   const database = await openDatabase({ databaseUrl: environment.databaseUrl, dataDir });
   let dataSource: DataSource | null = null;
@@ -128,11 +132,20 @@ export async function openPlatform(environment: Environment, options: PlatformOp
       await analytics.prepare().catch((error: Error) => logger.warn(`ClickHouse is not reachable yet (${error.message}); analytics will catch up when it is`));
     }
   }
+  // Unset, nothing of the relay exists: no worker, no connection, no work per request.
+  const relay = relaySettings ? openRelay(relaySettings) : null;
+  if (relay && relaySettings) {
+    runner.addDurable(relay);
+    if (options.runDurable) {
+      logger.log(`relay: publishing ${relaySettings.eventsDescription === 'all' ? 'every event' : relaySettings.eventsDescription} to ${relaySettings.transport} at ${relaySettings.servers.join(',')} ` +
+        `(one publisher per installation: the node holding the lease)`);
+    }
+  }
   const executor = new CommandExecutor(store);
   const openedDataSource = dataSource;
   return {
     environment, database, dataSource: openedDataSource, store, committer, executor, runner, routing, keys,
-    auditSigner, clickhouse, analytics, spool,
+    auditSigner, clickhouse, analytics, relay, spool,
     async close() {
       await drainer?.stop();
       await committer.drain();
@@ -141,6 +154,7 @@ export async function openPlatform(environment: Environment, options: PlatformOp
       await spool?.close().catch(() => undefined);
       await runner.stop();
       await clickhouse?.close().catch(() => undefined);
+      await relay?.close();
       await openedDataSource.destroy().catch(() => undefined);
       await database.close();
     },

@@ -11,7 +11,6 @@ import { NationalIdDetector } from './detectors/national-id-detector.js';
 import { PhoneDetector } from './detectors/phone-detector.js';
 import { PromptInjectionDetector } from './detectors/prompt-injection-detector.js';
 import { SecretDetector } from './detectors/secret-detector.js';
-import { stricterAction } from './finding.js';
 
 /** A detector and what the policy does with its findings. */
 export interface CompiledRule {
@@ -43,54 +42,37 @@ export interface CompileOptions {
 const BUILT_IN_ORDER: readonly BuiltInFindingType[] = ['email', 'phone', 'card', 'iban', 'national_id', 'ip_address', 'secret', 'prompt_injection'];
 
 /**
- * Compiles the policies in force on a request (tenant, key, alias) into one rule set per direction. When several
- * policies apply they combine to the strictest: per built-in finding type the strictest action; every custom pattern
- * and deny list of every policy (each with its own action); `session` scope, `reject-buffered` and the placeholder
- * instruction if any policy asks for them. `allow` is not scanned at all.
- *
- * Definitions must be valid (contentPolicyProblems) and normalized: compiling is not validating.
+ * Compiles the policy in force on a request — one definition: when several policies apply (tenant, key, alias), the
+ * routing snapshot has combined them already (projections/routing-snapshot/effective-content-policy.ts, the rules in
+ * docs/content-safety.md). `allow` is not scanned at all. The definition must be valid (contentPolicyProblems) and
+ * normalized: compiling is not validating.
  */
-export function compilePolicy(definitions: ContentPolicyDefinition | readonly ContentPolicyDefinition[], options: CompileOptions = {}): CompiledContentPolicy {
-  const all = Array.isArray(definitions) ? definitions : [definitions as ContentPolicyDefinition];
-  const input = compileDirection(all.map((definition) => definition.input), options);
-  const output = compileDirection(all.map((definition) => definition.output), options);
+export function compilePolicy(definition: ContentPolicyDefinition, options: CompileOptions = {}): CompiledContentPolicy {
+  const input = compileDirection(definition.input, options);
+  const output = compileDirection(definition.output, options);
   const detectorVersions: Record<string, string> = {};
   for (const { detector } of [...input.rules, ...output.rules]) detectorVersions[detector.type] = detector.version;
   return {
     input,
     output,
-    tokenScope: all.some((definition) => definition.tokenScope === 'session') ? 'session' : 'request',
-    unresolvedTokenPolicy: all.some((definition) => definition.unresolvedTokenPolicy === 'reject-buffered') ? 'reject-buffered' : 'leave-masked',
-    placeholderInstruction: all.some((definition) => definition.placeholderInstruction),
+    tokenScope: definition.tokenScope,
+    unresolvedTokenPolicy: definition.unresolvedTokenPolicy,
+    placeholderInstruction: definition.placeholderInstruction,
     detectorVersions,
   };
 }
 
-function compileDirection(directions: readonly DirectionRules[], options: CompileOptions): CompiledRules {
+function compileDirection(direction: DirectionRules, options: CompileOptions): CompiledRules {
   const rules: CompiledRule[] = [];
   for (const type of BUILT_IN_ORDER) {
-    let action: ContentAction = 'allow';
-    for (const direction of directions) action = stricterAction(action, direction[type] ?? 'allow');
+    const action = direction[type] ?? 'allow';
     if (action !== 'allow') rules.push({ detector: builtInDetector(type, options), action });
   }
-  const custom = new Map<string, { pattern: string; action: ContentAction }[]>();
-  for (const direction of directions) {
-    for (const rule of direction.custom ?? []) {
-      if (rule.action === 'allow') continue;
-      const list = custom.get(rule.name) ?? [];
-      list.push({ pattern: rule.pattern, action: rule.action });
-      custom.set(rule.name, list);
-    }
+  for (const rule of direction.custom ?? []) {
+    if (rule.action !== 'allow') rules.push({ detector: new CustomPatternDetector(rule.name, rule.pattern), action: rule.action });
   }
-  for (const [name, list] of custom) for (const { pattern, action } of list) rules.push({ detector: new CustomPatternDetector(name, pattern), action });
-  // One deny list per action: terms of a `log` list are not escalated by another policy's `block` list.
-  const denied = new Map<ContentAction, string[]>();
-  for (const direction of directions) {
-    const deny = direction.deny_terms;
-    if (!deny || deny.action === 'allow' || deny.terms.length === 0) continue;
-    denied.set(deny.action, [...(denied.get(deny.action) ?? []), ...deny.terms]);
-  }
-  for (const [action, terms] of denied) rules.push({ detector: new DenyTermsDetector(terms), action });
+  const deny = direction.deny_terms;
+  if (deny && deny.action !== 'allow' && deny.terms.length > 0) rules.push({ detector: new DenyTermsDetector(deny.terms), action: deny.action });
   return { rules };
 }
 

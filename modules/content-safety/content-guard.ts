@@ -5,17 +5,17 @@ import { ContentPolicyViolation, UnresolvedPlaceholders } from './content-policy
 import type { ContentDirection } from './finding.js';
 import { FindingCounts } from './finding-counts.js';
 import { OutputStream } from './output-stream.js';
-import { PLACEHOLDER_PREFIX } from './placeholder.js';
+import { PLACEHOLDER_INSTRUCTION, PLACEHOLDER_PREFIX } from './placeholder.js';
 import type { PlaceholderKeys } from './placeholder-keys.js';
-import { recoverText } from './recovery.js';
+import { type RecoveryEncoding, recoverText } from './recovery.js';
 import { type ModerationCaller, runModerationChecks } from './moderation-check.js';
 import { RemoteCheckBlock, type RemoteCheckResources, runWebhookChecks } from './remote-checks.js';
 import { rewriteJsonText, rewriteRequestContent } from './request-content.js';
 import { RequestTokenVault } from './request-token-vault.js';
-import { scan } from './scanner.js';
+import { applyInputPolicy, applyOutputPolicy } from './text-policy.js';
 import type { SessionTokenVault } from './session-token-vault.js';
 import type { TokenVault } from './token-vault.js';
-import { contentDigest, transform } from './transformation.js';
+import { contentDigest } from './transformation.js';
 
 /** The content policy in force for one request, as the routing snapshot captured it. */
 export interface RequestContentPolicy {
@@ -57,10 +57,6 @@ export interface TextChannel {
 export interface StreamContentGuard {
   channel(kind: 'text' | 'reasoning' | 'tool_arguments'): TextChannel;
 }
-
-/** The server-owned instruction a policy may add when it tokenizes: models copy placeholders better when told to. */
-export const PLACEHOLDER_INSTRUCTION =
-  'Some values in this conversation were replaced by placeholders of the form [PII1_…]. Copy any placeholder you need exactly as written, character for character; never alter, shorten or invent one.';
 
 // Compiled once per policy version: the snapshot hands out the same definition object for as long as it lasts.
 const compiled = new WeakMap<ContentPolicyDefinition, CompiledContentPolicy>();
@@ -131,7 +127,7 @@ export class ContentGuard implements StreamContentGuard {
     const block: { type: string | null } = { type: null };
     const guarded = rules.rules.length === 0 ? request : rewriteRequestContent(request, (text) => {
       if (block.type !== null) return text;
-      const result = transform(text, scan(text, rules, { protectPlaceholders: true }), { direction: 'input', vault: this.vault ?? undefined, counts: this.inputCounts });
+      const result = applyInputPolicy(text, { rules, vault: this.vault ?? undefined, counts: this.inputCounts });
       if (result.blocked) block.type = result.blocked;
       return result.text;
     });
@@ -198,7 +194,7 @@ export class ContentGuard implements StreamContentGuard {
     if (rules.rules.length === 0) return texts;
     let changed = false;
     const out = texts.map((text) => {
-      const result = transform(text, scan(text, rules), { direction: 'input', counts: this.inputCounts });
+      const result = applyInputPolicy(text, { rules, counts: this.inputCounts });
       if (result.blocked) throw this.violation('input', result.blocked);
       if (result.text !== text) changed = true;
       return result.text;
@@ -217,32 +213,30 @@ export class ContentGuard implements StreamContentGuard {
   inspectAnswer(response: ChatResponse): ChatResponse {
     if (this.checksAnswersRemotely) this.answerTexts = [];
     const choices = response.choices.map((choice) => {
-      const text = this.outputText(choice.text, true);
+      const text = this.outputText(choice.text, 'text');
       const toolCalls = choice.toolCalls.map((call) => {
-        const args = rewriteJsonText(call.arguments, (value) => this.outputText(value, true));
-         
+        // String values one by one (a finding never spans two), serialised again by the walk: no escaping needed.
+        const args = rewriteJsonText(call.arguments, (value) => this.outputText(value, 'text'));
         return args === call.arguments ? call : { ...call, arguments: args };
       });
       const reasoning = choice.reasoning.map((part) => {
         if (part.type !== 'thinking') return part;
-        const checked = this.outputText(part.text, false);
-         
+        const checked = this.outputText(part.text, null);
         return checked === part.text ? part : { ...part, text: checked };
       });
-       
       return { ...choice, text, toolCalls, reasoning };
     });
     if (this.rejectsUnresolved && this.unresolved > 0) throw new UnresolvedPlaceholders(this.unresolved);
     this.outputTexts = choices.flatMap((choice) => [choice.text, ...choice.toolCalls.map((call) => call.arguments)]);
-     
     return { ...response, choices };
   }
 
   /** A streamed channel: output checks over a bounded window, then recovery (not for reasoning: see inspectAnswer). */
   channel(kind: 'text' | 'reasoning' | 'tool_arguments'): TextChannel {
-    const vault = kind === 'reasoning' || !this.vault ? undefined : kind === 'tool_arguments' ? jsonEscaping(this.vault) : this.vault;
+    const vault = kind === 'reasoning' || !this.vault ? undefined : this.vault;
     if (!vault && this.policy.output.rules.length === 0) return PASS_THROUGH;
-    const stream = new OutputStream({ rules: this.policy.output, vault, counts: this.outputCounts });
+    // Streamed tool arguments are raw JSON text: a recovered value is escaped as a JSON string needs.
+    const stream = new OutputStream({ rules: this.policy.output, vault, counts: this.outputCounts, encoding: kind === 'tool_arguments' ? 'json' : 'text' });
     this.channels.push(stream);
     return {
       push: (text) => this.released(stream.push(text)),
@@ -272,18 +266,22 @@ export class ContentGuard implements StreamContentGuard {
     this.vault?.clear();
   }
 
-  private outputText(text: string, recover: boolean): string {
+  /**
+   * One whole output text: checked, then recovered (`encoding`), or only checked (null: reasoning keeps its
+   * placeholders). What an output webhook is sent is the checked text, before recovery.
+   */
+  private outputText(text: string, encoding: RecoveryEncoding | null): string {
     if (text.length === 0) return text;
-    const rules = this.policy.output;
     let checked = text;
-    if (rules.rules.length > 0) {
-      const result = transform(text, scan(text, rules, { protectPlaceholders: true }), { direction: 'output', counts: this.outputCounts });
+    if (this.policy.output.rules.length > 0) {
+      const result = applyOutputPolicy(text, { rules: this.policy.output, counts: this.outputCounts });
       if (result.blocked) throw this.violation('output', result.blocked);
       checked = result.text;
     }
-    if (recover) this.answerTexts?.push(checked);
-    if (!recover || !this.vault || !checked.includes(PLACEHOLDER_PREFIX)) return checked;
-    const recovered = recoverText(checked, this.vault);
+    if (encoding === null) return checked;
+    this.answerTexts?.push(checked);
+    if (!this.vault || !checked.includes(PLACEHOLDER_PREFIX)) return checked;
+    const recovered = recoverText(checked, this.vault, encoding);
     this.resolved += recovered.resolved;
     this.unresolved += recovered.unresolved;
     return recovered.text;
@@ -315,7 +313,6 @@ function withInstruction(request: ChatRequest): ChatRequest {
   const instruction = { role: 'system' as const, content: [{ type: 'text' as const, text: PLACEHOLDER_INSTRUCTION }] };
   const first = request.messages.findIndex((message) => message.role !== 'system');
   const messages = first === -1 ? [...request.messages, instruction] : [...request.messages.slice(0, first), instruction, ...request.messages.slice(first)];
-   
   return { ...request, messages };
 }
 
@@ -326,14 +323,4 @@ function rulesForEmbeddings(input: CompiledRules): CompiledRules {
     embeddingRules.set(input, known);
   }
   return known;
-}
-
-/** The vault seen from inside JSON text: a recovered value is escaped as a JSON string's content needs. */
-function jsonEscaping(vault: TokenVault): TokenVault {
-  return Object.create(vault, {
-    resolve: { value: (placeholder: string) => {
-      const value = vault.resolve(placeholder);
-      return value === undefined ? undefined : JSON.stringify(value).slice(1, -1);
-    } },
-  }) as TokenVault;
 }

@@ -1,4 +1,4 @@
-import type { BuiltInFindingType, ContentAction } from '../../events/index.js';
+import { type BuiltInFindingType, type ContentAction, CONTENT_ACTION_STRICTNESS as ACTION_STRICTNESS, stricterAction } from '../../events/index.js';
 
 /** What a finding is: a built-in detector's name, `custom:<name>` for an operator's pattern, `deny_terms`, or a remote check's kind. */
 export type FindingType = BuiltInFindingType | `custom:${string}` | 'deny_terms' | 'webhook' | 'moderation';
@@ -18,13 +18,8 @@ export interface Finding {
   severity?: FindingSeverity;
 }
 
-/** Strictness order when findings overlap or policies combine: block > mask > tokenize > log > allow. */
-export const ACTION_STRICTNESS: Record<ContentAction, number> = { allow: 0, log: 1, tokenize: 2, mask: 3, block: 4 };
-
-/** The stricter of two actions. */
-export function stricterAction(a: ContentAction, b: ContentAction): ContentAction {
-  return ACTION_STRICTNESS[a] >= ACTION_STRICTNESS[b] ? a : b;
-}
+/** Strictness order when findings overlap or policies combine: the event contract's (block > mask > tokenize > log > allow). */
+export { ACTION_STRICTNESS, stricterAction };
 
 /**
  * Findings that do not overlap, in text order: where two overlap, the strictest action wins, then the longest span,

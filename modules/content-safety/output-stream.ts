@@ -3,6 +3,7 @@ import type { FindingType } from './finding.js';
 import { FindingCounts } from './finding-counts.js';
 import { PlaceholderRecoveryStream } from './placeholder-recovery-stream.js';
 import { MAX_PLACEHOLDER_LENGTH, placeholderSpans } from './placeholder.js';
+import type { RecoveryEncoding } from './recovery.js';
 import { scan } from './scanner.js';
 import type { TokenVault } from './token-vault.js';
 import { transform } from './transformation.js';
@@ -29,6 +30,8 @@ export interface OutputStreamOptions {
   counts?: FindingCounts;
   /** Overrides OUTPUT_OVERLAP (at least MAX_PLACEHOLDER_LENGTH). */
   overlap?: number;
+  /** `json` for tool-call argument channels: recovered values are escaped for a JSON string. */
+  encoding?: RecoveryEncoding;
 }
 
 /**
@@ -46,7 +49,7 @@ export class OutputStream {
 
   constructor(private readonly options: OutputStreamOptions) {
     this.counts = options.counts ?? new FindingCounts();
-    this.recovery = options.vault ? new PlaceholderRecoveryStream(options.vault) : null;
+    this.recovery = options.vault ? new PlaceholderRecoveryStream(options.vault, options.encoding) : null;
     this.overlap = Math.max(options.overlap ?? OUTPUT_OVERLAP, MAX_PLACEHOLDER_LENGTH);
   }
 

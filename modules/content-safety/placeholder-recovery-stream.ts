@@ -1,5 +1,5 @@
 import { placeholderPrefixAt } from './placeholder.js';
-import type { RecoveryTally } from './recovery.js';
+import { type RecoveryEncoding, type RecoveryTally, encodeRecovered } from './recovery.js';
 import type { TokenVault } from './token-vault.js';
 
 /**
@@ -14,7 +14,7 @@ export class PlaceholderRecoveryStream implements RecoveryTally {
   unresolved = 0;
   private pending = '';
 
-  constructor(private readonly vault: TokenVault) {}
+  constructor(private readonly vault: TokenVault, private readonly encoding: RecoveryEncoding = 'text') {}
 
   /** The text that can be released now that `chunk` has come. */
   push(chunk: string): string {
@@ -55,7 +55,7 @@ export class PlaceholderRecoveryStream implements RecoveryTally {
         this.unresolved++;
         continue;
       }
-      parts.push(text.slice(copied, at), value);
+      parts.push(text.slice(copied, at), encodeRecovered(value, this.encoding));
       copied = at + length;
       this.resolved++;
       at = copied - 1;

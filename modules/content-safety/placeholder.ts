@@ -17,10 +17,23 @@ import type { PlaceholderKeys } from './placeholder-keys.js';
 export const PLACEHOLDER_PREFIX = '[PII1_';
 const ID_LENGTH = 13;
 const MAC_LENGTH = 10;
+/** Bytes of HMAC output that give ID_LENGTH and MAC_LENGTH base32 characters (5 bits each). */
+const ID_BYTES = Math.ceil((ID_LENGTH * 5) / 8);
+const MAC_BYTES = Math.ceil((MAC_LENGTH * 5) / 8);
 const MAX_CODE_LENGTH = 6;
 const MIN_CODE_LENGTH = 2;
 /** The longest placeholder: what a stream holds back at most for recovery. */
 export const MAX_PLACEHOLDER_LENGTH = PLACEHOLDER_PREFIX.length + MAX_CODE_LENGTH + 1 + ID_LENGTH + 1 + MAC_LENGTH + 1;
+
+/**
+ * The server-owned instruction a policy with `placeholderInstruction` adds when the input was tokenized: models keep
+ * placeholders better when told to copy them verbatim. It does not spell a placeholder prefix itself: an answer
+ * that quotes it must not count as an unresolved placeholder.
+ */
+export const PLACEHOLDER_INSTRUCTION =
+  'Some values in this conversation were replaced by placeholders: square brackets around a code that starts with PII1. ' +
+  'When you refer to one of them, copy its placeholder exactly, character for character, brackets included; never ' +
+  'change, shorten or invent a placeholder.';
 
 const PLACEHOLDER = /\[PII1_([A-Z]{2,6})_([A-Z2-7]{13})_([A-Z2-7]{10})\]/g;
 
@@ -50,7 +63,7 @@ export function scopeBinding(scope: TokenScope): string {
 export function makePlaceholder(keys: PlaceholderKeys, scope: TokenScope, type: FindingType, value: string): string {
   const code = typeCode(type);
   const binding = scopeBinding(scope);
-  const id = base32(createHmac('sha256', keys.id).update(`${binding}\u0000${code}\u0000${value}`).digest()).slice(0, ID_LENGTH);
+  const id = base32(createHmac('sha256', keys.id).update(`${binding}\u0000${code}\u0000${value}`).digest().subarray(0, ID_BYTES)).slice(0, ID_LENGTH);
   return `${PLACEHOLDER_PREFIX}${code}_${id}_${macOf(keys, binding, code, id)}]`;
 }
 
@@ -115,7 +128,7 @@ function isBase32(c: number): boolean {
 }
 
 function macOf(keys: PlaceholderKeys, binding: string, code: string, id: string): string {
-  return base32(createHmac('sha256', keys.mac).update(`PII1\u0000${code}\u0000${id}\u0000${binding}`).digest()).slice(0, MAC_LENGTH);
+  return base32(createHmac('sha256', keys.mac).update(`PII1\u0000${code}\u0000${id}\u0000${binding}`).digest().subarray(0, MAC_BYTES)).slice(0, MAC_LENGTH);
 }
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';

@@ -13,11 +13,22 @@ export interface RecoveredText extends RecoveryTally {
 }
 
 /**
+ * How a recovered value is written into the channel: as is (`text`: message text), or escaped for the inside of a
+ * JSON string (`json`: tool-call arguments, where a value with a quote, a backslash or a newline would otherwise
+ * break the JSON). Vault values are plain text: tokenize a JSON document's string values after parsing it.
+ */
+export type RecoveryEncoding = 'text' | 'json';
+
+export function encodeRecovered(value: string, encoding: RecoveryEncoding): string {
+  return encoding === 'json' ? JSON.stringify(value).slice(1, -1) : value;
+}
+
+/**
  * Replaces each exact placeholder the vault resolves with its value. Never fuzzy: anything else that looks like a
  * placeholder stays as it is (`leave-masked`) and is counted unresolved; under `reject-buffered` the caller fails the
  * request when `unresolved > 0`.
  */
-export function recoverText(text: string, vault: TokenVault): RecoveredText {
+export function recoverText(text: string, vault: TokenVault, encoding: RecoveryEncoding = 'text'): RecoveredText {
   if (!text.includes(PLACEHOLDER_PREFIX)) return { text, resolved: 0, unresolved: 0 };
   const parts: string[] = [];
   let copied = 0;
@@ -28,7 +39,7 @@ export function recoverText(text: string, vault: TokenVault): RecoveredText {
     if (length <= 0) { unresolved++; continue; } // a near miss (cut or altered grammar) stays as is
     const value = vault.resolve(text.slice(at, at + length));
     if (value === undefined) { unresolved++; continue; }
-    parts.push(text.slice(copied, at), value);
+    parts.push(text.slice(copied, at), encodeRecovered(value, encoding));
     copied = at + length;
     resolved++;
     at = copied - 1;

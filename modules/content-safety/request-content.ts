@@ -34,7 +34,6 @@ export function rewriteRequestContent(request: ChatRequest, rewrite: TextRewrite
     }
   }
   if (!changed) return request;
-   
   return { ...request, messages, prediction };
 }
 
@@ -44,11 +43,9 @@ function rewriteMessage(message: ChatMessage, rewrite: TextRewrite): ChatMessage
   if (message.role === 'assistant') {
     const toolCalls = rewriteToolCalls(message.toolCalls, rewrite);
     if (content === message.content && toolCalls === message.toolCalls) return message;
-     
     return { ...message, content, toolCalls };
   }
   if (content === message.content) return message;
-   
   return { ...message, content } as ChatMessage;
 }
 
@@ -64,7 +61,6 @@ function rewriteParts(parts: ContentPart[], place: ContentPlace, rewrite: TextRe
     const text = rewrite(part.text, place);
     if (text === part.text) return part;
     changed = true;
-     
     return { ...part, text };
   });
   return changed ? next : parts;
@@ -92,7 +88,6 @@ function rewriteDocument(part: DocumentPart, rewrite: TextRewrite): DocumentPart
   const title = part.title === null ? null : rewrite(part.title, 'document');
   const context = part.context === null ? null : rewrite(part.context, 'document');
   if (next === source && title === part.title && context === part.context) return part;
-   
   return { ...part, source: next, title, context };
 }
 
@@ -102,7 +97,6 @@ function rewriteToolCalls(calls: ToolCall[], rewrite: TextRewrite): ToolCall[] {
     const args = rewriteJsonText(call.arguments, (text) => rewrite(text, 'tool_arguments'));
     if (args === call.arguments) return call;
     changed = true;
-     
     return { ...call, arguments: args };
   });
   return changed ? next : calls;

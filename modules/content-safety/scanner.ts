@@ -36,7 +36,18 @@ function actionFor(action: ContentAction, severity: FindingSeverity): ContentAct
 
 function outsidePlaceholders(text: string, findings: Finding[]): Finding[] {
   if (findings.length === 0) return findings;
-  const spans = placeholderSpans(text);
+  const spans = placeholderSpans(text); // in text order, disjoint
   if (spans.length === 0) return findings;
-  return findings.filter((finding) => !spans.some(([start, end]) => finding.start < end && start < finding.end));
+  // Each finding against the spans around its start (binary search): linear-logarithmic however many of both.
+  return findings.filter((finding) => {
+    let low = 0;
+    let high = spans.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (spans[middle][1] <= finding.start) low = middle + 1;
+      else high = middle;
+    }
+    // spans[low] is the first span ending after the finding's start: they overlap when it starts before the finding ends.
+    return low === spans.length || spans[low][0] >= finding.end;
+  });
 }

@@ -1,7 +1,7 @@
 import type { CompiledRules } from './compiled-policy.js';
 import type { FindingType } from './finding.js';
 import { FindingCounts } from './finding-counts.js';
-import { recoverText } from './recovery.js';
+import { type RecoveryEncoding, recoverText } from './recovery.js';
 import { scan } from './scanner.js';
 import type { TokenVault } from './token-vault.js';
 import { transform } from './transformation.js';
@@ -10,6 +10,8 @@ export interface TextPolicyContext {
   rules: CompiledRules;
   vault?: TokenVault;
   counts?: FindingCounts;
+  /** Output only: `json` when the text is tool-call arguments (recovered values escaped for a JSON string). */
+  encoding?: RecoveryEncoding;
 }
 
 export interface InputResult {
@@ -23,9 +25,12 @@ export interface OutputResult extends InputResult {
   unresolved: number;
 }
 
-/** One input text (a message, a content part, tool arguments or a tool result): scanned and transformed. */
+/**
+ * One input text (a message, a content part, tool arguments or a tool result): scanned and transformed. Placeholders
+ * already in it (a session's history) are left whole: a pattern matching inside one would break it.
+ */
 export function applyInputPolicy(text: string, context: TextPolicyContext): InputResult {
-  return transform(text, scan(text, context.rules), { direction: 'input', vault: context.vault, counts: context.counts });
+  return transform(text, scan(text, context.rules, { protectPlaceholders: true }), { direction: 'input', vault: context.vault, counts: context.counts });
 }
 
 /**
@@ -37,6 +42,6 @@ export function applyOutputPolicy(text: string, context: TextPolicyContext): Out
   const counts = context.counts ?? new FindingCounts();
   const checked = transform(text, scan(text, context.rules, { protectPlaceholders: true }), { direction: 'output', counts });
   if (checked.blocked || !context.vault) return { ...checked, resolved: 0, unresolved: 0 };
-  const recovered = recoverText(checked.text, context.vault);
+  const recovered = recoverText(checked.text, context.vault, context.encoding);
   return { text: recovered.text, blocked: null, counts, resolved: recovered.resolved, unresolved: recovered.unresolved };
 }

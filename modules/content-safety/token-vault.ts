@@ -1,6 +1,6 @@
 import type { FindingType } from './finding.js';
 import type { PlaceholderKeys } from './placeholder-keys.js';
-import { makePlaceholder, type TokenScope, typeCode, verifyPlaceholder } from './placeholder.js';
+import { makePlaceholder, type TokenScope, typeCode } from './placeholder.js';
 
 /**
  * The mapping between placeholders and values of one scope, held by the request. Tokenizing and resolving are
@@ -28,11 +28,13 @@ export abstract class TokenVault {
     return placeholder;
   }
 
-  /** The value behind an exact placeholder of this scope, or undefined (forged, altered, other scope, unknown, expired). */
+  /**
+   * The value behind an exact placeholder of this scope, or undefined (forged, altered, other scope, unknown, expired).
+   * The map holds only placeholders this vault made or loaded after verifying their MAC, keyed by the exact string:
+   * a hit is authentic, a miss is never looked up anywhere else.
+   */
   resolve(placeholder: string): string | undefined {
-    const value = this.values.get(placeholder);
-    if (value === undefined) return undefined;
-    return verifyPlaceholder(this.keys, this.scope, placeholder) ? value : undefined;
+    return this.values.get(placeholder);
   }
 
   /** How many mappings the vault holds. */

@@ -1,29 +1,26 @@
 import { redactText } from '../../src/kernel/index.js';
+import { type FindingType, compilePolicy, scan } from '../content-safety/index.js';
 
 /** Most characters of one prompt or completion a content log line keeps. */
 export const MAX_LOGGED_CONTENT = 4_000;
 
-type Rule = [RegExp, string | ((match: string) => string)];
-
 /**
- * Personal data in logged content, found by patterns (no maintained detector package is installed;
- * these rules are documented in docs/operations.md ("Request log") and tested case by case). Order matters: card numbers
- * before phone numbers, which would otherwise take their digits.
+ * Personal data in logged content: emails, card numbers (Luhn) and national ids (US SSN, UK NINO, Spanish DNI/NIE,
+ * with their validity checks) by the content-safety detectors — one set of rules for policies and logs — then phone
+ * numbers by the broader patterns below: a log may over-redact, and libphonenumber's validity would let through
+ * numbers a reader would still call personal (`555-123-4567`). Documented in docs/operations.md ("Request log").
  */
-const PII_RULES: Rule[] = [
-  // Email addresses.
-  [/[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g, '[email]'],
-  // Payment card numbers: 13–19 digits, optionally grouped by spaces or dashes, passing the Luhn check.
-  [/(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])/g, (match) => (luhnValid(match.replace(/\D/g, '')) ? '[card]' : match)],
-  // US social security numbers.
-  [/(?<!\d)\d{3}-\d{2}-\d{4}(?!\d)/g, '[national-id]'],
-  // UK national insurance numbers.
-  [/\b[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D]\b/g, '[national-id]'],
-  // Spanish DNI and NIE.
-  [/\b[XYZ]?\d{7,8}-?[A-HJ-NP-TV-Z]\b/g, '[national-id]'],
-  // Phone numbers: international (+ and 8–15 digits) and North American (555-123-4567, (555) 123 4567).
-  [/\+\d(?:[\s.()-]{0,2}\d){7,14}(?!\d)/g, '[phone]'],
-  [/(?<![\d-])\(?\d{3}\)?[\s.-]\d{3}[\s.-]\d{4}(?![\d-])/g, '[phone]'],
+const DETECTED = compilePolicy({
+  input: { email: 'mask', card: 'mask', national_id: 'mask' }, output: {},
+  tokenScope: 'request', unresolvedTokenPolicy: 'leave-masked', placeholderInstruction: false,
+}).input;
+
+const MARKERS: Partial<Record<FindingType, string>> = { email: '[email]', card: '[card]', national_id: '[national-id]' };
+
+const PHONE_RULES: RegExp[] = [
+  // International (+ and 8–15 digits) and North American (555-123-4567, (555) 123 4567).
+  /\+\d(?:[\s.()-]{0,2}\d){7,14}(?!\d)/g,
+  /(?<![\d-])\(?\d{3}\)?[\s.-]\d{3}[\s.-]\d{4}(?![\d-])/g,
 ];
 
 /**
@@ -32,20 +29,13 @@ const PII_RULES: Rule[] = [
  * knows, capped.
  */
 export function redactContent(text: string): string {
-  let out = text;
-  for (const [pattern, replacement] of PII_RULES) out = out.replace(pattern, replacement as string);
-  return redactText(out, MAX_LOGGED_CONTENT);
-}
-
-function luhnValid(digits: string): boolean {
-  let sum = 0;
-  for (let i = 0; i < digits.length; i++) {
-    let digit = Number(digits[digits.length - 1 - i]);
-    if (i % 2 === 1) {
-      digit *= 2;
-      if (digit > 9) digit -= 9;
-    }
-    sum += digit;
+  let out = '';
+  let at = 0;
+  for (const finding of scan(text, DETECTED)) {
+    out += text.slice(at, finding.start) + MARKERS[finding.type];
+    at = finding.end;
   }
-  return sum % 10 === 0;
+  out += text.slice(at);
+  for (const pattern of PHONE_RULES) out = out.replace(pattern, '[phone]');
+  return redactText(out, MAX_LOGGED_CONTENT);
 }

@@ -3,6 +3,7 @@ import { ClickHouseConnection } from '../../projections/clickhouse-analytics/ind
 import { DATABASE, type Database, GroupCommitter, ProjectionRunner } from '../../src/kernel/index.js';
 import { AdminModule } from '../admin/index.js';
 import { LimitsModule, LimitsRedis } from '../limits/index.js';
+import { RelayProjection } from '../relay/index.js';
 import { ClusterMetrics } from './cluster-metrics.js';
 import { DocsController } from './docs.controller.js';
 import { HealthController } from './health.controller.js';
@@ -12,6 +13,7 @@ import { Observability } from './observability.js';
 import { OBSERVABILITY_SETTINGS, type ObservabilityContext } from './observability-settings.js';
 import { ProjectionsController } from './projections.controller.js';
 import { Readiness } from './readiness.js';
+import { watchRelay } from './relay-metrics.js';
 import { StatusController } from './status.controller.js';
 
 /**
@@ -30,13 +32,15 @@ import { StatusController } from './status.controller.js';
     ClusterMetrics,
     {
       provide: Observability,
-      useFactory: (context: ObservabilityContext, committer: GroupCommitter, runner: ProjectionRunner, clusterMetrics: ClusterMetrics) => {
+      useFactory: (context: ObservabilityContext, committer: GroupCommitter, runner: ProjectionRunner, clusterMetrics: ClusterMetrics, relay: RelayProjection | null) => {
         const observability = new Observability(context.settings, context.logLevel, context.requestLogDestination);
         clusterMetrics.adopt(observability.metrics.registry);
         observability.onClose(watchKernel(observability, committer, runner));
+        // Only with SWITCHYARD_RELAY_URL: without a relay there are no relay series at all.
+        if (relay) watchRelay(observability, runner, relay);
         return observability;
       },
-      inject: [OBSERVABILITY_SETTINGS, GroupCommitter, ProjectionRunner, ClusterMetrics],
+      inject: [OBSERVABILITY_SETTINGS, GroupCommitter, ProjectionRunner, ClusterMetrics, { token: RelayProjection, optional: true }],
     },
     {
       provide: Readiness,

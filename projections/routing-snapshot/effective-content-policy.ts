@@ -1,6 +1,7 @@
 import type {
   AppliedContentPolicy, ContentAction, ContentPolicyDefinition, CustomPatternRule, DenyTermsRule, DirectionRules, PolicyModeration, PolicyWebhook,
 } from '../../events/index.js';
+import { stricterAction } from '../../events/index.js';
 
 /** The content policy a request is admitted under: what RequestAdmitted records, and the one definition the engine enforces. */
 export interface EffectiveContentPolicy {
@@ -21,12 +22,6 @@ export interface AttachedPolicy {
   definition: ContentPolicyDefinition;
 }
 
-/** Strictness, least to most: when policies combine, the strictest action per finding type and direction wins. */
-const STRICTNESS: readonly ContentAction[] = ['allow', 'log', 'tokenize', 'mask', 'block'];
-
-export function stricterAction(a: ContentAction, b: ContentAction): ContentAction {
-  return STRICTNESS.indexOf(a) >= STRICTNESS.indexOf(b) ? a : b;
-}
 
 /**
  * The policies attached to a tenant, a key and an alias, as one (docs/content-safety.md, "Combination"):

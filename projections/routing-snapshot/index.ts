@@ -2,6 +2,6 @@
 export { buildRoutingSnapshot, type ProviderSettingsRule } from './build-routing-snapshot.js';
 export { Credential } from './credential.js';
 export { ContentPolicyIndex } from './content-policy-index.js';
-export { type AttachedPolicy, combineContentPolicies, type EffectiveContentPolicy, stricterAction } from './effective-content-policy.js';
+export { type AttachedPolicy, combineContentPolicies, type EffectiveContentPolicy } from './effective-content-policy.js';
 export { type ResolvedAlias, type ResolvedDeployment, type RoutingSnapshot, priceInEffect } from './routing-snapshot.js';
 export { RoutingSnapshotProjection } from './routing-snapshot.projection.js';

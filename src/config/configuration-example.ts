@@ -88,16 +88,16 @@ contentPolicies:
       custom: [{ name: project-code, pattern: "PRJ-[0-9]{6}", action: mask }]
       deny_terms: { terms: ["project nightingale"], action: block }
     output: { email: mask, secret: mask }
+    webhook:                          # your own check after the local detectors (docs/content-safety-remote.md)
+      url: https://guard.example.com/check
+      secret: env:GUARD_WEBHOOK_KEY  # signs each call (x-switchyard-signature)
+      timeoutMs: 1500
+      failOpen: false                 # no verdict: 503 guardrail_unavailable
+      directions: [input]
+      allowPrivateNetwork: false
     tokenScope: request               # session needs SWITCHYARD_PII_KEY
     unresolvedTokenPolicy: leave-masked
     placeholderInstruction: true
-    webhook:                          # a remote check of your own (docs/content-safety-remote.md)
-      url: https://guardrail.acme.example/check
-      secret: env:ACME_GUARDRAIL_KEY
-      timeoutMs: 2000
-      failOpen: false                 # no verdict: 503 guardrail_unavailable
-      directions: [input, output]
-      allowPrivateNetwork: false
     moderation:                       # billed to the tenant as a request of its own
       alias: moderator
       directions: [input]

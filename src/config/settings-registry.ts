@@ -7,6 +7,7 @@ import { DURABILITY_ENVIRONMENT } from '../../modules/inference/pipeline/durabil
 import { RESILIENCE_ENVIRONMENT } from '../../modules/inference/resilience/resilience-settings.js';
 import { ADMISSION_ENVIRONMENT } from '../../modules/limits/admission-settings.js';
 import { OBSERVABILITY_ENVIRONMENT } from '../../modules/observability/observability-settings.js';
+import { RELAY_ENVIRONMENT } from '../../modules/relay/relay-settings.js';
 import { AUDIT_ENVIRONMENT } from '../../projections/audit-chain/index.js';
 import { ANALYTICS_FAULTS_ENVIRONMENT } from '../../projections/clickhouse-analytics/index.js';
 import { CLI_ENVIRONMENT } from '../cli/cli-environment.js';
@@ -47,6 +48,7 @@ export const ENVIRONMENT_SETTINGS: readonly SettingsGroup[] = [
   group('Client connections', HTTP_ENVIRONMENT),
   group('Documents', DOCUMENT_ENVIRONMENT),
   group('Exact cache and idempotency', CACHE_ENVIRONMENT),
+  group('Events out (relay)', RELAY_ENVIRONMENT),
   group('Memory allocator (glibc)', MALLOC_ENVIRONMENT),
   group('Embedded engine thread', ENGINE_THREAD_ENVIRONMENT),
   group('Log colour', LOG_COLOUR_ENVIRONMENT),

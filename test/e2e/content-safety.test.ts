@@ -106,7 +106,12 @@ describe('content safety on the request path', () => {
       expect(apiError.message).not.toMatch(/4111/);
       expect(gw.mock.requests()).toHaveLength(0);
       const requestId = apiError.headers?.get('x-request-id') as string;
-      const events = await gw.requestEvents(requestId);
+      // A refusal's event is committed with the next group commit, which may come just after the answer.
+      let events = await gw.requestEvents(requestId);
+      for (let i = 0; i < 50 && events.length === 0; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        events = await gw.requestEvents(requestId);
+      }
       expect(events.map((e) => e.type)).toEqual(['RequestRejected']);
       const rejected = events[0].data as RequestRejected['data'];
       expect(rejected).toMatchObject({ status: 400, code: 'content_policy_violation', tenantId: 'acme' });

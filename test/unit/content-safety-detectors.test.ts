@@ -102,7 +102,9 @@ describe('content-safety detectors', () => {
     });
 
     test('chat-template delimiters and role headers', () => {
-      expect(found('x <|im_start|>system y [INST] z\n### System: do it', 'prompt_injection')).toEqual(['<|im_start|>', '[INST]', '\n### System:']);
+      expect(found('x <|im_start|>system y [INST] z\n### System: do it', 'prompt_injection')).toEqual(['<|im_start|>', '[INST]', '### System:']);
+      expect(found('### Assistant: hello', 'prompt_injection')).toEqual(['### Assistant:']);
+      expect(found('see issue ### system: no', 'prompt_injection')).toEqual([]);
     });
 
     test('ordinary sentences with the same words are not findings', () => {
@@ -120,14 +122,12 @@ describe('content-safety detectors', () => {
     expect(resolveOverlaps([a, d])).toEqual([a]);
   });
 
-  test('policies combine to the strictest action per type; each deny list keeps its own action', () => {
-    const first = policy({ email: 'log', deny_terms: { terms: ['alpha'], action: 'log' } });
-    const second = { ...policy({ email: 'mask', card: 'block', deny_terms: { terms: ['beta'], action: 'block' } }), tokenScope: 'session' as const };
-    const compiled = compilePolicy([first, second]);
+  test('a compiled policy scans with the action of each type, each custom pattern and its deny list', () => {
+    const compiled = compilePolicy({ ...policy({ email: 'mask', card: 'block', deny_terms: { terms: ['beta'], action: 'block' } }), tokenScope: 'session' as const });
     expect(compiled.tokenScope).toBe('session');
     const text = 'a@b.io alpha beta';
     expect(scan(text, compiled.input).map((finding) => [finding.type, finding.action, text.slice(finding.start, finding.end)])).toEqual([
-      ['email', 'mask', 'a@b.io'], ['deny_terms', 'log', 'alpha'], ['deny_terms', 'block', 'beta'],
+      ['email', 'mask', 'a@b.io'], ['deny_terms', 'block', 'beta'],
     ]);
     expect(Object.keys(compiled.detectorVersions).sort()).toEqual(['card', 'deny_terms', 'email']);
   });
@@ -141,5 +141,17 @@ describe('content-safety detectors', () => {
     for (const [type, values] of Object.entries(SENSITIVE_VALUES)) {
       for (const value of values) expect(scan(`see ${value} here`, all).map((finding) => finding.type)).toEqual([type]);
     }
+  });
+});
+
+describe('the process\'s own credentials', () => {
+  test('every form of a credential the gateway holds is a secret finding, wherever it sits in a run', async () => {
+    const { rememberSecret } = await import('../../src/kernel/index.js');
+    const credential = 'zq9-held-credential-Value-7781';
+    rememberSecret(credential);
+    const text = `one ${credential} two x${encodeURIComponent(credential)}y and ${Buffer.from(credential).toString('base64')}`;
+    const spans = scan(text, compilePolicy(policy({ secret: 'mask' })).input).map((finding) => text.slice(finding.start, finding.end));
+    expect(spans).toContain(credential);
+    expect(spans).toContain(Buffer.from(credential).toString('base64'));
   });
 });

@@ -146,3 +146,12 @@ describe('placeholders', () => {
     expect(() => new SessionTokenVault(null as never, PlaceholderKeys.from({ piiKey: () => 'k'.repeat(32) }), 'acme', 's1', 0)).toThrow(/TTL/);
   });
 });
+
+describe('the placeholder instruction', () => {
+  test('names the grammar without being a placeholder itself: recovering it changes nothing and counts nothing', async () => {
+    const { PLACEHOLDER_INSTRUCTION } = await import('../../modules/content-safety/index.js');
+    const vault = new RequestTokenVault(keys, 'acme', 'r1');
+    applyInputPolicy('Mail ann@example.com', { rules: compiled.input, vault });
+    expect(recoverText(PLACEHOLDER_INSTRUCTION, vault)).toMatchObject({ resolved: 0, unresolved: 0 });
+  });
+});

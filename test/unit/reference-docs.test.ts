@@ -144,7 +144,7 @@ function everyField(): Record<string, any> {
       input: { ...findings('tokenize'), custom: [{ name: 'code', pattern: 'PRJ-[0-9]{6}', action: 'mask' }], deny_terms: { terms: ['nightingale'], action: 'block' } },
       output: { ...findings('mask'), custom: [{ name: 'code', pattern: 'PRJ-[0-9]{6}', action: 'mask' }], deny_terms: { terms: ['nightingale'], action: 'block' } },
       tokenScope: 'request', unresolvedTokenPolicy: 'reject-buffered', placeholderInstruction: true,
-      webhook: { url: 'https://guard.example.com/check', secret: 'env:GUARD_KEY', timeoutMs: 2000, failOpen: false, directions: ['input', 'output'], allowPrivateNetwork: false },
+      webhook: { url: 'https://guard.example.com/check', secret: 'env:GUARD_SECRET', timeoutMs: 1500, failOpen: false, directions: ['input', 'output'], allowPrivateNetwork: false },
       moderation: { alias: 'chat', directions: ['input'], failOpen: true, categories: ['violence'], timeoutMs: 5000 },
     }],
     tenants: [{ id: 't', name: 'Tenant', limits: limits(), budget: budget(), contentPolicy: 'cp' }],
@@ -265,6 +265,8 @@ describe('configuration file: the example in the reference', () => {
 
   test('it applies to an empty event store: a plan without problems whose every command its aggregate accepts', () => {
     const now = new Date('2026-12-01T00:00:00Z');
+    // The example's content-policy webhook signs with a secret that must resolve when the policy is applied.
+    process.env.GUARD_WEBHOOK_KEY ??= 'example-webhook-signing-secret';
     const plan = planApply(example(), ControlPlaneState.empty(), { now, prune: false });
     expect(plan.problems).toEqual([]);
     let state = ControlPlaneState.empty();

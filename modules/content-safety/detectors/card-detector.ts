@@ -4,7 +4,8 @@ import type { ScanText } from './scan-text.js';
 
 /**
  * Payment card numbers: 13–19 digits, optionally grouped by single spaces or dashes, passing the Luhn check, not one
- * repeated digit (0000 0000 0000 0000 passes Luhn). Runs only inside the numeric windows.
+ * repeated digit (0000 0000 0000 0000 passes Luhn). The pattern starts with a digit: the regex engine skips prose
+ * by itself, faster than cutting the text into windows.
  */
 export class CardDetector implements Detector {
   readonly type = 'card' as const;
@@ -16,6 +17,6 @@ export class CardDetector implements Detector {
       const digits = match[0].replace(/\D/g, '');
       if (/^(\d)\1*$/.test(digits) || !luhnValid(digits)) return;
       emit(offset + match.index, offset + match.index + match[0].length);
-    }, scanText.numericWindows());
+    });
   }
 }

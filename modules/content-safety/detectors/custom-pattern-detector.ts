@@ -1,6 +1,7 @@
 import type { Detector, EmitFinding } from './detector.js';
 import { eachMatch } from './detector.js';
 import type { ScanText } from './scan-text.js';
+import { CUSTOM_PATTERN_FLAGS } from '../custom-pattern-safety.js';
 
 /**
  * An operator's own pattern from a policy (`custom: [{ name, pattern, action }]`). The policy's validation refuses a
@@ -13,7 +14,8 @@ export class CustomPatternDetector implements Detector {
 
   constructor(name: string, pattern: string) {
     this.type = `custom:${name}`;
-    this.pattern = new RegExp(pattern, 'g');
+    // The flags the validation parsed and analysed it with (Unicode-aware): what was checked is what runs.
+    this.pattern = new RegExp(pattern, CUSTOM_PATTERN_FLAGS);
     this.version = `custom/1 ${name}`;
   }
 

@@ -18,11 +18,13 @@ const IBAN_LENGTHS: Record<string, number> = {
 export class IbanDetector implements Detector {
   readonly type = 'iban' as const;
   readonly version = 'iban/1';
-  private readonly pattern = /(?<![A-Za-z0-9])[A-Z]{2}\d{2}(?:[ ]?[A-Za-z0-9]){11,30}/g;
+  // No lookbehind first: a pattern starting with its letters lets the engine skip ahead; the start is checked after.
+  private readonly pattern = /[A-Z]{2}\d{2}(?:[ ]?[A-Za-z0-9]){11,30}/g;
 
   detect(scanText: ScanText, emit: EmitFinding): void {
     eachMatch(this.pattern, scanText.text, (match, offset) => {
       const candidate = match[0];
+      if (isAlphanumeric(scanText.text.charCodeAt(offset + match.index - 1))) return;
       const length = IBAN_LENGTHS[candidate.slice(0, 2)];
       if (!length) return;
       // Take exactly `length` letters and digits: the candidate may run on into the next word.

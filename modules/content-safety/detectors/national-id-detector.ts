@@ -24,7 +24,7 @@ export class NationalIdDetector implements Detector {
     const text = scanText.text;
     eachMatch(this.ssn, text, (match, offset) => {
       if (validSsn(match[1], match[3], match[4])) emit(offset + match.index, offset + match.index + match[0].length);
-    }, windows);
+    });
     eachMatch(this.nino, text, (match, offset) => {
       if (!NINO_NOT_ISSUED.has(match[1])) emit(offset + match.index, offset + match.index + match[0].length);
     }, windows);

@@ -1,4 +1,4 @@
-import { type CountryCode, findPhoneNumbersInText } from 'libphonenumber-js';
+import { type CountryCode, parsePhoneNumberFromString } from 'libphonenumber-js';
 import { type Detector, type EmitFinding, eachMatch } from './detector.js';
 import type { ScanText } from './scan-text.js';
 
@@ -9,7 +9,7 @@ export const LIBPHONENUMBER_VERSION = '1.13.16';
  * Phone numbers: international numbers (`+` and a country code) of any country, and national numbers of the default
  * region (US unless the engine is told otherwise), that libphonenumber-js finds valid for their country — not
  * any run of digits. libphonenumber only sees short candidates (a digit run of 7–17 digits with phone separators,
- * at most ~50 characters) cut from the numeric windows, so its cost stays bounded on hostile input.
+ * at most ~50 characters), so its cost stays bounded on hostile input.
  */
 export class PhoneDetector implements Detector {
   readonly type = 'phone' as const;
@@ -21,29 +21,77 @@ export class PhoneDetector implements Detector {
   }
 
   detect(scanText: ScanText, emit: EmitFinding): void {
+    let validations = 0;
     eachMatch(this.candidates, scanText.text, (match, offset) => {
       if (!phoneShaped(match[0])) return;
       const at = offset + match.index;
-      for (const found of findPhoneNumbersInText(match[0], { defaultCountry: this.defaultRegion })) emit(at + found.startsAt, at + found.endsAt);
-    }, scanText.numericWindows());
+      // Past the budget a phone-shaped candidate counts as a phone unvalidated: over-masking, never a leak, and a
+      // text of endless phone-shaped digits costs bounded time.
+      if (++validations > MAX_VALIDATIONS_PER_SCAN) return emit(at, at + match[0].length);
+      // The candidate as a whole (its span is the finding): parsing one string is several times cheaper than
+      // libphonenumber's own text search, which would only look at this candidate again.
+      if (parsePhoneNumberFromString(match[0], { defaultCountry: this.defaultRegion, extract: false })?.isValid()) emit(at, at + match[0].length);
+    });
   }
 }
 
+/** libphonenumber parses one scan may make (each costs 10–40 µs). */
+const MAX_VALIDATIONS_PER_SCAN = 5_000;
+
 /** 2026-12-18, 18.12.2026, 12/18/2026: dates, which libphonenumber may take for national numbers. */
+const AREA = /^\(\d{2,4}\)\s?/;
 const DATE = /^(?:\d{4}[-./]\d{1,2}[-./]\d{1,2}|\d{1,2}[-./]\d{1,2}[-./]\d{2,4})$/;
 
 /**
  * Whether a candidate is grouped the way phone numbers are written, before libphonenumber (slow) is asked: with a
- * leading `+`, any grouping; otherwise one separator used throughout (after an optional `(area)`), and no group of a
+ * leading `+`, 8–15 digits and at most one one-digit group after the country code; otherwise at most 12 digits in at
+ * most 5 groups, one separator used throughout (after an optional `(area)`), and no group of a
  * single digit. Dates and lists of numbers (`2026-12-18`, `2026-12-8 242`, `17.53 2026-9-24`) fail this and cost nothing.
  */
 export function phoneShaped(candidate: string): boolean {
-  if (candidate.startsWith('+')) return true;
+  // A loop, not split/match: in number-dense text this runs for every candidate.
+  if (candidate.charCodeAt(0) === 0x2b) {
+    // E.164: at most 15 digits; one short group besides the country code (`+33 6 12 34 56 78`), no more.
+    let digits = 0;
+    let groups = 0;
+    let shortGroups = 0;
+    let run = 0;
+    for (let i = 1; i <= candidate.length; i++) {
+      const code = i < candidate.length ? candidate.charCodeAt(i) : -1;
+      if (code >= 0x30 && code <= 0x39) { run++; continue; }
+      if (run === 0) continue;
+      digits += run;
+      if (run === 1 && groups > 0) shortGroups++;
+      groups++;
+      run = 0;
+    }
+    return digits >= 8 && digits <= 15 && groups <= 7 && shortGroups <= 1;
+  }
   if (DATE.test(candidate)) return false;
-  const body = candidate.replace(/^\(\d{2,4}\)\s?/, '');
-  const separators = new Set(body.match(/[^\d]+/g) ?? []);
-  if (separators.size > 1) return false;
-  const [separator] = separators;
-  if (separator !== undefined && !/^[ .-]$/.test(separator)) return false;
-  return body.split(/\D+/).every((group) => group.length >= 2);
+  let at = 0;
+  let digits = 0;
+  let groups = 0;
+  if (candidate.charCodeAt(0) === 0x28) {
+    const area = AREA.exec(candidate);
+    if (!area) return false;
+    digits = area[0].replace(/\D/g, '').length;
+    groups = 1;
+    at = area[0].length;
+  }
+  // One separator kind throughout, single characters between groups of two or more digits.
+  let separator = 0;
+  let run = 0;
+  for (let i = at; i <= candidate.length; i++) {
+    const code = i < candidate.length ? candidate.charCodeAt(i) : -1;
+    if (code >= 0x30 && code <= 0x39) { run++; continue; }
+    if (run < 2) return false;
+    digits += run;
+    groups++;
+    run = 0;
+    if (code === -1) break;
+    if (code !== 0x20 && code !== 0x2e && code !== 0x2d) return false;
+    if (separator === 0) separator = code;
+    else if (separator !== code) return false;
+  }
+  return digits <= 12 && groups <= 5;
 }

@@ -32,7 +32,9 @@ export const PROMPT_INJECTION_HEURISTICS: readonly PromptInjectionHeuristic[] = 
     id: 'chat-template-delimiter', severity: 'high', anchored: false,
     pattern: String.raw`<\/?(?:system|assistant|im_start|im_end)>|<\|(?:im_start|im_end|system|endoftext|start_header_id|end_header_id|eot_id)\|>|\[\/?(?:INST|SYS)\]|<<\/?SYS>>`,
   },
-  { id: 'role-header', severity: 'high', anchored: false, pattern: String.raw`(?:^|\n)[ \t]*#{2,}[ \t]*(?:system|assistant|instructions?)[ \t]*:` },
+  // Starts with a literal `#` (the line start is checked by a lookbehind after it): the engine skips ahead to each `#`.
+  { id: 'role-header', severity: 'high', anchored: false, pattern: String.raw`#(?<=(?:^|
+)[ 	]*#)#+[ 	]*(?:system|assistant|instructions?)[ 	]*:` },
   { id: 'new-instructions', severity: 'medium', anchored: true, pattern: String.raw`\b(?:new|updated|real|actual|override)\s+(?:system\s+)?instructions\s*:|\bsystem\s+prompt\s*:` },
   {
     id: 'role-override', severity: 'medium', anchored: true,
@@ -47,7 +49,7 @@ export const PROMPT_INJECTION_HEURISTICS: readonly PromptInjectionHeuristic[] = 
  * Words every anchored heuristic's match contains (its rarest part): one search for them, then the heuristics run
  * only on the text around each (ANCHOR_BEFORE characters before, ANCHOR_AFTER after, widened to word boundaries).
  */
-const ANCHORS = /\b(?:instruction|prompt|rules|directions|guidelines|message|context|above|foregoing|forget|system|pretend|now\b|act\s+as|override|mode\b|anything|jailbr)/gi;
+const ANCHORS = /(?:instruction|prompt|rules|directions|guidelines|message|context|above|foregoing|forget|system|pretend|now\b|act\s+as|override|mode\b|anything|jailbr)/gi;
 const ANCHOR_BEFORE = 96;
 const ANCHOR_AFTER = 64;
 
@@ -80,7 +82,7 @@ export class PromptInjectionDetector implements Detector {
         const code = text.charCodeAt(at);
         if (code < 0x30 || code > 0x39) continue;
         let from = at;
-        while (from > 0 && at - from < MAX_BLOB && isBase64(text.charCodeAt(from - 1))) from--;
+        while (from > covered && at - from < MAX_BLOB && isBase64(text.charCodeAt(from - 1))) from--; // never back over a run already seen
         let to = at + 1;
         while (to < text.length && to - from < MAX_BLOB && isBase64(text.charCodeAt(to))) to++;
         covered = to;
@@ -96,6 +98,8 @@ export class PromptInjectionDetector implements Detector {
   private anchorWindows(text: string): Window[] {
     const windows: Array<[number, number]> = [];
     eachMatch(this.anchors, text, (match) => {
+      // The word boundary before an anchor is checked here: a leading `\b` would keep the engine from skipping ahead.
+      if (match.index > 0 && isWordChar(text.charCodeAt(match.index - 1))) return;
       let start = Math.max(0, match.index - ANCHOR_BEFORE);
       while (start > 0 && match.index - start < 2 * ANCHOR_BEFORE && isWordChar(text.charCodeAt(start - 1))) start--;
       let end = Math.min(text.length, match.index + match[0].length + ANCHOR_AFTER);

@@ -2,8 +2,9 @@
  * The text being scanned, with the cheap prefilters detectors share, computed once per scan and only when a
  * detector asks: the numeric windows (where every number-shaped detector looks) and the colon windows (IPv6).
  *
- * Why windows: ordinary prose has few digits, so the card, phone, IBAN, national-id and IPv4 patterns run on a
- * small fraction of the text instead of all of it. A window is every digit run (runs closer than NUMERIC_JOIN
+ * Why windows: ordinary prose has few digits, so patterns that start with letters but need digits (IBAN, NINO,
+ * DNI/NIE) run on a small fraction of the text instead of all of it. (Patterns that start with a digit run on the
+ * whole text: the regex engine skips prose by itself, faster than cutting it into windows.) A window is every digit run (runs closer than NUMERIC_JOIN
  * characters joined) widened by WINDOW_MARGIN characters on each side; no number-shaped finding has more than
  * WINDOW_MARGIN non-digit characters before its first or after its last digit, nor between two of its digits (the
  * longest such gap, an IBAN's letter groups `2345 MTLC AST0`, is 9), so none is cut by a window edge,
@@ -12,6 +13,27 @@
 export const WINDOW_MARGIN = 16;
 const NUMERIC_JOIN = WINDOW_MARGIN;
 const COLON_MARGIN = 46;
+/**
+ * What ends the text before a `:` or `=` that may introduce a credential: a credential's name (those of
+ * src/kernel CREDENTIAL_PATTERNS.assignments), maybe quoted, maybe followed by spaces. Other separators (prose
+ * colons, clock times, `x = 1`) open no window.
+ */
+const CREDENTIAL_NAME = /(?:key|secret|token|passw(?:or)?d|pwd|signature|credentials?|authorization|cookie|signedheaders)$/i;
+
+/** Whether the word before `at` (past up to 8 spaces and a quote) ends with a credential's name. */
+function credentialNameBefore(text: string, at: number): boolean {
+  let end = skipSpaces(text, at, -1);
+  const quote = text.charCodeAt(end - 1);
+  if (quote === 0x22 || quote === 0x27) end--;
+  let start = end;
+  while (start > 0 && end - start < 64 && isNameChar(text.charCodeAt(start - 1))) start--;
+  return end - start >= 3 && CREDENTIAL_NAME.test(text.slice(start, end));
+}
+
+function isNameChar(code: number): boolean {
+  return (code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a) || (code >= 0x30 && code <= 0x39) || code === 0x5f || code === 0x2d;
+}
+
 /** The longest run of non-space characters an assignment window follows (a name, a scheme, a value). */
 const MAX_RUN = 4_096; // an IPv6 address with a zone or embedded IPv4 is at most 45 characters
 
@@ -28,7 +50,8 @@ export class ScanText {
   numericWindows(): readonly Window[] {
     if (this.numeric) return this.numeric;
     const windows: Array<[number, number]> = [];
-    const digits = /\d+/g;
+    // Digit runs close together come as one match: one exec per cluster, not per run (number-dense text).
+    const digits = /\d+(?:\D{1,32}\d+)*/g;
     const text = this.text;
     for (let match = digits.exec(text); match !== null; match = digits.exec(text)) {
       const start = Math.max(0, match.index - WINDOW_MARGIN);
@@ -58,8 +81,8 @@ export class ScanText {
   }
 
   /**
-   * Spans around each `:` and `=` (merged, in order): the word before it (a credential's name, after a few spaces),
-   * and the two words after it (an `Authorization` scheme and the value). Where a named credential can be.
+   * Spans around each `:` and `=` that follows a credential's name (merged, in order): the word before it (the
+   * name, after a few spaces), and the two words after it (an `Authorization` scheme and the value).
    */
   assignmentWindows(): readonly Window[] {
     if (this.assignment) return this.assignment;
@@ -68,6 +91,7 @@ export class ScanText {
     const separators = /[:=]/g;
     for (let match = separators.exec(text); match !== null; match = separators.exec(text)) {
       const at = match.index;
+      if (!credentialNameBefore(text, at)) continue;
       const start = skipRun(text, skipSpaces(text, at, -1), -1);
       const end = skipRun(text, skipSpaces(text, skipRun(text, skipSpaces(text, at + 1, 1), 1), 1), 1);
       const last = windows[windows.length - 1];

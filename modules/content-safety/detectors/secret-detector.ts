@@ -29,13 +29,31 @@ export class SecretDetector implements Detector {
   readonly type = 'secret' as const;
   readonly version = 'secret/1';
   private readonly blocks = copy(CREDENTIAL_PATTERNS.privateKeyBlock);
-  // The case-sensitive token formats as one alternation: one pass instead of a dozen (each has a literal start).
+  // The token formats as one alternation: one pass instead of a dozen (each has a literal start); a case-insensitive
+  // one has its letters spelled as classes (`[Kk][Ee][Yy]`) so that it can join.
+  // Each keeps its leading `\b`: without it, a run such as `eyJeyJeyJ…` would be tried from every position inside
+  // it, each attempt running to the end of the run (quadratic on hostile input).
   private readonly tokens = [
-    new RegExp(CREDENTIAL_PATTERNS.tokens.filter((pattern) => !pattern.flags.includes('i')).map((pattern) => `(?:${pattern.source})`).join('|'), 'g'),
-    ...CREDENTIAL_PATTERNS.tokens.filter((pattern) => pattern.flags.includes('i')).map(copy),
+    new RegExp(CREDENTIAL_PATTERNS.tokens.map((pattern) => `(?:${pattern.flags.includes('i') ? caseless(pattern.source) : pattern.source})`).join('|'), 'g'),
   ];
   private readonly assignments = CREDENTIAL_PATTERNS.assignments.map(copy);
   private readonly addressCredentials = copy(CREDENTIAL_PATTERNS.credentialsInAddress);
+
+  private readonly runs = /[^\s"'<>()[\]{},;]{8,}/g;
+
+  private findKnownForms(text: string, forms: readonly string[], emit: EmitFinding): void {
+    const index = formIndex(forms);
+    eachMatch(this.runs, text, (match, offset) => {
+      const run = match[0];
+      for (let i = 0; i + FORM_PREFIX <= run.length; i++) {
+        const candidates = index.get(run.slice(i, i + FORM_PREFIX));
+        const form = candidates?.find((candidate) => run.startsWith(candidate, i)); // longest first, as knownSecretForms orders them
+        if (!form) continue;
+        emit(offset + match.index + i, offset + match.index + i + form.length);
+        i += form.length - 1;
+      }
+    });
+  }
 
   detect(scanText: ScanText, emit: EmitFinding): void {
     const text = scanText.text;
@@ -56,10 +74,47 @@ export class SecretDetector implements Detector {
     }
     // user:password@host needs an `@`: only the text around each one is searched.
     if (text.includes('@')) eachMatch(this.addressCredentials, text, whole, atWindows(text));
-    for (const form of knownSecretForms()) {
-      for (let at = text.indexOf(form); at !== -1; at = text.indexOf(form, at + form.length)) emit(at, at + form.length);
-    }
+    const forms = knownSecretForms();
+    if (forms.length > 0) this.findKnownForms(text, forms, emit);
   }
+}
+
+/** Forms of credentials this process holds are at least this long (src/kernel known-secrets). */
+const FORM_PREFIX = 8;
+
+/**
+ * The process's own credentials (up to 20,000 forms: every encoding of every key it holds) are looked up by their
+ * first FORM_PREFIX characters at each position of each long non-space run, not searched one by one.
+ */
+let indexedForms: readonly string[] | null = null;
+let formsByPrefix = new Map<string, string[]>();
+
+function formIndex(forms: readonly string[]): Map<string, string[]> {
+  if (forms === indexedForms) return formsByPrefix;
+  formsByPrefix = new Map();
+  for (const form of forms) {
+    if (form.length < FORM_PREFIX) continue;
+    const prefix = form.slice(0, FORM_PREFIX);
+    formsByPrefix.set(prefix, [...(formsByPrefix.get(prefix) ?? []), form]);
+  }
+  indexedForms = forms;
+  return formsByPrefix;
+}
+
+/** A regex source matching what it matched under the `i` flag without it: each ASCII letter outside a class and not escaped becomes `[xX]`. */
+export function caseless(source: string): string {
+  let out = '';
+  let inClass = false;
+  for (let i = 0; i < source.length; i++) {
+    const char = source[i];
+    if (char === '\\') { out += char + (source[i + 1] ?? ''); i++; continue; }
+    if (char === '[') inClass = true;
+    else if (char === ']') inClass = false;
+    const lower = char.toLowerCase();
+    const upper = char.toUpperCase();
+    out += !inClass && lower !== upper && /[a-z]/i.test(char) ? `[${lower}${upper}]` : char;
+  }
+  return out;
 }
 
 function copy(pattern: RegExp): RegExp {

@@ -1,0 +1,113 @@
+import { type JetStreamClient, JetStreamApiError, type PubAck, jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { PermissionViolationError, type NatsConnection, headers as natsHeaders } from '@nats-io/transport-node';
+import { ClientNats, type ReadPacket } from '@nestjs/microservices';
+import { type RelayMessage, RelayRefusedError, RelayUnavailableError } from './relay-message.js';
+
+/** The JetStream stream the relay publishes to (created if missing) and its subjects' prefix. */
+export const NATS_STREAM = 'SWITCHYARD';
+export const NATS_SUBJECT_PREFIX = 'switchyard.events';
+
+/** `switchyard.events.<EventType>`. */
+export function natsSubject(message: Pick<RelayMessage, 'type'>): string {
+  return `${NATS_SUBJECT_PREFIX}.${message.type}`;
+}
+
+/**
+ * Nest's ClientNats, publishing through JetStream. Its own `emit` is a core NATS publish: fire and forget,
+ * no header of ours, no acknowledgement — the relay could not know an event was stored before moving its
+ * checkpoint. So this subclass (Nest's extension point: the connection, reconnection and status handling
+ * stay ClientNats's) overrides `dispatchEvent` alone: a JetStream publish with `Nats-Msg-Id` = event id
+ * (the stream drops a duplicate inside its window) that resolves only on the stream's PubAck. The body is
+ * the relay's envelope as is, not Nest's `{pattern, data}` packet: consumers of any language read it.
+ */
+export class JetStreamClientProxy extends ClientNats {
+  private js: { connection: NatsConnection; client: JetStreamClient } | null = null;
+  private streamChecked: NatsConnection | null = null;
+
+  constructor(url: string, private readonly ackTimeoutMs: number) {
+    const credentials = credentialsOf(url);
+    super({
+      servers: serversOf(url),
+      ...credentials,
+      name: 'switchyard-relay',
+      // Keep reconnecting for as long as the process lives: a broker restart must not end the relay.
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 1_000,
+      timeout: ackTimeoutMs,
+    });
+  }
+
+  protected override async dispatchEvent(packet: ReadPacket<RelayMessage>): Promise<PubAck> {
+    const message = packet.data;
+    const client = await this.jetStream();
+    const headers = natsHeaders();
+    headers.set('Nats-Msg-Id', message.eventId);
+    headers.set('Switchyard-Event-Type', message.type);
+    headers.set('Switchyard-Stream-Id', message.streamId);
+    headers.set('Content-Type', 'application/json');
+    try {
+      return await client.publish(natsSubject(message), message.body, { msgID: message.eventId, headers, timeout: this.ackTimeoutMs });
+    } catch (error) {
+      throw classifyNatsError(message, error);
+    }
+  }
+
+  /** JetStream over the current connection, with the stream made sure of once per connection. */
+  private async jetStream(): Promise<JetStreamClient> {
+    const connection = this.unwrap<NatsConnection>();
+    if (this.js?.connection !== connection) this.js = { connection, client: jetstream(connection, { timeout: this.ackTimeoutMs }) };
+    if (this.streamChecked !== connection) {
+      await ensureStream(connection, this.ackTimeoutMs);
+      this.streamChecked = connection;
+    }
+    return this.js.client;
+  }
+}
+
+/** Creates the stream when it is missing; an existing one (an operator's limits, replicas) is left as it is. */
+async function ensureStream(connection: NatsConnection, timeout: number): Promise<void> {
+  try {
+    const manager = await jetstreamManager(connection, { timeout });
+    try {
+      await manager.streams.info(NATS_STREAM);
+    } catch (error) {
+      if (!(error instanceof JetStreamApiError) || error.status !== 404) throw error;
+      await manager.streams.add({ name: NATS_STREAM, subjects: [`${NATS_SUBJECT_PREFIX}.>`] });
+    }
+  } catch (error) {
+    throw new RelayUnavailableError('NATS', `the JetStream stream ${NATS_STREAM} could not be checked or created (${(error as Error).message})`, { cause: error });
+  }
+}
+
+/**
+ * A JetStream API error (the stream answered: message too large, a limit reached with discard=new, a
+ * wrong expectation) or a core refusal (over the server's max_payload, a permission violation) would come
+ * back the same: refused. A timeout, no responders (the stream's leader is away) or a lost connection may
+ * pass later: unavailable.
+ */
+function classifyNatsError(message: RelayMessage, error: unknown): Error {
+  const reason = error instanceof Error ? error.message : String(error);
+  if (error instanceof JetStreamApiError && error.status !== 503) return new RelayRefusedError('NATS', message.eventId, `${reason} (JetStream error ${error.code})`, { cause: error });
+  if (error instanceof PermissionViolationError || /max_payload|permissions? violation/i.test(reason)) {
+    return new RelayRefusedError('NATS', message.eventId, reason, { cause: error });
+  }
+  return new RelayUnavailableError('NATS', reason, { cause: error });
+}
+
+function authorityOf(url: string): string {
+  return url.replace(/^nats:\/\//i, '').split(/[/?#]/, 1)[0];
+}
+
+function serversOf(url: string): string[] {
+  const authority = authorityOf(url);
+  return authority.slice(authority.lastIndexOf('@') + 1).split(',').map((server) => server.trim());
+}
+
+/** `nats://user:pass@host:4222`: the credentials go to the connection's options, not into a server address. */
+function credentialsOf(url: string): { user?: string; pass?: string } {
+  const authority = authorityOf(url);
+  const at = authority.lastIndexOf('@');
+  if (at < 0) return {};
+  const [user, pass = ''] = authority.slice(0, at).split(':');
+  return { user: decodeURIComponent(user), pass: decodeURIComponent(pass) };
+}

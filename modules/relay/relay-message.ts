@@ -1,0 +1,45 @@
+import type { RecordedEvent } from '../../src/kernel/index.js';
+import { eventView } from '../audit/index.js';
+
+/**
+ * One event as the relay hands it to a client proxy: the body every transport publishes (the event view of
+ * `GET /admin/v1/events`, byte for byte the same JSON whatever the broker) and the fields the transports
+ * map to their own headers, subjects, routing keys and message keys.
+ */
+export interface RelayMessage {
+  readonly eventId: string;
+  readonly type: string;
+  readonly streamId: string;
+  readonly globalPosition: number;
+  /** The JSON envelope, serialized once. */
+  readonly body: string;
+}
+
+export function relayMessage(event: RecordedEvent): RelayMessage {
+  return {
+    eventId: event.eventId,
+    type: event.type,
+    streamId: event.streamId,
+    globalPosition: event.globalPosition,
+    body: JSON.stringify(eventView(event)),
+  };
+}
+
+/**
+ * The broker refused this message (too large, not authorized, rejected by a limit): sending it again
+ * would fail the same way, so the relay stops at it — never skips it — until an operator fixes the cause.
+ */
+export class RelayRefusedError extends Error {
+  override readonly name = 'RelayRefusedError';
+  constructor(readonly transport: string, readonly eventId: string, reason: string, options?: ErrorOptions) {
+    super(`the ${transport} broker refused event ${eventId}: ${reason}`, options);
+  }
+}
+
+/** The broker could not be reached or did not acknowledge in time: the relay backs off and publishes again. */
+export class RelayUnavailableError extends Error {
+  override readonly name = 'RelayUnavailableError';
+  constructor(readonly transport: string, readonly reason: string, options?: ErrorOptions) {
+    super(`the ${transport} broker is unavailable: ${reason}`, options);
+  }
+}

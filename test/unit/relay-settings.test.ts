@@ -1,0 +1,85 @@
+import { lastValueFrom } from 'rxjs';
+import { REQUEST_EVENT_TYPES } from '../../events/index.js';
+import {
+  KAFKA_PRODUCER, KAFKA_SEND, KafkaClientProxy, RelayRefusedError, RelayUnavailableError, classifyKafkaError, kafkaRecord, natsSubject, readRelaySettings,
+  relayMessage,
+} from '../../modules/relay/index.js';
+import { ALL_EVENT_TYPES, ConfigurationError } from '../../src/kernel/index.js';
+
+/** SWITCHYARD_RELAY_URL and SWITCHYARD_RELAY_EVENTS (docs/events-out.md): what starts, and what stops the start with a clear message. */
+describe('relay settings', () => {
+  test('unset: no relay', () => {
+    expect(readRelaySettings({})).toBeNull();
+    expect(readRelaySettings({ SWITCHYARD_RELAY_URL: '  ' })).toBeNull();
+  });
+
+  test.each([
+    ['http://127.0.0.1:4222', /must start with nats:\/\/, amqp:\/\/, amqps:\/\/ or kafka:\/\//],
+    ['127.0.0.1:4222', /must start with/],
+    ['kafka://broker', /needs a port/],
+    ['amqp://a:5672,b:5672', /names one broker/],
+  ])('%s is refused', (url, message) => {
+    expect(() => readRelaySettings({ SWITCHYARD_RELAY_URL: url })).toThrow(ConfigurationError);
+    expect(() => readRelaySettings({ SWITCHYARD_RELAY_URL: url })).toThrow(message);
+  });
+
+  test('the transport comes from the scheme; servers without credentials', () => {
+    expect(readRelaySettings({ SWITCHYARD_RELAY_URL: 'nats://u:p@n1:4222,n2:4222' })).toMatchObject({ transport: 'nats', servers: ['n1:4222', 'n2:4222'], events: ALL_EVENT_TYPES });
+    expect(readRelaySettings({ SWITCHYARD_RELAY_URL: 'amqp://guest:guest@127.0.0.1:5672' })).toMatchObject({ transport: 'amqp', servers: ['127.0.0.1:5672'] });
+    expect(readRelaySettings({ SWITCHYARD_RELAY_URL: 'kafka://k1:9092,k2:9092' })).toMatchObject({ transport: 'kafka', servers: ['k1:9092', 'k2:9092'] });
+  });
+
+  test('events: types and families, deduplicated; an unknown name stops the start naming it', () => {
+    const settings = readRelaySettings({ SWITCHYARD_RELAY_URL: 'nats://n:4222', SWITCHYARD_RELAY_EVENTS: 'request, ApiKeyRevoked,BreakerOpened,RequestAdmitted' })!;
+    expect(settings.events).toEqual([...REQUEST_EVENT_TYPES, 'ApiKeyRevoked', 'BreakerOpened']);
+    expect(() => readRelaySettings({ SWITCHYARD_RELAY_URL: 'nats://n:4222', SWITCHYARD_RELAY_EVENTS: 'request,RequestAdmited,bogus' }))
+      .toThrow(/SWITCHYARD_RELAY_EVENTS names "RequestAdmited", "bogus", neither an event type nor a family/);
+    expect(readRelaySettings({ SWITCHYARD_RELAY_URL: 'nats://n:4222', SWITCHYARD_RELAY_EVENTS: 'all' })!.events).toBe(ALL_EVENT_TYPES);
+  });
+});
+
+describe('relay mappings', () => {
+  const event = {
+    globalPosition: 42, transactionId: 7n, streamId: 'request-01J', streamVersion: 3, eventId: '01935c1e-0000-7000-8000-000000000001',
+    type: 'AttemptFinished', schemaVersion: 2, recordedAt: new Date('2026-12-06T12:00:00Z'), data: { attempt: 1 }, metadata: { actor: 'key:1' },
+  };
+
+  test('the body is the event view of GET /admin/v1/events, in its field order', () => {
+    const message = relayMessage(event as never);
+    expect(JSON.parse(message.body)).toEqual({
+      globalPosition: 42, streamId: 'request-01J', streamVersion: 3, eventId: event.eventId, type: 'AttemptFinished', schemaVersion: 2,
+      recordedAt: '2026-12-06T12:00:00.000Z', data: { attempt: 1 }, metadata: { actor: 'key:1' },
+    });
+    expect(Object.keys(JSON.parse(message.body))).toEqual(['globalPosition', 'streamId', 'streamVersion', 'eventId', 'type', 'schemaVersion', 'recordedAt', 'data', 'metadata']);
+    expect(natsSubject(message)).toBe('switchyard.events.AttemptFinished');
+  });
+
+  test('Kafka: key = stream id (one partition per stream, in order), the envelope as value, type and id in headers; idempotent producer, acks from all replicas', () => {
+    const message = relayMessage(event as never);
+    expect(kafkaRecord(message)).toEqual({
+      key: 'request-01J',
+      value: message.body,
+      headers: { 'switchyard-event-id': event.eventId, 'switchyard-event-type': 'AttemptFinished', 'content-type': 'application/json' },
+    });
+    expect(KAFKA_PRODUCER).toMatchObject({ idempotent: true, maxInFlightRequests: 1 });
+    expect(KAFKA_SEND).toEqual({ acks: -1 });
+  });
+
+  test('Kafka: a refusal (too large, not authorized) stops the relay; anything else is retried', () => {
+    const tooLarge = Object.assign(new Error('The request included a message larger than the max message size the server will accept'), { type: 'MESSAGE_TOO_LARGE' });
+    expect(classifyKafkaError({ eventId: 'e1' }, tooLarge)).toBeInstanceOf(RelayRefusedError);
+    expect(classifyKafkaError({ eventId: 'e1' }, Object.assign(new Error('Not authorized'), { type: 'TOPIC_AUTHORIZATION_FAILED' }))).toBeInstanceOf(RelayRefusedError);
+    expect(classifyKafkaError({ eventId: 'e1' }, Object.assign(new Error('leader'), { type: 'LEADER_NOT_AVAILABLE' }))).toBeInstanceOf(RelayUnavailableError);
+    expect(classifyKafkaError({ eventId: 'e1' }, new Error('Connection error: ECONNREFUSED'))).toBeInstanceOf(RelayUnavailableError);
+  });
+
+  test('Kafka: the Nest client proxy with no broker listening fails the publish as unavailable (the relay backs off), never as a refusal', async () => {
+    // Port 9 (discard) on the loopback: nothing listens; kafkajs gives up after its retries.
+    const client = new KafkaClientProxy(['127.0.0.1:9'], 1_000, 0);
+    const message = relayMessage(event as never);
+    const failure = await lastValueFrom(client.emit(message.type, message), { defaultValue: undefined }).then(() => null, (error: unknown) => error);
+    expect(failure).toBeInstanceOf(Error);
+    expect(failure).not.toBeInstanceOf(RelayRefusedError);
+    await client.close().catch(() => undefined);
+  }, 30_000);
+});
