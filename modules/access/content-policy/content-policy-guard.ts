@@ -9,6 +9,7 @@ import { contentPolicySetupProblem, contentPolicyWebhookProblem } from './conten
  * publication guard calls it for every command, whoever sends it: admin API, CLI, apply):
  * - an attachment (tenant, key, alias) must name a live policy: 400 naming it;
  * - a policy still attached somewhere is not retired: 409 naming every attachment;
+ * - an alias a live policy's moderation check goes through is not retired: 409 naming the policies;
  * - a policy with `tokenScope: session` needs SWITCHYARD_PII_KEY on this node: 422 saying so;
  * - a policy whose webhook signs its calls needs its `secret` to resolve on this node: 422 saying so.
  * A policy's moderation alias is checked where the policy is written (the admin API: moderationAliasProblem; apply:
@@ -28,6 +29,17 @@ export function assertContentPolicyChange(state: ControlPlaneState, events: read
       case 'AliasPublished':
         requireLive(state, event.data.policy.contentPolicy ?? null, `alias ${event.data.alias}`);
         break;
+      case 'AliasRetired': {
+        const moderating = moderatedBy(state, event.data.alias);
+        if (moderating.length) {
+          throw new DomainError(
+            'moderation_alias_in_use',
+            `Alias ${event.data.alias} answers the moderation check of content policy ${moderating.join(', ')}; change or retire ${moderating.length > 1 ? 'those policies' : 'that policy'} first. Nothing was changed.`,
+            409,
+          );
+        }
+        break;
+      }
       case 'ContentPolicyRetired': {
         const attached = contentPolicyAttachments(state, event.data.policyId);
         if (attached.length) {
@@ -68,6 +80,11 @@ function requireLive(state: ControlPlaneState, policyId: string | null, owner: s
   if (status === 'live') return;
   const why = status === 'retired' ? 'is retired' : 'does not exist';
   throw new DomainError('unknown_content_policy', `${owner}: content policy ${policyId} ${why}; define it first or correct the name. Nothing was changed.`, 400);
+}
+
+/** The live policies whose moderation check goes through `alias`. */
+function moderatedBy(state: ControlPlaneState, alias: string): string[] {
+  return [...state.contentPolicies].filter(([, policy]) => policy.status === 'live' && policy.definition.moderation?.alias === alias).map(([id]) => id);
 }
 
 /** The admin API's check of a policy's moderation alias against the running catalog: 422 naming `moderation.alias`. */
