@@ -46,6 +46,8 @@ export interface ContentPolicyDefinition {
   placeholderInstruction: boolean;
   /** A remote check of the operator's own: the text is POSTed to it after the local checks (docs/content-safety-remote.md). */
   webhook?: WebhookGuardrail;
+  /** A moderation check through one of the gateway's own aliases (OpenAI `/v1/moderations`), billed as a request of its own. */
+  moderation?: ModerationCheck;
 }
 
 /** The directions a remote check looks at: the request before dispatch, the buffered answer before it is sent. */
@@ -65,6 +67,26 @@ export interface WebhookGuardrail {
   directions: RemoteCheckDirection[];
   /** Loopback, private and link-local addresses allowed (never a metadata address). */
   allowPrivateNetwork?: boolean;
+}
+
+/**
+ * A moderation check as declared: the text (as the local checks left it) is sent to `alias`, whose routes reach
+ * deployments with the `moderation` capability (OpenAI's `/v1/moderations` wire), through the gateway's own adapters
+ * and pools. Flagged in one of `categories` (any category when absent) blocks; no verdict follows `failOpen`.
+ */
+export interface ModerationCheck {
+  alias: string;
+  directions: RemoteCheckDirection[];
+  failOpen: boolean;
+  categories?: string[];
+  timeoutMs: number;
+}
+
+/** One policy's moderation check, as a request runs it. */
+export interface PolicyModeration {
+  policyId: string;
+  version: number;
+  moderation: ModerationCheck;
 }
 
 /** One policy's remote check, as a request runs it: the owner is named in errors, metrics and the webhook's payload. */

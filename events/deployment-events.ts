@@ -1,6 +1,6 @@
 import type { DomainEvent } from './event.js';
 
-export const CAPABILITIES = ['chat', 'streaming', 'tools', 'vision', 'json_schema', 'json_object', 'embeddings', 'n', 'reasoning', 'audio', 'strict_tools', 'structured_outputs', 'documents'] as const;
+export const CAPABILITIES = ['chat', 'streaming', 'tools', 'vision', 'json_schema', 'json_object', 'embeddings', 'n', 'reasoning', 'audio', 'strict_tools', 'structured_outputs', 'documents', 'moderation'] as const;
 export type Capability = (typeof CAPABILITIES)[number];
 
 /**

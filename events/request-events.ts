@@ -46,7 +46,8 @@ export type RequestAdmitted = DomainEvent<
     snapshotPosition: number;
     /** `responses` (OpenAI Responses) was added without a schema change: older events keep their values. */
     clientFormat: 'openai' | 'anthropic' | 'responses';
-    operation: 'chat' | 'embeddings';
+    /** `moderation`: a content policy's moderation check, a request of its own (its metadata's causationId names the checked request). */
+    operation: 'chat' | 'embeddings' | 'moderation';
     stream: boolean;
     estimatedInputTokens: number;
     reservedOutputTokens: number;
@@ -73,7 +74,7 @@ export type RequestRejected = DomainEvent<
     keyId?: string;
     /** The alias the client named. */
     alias?: string;
-    operation?: 'chat' | 'embeddings';
+    operation?: 'chat' | 'embeddings' | 'moderation';
     scope?: string | null;
     /** A content policy's block (code `content_policy_violation`): the policies in force and what the input checks found. */
     contentPolicy?: AppliedContentPolicy;

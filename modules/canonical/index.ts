@@ -4,6 +4,7 @@ export * from './chat-response.js';
 export * from './context-length-exceeded.js';
 export * from './document.js';
 export * from './embeddings.js';
+export * from './moderation.js';
 export * from './gateway-error.js';
 export * from './headers.js';
 export * from './json-bounds.js';

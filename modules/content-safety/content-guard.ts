@@ -1,4 +1,4 @@
-import type { AppliedContentPolicy, ContentPolicyDefinition, PolicyWebhook, RemoteCheckDirection, TransformationManifest } from '../../events/index.js';
+import type { AppliedContentPolicy, ContentPolicyDefinition, PolicyModeration, PolicyWebhook, RemoteCheckDirection, TransformationManifest } from '../../events/index.js';
 import type { ChatRequest, ChatResponse } from '../canonical/index.js';
 import { type CompiledContentPolicy, type CompiledRules, compilePolicy } from './compiled-policy.js';
 import { ContentPolicyViolation, UnresolvedPlaceholders } from './content-policy-violation.js';
@@ -8,7 +8,8 @@ import { OutputStream } from './output-stream.js';
 import { PLACEHOLDER_INSTRUCTION, PLACEHOLDER_PREFIX } from './placeholder.js';
 import type { PlaceholderKeys } from './placeholder-keys.js';
 import { type RecoveryEncoding, recoverText } from './recovery.js';
-import { type RemoteCheckResources, runWebhookChecks } from './remote-checks.js';
+import { type ModerationCaller, runModerationChecks } from './moderation-check.js';
+import { RemoteCheckBlock, type RemoteCheckResources, runWebhookChecks } from './remote-checks.js';
 import { rewriteJsonText, rewriteRequestContent } from './request-content.js';
 import { RequestTokenVault } from './request-token-vault.js';
 import { applyInputPolicy, applyOutputPolicy } from './text-policy.js';
@@ -22,6 +23,8 @@ export interface RequestContentPolicy {
   definition: ContentPolicyDefinition;
   /** The webhooks of the policies in force, each with its own policy (they are not combined: each is asked). */
   webhooks?: readonly PolicyWebhook[];
+  /** The moderation checks of the policies in force, each with its own policy. */
+  moderations?: readonly PolicyModeration[];
 }
 
 /** Where a request's placeholders are bound: its tenant, and its own id or the client's session. */
@@ -39,6 +42,8 @@ export interface GuardResources {
   sessionVault: ((tenantId: string, sessionId: string) => SessionTokenVault) | null;
   /** Where remote checks report, and how they resolve host names; absent: they run without metrics. */
   remote?: RemoteCheckResources;
+  /** Calls a moderation alias for this request (a billed request of its own); absent: moderation checks are not run. */
+  moderation?: ModerationCaller;
 }
 
 /** One text channel of a streamed answer: text goes in as it comes, what may be released comes out. */
@@ -145,10 +150,22 @@ export class ContentGuard implements StreamContentGuard {
    * with their inspected inputs; chat requests run it inside inspectRequest.
    */
   async checkRemotely(direction: RemoteCheckDirection, texts: readonly string[]): Promise<void> {
-    const webhooks = this.contentPolicy.webhooks;
-    if (!webhooks || webhooks.length === 0) return;
-    await runWebhookChecks(webhooks, direction, texts, { requestId: this.scope.requestId, tenantId: this.scope.tenantId },
-      direction === 'input' ? this.inputCounts : this.outputCounts, this.resources.remote);
+    const { webhooks, moderations } = this.contentPolicy;
+    const counts = direction === 'input' ? this.inputCounts : this.outputCounts;
+    const subject = { requestId: this.scope.requestId, tenantId: this.scope.tenantId };
+    const hooked = webhooks !== undefined && webhooks.length > 0;
+    const moderated = moderations !== undefined && moderations.length > 0 && this.resources.moderation !== undefined;
+    if (!moderated) {
+      if (hooked) await runWebhookChecks(webhooks, direction, texts, subject, counts, this.resources.remote);
+      return;
+    }
+    // Both kinds at once; any block wins over a check that gave no verdict, whichever kind it came from.
+    const outcomes = await Promise.allSettled([
+      hooked ? runWebhookChecks(webhooks, direction, texts, subject, counts, this.resources.remote) : Promise.resolve(),
+      runModerationChecks(moderations, direction, texts, subject, counts, this.resources.moderation, this.resources.remote),
+    ]);
+    const failures = outcomes.filter((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected').map((outcome) => outcome.reason as unknown);
+    if (failures.length > 0) throw failures.find((failure) => failure instanceof RemoteCheckBlock) ?? failures[0];
   }
 
   /**
@@ -164,7 +181,8 @@ export class ContentGuard implements StreamContentGuard {
 
   /** Whether the policies in force ask a webhook about answers (the output checks keep the texts for it). */
   private get checksAnswersRemotely(): boolean {
-    return this.contentPolicy.webhooks?.some((check) => check.webhook.directions.includes('output')) ?? false;
+    return (this.contentPolicy.webhooks?.some((check) => check.webhook.directions.includes('output')) ?? false)
+      || (this.resources.moderation !== undefined && (this.contentPolicy.moderations?.some((check) => check.moderation.directions.includes('output')) ?? false));
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { BuiltInFindingType, ContentAction, ContentPolicyDefinition, DirectionRules } from '../../events/index.js';
 import { customPatternProblem } from './custom-pattern-safety.js';
+import { moderationCheckProblems, normalizeModerationCheck } from './moderation-check-validation.js';
 import { normalizeWebhookGuardrail, webhookGuardrailProblems } from './webhook-guardrail-validation.js';
 
 export const CONTENT_ACTIONS: readonly ContentAction[] = ['allow', 'log', 'mask', 'tokenize', 'block'];
@@ -15,7 +16,7 @@ export const BUILT_IN_FINDING_TYPES: readonly BuiltInFindingType[] = [
 export const CONTENT_POLICY_BOUNDS = Object.freeze({ customPatterns: 50, denyTerms: 10_000, denyTermLength: 200 });
 
 const CUSTOM_NAME = /^[a-z0-9][a-z0-9_-]{0,39}$/;
-const POLICY_FIELDS = ['input', 'output', 'tokenScope', 'unresolvedTokenPolicy', 'placeholderInstruction', 'webhook'];
+const POLICY_FIELDS = ['input', 'output', 'tokenScope', 'unresolvedTokenPolicy', 'placeholderInstruction', 'webhook', 'moderation'];
 const TOKEN_SCOPES = ['request', 'session'];
 const UNRESOLVED_POLICIES = ['leave-masked', 'reject-buffered'];
 
@@ -45,6 +46,7 @@ export function contentPolicyProblems(definition: unknown, path: string): string
     problems.push(`${path}.placeholderInstruction: must be true or false`);
   }
   if (definition.webhook !== undefined) problems.push(...webhookGuardrailProblems(definition.webhook, `${path}.webhook`));
+  if (definition.moderation !== undefined) problems.push(...moderationCheckProblems(definition.moderation, `${path}.moderation`));
   return problems;
 }
 
@@ -121,6 +123,7 @@ export function normalizeContentPolicy(definition: Record<string, unknown>): Con
     unresolvedTokenPolicy: (definition.unresolvedTokenPolicy as ContentPolicyDefinition['unresolvedTokenPolicy'] | undefined) ?? 'leave-masked',
     placeholderInstruction: (definition.placeholderInstruction as boolean | undefined) ?? false,
     ...(definition.webhook !== undefined ? { webhook: normalizeWebhookGuardrail(definition.webhook as Record<string, unknown>) } : {}),
+    ...(definition.moderation !== undefined ? { moderation: normalizeModerationCheck(definition.moderation as Record<string, unknown>) } : {}),
   };
 }
 

@@ -1,7 +1,7 @@
 import { type BuiltInFindingType, type ContentAction, CONTENT_ACTION_STRICTNESS as ACTION_STRICTNESS, stricterAction } from '../../events/index.js';
 
-/** What a finding is: a built-in detector's name, `custom:<name>` for an operator's pattern, or `deny_terms`. */
-export type FindingType = BuiltInFindingType | `custom:${string}` | 'deny_terms' | 'webhook';
+/** What a finding is: a built-in detector's name, `custom:<name>` for an operator's pattern, `deny_terms`, or a remote check's kind. */
+export type FindingType = BuiltInFindingType | `custom:${string}` | 'deny_terms' | 'webhook' | 'moderation';
 
 /** How confident a heuristic is that a finding is what it looks like (prompt-injection heuristics grade theirs). */
 export type FindingSeverity = 'low' | 'medium' | 'high';

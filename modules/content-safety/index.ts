@@ -30,3 +30,5 @@ export { ContentSafetyModule, CONTENT_GUARD_RESOURCES } from './content-safety.m
 export * from './remote-checks.js';
 export { askWebhookGuardrail, RemoteCheckFailure, type RemoteCheckFailureReason, type RemoteVerdict } from './webhook-guardrail.js';
 export { WEBHOOK_GUARDRAIL_TIMEOUT } from './webhook-guardrail-validation.js';
+export { MODERATION_CHECK_TIMEOUT, MODERATION_PROVIDER_TYPES } from './moderation-check-validation.js';
+export { runModerationChecks, type ModerationCaller, type ModerationVerdict } from './moderation-check.js';

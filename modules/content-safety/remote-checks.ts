@@ -6,7 +6,7 @@ import type { FindingCounts } from './finding-counts.js';
 import { type RemoteCheckFailureReason, RemoteCheckFailure, type RemoteVerdict, askWebhookGuardrail } from './webhook-guardrail.js';
 
 /** The kinds of remote check: the `check` label of their metrics and the finding type of their manifest lines. */
-export type RemoteCheckKind = 'webhook';
+export type RemoteCheckKind = 'webhook' | 'moderation';
 
 /** Where remote checks report (the gateway's metrics): latency and outcome per policy, and why a check gave no verdict. */
 export interface RemoteCheckObserver {
@@ -20,7 +20,7 @@ export interface RemoteCheckResources {
   resolve?: HostResolver;
 }
 
-/** A remote check's `block`: a content-policy violation of finding type `webhook`, with the operator's reason. */
+/** A remote check's `block`: a content-policy violation of finding type `webhook` (with the operator's reason) or `moderation`. */
 export class RemoteCheckBlock extends ContentPolicyViolation {
   constructor(direction: RemoteCheckDirection, check: RemoteCheckKind, policy: { policyId: string; version: number }, readonly reason: string | null) {
     super(direction, check, [policy]);

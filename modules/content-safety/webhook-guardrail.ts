@@ -10,7 +10,8 @@ export interface RemoteVerdict {
 }
 
 /** Why a remote check gave no verdict: the bounded `reason` label of the errors metric. */
-export type RemoteCheckFailureReason = 'timeout' | 'connection' | 'refused' | 'status' | 'answer' | 'secret';
+/** `unavailable`: a moderation alias that could not answer (no route, every attempt failed). */
+export type RemoteCheckFailureReason = 'timeout' | 'connection' | 'refused' | 'status' | 'answer' | 'secret' | 'unavailable';
 
 /** A remote check that gave no verdict. Its message names no URL, address or text. */
 export class RemoteCheckFailure extends Error {

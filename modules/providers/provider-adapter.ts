@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import type { ChatRequest, ChatResponse, EmbeddingsRequest, EmbeddingsResponse, StreamEvent } from '../canonical/index.js';
+import type { ChatRequest, ChatResponse, EmbeddingsRequest, EmbeddingsResponse, ModerationRequest, ModerationResponse, StreamEvent } from '../canonical/index.js';
 import type { ResolvedDeployment } from '../../projections/routing-snapshot/index.js';
 
 /** Everything an adapter needs for one upstream call. */
@@ -28,6 +28,11 @@ export interface EmbeddingsCall extends Omit<UpstreamCall, 'request'> {
   request: EmbeddingsRequest;
 }
 
+/** One upstream moderation call (a content policy's moderation check): the same connection and deadline inputs as a chat call. */
+export interface ModerationCall extends Omit<UpstreamCall, 'request'> {
+  request: ModerationRequest;
+}
+
 export interface UpstreamStream {
   providerRequestId: string | null;
   events: AsyncIterable<StreamEvent>;
@@ -54,6 +59,8 @@ export interface ProviderAdapter {
   chatStream(call: UpstreamCall): Promise<UpstreamStream>;
   /** Embeddings, for adapters whose provider serves them (routes need the `embeddings` capability too). */
   embed?(call: EmbeddingsCall): Promise<EmbeddingsResponse>;
+  /** Moderation (OpenAI `/moderations`), for adapters whose provider serves it (routes need the `moderation` capability too). */
+  moderate?(call: ModerationCall): Promise<ModerationResponse>;
   /**
    * The request's input tokens as the provider counted them, for adapters whose provider has a count
    * endpoint: the value as reported, which the pipeline checks (checkReportedCount) before anyone sees it.

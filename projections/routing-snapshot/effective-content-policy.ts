@@ -1,5 +1,5 @@
 import type {
-  AppliedContentPolicy, ContentAction, ContentPolicyDefinition, CustomPatternRule, DenyTermsRule, DirectionRules, PolicyWebhook,
+  AppliedContentPolicy, ContentAction, ContentPolicyDefinition, CustomPatternRule, DenyTermsRule, DirectionRules, PolicyModeration, PolicyWebhook,
 } from '../../events/index.js';
 import { stricterAction } from '../../events/index.js';
 
@@ -10,6 +10,8 @@ export interface EffectiveContentPolicy {
   definition: ContentPolicyDefinition;
   /** Every policy's webhook guardrail, with its policy: remote checks are not combined, each one is asked. */
   webhooks?: PolicyWebhook[];
+  /** Every policy's moderation check, with its policy: like webhooks, each one is asked. */
+  moderations?: PolicyModeration[];
 }
 
 /** One policy in force for a request: where it is attached, its version, and that version's definition. */
@@ -37,7 +39,9 @@ export function combineContentPolicies(attached: readonly AttachedPolicy[]): Eff
   const distinct = [...new Map(attached.map((policy) => [`${policy.policyId}@${policy.version}`, policy.definition])).values()];
   const webhooks = [...new Map(attached.filter((policy) => policy.definition.webhook)
     .map(({ policyId, version, definition }) => [`${policyId}@${version}`, { policyId, version, webhook: definition.webhook! }])).values()];
-  const remote = webhooks.length > 0 ? { webhooks } : {};
+  const moderations = [...new Map(attached.filter((policy) => policy.definition.moderation)
+    .map(({ policyId, version, definition }) => [`${policyId}@${version}`, { policyId, version, moderation: definition.moderation! }])).values()];
+  const remote = { ...(webhooks.length > 0 ? { webhooks } : {}), ...(moderations.length > 0 ? { moderations } : {}) };
   if (distinct.length === 1) return { applied, definition: distinct[0], ...remote };
   const tokenizing = distinct.filter(tokenizes);
   return {

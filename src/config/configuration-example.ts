@@ -48,6 +48,11 @@ deployments:
     model: meta-llama/Llama-3.1-8B-Instruct
     price: { inputPer1M: "0", outputPer1M: "0", effectiveFrom: "2030-01-01T00:00:00Z" } # scheduled ahead
     disabled: true                    # declared, but no route uses it
+  - id: omni-moderation
+    provider: openai-main
+    model: omni-moderation-latest
+    capabilities: [moderation]        # answers a content policy's moderation check
+    price: { inputPer1M: "0", outputPer1M: "0" }
 aliases:
   - name: chat-fast
     strategy: priority
@@ -67,6 +72,8 @@ aliases:
     policy: { regions: [eu-west], cache: false }
     visibility: private               # only keys that name it may call it
     contentPolicy: eu-minimal         # on top of the tenant's and the key's
+  - name: moderator                   # the moderation check of pii-strict goes through it
+    routes: [{ deployment: omni-moderation }]
 contentPolicies:
   - id: pii-strict
     input:
@@ -91,6 +98,12 @@ contentPolicies:
     tokenScope: request               # session needs SWITCHYARD_PII_KEY
     unresolvedTokenPolicy: leave-masked
     placeholderInstruction: true
+    moderation:                       # billed to the tenant as a request of its own
+      alias: moderator
+      directions: [input]
+      failOpen: true
+      categories: [violence, self-harm/intent]
+      timeoutMs: 5000
   - id: eu-minimal
     input: { secret: mask }
     output:                           # answers: allow | log | mask | block (never tokenize)

@@ -360,3 +360,32 @@ describe('apply plan: a file that says what a runtime edit set adopts it', () =>
     expect(plan.adoptions.map((a) => [a.definition, a.field])).toEqual([['tenant globex', 'limits.rpm']]);
   });
 });
+
+describe('apply plan: a content policy moderating through an alias', () => {
+  const moderated = (policies = true, moderator = true, moderatorRoute = 'mod') => `
+providers:
+  - { id: up, type: openai-compatible, baseUrl: "https://llm.example.com/v1", apiKey: "env:APPLY_PLAN_UPSTREAM_KEY" }
+deployments:
+  - { id: d1, provider: up, model: m1, price: { inputPer1M: "1", outputPer1M: "2" } }
+  - { id: mod, provider: up, model: omni-moderation, capabilities: [moderation], price: { inputPer1M: "0", outputPer1M: "0" } }
+aliases:
+  - { name: chat, routes: [{ deployment: d1 }] }
+${moderator ? `  - { name: moderator, routes: [{ deployment: ${moderatorRoute} }] }\n` : ''}${policies ? 'contentPolicies:\n  - { id: moderated, moderation: { alias: moderator } }\n' : ''}`;
+
+  test('the alias is judged on the file: declared with a moderation route, accepted; routed to a chat deployment, a problem at its path', () => {
+    expect(new Log().plan(parseGatewayConfig(moderated())).problems).toEqual([]);
+    expect(new Log().plan(parseGatewayConfig(moderated(true, true, 'd1'))).problems)
+      .toEqual([expect.stringMatching(/^contentPolicies\[0\]\.moderation\.alias: alias moderator has no route to a deployment with the `moderation` capability/)]);
+    expect(new Log().plan(parseGatewayConfig(moderated(true, false))).problems).toEqual([expect.stringMatching(/^contentPolicies\[0\]\.moderation\.alias: alias moderator does not exist/)]);
+  });
+
+  test('--prune retires the moderation alias after the policy that moderates through it, and keeps it (drift) while a declared policy does', () => {
+    const log = new Log();
+    log.run(log.plan(parseGatewayConfig(moderated())).steps);
+    const both = log.plan(parseGatewayConfig(moderated(false, false)), { prune: true });
+    expect(both.steps.map((s) => s.summary)).toEqual(['retire content policy moderated (not declared)', 'retire alias moderator (not declared)']);
+    const aliasOnly = log.plan(parseGatewayConfig(moderated(true, false)), { prune: true });
+    expect(aliasOnly.steps.map((s) => s.summary)).not.toContain('retire alias moderator (not declared)');
+    expect(messages(aliasOnly.drift)).toEqual([expect.stringContaining('alias moderator is not declared but stays published: content policy moderated moderates through it')]);
+  });
+});

@@ -152,6 +152,17 @@ describe('the rules between policies and what they are attached to (publication 
     }
   };
 
+  test('an alias a live policy moderates through is not retired: 409 naming the policy; once the policy is retired it may be', () => {
+    const moderated = policy({ moderation: { alias: 'moderator', directions: ['input'], failOpen: false, timeoutMs: 5000 } });
+    const retire: DomainEvent[] = [{ type: 'AliasRetired', data: { alias: 'moderator', reason: null } }];
+    const inUse = refusal(controlPlane(defined('moderated', moderated)), retire);
+    expect(inUse).toMatchObject({ status: 409, code: 'moderation_alias_in_use' });
+    expect(inUse!.message).toContain('Alias moderator answers the moderation check of content policy moderated');
+    const gone = controlPlane(defined('moderated', moderated), ['content-policy-moderated', [{ type: 'ContentPolicyRetired', data: { policyId: 'moderated', version: 1 } }]]);
+    expect(refusal(gone, retire)).toBeNull();
+    expect(refusal(controlPlane(defined('moderated', moderated)), [{ type: 'AliasRetired', data: { alias: 'chat', reason: null } }])).toBeNull();
+  });
+
   test('attaching a policy that does not exist is 400 naming it; a retired one too', () => {
     const unknown = refusal(controlPlane(), [{ type: 'TenantContentPolicySet', data: { tenantId: 'acme', policyId: 'ghost' } }]);
     expect(unknown).toMatchObject({ status: 400, code: 'unknown_content_policy' });

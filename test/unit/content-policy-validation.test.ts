@@ -55,7 +55,7 @@ describe('content policy definitions', () => {
       colour: 'blue',
     }, 'contentPolicies[3]');
     expect(problems).toEqual(expect.arrayContaining([
-      'contentPolicies[3].colour: unknown field (expected one of input, output, tokenScope, unresolvedTokenPolicy, placeholderInstruction, webhook)',
+      'contentPolicies[3].colour: unknown field (expected one of input, output, tokenScope, unresolvedTokenPolicy, placeholderInstruction, webhook, moderation)',
       'contentPolicies[3].input.email: must be one of allow, log, mask, tokenize, block',
       expect.stringMatching(/^contentPolicies\[3\]\.input\.passport: unknown finding type/),
       expect.stringMatching(/^contentPolicies\[3\]\.input\.custom\[0\]\.name: must be 1-40 characters/),

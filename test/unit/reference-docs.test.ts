@@ -145,6 +145,7 @@ function everyField(): Record<string, any> {
       output: { ...findings('mask'), custom: [{ name: 'code', pattern: 'PRJ-[0-9]{6}', action: 'mask' }], deny_terms: { terms: ['nightingale'], action: 'block' } },
       tokenScope: 'request', unresolvedTokenPolicy: 'reject-buffered', placeholderInstruction: true,
       webhook: { url: 'https://guard.example.com/check', secret: 'env:GUARD_SECRET', timeoutMs: 1500, failOpen: false, directions: ['input', 'output'], allowPrivateNetwork: false },
+      moderation: { alias: 'chat', directions: ['input'], failOpen: true, categories: ['violence'], timeoutMs: 5000 },
     }],
     tenants: [{ id: 't', name: 'Tenant', limits: limits(), budget: budget(), contentPolicy: 'cp' }],
     apiKeys: [{
@@ -273,7 +274,7 @@ describe('configuration file: the example in the reference', () => {
       const [streamId, events] = decidePlannedStep(state, step, { now, actor: 'config:example.yaml' });
       state = state.with(streamId, events);
     }
-    expect([state.providers.size, state.deployments.size, state.aliases.size, state.tenants.size, state.keys.size, state.contentPolicies.size]).toEqual([4, 4, 2, 2, 2, 2]);
+    expect([state.providers.size, state.deployments.size, state.aliases.size, state.tenants.size, state.keys.size, state.contentPolicies.size]).toEqual([4, 5, 3, 2, 2, 2]);
     expect(planApply(example(), state, { now, prune: false })).toEqual({ steps: [], problems: [], drift: [], adoptions: [] });
   });
 });

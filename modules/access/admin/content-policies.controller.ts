@@ -6,7 +6,7 @@ import { AdminApiError, AdminCommands, AdminExceptionFilter, AdminGuard, adminVa
 import { ContentPolicyCommand } from '../access.commands.js';
 import { readContentPolicyDefinition } from '../content-policy/content-policy-definition.js';
 import { type ContentPolicyCommand as PolicyCommand, contentPolicyDecider } from '../content-policy/content-policy.decider.js';
-import { assertContentPolicyChange } from '../content-policy/content-policy-guard.js';
+import { assertContentPolicyChange, assertModerationAlias } from '../content-policy/content-policy-guard.js';
 import { contentPolicyView } from '../content-policy/content-policy-view.js';
 import { WrongExpectedVersionError } from '../../../src/kernel/index.js';
 import { ContentPoliciesQueryDto, DryRunQueryDto } from './content-policy.dto.js';
@@ -58,6 +58,8 @@ export class ContentPoliciesController {
     @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply,
   ) {
     const command: PolicyCommand = { type: 'DefineContentPolicy', policyId: id, definition: body };
+    await this.commands.fresh();
+    assertModerationAlias(this.routing.state, id, body);
     if (query.dryRun === 'true') return this.dryRun(command, request);
     const outcome = await this.commands.send(ContentPolicyCommand, command, request, reply);
     if (outcome.events.some((e) => e.type === 'ContentPolicyDefined')) reply.status(201);

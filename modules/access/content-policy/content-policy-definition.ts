@@ -1,6 +1,6 @@
 import type { ContentPolicyDefinition } from '../../../events/index.js';
 import { type ConfigFields, type DefinitionNode, type DefinitionReader, FIELD_TYPES, fieldChoices, fieldNames, inlineCode, isDefinitionNode } from '../../../src/kernel/index.js';
-import { BUILT_IN_FINDING_TYPES, CONTENT_ACTIONS, contentPolicyProblems, normalizeContentPolicy, OUTPUT_ACTIONS, WEBHOOK_GUARDRAIL_TIMEOUT } from '../../content-safety/index.js';
+import { BUILT_IN_FINDING_TYPES, CONTENT_ACTIONS, contentPolicyProblems, normalizeContentPolicy, OUTPUT_ACTIONS, WEBHOOK_GUARDRAIL_TIMEOUT, MODERATION_CHECK_TIMEOUT, MODERATION_PROVIDER_TYPES } from '../../content-safety/index.js';
 
 /**
  * A content policy as the configuration file declares it (`contentPolicies[]`) and the admin API takes it
@@ -55,6 +55,17 @@ export const CONTENT_POLICY_FIELDS: ConfigFields = {
       allowPrivateNetwork: { type: 'boolean', default: '`false`', meaning: 'allows loopback, private and link-local addresses (never metadata ones)' },
     },
   },
+  moderation: {
+    type: 'mapping', default: 'none',
+    meaning: "a moderation check through one of the gateway's own aliases (OpenAI `/v1/moderations`), billed to the tenant as a request of its own (docs/content-safety-remote.md)",
+    fields: {
+      alias: { type: 'alias name', required: true, meaning: `an alias with a route to a deployment with the \`moderation\` capability on a provider of type ${MODERATION_PROVIDER_TYPES.map((type) => inlineCode(type)).join(', ')}; refused when applied otherwise` },
+      directions: { type: 'list of `input`, `output`', default: '`[input]`', meaning: 'what is checked: the request before dispatch, and the buffered answer before it is sent (streamed answers are not)' },
+      failOpen: { type: 'boolean', default: '`false`', meaning: 'without a verdict (no route, provider down, timeout): `true` lets the text through (counted), `false` refuses with 503 `guardrail_unavailable`' },
+      categories: { type: 'list of category names', default: 'any flagged category', meaning: 'block only when one of these categories is flagged (`violence`, `self-harm/intent`, …)' },
+      timeoutMs: { type: `integer 1-${MODERATION_CHECK_TIMEOUT.maxMs}`, default: inlineCode(String(MODERATION_CHECK_TIMEOUT.defaultMs)), meaning: 'how long the request waits for the verdict, retries included' },
+    },
+  },
 };
 
 /** A policy's definition in the event form, with its id. */
@@ -89,7 +100,7 @@ export function readContentPolicyDefinition(reader: DefinitionReader, node: Defi
   return problems.length || unknown ? NOTHING : normalizeContentPolicy(node);
 }
 
-/** The policy's mappings against the schema's field lists: the policy itself, each direction, its custom patterns and deny terms. */
+/** The policy's mappings against the schema's field lists: the policy itself, each direction, its custom patterns and deny terms, its remote checks. */
 function knownFields(reader: DefinitionReader, node: DefinitionNode, path: string): void {
   reader.known(node, path, fieldNames(CONTENT_POLICY_FIELDS));
   for (const direction of ['input', 'output'] as const) {
@@ -106,4 +117,5 @@ function knownFields(reader: DefinitionReader, node: DefinitionNode, path: strin
     if (isDefinitionNode(rules.deny_terms)) reader.known(rules.deny_terms, `${at}.deny_terms`, fieldNames(fields.deny_terms.fields!));
   }
   if (isDefinitionNode(node.webhook)) reader.known(node.webhook, `${path}.webhook`, fieldNames(CONTENT_POLICY_FIELDS.webhook.fields!));
+  if (isDefinitionNode(node.moderation)) reader.known(node.moderation, `${path}.moderation`, fieldNames(CONTENT_POLICY_FIELDS.moderation.fields!));
 }

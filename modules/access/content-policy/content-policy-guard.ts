@@ -1,6 +1,7 @@
 import { type DomainEvent, isSwitchyardEvent } from '../../../events/index.js';
 import type { ControlPlaneState } from '../../../projections/control-plane/index.js';
 import { DomainError, type SettingsEnv } from '../../../src/kernel/index.js';
+import { MODERATION_PROVIDER_TYPES } from '../../content-safety/index.js';
 import { contentPolicySetupProblem, contentPolicyWebhookProblem } from './content-policy-settings.js';
 
 /**
@@ -8,8 +9,11 @@ import { contentPolicySetupProblem, contentPolicyWebhookProblem } from './conten
  * publication guard calls it for every command, whoever sends it: admin API, CLI, apply):
  * - an attachment (tenant, key, alias) must name a live policy: 400 naming it;
  * - a policy still attached somewhere is not retired: 409 naming every attachment;
+ * - an alias a live policy's moderation check goes through is not retired: 409 naming the policies;
  * - a policy with `tokenScope: session` needs SWITCHYARD_PII_KEY on this node: 422 saying so;
  * - a policy whose webhook signs its calls needs its `secret` to resolve on this node: 422 saying so.
+ * A policy's moderation alias is checked where the policy is written (the admin API: moderationAliasProblem; apply:
+ * against the file and the running catalog), not here: apply defines policies before the aliases of the same file.
  */
 export function assertContentPolicyChange(state: ControlPlaneState, events: readonly DomainEvent[], env: SettingsEnv): void {
   for (const event of events) {
@@ -25,6 +29,17 @@ export function assertContentPolicyChange(state: ControlPlaneState, events: read
       case 'AliasPublished':
         requireLive(state, event.data.policy.contentPolicy ?? null, `alias ${event.data.alias}`);
         break;
+      case 'AliasRetired': {
+        const moderating = moderatedBy(state, event.data.alias);
+        if (moderating.length) {
+          throw new DomainError(
+            'moderation_alias_in_use',
+            `Alias ${event.data.alias} answers the moderation check of content policy ${moderating.join(', ')}; change or retire ${moderating.length > 1 ? 'those policies' : 'that policy'} first. Nothing was changed.`,
+            409,
+          );
+        }
+        break;
+      }
       case 'ContentPolicyRetired': {
         const attached = contentPolicyAttachments(state, event.data.policyId);
         if (attached.length) {
@@ -65,4 +80,31 @@ function requireLive(state: ControlPlaneState, policyId: string | null, owner: s
   if (status === 'live') return;
   const why = status === 'retired' ? 'is retired' : 'does not exist';
   throw new DomainError('unknown_content_policy', `${owner}: content policy ${policyId} ${why}; define it first or correct the name. Nothing was changed.`, 400);
+}
+
+/** The live policies whose moderation check goes through `alias`. */
+function moderatedBy(state: ControlPlaneState, alias: string): string[] {
+  return [...state.contentPolicies].filter(([, policy]) => policy.status === 'live' && policy.definition.moderation?.alias === alias).map(([id]) => id);
+}
+
+/** The admin API's check of a policy's moderation alias against the running catalog: 422 naming `moderation.alias`. */
+export function assertModerationAlias(state: ControlPlaneState, policyId: string, definition: { moderation?: { alias: string } }): void {
+  const problem = definition.moderation ? moderationAliasProblem(state, definition.moderation.alias) : null;
+  if (problem) throw new DomainError('invalid_content_policy', `Content policy ${policyId}: moderation.alias: ${problem}. Nothing was changed.`, 422);
+}
+
+/**
+ * Why `alias` cannot answer a moderation check, or null: it must be published, and at least one of its routes must
+ * reach an active deployment that declares `moderation`, on an active provider whose type speaks OpenAI's moderations.
+ */
+export function moderationAliasProblem(state: ControlPlaneState, alias: string): string | null {
+  const published = state.aliases.get(alias);
+  if (!published || published.status !== 'published') return `alias ${alias} does not exist; define it (with a route to a moderation deployment) first`;
+  const serves = published.definition.routes.some((route) => {
+    const deployment = state.deployments.get(route.deploymentId);
+    if (!deployment || deployment.status !== 'active' || !deployment.settings.capabilities.includes('moderation')) return false;
+    const provider = state.providers.get(deployment.settings.providerId);
+    return provider?.status === 'active' && MODERATION_PROVIDER_TYPES.includes(provider.settings.type);
+  });
+  return serves ? null : `alias ${alias} has no route to a deployment with the \`moderation\` capability on a provider of type ${MODERATION_PROVIDER_TYPES.join(', ')}`;
 }

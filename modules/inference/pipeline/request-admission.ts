@@ -12,6 +12,7 @@ import { noRouteError } from './client-errors.js';
 import { GatewayError } from '../../canonical/index.js';
 import { ContentGuard, ContentPolicyViolation, RemoteCheckUnavailable, type RequestContentPolicy } from '../../content-safety/index.js';
 import { contentPolicyError, guardrailUnavailableError } from './content-policy-refusal.js';
+import { moderationCaller } from './moderation-call.js';
 import type { InferenceServices, PipelineSettings } from './inference-services.js';
 import { type RequestHeaders, idempotencyKeyOf } from './request-headers.js';
 import { RequestJournal } from './request-journal.js';
@@ -171,7 +172,11 @@ export async function admitRequest(
     // Set now, so every answer from here on (success, stream, or a later error) carries them.
     for (const [name, value] of Object.entries(rate.headers)) exchange.raw.setHeader(name, value);
     if (contentPolicy) {
-      guard = new ContentGuard(contentPolicy, { tenantId: principal.tenantId, requestId: exchange.requestId, sessionId: intent.sessionId }, services.content);
+      // A policy with a moderation check gets a caller bound to this request: its calls are requests of their own, on its tenant and key.
+      const resources = contentPolicy.moderations
+        ? { keys: services.content.keys, sessionVault: services.content.sessionVault, remote: services.content.remote, moderation: moderationCaller(services, settings, { requestId: exchange.requestId, principal, raw: exchange.raw }) }
+        : services.content;
+      guard = new ContentGuard(contentPolicy, { tenantId: principal.tenantId, requestId: exchange.requestId, sessionId: intent.sessionId }, resources);
       await intent.inspectContent!(guard);
     }
     const budgets = budgetScopes(principal);
@@ -343,8 +348,8 @@ function rateScopes(principal: Principal, alias: ResolvedAlias): RateScope[] {
   return scopes;
 }
 
-/** The budgets a request counts against: its tenant's and its key's own. */
-function budgetScopes(principal: Principal): BudgetScope[] {
+/** The budgets a request counts against: its tenant's and its key's own (a moderation call its checked request's). */
+export function budgetScopes(principal: Principal): BudgetScope[] {
   const scopes: BudgetScope[] = [];
   if (principal.tenant.budget) scopes.push({ kind: 'tenant', id: principal.tenantId, tenantId: principal.tenantId, budget: principal.tenant.budget });
   if (principal.budget) scopes.push({ kind: 'key', id: principal.keyId, tenantId: principal.tenantId, budget: principal.budget });

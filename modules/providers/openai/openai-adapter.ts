@@ -1,10 +1,11 @@
-import { type ChatRequest, type ChatResponse, type EmbeddingsResponse, type ProviderError, firstHeader } from '../../canonical/index.js';
+import { type ChatRequest, type ChatResponse, type EmbeddingsResponse, type ModerationResponse, type ProviderError, firstHeader } from '../../canonical/index.js';
 import type { ResolvedDeployment } from '../../../projections/routing-snapshot/index.js';
-import type { EmbeddingsCall, ProviderAdapter, UpstreamCall, UpstreamStream } from '../provider-adapter.js';
+import type { EmbeddingsCall, ModerationCall, ProviderAdapter, UpstreamCall, UpstreamStream } from '../provider-adapter.js';
 import { translateSseBody } from '../streaming/sse-translation.js';
 import { DEFAULT_REQUEST_ID_HEADERS, classifyHttpStatus, httpError } from '../upstream-errors.js';
 import { joinPath, postUpstream, readJsonBody } from '../upstream-post.js';
 import { fromOpenAiEmbeddings, toOpenAiEmbeddingsRequest } from './openai-embeddings.js';
+import { fromOpenAiModeration, toOpenAiModerationRequest } from './openai-moderation.js';
 import { type DocumentSupport, unsupportedDocument } from '../parameters/document-support.js';
 import { refusedParameter, type ParameterTable, unsentParameters } from '../parameters/parameter-table.js';
 import { toOpenAiRequest } from './openai-request.js';
@@ -67,6 +68,18 @@ export class OpenAiAdapter implements ProviderAdapter {
     const requestId = response.headers['x-request-id'];
     // eslint-disable-next-line no-restricted-syntax -- overrides a key it has: the shape is shared
     return { ...fromOpenAiEmbeddings(json, call.request.inputs.length), providerRequestId: firstHeader(requestId) ?? null };
+  }
+
+  /** `POST …/moderations` beside the dialect's chat path, like embeddings. */
+  async moderate(call: ModerationCall): Promise<ModerationResponse> {
+    const { deployment } = call;
+    const path = joinPath(call.baseUrl.pathname, this.dialect.path(deployment).replace(/\/chat\/completions(?=\?|$)/, '/moderations'));
+    const headers = { 'content-type': 'application/json', accept: 'application/json', ...this.dialect.headers(deployment) };
+    const body = preparedBody(call.request, deployment, 'moderation', () => toOpenAiModerationRequest(call.request, this.dialect.modelInBody ? deployment.model : null));
+    const response = await postUpstream(call, path, headers, body, this.errorMapper);
+    const json = await readJsonBody(response.body, call.signal, call.maxAnswerBytes);
+    // eslint-disable-next-line no-restricted-syntax -- overrides a key it has: the shape is shared
+    return { ...fromOpenAiModeration(json, call.request.inputs.length), providerRequestId: firstHeader(response.headers['x-request-id']) ?? null };
   }
 
   private async send(call: UpstreamCall, stream: boolean) {

@@ -14,6 +14,8 @@ import { type ProviderCommand, providerSettingsProblem } from '../../../modules/
 import type { AliasCommand } from '../../../modules/catalog/alias/alias.decider.js';
 import type { ContentPolicyCommand } from '../../../modules/access/content-policy/content-policy.decider.js';
 import { contentPolicySetupProblem, contentPolicyWebhookProblem } from '../../../modules/access/content-policy/content-policy-settings.js';
+import { moderationAliasProblem } from '../../../modules/access/content-policy/content-policy-guard.js';
+import { MODERATION_PROVIDER_TYPES } from '../../../modules/content-safety/index.js';
 import type { ContentPolicyDefinition } from '../../../events/content-policy-events.js';
 import type { ControlPlaneState } from '../../../projections/control-plane/index.js';
 import { resolveSecret } from '../../kernel/secret-references/secret-reference.js';
@@ -261,6 +263,11 @@ export function planApply(config: GatewayConfig, state: ControlPlaneState, optio
     const webhookProblem = contentPolicyWebhookProblem(definition);
     if (webhookProblem) {
       problems.push(`${path}.${webhookProblem}`);
+      return;
+    }
+    const moderationProblem = definition.moderation ? fileModerationAliasProblem(config, state, definition.moderation.alias) : null;
+    if (moderationProblem) {
+      problems.push(`${path}.moderation.alias: ${moderationProblem}`);
       return;
     }
     steps.push({
@@ -527,9 +534,19 @@ function pruneSteps(config: GatewayConfig, state: ControlPlaneState, drift: Drif
       steps.push({ family: 'apikey', path: 'apiKeys', summary: `revoke key ${id} (not declared)`, command: { type: 'RevokeApiKey', keyId: id, reason: 'pruned by apply' }, changes: [{ field: 'status', from: 'active', to: 'revoked' }] });
     }
   }
+  // A moderation alias is retired only once no live policy moderates through it: after the policies this run retires.
+  const moderations = moderationAliasesAfterPrune(config, state);
+  const afterPolicies: PlannedStep[] = [];
   for (const [name, alias] of state.aliases) {
     if (alias.status === 'published' && !declared.aliases.has(name)) {
-      steps.push({ family: 'alias', path: 'aliases', summary: `retire alias ${name} (not declared)`, command: { type: 'RetireAlias', alias: name, reason: 'pruned by apply' }, changes: [{ field: 'status', from: 'published', to: 'retired' }] });
+      const keptBy = moderations.kept.get(name);
+      if (keptBy) {
+        drift.push(lifecycleDrift('aliases', `alias ${name}`, 'retired', 'published', undefined,
+          `alias ${name} is not declared but stays published: content policy ${keptBy.join(', ')} moderates through it`, 'change the policy\'s moderation.alias, then apply with --prune again'));
+        continue;
+      }
+      const step: PlannedStep = { family: 'alias', path: 'aliases', summary: `retire alias ${name} (not declared)`, command: { type: 'RetireAlias', alias: name, reason: 'pruned by apply' }, changes: [{ field: 'status', from: 'published', to: 'retired' }] };
+      (moderations.retired.has(name) ? afterPolicies : steps).push(step);
     }
   }
   for (const [id, deployment] of state.deployments) {
@@ -572,7 +589,32 @@ function pruneSteps(config: GatewayConfig, state: ControlPlaneState, drift: Drif
       changes: [{ field: 'status', from: 'live', to: 'retired' }],
     });
   }
+  steps.push(...afterPolicies);
   return steps;
+}
+
+/**
+ * The aliases policies moderate through after a prune: `kept` — of a policy the file declares, or of a live one the
+ * prune keeps (still attached) — must stay published; `retired` — only of policies this prune retires — may be
+ * retired once those policies are.
+ */
+function moderationAliasesAfterPrune(config: GatewayConfig, state: ControlPlaneState): { kept: Map<string, string[]>; retired: Set<string> } {
+  const kept = new Map<string, string[]>();
+  const keep = (alias: string, policyId: string) => kept.set(alias, [...(kept.get(alias) ?? []), policyId]);
+  for (const policy of config.contentPolicies) if (policy.definition.moderation) keep(policy.definition.moderation.alias, policy.id);
+  const declaredPolicies = new Set(config.contentPolicies.map((p) => p.id));
+  const attached = new Set([
+    ...config.tenants.map((t) => t.contentPolicy), ...config.apiKeys.map((k) => k.contentPolicy), ...config.aliases.map((a) => a.policy.contentPolicy),
+    ...[...state.tenants].flatMap(([id, t]) => (t.status !== 'absent' && !config.tenants.some((declared) => declared.id === id) ? [t.contentPolicy] : [])),
+  ].filter((id): id is string => typeof id === 'string'));
+  const retired = new Set<string>();
+  for (const [id, policy] of state.contentPolicies) {
+    if (policy.status !== 'live' || declaredPolicies.has(id) || !policy.definition.moderation) continue;
+    if (attached.has(id)) keep(policy.definition.moderation.alias, id);
+    else retired.add(policy.definition.moderation.alias);
+  }
+  for (const alias of kept.keys()) retired.delete(alias);
+  return { kept, retired };
 }
 
 
@@ -592,4 +634,30 @@ function samePriceField(a: unknown, b: unknown): boolean {
   const y = b ?? null;
   if (typeof x === 'string' && typeof y === 'string' && /^\d/.test(x) && /^\d/.test(y)) return new Decimal(x).eq(y);
   return sameField(x, y);
+}
+
+/**
+ * Why a policy's moderation alias cannot answer it, judged on the file where it declares the alias (its routes'
+ * deployments and providers, from the file or the running catalog), and on the running catalog otherwise.
+ */
+function fileModerationAliasProblem(config: GatewayConfig, state: ControlPlaneState, alias: string): string | null {
+  const declared = config.aliases.find((a) => a.name === alias);
+  if (!declared) return moderationAliasProblem(state, alias);
+  const serves = declared.routes.some((route) => {
+    const deployment = config.deployments.find((d) => d.id === route.deployment);
+    if (deployment) {
+      if (deployment.disabled === true || !deployment.capabilities.includes('moderation')) return false;
+      const provider = config.providers.find((p) => p.id === deployment.provider);
+      const type = provider?.type ?? (() => {
+        const running = state.providers.get(deployment.provider);
+        return running?.status === 'active' ? running.settings.type : null;
+      })();
+      return type !== null && MODERATION_PROVIDER_TYPES.includes(type);
+    }
+    const running = state.deployments.get(route.deployment);
+    if (!running || running.status !== 'active' || !running.settings.capabilities.includes('moderation')) return false;
+    const provider = state.providers.get(running.settings.providerId);
+    return provider?.status === 'active' && MODERATION_PROVIDER_TYPES.includes(provider.settings.type);
+  });
+  return serves ? null : `alias ${alias} has no route to a deployment with the \`moderation\` capability on a provider of type ${MODERATION_PROVIDER_TYPES.join(', ')}`;
 }
