@@ -1,0 +1,34 @@
+import { Logger } from '@nestjs/common';
+import { readConsumerSettings, startConsumer } from '../../../modules/consumers/index.js';
+import { ClickHouseConnection, clickHouseSettings } from '../../../projections/clickhouse-analytics/index.js';
+import { readEnvironment } from '../../config/environment.js';
+import { logLevels } from '../../gateway.js';
+import { GatewayLogger } from '../../gateway-logger.js';
+
+/**
+ * `switchyard consume NAME`: a consumer of the relayed log (docs/events-out.md "Consumers"). Run as many as
+ * the load needs: processes of one group (SWITCHYARD_CONSUME_GROUP) share the broker's messages.
+ */
+export async function consume(name: string): Promise<void> {
+  const environment = readEnvironment();
+  Logger.overrideLogger(new GatewayLogger(logLevels(environment.logLevel)));
+  const logger = new Logger('Consumer');
+  const settings = readConsumerSettings(name, process.env);
+  if (!environment.clickhouseUrl) throw new Error('switchyard consume clickhouse-analytics needs CLICKHOUSE_URL: the ClickHouse it writes to');
+  const clickhouse = new ClickHouseConnection(clickHouseSettings(environment.clickhouseUrl));
+  const app = await startConsumer(settings, clickhouse);
+  logger.log(`${name}: consuming ${settings.transport === 'nats' ? 'JetStream stream SWITCHYARD' : 'RabbitMQ exchange switchyard.events'} at ` +
+    `${settings.servers.join(',')} as group ${settings.group}, writing to ClickHouse database ${clickhouse.database}`);
+  let closing = false;
+  const stop = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    logger.log(`${signal}: closing`);
+    app.close().then(() => clickhouse.close()).then(() => process.exit(0), (error: Error) => {
+      logger.error(`shutdown failed: ${error.message}`);
+      process.exit(1);
+    });
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}

@@ -1,0 +1,152 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { connect as connectNats, type NatsConnection } from '@nats-io/transport-node';
+import { NATS_STREAM, natsSubject, relayMessage } from '../../modules/relay/index.js';
+import { AdminClient } from '../support/admin-client.js';
+import { ANALYTICS_KEYS, analyticsYaml, mixedTraffic } from '../support/analytics-fixtures.js';
+import { MAIN, runCli } from '../support/cli-process.js';
+import { type ScratchClickHouse, scratchClickHouse } from '../support/clickhouse.js';
+import { type TestGateway, startTestGateway } from '../support/gateway-harness.js';
+import { OwnNats } from '../support/own-nats.js';
+import { requireService } from '../support/services.js';
+
+const clickhouseUrl = requireService('CLICKHOUSE_URL');
+const describeWithClickHouse = clickhouseUrl ? describe : describe.skip;
+const ADMIN_TOKEN = 'consume-analytics-admin-token-0123';
+const GROUP = 'switchyard-clickhouse-analytics';
+
+/**
+ * `switchyard consume clickhouse-analytics` fed by the relay on a NATS JetStream server of the suite's own:
+ * a gateway on PostgreSQL with SWITCHYARD_ANALYTICS_FEED=broker (its own projection writes nothing), two
+ * consumer processes of one group sharing the durable consumers, and every AttemptFinished published a
+ * second time under another message id (past JetStream's de-duplication) — the rows and rollups still
+ * equal the ledger to the cent, each event once.
+ */
+describeWithClickHouse('switchyard consume clickhouse-analytics: ClickHouse through the broker equals the ledger', () => {
+  let nats: OwnNats;
+  let gw: TestGateway;
+  let ch: ScratchClickHouse;
+  let admin: AdminClient;
+  let client: NatsConnection;
+  const consumers: ChildProcess[] = [];
+  const output: string[] = [];
+  const saved = { relay: process.env.SWITCHYARD_RELAY_URL, feed: process.env.SWITCHYARD_ANALYTICS_FEED };
+
+  const ledger = <Row>(sql: string) => gw.gateway.platform.database.query<Row>(sql);
+  const consumerEnv = () => ({ ...process.env, SWITCHYARD_RELAY_URL: nats.url, CLICKHOUSE_URL: ch.url, LOG_LEVEL: 'log' });
+  const startConsumer = () => {
+    const child = spawn(process.execPath, [MAIN, 'consume', 'clickhouse-analytics'], { env: consumerEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const index = output.push('') - 1;
+    child.stdout!.on('data', (d) => (output[index] += d));
+    child.stderr!.on('data', (d) => (output[index] += d));
+    consumers.push(child);
+  };
+  /** Until every durable of the group has nothing pending or unacknowledged. */
+  const drained = async () => {
+    const manager = await jetstreamManager(client);
+    for (const started = Date.now(); ;) {
+      const infos = await Promise.all(['AttemptFinished', 'RequestServedFromCache'].map((type) =>
+        manager.consumers.info(NATS_STREAM, `${GROUP}-${type}`).catch(() => null)));
+      if (infos.every((info) => info && info.num_pending === 0 && info.num_ack_pending === 0)) return;
+      if (Date.now() - started > 60_000) throw new Error(`consumers did not drain: ${output.join('\n---\n')}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  };
+  const attemptRows = async () => Number((await ch.rows(`SELECT toString(count()) AS n FROM ${ch.database}.attempts`))[0].n);
+
+  beforeAll(async () => {
+    nats = await OwnNats.start();
+    ch = scratchClickHouse(clickhouseUrl!);
+    process.env.SWITCHYARD_RELAY_URL = nats.url;
+    process.env.SWITCHYARD_ANALYTICS_FEED = 'broker';
+    gw = await startTestGateway({ yaml: analyticsYaml, environment: { adminToken: ADMIN_TOKEN, clickhouseUrl: ch.url } });
+    admin = new AdminClient(gw.url, ADMIN_TOKEN);
+    client = await connectNats({ servers: nats.url });
+    gw.mock.setDefaults({ cachedTokens: 2, chunkGapMs: 5 });
+    gw.mock.addScenario({ model: 'model-primary', behaviour: { failureRate: 0.3, status: 503 } });
+    gw.mock.addScenario({ model: 'model-shaky', behaviour: { errorAfterChunks: 2 } });
+    await mixedTraffic(gw.url, gw.key, 12);
+    await gw.gateway.platform.committer.drain();
+    await gw.gateway.platform.runner.catchUp(['cost-ledger', 'relay']);
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const child of consumers) child.kill('SIGKILL');
+    await client?.close();
+    await gw?.close();
+    await nats?.close();
+    await ch?.drop();
+    for (const [name, value] of [['SWITCHYARD_RELAY_URL', saved.relay], ['SWITCHYARD_ANALYTICS_FEED', saved.feed]] as const) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  });
+
+  test('a consumer that cannot run says why and exits: an unknown name, a Kafka URL, no relay URL, no ClickHouse', async () => {
+    // In parallel: each is a process start of its own.
+    const [unknown, kafka, noRelay, noClickHouse, group] = await Promise.all([
+      runCli(['consume', 'spreadsheets'], consumerEnv()),
+      runCli(['consume', 'clickhouse-analytics'], { ...consumerEnv(), SWITCHYARD_RELAY_URL: 'kafka://127.0.0.1:9092' }),
+      runCli(['consume', 'clickhouse-analytics'], { ...consumerEnv(), SWITCHYARD_RELAY_URL: '' }),
+      runCli(['consume', 'clickhouse-analytics'], { ...consumerEnv(), CLICKHOUSE_URL: '' }),
+      runCli(['consume', 'clickhouse-analytics'], { ...consumerEnv(), SWITCHYARD_CONSUME_GROUP: 'a.b' }),
+    ]);
+    expect([unknown.code, unknown.stderr]).toEqual([1, expect.stringContaining('no consumer "spreadsheets" (consumers: clickhouse-analytics)')]);
+    expect([kafka.code, kafka.stderr]).toEqual([1, expect.stringContaining('reads NATS JetStream (nats://) or RabbitMQ (amqp://)')]);
+    expect([noRelay.code, noRelay.stderr]).toEqual([1, expect.stringContaining('needs SWITCHYARD_RELAY_URL')]);
+    expect([noClickHouse.code, noClickHouse.stderr]).toEqual([1, expect.stringContaining('needs CLICKHOUSE_URL')]);
+    expect([group.code, group.stderr]).toEqual([1, expect.stringContaining('SWITCHYARD_CONSUME_GROUP "a.b"')]);
+  }, 60_000);
+
+  test('with SWITCHYARD_ANALYTICS_FEED=broker the gateway runs no ClickHouse projection and writes no row', async () => {
+    expect(gw.gateway.platform.runner.status().map((s) => s.name)).not.toContain('clickhouse-analytics');
+    expect(gw.gateway.platform.runner.status().map((s) => s.name)).toContain('relay');
+    const tables = await ch.rows(`SELECT name FROM system.tables WHERE database = '${ch.database}' AND name = 'attempts'`);
+    expect(tables).toEqual([]);
+  });
+
+  test('two consumers of one group write every attempt once; a second copy of every message changes nothing; totals equal the ledger', async () => {
+    startConsumer();
+    startConsumer();
+    const [{ events }] = await ledger<{ events: number }>(`SELECT count(*)::int AS events FROM events WHERE event_type = 'AttemptFinished'`);
+    expect(events).toBeGreaterThan(40);
+    await drained();
+    expect(await attemptRows()).toBe(events);
+
+    // Every AttemptFinished again, as a redelivery after a lost acknowledgement would bring it (another
+    // message id, so JetStream stores it again): the rows stay one per event id.
+    const streams = await ledger<{ stream_id: string }>(`SELECT DISTINCT stream_id FROM events WHERE event_type = 'AttemptFinished'`);
+    const recorded = await gw.gateway.platform.store.readStreams(streams.map((s) => s.stream_id));
+    const js = jetstream(client);
+    for (const event of [...recorded.values()].flat().filter((e) => e.type === 'AttemptFinished')) {
+      const message = relayMessage(event);
+      await js.publish(natsSubject(message), message.body, { msgID: `again-${message.eventId}` });
+    }
+    await drained();
+    const [raw] = await ch.rows(`SELECT toString(count()) AS n, toString(uniqExact(event_id)) AS ids FROM ${ch.database}.attempts`);
+    expect([Number(raw.n), Number(raw.ids)]).toEqual([events, events]);
+
+    const ledgerRows = await ledger<{ request_id: string; attempt: number; cost_usd: string; input_tokens: string; output_tokens: string }>(
+      `SELECT request_id, attempt, cost_usd::text AS cost_usd, input_tokens, output_tokens FROM cost_ledger ORDER BY request_id, attempt`,
+    );
+    const chRows = await ch.rows(
+      `SELECT request_id, attempt, toString(cost_usd) AS cost_usd, input_tokens, output_tokens FROM ${ch.database}.attempts
+       WHERE billable = 1 ORDER BY request_id, attempt`,
+    );
+    expect(chRows).toEqual(ledgerRows);
+
+    // The rollups (materialized views over the raw rows) through the analytics API, against the ledger.
+    const query = 'granularity=hour&groupBy=tenant,key,model';
+    const [fromClickHouse, fromPostgres] = await Promise.all([
+      admin.get(`/analytics/spend?${query}&source=clickhouse`), admin.get(`/analytics/spend?${query}&source=postgres`),
+    ]);
+    expect([fromClickHouse.status, fromPostgres.status]).toEqual([200, 200]);
+    expect(fromClickHouse.json.source).toBe('clickhouse');
+    expect(fromClickHouse.json.rows).toEqual(fromPostgres.json.rows);
+    expect(fromClickHouse.json.totals).toEqual(fromPostgres.json.totals);
+    const [direct] = await ledger<{ cost: string; attempts: number }>(`SELECT sum(cost_usd)::text AS cost, count(*)::int AS attempts FROM cost_ledger`);
+    expect([fromClickHouse.json.totals.costUsd, fromClickHouse.json.totals.attempts]).toEqual([direct.cost, direct.attempts]);
+    expect(new Set(fromClickHouse.json.rows.map((r: any) => r.key))).toEqual(new Set(Object.values(ANALYTICS_KEYS)));
+    for (const text of output) expect(text).toContain(`consuming JetStream stream SWITCHYARD at 127.0.0.1:${nats.port} as group ${GROUP}`);
+  }, 120_000);
+});
