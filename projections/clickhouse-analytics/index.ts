@@ -4,4 +4,5 @@ export { AnalyticsEventWriter, AnalyticsInsertInProgress, CONSUMER_INSERT_PREFIX
 export { dateTime } from './attempt-row.js';
 export { ClickHouseAnalyticsProjection } from './clickhouse-analytics.projection.js';
 export { ClickHouseConnection, quoteString } from './clickhouse-connection.js';
-export { ANALYTICS_ENVIRONMENT, analyticsFeed, clickHouseSettings } from './clickhouse-settings.js';
+export { ANALYTICS_ENVIRONMENT, analyticsFeed } from './analytics-feed.js';
+export { clickHouseSettings } from './clickhouse-settings.js';
