@@ -2,6 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import amqp from 'amqplib';
 import { connect as connectNats, type NatsConnection } from '@nats-io/transport-node';
+import { recorded } from '../../events/index.js';
+import { AnalyticsEventWriter, AnalyticsInsertInProgress, ClickHouseConnection, clickHouseSettings } from '../../projections/clickhouse-analytics/index.js';
 import { NATS_STREAM, RABBITMQ_EXCHANGE, natsSubject, relayMessage } from '../../modules/relay/index.js';
 import { AdminClient } from '../support/admin-client.js';
 import { ANALYTICS_KEYS, analyticsYaml, mixedTraffic } from '../support/analytics-fixtures.js';
@@ -196,4 +198,28 @@ describeWithClickHouse('switchyard consume clickhouse-analytics: ClickHouse thro
       await own.drop();
     }
   }, 120_000);
+  test('the same event written by 12 deliveries at once: one row, one contribution to the rollups; the others are told to retry', async () => {
+    const own = scratchClickHouse(clickhouseUrl!);
+    const connection = new ClickHouseConnection(clickHouseSettings(own.url));
+    try {
+      const writer = new AnalyticsEventWriter(connection);
+      await writer.prepare();
+      const [billed] = await ledger<{ stream_id: string; event_id: string }>(
+        `SELECT stream_id, event_id::text AS event_id FROM events WHERE event_type = 'AttemptFinished' AND (data->'cost'->>'total')::numeric > 0 LIMIT 1`,
+      );
+      const event = recorded(await gw.gateway.platform.store.readStream(billed.stream_id)).find((e) => e.eventId === billed.event_id)!;
+      const outcomes = await Promise.allSettled(Array.from({ length: 12 }, () => writer.write(event as any)));
+      const refused = outcomes.filter((o) => o.status === 'rejected').map((o) => (o as PromiseRejectedResult).reason);
+      for (const reason of refused) expect(reason).toBeInstanceOf(AnalyticsInsertInProgress);
+      await writer.write(event as any);
+      const [row] = await own.rows(`SELECT toString(count()) AS n, toString(sum(cost_usd)) AS cost FROM ${own.database}.attempts`);
+      const [hourly] = await own.rows(`SELECT toString(sum(attempts)) AS n, toString(sum(cost_usd)) AS cost FROM ${own.database}.spend_hourly`);
+      const [ledgerRow] = await ledger<{ cost: string }>(`SELECT cost_usd::text AS cost FROM cost_ledger WHERE request_id = '${(event.data as any).requestId}' AND attempt = ${(event.data as any).attempt}`);
+      expect([row.n, row.cost]).toEqual(['1', ledgerRow.cost]);
+      expect([hourly.n, hourly.cost]).toEqual(['1', ledgerRow.cost]);
+    } finally {
+      await connection.close();
+      await own.drop();
+    }
+  }, 60_000);
 });
