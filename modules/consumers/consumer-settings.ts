@@ -12,7 +12,7 @@ export const CONSUMER_ENVIRONMENT = declareSettings('modules/consumers', {
 });
 
 /** The consumers `switchyard consume NAME` starts. */
-export const CONSUMER_NAMES = ['clickhouse-analytics'] as const;
+export const CONSUMER_NAMES = ['clickhouse-analytics', 'webhooks'] as const;
 export type ConsumerName = (typeof CONSUMER_NAMES)[number];
 
 export interface ConsumerSettings {

@@ -3,6 +3,11 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { CustomTransportStrategy } from '@nestjs/microservices';
 import { NATS_STREAM, NATS_SUBJECT_PREFIX } from '../relay/index.js';
 import { ConsumerServer, redeliveryDelayMs } from './consumer-server.js';
+import type { DeadLetterSink, WebhookDeadLetter } from './webhook-delivery.js';
+
+/** Dead letters of consumers: a stream of their own, so the relay's stream keeps only the log. */
+export const NATS_DEAD_LETTER_STREAM = 'SWITCHYARD_DEAD_LETTERS';
+export const NATS_DEAD_LETTER_SUBJECT_PREFIX = 'switchyard.dead-letters';
 
 /** How long JetStream waits for an acknowledgement before delivering a message to another member. */
 const ACK_WAIT_MS = 60_000;
@@ -16,7 +21,7 @@ const ACK_WAIT_MS = 60_000;
  * negatively acknowledged with a backoff (JetStream delivers it again, here or to another member).
  * Nest's ServerNats is core NATS (no JetStream, no durable consumer, no acknowledgement): hence this strategy.
  */
-export class JetStreamConsumerServer extends ConsumerServer implements CustomTransportStrategy {
+export class JetStreamConsumerServer extends ConsumerServer implements CustomTransportStrategy, DeadLetterSink {
   private connection: NatsConnection | null = null;
   private readonly subscriptions: ConsumerMessages[] = [];
   private readonly loops: Promise<void>[] = [];
@@ -52,7 +57,10 @@ export class JetStreamConsumerServer extends ConsumerServer implements CustomTra
         this.subscriptions.push(messages);
         this.loops.push((async () => {
           for await (const message of messages) {
-            const outcome = await this.deliver(message.data, `message ${message.seq} of ${durable}`);
+            // A handler may take longer than ack_wait (webhook retries): tell JetStream it is still in hand,
+            // or it would give the message to another member meanwhile.
+            const inHand = setInterval(() => message.working(), ACK_WAIT_MS / 3);
+            const outcome = await this.deliver(message.data, `message ${message.seq} of ${durable}`).finally(() => clearInterval(inHand));
             if (outcome === 'retry') message.nak(redeliveryDelayMs(message.info.deliveryCount));
             else if (outcome === 'drop') message.term();
             else message.ack();
@@ -63,6 +71,19 @@ export class JetStreamConsumerServer extends ConsumerServer implements CustomTra
     } catch (error) {
       callback(error);
     }
+  }
+
+  /** Into stream SWITCHYARD_DEAD_LETTERS (created if missing), subject `switchyard.dead-letters.<consumer>`, de-duplicated by `id`. */
+  async deadLetter(record: WebhookDeadLetter, id: string): Promise<void> {
+    if (!this.connection) throw new Error('not connected');
+    const manager = await jetstreamManager(this.connection);
+    try {
+      await manager.streams.info(NATS_DEAD_LETTER_STREAM);
+    } catch (error) {
+      if (!(error instanceof JetStreamApiError) || error.status !== 404) throw error;
+      await manager.streams.add({ name: NATS_DEAD_LETTER_STREAM, subjects: [`${NATS_DEAD_LETTER_SUBJECT_PREFIX}.>`] });
+    }
+    await jetstream(this.connection).publish(`${NATS_DEAD_LETTER_SUBJECT_PREFIX}.${record.consumer}`, JSON.stringify(record), { msgID: id });
   }
 
   async close(): Promise<void> {

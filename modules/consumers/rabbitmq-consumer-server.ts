@@ -3,6 +3,7 @@ import type { Channel, ConsumeMessage } from 'amqplib';
 import type { CustomTransportStrategy } from '@nestjs/microservices';
 import { RABBITMQ_EXCHANGE } from '../relay/index.js';
 import { ConsumerServer, redeliveryDelayMs } from './consumer-server.js';
+import type { DeadLetterSink, WebhookDeadLetter } from './webhook-delivery.js';
 
 /** Unacknowledged messages a member holds at once. */
 const PREFETCH = 32;
@@ -16,7 +17,7 @@ const PREFETCH = 32;
  * amqp-connection-manager reconnects and runs the setup again. Nest's ServerRMQ expects Nest's
  * `{pattern, data}` packets, while the relay publishes the bare envelope with the type as routing key.
  */
-export class RabbitMqConsumerServer extends ConsumerServer implements CustomTransportStrategy {
+export class RabbitMqConsumerServer extends ConsumerServer implements CustomTransportStrategy, DeadLetterSink {
   private connection: AmqpConnectionManager | null = null;
   private channel: ChannelWrapper | null = null;
   /** Redeliveries seen per message id in this process (RabbitMQ counts none on classic queues). */
@@ -36,6 +37,8 @@ export class RabbitMqConsumerServer extends ConsumerServer implements CustomTran
         setup: async (channel: Channel) => {
           await channel.assertExchange(RABBITMQ_EXCHANGE, 'topic', { durable: true });
           await channel.assertQueue(this.group, { durable: true });
+          // Where deliveries that kept failing are recorded (webhooks); declared up front, empty for others.
+          await channel.assertQueue(`${this.group}.dead-letters`, { durable: true });
           for (const type of types) await channel.bindQueue(this.group, RABBITMQ_EXCHANGE, type);
           await channel.prefetch(PREFETCH);
           await channel.consume(this.group, (message) => {
@@ -67,6 +70,12 @@ export class RabbitMqConsumerServer extends ConsumerServer implements CustomTran
     } catch {
       // The channel closed meanwhile: the broker returns the message to the queue by itself.
     }
+  }
+
+  /** Into the durable queue `<group>.dead-letters` (persistent, `message_id` = `id`), through a publisher confirm. */
+  async deadLetter(record: WebhookDeadLetter, id: string): Promise<void> {
+    if (!this.channel) throw new Error('not connected');
+    await this.channel.sendToQueue(`${this.group}.dead-letters`, Buffer.from(JSON.stringify(record)), { persistent: true, messageId: id, contentType: 'application/json' });
   }
 
   async close(): Promise<void> {

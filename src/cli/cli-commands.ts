@@ -50,7 +50,8 @@ export const CLI_COMMANDS = {
     serving: true,
     description:
       'consume the relayed log from SWITCHYARD_RELAY_URL (NATS JetStream or RabbitMQ): `clickhouse-analytics` writes the ClickHouse analytics rows ' +
-      '(CLICKHOUSE_URL; serve with SWITCHYARD_ANALYTICS_FEED=broker), exactly once by event id; processes of one SWITCHYARD_CONSUME_GROUP share the work',
+      '(CLICKHOUSE_URL; serve with SWITCHYARD_ANALYTICS_FEED=broker), exactly once by event id; `webhooks` POSTs selected events, signed, to SWITCHYARD_WEBHOOK_URLS ' +
+      'with retries and a dead letter; processes of one SWITCHYARD_CONSUME_GROUP share the work',
   },
   apply: {
     flags: [

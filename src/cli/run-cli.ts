@@ -42,7 +42,7 @@ export async function runCli(argv: string[]): Promise<number> {
         await (await import('./commands/projector.js')).projector();
         return -1;
       case 'consume':
-        if (!sub) return usage('consume NAME (clickhouse-analytics)');
+        if (!sub) return usage('consume NAME (clickhouse-analytics, webhooks)');
         await (await import('./commands/consume.js')).consume(sub);
         return -1;
       case 'apply': {

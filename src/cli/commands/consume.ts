@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { readConsumerSettings, startConsumer } from '../../../modules/consumers/index.js';
+import { readConsumerSettings, readWebhookSettings, startConsumer } from '../../../modules/consumers/index.js';
 import { ClickHouseConnection, clickHouseSettings } from '../../../projections/clickhouse-analytics/index.js';
 import { readEnvironment } from '../../config/environment.js';
 import { logLevels } from '../../gateway.js';
@@ -14,17 +14,27 @@ export async function consume(name: string): Promise<void> {
   Logger.overrideLogger(new GatewayLogger(logLevels(environment.logLevel)));
   const logger = new Logger('Consumer');
   const settings = readConsumerSettings(name, process.env);
-  if (!environment.clickhouseUrl) throw new Error('switchyard consume clickhouse-analytics needs CLICKHOUSE_URL: the ClickHouse it writes to');
-  const clickhouse = new ClickHouseConnection(clickHouseSettings(environment.clickhouseUrl));
-  const app = await startConsumer(settings, clickhouse);
+  let clickhouse: ClickHouseConnection | null = null;
+  let app;
+  let writing: string;
+  if (settings.name === 'webhooks') {
+    const webhooks = readWebhookSettings(process.env);
+    app = await startConsumer(settings, { name: 'webhooks', webhooks });
+    writing = `delivering ${webhooks.events.join(',')} to ${webhooks.urls.length} URL(s)`;
+  } else {
+    if (!environment.clickhouseUrl) throw new Error('switchyard consume clickhouse-analytics needs CLICKHOUSE_URL: the ClickHouse it writes to');
+    clickhouse = new ClickHouseConnection(clickHouseSettings(environment.clickhouseUrl));
+    app = await startConsumer(settings, { name: 'clickhouse-analytics', clickhouse });
+    writing = `writing to ClickHouse database ${clickhouse.database}`;
+  }
   logger.log(`${name}: consuming ${settings.transport === 'nats' ? 'JetStream stream SWITCHYARD' : 'RabbitMQ exchange switchyard.events'} at ` +
-    `${settings.servers.join(',')} as group ${settings.group}, writing to ClickHouse database ${clickhouse.database}`);
+    `${settings.servers.join(',')} as group ${settings.group}, ${writing}`);
   let closing = false;
   const stop = (signal: string) => {
     if (closing) return;
     closing = true;
     logger.log(`${signal}: closing`);
-    app.close().then(() => clickhouse.close()).then(() => process.exit(0), (error: Error) => {
+    app.close().then(() => clickhouse?.close()).then(() => process.exit(0), (error: Error) => {
       logger.error(`shutdown failed: ${error.message}`);
       process.exit(1);
     });
