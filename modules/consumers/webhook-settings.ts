@@ -1,4 +1,4 @@
-import { ConfigurationError, type SettingsEnv, declareSettings, resolveSecret, textSetting } from '../../src/kernel/index.js';
+import { ConfigurationError, type SettingDeclaration, type SettingsEnv, declareSettings, resolveSecret, textSetting } from '../../src/kernel/index.js';
 import { RELAY_EVENT_FAMILIES, RELAYABLE_EVENT_TYPES } from '../relay/index.js';
 
 export const WEBHOOK_ENVIRONMENT = declareSettings('modules/consumers', {
@@ -71,13 +71,14 @@ export function readWebhookSettings(env: SettingsEnv): WebhookSettings {
   }
   const allow = (textSetting(env, WEBHOOK_ENVIRONMENT.SWITCHYARD_WEBHOOK_ALLOW_PRIVATE_NETWORK) ?? 'false').trim();
   if (allow !== 'true' && allow !== 'false') throw new ConfigurationError('SWITCHYARD_WEBHOOK_ALLOW_PRIVATE_NETWORK must be true or false');
-  const attempts = integer(env, 'SWITCHYARD_WEBHOOK_ATTEMPTS', 6, 1, 20);
-  const backoffMs = integer(env, 'SWITCHYARD_WEBHOOK_BACKOFF_MS', 1000, 1, 600_000);
+  const attempts = integer(env, WEBHOOK_ENVIRONMENT.SWITCHYARD_WEBHOOK_ATTEMPTS, 6, 1, 20);
+  const backoffMs = integer(env, WEBHOOK_ENVIRONMENT.SWITCHYARD_WEBHOOK_BACKOFF_MS, 1000, 1, 600_000);
   return { urls, secret, events: [...events], allowPrivateNetwork: allow === 'true', attempts, backoffMs, timeoutMs: 10_000 };
 }
 
-function integer(env: SettingsEnv, name: 'SWITCHYARD_WEBHOOK_ATTEMPTS' | 'SWITCHYARD_WEBHOOK_BACKOFF_MS', fallback: number, min: number, max: number): number {
-  const raw = textSetting(env, WEBHOOK_ENVIRONMENT[name])?.trim();
+function integer(env: SettingsEnv, setting: SettingDeclaration, fallback: number, min: number, max: number): number {
+  const name = setting.name;
+  const raw = textSetting(env, setting)?.trim();
   if (!raw) return fallback;
   const value = Number(raw);
   if (!Number.isInteger(value) || value < min || value > max) throw new ConfigurationError(`${name} must be an integer from ${min} to ${max}`);
