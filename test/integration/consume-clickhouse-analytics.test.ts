@@ -94,7 +94,7 @@ describeWithClickHouse('switchyard consume clickhouse-analytics: ClickHouse thro
       runCli(['consume', 'clickhouse-analytics'], { ...consumerEnv(), SWITCHYARD_RELAY_URL: 'kafka://127.0.0.1:9092' }),
       runCli(['consume', 'clickhouse-analytics'], { ...consumerEnv(), CLICKHOUSE_URL: '' }),
     ]);
-    expect([unknown.code, unknown.stderr]).toEqual([1, expect.stringContaining('no consumer "spreadsheets" (consumers: clickhouse-analytics)')]);
+    expect([unknown.code, unknown.stderr]).toEqual([1, expect.stringContaining('no consumer "spreadsheets" (consumers: clickhouse-analytics, webhooks)')]);
     expect([kafka.code, kafka.stderr]).toEqual([1, expect.stringContaining('reads NATS JetStream (nats://) or RabbitMQ (amqp://)')]);
     expect([noClickHouse.code, noClickHouse.stderr]).toEqual([1, expect.stringContaining('needs CLICKHOUSE_URL')]);
   }, 60_000);

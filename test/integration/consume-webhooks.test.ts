@@ -3,14 +3,16 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import amqp from 'amqplib';
 import { connect as connectNats, type NatsConnection } from '@nats-io/transport-node';
 import { NATS_DEAD_LETTER_STREAM, type WebhookDeadLetter } from '../../modules/consumers/index.js';
-import { natsSubject, relayMessage } from '../../modules/relay/index.js';
+import { RABBITMQ_EXCHANGE, natsSubject, relayMessage } from '../../modules/relay/index.js';
 import type { RecordedEvent } from '../../src/kernel/index.js';
 import { MAIN, runCli } from '../support/cli-process.js';
 import { OwnNats } from '../support/own-nats.js';
 
 const SECRET = 'webhook-hmac-key-for-the-suite-0123456789';
+const SHARED_RABBITMQ = 'amqp://guest:guest@127.0.0.1:5672';
 
 interface Received {
   delivery: string;
@@ -158,4 +160,48 @@ describe('switchyard consume webhooks', () => {
     expect(hooks() + guarded()).not.toContain('path-token-s3cr3t');
     expect(hooks() + guarded()).not.toContain(SECRET);
   }, 90_000);
+  test('RabbitMQ (shared, 5672): a delivery that recovers is accepted once; a dead target leaves a dead letter in <group>.dead-letters', async () => {
+    const recovering = await receiver(1, 200);
+    const dead = await receiver(0, 500);
+    servers.push(recovering.server, dead.server);
+    const group = `switchyard-webhooks-test-${Date.now().toString(36)}`;
+    const child = spawn(process.execPath, [MAIN, 'consume', 'webhooks'], {
+      env: {
+        ...process.env, SWITCHYARD_RELAY_URL: SHARED_RABBITMQ, SWITCHYARD_CONSUME_GROUP: group, WEBHOOK_KEY: SECRET, SWITCHYARD_WEBHOOK_SECRET: 'env:WEBHOOK_KEY',
+        SWITCHYARD_WEBHOOK_URLS: `${recovering.url},${dead.url}`, SWITCHYARD_WEBHOOK_ALLOW_PRIVATE_NETWORK: 'true',
+        SWITCHYARD_WEBHOOK_ATTEMPTS: '2', SWITCHYARD_WEBHOOK_BACKOFF_MS: '50',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    let output = '';
+    child.stdout!.on('data', (d) => (output += d));
+    child.stderr!.on('data', (d) => (output += d));
+    const connection = await amqp.connect(SHARED_RABBITMQ);
+    try {
+      for (const begun = Date.now(); !output.includes('consuming RabbitMQ exchange');) {
+        if (Date.now() - begun > 30_000) throw new Error(`consumer did not start: ${output}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const channel = await connection.createConfirmChannel();
+      const revoked = event('ApiKeyRevoked');
+      const message = relayMessage(revoked);
+      channel.publish(RABBITMQ_EXCHANGE, message.type, Buffer.from(message.body), { persistent: true, messageId: message.eventId, type: message.type });
+      await channel.waitForConfirms();
+      let letter: amqp.GetMessage | false = false;
+      for (const begun = Date.now(); !letter;) {
+        if (Date.now() - begun > 30_000) throw new Error(`no dead letter: ${output}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        letter = await channel.get(`${group}.dead-letters`, { noAck: true });
+      }
+      const record = JSON.parse(letter.content.toString()) as WebhookDeadLetter;
+      expect([record.eventId, record.target, record.attempts, record.lastStatus]).toEqual([revoked.eventId, { origin: dead.url, index: 1 }, 2, 500]);
+      expect([letter.properties.messageId, letter.properties.deliveryMode]).toEqual([`${revoked.eventId}:1`, 2]);
+      expect(recovering.received.map((r) => [r.delivery, r.answered])).toEqual([[revoked.eventId, 503], [revoked.eventId, 200]]);
+      await channel.deleteQueue(group);
+      await channel.deleteQueue(`${group}.dead-letters`);
+    } finally {
+      await connection.close();
+    }
+  }, 60_000);
 });
