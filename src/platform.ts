@@ -128,6 +128,9 @@ export async function openPlatform(environment: Environment, options: PlatformOp
   // SWITCHYARD_ANALYTICS_FEED=broker: `switchyard consume clickhouse-analytics` writes the rows from the relay;
   // this process must not write them too (ClickHouse only serves the analytics API here).
   const analytics = clickhouse && feed === 'log' ? new ClickHouseAnalyticsProjection(clickhouse, analyticsFaults(process.env)) : null;
+  if (clickhouse && feed === 'broker' && !relaySettings && options.runDurable) {
+    logger.warn('SWITCHYARD_ANALYTICS_FEED=broker without SWITCHYARD_RELAY_URL: nothing publishes the events `switchyard consume clickhouse-analytics` writes to ClickHouse');
+  }
   if (analytics) {
     runner.addDurable(analytics);
     // Schema at start; ClickHouse being down must not stop serving: the projection retries on its next batch.
