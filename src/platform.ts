@@ -3,7 +3,7 @@ import type { DataSource } from 'typeorm';
 import { upcasters } from '../events/upcasters.js';
 import { providerSettingsProblem } from '../modules/catalog/index.js';
 import { AuditChainProjection, type CheckpointSigner, openCheckpointSigner, readAuditSettings } from '../projections/audit-chain/index.js';
-import { analyticsFaults, ClickHouseAnalyticsProjection, ClickHouseConnection, clickHouseSettings } from '../projections/clickhouse-analytics/index.js';
+import { analyticsFaults, analyticsFeed, ClickHouseAnalyticsProjection, ClickHouseConnection, clickHouseSettings } from '../projections/clickhouse-analytics/index.js';
 import { CostLedgerEntry, CostLedgerProjection } from '../projections/cost-ledger/index.js';
 import { KeyIndexProjection } from '../projections/key-index/index.js';
 import { RoutingSnapshotProjection } from '../projections/routing-snapshot/index.js';
@@ -64,6 +64,7 @@ export async function openPlatform(environment: Environment, options: PlatformOp
   const auditSettings = environment.audit ?? readAuditSettings(process.env);
   const auditSigner = openCheckpointSigner(auditSettings);
   const chSettings = environment.clickhouseUrl ? clickHouseSettings(environment.clickhouseUrl) : null;
+  const feed = analyticsFeed(process.env);
   const relaySettings = readRelaySettings(process.env);
   const dataDir = environment.databaseUrl || environment.dataDir === ':memory:' ? null : environment.dataDir;
   const database = await openDatabase({ databaseUrl: environment.databaseUrl, dataDir });
@@ -124,7 +125,12 @@ export async function openPlatform(environment: Environment, options: PlatformOp
   runner.addDurable(new CostLedgerProjection());
   runner.addDurable(new AuditChainProjection(auditSigner, auditSettings.checkpointIntervalMs));
   const clickhouse = chSettings ? new ClickHouseConnection(chSettings) : null;
-  const analytics = clickhouse ? new ClickHouseAnalyticsProjection(clickhouse, analyticsFaults(process.env)) : null;
+  // SWITCHYARD_ANALYTICS_FEED=broker: `switchyard consume clickhouse-analytics` writes the rows from the relay;
+  // this process must not write them too (ClickHouse only serves the analytics API here).
+  const analytics = clickhouse && feed === 'log' ? new ClickHouseAnalyticsProjection(clickhouse, analyticsFaults(process.env)) : null;
+  if (clickhouse && feed === 'broker' && !relaySettings && options.runDurable) {
+    logger.warn('SWITCHYARD_ANALYTICS_FEED=broker without SWITCHYARD_RELAY_URL: nothing publishes the events `switchyard consume clickhouse-analytics` writes to ClickHouse');
+  }
   if (analytics) {
     runner.addDurable(analytics);
     // Schema at start; ClickHouse being down must not stop serving: the projection retries on its next batch.

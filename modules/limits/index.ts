@@ -12,3 +12,4 @@ export * from './budget/budget-guard.js';
 export * from './budget/budget-refusal.js';
 export * from './limit-setting.js';
 export * from './shared-concurrency.js';
+export { postWebhook, type WebhookTarget } from './budget/webhook-post.js';

@@ -14,13 +14,21 @@ export const ATTEMPT_COLUMNS = [
 /** The ledger's precision (numeric(24,12)): ClickHouse keeps the same digits, so sums agree to the last one. */
 const SCALE = 12;
 
+/** A row's values in its table's column order; null is SQL NULL. */
+export type RowValues = Array<string | number | null>;
+
 /**
  * One AttemptFinished as a TabSeparated line of `attempts`. The timestamp is the event's recorded_at in
  * UTC, truncated to the second: hour and day buckets are the same as the ledger's.
  */
 export function attemptLine(event: Recorded<AttemptFinished>): string {
+  return attemptValues(event).map(tabSeparated).join('\t');
+}
+
+/** The values of `attemptLine`, in ATTEMPT_COLUMNS order. */
+export function attemptValues(event: Recorded<AttemptFinished>): RowValues {
   const { data } = event;
-  const fields: Array<string | number | null> = [
+  return [
     event.eventId, event.transactionId.toString(), event.globalPosition, dateTime(event.recordedAt), data.requestId, data.attempt,
     data.tenantId, data.keyId, data.alias, data.deploymentId, data.providerId, data.model, data.routing?.strategy ?? '',
     data.outcome, data.errorClass ?? '', data.deadline ?? '', data.httpStatus ?? 0, isBillable(data) ? 1 : 0,
@@ -29,7 +37,6 @@ export function attemptLine(event: Recorded<AttemptFinished>): string {
     money(data.cost.output), money(data.cost.total), data.priceVersion, Math.max(0, Math.round(data.latencyMs)),
     data.ttftMs === null || data.ttftMs === undefined ? null : Math.max(0, Math.round(data.ttftMs)), data.providerRequestId ?? '',
   ];
-  return fields.map(tabSeparated).join('\t');
 }
 
 /** `YYYY-MM-DD hh:mm:ss` in UTC (the column is DateTime('UTC')). */

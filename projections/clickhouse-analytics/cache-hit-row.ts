@@ -1,5 +1,5 @@
 import type { Recorded, RequestServedFromCache } from '../../events/index.js';
-import { dateTime, money, tabSeparated } from './attempt-row.js';
+import { type RowValues, dateTime, money, tabSeparated } from './attempt-row.js';
 
 /** The columns of `cache_hits`, in the order `cacheHitLine` writes them. */
 export const CACHE_HIT_COLUMNS = [
@@ -14,11 +14,15 @@ export const CACHE_HIT_COLUMNS = [
  * the event's recorded_at in UTC, truncated to the second, like the attempts'.
  */
 export function cacheHitLine(event: Recorded<RequestServedFromCache>): string {
+  return cacheHitValues(event).map(tabSeparated).join('\t');
+}
+
+/** The values of `cacheHitLine`, in CACHE_HIT_COLUMNS order. */
+export function cacheHitValues(event: Recorded<RequestServedFromCache>): RowValues {
   const { data } = event;
-  const fields: Array<string | number> = [
+  return [
     event.eventId, event.transactionId.toString(), event.globalPosition, dateTime(event.recordedAt), data.requestId,
     data.tenantId, data.keyId, data.alias, data.deploymentId, data.providerId, data.model, data.sourceRequestId, data.priceVersion,
     0, 0, 0, 0, 0, money('0'), money(data.savedCostUsd),
   ];
-  return fields.map(tabSeparated).join('\t');
 }

@@ -44,6 +44,15 @@ export const CLI_COMMANDS = {
     serving: true,
     description: 'run the durable projections only (next to nodes with SWITCHYARD_PROJECTOR=external)',
   },
+  consume: {
+    arguments: 'NAME',
+    flags: [],
+    serving: true,
+    description:
+      'consume the relayed log from SWITCHYARD_RELAY_URL (NATS JetStream or RabbitMQ): `clickhouse-analytics` writes the ClickHouse analytics rows ' +
+      '(CLICKHOUSE_URL; serve with SWITCHYARD_ANALYTICS_FEED=broker), exactly once by event id; `webhooks` POSTs selected events, signed, to SWITCHYARD_WEBHOOK_URLS ' +
+      'with retries and a dead letter; processes of one SWITCHYARD_CONSUME_GROUP share the work',
+  },
   apply: {
     flags: [
       { name: 'file', short: 'f', value: 'FILE', required: true, meaning: 'the configuration file, YAML' },

@@ -26,7 +26,7 @@ export async function runCli(argv: string[]): Promise<number> {
   }
   if (command !== 'help' && (argv.includes('--help') || argv.includes('-h'))) return help(argv.filter((arg) => !arg.startsWith('-')));
   // One-shot commands keep stdout for their result; the server configures its own logging.
-  if (command !== 'serve' && command !== 'projector' && command !== 'mock-provider' && command !== 'help' && command !== '--help' && command !== '-h') {
+  if (command !== 'serve' && command !== 'projector' && command !== 'consume' && command !== 'mock-provider' && command !== 'help' && command !== '--help' && command !== '-h') {
     // One import at a time, here and below: jest's ESM loader (the suites call runCli in-process) fails on
     // concurrent dynamic imports that share a dependency.
     const { Logger } = await import('@nestjs/common');
@@ -40,6 +40,10 @@ export async function runCli(argv: string[]): Promise<number> {
         return -1; // keep running
       case 'projector':
         await (await import('./commands/projector.js')).projector();
+        return -1;
+      case 'consume':
+        if (!sub) return usage('consume NAME (clickhouse-analytics, webhooks)');
+        await (await import('./commands/consume.js')).consume(sub);
         return -1;
       case 'apply': {
         const { values } = parseArgs({ args: argv.slice(1), options: parserOptions('apply') });

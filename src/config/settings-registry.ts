@@ -9,7 +9,9 @@ import { ADMISSION_ENVIRONMENT } from '../../modules/limits/admission-settings.j
 import { OBSERVABILITY_ENVIRONMENT } from '../../modules/observability/observability-settings.js';
 import { RELAY_ENVIRONMENT } from '../../modules/relay/relay-settings.js';
 import { AUDIT_ENVIRONMENT } from '../../projections/audit-chain/index.js';
-import { ANALYTICS_FAULTS_ENVIRONMENT } from '../../projections/clickhouse-analytics/index.js';
+import { ANALYTICS_ENVIRONMENT, ANALYTICS_FAULTS_ENVIRONMENT } from '../../projections/clickhouse-analytics/index.js';
+import { CONSUMER_ENVIRONMENT } from '../../modules/consumers/consumer-settings.js';
+import { WEBHOOK_ENVIRONMENT } from '../../modules/consumers/webhook-settings.js';
 import { CLI_ENVIRONMENT } from '../cli/cli-environment.js';
 import { LOG_COLOUR_ENVIRONMENT } from '../log-colours.js';
 import { MALLOC_ENVIRONMENT } from '../cli/serving-flags.js';
@@ -49,6 +51,9 @@ export const ENVIRONMENT_SETTINGS: readonly SettingsGroup[] = [
   group('Documents', DOCUMENT_ENVIRONMENT),
   group('Exact cache and idempotency', CACHE_ENVIRONMENT),
   group('Events out (relay)', RELAY_ENVIRONMENT),
+  group('Events out (consumers)', CONSUMER_ENVIRONMENT),
+  group('Events out (webhooks consumer)', WEBHOOK_ENVIRONMENT),
+  group('ClickHouse analytics', ANALYTICS_ENVIRONMENT),
   group('Memory allocator (glibc)', MALLOC_ENVIRONMENT),
   group('Embedded engine thread', ENGINE_THREAD_ENVIRONMENT),
   group('Log colour', LOG_COLOUR_ENVIRONMENT),

@@ -1,0 +1,99 @@
+import { AckPolicy, type ConsumerMessages, DeliverPolicy, JetStreamApiError, jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { CustomTransportStrategy } from '@nestjs/microservices';
+import { NATS_STREAM, NATS_SUBJECT_PREFIX } from '../relay/index.js';
+import { ConsumerServer, redeliveryDelayMs } from './consumer-server.js';
+import type { DeadLetterSink, WebhookDeadLetter } from './webhook-delivery.js';
+
+/** Dead letters of consumers: a stream of their own, so the relay's stream keeps only the log. */
+export const NATS_DEAD_LETTER_STREAM = 'SWITCHYARD_DEAD_LETTERS';
+export const NATS_DEAD_LETTER_SUBJECT_PREFIX = 'switchyard.dead-letters';
+
+/** How long JetStream waits for an acknowledgement before delivering a message to another member. */
+const ACK_WAIT_MS = 60_000;
+
+/**
+ * The relay's JetStream stream consumed through durable pull consumers, one per event type the controllers
+ * handle (`<group>-<EventType>` on `switchyard.events.<EventType>`: one filter each works on NATS 2.9,
+ * which has no multi-subject filters). Every process started with the same group pulls from the same
+ * durables, so JetStream shares their messages among them (competing consumers) and keeps what was not
+ * acknowledged for whoever comes next. Explicit acknowledgement after the handler resolved; a failure is
+ * negatively acknowledged with a backoff (JetStream delivers it again, here or to another member).
+ * Nest's ServerNats is core NATS (no JetStream, no durable consumer, no acknowledgement): hence this strategy.
+ */
+export class JetStreamConsumerServer extends ConsumerServer implements CustomTransportStrategy, DeadLetterSink {
+  private connection: NatsConnection | null = null;
+  private readonly subscriptions: ConsumerMessages[] = [];
+  private readonly loops: Promise<void>[] = [];
+
+  constructor(private readonly servers: string[], private readonly credentials: { user?: string; pass?: string }, private readonly group: string) {
+    super();
+  }
+
+  async listen(callback: (error?: unknown) => void): Promise<void> {
+    try {
+      this.connection = await connect({ servers: this.servers, ...this.credentials, name: this.group, maxReconnectAttempts: -1, reconnectTimeWait: 1_000 });
+      const manager = await jetstreamManager(this.connection);
+      try {
+        await manager.streams.info(NATS_STREAM);
+      } catch (error) {
+        if (!(error instanceof JetStreamApiError) || error.status !== 404) throw error;
+        await manager.streams.add({ name: NATS_STREAM, subjects: [`${NATS_SUBJECT_PREFIX}.>`] });
+      }
+      const js = jetstream(this.connection);
+      for (const type of this.handledTypes()) {
+        const durable = `${this.group}-${type}`;
+        // Created once; a second member finds it and shares it. The whole stream from the start: the first
+        // consumer of a group gets what the relay published before it existed.
+        await manager.consumers.add(NATS_STREAM, {
+          durable_name: durable, filter_subject: `${NATS_SUBJECT_PREFIX}.${type}`, ack_policy: AckPolicy.Explicit,
+          deliver_policy: DeliverPolicy.All, ack_wait: ACK_WAIT_MS * 1_000_000, max_ack_pending: 1_000,
+        }).catch(async (error: unknown) => {
+          // Already there with other settings (an operator's): use it as it is.
+          if (!(error instanceof JetStreamApiError)) throw error;
+          await manager.consumers.info(NATS_STREAM, durable);
+        });
+        const messages = await (await js.consumers.get(NATS_STREAM, durable)).consume({ max_messages: 64 });
+        this.subscriptions.push(messages);
+        this.loops.push((async () => {
+          for await (const message of messages) {
+            // A handler may take longer than ack_wait (webhook retries): tell JetStream it is still in hand,
+            // or it would give the message to another member meanwhile.
+            const inHand = setInterval(() => message.working(), ACK_WAIT_MS / 3);
+            const outcome = await this.deliver(message.data, `message ${message.seq} of ${durable}`).finally(() => clearInterval(inHand));
+            if (outcome === 'retry') message.nak(redeliveryDelayMs(message.info.deliveryCount));
+            else if (outcome === 'drop') message.term();
+            else message.ack();
+          }
+        })());
+      }
+      callback();
+    } catch (error) {
+      callback(error);
+    }
+  }
+
+  /** Into stream SWITCHYARD_DEAD_LETTERS (created if missing), subject `switchyard.dead-letters.<consumer>`, de-duplicated by `id`. */
+  async deadLetter(record: WebhookDeadLetter, id: string): Promise<void> {
+    if (!this.connection) throw new Error('not connected');
+    const manager = await jetstreamManager(this.connection);
+    try {
+      await manager.streams.info(NATS_DEAD_LETTER_STREAM);
+    } catch (error) {
+      if (!(error instanceof JetStreamApiError) || error.status !== 404) throw error;
+      await manager.streams.add({ name: NATS_DEAD_LETTER_STREAM, subjects: [`${NATS_DEAD_LETTER_SUBJECT_PREFIX}.>`] });
+    }
+    await jetstream(this.connection).publish(`${NATS_DEAD_LETTER_SUBJECT_PREFIX}.${record.consumer}`, JSON.stringify(record), { msgID: id });
+  }
+
+  async close(): Promise<void> {
+    for (const messages of this.subscriptions) messages.stop();
+    await Promise.allSettled(this.loops);
+    await this.connection?.drain().catch(() => undefined);
+  }
+
+  unwrap<T>(): T {
+    if (!this.connection) throw new Error('not connected');
+    return this.connection as T;
+  }
+}
