@@ -23,6 +23,11 @@ export interface Variant {
    * tenant, so the report shows what content safety costs on the request path (docs/benchmarks.md).
    */
   contentPolicy: boolean;
+  /**
+   * A `-relay` variant: the relay publishes the log to NATS JetStream (BENCH_RELAY_URL, default
+   * nats://127.0.0.1:4222) while the gateway serves, so the report shows what events-out costs the serving path.
+   */
+  relay: boolean;
 }
 
 export interface Phase {
@@ -77,7 +82,8 @@ export const USAGE = `Usage: npm run bench -- [options]
                           default|strict|async, -wN sets SWITCHYARD_WORKERS=N (e.g. pg-default-w2), -px runs
                           the durable projections in a \`switchyard projector\` process next to the gateway
                           (SWITCHYARD_PROJECTOR=external; PostgreSQL only; its CPU is counted in the total),
-                          -pii attaches a content policy with every local detector on (mask/tokenize)
+                          -pii attaches a content policy with every local detector on (mask/tokenize),
+                          -relay publishes the log to NATS while serving (BENCH_RELAY_URL, nats://127.0.0.1:4222)
   --prompt-bytes N        the prompt every target is sent: N bytes of prose with personal data in it (e.g.
                           4096 for the content-safety comparison); default: a two-word prompt
   --loads LIST            closed:<connections> and open:<rps>, e.g. closed:1,closed:32,open:300
@@ -258,14 +264,14 @@ function probeEnv(env: Record<string, string>, phasesDir: string | undefined): R
 }
 
 export function parseVariant(name: string): Variant {
-  const match = /^(pglite|pg)-(default|strict|async)(?:-w(\d+))?(-px)?(-pii)?$/.exec(name);
-  if (!match) throw new OptionError(`variant "${name}" is not <pglite|pg>-<default|strict|async>[-w<N>][-px][-pii]`);
+  const match = /^(pglite|pg)-(default|strict|async)(?:-w(\d+))?(-px)?(-pii)?(-relay)?$/.exec(name);
+  if (!match) throw new OptionError(`variant "${name}" is not <pglite|pg>-<default|strict|async>[-w<N>][-px][-pii][-relay]`);
   const workers = match[3] === undefined ? null : Number(match[3]);
   const projector = match[4] === undefined ? 'embedded' : 'external';
   if (workers !== null && workers < 1) throw new OptionError(`variant "${name}": -w needs at least one worker`);
   if (workers !== null && match[1] === 'pglite') throw new OptionError(`variant "${name}": the embedded store is one process by design; workers need PostgreSQL`);
   if (projector === 'external' && match[1] === 'pglite') throw new OptionError(`variant "${name}": the embedded store is one process by design; a separate projector needs PostgreSQL`);
-  return { name, store: match[1] === 'pg' ? 'postgres' : 'pglite', durability: match[2] as Variant['durability'], workers, projector, contentPolicy: match[5] !== undefined };
+  return { name, store: match[1] === 'pg' ? 'postgres' : 'pglite', durability: match[2] as Variant['durability'], workers, projector, contentPolicy: match[5] !== undefined, relay: match[6] !== undefined };
 }
 
 export function parsePhase(id: string): Phase {

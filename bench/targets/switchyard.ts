@@ -54,6 +54,7 @@ export async function startSwitchyard(variant: Variant, ctx: SwitchyardContext):
     ...(database ? { DATABASE_URL: database.url } : {}),
     ...(variant.workers !== null ? { SWITCHYARD_WORKERS: String(variant.workers) } : {}),
     ...(variant.projector === 'external' ? { SWITCHYARD_PROJECTOR: 'external' } : {}),
+    ...(variant.relay ? { SWITCHYARD_RELAY_URL: process.env.BENCH_RELAY_URL || 'nats://127.0.0.1:4222' } : {}),
     ...ctx.env,
   };
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !CONTROLLED.test(name)));

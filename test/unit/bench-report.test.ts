@@ -156,13 +156,15 @@ describe('bench options', () => {
   });
 
   it('parses variants and phases, and refuses what it cannot run', () => {
-    expect(parseVariant('pg-async-w4')).toEqual({ name: 'pg-async-w4', store: 'postgres', durability: 'async', workers: 4, projector: 'embedded', contentPolicy: false });
-    expect(parseVariant('pg-default-px')).toEqual({ name: 'pg-default-px', store: 'postgres', durability: 'default', workers: null, projector: 'external', contentPolicy: false });
+    expect(parseVariant('pg-async-w4')).toEqual({ name: 'pg-async-w4', store: 'postgres', durability: 'async', workers: 4, projector: 'embedded', contentPolicy: false, relay: false });
+    expect(parseVariant('pg-default-px')).toEqual({ name: 'pg-default-px', store: 'postgres', durability: 'default', workers: null, projector: 'external', contentPolicy: false, relay: false });
     expect(parseVariant('pglite-default-pii')).toMatchObject({ store: 'pglite', durability: 'default', contentPolicy: true });
     expect(parseVariant('pg-default-w2-px-pii')).toMatchObject({ workers: 2, projector: 'external', contentPolicy: true });
-    expect(() => parseVariant('pglite-pii-default')).toThrow('[-px][-pii]');
+    expect(() => parseVariant('pglite-pii-default')).toThrow('[-px][-pii][-relay]');
+    expect(parseVariant('pglite-default-relay')).toMatchObject({ contentPolicy: false, relay: true });
+    expect(parseVariant('pglite-default-pii-relay')).toMatchObject({ contentPolicy: true, relay: true });
     expect(parseVariant('pg-default-w2-px')).toMatchObject({ workers: 2, projector: 'external' });
-    expect(() => parseVariant('pg-default-px-w2')).toThrow('[-w<N>][-px][-pii]');
+    expect(() => parseVariant('pg-default-px-w2')).toThrow('[-w<N>][-px][-pii][-relay]');
     expect(() => parseVariant('pglite-default-px')).toThrow('a separate projector needs PostgreSQL');
     expect(parseVariant('pglite-strict')).toMatchObject({ store: 'pglite', durability: 'strict', workers: null });
     expect(() => parseVariant('pglite-default-w2')).toThrow('one process by design');
