@@ -36,7 +36,7 @@ function setup(count: (call: UpstreamCall) => Promise<number>, options: { breake
   };
   const services = {
     auth: { authenticate: () => testPrincipal() },
-    routing: { current: { aliases: new Map([[alias.name, alias]]) } },
+    routing: { current: { aliases: new Map([[alias.name, alias]]), contentPolicyFor: () => null } },
     planner: { plan: () => ({ candidates: testCandidates(alias), skipped: [], reason: 'priority', emptiedBy: null }) },
     adapters: { for: () => adapter },
     pools: { target: async () => ({ dispatcher: {}, baseUrl: new URL('http://upstream.invalid') }) },

@@ -50,14 +50,30 @@ export class ScanText {
   numericWindows(): readonly Window[] {
     if (this.numeric) return this.numeric;
     const windows: Array<[number, number]> = [];
-    // Digit runs close together come as one match: one exec per cluster, not per run (number-dense text).
-    const digits = /\d+(?:\D{1,32}\d+)*/g;
+    // Digit runs close together (at most 32 other characters apart) form one cluster. A loop, not the regular
+    // expression /\d+(?:\D{1,32}\d+)*/: on megabytes of spaced digits V8's backtracking stack for the repeated group
+    // overflows ("Maximum call stack size exceeded"); this walks each character once.
     const text = this.text;
-    for (let match = digits.exec(text); match !== null; match = digits.exec(text)) {
-      const start = Math.max(0, match.index - WINDOW_MARGIN);
-      const end = Math.min(text.length, digits.lastIndex + WINDOW_MARGIN);
-      const last = windows[windows.length - 1];
-      if (last && start <= last[1] + NUMERIC_JOIN) last[1] = end;
+    const length = text.length;
+    let at = 0;
+    while (at < length) {
+      while (at < length && !isDigit(text.charCodeAt(at))) at++;
+      if (at === length) break;
+      const first = at;
+      let last = at;
+      for (;;) {
+        while (at < length && isDigit(text.charCodeAt(at))) at++;
+        last = at;
+        let next = at;
+        while (next < length && next - at < MAX_DIGIT_GAP && !isDigit(text.charCodeAt(next))) next++;
+        if (next < length && isDigit(text.charCodeAt(next))) at = next;
+        else break;
+      }
+      at = last;
+      const start = Math.max(0, first - WINDOW_MARGIN);
+      const end = Math.min(length, last + WINDOW_MARGIN);
+      const previous = windows[windows.length - 1];
+      if (previous && start <= previous[1] + NUMERIC_JOIN) previous[1] = end;
       else windows.push([start, end]);
     }
     this.numeric = windows;
@@ -127,4 +143,11 @@ function skipRun(text: string, at: number, step: 1 | -1): number {
 
 function isSpace(code: number): boolean {
   return code === 0x20 || code === 0x0a || code === 0x09 || code === 0x0d;
+}
+
+/** Most non-digit characters between two digit runs of one numeric cluster. */
+const MAX_DIGIT_GAP = 32;
+
+function isDigit(code: number): boolean {
+  return code >= 0x30 && code <= 0x39;
 }
