@@ -1,6 +1,6 @@
 import type { RemoteCheckDirection, WebhookGuardrail } from '../../events/index.js';
 import { SECRET_REFERENCE_SHAPE } from '../../src/kernel/index.js';
-import { addressRefusal, classifyHost } from '../catalog/index.js';
+import { outboundUrlProblem } from '../catalog/index.js';
 
 /** How long the gateway waits for an operator's webhook by default, and at most: the request waits with it. */
 export const WEBHOOK_GUARDRAIL_TIMEOUT = Object.freeze({ defaultMs: 2_000, maxMs: 10_000 });
@@ -41,18 +41,8 @@ export function webhookGuardrailProblems(value: unknown, path: string): string[]
 }
 
 function webhookUrlProblem(raw: unknown, allowPrivateNetwork: boolean): string | null {
-  if (typeof raw !== 'string') return 'must be an http(s) URL';
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return 'must be an http(s) URL';
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an http(s) URL';
-  if (url.username || url.password) return 'must not embed credentials (sign with `secret` instead)';
-  // WHATWG URL parsing has already normalised the host: decimal/hex IPv4 forms become dotted, IPv6 is compressed.
-  const refusal = addressRefusal(classifyHost(url.hostname), allowPrivateNetwork);
-  return refusal ? `points at ${refusal.replace('on the provider', 'on the webhook')}` : null;
+  const problem = outboundUrlProblem(raw, allowPrivateNetwork);
+  return problem === 'must not embed credentials' ? `${problem} (sign with \`secret\` instead)` : problem;
 }
 
 /** A valid `webhook` with its defaults filled and its directions in a stable order. */

@@ -170,3 +170,24 @@ function embeddedIpv4InName(host: string): string | null {
   const candidate = dotted?.[1] ?? /(?:^|[.-])(\d{1,3}(?:-\d{1,3}){3})(?:[.-]|$)/.exec(host)?.[1].replace(/-/g, '.');
   return candidate && isIP(candidate) === 4 ? candidate : null;
 }
+
+/**
+ * What is wrong with the URL of an outbound call an operator configures (a budget webhook, a content-policy webhook):
+ * an http(s) URL without embedded credentials whose host the outbound address policy allows (judged on the configured
+ * host here, and again at connect time on the resolved address). Null when it may be called; the caller names the field.
+ */
+export function outboundUrlProblem(raw: unknown, allowPrivateNetwork: boolean): string | null {
+  if (typeof raw !== 'string') return 'must be an http(s) URL';
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'must be an http(s) URL';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an http(s) URL';
+  if (url.username || url.password) return 'must not embed credentials';
+  // WHATWG URL parsing has already normalised the host: decimal/hex IPv4 forms become dotted, IPv6 is compressed.
+  const refusal = addressRefusal(classifyHost(url.hostname), allowPrivateNetwork);
+  // The provider policy's advice names the provider's knob; a webhook has its own.
+  return refusal ? `points at ${refusal.replace('on the provider', 'on the webhook')}` : null;
+}
