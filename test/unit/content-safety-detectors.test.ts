@@ -59,6 +59,17 @@ describe('content-safety detectors', () => {
     expect(scan(text, gb).map((finding) => text.slice(finding.start, finding.end))).toEqual(['020 7946 0958']);
   });
 
+  test('phones written next to each other are each found whole, not lost in one run of digits', () => {
+    // The candidate pattern takes up to 17 digits greedily: two numbers in a row became one candidate that is no phone.
+    expect(found('call 415-555-0132 415-555-0199 now', 'phone')).toEqual(['415-555-0132', '415-555-0199']);
+    expect(found('(212) 555-0123 (415) 555-0132', 'phone')).toEqual(['(212) 555-0123', '(415) 555-0132']);
+    expect(found('212 555 0123 415 555 0132 646 555 0145', 'phone')).toEqual(['212 555 0123', '415 555 0132', '646 555 0145']);
+    expect(found('+81 3-1234-5678 415-555-0199', 'phone')).toEqual(['+81 3-1234-5678', '415-555-0199']);
+    // Digits that make no phone in any grouping stay unfound; a date before a number does not hide it.
+    expect(found('ids 10 20 30 40 50 60 70 80 90', 'phone')).toEqual([]);
+    expect(found('on 2026-12-18 212-555-0123', 'phone')).toEqual(['212-555-0123']);
+  });
+
   test('the phone detector names the libphonenumber-js release installed', () => {
     const installed = JSON.parse(readFileSync(new URL('../../../node_modules/libphonenumber-js/package.json', import.meta.url), 'utf8')) as { version: string };
     expect(installed.version).toBe(LIBPHONENUMBER_VERSION);

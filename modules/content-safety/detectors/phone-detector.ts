@@ -17,22 +17,64 @@ export class PhoneDetector implements Detector {
   private readonly candidates = /(?<![\w+])(?:\+|\()?\d(?:[ .()/-]{0,2}\d){6,16}(?!\d)/g;
 
   constructor(private readonly defaultRegion: CountryCode = 'US') {
-    this.version = `phone/1 libphonenumber-js@${LIBPHONENUMBER_VERSION} valid default=${defaultRegion}`;
+    this.version = `phone/2 libphonenumber-js@${LIBPHONENUMBER_VERSION} valid default=${defaultRegion}`;
   }
 
   detect(scanText: ScanText, emit: EmitFinding): void {
     let validations = 0;
-    eachMatch(this.candidates, scanText.text, (match, offset) => {
-      if (!phoneShaped(match[0])) return;
-      const at = offset + match.index;
-      // Past the budget a phone-shaped candidate counts as a phone unvalidated: over-masking, never a leak, and a
-      // text of endless phone-shaped digits costs bounded time.
-      if (++validations > MAX_VALIDATIONS_PER_SCAN) return emit(at, at + match[0].length);
+    // Past the budget a phone-shaped candidate counts as a phone unvalidated: over-masking, never a leak, and a
+    // text of endless phone-shaped digits costs bounded time.
+    const isPhone = (candidate: string) => ++validations > MAX_VALIDATIONS_PER_SCAN
       // The candidate as a whole (its span is the finding): parsing one string is several times cheaper than
       // libphonenumber's own text search, which would only look at this candidate again.
-      if (parsePhoneNumberFromString(match[0], { defaultCountry: this.defaultRegion, extract: false })?.isValid()) emit(at, at + match[0].length);
+      || parsePhoneNumberFromString(candidate, { defaultCountry: this.defaultRegion, extract: false })?.isValid() === true;
+    eachMatch(this.candidates, scanText.text, (match, offset) => {
+      const candidate = match[0];
+      const at = offset + match.index;
+      if (phoneShaped(candidate) && isPhone(candidate)) return emit(at, at + candidate.length);
+      // Numbers written next to each other (`415-555-0132 415-555-0199`, a list in a table) run into one candidate
+      // that is no phone as a whole: take the longest phone its leading digit groups make, and search again right
+      // after it — or from the candidate's second group when none — so that the next number is found whole even
+      // when the greedy candidate cut it in two.
+      const groups = digitGroups(candidate);
+      if (groups.length < 2) return;
+      const found = leadingPhone(candidate, groups, isPhone);
+      if (found > 0) emit(at, at + found);
+      this.candidates.lastIndex = match.index + (found > 0 ? found : groups[1][0]);
     });
   }
+}
+
+/** The [start, end) of each run of digits in a candidate. */
+function digitGroups(candidate: string): Array<[number, number]> {
+  const groups: Array<[number, number]> = [];
+  let start = -1;
+  for (let i = 0; i <= candidate.length; i++) {
+    const code = i < candidate.length ? candidate.charCodeAt(i) : -1;
+    const digit = code >= 0x30 && code <= 0x39;
+    if (digit && start < 0) start = i;
+    else if (!digit && start >= 0) { groups.push([start, i]); start = -1; }
+  }
+  return groups;
+}
+
+/**
+ * The length of the longest prefix of `candidate`, ending with one of its digit groups (but not the last: the whole
+ * was tried), that is a phone number; 0 when none is. Only prefixes of at least 7 and at most 15 digits, the sizes
+ * a phone number has, are tried, so a candidate costs a handful of shape checks.
+ */
+function leadingPhone(candidate: string, groups: ReadonlyArray<[number, number]>, isPhone: (candidate: string) => boolean): number {
+  // A leading `(` belongs to the area code: the prefix starts where the candidate does.
+  const digitsUpTo: number[] = [];
+  let digits = 0;
+  for (const [start, end] of groups) digitsUpTo.push((digits += end - start));
+  for (let last = groups.length - 2; last >= 0; last--) {
+    if (digitsUpTo[last] > 15) continue;
+    if (digitsUpTo[last] < 7) break;
+    const prefix = candidate.slice(0, groups[last][1]);
+    if (phoneShaped(prefix) && isPhone(prefix)) return prefix.length;
+  }
+  return 0;
 }
 
 /** libphonenumber parses one scan may make (each costs 10–40 µs). */
