@@ -53,6 +53,15 @@ export class GatewayTracing {
     return { span, context: trace.setSpan(parent, span) };
   }
 
+  /**
+   * A span of work the gateway does for a request on its own behalf (a content policy's moderation call): a child
+   * of that request's server span, so one trace shows the request and what it caused.
+   */
+  startInternalSpan(name: string, parent: Context, attributes: Record<string, string | number>): { span: Span; context: Context } {
+    const span = this.provider ? this.tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes }, parent) : trace.wrapSpanContext(trace.getSpanContext(parent) ?? INVALID);
+    return { span, context: trace.setSpan(parent, span) };
+  }
+
   /** A client span for one attempt, and the headers that carry it to the provider. */
   startClientSpan(name: string, parent: Context, attributes: Record<string, string | number>): { span: Span; headers: Record<string, string> } {
     const headers: Record<string, string> = {};

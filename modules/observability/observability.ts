@@ -58,16 +58,14 @@ export class Observability {
     const query = request.url.indexOf('?');
     const path = query < 0 ? request.url : request.url.slice(0, query);
     const operation = operationOf(path);
-    const observation = new RequestObservation(
-      this.sinks,
-      request.id,
-      request.method,
-      // An unknown path is the client's text: it is logged redacted and never becomes a label.
-      operation === 'other' ? redactText(path, 200) : path,
-      operation,
-      request.headers,
-      () => (raw.headersSent ? raw.statusCode : 499),
-    );
+    // An unknown path is the client's text: it is logged redacted and never becomes a label.
+    const loggedPath = operation === 'other' ? redactText(path, 200) : path;
+    const server = this.tracing.startServerSpan(`${request.method} ${operation === 'other' ? 'request' : path}`, request.headers, {
+      'http.request.method': request.method,
+      'url.path': operation === 'other' ? '' : path,
+      'switchyard.request_id': request.id,
+    });
+    const observation = new RequestObservation(this.sinks, request.id, request.method, loggedPath, operation, server, () => (raw.headersSent ? raw.statusCode : 499));
     observations.set(raw, observation);
     this.open.add(observation);
     this.openResponses.set(observation, raw);

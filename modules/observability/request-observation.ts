@@ -24,6 +24,9 @@ export interface AttemptObservation {
   upstreamHeaders: Record<string, string>;
 }
 
+/** A nested request's observation: `settled` with the status it came to ends it. */
+export type NestedObservation = RequestObservation & { settled(httpStatus: number): void };
+
 const TOKEN_TYPES: Array<[keyof TokenUsage, string]> = [
   ['input', 'input'], ['output', 'output'], ['cachedInput', 'cached_input'], ['cacheWrite', 'cache_write'], ['reasoning', 'reasoning'],
 ];
@@ -37,7 +40,6 @@ const TOKEN_TYPES: Array<[keyof TokenUsage, string]> = [
  */
 export class RequestObservation {
   private readonly startedAt = performance.now();
-  private readonly server: { span: Span; context: Context };
   private tenantId: string | null = null;
   private keyId: string | null = null;
   private alias: string | null = null;
@@ -65,13 +67,29 @@ export class RequestObservation {
     private readonly method: string,
     private readonly path: string,
     readonly operation: string,
-    headers: Record<string, string | string[] | undefined>,
+    /** The span the request runs in: a server span continuing the client's trace (Observability.track), or a nested request's. */
+    private readonly server: { span: Span; context: Context },
     private readonly status: () => number,
-  ) {
-    this.server = sinks.tracing.startServerSpan(`${method} ${operation === 'other' ? 'request' : path}`, headers, {
-      'http.request.method': method,
-      'url.path': operation === 'other' ? '' : path,
-      'switchyard.request_id': requestId,
+  ) {}
+
+  /**
+   * A request the gateway makes on this one's behalf (a content policy's moderation call, operation `moderation`):
+   * observed like a client's — `switchyard_requests_total`, its duration and errors, a request log line of its own
+   * (path `(moderation)`, the checked request's tenant and key) and a span that is a child of this request's. It
+   * has no response of its own: its status is the one it settled with, and `settled()` ends it.
+   */
+  nested(requestId: string, operation: string): NestedObservation {
+    let status = 499;
+    const span = this.sinks.tracing.startInternalSpan(operation, this.server.context, { 'switchyard.request_id': requestId, 'switchyard.caused_by': this.requestId });
+    const nested = new RequestObservation(this.sinks, requestId, 'POST', `(${operation})`, operation, span, () => status);
+    // The checked request's tenant and key; never its content (a moderation call's texts are not logged).
+    nested.tenantId = this.tenantId;
+    nested.keyId = this.keyId;
+    return Object.assign(nested, {
+      settled(httpStatus: number) {
+        status = httpStatus;
+        nested.responseClosed();
+      },
     });
   }
 

@@ -54,7 +54,7 @@ contentPolicies:
   - id: moderated
     moderation: { alias: moderator, directions: [input, output], timeoutMs: 2000 }
   - id: moderated-open
-    moderation: { alias: moderator, failOpen: true, timeoutMs: 300 }
+    moderation: { alias: moderator, failOpen: true, timeoutMs: 1000 }  # retries of a 500 fit in it on a loaded machine; the 2 s provider of the timeout test does not
   - id: violence-only
     moderation: { alias: moderator, categories: [violence] }
 aliases:
@@ -331,6 +331,11 @@ describeWithPostgres('remote checks: moderation through a gateway alias (Postgre
     expect(metrics).toMatch(/switchyard_guardrail_check_errors_total\{policy="moderated-open",check="moderation",reason="unavailable",resolution="fail_open"\} [1-9]/);
     expect(metrics).toMatch(/switchyard_guardrail_check_errors_total\{policy="moderated",check="moderation",reason="unavailable",resolution="fail_closed"\} [1-9]/);
     expect(metrics).toMatch(/switchyard_guardrail_check_duration_seconds_count\{policy="moderated",check="moderation",outcome="block"\} [1-9]/);
+    // Each moderation call is also a request of its own in the per-request metrics: operation `moderation`, its alias,
+    // the status it settled with (answered, or failed on an unavailable provider).
+    expect(metrics).toMatch(/switchyard_requests_total\{operation="moderation",alias="[^"]+",status_class="2xx"\} [1-9]/);
+    expect(metrics).toMatch(/switchyard_requests_total\{operation="moderation",alias="[^"]+",status_class="5xx"\} [1-9]/);
+    expect(metrics).toMatch(/switchyard_request_duration_seconds_count\{operation="moderation",alias="[^"]+",status_class="2xx"\} [1-9]/);
     expect(metrics).not.toMatch(/MODERATION_FLAG|Hello there/);
   });
 });

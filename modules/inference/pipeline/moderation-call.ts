@@ -4,6 +4,7 @@ import type { ProviderAdapter } from '../../providers/index.js';
 import type { Principal } from '../../../projections/key-index/index.js';
 import type { ResolvedDeployment } from '../../../projections/routing-snapshot/index.js';
 import { uuidv7 } from '../../../src/kernel/index.js';
+import { observationOf } from '../../observability/index.js';
 import type { ServerResponse } from 'node:http';
 import { runAdmittedAttempts } from './admitted-attempts.js';
 import { type BufferedResult, type TransportOpener, bufferedAttempt, bufferedCall } from './buffered-attempt.js';
@@ -60,9 +61,12 @@ export function moderationCaller(services: InferenceServices, settings: Pipeline
       ? plan.candidates.reduce((max, candidate) => Decimal.max(max, estimatedCost(candidate.price, { estimatedInputTokens, reservedOutputTokens: 0 })), new Decimal(0))
       : 0;
     const budget = await services.budgets.reserve(budgets, dearest, { enforce: direction === 'input', holdMs: timeoutMs + BACKSTOP_SLACK_MS, requestId });
+    // Observed as a request of its own (metrics, its log line, a span under the checked request's), settled below.
+    const observation = observationOf(checked.raw)?.nested(requestId, 'moderation') ?? null;
+    let settledStatus = 500;
     const journal = new RequestJournal(services.committer, settings.durability, requestId, {
       actor: `key:${principal.keyId}`, correlationId: checked.requestId, causationId: checked.requestId, nodeId: settings.nodeId,
-    });
+    }, observation);
     const lifetime = new RequestLifetime(checked.raw, timeoutMs);
     const quota = new QuotaGroupCharges(services.rateLimits, { requests: 1, inputTokens: estimatedInputTokens, outputTokens: 0 });
     const request: ModerationRequest = { inputs: [...texts] };
@@ -72,7 +76,7 @@ export function moderationCaller(services: InferenceServices, settings: Pipeline
         clientFormat: 'openai', operation: 'moderation', stream: false, estimatedInputTokens, reservedOutputTokens: 0, idempotencyKey: null,
       });
       const admitted: RoutedRequest = {
-        requestId, principal, alias, journal, lifetime, observation: null, contentGuard: null, release: () => undefined,
+        requestId, principal, alias, journal, lifetime, observation, contentGuard: null, release: () => undefined,
         answeredBy: 'providers', plan, quota, cache: { status: 'bypass' }, unsent: () => [],
       };
       const answer = await runAdmittedAttempts(services, settings, admitted, bufferedAttempt(services, settings, admitted, (adapter, transport, deployment) =>
@@ -82,14 +86,23 @@ export function moderationCaller(services: InferenceServices, settings: Pipeline
       await journal.complete({ status: 'success', httpStatus: 200, errorCode: null, cacheHit: false }).catch((error: unknown) => {
         throw new RemoteCheckFailure('unavailable', `the moderation request ${requestId} could not be recorded (${(error as Error).message})`);
       });
+      settledStatus = 200;
       return { results: answer.response.results };
     } catch (error) {
+      if (error instanceof GatewayError) {
+        observation?.answeredWith(error);
+        settledStatus = error.status;
+      }
       if (error instanceof RemoteCheckFailure) throw error;
       const timedOut = lifetime.signal.reason instanceof DeadlineExceeded;
-      if (timedOut) throw new RemoteCheckFailure('timeout', `the moderation alias ${aliasName} did not answer in ${timeoutMs} ms`);
+      if (timedOut) {
+        settledStatus = 504;
+        throw new RemoteCheckFailure('timeout', `the moderation alias ${aliasName} did not answer in ${timeoutMs} ms`);
+      }
       if (error instanceof GatewayError) throw new RemoteCheckFailure('unavailable', `the moderation alias ${aliasName} could not answer (${error.code})`);
       throw error;
     } finally {
+      observation?.settled(settledStatus);
       lifetime.dispose();
       quota.settle(journal.usageByDeployment());
       budget.settle(journal.cost());
