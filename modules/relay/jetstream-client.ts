@@ -40,6 +40,12 @@ export class JetStreamClientProxy extends ClientNats {
     });
   }
 
+  /** The relay's publish: what `emit` does (connect, then dispatchEvent), as a plain promise. */
+  async publishEvent(message: RelayMessage): Promise<unknown> {
+    await this.connect();
+    return this.dispatchEvent({ pattern: message.type, data: message });
+  }
+
   protected override async dispatchEvent(packet: ReadPacket<RelayMessage>): Promise<PubAck> {
     const message = packet.data;
     const client = await this.jetStream();

@@ -58,6 +58,12 @@ export class KafkaClientProxy extends ClientKafka {
     });
   }
 
+  /** The relay's publish: what `emit` does (connect, then dispatchEvent), as a plain promise. */
+  async publishEvent(message: RelayMessage): Promise<unknown> {
+    await this.connect();
+    return this.dispatchEvent({ pattern: message.type, data: message });
+  }
+
   protected override async dispatchEvent(packet: OutgoingEvent): Promise<unknown> {
     const message = packet.data as RelayMessage;
     try {

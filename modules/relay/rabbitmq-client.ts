@@ -73,6 +73,12 @@ export class RabbitMqClientProxy extends ClientRMQ {
     });
   }
 
+  /** The relay's publish: what `emit` does (connect, then dispatchEvent), as a plain promise. */
+  async publishEvent(message: RelayMessage): Promise<unknown> {
+    await this.connect();
+    return this.dispatchEvent({ pattern: message.type, data: message });
+  }
+
   protected override async dispatchEvent(packet: ReadPacket<RelayMessage>): Promise<boolean> {
     const message = packet.data;
     const channel = this.channel as ConfirmChannel | null;

@@ -1,6 +1,5 @@
 import { Logger } from '@nestjs/common';
 import type { ClientProxy } from '@nestjs/microservices';
-import { lastValueFrom } from 'rxjs';
 import type { DurableProjection, EventTypeFilter, FailureKind, RecordedEvent, SqlExecutor } from '../../src/kernel/index.js';
 import { type RelayMessage, RelayRefusedError, RelayUnavailableError, relayMessage } from './relay-message.js';
 import type { RelayTransport } from './relay-settings.js';
@@ -14,8 +13,12 @@ const MAX_BACKOFF_MS = 30_000;
 
 const BROKER_NAMES: Record<RelayTransport, string> = { nats: 'NATS', amqp: 'RabbitMQ', kafka: 'Kafka' };
 
-/** What the relay needs of a Nest client proxy (every transport's status type differs, so not the whole class). */
-export type RelayClientProxy = Pick<ClientProxy, 'emit' | 'close'>;
+/**
+ * What the relay needs of its Nest client proxy (every transport's status type differs, so not the whole class):
+ * `publishEvent`, which each of the relay's proxies implements as what `emit` does — connect, then `dispatchEvent` —
+ * without the observable pipeline `emit` builds per message (about 40 µs of CPU an event).
+ */
+export type RelayClientProxy = Pick<ClientProxy, 'close'> & { publishEvent(message: RelayMessage): Promise<unknown> };
 
 /** What the relay has done since the process started (for /metrics). */
 export interface RelayStats {
@@ -107,7 +110,7 @@ export class RelayProjection implements DurableProjection {
 
   private async publishInOrder(stream: readonly RelayMessage[]): Promise<void> {
     for (const message of stream) {
-      await lastValueFrom(this.client.emit(message.type, message), { defaultValue: undefined });
+      await this.client.publishEvent(message);
       this.acknowledged.add(message.eventId);
       this.stats.published++;
     }
