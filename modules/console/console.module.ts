@@ -2,7 +2,7 @@ import { Global, Inject, Module, type OnApplicationShutdown, type OnModuleInit }
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
-import { AdminSessions, isConsoleApiPath } from '../admin/index.js';
+import { AdminModule, AdminSessions, isConsoleApiPath } from '../admin/index.js';
 import { ConfigurationError, type EventStore, SecretResolutionError, SqlEventStore, resolveSecret } from '../../src/kernel/index.js';
 import { ConsoleJournal } from './console-journal.js';
 import { consoleSecurityHeaders } from './console-security-headers.js';
@@ -24,6 +24,7 @@ import { SignInThrottle } from './sign-in-throttle.js';
  */
 @Global()
 @Module({
+  imports: [AdminModule],
   controllers: [ConsoleSessionController, ConsoleOidcController],
   providers: [
     {
