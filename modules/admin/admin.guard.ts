@@ -150,8 +150,8 @@ function authorizeSession(request: FastifyRequest, session: AdminSession, mark: 
   if (request.method !== 'GET' && request.method !== 'HEAD') requireCsrfToken(request.headers, session);
   const allowed = rolesAllowed(mark, access, tokenOnly);
   if (!allowed.includes(session.role)) {
-    const what = access === 'read' ? 'reading this' : 'this change';
-    throw new AdminApiError(403, 'role_forbidden', `${what[0].toUpperCase()}${what.slice(1)} needs the console role ${allowed.join(' or ')}; this session has the role ${session.role}.`);
+    const what = access === 'read' ? 'Reading this' : 'This change';
+    throw new AdminApiError(403, 'role_forbidden', `${what} needs the console role ${allowed.join(' or ')}; this session has the role ${session.role}.`);
   }
 }
 

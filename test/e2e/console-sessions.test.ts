@@ -10,7 +10,7 @@ import { type TestGateway, startTestGateway } from '../support/gateway-harness.j
 const ADMIN_TOKEN = 'console-session-admin-token-0123456789';
 const IDLE_MS = 2_000;
 const MAX_AGE_MS = 4_000;
-const ATTEMPTS_PER_MINUTE = 8;
+const ATTEMPTS_PER_MINUTE = 20;
 
 let gw: TestGateway;
 const browsers: ConsoleBrowser[] = [];
@@ -87,6 +87,17 @@ describe('sign-in with the admin token', () => {
     expect(everything).not.toContain(ADMIN_TOKEN);
     expect(everything).not.toContain(cookie);
     expect(everything).not.toContain(response.json.csrfToken);
+  });
+
+  test('signing in again ends the session the browser had', async () => {
+    const client = browser();
+    await client.signInWithToken(ADMIN_TOKEN);
+    const first = client.cookies.get('switchyard_console')!;
+    expect((await client.signInWithToken(ADMIN_TOKEN)).status).toBe(200);
+    expect(client.cookies.get('switchyard_console')).not.toBe(first);
+    const stale = browser();
+    stale.cookies.set('switchyard_console', first);
+    expect((await stale.get('/console/api/session')).status).toBe(401);
   });
 
   test('the session API and refusals carry the console security headers', async () => {
@@ -185,8 +196,8 @@ describe('sign-out', () => {
 
 describe('timeouts', () => {
   test('an unused session ends after the idle timeout; a used one ends at the absolute timeout anyway', async () => {
-    const idle = browser();
-    const busy = browser();
+    const idle = browser('127.0.0.5');
+    const busy = browser('127.0.0.5');
     await idle.signInWithToken(ADMIN_TOKEN);
     await busy.signInWithToken(ADMIN_TOKEN);
     const start = Date.now();
