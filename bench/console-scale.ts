@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { upcasters } from '../events/upcasters.js';
 import { AuditChainProjection, openCheckpointSigner } from '../projections/audit-chain/index.js';
+import { ClickHouseAnalyticsProjection, ClickHouseConnection, clickHouseSettings } from '../projections/clickhouse-analytics/index.js';
 import { CostLedgerProjection } from '../projections/cost-ledger/index.js';
 import { RequestSummariesProjection } from '../projections/request-summaries/index.js';
 import { openDatabase } from '../src/kernel/database/open-database.js';
@@ -34,6 +35,8 @@ import { defaultResultsDir, gatewayMain } from './paths.js';
 
 interface Options {
   baseUrl: string;
+  /** ClickHouse's server (the analytics store at this size); null: analytics from PostgreSQL only. */
+  clickhouse: string | null;
   database: string;
   events: number;
   requests: number;
@@ -47,7 +50,7 @@ const BOUND_MS = 1000;
 
 function parse(argv: string[]): Options {
   const options: Options = {
-    baseUrl: process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres', database: 'switchyard_console_scale',
+    baseUrl: process.env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres', clickhouse: process.env.CLICKHOUSE_URL || null, database: 'switchyard_console_scale',
     events: 1_000_000, requests: 200_000, reuse: false, samples: 7, port: 18_480,
   };
   for (let i = 0; i < argv.length; i++) {
@@ -56,13 +59,18 @@ function parse(argv: string[]): Options {
       options.reuse = true;
       continue;
     }
+    if (flag === '--no-clickhouse') {
+      options.clickhouse = null;
+      continue;
+    }
     if (flag === '--database-url') options.baseUrl = value;
+    else if (flag === '--clickhouse-url') options.clickhouse = value;
     else if (flag === '--database') options.database = value;
     else if (flag === '--events') options.events = Number(value);
     else if (flag === '--requests') options.requests = Number(value);
     else if (flag === '--samples') options.samples = Number(value);
     else if (flag === '--port') options.port = Number(value);
-    else throw new Error(`unknown option ${flag} (--database-url URL, --database NAME, --events N, --requests N, --samples N, --port N, --reuse)`);
+    else throw new Error(`unknown option ${flag} (--database-url URL, --clickhouse-url URL, --no-clickhouse, --database NAME, --events N, --requests N, --samples N, --port N, --reuse)`);
     i++;
   }
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(options.database)) throw new Error('--database must be a plain lower-case name');
@@ -112,6 +120,11 @@ async function build(options: Options, url: string, env: NodeJS.ProcessEnv, conf
   await admin.query(`DROP DATABASE IF EXISTS ${options.database} WITH (FORCE)`);
   await admin.query(`CREATE DATABASE ${options.database}`);
   await admin.end();
+  if (options.clickhouse) {
+    const server = new URL(options.clickhouse);
+    const dropped = await fetch(`${server.origin}/?query=${encodeURIComponent(`DROP DATABASE IF EXISTS ${options.database}`)}`, { method: 'POST' });
+    if (!dropped.ok) throw new Error(`ClickHouse: ${await dropped.text()}`);
+  }
 
   let began = performance.now();
   await run(['apply', '-f', configPath], env);
@@ -144,8 +157,15 @@ async function build(options: Options, url: string, env: NodeJS.ProcessEnv, conf
     await client.end();
   }
 
-  // The read models as a deployment's projector reaches them: every durable projection from position 0.
-  began = performance.now();
+}
+
+/**
+ * The read models as a deployment's projector reaches them: every durable projection from its checkpoint
+ * (position 0 in a new database) to the head. At the head already, this is a no-op; ClickHouse, asked for
+ * the first time on a database built without it, is filled here rather than while pages are timed.
+ */
+async function catchUpReadModels(url: string, clickhouseUrl: string | null): Promise<void> {
+  const began = performance.now();
   const database = await openDatabase({ databaseUrl: url, dataDir: null });
   try {
     const store = new SqlEventStore(database, upcasters.upcast);
@@ -154,12 +174,19 @@ async function build(options: Options, url: string, env: NodeJS.ProcessEnv, conf
     runner.addDurable(new CostLedgerProjection());
     runner.addDurable(new RequestSummariesProjection());
     runner.addDurable(new AuditChainProjection(signer, 5_000));
+    const clickhouse = clickhouseUrl ? new ClickHouseConnection(clickHouseSettings(clickhouseUrl)) : null;
+    if (clickhouse) {
+      const analytics = new ClickHouseAnalyticsProjection(clickhouse);
+      await analytics.prepare();
+      runner.addDurable(analytics);
+    }
     const follow = setInterval(() => log(`  projections at ${runner.status().map((s) => `${s.name} ${s.lastGlobalPosition}`).join(', ')} (${seconds(began)})`), 15_000);
     try {
       await runner.catchUp(undefined, 3_600_000);
     } finally {
       clearInterval(follow);
       await runner.stop();
+      await clickhouse?.close();
     }
     await database.query('ANALYZE');
   } finally {
@@ -225,7 +252,7 @@ async function facts(port: number, url: string): Promise<PageFacts> {
   }
 }
 
-interface Row { name: string; status: number; bytes: number; first: number; p50: number; max: number; rows: string; action: boolean }
+interface Row { name: string; status: number; bytes: number; first: number; p50: number; max: number; rows: string; unbounded: string | null }
 
 function rowsOf(json: any): string {
   if (!json || typeof json !== 'object') return '';
@@ -236,18 +263,21 @@ function rowsOf(json: any): string {
 async function main(): Promise<void> {
   const options = parse(process.argv.slice(2));
   const url = databaseUrl(options.baseUrl, options.database);
+  // ClickHouse's database of the bench's own, named as the PostgreSQL one.
+  const clickhouseUrl = options.clickhouse ? `${new URL(options.clickhouse).origin}/${options.database}` : null;
   const dir = mkdtempSync(join(tmpdir(), 'switchyard-console-scale-'));
   const configPath = join(dir, 'switchyard.yaml');
   writeFileSync(configPath, scaleYaml(scaleCatalog()));
   const auditKey = process.env.SY_SCALE_AUDIT_KEY ?? generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
   const env: NodeJS.ProcessEnv = {
     ...process.env, DATABASE_URL: url, SWITCHYARD_CONFIG: configPath, SY_SCALE_UPSTREAM_KEY: 'not-called', SY_SCALE_AUDIT_KEY: auditKey,
-    SWITCHYARD_AUDIT_SIGNING_KEY: 'env:SY_SCALE_AUDIT_KEY', ADMIN_TOKEN, LOG_LEVEL: 'warn', CLICKHOUSE_URL: '', REDIS_URL: '',
+    SWITCHYARD_AUDIT_SIGNING_KEY: 'env:SY_SCALE_AUDIT_KEY', ADMIN_TOKEN, LOG_LEVEL: 'warn', CLICKHOUSE_URL: clickhouseUrl ?? '', REDIS_URL: '',
   };
   process.env.SY_SCALE_AUDIT_KEY = auditKey;
   const existing = options.reuse ? await built(url) : null;
   if (existing) log(`reusing ${options.database}: ${existing.events} events, ${existing.requests} requests`);
   else await build(options, url, env, configPath);
+  await catchUpReadModels(url, clickhouseUrl);
   const held = await built(url);
   log(`database ${options.database}: ${held?.events} events, ${held?.requests} requests`);
 
@@ -258,25 +288,25 @@ async function main(): Promise<void> {
     for (const page of consolePages(pageFacts)) {
       const first = await call(options.port, page);
       const samples: number[] = [];
-      for (let i = 0; i < (page.action ? 2 : options.samples); i++) samples.push((await call(options.port, page)).ms);
+      for (let i = 0; i < (page.unbounded === 'action' ? 2 : options.samples); i++) samples.push((await call(options.port, page)).ms);
       samples.sort((a, b) => a - b);
       results.push({
         name: page.name, status: first.status, bytes: first.bytes, first: first.ms, p50: percentile(samples, 50), max: Math.max(first.ms, samples[samples.length - 1]),
-        rows: rowsOf(first.json), action: page.action ?? false,
+        rows: rowsOf(first.json), unbounded: page.unbounded ?? null,
       });
       log(`  ${page.name}: ${first.status} first ${first.ms.toFixed(0)} ms, p50 ${percentile(samples, 50).toFixed(0)} ms`);
     }
     const lines = [
       `| page | status | rows | bytes | first (ms) | P50 (ms) | max (ms) | within ${BOUND_MS} ms |`,
       '|---|---|---|---|---|---|---|---|',
-      ...results.map((r) => `| ${r.name} | ${r.status} | ${r.rows} | ${r.bytes} | ${r.first.toFixed(0)} | ${r.p50.toFixed(0)} | ${r.max.toFixed(0)} | ${r.action ? '(an action)' : r.max <= BOUND_MS && r.status < 400 ? 'yes' : '**no**'} |`),
+      ...results.map((r) => `| ${r.name} | ${r.status} | ${r.rows} | ${r.bytes} | ${r.first.toFixed(0)} | ${r.p50.toFixed(0)} | ${r.max.toFixed(0)} | ${r.unbounded ? `(${r.unbounded})` : r.max <= BOUND_MS && r.status < 400 ? 'yes' : '**no**'} |`),
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
     mkdirSync(defaultResultsDir, { recursive: true });
     const file = join(defaultResultsDir, `console-scale-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
     writeFileSync(file, `${JSON.stringify({ database: held, samples: options.samples, facts: pageFacts, results }, null, 2)}\n`);
     log(`results: ${file}`);
-    const slow = results.filter((r) => !r.action && (r.max > BOUND_MS || r.status >= 400));
+    const slow = results.filter((r) => !r.unbounded && (r.max > BOUND_MS || r.status >= 400));
     if (slow.length) {
       log(`over ${BOUND_MS} ms or failing: ${slow.map((r) => r.name).join(', ')}`);
       process.exitCode = 1;
