@@ -145,6 +145,12 @@ describe('the admin API with a session cookie', () => {
     const crossed = await client.change('PUT', '/admin/v1/aliases/csrf-less', { routes: [{ deployment: 'primary' }] }, { csrf: false, headers: { 'x-csrf-token': other.csrfToken! } });
     expect(crossed.status).toBe(403);
     expect(await aliasEvents()).toBe(0);
+    // Refused before the body is read: a body that is not even JSON gets the CSRF refusal, not a parse error.
+    const early = await fetch(`${gw.url}/admin/v1/aliases/csrf-less`, {
+      method: 'PUT', body: '{not json', headers: { 'content-type': 'application/json', cookie: `switchyard_console=${client.cookies.get('switchyard_console')}` },
+    });
+    expect(early.status).toBe(403);
+    expect(((await early.json()) as { error: { code: string } }).error.code).toBe('csrf_token_required');
   });
 
   test('a change with the CSRF token is made, and its event names the console user and role', async () => {
