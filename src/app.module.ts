@@ -7,8 +7,10 @@ import { AuditModule } from '../modules/audit/audit.module.js';
 import { CacheAdminModule } from '../modules/cache/admin/cache-admin.module.js';
 import { CatalogAdminModule } from '../modules/catalog/admin/catalog-admin.module.js';
 import { CatalogModule } from '../modules/catalog/catalog.module.js';
+import { ConsoleModule } from '../modules/console/console.module.js';
 import { ObservabilityModule } from '../modules/observability/index.js';
 import { InferenceModule } from '../modules/inference/inference.module.js';
+import { OverviewModule } from '../modules/overview/index.js';
 import { LimitsModule } from '../modules/limits/limits.module.js';
 import { ProvidersModule } from '../modules/providers/providers.module.js';
 import { ConfigApplyController } from './config/apply/config-apply.controller.js';
@@ -23,7 +25,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [PlatformModule.forRoot(platform), ObservabilityModule, CatalogModule, AccessModule, ProvidersModule, LimitsModule, InferenceModule, AdminModule,
-        AccessAdminModule, CatalogAdminModule, AnalyticsModule, AuditModule, CacheAdminModule],
+        AccessAdminModule, CatalogAdminModule, AnalyticsModule, AuditModule, CacheAdminModule, ConsoleModule, OverviewModule],
       controllers: [ConfigApplyController],
       providers: [ConfigApplier, ConfigurationCommand.Handler],
     };

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, Req, Res, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RoutingSnapshotProjection } from '../../../projections/routing-snapshot/index.js';
-import { AdminApiError, AdminCommands, AdminExceptionFilter, AdminGuard, adminValidationPipe, etag, ReasonDto } from '../../admin/index.js';
+import { AdminArea, AdminApiError, AdminCommands, AdminExceptionFilter, AdminGuard, adminValidationPipe, etag, ReasonDto } from '../../admin/index.js';
 import { AliasCommand } from '../catalog.commands.js';
 import { PublishAliasDto, aliasDefinitionOf } from './alias.dto.js';
 import { aliasView } from './catalog-views.js';
@@ -10,6 +10,7 @@ import { aliasView } from './catalog-views.js';
  * `/admin/v1/aliases`: publish a new version (checked by safe publication before it is appended) and
  * retire; reads show the declared version and the version this node serves, with resolved routes.
  */
+@AdminArea('catalog')
 @Controller('admin/v1/aliases')
 @UseGuards(AdminGuard)
 @UseFilters(AdminExceptionFilter)
