@@ -1,4 +1,4 @@
-import { type CountryCode, parsePhoneNumberFromString } from 'libphonenumber-js';
+import { type CountryCode, Metadata, parsePhoneNumberFromString } from 'libphonenumber-js';
 import { type Detector, type EmitFinding, eachMatch } from './detector.js';
 import type { ScanText } from './scan-text.js';
 
@@ -16,8 +16,15 @@ export class PhoneDetector implements Detector {
   readonly version: string;
   private readonly candidates = /(?<![\w+])(?:\+|\()?\d(?:[ .()/-]{0,2}\d){6,16}(?!\d)/g;
 
+  /** How many digits a national number of the default region can have, with or without a one-digit trunk prefix. */
+  private readonly nationalDigits: ReadonlySet<number>;
+
   constructor(private readonly defaultRegion: CountryCode = 'US') {
     this.version = `phone/2 libphonenumber-js@${LIBPHONENUMBER_VERSION} valid default=${defaultRegion}`;
+    const metadata = new Metadata();
+    metadata.selectNumberingPlan(defaultRegion);
+    const lengths = metadata.numberingPlan?.possibleLengths() ?? [];
+    this.nationalDigits = new Set(lengths.flatMap((length) => [length, length + 1]));
   }
 
   detect(scanText: ScanText, emit: EmitFinding): void {
@@ -38,11 +45,55 @@ export class PhoneDetector implements Detector {
       // when the greedy candidate cut it in two.
       const groups = digitGroups(candidate);
       if (groups.length < 2) return;
-      const found = leadingPhone(candidate, groups, isPhone);
-      if (found > 0) emit(at, at + found);
-      this.candidates.lastIndex = match.index + (found > 0 ? found : groups[1][0]);
+      const found = leadingPhone(candidate, groups, this.nationalDigits, isPhone);
+      if (found > 0) {
+        emit(at, at + found);
+        this.candidates.lastIndex = match.index + found;
+        return;
+      }
+      // Or a phone at its end, after digits that are none (`2026-12-18 212-555-0123`).
+      const from = trailingPhone(candidate, groups, this.nationalDigits, isPhone);
+      if (from > 0) emit(at + from, at + candidate.length);
+      else if (cutShort(match.input, match.index + candidate.length)) {
+        // No phone at its start, but the run of digits goes on past the candidate (a date, then a number): the
+        // search goes on from its second group. A whole run that holds no phone (a card number) is done with.
+        this.candidates.lastIndex = match.index + groups[1][0];
+      }
     });
   }
+}
+
+/**
+ * Where the longest suffix of `candidate` that starts with one of its digit groups (not the first: the whole was
+ * tried) and is a phone number begins; 0 when none is. The same bounds as leadingPhone.
+ */
+function trailingPhone(candidate: string, groups: ReadonlyArray<[number, number]>, nationalDigits: ReadonlySet<number>, isPhone: (candidate: string) => boolean): number {
+  const total = groups.reduce((sum, [start, end]) => sum + end - start, 0);
+  let before = groups[0][1] - groups[0][0];
+  for (let first = 1; first < groups.length; first++) {
+    const digits = total - before;
+    before += groups[first][1] - groups[first][0];
+    if (digits > 15) continue;
+    if (digits < 7) break;
+    if (!nationalDigits.has(digits)) continue;
+    // An `(` just before the group belongs to the number (its area code).
+    let start = groups[first][0];
+    const lead = candidate.charCodeAt(start - 1);
+    if (lead === 0x28) start--;
+    const suffix = candidate.slice(start);
+    if (phoneShaped(suffix) && isPhone(suffix)) return start;
+  }
+  return 0;
+}
+
+/** Whether more digits of the same run follow `end` (one or two separators, then a digit): the candidate was cut short. */
+function cutShort(text: string, end: number): boolean {
+  for (let i = end; i < text.length && i < end + 3; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 0x30 && code <= 0x39) return i > end;
+    if (code !== 0x20 && code !== 0x2e && code !== 0x28 && code !== 0x29 && code !== 0x2f && code !== 0x2d) return false;
+  }
+  return false;
 }
 
 /** The [start, end) of each run of digits in a candidate. */
@@ -61,16 +112,21 @@ function digitGroups(candidate: string): Array<[number, number]> {
 /**
  * The length of the longest prefix of `candidate`, ending with one of its digit groups (but not the last: the whole
  * was tried), that is a phone number; 0 when none is. Only prefixes of at least 7 and at most 15 digits, the sizes
- * a phone number has, are tried, so a candidate costs a handful of shape checks.
+ * a phone number has (a national one: a length of the default region's numbers), are tried, so a candidate costs a
+ * handful of shape checks and rarely a parse.
  */
-function leadingPhone(candidate: string, groups: ReadonlyArray<[number, number]>, isPhone: (candidate: string) => boolean): number {
+function leadingPhone(candidate: string, groups: ReadonlyArray<[number, number]>, nationalDigits: ReadonlySet<number>, isPhone: (candidate: string) => boolean): number {
   // A leading `(` belongs to the area code: the prefix starts where the candidate does.
+  const international = candidate.charCodeAt(0) === 0x2b;
   const digitsUpTo: number[] = [];
   let digits = 0;
   for (const [start, end] of groups) digitsUpTo.push((digits += end - start));
   for (let last = groups.length - 2; last >= 0; last--) {
     if (digitsUpTo[last] > 15) continue;
     if (digitsUpTo[last] < 7) break;
+    // A national prefix of a length the region's numbers never have is not parsed (card numbers and other digit
+    // groups would otherwise cost a parse each): libphonenumber would find it invalid anyway.
+    if (!international && !nationalDigits.has(digitsUpTo[last])) continue;
     const prefix = candidate.slice(0, groups[last][1]);
     if (phoneShaped(prefix) && isPhone(prefix)) return prefix.length;
   }
