@@ -26,7 +26,7 @@ deployments:
   - id: demo-mock-small
     provider: demo-mock
     model: mock-small
-    capabilities: [chat, streaming, tools, json_object, json_schema, reasoning]
+    capabilities: [chat, streaming, tools, json_object, json_schema, reasoning, documents]
     contextWindow: 32000
     maxOutputTokens: 4096
     price: { inputPer1M: "0.50", outputPer1M: "1.50", cachedInputPer1M: "0.25" }
