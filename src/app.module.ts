@@ -7,6 +7,7 @@ import { AuditModule } from '../modules/audit/audit.module.js';
 import { CacheAdminModule } from '../modules/cache/admin/cache-admin.module.js';
 import { CatalogAdminModule } from '../modules/catalog/admin/catalog-admin.module.js';
 import { CatalogModule } from '../modules/catalog/catalog.module.js';
+import { ConsoleAssetsModule } from '../modules/console/console-assets.module.js';
 import { ObservabilityModule } from '../modules/observability/index.js';
 import { InferenceModule } from '../modules/inference/inference.module.js';
 import { LimitsModule } from '../modules/limits/limits.module.js';
@@ -23,7 +24,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [PlatformModule.forRoot(platform), ObservabilityModule, CatalogModule, AccessModule, ProvidersModule, LimitsModule, InferenceModule, AdminModule,
-        AccessAdminModule, CatalogAdminModule, AnalyticsModule, AuditModule, CacheAdminModule],
+        AccessAdminModule, CatalogAdminModule, AnalyticsModule, AuditModule, CacheAdminModule, ConsoleAssetsModule],
       controllers: [ConfigApplyController],
       providers: [ConfigApplier, ConfigurationCommand.Handler],
     };

@@ -107,7 +107,7 @@ describe('Dockerfile', () => {
     expect(rest.join(' ')).not.toMatch(/\bnpm (ci|install)\b/);
     const fromBuild = all(runtime, 'COPY').filter((args) => args.startsWith('--from=build'));
     const trees = fromBuild.map((args) => args.split(' ')[1].replace(`${only(build, 'WORKDIR')}/`, ''));
-    expect(trees.sort()).toEqual(['dist/events', 'dist/migrations', 'dist/modules', 'dist/projections', 'dist/src']);
+    expect(trees.sort()).toEqual(['dist/console', 'dist/events', 'dist/migrations', 'dist/modules', 'dist/projections', 'dist/src']);
     // No sources and no compiler configuration: production start must not need them.
     for (const args of all(runtime, 'COPY')) expect(args).not.toMatch(/tsconfig|\.ts\b/);
   });
