@@ -10,6 +10,7 @@ import { CatalogModule } from '../modules/catalog/catalog.module.js';
 import { ConsoleAssetsModule } from '../modules/console/console-assets.module.js';
 import { ObservabilityModule } from '../modules/observability/index.js';
 import { InferenceModule } from '../modules/inference/inference.module.js';
+import { OverviewModule } from '../modules/overview/index.js';
 import { LimitsModule } from '../modules/limits/limits.module.js';
 import { ProvidersModule } from '../modules/providers/providers.module.js';
 import { ConfigApplyController } from './config/apply/config-apply.controller.js';
@@ -24,7 +25,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [PlatformModule.forRoot(platform), ObservabilityModule, CatalogModule, AccessModule, ProvidersModule, LimitsModule, InferenceModule, AdminModule,
-        AccessAdminModule, CatalogAdminModule, AnalyticsModule, AuditModule, CacheAdminModule, ConsoleAssetsModule],
+        AccessAdminModule, CatalogAdminModule, AnalyticsModule, AuditModule, CacheAdminModule, OverviewModule, ConsoleAssetsModule],
       controllers: [ConfigApplyController],
       providers: [ConfigApplier, ConfigurationCommand.Handler],
     };

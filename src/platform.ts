@@ -6,6 +6,7 @@ import { AuditChainProjection, type CheckpointSigner, openCheckpointSigner, read
 import { analyticsFaults, analyticsFeed, ClickHouseAnalyticsProjection, ClickHouseConnection, clickHouseSettings } from '../projections/clickhouse-analytics/index.js';
 import { CostLedgerEntry, CostLedgerProjection } from '../projections/cost-ledger/index.js';
 import { KeyIndexProjection } from '../projections/key-index/index.js';
+import { RequestSummariesProjection } from '../projections/request-summaries/index.js';
 import { RoutingSnapshotProjection } from '../projections/routing-snapshot/index.js';
 import { TenantSpend } from '../projections/tenant-spend/index.js';
 import { openRelay, readRelaySettings, type RelayProjection } from '../modules/relay/index.js';
@@ -123,6 +124,7 @@ export async function openPlatform(environment: Environment, options: PlatformOp
   runner.addInMemory(routing);
   runner.addInMemory(keys);
   runner.addDurable(new CostLedgerProjection());
+  runner.addDurable(new RequestSummariesProjection());
   runner.addDurable(new AuditChainProjection(auditSigner, auditSettings.checkpointIntervalMs));
   const clickhouse = chSettings ? new ClickHouseConnection(chSettings) : null;
   // SWITCHYARD_ANALYTICS_FEED=broker: `switchyard consume clickhouse-analytics` writes the rows from the relay;

@@ -5,6 +5,7 @@ import { ControlPlaneAudit } from './control-plane-audit.js';
 import { EventHistory } from './event-history.js';
 import { HistoryController } from './history.controller.js';
 import { RequestHistory } from './request-history.js';
+import { RequestSearch } from './request-search.js';
 
 /**
  * The auditor's context: history of the log, of requests and of control-plane changes, and verification
@@ -13,7 +14,7 @@ import { RequestHistory } from './request-history.js';
 @Module({
   imports: [AdminModule],
   controllers: [HistoryController, AuditTrailController],
-  providers: [EventHistory, RequestHistory, ControlPlaneAudit],
-  exports: [EventHistory, RequestHistory, ControlPlaneAudit],
+  providers: [EventHistory, RequestHistory, RequestSearch, ControlPlaneAudit],
+  exports: [EventHistory, RequestHistory, RequestSearch, ControlPlaneAudit],
 })
 export class AuditModule {}

@@ -4,3 +4,4 @@ export * from './inference-settings.js';
 export * from './pipeline/durability.js';
 export * from './resilience/resilience-settings.js';
 export * from './http/http-settings.js';
+export { DeploymentHealth } from './resilience/deployment-health.js';

@@ -135,6 +135,8 @@ type Closeable = { close(): Promise<void> };
       inject: [INFERENCE_SERVICES, PIPELINE_SETTINGS],
     },
   ],
+  // The breakers, for the overview's read of their states.
+  exports: [DeploymentHealth],
 })
 export class InferenceModule implements OnApplicationShutdown {
   constructor(

@@ -111,6 +111,19 @@ export const CLI_COMMANDS = {
     flags: [],
     description: 'reconstruct one request: admission, attempts, completion, cost, alias and price versions in force',
   },
+  'requests list': {
+    flags: [
+      { name: 'tenant', value: 'T', meaning: 'only requests of this tenant' },
+      { name: 'key', value: 'K', meaning: 'only requests sent with this key id' },
+      { name: 'alias', value: 'A', meaning: 'only requests for this alias' },
+      { name: 'status', value: 'S', meaning: 'only requests that ended so: success, failed, cancelled, rejected, incomplete' },
+      { name: 'from', value: 'TIME', meaning: 'only requests at or after this time (ISO 8601)' },
+      { name: 'to', value: 'TIME', meaning: 'only requests before this time (ISO 8601)' },
+      { name: 'limit', value: 'N', default: '50', meaning: 'requests on the page, from 1 to 200' },
+      { name: 'page-token', value: 'TOKEN', meaning: 'the page token the previous page printed' },
+    ],
+    description: 'one page of requests, newest first, as JSON lines (next page token on stderr); read from the request-summaries projection',
+  },
   'projections status': {
     flags: [JSON_OUTPUT],
     description: 'position and lag of every projection; a halted one with the event and the error it halted at',
@@ -119,7 +132,7 @@ export const CLI_COMMANDS = {
     arguments: 'NAME',
     flags: [],
     description:
-      'replay a durable projection from position 0 aside (cost-ledger, audit-chain, clickhouse-analytics), with a progress bar, and swap it in at the head; ' +
+      'replay a durable projection from position 0 aside (cost-ledger, request-summaries, audit-chain, clickhouse-analytics), with a progress bar, and swap it in at the head; ' +
       'a replay that fails leaves the live one as it was',
   },
   'projections resume': {

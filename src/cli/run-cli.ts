@@ -85,9 +85,17 @@ export async function runCli(argv: string[]): Promise<number> {
         if (sub === 'read' && rest[0]) return await (await import('./commands/events.js')).eventsRead(rest[0]);
         return usage('events tail|list|read STREAM');
       }
-      case 'requests':
+      case 'requests': {
         if (sub === 'show' && rest[0]) return await (await import('./commands/requests.js')).requestsShow(rest[0]);
-        return usage('requests show ID');
+        if (sub === 'list') {
+          const { values } = parseArgs({ args: rest, options: parserOptions('requests list') });
+          const requests = await import('./commands/requests.js');
+          const options = requests.requestListOptions(values);
+          if (typeof options === 'string') return usage(options);
+          return await requests.requestsList(options);
+        }
+        return usage('requests show ID | requests list [--tenant T] [--key K] [--alias A] [--status S] [--from TIME] [--to TIME] [--limit N] [--page-token TOKEN]');
+      }
       case 'projections':
         if (sub === 'status') {
           const { values } = parseArgs({ args: rest, options: parserOptions('projections status') });

@@ -1,6 +1,7 @@
 import { upcasters } from '../../events/upcasters.js';
 import { AuditChainProjection } from '../../projections/audit-chain/index.js';
 import { CostLedgerProjection } from '../../projections/cost-ledger/index.js';
+import { RequestSummariesProjection } from '../../projections/request-summaries/index.js';
 import type { Database } from '../kernel/database/database.js';
 import { SqlEventStore } from '../kernel/event-store/sql-event-store.js';
 import { ProjectionRunner } from '../kernel/projections/projection-runner.js';
@@ -17,8 +18,8 @@ const CATCH_UP_LIMIT_MS = 24 * 3600_000;
 const PAGE = 2000;
 
 /**
- * Brings the durable read models that live in the database — the cost ledger with tenant spend, and the
- * audit chain — up to the head of its log, from their own checkpoints (from position 0 in a new target: that
+ * Brings the durable read models that live in the database — the cost ledger with tenant spend, the request
+ * summaries and the audit chain — up to the head of its log, from their own checkpoints (from position 0 in a new target: that
  * is the rebuild), and returns the control plane folded from the log (what the routing snapshot and the key
  * index of a node starting on it would hold). The chain is built by an instance that signs nothing, as a rebuild's is: the signed
  * checkpoints copied from the source attest the chain, and the rebuilt chain must reproduce them. ClickHouse
@@ -28,6 +29,7 @@ export async function catchUpReadModels(database: Database, onProgress: (positio
   const store = new SqlEventStore(database, upcasters.upcast);
   const runner = new ProjectionRunner(store, database, { pollIntervalMs: 60_000, listen: false, batchSize: PAGE, runDurable: true });
   runner.addDurable(new CostLedgerProjection());
+  runner.addDurable(new RequestSummariesProjection());
   runner.addDurable(new AuditChainProjection(null, 0));
   const controlPlane = new ControlPlaneFold();
   runner.addInMemory(controlPlane);

@@ -14,7 +14,7 @@ import { MigrationRefusedError, type OpenedStore, type StoreEndpoint, endpointLa
 import { advanceTransactionCounter } from './transaction-counter-advance.js';
 
 /** The tables a Switchyard store keeps its state in: a target with a row in any of them is not empty. */
-const SWITCHYARD_TABLES = ['events', 'admin_tokens', 'audit_chain', 'audit_checkpoints', 'cost_ledger', 'tenant_spend', 'projection_checkpoints', 'projection_halts'];
+const SWITCHYARD_TABLES = ['events', 'admin_tokens', 'audit_chain', 'audit_checkpoints', 'cost_ledger', 'tenant_spend', 'request_summaries', 'projection_checkpoints', 'projection_halts'];
 
 /** Events per copied page (one target transaction each). */
 const DEFAULT_PAGE = 5000;

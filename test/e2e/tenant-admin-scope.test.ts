@@ -321,6 +321,21 @@ const cases: RouteCase[] = [
     token: { call: get('/admin/v1/requests/{globex}'), status: 200, check: (r) => expect(r.json.admission).toMatchObject({ tenantId: 'globex' }) },
   },
   {
+    route: 'GET /admin/v1/requests', access: 'tenant',
+    foreign: [{ call: get('/admin/v1/requests?tenant=globex'), missing: get('/admin/v1/requests?tenant=no-such-tenant'), ids: ['globex', 'no-such-tenant'], code: 'tenant_not_found' }],
+    foreignFiltered: [
+      { call: get('/admin/v1/requests?key=globex-app'), status: 200, check: (r) => expect(r.json).toEqual({ requests: [], nextPageToken: null }) },
+    ],
+    own: { call: get('/admin/v1/requests?limit=200'), status: 200, check: (r) => {
+      expect(r.text).not.toContain('globex');
+      expect(r.json.requests.map((q: { requestId: string }) => q.requestId)).toContain(acmeRequest);
+      expect(new Set(r.json.requests.map((q: { tenantId: string }) => q.tenantId))).toEqual(new Set(['acme']));
+    } },
+    token: { call: get('/admin/v1/requests?tenant=globex'), status: 200, check: (r) => {
+      expect(r.json.requests.map((q: { requestId: string }) => q.requestId)).toContain(globexRequest);
+    } },
+  },
+  {
     route: 'GET /admin/v1/events', access: 'tenant',
     foreignFiltered: [
       { call: get('/admin/v1/events?stream={globex-stream}'), status: 200, check: (r) => expect(r.json).toEqual({ data: [], next: expect.any(String), caughtUp: true }) },
@@ -427,6 +442,7 @@ const cases: RouteCase[] = [
       ['POST /admin/v1/config/apply', 'admin-token', { method: 'POST', path: '/admin/v1/config/apply', body: { yaml: '{config}', dryRun: true } }, 200],
       ['GET /admin/v1/config/export', 'platform', get('/admin/v1/config/export'), 200],
       ['GET /admin/v1/status', 'platform', get('/admin/v1/status'), 200],
+      ['GET /admin/v1/overview', 'platform', get('/admin/v1/overview'), 200],
       ['GET /admin/v1/projections', 'platform', get('/admin/v1/projections'), 200],
       ['POST /admin/v1/audit/verify', 'platform', { method: 'POST', path: '/admin/v1/audit/verify' }, 200],
       ['GET /admin/v1/audit/export', 'platform', get('/admin/v1/audit/export'), 200],
