@@ -4,7 +4,9 @@ export function usd(value: string | number | null | undefined, digits = 4): stri
   if (value === null || value === undefined || value === '') return '—';
   const number = typeof value === 'number' ? value : Number(value);
   if (!Number.isFinite(number)) return String(value);
-  return `$${number.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: digits })}`;
+  // Fractions of a cent (one request's cost) keep their significant digits rather than reading as $0.00.
+  const small = number !== 0 && Math.abs(number) < 0.01;
+  return `$${number.toLocaleString('en-US', small ? { maximumSignificantDigits: 3 } : { minimumFractionDigits: 2, maximumFractionDigits: digits })}`;
 }
 
 export function count(value: number | null | undefined): string {

@@ -1,5 +1,5 @@
-import { Controller, Get, Param, Res } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
+import { Controller, Get, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
@@ -49,9 +49,9 @@ export class ConsoleAssetsController {
     await this.page(reply);
   }
 
-  @Get('*path')
-  async anyPath(@Param('path') path: string | string[], @Res() reply: FastifyReply): Promise<void> {
-    const relative = Array.isArray(path) ? path.join('/') : path;
+  @Get('*')
+  async anyPath(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const relative = (request.params as Record<string, string | undefined>)['*'] ?? '';
     if (relative === 'api' || relative.startsWith('api/')) {
       await secured(reply).status(404).header('cache-control', 'no-store')
         .send({ error: { code: 'not_found', message: `Unknown console API route /console/${relative}.` } });

@@ -62,8 +62,8 @@ export function Empty({ children }: { children: ComponentChildren }) {
 
 export function StatusBadge({ status }: { status: string }) {
   const tone = /^(active|published|ok|closed|success|in-effect|completed|ready|running)$/.test(status) ? 'good'
-    : /^(revoked|retired|error|failed|open|rejected|halted|disabled|expired|suspended)$/.test(status) ? 'bad'
-      : /^(half-open|scheduled|incomplete|pending|lagging|degraded)$/.test(status) ? 'warn' : 'neutral';
+    : /^(revoked|retired|error|failed|failing|open|rejected|halted|disabled|expired|suspended)$/.test(status) ? 'bad'
+      : /^(half-open|scheduled|incomplete|pending|lagging|degraded|behind|cancelled|failed_partial)$/.test(status) ? 'warn' : 'neutral';
   return <span class={`badge badge-${tone}`}>{status}</span>;
 }
 

@@ -38,8 +38,8 @@ export function OverviewPage() {
           </div>
           <div class="grid-2">
             <Section title="Traffic">
-              <TimeChart title="Requests per second" x={history.current.x} series={[{ label: 'requests/s', values: history.current.rps }]}
-                format={(value) => value.toLocaleString('en-US', { maximumFractionDigits: 2 })} height={200} />
+              {history.current.x.length < 2 ? <p class="muted">Collecting the first points…</p> : <TimeChart title="Requests per second" x={history.current.x} series={[{ label: 'requests/s', values: history.current.rps }]}
+                format={(value) => value.toLocaleString('en-US', { maximumFractionDigits: 2 })} height={200} />}
             </Section>
             <Section title="Errors by class">
               {Object.keys(data.errorsByClass).length === 0 ? <Empty>No errors in the window.</Empty> : (

@@ -34,7 +34,7 @@ export function SpendPage() {
   };
   const data = reports.data;
   const chosen = data?.[dimension];
-  const chart = useMemo(() => (chosen ? seriesOf(chosen.rows, dimension) : null), [chosen, dimension]);
+  const chart = useMemo(() => (chosen ? seriesOf(chosen, dimension) : null), [chosen, dimension]);
   return (
     <>
       <PageHeader title="Spend">
@@ -61,20 +61,20 @@ export function SpendPage() {
       {!data || !chosen || !chart ? (reports.error ? null : <Loading />) : (
         <>
           <div class="tiles">
-            <Tile label="Spend" value={usd(chosen.totals.costUsd, 2)} />
+            <Tile label="Spend" value={money(Number(chosen.totals.costUsd))} />
             <Tile label="Requests" value={count(chosen.totals.requests)} />
             <Tile label="Tokens in / out" value={`${count(chosen.totals.inputTokens)} / ${count(chosen.totals.outputTokens)}`} />
             <Tile label="Cache hits" value={count(chosen.totals.cacheHits)} />
-            <Tile label="Saved by the cache" value={usd(chosen.totals.savedUsd, 2)} />
+            <Tile label="Saved by the cache" value={money(Number(chosen.totals.savedUsd))} />
           </div>
           <Section title={`Spend per ${granularity} by ${dimension}`}>
             <p class="muted small">{`${chosen.from.slice(0, 10)} to ${chosen.to.slice(0, 10)} (UTC) · source: ${chosen.source}`}</p>
-            <TimeChart title={`Spend per ${granularity} by ${dimension}`} x={chart.x} series={chart.series} bars format={(v) => usd(v, 2)} />
+            <TimeChart title={`Spend per ${granularity} by ${dimension}`} x={chart.x} series={chart.series} bars format={money} />
           </Section>
           <div class="grid-3">
             {DIMENSIONS.map((d) => (
               <Section key={d} title={`By ${d}`}>
-                <RankBars title={`Spend by ${d}`} rows={ranking(data[d].rows, d)} format={(v) => usd(v, 2)} />
+                <RankBars title={`Spend by ${d}`} rows={ranking(data[d].rows, d)} format={money} />
               </Section>
             ))}
           </div>
@@ -82,6 +82,11 @@ export function SpendPage() {
       )}
     </>
   );
+}
+
+/** Chart values: cents for amounts above a dollar, more digits for the fractions of a cent a test gateway spends. */
+function money(value: number): string {
+  return usd(value, Math.abs(value) >= 1 || value === 0 ? 2 : 6);
 }
 
 function Tile({ label, value }: { label: string; value: string }) {
@@ -108,17 +113,22 @@ function ranking(rows: SpendRow[], dimension: Dimension) {
 }
 
 /** One series per group (the biggest few; the rest summed as "others"), on the periods of the answer. */
-function seriesOf(rows: SpendRow[], dimension: Dimension) {
-  const periods = [...new Set(rows.map((row) => row.period))].sort();
+function seriesOf(document: SpendDocument, dimension: Dimension) {
+  const rows = document.rows;
+  // Every period of the range, the empty ones as zero: a gap is a day without spend, not a missing point.
+  const step = document.granularity === 'week' ? 7 * DAY : DAY;
+  const periods: string[] = [];
+  for (let time = Date.parse(document.from); time < Date.parse(document.to); time += step) periods.push(new Date(time).toISOString().slice(0, 10));
   const top = ranking(rows, dimension).slice(0, SERIES_SHOWN).map((r) => r.label);
   const names = rows.some((row) => !top.includes(row[dimension] || '(none)')) ? [...top, 'others'] : top;
   const values = new Map(names.map((name) => [name, periods.map(() => 0)]));
   for (const row of rows) {
     const name = top.includes(row[dimension] || '(none)') ? (row[dimension] || '(none)') : 'others';
-    values.get(name)![periods.indexOf(row.period)] += Number(row.costUsd);
+    const index = periods.indexOf(row.period.slice(0, 10));
+    if (index >= 0) values.get(name)![index] += Number(row.costUsd);
   }
   return {
-    x: periods.map((period) => Date.parse(period.length === 10 ? `${period}T00:00:00Z` : period) / 1000),
+    x: periods.map((period) => Date.parse(`${period}T00:00:00Z`) / 1000),
     series: names.map((name) => ({ label: name, values: values.get(name)! })),
   };
 }
