@@ -17,6 +17,7 @@ export * from './content-policy-state.js';
 export * from './request-events.js';
 export * from './breaker-events.js';
 export * from './admin-token-events.js';
+export * from './console-session-events.js';
 export * from './configuration-events.js';
 export * from './configuration-state.js';
 export * from './switchyard-event.js';
@@ -25,6 +26,7 @@ export { upcasters, UpcasterRegistry } from './upcasters.js';
 
 import { ADMIN_TOKEN_EVENT_TYPES } from './admin-token-events.js';
 import { ALIAS_EVENT_TYPES } from './alias-events.js';
+import { CONSOLE_SESSION_EVENT_TYPES } from './console-session-events.js';
 import { CONTENT_POLICY_EVENT_TYPES } from './content-policy-events.js';
 import { CONFIGURATION_EVENT_TYPES } from './configuration-events.js';
 import { API_KEY_EVENT_TYPES } from './api-key-events.js';
@@ -39,5 +41,8 @@ export const CONTROL_PLANE_EVENT_TYPES: readonly string[] = [
   ...TENANT_EVENT_TYPES, ...API_KEY_EVENT_TYPES, ...CONTENT_POLICY_EVENT_TYPES,
 ];
 
-/** What the control-plane audit lists: every catalog and access change, the admin token's resets, and the runtime edits a configuration file adopted. */
-export const AUDITED_EVENT_TYPES: readonly string[] = [...CONTROL_PLANE_EVENT_TYPES, ...ADMIN_TOKEN_EVENT_TYPES, ...CONFIGURATION_EVENT_TYPES];
+/**
+ * What the control-plane audit lists: every catalog and access change, the admin token's resets, the runtime
+ * edits a configuration file adopted, and who signed in to (or was refused by) the console.
+ */
+export const AUDITED_EVENT_TYPES: readonly string[] = [...CONTROL_PLANE_EVENT_TYPES, ...ADMIN_TOKEN_EVENT_TYPES, ...CONFIGURATION_EVENT_TYPES, ...CONSOLE_SESSION_EVENT_TYPES];

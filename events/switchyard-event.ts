@@ -4,6 +4,7 @@ import { ALIAS_EVENT_TYPES, type AliasEvent } from './alias-events.js';
 import { API_KEY_EVENT_TYPES, type ApiKeyEvent } from './api-key-events.js';
 import { BREAKER_EVENT_TYPES, type BreakerEvent } from './breaker-events.js';
 import { CONFIGURATION_EVENT_TYPES, type ConfigurationEvent } from './configuration-events.js';
+import { CONSOLE_SESSION_EVENT_TYPES, type ConsoleSessionEvent } from './console-session-events.js';
 import { CONTENT_POLICY_EVENT_TYPES, type ContentPolicyEvent } from './content-policy-events.js';
 import { DEPLOYMENT_EVENT_TYPES, type DeploymentEvent } from './deployment-events.js';
 import { PRICE_EVENT_TYPES, type PriceEvent } from './price-events.js';
@@ -13,7 +14,7 @@ import { TENANT_EVENT_TYPES, type TenantEvent } from './tenant-events.js';
 
 /** Every event Switchyard writes: one discriminated union over `type`, so readers narrow with a switch, never a cast. */
 export type SwitchyardEvent = ProviderEvent | DeploymentEvent | PriceEvent | AliasEvent | TenantEvent | ApiKeyEvent | RequestEvent | BreakerEvent | AdminTokenEvent
-  | ConfigurationEvent | ContentPolicyEvent;
+  | ConfigurationEvent | ContentPolicyEvent | ConsoleSessionEvent;
 
 export type SwitchyardEventType = SwitchyardEvent['type'];
 
@@ -27,7 +28,7 @@ export type Recorded<E extends SwitchyardEvent = SwitchyardEvent> = E extends Sw
 const SWITCHYARD_EVENT_TYPES = [
   ...PROVIDER_EVENT_TYPES, ...DEPLOYMENT_EVENT_TYPES, ...PRICE_EVENT_TYPES, ...ALIAS_EVENT_TYPES, ...TENANT_EVENT_TYPES,
   ...API_KEY_EVENT_TYPES, ...REQUEST_EVENT_TYPES, ...BREAKER_EVENT_TYPES, ...ADMIN_TOKEN_EVENT_TYPES, ...CONFIGURATION_EVENT_TYPES,
-  ...CONTENT_POLICY_EVENT_TYPES,
+  ...CONTENT_POLICY_EVENT_TYPES, ...CONSOLE_SESSION_EVENT_TYPES,
 ] as const satisfies readonly SwitchyardEventType[];
 
 // A member of the union missing from the lists would be dropped by every reader as unknown: a compile error instead.

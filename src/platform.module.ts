@@ -8,6 +8,7 @@ import { resolveResilience } from '../modules/inference/resilience/resilience-se
 import { resolveDocumentLimits } from '../modules/inference/pipeline/document-settings.js';
 import { ADMISSION_SETTINGS, resolveAdmission } from '../modules/limits/admission-settings.js';
 import { CACHE_SETTINGS, resolveCacheSettings } from '../modules/cache/cache-settings.js';
+import { CONSOLE_SETTINGS, resolveConsoleSettings } from '../modules/console/console-settings.js';
 import { CONTENT_SAFETY_SETTINGS, resolveContentSafetySettings } from '../modules/content-safety/content-safety-settings.js';
 import { LIMITS_SETTINGS, type LimitsSettings } from '../modules/limits/limits-settings.js';
 import { OBSERVABILITY_SETTINGS, type ObservabilityContext, resolveObservability } from '../modules/observability/observability-settings.js';
@@ -39,6 +40,7 @@ export class PlatformModule {
     const providerSettings: ProviderSettings = { connectTimeoutMs: resilience.deadlines.connectTimeoutMs };
     const auditTrail: AuditTrailSettings = { signer: platform.auditSigner };
     const observability: ObservabilityContext = { ...resolveObservability(environment.observability), logLevel: environment.logLevel, nodeId: environment.nodeId };
+    const cache = resolveCacheSettings(environment.cache, environment.redisUrl, environment.nodeId);
     const providers = [
       { provide: DATABASE, useValue: platform.database },
       { provide: ADMIN_SETTINGS, useValue: admin },
@@ -46,7 +48,8 @@ export class PlatformModule {
       { provide: ADMISSION_SETTINGS, useValue: resolveAdmission(environment.admission) },
       { provide: LIMITS_SETTINGS, useValue: limits },
       { provide: PROVIDER_SETTINGS, useValue: providerSettings },
-      { provide: CACHE_SETTINGS, useValue: resolveCacheSettings(environment.cache, environment.redisUrl, environment.nodeId) },
+      { provide: CACHE_SETTINGS, useValue: cache },
+      { provide: CONSOLE_SETTINGS, useValue: resolveConsoleSettings(environment.console, environment.redisUrl, cache.namespace, environment.nodeId) },
       { provide: CONTENT_SAFETY_SETTINGS, useValue: resolveContentSafetySettings(environment.contentSafety, environment.redisUrl, environment.nodeId) },
       { provide: OBSERVABILITY_SETTINGS, useValue: observability },
       { provide: AUDIT_TRAIL_SETTINGS, useValue: auditTrail },

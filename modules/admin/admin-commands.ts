@@ -7,7 +7,7 @@ import { RoutingSnapshotProjection } from '../../projections/routing-snapshot/in
 import { firstHeader } from '../canonical/index.js';
 import { type CommandContext, type CommandOutcome, type ExecuteOptions, ProjectionRunner } from '../../src/kernel/index.js';
 import { AdminApiError } from './admin-error.js';
-import { actorOf } from './admin.guard.js';
+import { principalOf } from './admin.guard.js';
 
 /** A `deciderCommand()` binding: the CQRS message class of one aggregate. */
 export interface CommandBinding<Command> {
@@ -15,7 +15,7 @@ export interface CommandBinding<Command> {
 }
 
 /**
- * Sends an aggregate command on behalf of an admin request: actor from the guard, `If-Match` as the
+ * Sends an aggregate command on behalf of an admin request: actor (and a console session's role) from the guard, `If-Match` as the
  * expected stream version, the request id as correlation id. Replies carry the new version as `ETag`,
  * and are sent once this node's projections have read the appended event (read-your-writes).
  */
@@ -34,7 +34,9 @@ export class AdminCommands {
     request: FastifyRequest,
     reply: FastifyReply,
   ): Promise<CommandOutcome<DomainEvent>> {
-    const context = { now: new Date(), actor: actorOf(request) };
+    const principal = principalOf(request);
+    // A change made from the console records the role it was made in beside the user (`console:<user>`).
+    const context = { now: new Date(), actor: principal.actor, ...(principal.console ? { actorRole: principal.console.role } : {}) };
     const options: ExecuteOptions = { expectedVersion: ifMatch(request), correlationId: request.id };
     const outcome: CommandOutcome<DomainEvent> = await this.bus.execute(new binding.Message(command, context, options));
     if (outcome.position !== null) await this.runner.waitForEvent([this.routing.name, this.keys.name], outcome.position);

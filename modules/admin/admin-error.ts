@@ -94,3 +94,13 @@ export function respondWithAdminError(raw: ServerResponse, exception: unknown, m
 export function isAdminPath(url: string): boolean {
   return url === '/admin' || url.startsWith('/admin/') || url.startsWith('/admin?');
 }
+
+/** The console's API (sign-in, session); it answers errors in the admin envelope too, but needs no admin credential. */
+export function isConsoleApiPath(url: string): boolean {
+  return url === '/console/api' || url.startsWith('/console/api/') || url.startsWith('/console/api?');
+}
+
+/** Whether errors under this path use the admin envelope: the admin API and the console's API. */
+export function answersInAdminEnvelope(url: string): boolean {
+  return isAdminPath(url) || isConsoleApiPath(url);
+}

@@ -1,4 +1,5 @@
 import { type KeyScope, PLATFORM_SCOPE } from '../../events/index.js';
+import type { ConsoleRole } from './admin-area.js';
 import { AdminApiError } from './admin-error.js';
 
 /** What a key may hand out when it administers one tenant: its own scopes and aliases (null = every alias). */
@@ -12,7 +13,8 @@ export interface OwnGrant {
  * `admin:platform` administer the whole platform; a key with `admin` (and not `admin:platform`)
  * administers its own tenant only: it sees and changes that tenant's keys, requests, spend and audit
  * entries, and everything of another tenant answers as if it did not exist (404), so tenants cannot be
- * enumerated through it. `actor` is what event metadata records: `admin:<token id>` or `key:<key id>`.
+ * enumerated through it. A console session is platform-wide too, but limited by its role (`console`).
+ * `actor` is what event metadata records: `admin:<token id>`, `key:<key id>` or `console:<user>`.
  */
 export class AdminPrincipal {
   private constructor(
@@ -20,6 +22,8 @@ export class AdminPrincipal {
     /** null: platform-wide; otherwise the one tenant this principal administers. */
     readonly tenantId: string | null,
     private readonly own: OwnGrant | null,
+    /** The console user and role when the request came with a session cookie; null for the token and keys. */
+    readonly console: { user: string; role: ConsoleRole } | null = null,
   ) {}
 
   static platform(actor: string): AdminPrincipal {
@@ -28,6 +32,11 @@ export class AdminPrincipal {
 
   static tenant(actor: string, tenantId: string, own: OwnGrant): AdminPrincipal {
     return new AdminPrincipal(actor, tenantId, { scopes: [...own.scopes], aliases: own.aliases === null ? null : [...own.aliases] });
+  }
+
+  /** A console session: platform-wide, within what its role allows (the guard checks it per route). */
+  static consoleUser(user: string, role: ConsoleRole): AdminPrincipal {
+    return new AdminPrincipal(`console:${user}`, null, null, { user, role });
   }
 
   get isPlatform(): boolean {

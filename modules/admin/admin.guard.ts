@@ -1,12 +1,15 @@
-import { type CanActivate, type ExecutionContext, Injectable, SetMetadata } from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, Injectable, Optional, SetMetadata } from '@nestjs/common';
+import { timingSafeEqual } from 'node:crypto';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PLATFORM_SCOPE } from '../../events/index.js';
 import { RequestScoped } from '../../src/kernel/index.js';
 import { GatewayError, firstHeader } from '../canonical/index.js';
+import { accessOf, adminAreaOf, rolesAllowed } from './admin-area.js';
 import { AdminApiError } from './admin-error.js';
 import { AdminKeyVerifier } from './admin-key-verifier.js';
 import { AdminPrincipal, platformScopeRequired } from './admin-principal.js';
+import { type AdminSession, AdminSessions, sessionCookieOf } from './admin-sessions.js';
 import { AdminTokens } from './admin-tokens.js';
 
 /** Who sent an admin request and how far it reaches; its actor is recorded in the metadata of every event it causes. */
@@ -52,9 +55,11 @@ export function adminTokenOnly(reflector: Reflector, handler: object, controller
 
 /**
  * The admin API is behind the admin token (`Authorization: Bearer <token>` or `x-admin-token`), or a
- * gateway key with the `admin` scope (its own tenant) or the `admin:platform` scope (every tenant). Routes
- * marked AdminTokenOnly refuse every key; routes not marked TenantScoped or PlatformOnlyOnTenant refuse
- * tenant admins. The actor is `admin:<token id>` or `key:<key id>`.
+ * gateway key with the `admin` scope (its own tenant) or the `admin:platform` scope (every tenant), or a
+ * console session cookie. Routes marked AdminTokenOnly refuse every key; routes not marked TenantScoped or
+ * PlatformOnlyOnTenant refuse tenant admins. A session must carry its CSRF token on every change and have
+ * a role the route's area allows (admin-area.ts). The actor is `admin:<token id>`, `key:<key id>` or
+ * `console:<user>`.
  */
 @Injectable()
 export class AdminGuard implements CanActivate {
@@ -62,16 +67,21 @@ export class AdminGuard implements CanActivate {
     private readonly tokens: AdminTokens,
     private readonly keys: AdminKeyVerifier,
     private readonly reflector: Reflector,
+    // Absent only in an application without the console: then a cookie opens nothing.
+    @Optional() private readonly sessions?: AdminSessions,
   ) {}
 
-  canActivate(context: ExecutionContext): boolean {
+  async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     // Every admin answer carries the request id, which is also the correlation id of the events it causes.
     context.switchToHttp().getResponse<FastifyReply>().header('x-request-id', request.id);
-    const principal = this.identify(request.headers);
+    const principal = await this.identify(request.headers);
     const handler = context.getHandler();
     const controller = context.getClass();
-    if (principal.actor.startsWith('key:') && adminTokenOnly(this.reflector, handler, controller)) {
+    const tokenOnly = adminTokenOnly(this.reflector, handler, controller);
+    const session = sessionsOfPrincipals.get(principal);
+    if (session) authorizeSession(request, session, adminAreaOf(this.reflector, handler, controller), tokenOnly);
+    if (principal.actor.startsWith('key:') && tokenOnly) {
       throw new AdminApiError(403, 'admin_token_required', 'Changing provider credentials or base URLs needs the admin token; a gateway key cannot do it, whatever its scopes.');
     }
     if (!principal.isPlatform) {
@@ -89,12 +99,15 @@ export class AdminGuard implements CanActivate {
 
   /**
    * The principal a request's credentials stand for, or the 401/403 refusing them. Needs the headers only,
-   * so the HTTP layer also calls it before reading a body; `required: 'platform'` refuses tenant admins too
-   * (for `/metrics`, which has no guard of its own).
+   * so the HTTP layer also calls it before reading a body; `required: 'platform'` refuses tenant admins and
+   * console sessions (for `/metrics`, which has no guard of its own and takes the token or a key only).
+   * A credential header wins over a session cookie; a session is looked up in its store (asynchronous).
    */
-  identify(headers: FastifyRequest['headers'], required: 'admin' | 'platform' = 'admin'): AdminPrincipal {
+  identify(headers: FastifyRequest['headers'], required: 'admin' | 'platform' = 'admin'): AdminPrincipal | Promise<AdminPrincipal> {
     const presented = presentedToken(headers);
     if (!presented) {
+      const cookie = required === 'admin' ? sessionCookieOf(headers.cookie) : null;
+      if (cookie !== null && this.sessions) return this.sessionPrincipal(cookie);
       throw new AdminApiError(401, 'unauthorized', 'Missing admin token. Send it as "Authorization: Bearer <token>" or "x-admin-token: <token>".');
     }
     const tokenId = this.tokens.verify(presented);
@@ -115,6 +128,45 @@ export class AdminGuard implements CanActivate {
     if (required === 'platform') principal.requirePlatform();
     return principal;
   }
+
+  private async sessionPrincipal(cookie: string): Promise<AdminPrincipal> {
+    const session = await this.sessions!.find(cookie);
+    if (session === null) throw sessionRequired();
+    const principal = AdminPrincipal.consoleUser(session.user, session.role);
+    sessionsOfPrincipals.set(principal, session);
+    return principal;
+  }
+}
+
+/** The session behind a console principal: its CSRF token is checked on changes. */
+const sessionsOfPrincipals = new WeakMap<AdminPrincipal, AdminSession>();
+
+/**
+ * A session's request: every change carries the session's CSRF token (the cookie alone proves nothing about
+ * which page sent the request), and the role must be one the route's area allows for a read or a change.
+ */
+function authorizeSession(request: FastifyRequest, session: AdminSession, mark: ReturnType<typeof adminAreaOf>, tokenOnly: boolean): void {
+  const access = accessOf(request.method, mark);
+  if (request.method !== 'GET' && request.method !== 'HEAD') requireCsrfToken(request.headers, session);
+  const allowed = rolesAllowed(mark, access, tokenOnly);
+  if (!allowed.includes(session.role)) {
+    const what = access === 'read' ? 'reading this' : 'this change';
+    throw new AdminApiError(403, 'role_forbidden', `${what[0].toUpperCase()}${what.slice(1)} needs the console role ${allowed.join(' or ')}; this session has the role ${session.role}.`);
+  }
+}
+
+/** 403 `csrf_token_required` unless `x-csrf-token` is the session's token (compared in constant time). */
+export function requireCsrfToken(headers: FastifyRequest['headers'], session: Pick<AdminSession, 'csrfToken'>): void {
+  const presented = Buffer.from(firstHeader(headers['x-csrf-token']) ?? '', 'utf8');
+  const expected = Buffer.from(session.csrfToken, 'utf8');
+  if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) {
+    throw new AdminApiError(403, 'csrf_token_required', 'A change made with a console session must carry the session\'s CSRF token in the x-csrf-token header.');
+  }
+}
+
+/** 401 for a cookie whose session is unknown, signed out or expired. */
+export function sessionRequired(): AdminApiError {
+  return new AdminApiError(401, 'session_required', 'No console session, or it has ended (signed out, idle too long, or past its maximum age). Sign in again.');
 }
 
 export function principalOf(request: FastifyRequest): AdminPrincipal {

@@ -1,7 +1,7 @@
 import { Controller, Get, Inject, Query, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
 import { IsIn, IsOptional, Matches } from 'class-validator';
 import { type Database, DATABASE } from '../../src/kernel/index.js';
-import { AdminApiError, AdminExceptionFilter, AdminGuard, adminQueryValidationPipe } from '../admin/index.js';
+import { AdminArea, AdminApiError, AdminExceptionFilter, AdminGuard, adminQueryValidationPipe } from '../admin/index.js';
 import { ledgerUsage, providersOfType } from './reconciliation/reconcile.js';
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
@@ -26,6 +26,7 @@ export class LedgerUsageQueryDto {
  * accounts of one provider type — the side of `switchyard reconcile` that reads the store (the CLI asks a
  * server holding the embedded store for it). Tokens are exact; cost is decimal text.
  */
+@AdminArea('analytics')
 @Controller('admin/v1/analytics')
 @UseGuards(AdminGuard)
 @UseFilters(AdminExceptionFilter)

@@ -1,6 +1,6 @@
 import { Controller, Get, Query, Req, Res, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AdminApiError, AdminExceptionFilter, AdminGuard, adminQueryValidationPipe, principalOf, TenantScoped } from '../admin/index.js';
+import { AdminArea, AdminApiError, AdminExceptionFilter, AdminGuard, adminQueryValidationPipe, principalOf, TenantScoped } from '../admin/index.js';
 import { spendCsv } from './spend-csv.js';
 import { spendDocument } from './spend-document.js';
 import { SPEND_DIMENSION_NAMES, type SpendDimension } from './spend-query.js';
@@ -12,6 +12,7 @@ import { type ResolvedSpendQuery, resolveSpendRequest, SpendRequestError } from 
  * `GET /admin/v1/analytics/spend`: spend by period and any of tenant, key, alias, deployment, provider, model.
  * A tenant admin's report is always filtered to its own tenant (`tenant=` naming another is 404).
  */
+@AdminArea('analytics')
 @Controller('admin/v1/analytics')
 @UseGuards(AdminGuard)
 @UseFilters(AdminExceptionFilter)

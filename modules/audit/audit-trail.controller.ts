@@ -4,7 +4,7 @@ import { IsOptional, IsString, MaxLength } from 'class-validator';
 import type { FastifyReply } from 'fastify';
 import { type CheckpointSigner, ed25519Verifier } from '../../projections/audit-chain/index.js';
 import { DATABASE, type Database } from '../../src/kernel/index.js';
-import { AdminApiError, AdminExceptionFilter, AdminGuard, adminValidationPipe } from '../admin/index.js';
+import { AdminArea, AdminApiError, AdminExceptionFilter, AdminGuard, adminValidationPipe } from '../admin/index.js';
 import { ExportRangeError, exportAudit } from './audit-export.js';
 import { AUDIT_TRAIL_SETTINGS, type AuditTrailSettings } from './audit-trail-settings.js';
 import { type AuditReport, AuditVerifier, latestCheckpoint, NO_CHECKPOINT, parseCheckpoint, publicKeyProblem } from './audit-verifier.js';
@@ -25,6 +25,7 @@ export class AuditVerifyDto {
  * auditor's tooling may call directly: verification against the log, the NDJSON export, the latest
  * signed checkpoint and the public key to verify it with.
  */
+@AdminArea('audit')
 @Controller('admin/v1/audit')
 @UseGuards(AdminGuard)
 @UseFilters(AdminExceptionFilter)
@@ -39,6 +40,8 @@ export class AuditTrailController {
   }
 
   @Post('verify')
+  // Verification reads the log and changes nothing: a read for the console's roles, though sent as POST.
+  @AdminArea('audit', { access: 'read' })
   @HttpCode(200)
   @UsePipes(adminValidationPipe())
   async verify(@Body() body: AuditVerifyDto): Promise<AuditReport & { signer: { algorithm: string; keyId: string } | null }> {

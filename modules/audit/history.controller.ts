@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Query, Req, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { AdminApiError, AdminExceptionFilter, AdminGuard, adminQueryValidationPipe, principalOf, TenantScoped } from '../admin/index.js';
+import { AdminArea, AdminApiError, AdminExceptionFilter, AdminGuard, adminQueryValidationPipe, principalOf, TenantScoped } from '../admin/index.js';
 import { ControlPlaneAudit, UnknownActionError } from './control-plane-audit.js';
 import { EventHistory } from './event-history.js';
 import { AuditQueryDto, EventsQueryDto, RequestsQueryDto } from './history-query.dto.js';
@@ -18,6 +18,7 @@ const DEFAULT_REQUEST_LIMIT = 50;
  * A tenant admin reads only what is about its tenant: its tenant stream, its keys' streams and its keys'
  * requests; another tenant's request is 404, as one that was never recorded.
  */
+@AdminArea('history')
 @Controller('admin/v1')
 @UseGuards(AdminGuard)
 @UseFilters(AdminExceptionFilter)
@@ -69,6 +70,7 @@ export class HistoryController {
   }
 
   @Get('audit')
+  @AdminArea('audit')
   @TenantScoped()
   async changes(@Query() query: AuditQueryDto, @Req() request: FastifyRequest) {
     const tenantId = principalOf(request).tenantId ?? undefined;

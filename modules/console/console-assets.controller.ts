@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
+import { consoleSecurityHeaders } from './console-security-headers.js';
 
 /** Where `npm run build:console` (Vite, console/vite.config.ts) writes the console: dist/console beside dist/modules. */
 const BUILD = fileURLToPath(new URL('../../console/', import.meta.url));
@@ -18,20 +19,6 @@ const CONTENT_TYPES: Record<string, string> = {
   png: 'image/png',
   woff2: 'font/woff2',
   json: 'application/json; charset=utf-8',
-};
-
-/**
- * What every /console answer carries. The policy allows scripts and styles from the gateway only (no inline
- * code: the pages are Vite modules and a stylesheet; Preact sets style properties through the CSSOM), and no
- * framing. c-server's consoleSecurityHeaders() (modules/console/console-security-headers.ts) states the same
- * set for the session routes; the two are folded into one when the branches meet.
- */
-export const CONSOLE_SECURITY_HEADERS: Readonly<Record<string, string>> = {
-  'content-security-policy':
-    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
-  'x-frame-options': 'DENY',
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
 };
 
 /**
@@ -53,7 +40,7 @@ export class ConsoleAssetsController {
   async anyPath(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const relative = (request.params as Record<string, string | undefined>)['*'] ?? '';
     if (relative === 'api' || relative.startsWith('api/')) {
-      await secured(reply).status(404).header('cache-control', 'no-store')
+      await secured(reply, 'no-store').status(404)
         .send({ error: { code: 'not_found', message: `Unknown console API route /console/${relative}.` } });
       return;
     }
@@ -68,22 +55,22 @@ export class ConsoleAssetsController {
     // Read per request (a few hundred bytes): a rebuild while the gateway runs is served at once.
     const index = join(BUILD, 'index.html');
     if (!existsSync(index)) {
-      await secured(reply).status(503).header('cache-control', 'no-store').header('content-type', 'text/plain; charset=utf-8')
+      await secured(reply, 'no-store').status(503).header('content-type', 'text/plain; charset=utf-8')
         .send('The console is not built: run `npm run build:console` (or `npm start`, which builds it), then reload.\n');
       return;
     }
-    await secured(reply).header('cache-control', 'no-store').header('content-type', 'text/html; charset=utf-8').send(readFileSync(index));
+    await secured(reply, 'no-store').header('content-type', 'text/html; charset=utf-8').send(readFileSync(index));
   }
 
   private async asset(relative: string, reply: FastifyReply): Promise<void> {
     const type = CONTENT_TYPES[relative.slice(relative.lastIndexOf('.') + 1)];
     const body = ASSET.test(relative) && type ? this.file(relative) : null;
     if (!body || !type) {
-      await secured(reply).status(404).header('cache-control', 'no-store').header('content-type', 'text/plain; charset=utf-8')
+      await secured(reply, 'no-store').status(404).header('content-type', 'text/plain; charset=utf-8')
         .send(`No console asset /console/${relative}.\n`);
       return;
     }
-    await secured(reply).header('cache-control', IMMUTABLE).header('content-type', type).send(body);
+    await secured(reply, IMMUTABLE).header('content-type', type).send(body);
   }
 
   /** A hashed file never changes, so it is read once; the name was checked against ASSET (no `..`, no `/`). */
@@ -98,7 +85,8 @@ export class ConsoleAssetsController {
   }
 }
 
-function secured(reply: FastifyReply): FastifyReply {
-  for (const [name, value] of Object.entries(CONSOLE_SECURITY_HEADERS)) reply.header(name, value);
+/** The console's security headers (no inline code, no framing: consoleSecurityHeaders) with the answer's caching. */
+function secured(reply: FastifyReply, cacheControl: string): FastifyReply {
+  for (const [name, value] of Object.entries(consoleSecurityHeaders(cacheControl))) reply.header(name, value);
   return reply;
 }

@@ -1,7 +1,7 @@
 import { Controller, Get, HttpCode, Inject, Logger, Optional, Param, Post, UseFilters, UseGuards } from '@nestjs/common';
 import { ClickHouseConnection } from '../../projections/clickhouse-analytics/index.js';
 import { DATABASE, type Database, lastEventFor, ProjectionRunner, RebuildInProgressError, SqlEventStore } from '../../src/kernel/index.js';
-import { AdminApiError, AdminExceptionFilter, AdminGuard } from '../admin/index.js';
+import { AdminArea, AdminApiError, AdminExceptionFilter, AdminGuard } from '../admin/index.js';
 import { projectionReport } from './projection-report.js';
 import { type ResumeOutcome, resumeProjection } from './projection-resume.js';
 
@@ -19,6 +19,7 @@ export interface RebuildStarted {
  * server on the embedded store to do). `POST /admin/v1/projections/{name}/resume`: clears a halt and says
  * whether the projection got past its event (`switchyard projections resume`).
  */
+@AdminArea('projections')
 @Controller('admin/v1/projections')
 @UseGuards(AdminGuard)
 @UseFilters(AdminExceptionFilter)

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { KeyIndexProjection } from '../../projections/key-index/index.js';
 import { RoutingSnapshotProjection } from '../../projections/routing-snapshot/index.js';
 import { DATABASE, type Database, formatPosition, ProjectionRunner, SqlEventStore } from '../../src/kernel/index.js';
-import { AdminExceptionFilter, AdminGuard } from '../admin/index.js';
+import { AdminArea, AdminExceptionFilter, AdminGuard } from '../admin/index.js';
 import { LimitsRedis } from '../limits/index.js';
 import { OBSERVABILITY_SETTINGS, type ObservabilityContext } from './observability-settings.js';
 import { haltView, rebuildView } from './projection-report.js';
@@ -13,6 +13,7 @@ import { Readiness } from './readiness.js';
  * `GET /admin/v1/status`: what this node serves. Comparing `snapshot.version` across nodes shows whether
  * a change has reached all of them (the version is the global position of the last catalog event applied).
  */
+@AdminArea('status')
 @Controller('admin/v1/status')
 @UseGuards(AdminGuard)
 @UseFilters(AdminExceptionFilter)

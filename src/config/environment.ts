@@ -9,6 +9,7 @@ import { type DurabilityProfile, readDurability } from '../../modules/inference/
 import { type ResilienceOverrides, readResilienceOverrides } from '../../modules/inference/resilience/resilience-settings.js';
 import { type AdmissionSettings, readAdmissionOverrides } from '../../modules/limits/admission-settings.js';
 import { type CacheKnobs, readCacheOverrides } from '../../modules/cache/cache-settings.js';
+import { type ConsoleKnobs, readConsoleOverrides } from '../../modules/console/console-settings.js';
 import { type ContentSafetyOverrides, readContentSafetyOverrides } from '../../modules/content-safety/content-safety-settings.js';
 import { type ObservabilityOverrides, ObservabilitySettingsError, readObservabilitySettings } from '../../modules/observability/observability-settings.js';
 import type { AuditSettings } from '../../projections/audit-chain/index.js';
@@ -71,6 +72,8 @@ export interface Environment {
   observability?: ObservabilityOverrides;
   /** The outage spool (PostgreSQL deployments); absent = the defaults under `dataDir`. */
   spool?: SpoolSettings;
+  /** Console sessions, sign-in bounds and single sign-on that differ from the defaults (console-settings.ts). */
+  console?: Partial<ConsoleKnobs>;
 }
 
 export { ConfigurationError };
@@ -138,6 +141,7 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env): Environme
     documents: readDocumentOverrides(env),
     cache: readCacheOverrides(env),
     contentSafety: readContentSafetyOverrides(env),
+    console: readConsoleOverrides(env),
     observability,
     spool: {
       directory: spoolDir ? resolve(spoolDir) : defaultSpoolDirectory(dataDir),

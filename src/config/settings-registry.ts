@@ -1,5 +1,6 @@
 import { ADMIN_ENVIRONMENT } from '../../modules/admin/admin-settings.js';
 import { CACHE_ENVIRONMENT } from '../../modules/cache/cache-settings.js';
+import { CONSOLE_ENVIRONMENT } from '../../modules/console/console-settings.js';
 import { CONTENT_SAFETY_ENVIRONMENT } from '../../modules/content-safety/content-safety-settings.js';
 import { HTTP_ENVIRONMENT } from '../../modules/inference/http/http-settings.js';
 import { DOCUMENT_ENVIRONMENT } from '../../modules/inference/pipeline/document-settings.js';
@@ -39,6 +40,7 @@ export const ENVIRONMENT_SETTINGS: readonly SettingsGroup[] = [
   group('Serving', SERVING_ENVIRONMENT),
   group('Event store', EVENT_STORE_ENVIRONMENT),
   group('Admin API', ADMIN_ENVIRONMENT),
+  group('Console', CONSOLE_ENVIRONMENT),
   group('Durability', DURABILITY_ENVIRONMENT),
   group('Outage spool', SPOOL_ENVIRONMENT),
   group('Secret references', SECRET_REFERENCE_ENVIRONMENT),

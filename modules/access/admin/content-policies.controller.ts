@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, Param, Put, Query, Req, Res, UseFilters,
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type ContentPolicyDefinition, type ContentPolicyState, contentPolicyStream, type DomainEvent } from '../../../events/index.js';
 import { RoutingSnapshotProjection } from '../../../projections/routing-snapshot/index.js';
-import { AdminApiError, AdminCommands, AdminExceptionFilter, AdminGuard, adminValidationPipe, definitionBody, etag, ifMatch } from '../../admin/index.js';
+import { AdminArea, AdminApiError, AdminCommands, AdminExceptionFilter, AdminGuard, adminValidationPipe, definitionBody, etag, ifMatch } from '../../admin/index.js';
 import { ContentPolicyCommand } from '../access.commands.js';
 import { readContentPolicyDefinition } from '../content-policy/content-policy-definition.js';
 import { type ContentPolicyCommand as PolicyCommand, contentPolicyDecider } from '../content-policy/content-policy.decider.js';
@@ -21,6 +21,7 @@ const definition = definitionBody((reader, body) => readContentPolicyDefinition(
  * and read them with where each is attached. Bodies are the configuration file's `contentPolicies[]` shape,
  * read by the file's reader. `?dryRun=true` on a write answers what would be appended and appends nothing.
  */
+@AdminArea('content-policies')
 @Controller('admin/v1/content-policies')
 @UseGuards(AdminGuard)
 @UseFilters(AdminExceptionFilter)

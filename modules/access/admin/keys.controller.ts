@@ -7,7 +7,7 @@ import { ApiKeyCommand } from '../access.commands.js';
 import { type ApiKeyDefinition, grantOf, type KeyGrantMembers, readApiKey, readKeyChanges } from '../api-key/api-key-definition.js';
 import { displayPrefix, generateApiKey, hashApiKey } from '../api-key/key-format.js';
 import {
-  AdminApiError, AdminCommands, AdminExceptionFilter, AdminGuard, type AdminPrincipal, adminValidationPipe, definitionBody, etag, principalOf, ReasonDto, TenantScoped,
+  AdminApiError, AdminArea, AdminCommands, AdminExceptionFilter, AdminGuard, type AdminPrincipal, adminValidationPipe, definitionBody, etag, principalOf, ReasonDto, TenantScoped,
 } from '../../admin/index.js';
 import { RotateKeyDto } from './key.dto.js';
 import { RoutingSnapshotProjection } from '../../../projections/routing-snapshot/index.js';
@@ -25,6 +25,7 @@ const changes = definitionBody((reader, body) => readKeyChanges(reader, body));
  * Issue and update bodies are in the configuration file's shape, read by the file's readers
  * (api-key-definition.ts); the file names the secret, the API generates it.
  */
+@AdminArea('access')
 @Controller('admin/v1/keys')
 @UseGuards(AdminGuard)
 @UseFilters(AdminExceptionFilter)
@@ -60,6 +61,7 @@ export class KeysController {
 
   /** Spend by period (`?period=day|month&from=&to=`), with the budget it counts against. */
   @Get(':id/spend')
+  @AdminArea('analytics')
   @TenantScoped()
   async spendByPeriod(@Param('id') id: string, @Query() query: SpendQueryDto, @Req() request: FastifyRequest) {
     await this.commands.fresh();

@@ -5,7 +5,7 @@ import { type TenantState, tenantStream } from '../../../events/index.js';
 import { KeyIndexProjection } from '../../../projections/key-index/index.js';
 import { TenantCommand } from '../access.commands.js';
 import {
-  AdminCommands, AdminExceptionFilter, AdminGuard, adminValidationPipe, definitionBody, etag, PlatformOnlyOnTenant, principalOf, ReasonDto, readLimitsMapping,
+  AdminArea, AdminCommands, AdminExceptionFilter, AdminGuard, adminValidationPipe, definitionBody, etag, PlatformOnlyOnTenant, principalOf, ReasonDto, readLimitsMapping,
   TenantScoped, tenantNotFound,
 } from '../../admin/index.js';
 import type { TenantBudget, TenantLimits } from '../../../events/index.js';
@@ -40,6 +40,7 @@ const contentPolicyBody = definitionBody((reader, body) => {
  * tenant admin reads its own tenant only (every other tenant is 404, as one that does not exist); creating
  * tenants and setting a tenant's limits, budget and suspension are the platform's, even for its own.
  */
+@AdminArea('access')
 @Controller('admin/v1/tenants')
 @UseGuards(AdminGuard)
 @UseFilters(AdminExceptionFilter)
@@ -76,6 +77,7 @@ export class TenantsController {
 
   /** Spend by period (`?period=day|month&from=&to=`), with the budget it counts against. */
   @Get(':id/spend')
+  @AdminArea('analytics')
   @TenantScoped()
   async spendByPeriod(@Param('id') id: string, @Query() query: SpendQueryDto, @Req() request: FastifyRequest) {
     principalOf(request).requireTenant(id);
@@ -104,6 +106,7 @@ export class TenantsController {
   }
 
   @Put(':id/limits')
+  @AdminArea('limits')
   @PlatformOnlyOnTenant('id')
   async setLimits(@Param('id') id: string, @Body(limitsBody) limits: TenantLimits, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const outcome = await this.commands.send(TenantCommand, { type: 'SetTenantLimits', tenantId: id, limits }, request, reply);
@@ -111,6 +114,7 @@ export class TenantsController {
   }
 
   @Put(':id/budget')
+  @AdminArea('budgets')
   @PlatformOnlyOnTenant('id')
   async setBudget(@Param('id') id: string, @Body(budgetBody) budget: TenantBudget, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const outcome = await this.commands.send(TenantCommand, { type: 'SetTenantBudget', tenantId: id, budget }, request, reply);
@@ -118,6 +122,7 @@ export class TenantsController {
   }
 
   @Delete(':id/budget')
+  @AdminArea('budgets')
   @PlatformOnlyOnTenant('id')
   async clearBudget(@Param('id') id: string, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const outcome = await this.commands.send(TenantCommand, { type: 'SetTenantBudget', tenantId: id, budget: null }, request, reply);
@@ -126,6 +131,7 @@ export class TenantsController {
 
   /** Attaches a content policy (`{ "contentPolicy": "<id>" }`): it must be live (400 naming it otherwise). */
   @Put(':id/content-policy')
+  @AdminArea('content-policies')
   @PlatformOnlyOnTenant('id')
   async setContentPolicy(@Param('id') id: string, @Body(contentPolicyBody) policyId: string, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const outcome = await this.commands.send(TenantCommand, { type: 'SetTenantContentPolicy', tenantId: id, policyId }, request, reply);
@@ -133,6 +139,7 @@ export class TenantsController {
   }
 
   @Delete(':id/content-policy')
+  @AdminArea('content-policies')
   @PlatformOnlyOnTenant('id')
   async clearContentPolicy(@Param('id') id: string, @Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
     const outcome = await this.commands.send(TenantCommand, { type: 'SetTenantContentPolicy', tenantId: id, policyId: null }, request, reply);

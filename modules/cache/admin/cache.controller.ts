@@ -1,6 +1,6 @@
 import { Controller, Delete, Inject, Logger, Query, Req, UseFilters, UseGuards } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { AdminApiError, AdminExceptionFilter, AdminGuard, principalOf, TenantScoped } from '../../admin/index.js';
+import { AdminArea, AdminApiError, AdminExceptionFilter, AdminGuard, principalOf, TenantScoped } from '../../admin/index.js';
 import { EXACT_CACHE } from '../cache.module.js';
 import type { ExactCache } from '../exact-cache.js';
 import { purgeCutoff } from './cache-purge.js';
@@ -13,6 +13,7 @@ const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
  * no event; it is logged with what it removed. A tenant admin purges its own tenant's entries only: its
  * purge is always filtered to its tenant (`tenant=` naming another is 404).
  */
+@AdminArea('cache')
 @Controller('admin/v1/cache')
 @UseGuards(AdminGuard)
 @UseFilters(AdminExceptionFilter)

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { aliasStream, type DomainEvent } from '../../../events/index.js';
 import { RoutingSnapshotProjection } from '../../../projections/routing-snapshot/index.js';
 import { WrongExpectedVersionError } from '../../../src/kernel/index.js';
-import { AdminApiError, AdminCommands, AdminExceptionFilter, AdminGuard, adminValidationPipe, etag, ifMatch, ReasonDto } from '../../admin/index.js';
+import { AdminArea, AdminApiError, AdminCommands, AdminExceptionFilter, AdminGuard, adminValidationPipe, etag, ifMatch, ReasonDto } from '../../admin/index.js';
 import { aliasDecider } from '../alias/alias.decider.js';
 import { AliasCommand } from '../catalog.commands.js';
 import { assertSafeCatalogChange } from '../publication-guard.js';
@@ -16,6 +16,7 @@ import { aliasDefinitionView, aliasView } from './catalog-views.js';
  * `PUT …?dryRun=true` answers what the publish would append and the version it would declare, decided and
  * checked as the real one is, and appends nothing (the console shows it as a diff before applying).
  */
+@AdminArea('catalog')
 @Controller('admin/v1/aliases')
 @UseGuards(AdminGuard)
 @UseFilters(AdminExceptionFilter)

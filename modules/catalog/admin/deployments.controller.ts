@@ -1,12 +1,13 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, Req, Res, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RoutingSnapshotProjection } from '../../../projections/routing-snapshot/index.js';
-import { AdminApiError, AdminCommands, AdminExceptionFilter, AdminGuard, adminValidationPipe, etag, ReasonDto } from '../../admin/index.js';
+import { AdminArea, AdminApiError, AdminCommands, AdminExceptionFilter, AdminGuard, adminValidationPipe, etag, ReasonDto } from '../../admin/index.js';
 import { DeploymentCommand } from '../catalog.commands.js';
 import { deploymentView } from './catalog-views.js';
 import { DeploymentSettingsDto, RegisterDeploymentDto, deploymentSettingsOf } from './deployment.dto.js';
 
 /** `/admin/v1/deployments`: register, update, disable, enable, retire; reads include the price in effect. */
+@AdminArea('catalog')
 @Controller('admin/v1/deployments')
 @UseGuards(AdminGuard)
 @UseFilters(AdminExceptionFilter)

@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Post, Req, Res, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RoutingSnapshotProjection } from '../../../projections/routing-snapshot/index.js';
-import { AdminApiError, AdminCommands, AdminExceptionFilter, AdminGuard, adminValidationPipe } from '../../admin/index.js';
+import { AdminArea, AdminApiError, AdminCommands, AdminExceptionFilter, AdminGuard, adminValidationPipe } from '../../admin/index.js';
 import { PriceCommand } from '../catalog.commands.js';
 import { PriceMapError } from '../price/litellm-price-map.js';
 import { importPrices } from '../price/price-import.js';
@@ -13,6 +13,7 @@ import { PriceImportDto } from './price-import.dto.js';
  * Price aggregate with the caller as actor, or only plans it (`dryRun`). A malformed map is 422 naming the
  * entry and field, and appends nothing.
  */
+@AdminArea('catalog')
 @Controller('admin/v1/prices')
 @UseGuards(AdminGuard)
 @UseFilters(AdminExceptionFilter)

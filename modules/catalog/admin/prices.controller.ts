@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Param, Post, Req, Res, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RoutingSnapshotProjection } from '../../../projections/routing-snapshot/index.js';
-import { AdminApiError, AdminCommands, AdminExceptionFilter, AdminGuard, adminValidationPipe, etag } from '../../admin/index.js';
+import { AdminArea, AdminApiError, AdminCommands, AdminExceptionFilter, AdminGuard, adminValidationPipe, etag } from '../../admin/index.js';
 import { PriceCommand } from '../catalog.commands.js';
 import { priceHistoryView } from './catalog-views.js';
 import { SchedulePriceDto, priceTableOf } from './price.dto.js';
@@ -10,6 +10,7 @@ import { SchedulePriceDto, priceTableOf } from './price.dto.js';
  * `/admin/v1/deployments/{id}/prices`: the full, never-edited history, and scheduling a new price. A future
  * price takes effect at its `effectiveFrom` on every node with no restart (admission picks it by time).
  */
+@AdminArea('catalog')
 @Controller('admin/v1/deployments/:id/prices')
 @UseGuards(AdminGuard)
 @UseFilters(AdminExceptionFilter)

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, Param, Post, Put, Query, Req, Res, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RoutingSnapshotProjection } from '../../../projections/routing-snapshot/index.js';
-import { AdminApiError, AdminCommands, AdminExceptionFilter, AdminGuard, AdminTokenOnly, adminValidationPipe, etag } from '../../admin/index.js';
+import { AdminArea, AdminApiError, AdminCommands, AdminExceptionFilter, AdminGuard, AdminTokenOnly, adminValidationPipe, etag } from '../../admin/index.js';
 import { ProviderCommand } from '../catalog.commands.js';
 import { providerView } from './catalog-views.js';
 import { ProviderSettingsDto, RegisterProviderDto, providerSettingsOf } from './provider.dto.js';
@@ -10,6 +10,7 @@ import { ProviderSettingsDto, RegisterProviderDto, providerSettingsOf } from './
  * `/admin/v1/providers`: register, update, remove; reads show credential references, never credentials.
  * Registering and updating (credential references, base URLs) take the admin token only.
  */
+@AdminArea('providers')
 @Controller('admin/v1/providers')
 @UseGuards(AdminGuard)
 @UseFilters(AdminExceptionFilter)

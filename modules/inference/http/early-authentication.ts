@@ -2,15 +2,16 @@ import { Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Server } from 'node:http';
 import type { KeyScope } from '../../../events/index.js';
-import { isAdminPath, respondWithAdminError } from '../../admin/index.js';
+import { answersInAdminEnvelope, isAdminPath, respondWithAdminError } from '../../admin/index.js';
 import type { GatewayAuthenticator } from '../../access/index.js';
 import { GatewayError } from '../../canonical/index.js';
 import { clientFormatForPath } from './client-format-for-path.js';
 import { internalError, respondWithError } from './respond-with-error.js';
 
 /**
- * The admin credential check: the admin token, or a gateway key with the `admin` or `admin:platform`
- * scope; `platform` refuses a key that administers one tenant only. Throws AdminApiError.
+ * The admin credential check: the admin token, a gateway key with the `admin` or `admin:platform`
+ * scope, or a console session cookie (looked up asynchronously, hence a promise); `platform` refuses a key
+ * that administers one tenant only. Throws (or rejects with) AdminApiError.
  */
 export interface AdminIdentification {
   identify(headers: FastifyRequest['headers'], required?: 'admin' | 'platform'): unknown;
@@ -41,17 +42,26 @@ export class EarlyAuthentication {
     if (this.closing()) return this.refuse(request, reply, shuttingDown(), true);
     // An unknown route needs neither credentials nor its body to be answered.
     if (request.is404) return this.refuse(request, reply, new GatewayError(404, 'not_found', `Unknown route ${request.method} ${url.split('?')[0]}.`));
+    let identified: unknown;
     try {
-      if (isAdminPath(url)) this.admin.identify(request.headers);
+      if (isAdminPath(url)) identified = this.admin.identify(request.headers);
       else if (this.adminOnly(url.split('?')[0])) this.admin.identify(request.headers, 'platform');
       else if (url.startsWith('/v1/')) this.keys.authenticate(request.headers, scopeFor(url));
     } catch (error) {
       return this.refuse(request, reply, error);
     }
+    if (identified instanceof Promise) {
+      identified.then(() => this.admit(request, reply, done), (error: unknown) => this.refuse(request, reply, error));
+      return;
+    }
+    this.admit(request, reply, done);
+  };
+
+  private admit(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
     // Only now is a client that waits for it told to send its body (see the server's checkContinue handler).
     if (expectsContinue(request)) reply.raw.writeContinue();
     done();
-  };
+  }
 
   /**
    * Answers at once. The connection is closed when it is of no further use: the node is shutting down
@@ -60,7 +70,7 @@ export class EarlyAuthentication {
   private refuse(request: FastifyRequest, reply: FastifyReply, error: unknown, closeConnection = false): void {
     reply.hijack();
     if (closeConnection || expectsContinue(request)) reply.raw.setHeader('connection', 'close');
-    if (isAdminPath(request.url) || this.adminOnly(request.url.split('?')[0])) return respondWithAdminError(reply.raw, error, request.method, request.url, request.id);
+    if (answersInAdminEnvelope(request.url) || this.adminOnly(request.url.split('?')[0])) return respondWithAdminError(reply.raw, error, request.method, request.url, request.id);
     if (!(error instanceof GatewayError)) this.logger.error(`request ${request.id}: authentication failed unexpectedly: ${(error as Error)?.stack ?? String(error)}`);
     respondWithError(reply.raw, clientFormatForPath(request.url), error instanceof GatewayError ? error : internalError(), request.id);
   }

@@ -1,6 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { isAdminPath, respondWithAdminError } from '../../admin/index.js';
+import { answersInAdminEnvelope, respondWithAdminError } from '../../admin/index.js';
 import { GatewayError } from '../../canonical/index.js';
 import { openAiClientFormat } from '../formats/openai/openai-client-format.js';
 import type { ClientFormat } from '../formats/client-format.js';
@@ -24,7 +24,7 @@ export class GatewayExceptionFilter implements ExceptionFilter {
     const request = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply>();
     if (!reply.sent) reply.hijack();
-    if (isAdminPath(request.url)) return respondWithAdminError(reply.raw, exception, request.method, request.url, request.id);
+    if (answersInAdminEnvelope(request.url)) return respondWithAdminError(reply.raw, exception, request.method, request.url, request.id);
     const error = this.toGatewayError(exception, request);
     respondWithError(reply.raw, this.formatFor(request.url), error, request.id);
   }

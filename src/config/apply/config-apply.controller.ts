@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Post, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
 import { IsBoolean, IsOptional, IsString, MaxLength } from 'class-validator';
-import { AdminApiError, AdminExceptionFilter, AdminGuard, AdminTokenOnly, adminValidationPipe } from '../../../modules/admin/index.js';
+import { AdminArea, AdminApiError, AdminExceptionFilter, AdminGuard, AdminTokenOnly, adminValidationPipe } from '../../../modules/admin/index.js';
 import { exportConfiguration } from '../export/configuration-export.js';
 import { ConfigValidationError, parseGatewayConfig } from '../gateway-config.js';
 import { applyReport } from './apply-report.js';
@@ -32,6 +32,7 @@ export class ApplyConfigurationDto {
  * references resolve in the server's environment (as they do when it applies SWITCHYARD_CONFIG at start).
  * Applying takes the admin token: a configuration sets provider credentials and base URLs.
  */
+@AdminArea('config')
 @Controller('admin/v1/config')
 @UseGuards(AdminGuard)
 @UseFilters(AdminExceptionFilter)

@@ -62,7 +62,9 @@ export class CommandExecutor {
       events: events.map((event) => ({
         type: event.type,
         data: event.data,
-        metadata: { actor: context.actor, correlationId: options.correlationId, recordedBy: 'command' },
+        metadata: {
+          actor: context.actor, ...(context.actorRole ? { actorRole: context.actorRole } : {}), correlationId: options.correlationId, recordedBy: 'command',
+        },
       })),
     });
     return { events, version: result.nextExpectedVersion, position: result.positions.at(-1) ?? null };

@@ -4,6 +4,8 @@ import type { DomainEvent } from './domain-event.js';
 export interface CommandContext {
   now: Date;
   actor: string;
+  /** The console role the actor acted in (`actor` is then `console:<user>`); recorded beside the actor. */
+  actorRole?: string;
 }
 
 /**

@@ -4,8 +4,10 @@ import type { LogPosition, TransactionId } from './log-position.js';
 export { type LogPosition, type TransactionId, START, comparePositions, formatPosition } from './log-position.js';
 
 export interface EventMetadata {
-  /** Who caused the event: `admin:<tokenId>`, `key:<keyId>`, `config:<file>`, `system`. */
+  /** Who caused the event: `admin:<tokenId>`, `key:<keyId>`, `console:<user>`, `config:<file>`, `system`. */
   actor?: string;
+  /** With a `console:` actor: the console role the change was made in (`admin`, `operator`, …). */
+  actorRole?: string;
   correlationId?: string;
   causationId?: string;
   traceId?: string;
