@@ -36,7 +36,7 @@ export function AccessPage({ session }: { session: Session }) {
                       {t.budget ? <div class="muted small">{budgetText(t)}</div> : null}
                     </td>
                     <td>
-                      <Button variant="secondary" class="button-small" aria-pressed={t.id === selected} aria-label={`Keys and settings of ${t.id}`}
+                      <Button variant="secondary" class="button-small" aria-pressed={t.id === selected} aria-label={`Manage ${t.id}`}
                         onClick={() => setSelected(t.id === selected ? null : t.id)}>Manage</Button>
                     </td>
                   </tr>
