@@ -2,8 +2,8 @@ import { Global, Inject, Module, type OnApplicationShutdown, type OnModuleInit }
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
-import { AdminSessions, isConsoleApiPath } from '../admin/index.js';
-import { ConfigurationError, type EventStore, SecretResolutionError, SqlEventStore, resolveSecret } from '../../src/kernel/index.js';
+import { AdminModule, AdminSessions, isConsoleApiPath } from '../admin/index.js';
+import { type EventStore, SqlEventStore } from '../../src/kernel/index.js';
 import { ConsoleJournal } from './console-journal.js';
 import { consoleSecurityHeaders } from './console-security-headers.js';
 import { ConsoleSessionController } from './console-session.controller.js';
@@ -24,6 +24,7 @@ import { SignInThrottle } from './sign-in-throttle.js';
  */
 @Global()
 @Module({
+  imports: [AdminModule],
   controllers: [ConsoleSessionController, ConsoleOidcController],
   providers: [
     {
@@ -58,17 +59,7 @@ import { SignInThrottle } from './sign-in-throttle.js';
     { provide: ConsoleJournal, useFactory: (store: EventStore) => new ConsoleJournal(store), inject: [SqlEventStore] },
     {
       provide: OidcRelyingParty,
-      useFactory: (settings: ConsoleSettings): OidcRelyingParty | null => {
-        if (!settings.oidc) return null;
-        let secret: string | null = null;
-        try {
-          if (settings.oidc.clientSecretRef) secret = resolveSecret(settings.oidc.clientSecretRef);
-        } catch (error) {
-          if (error instanceof SecretResolutionError) throw new ConfigurationError(`SWITCHYARD_CONSOLE_OIDC_CLIENT_SECRET cannot be read: ${error.message}`);
-          throw error;
-        }
-        return new OidcRelyingParty(settings.oidc, secret);
-      },
+      useFactory: (settings: ConsoleSettings): OidcRelyingParty | null => (settings.oidc ? new OidcRelyingParty(settings.oidc, settings.oidcClientSecret) : null),
       inject: [CONSOLE_SETTINGS],
     },
   ],
