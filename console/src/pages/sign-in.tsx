@@ -6,8 +6,11 @@ import { type Session, type SignInConfig, signInConfig, signInWithToken } from '
 /** Why an OIDC sign-in came back refused (`/console/?signInError=<code>` from the callback). */
 const OIDC_ERRORS: Record<string, string> = {
   no_role: 'Your identity provider signed you in, but your account has no console role. Ask an administrator to map one.',
-  invalid_token: 'The identity provider’s answer could not be verified (audience, signature or expiry). Try again.',
-  state_mismatch: 'The sign-in took too long or was started in another tab. Try again.',
+  invalid_id_token: 'The identity provider’s answer could not be verified (audience, signature or expiry). Try again.',
+  invalid_state: 'The sign-in took too long, was started in another tab or was already used. Start again.',
+  access_denied: 'The identity provider did not sign you in.',
+  issuer_error: 'The identity provider could not be reached or answered in error. Try again later.',
+  oidc_not_configured: 'Single sign-on is not configured on this gateway.',
 };
 
 export function SignInPage({ onSignedIn, startupError }: { onSignedIn: (session: Session) => void; startupError: unknown }) {
@@ -51,7 +54,7 @@ export function SignInPage({ onSignedIn, startupError }: { onSignedIn: (session:
           </>
         ) : null}
         <form onSubmit={submit} class="stack">
-          <Field id="admin-token" label="Admin token" hint="SWITCHYARD_ADMIN_TOKEN or a token from admin tokens; it is sent once and never stored by this page.">
+          <Field id="admin-token" label="Admin token" hint="ADMIN_TOKEN, or the token generated on the first start; it is sent once and never stored by this page.">
             <input id="admin-token" name="token" type="password" autoComplete="current-password" required value={token}
               aria-describedby="admin-token-hint" onInput={(event) => setToken(event.currentTarget.value)} />
           </Field>
