@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { AdminClient, waitUntil } from '../support/admin-client.js';
-import { ensureConsoleBuilt, launchChromium, screenshot, seriousViolations } from '../support/console-pages.js';
+import { ensureConsoleBuilt, launchChromium, REFRESHING_DOCS_IMAGES, screenshot, seriousViolations } from '../support/console-pages.js';
 import { postJson, startTestGateway, type TestGateway } from '../support/gateway-harness.js';
 
 /**
@@ -93,6 +93,8 @@ describe('the console in a browser', () => {
     await page.getByText('Requests / s').waitFor();
     await page.getByRole('cell', { name: 'routing-snapshot' }).waitFor();
     await expectAccessible('overview');
+    // The traffic chart draws from the second refresh on (every 5 s); the docs' picture waits for a few.
+    if (REFRESHING_DOCS_IMAGES) await page.waitForTimeout(16_000);
     await screenshot(page, 'overview');
 
     await open('Catalog');
@@ -215,6 +217,7 @@ describe('the console in a browser', () => {
     await expect(diff.getByRole('row', { name: /routes\[1\]\.weight\s+1\s+3/ }).count()).resolves.toBe(1);
     await expect(diff.getByRole('row', { name: /strategy\s+priority\s+weighted/ }).count()).resolves.toBe(1);
     await page.getByText('Would append AliasPublished — chat v2').waitFor();
+    await page.getByRole('heading', { name: 'Aliases' }).scrollIntoViewIfNeeded();
     await screenshot(page, 'catalog-alias-dry-run');
     expect((await admin.get('/aliases/chat')).json.aliasVersion).toBe(1);
 

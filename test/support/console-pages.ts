@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -13,8 +13,10 @@ import { REPO } from './deploy-facts.js';
 
 export const CHROMIUM = process.env.SWITCHYARD_CHROMIUM ?? '/usr/bin/chromium';
 export const ARTIFACTS = process.env.SWITCHYARD_CONSOLE_ARTIFACTS ?? join(REPO, 'test-artifacts', 'console');
-/** Set to 1 to refresh the committed screenshots in docs/images/console from this run. */
-const DOCS_IMAGES = process.env.SWITCHYARD_CONSOLE_DOCS_IMAGES === '1' ? join(REPO, 'docs', 'images', 'console') : null;
+/** Set to 1 to refresh the committed screenshots in docs/images/console (the pages docs/console.md shows) from this run. */
+export const REFRESHING_DOCS_IMAGES = process.env.SWITCHYARD_CONSOLE_DOCS_IMAGES === '1';
+const DOCS_IMAGES = join(REPO, 'docs', 'images', 'console');
+const DOCS_PAGES = new Set(['sign-in', 'overview', 'catalog-alias-dry-run', 'access-new-key', 'requests', 'request', 'spend', 'audit', 'playground']);
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -43,14 +45,15 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
 
-/** A full-page screenshot under ARTIFACTS (and in docs/images/console when asked to refresh those). */
+/** A full-page screenshot under ARTIFACTS (and the docs' pages in docs/images/console when asked to refresh those). */
 export async function screenshot(page: Page, name: string): Promise<string> {
   mkdirSync(ARTIFACTS, { recursive: true });
   const path = join(ARTIFACTS, `${name}.png`);
   await page.screenshot({ path, fullPage: true });
-  if (DOCS_IMAGES) {
+  if (REFRESHING_DOCS_IMAGES && DOCS_PAGES.has(name)) {
+    // The docs show what a 1360×900 window shows (a whole long page would weigh a megabyte in the repository).
     mkdirSync(DOCS_IMAGES, { recursive: true });
-    copyFileSync(path, join(DOCS_IMAGES, `${name}.png`));
+    await page.screenshot({ path: join(DOCS_IMAGES, `${name}.png`), fullPage: false });
   }
   return path;
 }
