@@ -26,7 +26,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [PlatformModule.forRoot(platform), ObservabilityModule, CatalogModule, AccessModule, ProvidersModule, LimitsModule, InferenceModule, AdminModule,
-        AccessAdminModule, CatalogAdminModule, AnalyticsModule, AuditModule, CacheAdminModule, OverviewModule, ConsoleModule, ConsoleAssetsModule],
+        AccessAdminModule, CatalogAdminModule, AnalyticsModule, AuditModule, CacheAdminModule, ConsoleModule, OverviewModule, ConsoleAssetsModule],
       controllers: [ConfigApplyController],
       providers: [ConfigApplier, ConfigurationCommand.Handler],
     };

@@ -6,6 +6,7 @@ import { type CheckpointSigner, ed25519Verifier } from '../../projections/audit-
 import { DATABASE, type Database } from '../../src/kernel/index.js';
 import { AdminArea, AdminApiError, AdminExceptionFilter, AdminGuard, adminValidationPipe } from '../admin/index.js';
 import { ExportRangeError, exportAudit } from './audit-export.js';
+import { checkpointPage } from './checkpoint-list.js';
 import { AUDIT_TRAIL_SETTINGS, type AuditTrailSettings } from './audit-trail-settings.js';
 import { type AuditReport, AuditVerifier, latestCheckpoint, NO_CHECKPOINT, parseCheckpoint, publicKeyProblem } from './audit-verifier.js';
 
@@ -75,6 +76,17 @@ export class AuditTrailController {
       for await (const line of lines) yield `${line}\n`;
     }
     await reply.header('content-type', 'application/x-ndjson; charset=utf-8').header('cache-control', 'no-store').send(Readable.from(ndjson()));
+  }
+
+  /** Every signed checkpoint, newest first (`?before=<sequence>&limit=`, 1–200, default 50). */
+  @Get('checkpoints')
+  async checkpoints(@Query('before') before: string | undefined, @Query('limit') limit: string | undefined) {
+    if (before !== undefined && before !== '' && !/^\d{1,15}$/.test(before)) {
+      throw new AdminApiError(400, 'validation_failed', 'before must be a checkpoint sequence (the nextBefore of a previous page).');
+    }
+    const size = limit === undefined || limit === '' ? 50 : Number(limit);
+    if (!Number.isInteger(size) || size < 1 || size > 200) throw new AdminApiError(400, 'validation_failed', 'limit must be an integer from 1 to 200.');
+    return checkpointPage(this.database, { before: before ? Number(before) : undefined, limit: size });
   }
 
   @Get('checkpoint')

@@ -4,7 +4,7 @@ import { IsInt, IsOptional, Max, Min } from 'class-validator';
 import { KeyIndexProjection } from '../../projections/key-index/index.js';
 import { RoutingSnapshotProjection } from '../../projections/routing-snapshot/index.js';
 import { DATABASE, type Database, ProjectionRunner } from '../../src/kernel/index.js';
-import { AdminExceptionFilter, AdminGuard, adminQueryValidationPipe } from '../admin/index.js';
+import { AdminArea, AdminExceptionFilter, AdminGuard, adminQueryValidationPipe } from '../admin/index.js';
 import { DeploymentHealth } from '../inference/index.js';
 import { budgetAlerts } from './budget-watch.js';
 import { liveWindow } from './live-window.js';
@@ -28,6 +28,7 @@ const DEFAULT_WINDOW_SECONDS = 60;
  * Platform administration only (no @TenantScoped): it shows every tenant's traffic.
  */
 @Controller('admin/v1/overview')
+@AdminArea('status')
 @UseGuards(AdminGuard)
 @UseFilters(AdminExceptionFilter)
 @UsePipes(adminQueryValidationPipe())

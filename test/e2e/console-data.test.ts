@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { AdminClient } from '../support/admin-client.js';
 import { runCli } from '../support/cli-process.js';
 import { type TestGateway, postJson, startTestGateway } from '../support/gateway-harness.js';
@@ -28,7 +29,12 @@ describe('console data: GET /admin/v1/requests and GET /admin/v1/overview', () =
 
   beforeAll(async () => {
     scratch = databaseUrl ? await createScratchDatabase(databaseUrl) : null;
-    gw = await startTestGateway({ databaseUrl: scratch?.url ?? null, environment: { adminToken: ADMIN_TOKEN } });
+    process.env.CONSOLE_DATA_AUDIT_KEY = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    gw = await startTestGateway({
+      databaseUrl: scratch?.url ?? null,
+      // A checkpoint signed at every page of the chain: several to list.
+      environment: { adminToken: ADMIN_TOKEN, audit: { signingKeyRef: 'env:CONSOLE_DATA_AUDIT_KEY', checkpointIntervalMs: 0 } },
+    });
     admin = new AdminClient(gw.url, ADMIN_TOKEN);
     await send('ok1', 'chat', 200);
     await send('solo', 'solo', 200);
@@ -132,6 +138,30 @@ describe('console data: GET /admin/v1/requests and GET /admin/v1/overview', () =
     expect(overview.budgetAlerts).toEqual([{ tenantId: 'acme', period: 'day', spentUsd: expect.any(String), limitUsd: '0.000001', ratio: expect.any(Number) }]);
     expect(overview.budgetAlerts[0].ratio).toBeGreaterThan(1);
     expect((await admin.get('/overview')).json.window).toEqual({ seconds: 60 });
+  });
+
+  test('audit checkpoints: newest first in keyset pages, the first one the latest; bad paging is 400', async () => {
+    for (const query of ['limit=0', 'limit=201', 'limit=x', 'before=-1', 'before=abc']) {
+      const response = await admin.get(`/audit/checkpoints?${query}`);
+      expect(response.status).toBe(400);
+      expect(response.json.error.code).toBe('validation_failed');
+    }
+    const everything = (await admin.get('/audit/checkpoints?limit=200')).json;
+    expect(everything.nextBefore).toBeNull();
+    expect(everything.data.length).toBeGreaterThan(2);
+    const sequences = everything.data.map((c: { sequence: number }) => c.sequence);
+    expect(sequences).toEqual([...sequences].sort((a, b) => b - a));
+    expect(everything.data[0]).toEqual((await admin.get('/audit/checkpoint')).json);
+    expect(everything.data[0]).toMatchObject({ algorithm: 'ed25519', signature: expect.any(String), globalPosition: expect.any(Number) });
+    const seen: number[] = [];
+    let before: number | null = null;
+    for (let pages = 0; pages < 50; pages++) {
+      const page: { data: Array<{ sequence: number }>; nextBefore: number | null } = (await admin.get(`/audit/checkpoints?limit=2${before !== null ? `&before=${before}` : ''}`)).json;
+      seen.push(...page.data.map((c) => c.sequence));
+      before = page.nextBefore;
+      if (before === null) break;
+    }
+    expect(seen).toEqual(sequences);
   });
 
   (databaseUrl ? test : test.skip)('switchyard requests list prints the same page from the store, with its next token', async () => {

@@ -447,6 +447,7 @@ const cases: RouteCase[] = [
       ['POST /admin/v1/audit/verify', 'platform', { method: 'POST', path: '/admin/v1/audit/verify' }, 200],
       ['GET /admin/v1/audit/export', 'platform', get('/admin/v1/audit/export'), 200],
       ['GET /admin/v1/audit/checkpoint', 'platform', get('/admin/v1/audit/checkpoint'), 200],
+      ['GET /admin/v1/audit/checkpoints', 'platform', get('/admin/v1/audit/checkpoints'), 200],
       ['GET /admin/v1/audit/public-key', 'platform', get('/admin/v1/audit/public-key'), 200],
       // Not halted: answers at once (`state: not-halted`).
       ['POST /admin/v1/projections/{name}/resume', 'platform', { method: 'POST', path: '/admin/v1/projections/cost-ledger/resume' }, 200],

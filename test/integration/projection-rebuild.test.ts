@@ -9,11 +9,12 @@ import { createScratchDatabase, requireService } from '../support/services.js';
 const databaseUrl = requireService('DATABASE_URL');
 const clickhouseUrl = requireService('CLICKHOUSE_URL');
 const describeWithServices = databaseUrl && clickhouseUrl ? describe : describe.skip;
-const DURABLE = ['cost-ledger', 'audit-chain', 'clickhouse-analytics'] as const;
+const DURABLE = ['cost-ledger', 'request-summaries', 'audit-chain', 'clickhouse-analytics'] as const;
 const AUDIT_KEY = 'rebuild-suite-audit-key-0123456789abcdef';
 
 interface Snapshot {
   ledger: unknown[];
+  summaries: unknown[];
   spend: unknown[];
   chain: unknown[];
   attempts: unknown[];
@@ -44,6 +45,8 @@ describeWithServices('projections rebuild: every durable projection reproduces i
        ORDER BY ${bucket}, tenant_id, key_id, alias, deployment_id, provider_id, model`);
     return {
       ledger: await query(`SELECT *, cost_usd::text AS cost_usd FROM cost_ledger ORDER BY request_id, attempt`),
+      summaries: await query(`SELECT *, at::text AS at, cost_usd::text AS cost_usd, input_tokens::text AS input_tokens, output_tokens::text AS output_tokens
+        FROM request_summaries ORDER BY request_id`),
       spend: await query(`SELECT tenant_id, period, period_start, spent_usd::text AS spent FROM tenant_spend ORDER BY 1, 2, 3`),
       chain: await query(`SELECT c.sequence::text, c.global_position::text, c.transaction_id::text, c.event_id, c.prev_hash, c.hash FROM audit_chain c ORDER BY c.sequence`),
       attempts: await ch.rows(`SELECT *, toString(cost_usd) AS cost_usd, toString(input_cost_usd) AS input_cost_usd, toString(output_cost_usd) AS output_cost_usd,
@@ -112,6 +115,10 @@ describeWithServices('projections rebuild: every durable projection reproduces i
     const liveAttempts = new Map(live.attempts.map((row: any) => [keyOf(row), row]));
     for (const row of before.attempts) expect(liveAttempts.get(keyOf(row))).toEqual(row);
     expect(live.chain.slice(0, before.chain.length)).toEqual(before.chain);
+    // A request settled before the rebuilds is summarised as it was.
+    const liveSummaries = new Map(live.summaries.map((row: any) => [row.request_id, row]));
+    for (const row of before.summaries as any[]) if (row.status !== 'incomplete') expect(liveSummaries.get(row.request_id)).toEqual(row);
+    expect(live.summaries.length).toBeGreaterThan(before.summaries.length);
     expect(live.ledger.length).toBeGreaterThan(before.ledger.length);
 
     // A quiet rebuild of each reproduces exactly what the projections hold after serving through their rebuild.
@@ -139,6 +146,6 @@ describeWithServices('projections rebuild: every durable projection reproduces i
   test('an unknown projection name is refused and lists the rebuildable ones', async () => {
     const result = await runCli(['projections', 'rebuild', 'no-such'], { ...process.env, DATABASE_URL: db.url, CLICKHOUSE_URL: ch.url, LOG_LEVEL: 'error' });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain('Rebuildable: cost-ledger, audit-chain, clickhouse-analytics');
+    expect(result.stderr).toContain('Rebuildable: cost-ledger, request-summaries, audit-chain, clickhouse-analytics');
   });
 });
