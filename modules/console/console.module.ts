@@ -1,4 +1,5 @@
-import { Global, Inject, Module, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Global, Inject, Logger, Module, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import cluster from 'node:cluster';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
@@ -73,6 +74,10 @@ export class ConsoleModule implements OnModuleInit, OnApplicationShutdown {
 
   /** The console's security headers on every answer of its API, errors and refusals included. */
   onModuleInit(): void {
+    if (cluster.isWorker && !this.redis) {
+      // Each worker would know only the sessions it opened itself: the console's requests land on any worker.
+      new Logger('Console').warn('console sessions are kept in each worker\'s memory: with SWITCHYARD_WORKERS above 1, set REDIS_URL so that every worker knows every session');
+    }
     const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
     fastify?.addHook('onRequest', (request, reply, done) => {
       if (isConsoleApiPath(request.url)) for (const [name, value] of Object.entries(consoleSecurityHeaders())) reply.raw.setHeader(name, value);

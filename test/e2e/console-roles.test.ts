@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { RequestMethod } from '@nestjs/common';
 import { ModulesContainer, Reflector } from '@nestjs/core';
 import { type AdminAccess, type AdminAreaMark, type ConsoleRole, CONSOLE_ROLES, accessOf, adminAreaOf, adminTokenOnly, rolesAllowed } from '../../modules/admin/index.js';
@@ -107,6 +109,14 @@ describe('every admin route has an area', () => {
     expect(allowed('PUT', '/admin/v1/tenants/:id/budget')).toEqual(['admin', 'operator']);
     expect(allowed('DELETE', '/admin/v1/cache')).toEqual(['admin', 'operator']);
     expect(allowed('POST', '/admin/v1/projections/:name/rebuild')).toEqual(['admin']);
+  });
+
+  test('docs/openapi.json states each admin operation\'s area and the console roles that may call it', () => {
+    const openapi = JSON.parse(readFileSync(fileURLToPath(new URL('../../../docs/openapi.json', import.meta.url)), 'utf8'));
+    const documented = (route: Route) => openapi.paths[route.pattern.replace(/:(\w+)/g, '{$1}')]?.[route.method.toLowerCase()];
+    const stated = Object.fromEntries(routes.map((route) => [describeRoute(route), { area: documented(route)?.['x-switchyard-console-area'], roles: documented(route)?.['x-switchyard-console-roles'] }]));
+    const enforced = Object.fromEntries(routes.map((route) => [describeRoute(route), { area: route.mark?.area, roles: route.allowed }]));
+    expect(stated).toEqual(enforced);
   });
 });
 
