@@ -117,6 +117,8 @@ test('a viewer signs in with single sign-on and reads the pages; the server refu
   const page = await signIn('vera');
   await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
   await expect(page.locator('.who-user').textContent()).resolves.toContain('vera');
+  // The overview is the status area's: a viewer reads it.
+  await page.getByRole('cell', { name: 'routing-snapshot' }).waitFor();
   await expect(page.locator('.who .badge').textContent()).resolves.toBe('viewer');
   expect(await seriousViolations(page)).toEqual([]);
   await screenshot(page, 'overview-viewer');

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { api, ApiError, withQuery } from '../api.js';
+import { api, withQuery } from '../api.js';
 import { Button, Empty, ErrorNotice, Facts, Field, Loading, PageHeader, Section } from '../components/ui.js';
 import { count, when } from '../format.js';
 import { useResource } from '../resource.js';
@@ -19,7 +19,7 @@ export function AuditPage() {
       <PageHeader title="Audit" />
       <div class="grid-2">
         <Verification />
-        <LatestCheckpoint />
+        <Checkpoints />
       </div>
       <Changes />
       <Events />
@@ -71,26 +71,35 @@ function Verification() {
   );
 }
 
-function LatestCheckpoint() {
-  const checkpoint = useResource(async (signal) => {
-    try {
-      return await api<Checkpoint>('/admin/v1/audit/checkpoint', { signal });
-    } catch (error) {
-      if (error instanceof ApiError && error.code === 'no_checkpoint') return null;
-      throw error;
-    }
-  }, 'checkpoint');
+/** The signed checkpoints, newest first, in keyset pages (GET /admin/v1/audit/checkpoints). */
+function Checkpoints() {
+  const [pages, setPages] = useState<number[]>([]);
+  const before = pages.at(-1);
+  const checkpoints = useResource((signal) => api<{ data: Checkpoint[]; nextBefore: number | null }>('/admin/v1/audit/checkpoints', {
+    signal, query: { before, limit: 10 },
+  }), `checkpoints-${before ?? ''}`);
   return (
-    <Section title="Latest checkpoint">
-      <ErrorNotice error={checkpoint.error} />
-      {checkpoint.loading && checkpoint.data === null ? <Loading /> : checkpoint.data ? (
-        <Facts rows={[
-          ['Position', `#${checkpoint.data.globalPosition} (sequence ${checkpoint.data.sequence})`],
-          ['Signed', when(checkpoint.data.signedAt)],
-          ['Key', `${checkpoint.data.algorithm} · ${checkpoint.data.keyId}`],
-          ['Hash', <code class="wrap">{checkpoint.data.hash}</code>],
-        ]} />
-      ) : <Empty>No checkpoint has been written yet (they are written as the chain grows, when a signing key is set).</Empty>}
+    <Section title="Checkpoints">
+      <ErrorNotice error={checkpoints.error} />
+      {!checkpoints.data ? <Loading /> : checkpoints.data.data.length === 0 ? (
+        <Empty>No checkpoint has been signed yet (they are signed as the chain grows, when SWITCHYARD_AUDIT_SIGNING_KEY is set).</Empty>
+      ) : (
+        <table>
+          <thead><tr><th scope="col" class="num">Sequence</th><th scope="col" class="num">Position</th><th scope="col">Signed (UTC)</th><th scope="col">Key</th></tr></thead>
+          <tbody>
+            {checkpoints.data.data.map((c) => (
+              <tr key={c.sequence}>
+                <td class="num">{c.sequence}</td><td class="num">{c.globalPosition}</td><td class="nowrap">{when(c.signedAt)}</td>
+                <td title={c.hash}>{`${c.algorithm} · ${c.keyId}`}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <nav class="pager" aria-label="Checkpoint pages">
+        <Button variant="secondary" disabled={pages.length === 0} onClick={() => setPages([])}>Newest</Button>
+        <Button variant="secondary" disabled={!checkpoints.data?.nextBefore} onClick={() => setPages([...pages, checkpoints.data!.nextBefore!])}>Older</Button>
+      </nav>
     </Section>
   );
 }

@@ -120,7 +120,8 @@ function grantBody(form: GrantForm) {
     scopes: form.scopes,
     aliases: form.aliases,
     limits: { rpm: limit(form.rpm), tpm: limit(form.tpm), maxConcurrency: limit(form.maxConcurrency) },
-    expiresAt: form.expiresAt ? new Date(form.expiresAt).toISOString() : null,
+    // The field is read as UTC, as every time in the console is shown.
+    expiresAt: form.expiresAt ? new Date(`${form.expiresAt}:00Z`).toISOString() : null,
   };
 }
 
@@ -144,7 +145,7 @@ function GrantFields({ form, setForm, aliases, prefix }: { form: GrantForm; setF
         <Field id={`${prefix}-rpm`} label="Requests / minute"><input id={`${prefix}-rpm`} type="number" min={1} value={form.rpm} onInput={(e) => setForm({ ...form, rpm: e.currentTarget.value })} /></Field>
         <Field id={`${prefix}-tpm`} label="Tokens / minute"><input id={`${prefix}-tpm`} type="number" min={1} value={form.tpm} onInput={(e) => setForm({ ...form, tpm: e.currentTarget.value })} /></Field>
         <Field id={`${prefix}-concurrency`} label="Concurrent requests"><input id={`${prefix}-concurrency`} type="number" min={1} value={form.maxConcurrency} onInput={(e) => setForm({ ...form, maxConcurrency: e.currentTarget.value })} /></Field>
-        <Field id={`${prefix}-expires`} label="Expires (optional)"><input id={`${prefix}-expires`} type="datetime-local" value={form.expiresAt} onInput={(e) => setForm({ ...form, expiresAt: e.currentTarget.value })} /></Field>
+        <Field id={`${prefix}-expires`} label="Expires (UTC, optional)"><input id={`${prefix}-expires`} type="datetime-local" value={form.expiresAt} onInput={(e) => setForm({ ...form, expiresAt: e.currentTarget.value })} /></Field>
       </div>
     </>
   );
