@@ -38,7 +38,7 @@ describe('the console in a browser', () => {
     });
     // Revoking asks for confirmation.
     page.on('dialog', (dialog) => void dialog.accept());
-  });
+  }, 120_000);
 
   afterAll(async () => {
     await browser?.close();
