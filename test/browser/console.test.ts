@@ -70,6 +70,15 @@ describe('the console in a browser', () => {
     expect(index.headers.get('cache-control')).toBe('no-store');
     const asset = /\/console\/assets\/[^"]+\.js/.exec(await index.text())![0];
     expect((await fetch(`${gw.url}${asset}`)).headers.get('cache-control')).toMatch(/immutable/);
+    // An unknown asset is a 404 (never the page, which a script tag would choke on); so is a name reaching out of assets/.
+    for (const path of ['/console/assets/index-00000000.js', '/console/assets/..%2f..%2fpackage.json', '/console/assets/nested/index.js']) {
+      const missing = await fetch(`${gw.url}${path}`);
+      expect({ path, status: missing.status }).toEqual({ path, status: 404 });
+      expect(missing.headers.get('content-security-policy')).toContain("default-src 'self'");
+    }
+    const unknownApi = await fetch(`${gw.url}/console/api/nothing-here`);
+    expect(unknownApi.status).toBe(404);
+    expect(((await unknownApi.json()) as { error: { code: string } }).error.code).toBe('not_found');
 
     await page.goto(`${gw.url}/console`);
     await page.getByRole('heading', { name: 'Sign in to the console' }).waitFor();
@@ -112,8 +121,20 @@ describe('the console in a browser', () => {
     await open('Requests');
     const first = page.getByRole('link', { name: /^[0-9a-f]{8}-/ }).first();
     await first.waitFor();
+    await expect(page.getByRole('link', { name: /^[0-9a-f]{8}-/ }).count()).resolves.toBe(3);
     await expectAccessible('requests');
     await screenshot(page, 'requests');
+    // Filters go to the server: no request of tenant hostile, then acme's three again.
+    await page.getByLabel('Tenant').fill('hostile');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByText('No request matches.').waitFor();
+    expect(new URL(page.url()).searchParams.get('tenant')).toBe('hostile');
+    await page.getByLabel('Tenant').fill('acme');
+    await page.getByLabel('Status').selectOption('success');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByRole('link', { name: /^[0-9a-f]{8}-/ }).nth(2).waitFor();
+    await expect(page.getByRole('link', { name: /^[0-9a-f]{8}-/ }).count()).resolves.toBe(3);
+    expect(Object.fromEntries(new URL(page.url()).searchParams)).toEqual({ tenant: 'acme', status: 'success' });
     await first.click();
     await page.getByRole('heading', { level: 1, name: 'Request' }).waitFor();
     await page.getByRole('heading', { name: 'Attempts' }).waitFor();
@@ -126,6 +147,9 @@ describe('the console in a browser', () => {
     await page.getByRole('list', { name: 'Spend by tenant' }).getByText('acme').waitFor();
     await expectAccessible('spend');
     await screenshot(page, 'spend');
+    const csv = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Export CSV' }).click();
+    expect((await csv).suggestedFilename()).toMatch(/^spend-day-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}\.csv$/);
 
     await open('Audit');
     await page.getByRole('cell', { name: 'TenantCreated' }).first().waitFor();
