@@ -189,6 +189,7 @@ describe('the console in a browser', () => {
     expect(secret).toMatch(/^sk-sy-[0-9A-Za-z]{32}$/);
     await page.getByRole('button', { name: 'Copy secret' }).click();
     expect(await page.evaluate('navigator.clipboard.readText()')).toBe(secret);
+    await expectAccessible('access-new-key');
     await screenshot(page, 'access-new-key');
     await page.getByRole('button', { name: 'I have stored it' }).click();
     await expect(secretField.count()).resolves.toBe(0);
@@ -242,6 +243,7 @@ describe('the console in a browser', () => {
     await expect(diff.getByRole('row', { name: /strategy\s+priority\s+weighted/ }).count()).resolves.toBe(1);
     await page.getByText('Would append AliasPublished — chat v2').waitFor();
     await page.getByRole('heading', { name: 'Aliases' }).scrollIntoViewIfNeeded();
+    await expectAccessible('catalog-alias-dry-run');
     await screenshot(page, 'catalog-alias-dry-run');
     expect((await admin.get('/aliases/chat')).json.aliasVersion).toBe(1);
 
@@ -260,6 +262,7 @@ describe('the console in a browser', () => {
     await page.getByRole('button', { name: 'Verify the chain' }).click();
     const verdict = page.getByTestId('audit-verdict');
     await verdict.getByText('The chain is intact').waitFor();
+    await expectAccessible('audit-verified');
     await expect(verdict.getByText(/Events verified/).isVisible()).resolves.toBe(true);
     await screenshot(page, 'audit');
   });
