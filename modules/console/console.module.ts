@@ -1,12 +1,9 @@
 import { Global, Inject, Logger, Module, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import cluster from 'node:cluster';
-import { HttpAdapterHost } from '@nestjs/core';
-import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
-import { AdminModule, AdminSessions, isConsoleApiPath } from '../admin/index.js';
+import { AdminModule, AdminSessions } from '../admin/index.js';
 import { type EventStore, SqlEventStore } from '../../src/kernel/index.js';
 import { ConsoleJournal } from './console-journal.js';
-import { consoleSecurityHeaders } from './console-security-headers.js';
 import { ConsoleSessionController } from './console-session.controller.js';
 import { CONSOLE_SETTINGS, type ConsoleSettings } from './console-settings.js';
 import { ConsoleSessions } from './console-sessions.js';
@@ -67,22 +64,13 @@ import { SignInThrottle } from './sign-in-throttle.js';
   exports: [AdminSessions, ConsoleSessions],
 })
 export class ConsoleModule implements OnModuleInit, OnApplicationShutdown {
-  constructor(
-    @Inject(CONSOLE_REDIS) private readonly redis: Redis | null,
-    private readonly adapterHost: HttpAdapterHost,
-  ) {}
+  constructor(@Inject(CONSOLE_REDIS) private readonly redis: Redis | null) {}
 
-  /** The console's security headers on every answer of its API, errors and refusals included. */
   onModuleInit(): void {
     if (cluster.isWorker && !this.redis) {
       // Each worker would know only the sessions it opened itself: the console's requests land on any worker.
       new Logger('Console').warn('console sessions are kept in each worker\'s memory: with SWITCHYARD_WORKERS above 1, set REDIS_URL so that every worker knows every session');
     }
-    const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
-    fastify?.addHook('onRequest', (request, reply, done) => {
-      if (isConsoleApiPath(request.url)) for (const [name, value] of Object.entries(consoleSecurityHeaders())) reply.raw.setHeader(name, value);
-      done();
-    });
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -111,6 +111,10 @@ describe('sign-in with the admin token', () => {
     expect(response.headers.get('x-content-type-options')).toBe('nosniff');
     expect(response.headers.get('referrer-policy')).toBe('no-referrer');
     expect(response.headers.get('cache-control')).toBe('no-store');
+    const unknown = await browser().get('/console/api/no-such-route');
+    expect(unknown.status).toBe(404);
+    expect(unknown.json.error.code).toBe('not_found');
+    expect(unknown.headers.get('x-frame-options')).toBe('DENY');
     const config = await browser().get('/console/api/config');
     expect(config.status).toBe(200);
     expect(config.json).toEqual({ signIn: { token: true, oidc: null } });
