@@ -9,6 +9,7 @@ WORKDIR /build
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY . .
+# `npm run build` compiles the gateway and builds the web console (dist/console).
 RUN npm run build
 
 # --- runtime: production dependencies and the compiled JavaScript, no sources and no compiler ---------
@@ -22,6 +23,8 @@ COPY --from=build /build/dist/modules dist/modules
 COPY --from=build /build/dist/events dist/events
 COPY --from=build /build/dist/projections dist/projections
 COPY --from=build /build/dist/migrations dist/migrations
+# The web console's built assets (Vite, from console/), served at /console.
+COPY --from=build /build/dist/console dist/console
 # The CLI entry and its build check (with no tsconfig.json here it runs the build as it is), and the
 # OpenAPI document the gateway serves at /docs.
 COPY bin bin

@@ -9,6 +9,11 @@ export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'bench/k6-chat.js', 'bench/results/**'] },
   ...tseslint.configs.recommended,
   {
+    // The console runs in the browser (console/tsconfig.json): the same rules, with DOM globals, not Node's.
+    files: ['console/**/*.{ts,tsx}'],
+    languageOptions: { parserOptions: { ecmaFeatures: { jsx: true } } },
+  },
+  {
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
       '@typescript-eslint/no-explicit-any': 'off',

@@ -14,7 +14,6 @@
  * projector does. No read model is written by the bench itself.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { generateKeyPairSync } from 'node:crypto';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,6 +45,8 @@ interface Options {
 }
 
 const ADMIN_TOKEN = 'console-scale-admin-token-0123456789abcdef';
+/** An HMAC key of the bench's own (no secret: the database is a scratch one). */
+const AUDIT_HMAC_KEY = 'console-scale-audit-checkpoint-hmac-key-0123456789abcdef';
 const BOUND_MS = 1000;
 
 function parse(argv: string[]): Options {
@@ -256,6 +257,9 @@ interface Row { name: string; status: number; bytes: number; first: number; p50:
 
 function rowsOf(json: any): string {
   if (!json || typeof json !== 'object') return '';
+  // The audit verification: whether the chain verified, and over how many events.
+  if (typeof json.ok === 'boolean' && 'verifiedEvents' in json) return `ok=${json.ok}, ${json.verifiedEvents} events, ${json.checkpoints?.verified ?? 0} checkpoints`;
+  if (typeof json.source === 'string' && Array.isArray(json.rows)) return `${json.rows.length} (${json.source})`;
   for (const field of ['requests', 'data', 'attempts', 'projections', 'breakers', 'rows']) if (Array.isArray(json[field])) return String(json[field].length);
   return '';
 }
@@ -268,7 +272,8 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'switchyard-console-scale-'));
   const configPath = join(dir, 'switchyard.yaml');
   writeFileSync(configPath, scaleYaml(scaleCatalog()));
-  const auditKey = process.env.SY_SCALE_AUDIT_KEY ?? generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  // The same key every run: checkpoints signed when the database was built must verify when it is reused.
+  const auditKey = process.env.SY_SCALE_AUDIT_KEY ?? AUDIT_HMAC_KEY;
   const env: NodeJS.ProcessEnv = {
     ...process.env, DATABASE_URL: url, SWITCHYARD_CONFIG: configPath, SY_SCALE_UPSTREAM_KEY: 'not-called', SY_SCALE_AUDIT_KEY: auditKey,
     SWITCHYARD_AUDIT_SIGNING_KEY: 'env:SY_SCALE_AUDIT_KEY', ADMIN_TOKEN, LOG_LEVEL: 'warn', CLICKHOUSE_URL: clickhouseUrl ?? '', REDIS_URL: '',

@@ -7,6 +7,7 @@ import { AuditModule } from '../modules/audit/audit.module.js';
 import { CacheAdminModule } from '../modules/cache/admin/cache-admin.module.js';
 import { CatalogAdminModule } from '../modules/catalog/admin/catalog-admin.module.js';
 import { CatalogModule } from '../modules/catalog/catalog.module.js';
+import { ConsoleAssetsModule } from '../modules/console/console-assets.module.js';
 import { ConsoleModule } from '../modules/console/console.module.js';
 import { ObservabilityModule } from '../modules/observability/index.js';
 import { InferenceModule } from '../modules/inference/inference.module.js';
@@ -25,7 +26,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [PlatformModule.forRoot(platform), ObservabilityModule, CatalogModule, AccessModule, ProvidersModule, LimitsModule, InferenceModule, AdminModule,
-        AccessAdminModule, CatalogAdminModule, AnalyticsModule, AuditModule, CacheAdminModule, ConsoleModule, OverviewModule],
+        AccessAdminModule, CatalogAdminModule, AnalyticsModule, AuditModule, CacheAdminModule, ConsoleModule, OverviewModule, ConsoleAssetsModule],
       controllers: [ConfigApplyController],
       providers: [ConfigApplier, ConfigurationCommand.Handler],
     };

@@ -39,15 +39,20 @@ export class PostgresSpendSource implements SpendSource {
       params.push(value);
       where += ` AND ${SPEND_DIMENSIONS[dimension as keyof typeof SPEND_DIMENSIONS]} = $${params.length}`;
     }
-    const period = `to_char(date_trunc('${query.granularity}', recorded_at AT TIME ZONE 'UTC'), '${PERIOD_FORMAT[query.granularity]}')`;
+    // Grouped by the period's start (a timestamp) and labelled once per group: a text label per row sorted
+    // by collation cost more than the scan. The totals are the grouping set () of the same scan.
+    const bucket = `date_trunc('${query.granularity}', recorded_at AT TIME ZONE 'UTC')`;
     const columns = query.groupBy.map((dimension) => SPEND_DIMENSIONS[dimension]);
-    const rows = await this.database.query<MetricRow & Record<string, string>>(
-      `SELECT ${period} AS period${columns.map((c) => `, ${c}`).join('')}, ${METRICS}
-       FROM cost_ledger WHERE ${where}
-       GROUP BY 1${columns.map((_, i) => `, ${i + 2}`).join('')}`,
+    const grouped = await this.database.query<MetricRow & Record<string, string> & { total: number }>(
+      `SELECT to_char(g.bucket, '${PERIOD_FORMAT[query.granularity]}') AS period, g.* FROM (
+         SELECT ${bucket} AS bucket${columns.map((c) => `, ${c}`).join('')}, ${METRICS}, GROUPING(${bucket}) AS total
+         FROM cost_ledger WHERE ${where}
+         GROUP BY GROUPING SETS ((${[bucket, ...columns].join(', ')}), ())
+       ) g`,
       params,
     );
-    const [totals] = await this.database.query<MetricRow>(`SELECT ${METRICS} FROM cost_ledger WHERE ${where}`, params);
+    const totals = grouped.find((row) => Number(row.total) === 1)!;
+    const rows = grouped.filter((row) => Number(row.total) === 0);
     return {
       rows: sortRows(rows.map((row) => ({
         period: row.period,

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync, existsSync, copyFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync, existsSync, copyFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -11,8 +11,10 @@ import { REPO } from '../support/deploy-facts.js';
  * in a serving tree and one in test/, the real compiler — so each case compiles a few lines, not the gateway.
  */
 type EnsureBuild = (scope: 'serve' | 'all', root: string, options: { quiet: boolean }) => boolean;
+type EnsureConsoleBuild = (root: string, options: { quiet: boolean }) => boolean;
 
 let ensureBuildModule: EnsureBuild;
+let ensureConsoleBuild: EnsureConsoleBuild;
 /** Quiet: its compiles are this suite's, not the run's (they would read as such in `npm test`'s output). */
 const ensureBuild = (scope: 'serve' | 'all', at: string) => ensureBuildModule(scope, at, { quiet: true });
 let root: string;
@@ -36,7 +38,9 @@ function edit(path: string, text?: string): void {
 }
 
 beforeAll(async () => {
-  ensureBuildModule = ((await import(pathToFileURL(join(REPO, 'scripts', 'ensure-build.mjs')).href)) as { ensureBuild: EnsureBuild }).ensureBuild;
+  const script = (await import(pathToFileURL(join(REPO, 'scripts', 'ensure-build.mjs')).href)) as { ensureBuild: EnsureBuild; ensureConsoleBuild: EnsureConsoleBuild };
+  ensureBuildModule = script.ensureBuild;
+  ensureConsoleBuild = script.ensureConsoleBuild;
   root = mkdtempSync(join(tmpdir(), 'switchyard-build-scopes-'));
   copyFileSync(join(REPO, 'tsconfig.json'), join(root, 'tsconfig.json'));
   copyFileSync(join(REPO, 'tsconfig.build.json'), join(root, 'tsconfig.build.json'));
@@ -95,6 +99,38 @@ describe('ensure-build', () => {
       expect(ensureBuild('serve', release)).toBe(false);
     } finally {
       rmSync(release, { recursive: true, force: true });
+    }
+  });
+
+  test('the console (console/, Vite) is built into dist/console when a file of it is newer than the build, and only then', () => {
+    const checkout = mkdtempSync(join(tmpdir(), 'switchyard-build-console-'));
+    try {
+      // No console/: nothing to build (a release, or a checkout of the serving code only).
+      expect(ensureConsoleBuild(checkout, { quiet: true })).toBe(false);
+      cpSync(join(REPO, 'console'), join(checkout, 'console'), { recursive: true });
+      symlinkSync(join(REPO, 'node_modules'), join(checkout, 'node_modules'));
+      expect(ensureConsoleBuild(checkout, { quiet: true })).toBe(true);
+      const index = readFileSync(join(checkout, 'dist', 'console', 'index.html'), 'utf8');
+      const script = /src="\/console\/(assets\/[^"]+\.js)"/.exec(index)![1];
+      expect(existsSync(join(checkout, 'dist', 'console', script))).toBe(true);
+      expect(ensureConsoleBuild(checkout, { quiet: true })).toBe(false);
+      const built = statSync(join(checkout, 'dist', 'console', 'index.html')).mtimeMs;
+      const source = join(checkout, 'console', 'src', 'format.ts');
+      utimesSync(source, new Date(built + 1_000), new Date(built + 1_000));
+      expect(ensureConsoleBuild(checkout, { quiet: true })).toBe(true);
+    } finally {
+      rmSync(checkout, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  test('console sources newer than their build without Vite: a clear error', () => {
+    const bare = mkdtempSync(join(tmpdir(), 'switchyard-build-console-bare-'));
+    try {
+      mkdirSync(join(bare, 'console'));
+      writeFileSync(join(bare, 'console', 'index.html'), '<!doctype html>\n');
+      expect(() => ensureConsoleBuild(bare, { quiet: true })).toThrow(/no Vite .*npm ci/);
+    } finally {
+      rmSync(bare, { recursive: true, force: true });
     }
   });
 });

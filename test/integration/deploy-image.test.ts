@@ -107,7 +107,7 @@ describe('Dockerfile', () => {
     expect(rest.join(' ')).not.toMatch(/\bnpm (ci|install)\b/);
     const fromBuild = all(runtime, 'COPY').filter((args) => args.startsWith('--from=build'));
     const trees = fromBuild.map((args) => args.split(' ')[1].replace(`${only(build, 'WORKDIR')}/`, ''));
-    expect(trees.sort()).toEqual(['dist/events', 'dist/migrations', 'dist/modules', 'dist/projections', 'dist/src']);
+    expect(trees.sort()).toEqual(['dist/console', 'dist/events', 'dist/migrations', 'dist/modules', 'dist/projections', 'dist/src']);
     // No sources and no compiler configuration: production start must not need them.
     for (const args of all(runtime, 'COPY')) expect(args).not.toMatch(/tsconfig|\.ts\b/);
   });
@@ -240,7 +240,7 @@ describe("Dockerfile's runtime stage, performed in a directory standing for the 
     expect(existsSync(join(app, 'tsconfig.json'))).toBe(false);
     expect(existsSync(join(app, 'node_modules', 'typescript'))).toBe(false);
     expect(existsSync(join(app, 'node_modules', 'jest'))).toBe(false);
-    expect(readdirSync(join(app, 'dist')).sort()).toEqual(['events', 'migrations', 'modules', 'projections', 'src']);
+    expect(readdirSync(join(app, 'dist')).sort()).toEqual(['console', 'events', 'migrations', 'modules', 'projections', 'src']);
     expect(output).not.toContain('compiling TypeScript');
   });
 
@@ -250,7 +250,7 @@ describe("Dockerfile's runtime stage, performed in a directory standing for the 
     expect(output).toContain(`event store: embedded PGlite at ${env.SWITCHYARD_DATA_DIR}`);
   });
 
-  test('it serves a chat completion with the demo key, and /docs from the copied OpenAPI document', async () => {
+  test('it serves a chat completion with the demo key, /docs from the copied OpenAPI document, and the built console', async () => {
     const key = /Demo key: (sk-sy-\S+)/.exec(output)![1];
     const response = await fetch(`http://127.0.0.1:${port}/v1/chat/completions`, {
       method: 'POST',
@@ -261,6 +261,11 @@ describe("Dockerfile's runtime stage, performed in a directory standing for the 
     const body: any = await response.json();
     expect(body.choices[0].message.content.length).toBeGreaterThan(0);
     expect((await fetch(`http://127.0.0.1:${port}/docs`)).status).toBe(200);
+    // The console as the build stage built it: the page, and the script it names.
+    const page = await fetch(`http://127.0.0.1:${port}/console/`);
+    expect(page.status).toBe(200);
+    const script = /src="(\/console\/assets\/[^"]+\.js)"/.exec(await page.text())![1];
+    expect((await fetch(`http://127.0.0.1:${port}${script}`)).status).toBe(200);
   });
 
   test('its STOPSIGNAL ends it cleanly (exit 0), after which its HEALTHCHECK fails', async () => {

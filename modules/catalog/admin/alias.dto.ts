@@ -101,3 +101,9 @@ export function aliasDefinitionOf(dto: PublishAliasDto): AliasDefinition {
     visibility: dto.visibility ?? ALIAS_DEFAULTS.visibility,
   };
 }
+
+/** `?dryRun=true` on a publish: the answer says what would be appended, and nothing is. */
+export class AliasDryRunQueryDto {
+  @IsOptional() @IsIn(['true', 'false'])
+  dryRun?: 'true' | 'false';
+}

@@ -1,4 +1,4 @@
-import { type AliasPolicy, aliasStream, deploymentStream, priceAt, priceStream, providerStream, type ScheduledPrice } from '../../../events/index.js';
+import { type AliasDefinition, type AliasPolicy, aliasStream, deploymentStream, priceAt, priceStream, providerStream, type ScheduledPrice } from '../../../events/index.js';
 import type { ControlPlaneState } from '../../../projections/control-plane/index.js';
 import type { ResolvedAlias, RoutingSnapshot } from '../../../projections/routing-snapshot/index.js';
 
@@ -86,6 +86,18 @@ export function aliasView(state: ControlPlaneState, snapshot: RoutingSnapshot, p
     serving: serving ? servingView(serving) : null,
     problems: problems.filter((problem) => problem.startsWith(`alias ${name} `)),
     version: state.versions.get(aliasStream(name)) ?? 0,
+  };
+}
+
+/** A definition in the view's words (what a dry-run of a publish would make the declared version). */
+export function aliasDefinitionView(d: AliasDefinition, aliasVersion: number) {
+  return {
+    aliasVersion,
+    strategy: d.strategy,
+    routes: d.routes.map((route) => ({ deployment: route.deploymentId, priority: route.priority, weight: route.weight })),
+    policy: policyView(d.policy),
+    visibility: d.visibility,
+    contentPolicy: d.policy.contentPolicy ?? null,
   };
 }
 
