@@ -14,6 +14,7 @@ import { type HttpSettings, httpSettings, timeoutCheckIntervalMs } from '../modu
 import { parseJsonBody } from '../modules/inference/http/json-body-parser.js';
 import { answerRouterError } from '../modules/inference/http/router-errors.js';
 import { MockProviderHost } from '../modules/providers/mock/mock-provider-host.js';
+import { consoleApiSecurityHeaders } from '../modules/console/console-security-headers.js';
 import { AppModule } from './app.module.js';
 import { startupApplyLog } from './config/apply/apply-report.js';
 import { ConfigApplier } from './config/apply/config-applier.js';
@@ -125,6 +126,8 @@ export async function startGateway(environment: Environment, options: StartOptio
     // First, so that every answer — refusals included — is observed and carries the overhead header.
     fastify.addHook('onRequest', observability.track);
     fastify.addHook('onRequest', connectionErrors.track);
+    // Before authentication, so that its refusals under /console/api carry the console's headers too.
+    fastify.addHook('onRequest', consoleApiSecurityHeaders);
     const adminOnly = (path: string) => path === '/metrics' && observability.settings.metricsAccess === 'admin';
     fastify.addHook('onRequest', new EarlyAuthentication(app.get(GatewayAuthenticator), app.get(AdminGuard), () => closing, adminOnly).onRequest);
     boundConnections(adapter.getHttpServer(), http, logger);

@@ -75,7 +75,7 @@ export class AdminGuard implements CanActivate {
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     // Every admin answer carries the request id, which is also the correlation id of the events it causes.
     context.switchToHttp().getResponse<FastifyReply>().header('x-request-id', request.id);
-    const principal = await this.identify(request.headers);
+    const principal = await this.identify(request.headers, 'admin', request.method);
     const handler = context.getHandler();
     const controller = context.getClass();
     const tokenOnly = adminTokenOnly(this.reflector, handler, controller);
@@ -101,13 +101,14 @@ export class AdminGuard implements CanActivate {
    * The principal a request's credentials stand for, or the 401/403 refusing them. Needs the headers only,
    * so the HTTP layer also calls it before reading a body; `required: 'platform'` refuses tenant admins and
    * console sessions (for `/metrics`, which has no guard of its own and takes the token or a key only).
-   * A credential header wins over a session cookie; a session is looked up in its store (asynchronous).
+   * A credential header wins over a session cookie; a session is looked up in its store (asynchronous), and
+   * given the request's `method`, a change without the session's CSRF token is refused here already.
    */
-  identify(headers: FastifyRequest['headers'], required: 'admin' | 'platform' = 'admin'): AdminPrincipal | Promise<AdminPrincipal> {
+  identify(headers: FastifyRequest['headers'], required: 'admin' | 'platform' = 'admin', method?: string): AdminPrincipal | Promise<AdminPrincipal> {
     const presented = presentedToken(headers);
     if (!presented) {
       const cookie = required === 'admin' ? sessionCookieOf(headers.cookie) : null;
-      if (cookie !== null && this.sessions) return this.sessionPrincipal(cookie);
+      if (cookie !== null && this.sessions) return this.sessionPrincipal(cookie, headers, method);
       throw new AdminApiError(401, 'unauthorized', 'Missing admin token. Send it as "Authorization: Bearer <token>" or "x-admin-token: <token>".');
     }
     const tokenId = this.tokens.verify(presented);
@@ -129,9 +130,10 @@ export class AdminGuard implements CanActivate {
     return principal;
   }
 
-  private async sessionPrincipal(cookie: string): Promise<AdminPrincipal> {
+  private async sessionPrincipal(cookie: string, headers: FastifyRequest['headers'], method: string | undefined): Promise<AdminPrincipal> {
     const session = await this.sessions!.find(cookie);
     if (session === null) throw sessionRequired();
+    if (method !== undefined && isChange(method)) requireCsrfToken(headers, session);
     const principal = AdminPrincipal.consoleUser(session.user, session.role);
     sessionsOfPrincipals.set(principal, session);
     return principal;
@@ -147,12 +149,17 @@ const sessionsOfPrincipals = new WeakMap<AdminPrincipal, AdminSession>();
  */
 function authorizeSession(request: FastifyRequest, session: AdminSession, mark: ReturnType<typeof adminAreaOf>, tokenOnly: boolean): void {
   const access = accessOf(request.method, mark);
-  if (request.method !== 'GET' && request.method !== 'HEAD') requireCsrfToken(request.headers, session);
+  if (isChange(request.method)) requireCsrfToken(request.headers, session);
   const allowed = rolesAllowed(mark, access, tokenOnly);
   if (!allowed.includes(session.role)) {
-    const what = access === 'read' ? 'reading this' : 'this change';
-    throw new AdminApiError(403, 'role_forbidden', `${what[0].toUpperCase()}${what.slice(1)} needs the console role ${allowed.join(' or ')}; this session has the role ${session.role}.`);
+    const what = access === 'read' ? 'Reading this' : 'This change';
+    throw new AdminApiError(403, 'role_forbidden', `${what} needs the console role ${allowed.join(' or ')}; this session has the role ${session.role}.`);
   }
+}
+
+/** Every method but GET and HEAD needs the CSRF token, whatever the route does (a POST that only reads included). */
+function isChange(method: string): boolean {
+  return method !== 'GET' && method !== 'HEAD';
 }
 
 /** 403 `csrf_token_required` unless `x-csrf-token` is the session's token (compared in constant time). */

@@ -1,3 +1,6 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isConsoleApiPath } from '../admin/index.js';
+
 /**
  * The headers every /console response carries (the contract of issue 38): a Content-Security-Policy that
  * allows only the gateway's own scripts, styles and connections (no inline script or style, no framing,
@@ -24,3 +27,13 @@ const CONTENT_SECURITY_POLICY = [
   "base-uri 'none'",
   "form-action 'self'",
 ].join('; ');
+
+/**
+ * An `onRequest` hook: the console API's headers on the raw response, so every answer under /console/api
+ * carries them, including those written before any route runs (an unknown route, a node shutting down) and
+ * errors the admin error filter writes itself. Registered ahead of the authentication hook.
+ */
+export function consoleApiSecurityHeaders(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
+  if (isConsoleApiPath(request.url)) for (const [name, value] of Object.entries(consoleSecurityHeaders())) reply.raw.setHeader(name, value);
+  done();
+}

@@ -66,6 +66,7 @@ export class ConsoleSessionController {
       await this.journal.refused('token', 'invalid_token', null, null, request);
       throw new AdminApiError(401, 'unauthorized', 'The admin token is not valid.');
     }
+    await closePrevious(this.sessions, request);
     const { cookieValue, session } = await this.sessions.open(`admin:${tokenId}`, 'admin', 'token');
     await this.journal.signedIn(session, request);
     setSessionCookie(reply, cookieValue, secureCookies(request, this.settings.secureCookie));
@@ -93,6 +94,12 @@ export class ConsoleSessionController {
     if (session === null) throw sessionRequired();
     return session;
   }
+}
+
+/** A browser signing in again leaves no second session behind: the one its cookie names ends. */
+export async function closePrevious(sessions: ConsoleSessions, request: FastifyRequest): Promise<void> {
+  const previous = sessionCookieOf(request.headers.cookie);
+  if (previous !== null) await sessions.close(previous);
 }
 
 /** Counts a sign-in attempt of the request's address; over the bound, 429 with `retry-after`. */

@@ -1,5 +1,6 @@
 import {
-  ConfigurationError, type SettingsEnv, declareSettings, definedOnly, integerSetting, isSecretRef, positiveIntegerSetting, textSetting,
+  ConfigurationError, SecretResolutionError, type SettingsEnv, declareSettings, definedOnly, integerSetting, isSecretRef, positiveIntegerSetting,
+  resolveSecret, textSetting,
 } from '../../src/kernel/index.js';
 import { type OidcRoleMap, parseOidcRoleMap } from './oidc/oidc-role-map.js';
 
@@ -117,6 +118,8 @@ export const CONSOLE_ENVIRONMENT = declareSettings('modules/console', {
 
 /** The console's resolved settings, and where its shared state lives. */
 export interface ConsoleSettings extends ConsoleKnobs {
+  /** The OIDC client secret behind its reference, resolved once at start; null without one. */
+  oidcClientSecret: string | null;
   /** Sessions, sign-in attempts and pending OIDC sign-ins in Redis (shared by every node); null = this process's memory. */
   redisUrl: string | null;
   /** Prefix of the console's Redis keys (SWITCHYARD_REDIS_NAMESPACE). */
@@ -191,5 +194,15 @@ export function resolveConsoleSettings(overrides: Partial<ConsoleKnobs> | undefi
     oidc: null,
     ...overrides,
   };
-  return { ...knobs, redisUrl, namespace, nodeId };
+  return { ...knobs, oidcClientSecret: knobs.oidc?.clientSecretRef ? clientSecret(knobs.oidc.clientSecretRef) : null, redisUrl, namespace, nodeId };
+}
+
+/** Resolved at start, so a reference that cannot be read stops the start with a clear message rather than failing every sign-in. */
+function clientSecret(ref: string): string {
+  try {
+    return resolveSecret(ref);
+  } catch (error) {
+    if (error instanceof SecretResolutionError) throw new ConfigurationError(`SWITCHYARD_CONSOLE_OIDC_CLIENT_SECRET (${ref}) cannot be read: ${error.message}`);
+    throw error;
+  }
 }

@@ -1,11 +1,9 @@
-import { Global, Inject, Module, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
-import type { FastifyInstance } from 'fastify';
+import { Global, Inject, Logger, Module, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import cluster from 'node:cluster';
 import { Redis } from 'ioredis';
-import { AdminModule, AdminSessions, isConsoleApiPath } from '../admin/index.js';
-import { ConfigurationError, type EventStore, SecretResolutionError, SqlEventStore, resolveSecret } from '../../src/kernel/index.js';
+import { AdminModule, AdminSessions } from '../admin/index.js';
+import { type EventStore, SqlEventStore } from '../../src/kernel/index.js';
 import { ConsoleJournal } from './console-journal.js';
-import { consoleSecurityHeaders } from './console-security-headers.js';
 import { ConsoleSessionController } from './console-session.controller.js';
 import { CONSOLE_SETTINGS, type ConsoleSettings } from './console-settings.js';
 import { ConsoleSessions } from './console-sessions.js';
@@ -59,35 +57,20 @@ import { SignInThrottle } from './sign-in-throttle.js';
     { provide: ConsoleJournal, useFactory: (store: EventStore) => new ConsoleJournal(store), inject: [SqlEventStore] },
     {
       provide: OidcRelyingParty,
-      useFactory: (settings: ConsoleSettings): OidcRelyingParty | null => {
-        if (!settings.oidc) return null;
-        let secret: string | null = null;
-        try {
-          if (settings.oidc.clientSecretRef) secret = resolveSecret(settings.oidc.clientSecretRef);
-        } catch (error) {
-          if (error instanceof SecretResolutionError) throw new ConfigurationError(`SWITCHYARD_CONSOLE_OIDC_CLIENT_SECRET cannot be read: ${error.message}`);
-          throw error;
-        }
-        return new OidcRelyingParty(settings.oidc, secret);
-      },
+      useFactory: (settings: ConsoleSettings): OidcRelyingParty | null => (settings.oidc ? new OidcRelyingParty(settings.oidc, settings.oidcClientSecret) : null),
       inject: [CONSOLE_SETTINGS],
     },
   ],
   exports: [AdminSessions, ConsoleSessions],
 })
 export class ConsoleModule implements OnModuleInit, OnApplicationShutdown {
-  constructor(
-    @Inject(CONSOLE_REDIS) private readonly redis: Redis | null,
-    private readonly adapterHost: HttpAdapterHost,
-  ) {}
+  constructor(@Inject(CONSOLE_REDIS) private readonly redis: Redis | null) {}
 
-  /** The console's security headers on every answer of its API, errors and refusals included. */
   onModuleInit(): void {
-    const fastify = this.adapterHost.httpAdapter?.getInstance<FastifyInstance>();
-    fastify?.addHook('onRequest', (request, reply, done) => {
-      if (isConsoleApiPath(request.url)) for (const [name, value] of Object.entries(consoleSecurityHeaders())) reply.raw.setHeader(name, value);
-      done();
-    });
+    if (cluster.isWorker && !this.redis) {
+      // Each worker would know only the sessions it opened itself: the console's requests land on any worker.
+      new Logger('Console').warn('console sessions are kept in each worker\'s memory: with SWITCHYARD_WORKERS above 1, set REDIS_URL so that every worker knows every session');
+    }
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -10,7 +10,7 @@ import { type TestGateway, startTestGateway } from '../support/gateway-harness.j
 const ADMIN_TOKEN = 'console-session-admin-token-0123456789';
 const IDLE_MS = 2_000;
 const MAX_AGE_MS = 4_000;
-const ATTEMPTS_PER_MINUTE = 8;
+const ATTEMPTS_PER_MINUTE = 20;
 
 let gw: TestGateway;
 const browsers: ConsoleBrowser[] = [];
@@ -89,6 +89,17 @@ describe('sign-in with the admin token', () => {
     expect(everything).not.toContain(response.json.csrfToken);
   });
 
+  test('signing in again ends the session the browser had', async () => {
+    const client = browser();
+    await client.signInWithToken(ADMIN_TOKEN);
+    const first = client.cookies.get('switchyard_console')!;
+    expect((await client.signInWithToken(ADMIN_TOKEN)).status).toBe(200);
+    expect(client.cookies.get('switchyard_console')).not.toBe(first);
+    const stale = browser();
+    stale.cookies.set('switchyard_console', first);
+    expect((await stale.get('/console/api/session')).status).toBe(401);
+  });
+
   test('the session API and refusals carry the console security headers', async () => {
     const response = await browser().get('/console/api/session');
     expect(response.status).toBe(401);
@@ -100,6 +111,10 @@ describe('sign-in with the admin token', () => {
     expect(response.headers.get('x-content-type-options')).toBe('nosniff');
     expect(response.headers.get('referrer-policy')).toBe('no-referrer');
     expect(response.headers.get('cache-control')).toBe('no-store');
+    const unknown = await browser().get('/console/api/no-such-route');
+    expect(unknown.status).toBe(404);
+    expect(unknown.json.error.code).toBe('not_found');
+    expect(unknown.headers.get('x-frame-options')).toBe('DENY');
     const config = await browser().get('/console/api/config');
     expect(config.status).toBe(200);
     expect(config.json).toEqual({ signIn: { token: true, oidc: null } });
@@ -134,6 +149,12 @@ describe('the admin API with a session cookie', () => {
     const crossed = await client.change('PUT', '/admin/v1/aliases/csrf-less', { routes: [{ deployment: 'primary' }] }, { csrf: false, headers: { 'x-csrf-token': other.csrfToken! } });
     expect(crossed.status).toBe(403);
     expect(await aliasEvents()).toBe(0);
+    // Refused before the body is read: a body that is not even JSON gets the CSRF refusal, not a parse error.
+    const early = await fetch(`${gw.url}/admin/v1/aliases/csrf-less`, {
+      method: 'PUT', body: '{not json', headers: { 'content-type': 'application/json', cookie: `switchyard_console=${client.cookies.get('switchyard_console')}` },
+    });
+    expect(early.status).toBe(403);
+    expect(((await early.json()) as { error: { code: string } }).error.code).toBe('csrf_token_required');
   });
 
   test('a change with the CSRF token is made, and its event names the console user and role', async () => {
@@ -185,8 +206,8 @@ describe('sign-out', () => {
 
 describe('timeouts', () => {
   test('an unused session ends after the idle timeout; a used one ends at the absolute timeout anyway', async () => {
-    const idle = browser();
-    const busy = browser();
+    const idle = browser('127.0.0.5');
+    const busy = browser('127.0.0.5');
     await idle.signInWithToken(ADMIN_TOKEN);
     await busy.signInWithToken(ADMIN_TOKEN);
     const start = Date.now();

@@ -114,6 +114,22 @@ describeWithRedis('console sessions in Redis: what the store holds', () => {
   });
 });
 
+describe('console sessions when Redis cannot be reached', () => {
+  test('every use is 503 session_store_unavailable: no session is taken for valid, none is opened', async () => {
+    // Nothing listens on port 1; no offline queue, so each command fails at once.
+    const unreachable = new Redis('redis://127.0.0.1:1', { enableOfflineQueue: false, maxRetriesPerRequest: 0, lazyConnect: true, retryStrategy: () => null });
+    unreachable.on('error', () => undefined);
+    try {
+      const sessions = new ConsoleSessions(new RedisConsoleStateStore(unreachable, namespace), { idleTimeoutMs: IDLE_MS, maxAgeMs: MAX_AGE_MS });
+      await expect(sessions.find('A'.repeat(43))).rejects.toMatchObject({ status: 503, code: 'session_store_unavailable' });
+      await expect(sessions.open('frank', 'admin', 'token')).rejects.toMatchObject({ status: 503, code: 'session_store_unavailable' });
+      await expect(new SignInThrottle(new RedisConsoleStateStore(unreachable, namespace), 3).admit('192.0.2.1')).rejects.toMatchObject({ status: 503 });
+    } finally {
+      unreachable.disconnect();
+    }
+  });
+});
+
 /** Two gateway nodes on one database and one Redis: a console session opened on one works on the other, and signing out on either ends it on both. */
 describeWithServices('console sessions across two nodes (Redis)', () => {
   const ADMIN_TOKEN = 'console-two-nodes-admin-token-0123456789';

@@ -38,6 +38,7 @@ export class ConsoleBrowser {
     return this.send(method, path, body, headers);
   }
 
+  /** `body`: JSON, or a form (URLSearchParams) as an HTML form posts it. */
   async send(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ConsoleResponse> {
     const url = path.startsWith('http') ? path : `${this.baseUrl}${path}`;
     const cookie = [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
@@ -47,10 +48,10 @@ export class ConsoleBrowser {
       dispatcher: this.dispatcher,
       headers: {
         ...(cookie ? { cookie } : {}),
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...(body instanceof URLSearchParams ? { 'content-type': 'application/x-www-form-urlencoded' } : body !== undefined ? { 'content-type': 'application/json' } : {}),
         ...headers,
       },
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: body === undefined ? undefined : body instanceof URLSearchParams ? body.toString() : JSON.stringify(body),
     });
     this.remember(response.headers.getSetCookie());
     const text = await response.text();

@@ -30,6 +30,11 @@ async function server(scopes: string[], closing = false): Promise<{ app: Fastify
   const admin = {
     identify: (headers: Record<string, unknown>) => {
       if (headers['x-admin-token'] === 'right') return 'admin:env';
+      // A console session is looked up asynchronously: the hook waits for the answer.
+      if (headers.cookie === 'switchyard_console=live') return new Promise((resolve) => setTimeout(() => resolve('console:alice'), 20));
+      if (headers.cookie === 'switchyard_console=ended') {
+        return new Promise((_resolve, reject) => setTimeout(() => reject(new AdminApiError(401, 'session_required', 'No console session.')), 20));
+      }
       throw new AdminApiError(401, 'unauthorized', 'The admin token is not valid.');
     },
   };
@@ -75,6 +80,15 @@ describe('authentication before the body', () => {
     expect((await inject({ method: 'POST', url: '/admin/v1/tenants', headers: { 'x-admin-token': 'right' }, payload: {} })).statusCode).toBe(200);
     expect((await inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
     expect(handled).toEqual(['/v1/chat/completions', '/admin/v1/tenants', '/healthz']);
+  });
+
+  test('a console session found asynchronously lets the request through; one that ended is refused before the body', async () => {
+    const { handled, inject } = await server([]);
+    expect((await inject({ method: 'POST', url: '/admin/v1/tenants', headers: { cookie: 'switchyard_console=live' }, payload: {} })).statusCode).toBe(200);
+    const ended = await inject({ method: 'POST', url: '/admin/v1/tenants', headers: { cookie: 'switchyard_console=ended' }, payload: '{bad' });
+    expect(ended.statusCode).toBe(401);
+    expect(ended.json()).toEqual({ error: { code: 'session_required', message: 'No console session.' } });
+    expect(handled).toEqual(['/admin/v1/tenants']);
   });
 
   test('an unknown route is a 404 in the envelope without credentials', async () => {

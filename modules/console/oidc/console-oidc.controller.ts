@@ -6,7 +6,7 @@ import { AdminApiError, AdminExceptionFilter } from '../../admin/index.js';
 import { sameHash } from '../../../src/kernel/index.js';
 import { OIDC_BINDING_COOKIE, clearOidcBindingCookie, cookieOf, secureCookies, setOidcBindingCookie, setSessionCookie } from '../console-cookies.js';
 import { ConsoleJournal } from '../console-journal.js';
-import { admitAttempt } from '../console-session.controller.js';
+import { admitAttempt, closePrevious } from '../console-session.controller.js';
 import { CONSOLE_SETTINGS, type ConsoleSettings, type OidcSettings } from '../console-settings.js';
 import { ConsoleSessions } from '../console-sessions.js';
 import { CONSOLE_STATE_STORE } from '../console-tokens.js';
@@ -82,6 +82,7 @@ export class ConsoleOidcController {
       user = userOf(claims);
       const role = roleFromClaim(claims[oidc.roleClaim], oidc.roleMap);
       if (role === null) throw new OidcSignInError('no_role', `no value of the ${oidc.roleClaim} claim maps to a console role`);
+      await closePrevious(this.sessions, request);
       const { cookieValue, session } = await this.sessions.open(user, role, 'oidc');
       await this.journal.signedIn(session, request);
       setSessionCookie(reply, cookieValue, secure);

@@ -14,7 +14,8 @@ import { internalError, respondWithError } from './respond-with-error.js';
  * that administers one tenant only. Throws (or rejects with) AdminApiError.
  */
 export interface AdminIdentification {
-  identify(headers: FastifyRequest['headers'], required?: 'admin' | 'platform'): unknown;
+  /** `method`: a console session's change without its CSRF token is refused too, before the body. */
+  identify(headers: FastifyRequest['headers'], required?: 'admin' | 'platform', method?: string): unknown;
 }
 
 /**
@@ -44,7 +45,7 @@ export class EarlyAuthentication {
     if (request.is404) return this.refuse(request, reply, new GatewayError(404, 'not_found', `Unknown route ${request.method} ${url.split('?')[0]}.`));
     let identified: unknown;
     try {
-      if (isAdminPath(url)) identified = this.admin.identify(request.headers);
+      if (isAdminPath(url)) identified = this.admin.identify(request.headers, 'admin', request.method);
       else if (this.adminOnly(url.split('?')[0])) this.admin.identify(request.headers, 'platform');
       else if (url.startsWith('/v1/')) this.keys.authenticate(request.headers, scopeFor(url));
     } catch (error) {
