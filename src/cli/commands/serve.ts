@@ -80,7 +80,8 @@ function announce(environment: Environment, url: string, adminToken: string | nu
     // Printed this once only: the database keeps its SHA-256. Set ADMIN_TOKEN to choose your own.
     process.stdout.write(
       `\nAdmin token (shown once, stored hashed): ${adminToken}\n` +
-        `  curl ${base}/admin/v1/status -H "Authorization: Bearer <admin token>"\n\n`,
+        `  curl ${base}/admin/v1/status -H "Authorization: Bearer <admin token>"\n` +
+        `  or sign in to the console with it: ${base}/console\n\n`,
     );
   }
   if (demoKey) {
