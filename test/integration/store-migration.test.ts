@@ -6,6 +6,7 @@ import pg from 'pg';
 import { generateApiKey } from '../../modules/access/api-key/key-format.js';
 import type { AppendRequest, RecordedEvent } from '../../src/kernel/event-store/event-store.js';
 import { uuidv7 } from '../../src/kernel/ids.js';
+import { runCliInProcess } from '../support/cli-in-process.js';
 import { MAIN, runCli } from '../support/cli-process.js';
 import { startTestGateway, type TestGateway } from '../support/gateway-harness.js';
 import { seedMigratedDataDir } from '../support/migrated-template.js';
@@ -233,13 +234,15 @@ describeWithPostgres('switchyard migrate: the embedded store to PostgreSQL and b
     rmSync(root, { recursive: true, force: true });
   });
 
+  // The refusals before anything is opened run in this process (cli-in-process.ts: the same code without a
+  // process's seconds of start-up each); every migrate that opens the store is a process of its own.
   test('refuses a target that is not a PostgreSQL URL, or no target, and changes nothing', async () => {
-    const none = await runCli(['migrate'], env);
+    const none = await runCliInProcess(['migrate'], env);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('migrate needs --to postgres://… or --to-data-dir PATH');
-    const both = await runCli(['migrate', '--to', target, '--to-data-dir', join(root, 'x')], env);
+    const both = await runCliInProcess(['migrate', '--to', target, '--to-data-dir', join(root, 'x')], env);
     expect(both.code).toBe(2);
-    const mysql = await runCli(['migrate', '--to', 'mysql://root@127.0.0.1/test'], env);
+    const mysql = await runCliInProcess(['migrate', '--to', 'mysql://root@127.0.0.1/test'], env);
     expect(mysql.code).toBe(2);
     expect(mysql.stderr).toContain('--to must be a PostgreSQL URL');
     expect(await sqlOn(target, `SELECT to_regclass('events') AS t`)).toEqual([{ t: null }]);
@@ -279,7 +282,8 @@ describeWithPostgres('switchyard migrate: the embedded store to PostgreSQL and b
     writeFileSync(lock, String(holder.pid));
     try {
       expect(DataDirLock.owner(dataDir)).toBe(holder.pid);
-      const result = await runCli(['migrate', '--to', target], env);
+      // Refused on finding the lock's owner alive, before the store is opened: in this process.
+      const result = await runCliInProcess(['migrate', '--to', target], env);
       expect(result.code).toBe(1);
       expect(result.stderr).toContain(`is in use by process ${holder.pid}`);
       expect(result.stderr).toContain('Stop the server first');
