@@ -9,7 +9,8 @@ import { GENESIS_HASH, canonicalEvent, chainHash } from '../../projections/audit
 import type { RecordedEvent } from '../../src/kernel/index.js';
 import { cloneDatabase, environmentFor, sql } from '../support/audit-fixtures.js';
 import { docsExportVerifier } from '../support/docs-snippets.js';
-import { runCli } from '../support/cli-process.js';
+import { runCliInProcess } from '../support/cli-in-process.js';
+import { runCli as runCliProcess } from '../support/cli-process.js';
 import { postJson, startTestGateway } from '../support/gateway-harness.js';
 import { createScratchDatabase, requireService } from '../support/services.js';
 
@@ -20,6 +21,11 @@ const HMAC_KEY = 'audit-suite-hmac-key-0123456789abcdef-XYZ';
 const BYPASS = 'SET session_replication_role = replica';
 const dir = mkdtempSync(join(tmpdir(), 'switchyard-audit-'));
 let clones = 0;
+/**
+ * The CLI in this process (cli-in-process.ts): what verify, checkpoint and export find in each tampered
+ * log is the subject here; the untouched log's human-form verify runs as a `switchyard` process of its own.
+ */
+const runCli = runCliInProcess;
 
 function cliEnv(databaseUrl: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return {
@@ -103,7 +109,7 @@ describeWithPostgres('audit chain on PostgreSQL: verify, tamper evidence, signed
     expect(report.checkpoints.verified).toBeGreaterThan(1);
     expect(report.checkpoints.latest.sequence).toBe(eventCount);
     // The human form says OK too.
-    const plain = await runCli(['audit', 'verify'], cliEnv(pristine.url));
+    const plain = await runCliProcess(['audit', 'verify'], cliEnv(pristine.url));
     expect(plain.code).toBe(0);
     expect(plain.stdout).toMatch(new RegExp(`^audit chain OK: ${eventCount} events verified`));
   });

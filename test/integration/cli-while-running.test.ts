@@ -31,14 +31,17 @@ describe('the CLI while a server runs on the embedded store', () => {
     await seedEmbeddedDataDir(join(dir, 'data'));
     server = await startServer(env, await freePortIn(SPOOL_PORTS));
     demoKey = readFileSync(join(dir, 'data', 'secrets', 'demo-key'), 'utf8').trim();
-    // Some traffic, so that the log is longer than one pipe buffer.
-    for (let i = 0; i < 120; i++) {
-      const response = await fetch(`${server.url}/v1/chat/completions`, {
-        method: 'POST', headers: { authorization: `Bearer ${demoKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'demo', messages: [{ role: 'user', content: `hello ${i}` }] }),
-      });
-      expect(response.status).toBe(200);
-      await response.text();
+    // Some traffic, so that the log is longer than one pipe buffer: eight clients at a time (the order of
+    // the requests matters to nothing below).
+    for (let batch = 0; batch < 120; batch += 8) {
+      await Promise.all(Array.from({ length: 8 }, async (_, i) => {
+        const response = await fetch(`${server.url}/v1/chat/completions`, {
+          method: 'POST', headers: { authorization: `Bearer ${demoKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ model: 'demo', messages: [{ role: 'user', content: `hello ${batch + i}` }] }),
+        });
+        expect(response.status).toBe(200);
+        await response.text();
+      }));
     }
   }, 120_000);
 
@@ -62,25 +65,28 @@ describe('the CLI while a server runs on the embedded store', () => {
     const head = JSON.parse(status.stdout).head as number;
     expect(head).toBeGreaterThan(360); // 120 requests × 3 events, and the demo catalog
 
-    const tail = await runCli(['events', 'tail'], env); // stdout is a pipe here
+    // Four readers at once (nothing appends meanwhile): each a process of its own reading through the socket.
+    const [tail, filtered, piped, counted] = await Promise.all([
+      runCli(['events', 'tail'], env), // stdout is a pipe here
+      runCli(['events', 'tail', '--type', 'RequestCompleted', '--from', '10'], env),
+      shell(`"${process.execPath}" "${MAIN}" events tail | head -n 5; echo "tail exit: \${PIPESTATUS[0]}" >&2`, env),
+      shell(`"${process.execPath}" "${MAIN}" events tail | cat | wc -l`, env),
+    ]);
     expect(tail.code).toBe(0);
     const events = lines(tail.stdout).map((line) => JSON.parse(line));
     expect(events.length).toBeGreaterThanOrEqual(head);
     expect(events.map((e) => e.globalPosition)).toEqual([...events.map((e) => e.globalPosition)].sort((a, b) => a - b));
     expect(events[0]).toMatchObject({ globalPosition: expect.any(Number), streamId: expect.any(String), type: expect.any(String), data: expect.any(Object) });
 
-    const filtered = await runCli(['events', 'tail', '--type', 'RequestCompleted', '--from', '10'], env);
     expect(lines(filtered.stdout).map((line) => JSON.parse(line)).every((e) => e.type === 'RequestCompleted' && e.globalPosition >= 10)).toBe(true);
     expect(lines(filtered.stdout)).toHaveLength(events.filter((e) => e.type === 'RequestCompleted' && e.globalPosition >= 10).length);
     expect(lines(filtered.stdout).length).toBeGreaterThan(100);
 
-    const piped = await shell(`"${process.execPath}" "${MAIN}" events tail | head -n 5; echo "tail exit: \${PIPESTATUS[0]}" >&2`, env);
     expect(lines(piped.stdout)).toHaveLength(5);
     expect(lines(piped.stdout).map((line) => JSON.parse(line).globalPosition)).toEqual(events.slice(0, 5).map((e) => e.globalPosition));
     expect(piped.stderr).toContain('tail exit: 0');
     expect(piped.stderr).not.toMatch(/EPIPE|Error/);
 
-    const counted = await shell(`"${process.execPath}" "${MAIN}" events tail | cat | wc -l`, env);
     expect(Number(counted.stdout.trim())).toBe(events.length);
   }, 90_000);
 
@@ -95,17 +101,17 @@ describe('the CLI while a server runs on the embedded store', () => {
   test('apply --dry-run plans and appends nothing; apply appends; a file the server refuses changes nothing', async () => {
     const file = join(dir, 'extra.yaml');
     writeFileSync(file, 'tenants:\n  - id: extra\n    name: Extra\n');
-    const before = JSON.parse((await runCli(['projections', 'status', '--json'], env)).stdout).head;
+    const before = JSON.parse((await cliHere(['projections', 'status', '--json'])).stdout).head;
     const dry = await runCli(['apply', '-f', file, '--dry-run'], env);
     expect(dry.code).toBe(0);
     expect(dry.stdout).toBe('Plan (dry run, nothing appended): 1 change(s)\n  create tenant extra   (tenants[0])\n      name: null → "Extra"\n');
-    expect(JSON.parse((await runCli(['projections', 'status', '--json'], env)).stdout).head).toBe(before);
+    expect(JSON.parse((await cliHere(['projections', 'status', '--json'])).stdout).head).toBe(before);
 
     const applied = await runCli(['apply', '-f', file], env);
     expect(applied.code).toBe(0);
     expect(applied.stdout).toBe('Applied 1 change(s): 1 event(s) appended.\n');
     expect(applied.stderr).toContain('[1/1] create tenant extra');
-    const created = await runCli(['events', 'read', 'tenant-extra'], env);
+    const created = await cliHere(['events', 'read', 'tenant-extra']);
     expect(lines(created.stdout).map((line) => JSON.parse(line))).toEqual([
       expect.objectContaining({ type: 'TenantCreated', metadata: expect.objectContaining({ actor: `config:${file}` }) }),
     ]);
@@ -114,7 +120,7 @@ describe('the CLI while a server runs on the embedded store', () => {
     // A key whose secret reference the server may not read: refused by the server, with its reason, nothing appended.
     const refusedFile = join(dir, 'refused.yaml');
     writeFileSync(refusedFile, 'tenants:\n  - id: extra\n    name: Extra\napiKeys:\n  - id: nope\n    tenant: extra\n    key: env:SWITCHYARD_NOT_A_KEY\n');
-    const atHead = JSON.parse((await runCli(['projections', 'status', '--json'], env)).stdout).head;
+    const atHead = JSON.parse((await cliHere(['projections', 'status', '--json'])).stdout).head;
     // Set in this shell, not in the server's environment: the CLI says whose environment resolves references, up front and with the refusal.
     const refused = await runCli(['apply', '-f', refusedFile], { ...env, SWITCHYARD_NOT_A_KEY: 'set-in-the-shell-only' });
     expect(refused.code).toBe(1);
@@ -122,7 +128,7 @@ describe('the CLI while a server runs on the embedded store', () => {
     expect(refused.stderr).toContain(`Applying through the running server (pid ${server.child.pid}): env: and file: references resolve in the running server's (pid ${server.child.pid}) environment and files, not this shell's.`);
     expect(refused.stderr).toContain('set the variable or file where the server runs and restart it, or stop the server and apply here');
     expect(refused.stdout).toBe('');
-    expect(JSON.parse((await runCli(['projections', 'status', '--json'], env)).stdout).head).toBe(atHead);
+    expect(JSON.parse((await cliHere(['projections', 'status', '--json'])).stdout).head).toBe(atHead);
   }, 90_000);
 
   test('config export goes through the server: the running definitions as a file that applies with no change', async () => {
@@ -145,7 +151,7 @@ describe('the CLI while a server runs on the embedded store', () => {
     expect(issued.stderr).toMatch(/Issued key from-cli \(sk-sy-/);
     const key = issued.stdout.trim();
     // Recorded as the operator socket's actor; the key itself is nowhere in the log.
-    const recorded = await runCli(['events', 'read', 'apikey-from-cli'], env);
+    const recorded = await cliHere(['events', 'read', 'apikey-from-cli']);
     expect(lines(recorded.stdout).map((line) => JSON.parse(line).metadata.actor)).toEqual(['admin:local-operator']);
     expect(recorded.stdout).not.toContain(key);
     const call = () => fetch(`${server.url}/v1/chat/completions`, {
@@ -157,7 +163,7 @@ describe('the CLI while a server runs on the embedded store', () => {
     expect(again.code).toBe(1);
     expect(again.stdout).toBe('');
     expect((await runCli(['keys', 'revoke', 'from-cli'], env)).code).toBe(0);
-    for (let waited = 0; waited < 5_000 && (await call()) !== 401; waited += 200) await new Promise((resolve) => setTimeout(resolve, 200));
+    for (let waited = 0; waited < 5_000 && (await call()) !== 401; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(await call()).toBe(401);
   }, 60_000);
 
@@ -374,9 +380,9 @@ describe('the CLI while a server runs on the embedded store', () => {
   }
 
   async function waitFor(check: () => Promise<boolean>): Promise<void> {
-    for (let waited = 0; waited < 5_000; waited += 200) {
+    for (let waited = 0; waited < 5_000; waited += 50) {
       if (await check()) return;
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(await check()).toBe(true);
   }

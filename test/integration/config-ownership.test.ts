@@ -5,7 +5,8 @@ import { generateApiKey } from '../../modules/access/api-key/key-format.js';
 import { MockProviderServer } from '../../modules/providers/mock/mock-provider-server.js';
 import { openDatabase } from '../../src/kernel/database/open-database.js';
 import { AdminClient } from '../support/admin-client.js';
-import { runCli, startServer } from '../support/cli-process.js';
+import { runCliInProcess } from '../support/cli-in-process.js';
+import { runCli as runCliProcess, startServer } from '../support/cli-process.js';
 import { createScratchDatabase } from '../support/services.js';
 import { seedMigratedDataDir } from '../support/migrated-template.js';
 
@@ -16,9 +17,12 @@ import { seedMigratedDataDir } from '../support/migrated-template.js';
  * field-level plan; a file edit of another field applies and keeps the API's; `config export` gives a
  * file that applies with no change; `--overwrite-runtime-edits` reverts the edits; a file that says what
  * a runtime edit set adopts it (recorded once, never on a dry run), after which a file edit of that field
- * applies, until the next runtime edit. Real `serve` and CLI processes on one store: a scratch PostgreSQL
- * database when DATABASE_URL is set, else embedded PGlite.
+ * applies, until the next runtime edit. Real `serve` processes on one store: a scratch PostgreSQL database
+ * when DATABASE_URL is set, else embedded PGlite. The first `apply --dry-run` is a `switchyard` process of
+ * its own; the other CLI calls run in this process (cli-in-process.ts: the same code, without seconds of
+ * start-up each), since what they plan, apply and export is the subject here.
  */
+const runCli = runCliInProcess;
 const postgresUrl = process.env.DATABASE_URL || null;
 const TIMEOUT = postgresUrl ? 90_000 : 240_000;
 const ADMIN_TOKEN = 'ownership-admin-token-0123456789';
@@ -126,7 +130,7 @@ apiKeys:
   test('apply --dry-run lists the drift and a field-level plan; a file edit of another field applies it and keeps the API\'s', async () => {
     writeFileSync(configPath, yaml(', policy: { ttftTimeoutMs: 5000 }'));
     const before = await controlEvents();
-    const dry = await runCli(['apply', '-f', configPath, '--dry-run'], env);
+    const dry = await runCliProcess(['apply', '-f', configPath, '--dry-run'], env);
     expect({ code: dry.code, stderr: dry.stderr }).toEqual({ code: 0, stderr: '' });
     expect(dry.stdout).toContain('Drift: 3 runtime change(s) the file does not match, kept as they are:');
     expect(dry.stdout).toMatch(/^ {2}aliases\[0\] alias chat: policy\.maxAttempts: file null, running 2 /m);

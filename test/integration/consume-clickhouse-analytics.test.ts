@@ -7,6 +7,7 @@ import { AnalyticsEventWriter, AnalyticsInsertInProgress, ClickHouseConnection, 
 import { NATS_STREAM, RABBITMQ_EXCHANGE, natsSubject, relayMessage } from '../../modules/relay/index.js';
 import { AdminClient } from '../support/admin-client.js';
 import { ANALYTICS_KEYS, analyticsYaml, mixedTraffic } from '../support/analytics-fixtures.js';
+import { runCliInProcess } from '../support/cli-in-process.js';
 import { MAIN, runCli } from '../support/cli-process.js';
 import { type ScratchClickHouse, scratchClickHouse } from '../support/clickhouse.js';
 import { type TestGateway, startTestGateway } from '../support/gateway-harness.js';
@@ -88,11 +89,13 @@ describeWithClickHouse('switchyard consume clickhouse-analytics: ClickHouse thro
   });
 
   test('a consumer that cannot run says why and exits: an unknown name, a Kafka URL, no ClickHouse', async () => {
-    // In parallel: each is a process start of its own.
+    // The first as a process of its own; meanwhile the other two in this process (cli-in-process.ts: the same
+    // code, refusing before it connects to anything, without a process's seconds of start-up each).
     const [unknown, kafka, noClickHouse] = await Promise.all([
       runCli(['consume', 'spreadsheets'], consumerEnv()),
-      runCli(['consume', 'clickhouse-analytics'], { ...consumerEnv(), SWITCHYARD_RELAY_URL: 'kafka://127.0.0.1:9092' }),
-      runCli(['consume', 'clickhouse-analytics'], { ...consumerEnv(), CLICKHOUSE_URL: '' }),
+      // LOG_LEVEL error: consume sets the process's Nest logger, which this process's gateway logs through too.
+      runCliInProcess(['consume', 'clickhouse-analytics'], { ...consumerEnv(), LOG_LEVEL: 'error', SWITCHYARD_RELAY_URL: 'kafka://127.0.0.1:9092' }),
+      runCliInProcess(['consume', 'clickhouse-analytics'], { ...consumerEnv(), LOG_LEVEL: 'error', CLICKHOUSE_URL: '' }),
     ]);
     expect([unknown.code, unknown.stderr]).toEqual([1, expect.stringContaining('no consumer "spreadsheets" (consumers: clickhouse-analytics, webhooks)')]);
     expect([kafka.code, kafka.stderr]).toEqual([1, expect.stringContaining('reads NATS JetStream (nats://) or RabbitMQ (amqp://)')]);

@@ -8,6 +8,7 @@ import { connect as connectNats, type NatsConnection } from '@nats-io/transport-
 import { NATS_DEAD_LETTER_STREAM, type WebhookDeadLetter } from '../../modules/consumers/index.js';
 import { RABBITMQ_EXCHANGE, natsSubject, relayMessage } from '../../modules/relay/index.js';
 import type { RecordedEvent } from '../../src/kernel/index.js';
+import { runCliInProcess } from '../support/cli-in-process.js';
 import { MAIN, runCli } from '../support/cli-process.js';
 import { OwnNats } from '../support/own-nats.js';
 
@@ -74,9 +75,11 @@ describe('switchyard consume webhooks', () => {
 
   test('without URLs or with an unknown event name it says why and exits', async () => {
     const base = { ...process.env, SWITCHYARD_RELAY_URL: nats.url, WEBHOOK_KEY: SECRET, SWITCHYARD_WEBHOOK_SECRET: 'env:WEBHOOK_KEY' };
+    // The first as a process of its own; meanwhile the second in this process (cli-in-process.ts: the same code,
+    // refusing before it connects to anything, without a process's seconds of start-up).
     const [noUrls, unknown] = await Promise.all([
       runCli(['consume', 'webhooks'], { ...base, SWITCHYARD_WEBHOOK_URLS: '' }),
-      runCli(['consume', 'webhooks'], { ...base, SWITCHYARD_WEBHOOK_URLS: 'http://127.0.0.1:9/x', SWITCHYARD_WEBHOOK_EVENTS: 'Nonsense' }),
+      runCliInProcess(['consume', 'webhooks'], { ...base, LOG_LEVEL: 'error', SWITCHYARD_WEBHOOK_URLS: 'http://127.0.0.1:9/x', SWITCHYARD_WEBHOOK_EVENTS: 'Nonsense' }),
     ]);
     expect([noUrls.code, noUrls.stderr]).toEqual([1, expect.stringContaining('needs SWITCHYARD_WEBHOOK_URLS')]);
     expect([unknown.code, unknown.stderr]).toEqual([1, expect.stringContaining('SWITCHYARD_WEBHOOK_EVENTS names "Nonsense"')]);

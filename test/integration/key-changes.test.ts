@@ -1,7 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { type TestGateway, defaultYaml, postJson, startTestGateway } from '../support/gateway-harness.js';
 import { AdminClient } from '../support/admin-client.js';
-import { runCli } from '../support/cli-process.js';
+// The CLI in this process (cli-in-process.ts): what apply, keys issue and keys rotate change on the two
+// nodes is the subject here, not the CLI's process.
+import { runCliInProcess as runCli } from '../support/cli-in-process.js';
 import { createScratchDatabase, requireService } from '../support/services.js';
 
 const databaseUrl = requireService('DATABASE_URL');

@@ -3,6 +3,7 @@ import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { AdminClient } from '../support/admin-client.js';
 import { runCli } from '../support/cli-process.js';
+import { runCliInProcess } from '../support/cli-in-process.js';
 import { defaultYaml, startPostgresGateway, type TestGateway } from '../support/gateway-harness.js';
 import { requireService } from '../support/services.js';
 
@@ -68,7 +69,9 @@ describeWithPostgres('prices import from a LiteLLM price map', () => {
   let dir: string;
   let env: NodeJS.ProcessEnv;
   const fixture = readFileSync(FIXTURE, 'utf8');
-  const cli = (args: string[]) => runCli(['prices', 'import', ...args], env);
+  // In this process (cli-in-process.ts): the refusals, plans and reports are the subject here; the first
+  // real import runs as a `switchyard` process of its own.
+  const cli = (args: string[]) => runCliInProcess(['prices', 'import', ...args], env);
   const priceEvents = async () => (await gw.sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE event_type = 'PriceScheduled'`)).rows[0].n;
   const current = async (deployment: string) => (await admin.get(`/deployments/${deployment}/prices`)).json;
   const file = (name: string, text: string) => {
@@ -115,7 +118,7 @@ describeWithPostgres('prices import from a LiteLLM price map', () => {
     expect(notJson.stderr).toContain('is not a readable JSON price map');
     expect((await admin.post('/prices/import', { map: [1, 2] })).status).toBe(400);
     expect((await admin.post('/prices/import', { map: {}, effectiveFrom: 'tomorrow' })).json.error.code).toBe('validation_failed');
-    const usage = await runCli(['prices', 'import'], env);
+    const usage = await runCliInProcess(['prices', 'import'], env);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain('prices import needs one FILE');
     expect(await priceEvents()).toBe(before);
@@ -158,7 +161,7 @@ describeWithPostgres('prices import from a LiteLLM price map', () => {
     // No price, no serving: an alias to the unpriced deployment is refused before the import.
     expect((await admin.put('/aliases/haiku', { routes: [{ deployment: 'haiku-new', priority: 0 }] })).status).toBe(422);
     const untouched = Object.fromEntries(await Promise.all(['primary', 'backup', 'mini', 'flash-compat'].map(async (id) => [id, await current(id)])));
-    const imported = await cli([file('map.json', fixture), '--json']);
+    const imported = await runCli(['prices', 'import', file('map.json', fixture), '--json'], env);
     expect(imported.code).toBe(0);
     const report = JSON.parse(imported.stdout);
     expect(report.counts).toEqual({ schedule: 3, unchanged: 1, noEntry: 2, ambiguous: 1, unmatchedEntries: 5, unpricedEntries: 1 });

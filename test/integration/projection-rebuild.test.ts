@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { AuditVerifier } from '../../modules/audit/audit-verifier.js';
 import { analyticsYaml, mixedTraffic } from '../support/analytics-fixtures.js';
+import { runCliInProcess } from '../support/cli-in-process.js';
 import { MAIN, runCli } from '../support/cli-process.js';
 import { type ScratchClickHouse, scratchClickHouse } from '../support/clickhouse.js';
 import { type TestGateway, startTestGateway } from '../support/gateway-harness.js';
@@ -134,7 +135,9 @@ describeWithServices('projections rebuild: every durable projection reproduces i
     expect(report.checkpoints.verified).toBeGreaterThan(0);
 
     // projections status shows every projection caught up.
-    const status = await runCli(['projections', 'status', '--json'], env);
+    // The JSON status and the refusal below run in this process (cli-in-process.ts: the same code without a
+    // process's seconds of start-up each); the human status is a switchyard process of its own.
+    const status = await runCliInProcess(['projections', 'status', '--json'], env);
     expect(status.code).toBe(0);
     const projections = JSON.parse(status.stdout).projections as Array<{ name: string; behind: number | null; position: number }>;
     for (const name of DURABLE) expect(projections.find((p) => p.name === name)).toMatchObject({ behind: 0 });
@@ -144,7 +147,7 @@ describeWithServices('projections rebuild: every durable projection reproduces i
   }, 120_000);
 
   test('an unknown projection name is refused and lists the rebuildable ones', async () => {
-    const result = await runCli(['projections', 'rebuild', 'no-such'], { ...process.env, DATABASE_URL: db.url, CLICKHOUSE_URL: ch.url, LOG_LEVEL: 'error' });
+    const result = await runCliInProcess(['projections', 'rebuild', 'no-such'], { ...process.env, DATABASE_URL: db.url, CLICKHOUSE_URL: ch.url, LOG_LEVEL: 'error' });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('Rebuildable: cost-ledger, request-summaries, audit-chain, clickhouse-analytics');
   });

@@ -2,11 +2,18 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runCli } from '../support/cli-process.js';
+import { runCliInProcess } from '../support/cli-in-process.js';
+import { runCli as runCliProcess } from '../support/cli-process.js';
 import { defaultYaml, startTestGateway } from '../support/gateway-harness.js';
 import { createScratchDatabase } from '../support/services.js';
 import { seedMigratedDataDir } from '../support/migrated-template.js';
 
+/**
+ * The reconciliation's findings are the subject here: the CLI runs in the test's process (cli-in-process.ts,
+ * the same code without a process's seconds of start-up each), except the table finance reads, which is a
+ * `switchyard reconcile` process of its own.
+ */
+const runCli = runCliInProcess;
 const FIXTURES = fileURLToPath(new URL('../../../test/fixtures/reconciliation/', import.meta.url));
 const fixture = (name: string) => JSON.parse(readFileSync(join(FIXTURES, name), 'utf8'));
 
@@ -116,7 +123,7 @@ describe('switchyard reconcile: the ledger beside a provider export, per day and
       { day: '2025-03-02', model: 'gpt-4o-mini', field: 'outputTokens', ledger: '1000', provider: '1007', difference: '7' },
     ]);
     // The table finance reads says the same.
-    const table = await runCli(['reconcile', '--provider', 'openai', '--usage', usage], env);
+    const table = await runCliProcess(['reconcile', '--provider', 'openai', '--usage', usage], env);
     expect(table.code).toBe(1);
     expect(table.stdout).toMatch(/2025-03-02\s+gpt-4o-mini\s+4000\s+4000\s+1000\s+1007\s+.*DIFFERS \(outputTokens\)/);
     expect(table.stdout).toContain('1 discrepancy:\n  2025-03-02 gpt-4o-mini outputTokens: ledger 1000, provider 1007 (difference 7)');

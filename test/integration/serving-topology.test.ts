@@ -8,6 +8,7 @@ import { MockProviderServer } from '../../modules/providers/mock/mock-provider-s
 import { type ServerProcess, runCli, startServer } from '../support/cli-process.js';
 import { spawn } from 'node:child_process';
 import { MAIN } from '../support/cli-process.js';
+import { runCliInProcess } from '../support/cli-in-process.js';
 import { createScratchDatabase, requireService } from '../support/services.js';
 
 const baseUrl = requireService('DATABASE_URL');
@@ -168,15 +169,19 @@ describeWithPostgres('serving topologies on PostgreSQL', () => {
 
   test('settings that cannot work are refused at start with a clear message', async () => {
     const noDatabase = { ...env, DATABASE_URL: '' };
-    const workers = await runCli(['serve'], { ...noDatabase, SWITCHYARD_WORKERS: '2' });
+    // The first refusal as a process of its own; meanwhile the other three in this process (cli-in-process.ts:
+    // the same code, refusing before anything starts, without a process's seconds of start-up each).
+    const [workers, external, projector, bad] = await Promise.all([
+      runCli(['serve'], { ...noDatabase, SWITCHYARD_WORKERS: '2' }),
+      runCliInProcess(['serve'], { ...noDatabase, SWITCHYARD_PROJECTOR: 'external' }),
+      runCliInProcess(['projector'], noDatabase),
+      runCliInProcess(['serve'], { ...env, SWITCHYARD_WORKERS: 'many' }),
+    ]);
     expect(workers.code).toBe(1);
     expect(workers.stderr).toContain('SWITCHYARD_WORKERS above 1 needs DATABASE_URL');
-    const external = await runCli(['serve'], { ...noDatabase, SWITCHYARD_PROJECTOR: 'external' });
     expect(external.stderr).toContain('SWITCHYARD_PROJECTOR=external needs DATABASE_URL');
-    const projector = await runCli(['projector'], noDatabase);
     expect(projector.code).toBe(1);
     expect(projector.stderr).toContain('needs DATABASE_URL');
-    const bad = await runCli(['serve'], { ...env, SWITCHYARD_WORKERS: 'many' });
     expect(bad.stderr).toContain('SWITCHYARD_WORKERS');
   });
 });

@@ -6,7 +6,7 @@ import { generateApiKey } from '../../modules/access/api-key/key-format.js';
 import { MockProviderServer } from '../../modules/providers/mock/mock-provider-server.js';
 import type { Environment } from '../../src/config/environment.js';
 import { startGateway, type Gateway } from '../../src/gateway.js';
-import { createScratchDatabase } from './services.js';
+import { createMigratedScratchDatabase } from './migrated-postgres-template.js';
 import { seedMigratedDataDir } from './migrated-template.js';
 import type { RecordedEvent } from '../../src/kernel/event-store/event-store.js';
 
@@ -153,7 +153,7 @@ export async function startTestGateway(options: HarnessOptions = {}): Promise<Te
 async function scratchStore(): Promise<{ url: string; drop: () => Promise<void> } | null> {
   const base = process.env.DATABASE_URL;
   if (process.env.CI !== 'true' || !base) return null;
-  return createScratchDatabase(base);
+  return createMigratedScratchDatabase(base);
 }
 
 /** POST a JSON body (or raw string) with the test key; returns status, headers and parsed body. */
@@ -188,7 +188,7 @@ export function sseData(text: string): string[] {
 
 /** A test gateway on a scratch PostgreSQL database of its own, with a client on it; `close` ends both and drops the database. */
 export async function startPostgresGateway(baseUrl: string, options: Omit<HarnessOptions, 'databaseUrl'> = {}): Promise<TestGateway & { sql: pg.Client }> {
-  const scratch = await createScratchDatabase(baseUrl);
+  const scratch = await createMigratedScratchDatabase(baseUrl);
   let gw: TestGateway;
   try {
     gw = await startTestGateway({ ...options, databaseUrl: scratch.url });

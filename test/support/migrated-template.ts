@@ -18,7 +18,8 @@ import { seedEmbeddedDataDir } from './pglite-template.js';
  */
 const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/postgres/', import.meta.url));
 
-function migrationsDigest(): string {
+/** This build's migrations, as a short digest: templates are made once per set of migrations. */
+export function migrationsDigest(): string {
   const hash = createHash('sha256');
   for (const name of readdirSync(MIGRATIONS_DIR).filter((file) => file.endsWith('.js')).sort()) {
     hash.update(name).update(readFileSync(join(MIGRATIONS_DIR, name)));

@@ -24,13 +24,19 @@ function suitePath(): string {
   return state?.testPath ?? `worker ${process.env.JEST_WORKER_ID ?? '?'}`;
 }
 
-/** A fresh, empty PostgreSQL database for one suite, dropped afterwards. */
-export async function createScratchDatabase(baseUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
+/**
+ * A fresh PostgreSQL database for one suite, dropped afterwards: empty, or a copy of `template` (a database
+ * no one is connected to; migrated-postgres-template.ts).
+ */
+export async function createScratchDatabase(baseUrl: string, template?: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `sy_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: baseUrl });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
+  try {
+    await admin.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`);
+  } finally {
+    await admin.end();
+  }
   const url = new URL(baseUrl);
   url.pathname = `/${name}`;
   return {
