@@ -52,7 +52,7 @@ export class ScanText {
     const windows: Array<[number, number]> = [];
     // Each digit run widened by WINDOW_MARGIN, merged with the window before it when they come within NUMERIC_JOIN
     // characters (runs up to 3 × 16 characters apart share a window). The runs are found by the regex engine, whose
-    // scan for the next digit is several times faster than a charCodeAt loop over prose; `\d+` cannot backtrack.
+    // scan for the next digit is several times faster than a charCodeAt loop over prose.
     const text = this.text;
     const length = text.length;
     const runs = DIGIT_RUNS;
@@ -133,5 +133,9 @@ function isSpace(code: number): boolean {
   return code === 0x20 || code === 0x0a || code === 0x09 || code === 0x0d;
 }
 
-/** Every run of ASCII digits (shared: scans run one at a time, and each resets lastIndex first). */
-const DIGIT_RUNS = /[0-9]+/g;
+/**
+ * Runs of ASCII digits, at most 256 at a time (shared: scans run one at a time, and each resets lastIndex first).
+ * Bounded: an unbounded `[0-9]+` over a run of millions of digits overflows irregexp's backtracking stack ("Maximum
+ * call stack size exceeded"); the pieces of a longer run are adjacent, so their windows merge into one.
+ */
+const DIGIT_RUNS = /[0-9]{1,256}/g;
