@@ -60,9 +60,13 @@ export function consolePages(facts: PageFacts): PageCall[] {
     get('analytics: spend by tenant, day', `/admin/v1/analytics/spend?groupBy=tenant&${range}`),
     get('analytics: ledger usage (30 d)', `/admin/v1/analytics/ledger-usage?providerType=openai&from=${facts.month.from.slice(0, 10)}&to=${facts.month.to.slice(0, 10)}`),
     get('tenants', '/admin/v1/tenants'),
+    get('tenants: a page of 50 (what the console reads)', '/admin/v1/tenants?limit=50'),
     get('tenant', `/admin/v1/tenants/${facts.tenant}`),
     get('tenant spend by day', `/admin/v1/tenants/${facts.tenant}/spend?period=day`),
     get('keys', '/admin/v1/keys'),
+    get('keys: a page of 50 (what the console reads)', '/admin/v1/keys?limit=50'),
+    // The token a page ending at the sample key would carry (list-page.ts): a page from the middle of the list.
+    get('keys: the page of 50 after a key', `/admin/v1/keys?limit=50&pageToken=${Buffer.from(facts.key, 'utf8').toString('base64url')}`),
     get('keys of a tenant', `/admin/v1/keys?tenant=${facts.tenant}`),
     get('key', `/admin/v1/keys/${facts.key}`),
     get('providers', '/admin/v1/providers'),

@@ -14,4 +14,5 @@ export * from './reason.dto.js';
 export * from './limits-definition.js';
 export * from './definition-body.js';
 export * from './definition-member.js';
+export * from './list-page.js';
 export { AdminTokens } from './admin-tokens.js';

@@ -12,6 +12,7 @@ import { postJson, startTestGateway, type TestGateway } from '../support/gateway
 const ADMIN_TOKEN = 'console-browser-admin-token-0123456789abcdef';
 /** Would run script if the page ever used it as HTML: an img whose failing load sets a global. */
 const XSS = '<img src=x onerror="window.__consoleXss=1"><script>window.__consoleXss=2</script>';
+const BULK_KEYS = 55;
 
 describe('the console in a browser', () => {
   let gw: TestGateway;
@@ -28,6 +29,9 @@ describe('the console in a browser', () => {
     admin = new AdminClient(gw.url, ADMIN_TOKEN);
     expect((await admin.post('/tenants', { id: 'hostile', name: XSS })).status).toBe(201);
     expect((await admin.post('/tenants/hostile/suspend', { reason: XSS })).status).toBe(200);
+    // More keys than one page of the console (50) holds: the Access page reads them a page at a time.
+    expect((await admin.post('/tenants', { id: 'many-keys' })).status).toBe(201);
+    for (let i = 0; i < BULK_KEYS; i++) expect((await admin.post('/keys', { id: `bulk-${String(i).padStart(2, '0')}`, tenant: 'many-keys', scopes: ['inference'] })).status).toBe(201);
     for (let i = 0; i < 3; i++) expect((await postJson(gw, '/v1/chat/completions', { model: 'chat', messages: [{ role: 'user', content: `hello ${i}` }] })).status).toBe(200);
     context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: gw.url });
@@ -174,6 +178,39 @@ describe('the console in a browser', () => {
     // The payload is text in the DOM: no element came out of it, and its handlers never ran.
     expect(await page.evaluate(`({ ran: window.__consoleXss ?? null, injected: document.querySelectorAll('img[src="x"], main script').length })`))
       .toEqual({ ran: null, injected: 0 });
+  });
+
+  test('a tenant with more keys than a page shows the first page from the server, and the next one on request', async () => {
+    const pages: string[] = [];
+    const watch = (request: { url: () => string }) => {
+      if (request.url().includes('/admin/v1/keys')) pages.push(new URL(request.url()).search);
+    };
+    page.on('request', watch);
+    await open('Access');
+    await page.getByRole('button', { name: 'Manage many-keys' }).click();
+    const keys = page.getByRole('region', { name: 'API keys of many-keys' });
+    await keys.getByText('50 keys shown; there are more.').waitFor();
+    await expect(keys.locator('tbody tr').count()).resolves.toBe(50);
+    await expect(keys.getByRole('cell', { name: /^bulk-49/ }).count()).resolves.toBe(1);
+    await expect(keys.getByRole('cell', { name: /^bulk-50/ }).count()).resolves.toBe(0);
+    await keys.getByRole('button', { name: 'Load more keys' }).click();
+    await keys.getByText(`All ${BULK_KEYS} keys shown.`).waitFor();
+    await expect(keys.locator('tbody tr').count()).resolves.toBe(BULK_KEYS);
+    await keys.getByRole('cell', { name: /^bulk-54/ }).waitFor();
+    await expect(keys.getByRole('button', { name: 'Load more keys' }).count()).resolves.toBe(0);
+    await expectAccessible('access-key-pages');
+    page.off('request', watch);
+    // Two requests, one a page: never the whole list, never one per key.
+    expect(pages).toEqual([
+      '?tenant=many-keys&limit=50',
+      `?tenant=many-keys&limit=50&pageToken=${Buffer.from('bulk-49').toString('base64url')}`,
+    ]);
+    // A key of the second page is changed from there like any other; the pages read again keep it shown.
+    await page.getByRole('button', { name: 'Revoke key bulk-52' }).click();
+    await page.getByText('Key bulk-52 revoked.').waitFor();
+    await keys.getByRole('row', { name: /^bulk-52/ }).getByText('revoked', { exact: true }).waitFor();
+    await expect(keys.locator('tbody tr').count()).resolves.toBe(BULK_KEYS);
+    await page.getByRole('button', { name: 'Manage many-keys' }).click();
   });
 
   test('a key issued on the Access page answers in the playground, and is refused there once revoked', async () => {

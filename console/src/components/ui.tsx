@@ -142,3 +142,17 @@ export function Pager({ onNext, onFirst, hasNext, atFirst }: { onNext: () => voi
     </nav>
   );
 }
+
+/**
+ * Under a server-paged table: how many rows are shown and, while the server has more, a button that reads
+ * the next page and appends it (rows already shown, and a selection among them, stay as they are).
+ */
+export function LoadMore({ list, noun }: { list: { items: unknown[] | null; pages: number; hasMore: boolean; loading: boolean; loadMore: () => void }; noun: string }) {
+  if (!list.items || (!list.hasMore && list.pages < 2)) return null;
+  return (
+    <nav class="pager" aria-label={`More ${noun}`}>
+      <span class="muted small" role="status">{list.hasMore ? `${list.items.length} ${noun} shown; there are more.` : `All ${list.items.length} ${noun} shown.`}</span>
+      {list.hasMore ? <Button variant="secondary" busy={list.loading} onClick={list.loadMore}>{`Load more ${noun}`}</Button> : null}
+    </nav>
+  );
+}

@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
-import { Button, Empty, ErrorNotice, Field, Loading, PageHeader, Progress, Section, StatusBadge, SuccessNotice } from '../components/ui.js';
+import { Button, Empty, ErrorNotice, Field, LoadMore, Loading, PageHeader, Progress, Section, StatusBadge, SuccessNotice } from '../components/ui.js';
 import { usd } from '../format.js';
+import { LIST_PAGE, type ListPage, usePagedList } from '../paged-list.js';
 import { useResource } from '../resource.js';
 import { canChange, type Session } from '../session.js';
 import type { ContentPolicy, Limits, Tenant } from '../types.js';
@@ -9,23 +10,31 @@ import { KeysPanel } from './keys.js';
 
 /** Tenants with their limits and budgets, their API keys, and the content policies they can carry. */
 export function AccessPage({ session }: { session: Session }) {
-  const tenants = useResource((signal) => api<{ data: Tenant[] }>('/admin/v1/tenants', { signal }), 'tenants');
+  const tenants = usePagedList<Tenant>('/admin/v1/tenants', {}, 'tenants');
   const [selected, setSelected] = useState<string | null>(null);
   const writable = canChange(session, 'access');
-  const tenant = tenants.data?.data.find((t) => t.id === selected) ?? null;
+  const listed = tenants.items?.find((t) => t.id === selected) ?? null;
+  // A tenant selected but not on the pages read (one just created, further in id order) is read on its own.
+  const unlisted = selected !== null && tenants.items !== null && !listed ? selected : null;
+  const single = useResource((signal) => (unlisted ? api<Tenant>(`/admin/v1/tenants/${encodeURIComponent(unlisted)}`, { signal }) : Promise.resolve(null)), `tenant-${unlisted ?? ''}`);
+  const tenant = listed ?? (single.data && single.data.id === selected ? single.data : null);
+  const changed = () => {
+    tenants.reload();
+    single.reload();
+  };
   return (
     <>
       <PageHeader title="Access" />
       <Section title="Tenants">
         <ErrorNotice error={tenants.error} />
-        {!tenants.data ? <Loading /> : tenants.data.data.length === 0 ? <Empty>No tenants yet.</Empty> : (
+        {!tenants.items ? <Loading /> : tenants.items.length === 0 ? <Empty>No tenants yet.</Empty> : (
           <div class="table-wrap">
             <table>
               <thead>
                 <tr><th scope="col">Tenant</th><th scope="col">Status</th><th scope="col">Limits</th><th scope="col" class="num">Spent this month</th><th scope="col">Budget</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr>
               </thead>
               <tbody>
-                {tenants.data.data.map((t) => (
+                {tenants.items.map((t) => (
                   <tr key={t.id} class={t.id === selected ? 'selected' : undefined}>
                     <td><strong class="tenant-id">{t.id}</strong>{t.name ? <div class="muted tenant-name">{t.name}</div> : null}</td>
                     <td><StatusBadge status={t.status} /></td>
@@ -45,12 +54,13 @@ export function AccessPage({ session }: { session: Session }) {
             </table>
           </div>
         )}
+        <LoadMore list={tenants} noun="tenants" />
         {writable ? <CreateTenant onCreated={(id) => { tenants.reload(); setSelected(id); }} /> : null}
       </Section>
       {tenant ? (
         <>
           <KeysPanel tenant={tenant.id} writable={writable} />
-          {writable ? <TenantSettings key={`${tenant.id}-${tenant.version}`} tenant={tenant} onChanged={tenants.reload} /> : null}
+          {writable ? <TenantSettings key={`${tenant.id}-${tenant.version}`} tenant={tenant} onChanged={changed} /> : null}
         </>
       ) : null}
       <ContentPolicies />
@@ -173,9 +183,9 @@ function TenantSettings({ tenant, onChanged }: { tenant: Tenant; onChanged: () =
 }
 
 function ContentPolicies() {
-  const [after, setAfter] = useState<string[]>([]);
-  const cursor = after.at(-1);
-  const policies = useResource((signal) => api<{ data: ContentPolicy[]; next: string | null }>('/admin/v1/content-policies', { signal, query: { after: cursor, limit: 20, status: 'all' } }), `policies-${cursor ?? ''}`);
+  const [tokens, setTokens] = useState<string[]>([]);
+  const cursor = tokens.at(-1);
+  const policies = useResource((signal) => api<ListPage<ContentPolicy>>('/admin/v1/content-policies', { signal, query: { pageToken: cursor, limit: LIST_PAGE, status: 'all' } }), `policies-${cursor ?? ''}`);
   return (
     <Section title="Content policies">
       <ErrorNotice error={policies.error} />
@@ -194,8 +204,8 @@ function ContentPolicies() {
             </tbody>
           </table>
           <nav class="pager" aria-label="Content policy pages">
-            <Button variant="secondary" disabled={after.length === 0} onClick={() => setAfter([])}>First page</Button>
-            <Button variant="secondary" disabled={!policies.data.next} onClick={() => setAfter([...after, policies.data!.next!])}>Next page</Button>
+            <Button variant="secondary" disabled={tokens.length === 0} onClick={() => setTokens([])}>First page</Button>
+            <Button variant="secondary" disabled={!policies.data.nextPageToken} onClick={() => setTokens([...tokens, policies.data!.nextPageToken!])}>Next page</Button>
           </nav>
         </>
       )}

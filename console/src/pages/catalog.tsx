@@ -1,32 +1,37 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
-import { Button, Empty, ErrorNotice, Loading, PageHeader, Section, StatusBadge } from '../components/ui.js';
+import { Button, Empty, ErrorNotice, LoadMore, Loading, PageHeader, Section, StatusBadge } from '../components/ui.js';
 import { usd, when } from '../format.js';
+import { readWholeList, usePagedList } from '../paged-list.js';
 import { useResource } from '../resource.js';
 import { canChange, type Session } from '../session.js';
 import type { Alias, Deployment, PriceEntry, PriceHistory, Provider } from '../types.js';
 import { AliasEditor } from './alias-editor.js';
 
-/** Providers (never their credentials), deployments with their prices and price history, aliases with routes. */
+/**
+ * Providers (never their credentials), deployments with their prices and price history, aliases with routes.
+ * Each table reads pages from the server and appends the next on request.
+ */
 export function CatalogPage({ session }: { session: Session }) {
-  const providers = useResource((signal) => api<{ data: Provider[] }>('/admin/v1/providers', { signal }), 'providers');
-  const deployments = useResource((signal) => api<{ data: Deployment[] }>('/admin/v1/deployments', { signal }), 'deployments');
-  const aliases = useResource((signal) => api<{ data: Alias[] }>('/admin/v1/aliases', { signal }), 'aliases');
+  const providers = usePagedList<Provider>('/admin/v1/providers', {}, 'providers');
+  const deployments = usePagedList<Deployment>('/admin/v1/deployments', {}, 'deployments');
+  const aliases = usePagedList<Alias>('/admin/v1/aliases', {}, 'aliases');
   const [editing, setEditing] = useState<string | null>(null);
   const [prices, setPrices] = useState<string | null>(null);
+  const edited = aliases.items?.find((a) => a.name === editing) ?? null;
   return (
     <>
       <PageHeader title="Catalog" />
       <Section title="Aliases">
         <ErrorNotice error={aliases.error} />
-        {!aliases.data ? <Loading /> : aliases.data.data.length === 0 ? <Empty>No aliases are published.</Empty> : (
+        {!aliases.items ? <Loading /> : aliases.items.length === 0 ? <Empty>No aliases are published.</Empty> : (
           <div class="table-wrap">
             <table>
               <thead>
                 <tr><th scope="col">Alias</th><th scope="col">Status</th><th scope="col">Version</th><th scope="col">Strategy</th><th scope="col">Routes (priority · weight)</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr>
               </thead>
               <tbody>
-                {aliases.data.data.map((alias) => (
+                {aliases.items.map((alias) => (
                   <tr key={alias.name}>
                     <td><strong class="alias-name">{alias.name}</strong>{alias.problems.length ? <p class="text-bad">{alias.problems.join('; ')}</p> : null}</td>
                     <td><StatusBadge status={alias.status} /></td>
@@ -54,25 +59,19 @@ export function CatalogPage({ session }: { session: Session }) {
             </table>
           </div>
         )}
-        {editing && aliases.data && deployments.data ? (
-          <AliasEditor
-            alias={aliases.data.data.find((a) => a.name === editing)!}
-            deployments={deployments.data.data}
-            onClose={() => setEditing(null)}
-            onApplied={() => { aliases.reload(); }}
-          />
-        ) : null}
+        <LoadMore list={aliases} noun="aliases" />
+        {edited ? <AliasEditorWithDeployments alias={edited} onClose={() => setEditing(null)} onApplied={aliases.reload} /> : null}
       </Section>
       <Section title="Deployments">
         <ErrorNotice error={deployments.error} />
-        {!deployments.data ? <Loading /> : deployments.data.data.length === 0 ? <Empty>No deployments are registered.</Empty> : (
+        {!deployments.items ? <Loading /> : deployments.items.length === 0 ? <Empty>No deployments are registered.</Empty> : (
           <div class="table-wrap">
             <table>
               <thead>
                 <tr><th scope="col">Deployment</th><th scope="col">Status</th><th scope="col">Provider</th><th scope="col">Model</th><th scope="col">Capabilities</th><th scope="col" class="num">Input / 1M</th><th scope="col" class="num">Output / 1M</th><th scope="col"><span class="visually-hidden">Prices</span></th></tr>
               </thead>
               <tbody>
-                {deployments.data.data.map((d) => (
+                {deployments.items.map((d) => (
                   <tr key={d.id}>
                     <td><strong>{d.id}</strong>{d.region ? <span class="muted">{` · ${d.region}`}</span> : null}</td>
                     <td><StatusBadge status={d.status} /></td>
@@ -91,26 +90,36 @@ export function CatalogPage({ session }: { session: Session }) {
             </table>
           </div>
         )}
+        <LoadMore list={deployments} noun="deployments" />
         {prices ? <PriceHistoryPanel deployment={prices} /> : null}
       </Section>
       <Section title="Providers">
         <p class="muted">Credentials are never shown here: the API holds references to them, and the console does not display even those.</p>
         <ErrorNotice error={providers.error} />
-        {!providers.data ? <Loading /> : (
+        {!providers.items ? <Loading /> : (
           <div class="table-wrap">
             <table>
               <thead><tr><th scope="col">Provider</th><th scope="col">Status</th><th scope="col">Type</th><th scope="col">Region</th><th scope="col">API version</th></tr></thead>
               <tbody>
-                {providers.data.data.map((p) => (
+                {providers.items.map((p) => (
                   <tr key={p.id}><td><strong>{p.id}</strong></td><td><StatusBadge status={p.status} /></td><td>{p.type}</td><td>{p.region ?? '—'}</td><td>{p.apiVersion ?? '—'}</td></tr>
                 ))}
               </tbody>
             </table>
           </div>
         )}
+        <LoadMore list={providers} noun="providers" />
       </Section>
     </>
   );
+}
+
+/** The editor offers every deployment as a route target, not only those of the pages the table shows. */
+function AliasEditorWithDeployments({ alias, onClose, onApplied }: { alias: Alias; onClose: () => void; onApplied: () => void }) {
+  const deployments = useResource((signal) => readWholeList<Deployment>('/admin/v1/deployments', signal), 'deployment-choices');
+  if (deployments.error) return <ErrorNotice error={deployments.error} />;
+  if (!deployments.data) return <Loading />;
+  return <AliasEditor alias={alias} deployments={deployments.data} onClose={onClose} onApplied={onApplied} />;
 }
 
 function weightShare(alias: Alias, weight: number): number {

@@ -1,22 +1,27 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
-import { Button, CopyButton, Empty, ErrorNotice, Field, Loading, Section, StatusBadge, SuccessNotice } from '../components/ui.js';
+import { Button, CopyButton, Empty, ErrorNotice, Field, LoadMore, Loading, Section, StatusBadge, SuccessNotice } from '../components/ui.js';
 import { when } from '../format.js';
+import { readWholeList, usePagedList } from '../paged-list.js';
 import { useResource } from '../resource.js';
 import type { Alias, ApiKey, IssuedKey } from '../types.js';
 import { limitsText } from './access.js';
 
 const SCOPES = ['inference', 'models:read', 'usage:read', 'admin'] as const;
 
-/** The keys of one tenant: issue (the secret shown once), change the grant and limits, rotate with overlap, revoke. */
+/**
+ * The keys of one tenant, a server page at a time: issue (the secret shown once), change the grant and
+ * limits, rotate with overlap, revoke.
+ */
 export function KeysPanel({ tenant, writable }: { tenant: string; writable: boolean }) {
-  const keys = useResource((signal) => api<{ data: ApiKey[] }>('/admin/v1/keys', { signal, query: { tenant } }), `keys-${tenant}`);
-  const aliases = useResource((signal) => api<{ data: Alias[] }>('/admin/v1/aliases', { signal }), 'aliases');
+  const keys = usePagedList<ApiKey>('/admin/v1/keys', { tenant }, `keys-${tenant}`);
+  const aliases = useResource((signal) => readWholeList<Alias>('/admin/v1/aliases', signal), 'aliases');
   const [secret, setSecret] = useState<IssuedKey | null>(null);
   const [editing, setEditing] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [done, setDone] = useState<string | null>(null);
-  const published = (aliases.data?.data ?? []).filter((a) => a.status === 'published').map((a) => a.name);
+  const edited = keys.items?.find((k) => k.id === editing) ?? null;
+  const published = (aliases.data ?? []).filter((a) => a.status === 'published').map((a) => a.name);
 
   const act = async (what: string, action: () => Promise<unknown>) => {
     setError(null);
@@ -42,14 +47,14 @@ export function KeysPanel({ tenant, writable }: { tenant: string; writable: bool
       {secret ? <OnceShownSecret issued={secret} onDismiss={() => setSecret(null)} /> : null}
       <ErrorNotice error={error ?? keys.error} />
       {done ? <SuccessNotice>{done}</SuccessNotice> : null}
-      {!keys.data ? <Loading /> : keys.data.data.length === 0 ? <Empty>This tenant has no keys.</Empty> : (
+      {!keys.items ? <Loading /> : keys.items.length === 0 ? <Empty>This tenant has no keys.</Empty> : (
         <div class="table-wrap">
           <table>
             <thead>
               <tr><th scope="col">Key</th><th scope="col">Status</th><th scope="col">Scopes</th><th scope="col">Aliases</th><th scope="col">Limits</th><th scope="col">Expires</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr>
             </thead>
             <tbody>
-              {keys.data.data.map((key) => (
+              {keys.items.map((key) => (
                 <tr key={key.id}>
                   <td><strong>{key.id}</strong><div class="muted"><code>{`${key.prefix}…`}</code></div>
                     {key.previousSecretValidUntil ? <div class="muted small">{`previous secret valid until ${when(key.previousSecretValidUntil)}`}</div> : null}</td>
@@ -73,8 +78,9 @@ export function KeysPanel({ tenant, writable }: { tenant: string; writable: bool
           </table>
         </div>
       )}
-      {editing && keys.data ? (
-        <GrantEditor key={editing} apiKey={keys.data.data.find((k) => k.id === editing)!} aliases={published}
+      <LoadMore list={keys} noun="keys" />
+      {edited ? (
+        <GrantEditor key={editing} apiKey={edited} aliases={published}
           onSaved={() => { setEditing(null); setDone(`Key ${editing} changed.`); keys.reload(); }} onCancel={() => setEditing(null)} />
       ) : null}
       {writable ? <IssueKey tenant={tenant} aliases={published} onIssued={(issued) => { setSecret(issued); keys.reload(); }} /> : null}

@@ -2,6 +2,7 @@ import { useRef, useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { Button, ErrorNotice, Facts, Field, Link, PageHeader, Section } from '../components/ui.js';
 import { count, usd } from '../format.js';
+import { readWholeList } from '../paged-list.js';
 import { useResource } from '../resource.js';
 import { sseData } from '../sse.js';
 import type { Alias } from '../types.js';
@@ -15,7 +16,7 @@ interface Outcome { requestId: string | null; inputTokens: number | null; output
  * admin API — and is gone when the page is left. The cost comes from the request's history once it is billed.
  */
 export function PlaygroundPage() {
-  const aliases = useResource((signal) => api<{ data: Alias[] }>('/admin/v1/aliases', { signal }), 'aliases');
+  const aliases = useResource((signal) => readWholeList<Alias>('/admin/v1/aliases', signal), 'aliases');
   const [apiKey, setApiKey] = useState('');
   const [alias, setAlias] = useState('');
   const [prompt, setPrompt] = useState('');
@@ -23,7 +24,7 @@ export function PlaygroundPage() {
   const [outcome, setOutcome] = useState<Outcome | null>(null);
   const [error, setError] = useState<unknown>(null);
   const running = useRef<AbortController | null>(null);
-  const published = (aliases.data?.data ?? []).filter((a) => a.status === 'published');
+  const published = (aliases.data ?? []).filter((a) => a.status === 'published');
   const chosen = alias || published[0]?.name || '';
 
   const send = async (event: Event) => {

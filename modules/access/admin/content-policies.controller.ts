@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, Param, Put, Query, Req, Res, UseFilters,
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type ContentPolicyDefinition, type ContentPolicyState, contentPolicyStream, type DomainEvent } from '../../../events/index.js';
 import { RoutingSnapshotProjection } from '../../../projections/routing-snapshot/index.js';
-import { AdminArea, AdminApiError, AdminCommands, AdminExceptionFilter, AdminGuard, adminValidationPipe, definitionBody, etag, ifMatch } from '../../admin/index.js';
+import { AdminArea, AdminApiError, AdminCommands, AdminExceptionFilter, AdminGuard, adminValidationPipe, definitionBody, etag, ifMatch, pageOfIds, queryProblem, readListPage } from '../../admin/index.js';
 import { ContentPolicyCommand } from '../access.commands.js';
 import { readContentPolicyDefinition } from '../content-policy/content-policy-definition.js';
 import { type ContentPolicyCommand as PolicyCommand, contentPolicyDecider } from '../content-policy/content-policy.decider.js';
@@ -11,7 +11,9 @@ import { contentPolicyView } from '../content-policy/content-policy-view.js';
 import { WrongExpectedVersionError } from '../../../src/kernel/index.js';
 import { ContentPoliciesQueryDto, DryRunQueryDto } from './content-policy.dto.js';
 
+/** The page size without `limit`, and the largest `limit`: this list paged before the other admin lists did. */
 const DEFAULT_PAGE = 100;
+const MAX_PAGE = 1000;
 
 const definition = definitionBody((reader, body) => readContentPolicyDefinition(reader, body, ''));
 
@@ -34,15 +36,15 @@ export class ContentPoliciesController {
 
   @Get()
   async list(@Query() query: ContentPoliciesQueryDto) {
+    const paging = readListPage(query.limit, query.pageToken, { maxLimit: MAX_PAGE, defaultLimit: DEFAULT_PAGE });
+    if (query.after !== undefined && paging.after !== null) throw queryProblem('pageToken', 'cannot be combined with after (send one of them)');
     await this.commands.fresh();
     const status = query.status ?? 'live';
-    const limit = query.limit ?? DEFAULT_PAGE;
-    const ids = [...this.routing.state.contentPolicies.entries()]
-      .filter(([id, policy]) => policy.status !== 'absent' && (status === 'all' || policy.status === status) && (query.after === undefined || id > query.after))
-      .map(([id]) => id)
-      .sort();
-    const page = ids.slice(0, limit);
-    return { data: page.map((id) => this.found(id)), next: ids.length > limit ? page.at(-1)! : null };
+    const listed = [...this.routing.state.contentPolicies.entries()]
+      .filter(([, policy]) => policy.status !== 'absent' && (status === 'all' || policy.status === status))
+      .map(([id]) => id);
+    const page = pageOfIds(listed, { ...paging, after: paging.after ?? query.after ?? null });
+    return { data: page.ids.map((id) => this.found(id)), next: page.nextPageToken === null ? null : page.ids.at(-1)!, nextPageToken: page.nextPageToken };
   }
 
   @Get(':id')

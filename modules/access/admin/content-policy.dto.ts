@@ -1,13 +1,19 @@
-import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, Matches, Max, Min } from 'class-validator';
+import { Allow, IsIn, IsOptional, Matches } from 'class-validator';
 
-/** `GET /admin/v1/content-policies?after=&limit=&status=`: pages in id order; `after` is the last id of the previous page (its `next`). */
+/**
+ * `GET /admin/v1/content-policies?limit=&pageToken=&status=`: pages in id order. `limit` and `pageToken`
+ * are read by the admin lists' shared reader (list-page.ts); `after` (the last id, the answer's `next`)
+ * is the older way to page and stays for the clients that use it.
+ */
 export class ContentPoliciesQueryDto {
   @IsOptional() @Matches(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, { message: 'after must be a content policy id (the `next` of the previous page)' })
   after?: string;
 
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(1000)
-  limit?: number;
+  @Allow()
+  limit?: unknown;
+
+  @Allow()
+  pageToken?: unknown;
 
   /** `live` (default), `retired`, or `all`. */
   @IsOptional() @IsIn(['live', 'retired', 'all'])

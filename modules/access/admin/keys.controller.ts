@@ -7,7 +7,8 @@ import { ApiKeyCommand } from '../access.commands.js';
 import { type ApiKeyDefinition, grantOf, type KeyGrantMembers, readApiKey, readKeyChanges } from '../api-key/api-key-definition.js';
 import { displayPrefix, generateApiKey, hashApiKey } from '../api-key/key-format.js';
 import {
-  AdminApiError, AdminArea, AdminCommands, AdminExceptionFilter, AdminGuard, type AdminPrincipal, adminValidationPipe, definitionBody, etag, principalOf, ReasonDto, TenantScoped,
+  AdminApiError, AdminArea, AdminCommands, AdminExceptionFilter, AdminGuard, type AdminPrincipal, adminValidationPipe, definitionBody, etag, pageOfIds, principalOf, ReasonDto,
+  readListPage, TenantScoped,
 } from '../../admin/index.js';
 import { RotateKeyDto } from './key.dto.js';
 import { RoutingSnapshotProjection } from '../../../projections/routing-snapshot/index.js';
@@ -38,15 +39,20 @@ export class KeysController {
     private readonly routing: RoutingSnapshotProjection,
   ) {}
 
+  /** In id order; `?limit=&pageToken=` pages it (a console must not download 10,000 keys to show 50). */
   @Get()
   @TenantScoped()
-  async list(@Query('tenant') requested: string | undefined, @Req() request: FastifyRequest) {
+  async list(
+    @Query('tenant') requested: string | undefined, @Query('limit') limit: unknown, @Query('pageToken') pageToken: unknown, @Req() request: FastifyRequest,
+  ) {
+    const paging = readListPage(limit, pageToken);
     const tenant = principalOf(request).confine(requested || undefined);
     await this.commands.fresh();
     const now = Date.now();
-    const keys = [...this.keys.state.keys.entries()]
-      .filter(([, key]) => key.status !== 'absent' && (!tenant || key.grant.tenantId === tenant));
-    return { data: keys.map(([id, key]) => this.view(id, key, now)) };
+    const keys = this.keys.state.keys;
+    const listed = [...keys.entries()].filter(([, key]) => key.status !== 'absent' && (!tenant || key.grant.tenantId === tenant)).map(([id]) => id);
+    const page = pageOfIds(listed, paging);
+    return { data: page.ids.map((id) => this.view(id, keys.get(id)!, now)), nextPageToken: page.nextPageToken };
   }
 
   @Get(':id')

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Decimal } from 'decimal.js';
-import { DataSource } from 'typeorm';
+import { DataSource, In } from 'typeorm';
 import { periodStart, type SpendPeriod, TenantSpend } from '../../../projections/tenant-spend/index.js';
 
 export interface PeriodSpend {
@@ -12,7 +12,7 @@ export interface PeriodSpend {
 
 export type CurrentSpend = Record<SpendPeriod, PeriodSpend>;
 
-/** Current-day and current-month spend per tenant, from the `tenant_spend` read model. */
+/** Current-day and current-month spend of the tenants asked for, from the `tenant_spend` read model. */
 @Injectable()
 export class TenantSpendReader {
   constructor(private readonly dataSource: DataSource) {}
@@ -25,8 +25,10 @@ export class TenantSpendReader {
       result.set(id, { day: { periodStart: day.toISOString(), spentUsd: '0', savedUsd: '0' }, month: { periodStart: month.toISOString(), spentUsd: '0', savedUsd: '0' } });
     }
     if (tenantIds.length === 0) return result;
+    // The rows of these tenants only: a page of 50 tenants reads 100 rows, however many tenants there are.
+    const tenantId = In([...tenantIds]);
     const rows = await this.dataSource.getRepository(TenantSpend).find({
-      where: [{ period: 'day', periodStart: day }, { period: 'month', periodStart: month }],
+      where: [{ period: 'day', periodStart: day, tenantId }, { period: 'month', periodStart: month, tenantId }],
     });
     for (const row of rows) {
       const spend = result.get(row.tenantId);

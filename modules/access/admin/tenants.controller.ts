@@ -5,8 +5,8 @@ import { type TenantState, tenantStream } from '../../../events/index.js';
 import { KeyIndexProjection } from '../../../projections/key-index/index.js';
 import { TenantCommand } from '../access.commands.js';
 import {
-  AdminArea, AdminCommands, AdminExceptionFilter, AdminGuard, adminValidationPipe, definitionBody, etag, PlatformOnlyOnTenant, principalOf, ReasonDto, readLimitsMapping,
-  TenantScoped, tenantNotFound,
+  AdminArea, AdminCommands, AdminExceptionFilter, AdminGuard, adminValidationPipe, definitionBody, etag, pageOfIds, PlatformOnlyOnTenant, principalOf, ReasonDto, readListPage,
+  readLimitsMapping, TenantScoped, tenantNotFound,
 } from '../../admin/index.js';
 import type { TenantBudget, TenantLimits } from '../../../events/index.js';
 import { readBudgetMapping, readTenant, type TenantDefinition } from '../tenant/tenant-definition.js';
@@ -53,14 +53,18 @@ export class TenantsController {
     private readonly spend: TenantSpendReader,
   ) {}
 
+  /** In id order; `?limit=&pageToken=` pages it, and spend is read for the tenants of the page only. */
   @Get()
   @TenantScoped()
-  async list(@Req() request: FastifyRequest) {
+  async list(@Query('limit') limit: unknown, @Query('pageToken') pageToken: unknown, @Req() request: FastifyRequest) {
+    const paging = readListPage(limit, pageToken);
     const only = principalOf(request).confine(undefined);
     await this.commands.fresh();
-    const tenants = [...this.keys.state.tenants.entries()].filter(([id, t]) => t.status !== 'absent' && (only === null || id === only));
-    const spend = await this.spend.current(tenants.map(([id]) => id));
-    return { data: tenants.map(([id, tenant]) => this.view(id, tenant, spend.get(id)!)) };
+    const tenants = this.keys.state.tenants;
+    const listed = [...tenants.entries()].filter(([id, t]) => t.status !== 'absent' && (only === null || id === only)).map(([id]) => id);
+    const page = pageOfIds(listed, paging);
+    const spend = await this.spend.current(page.ids);
+    return { data: page.ids.map((id) => this.view(id, tenants.get(id)!, spend.get(id)!)), nextPageToken: page.nextPageToken };
   }
 
   @Get(':id')

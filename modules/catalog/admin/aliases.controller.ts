@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { aliasStream, type DomainEvent } from '../../../events/index.js';
 import { RoutingSnapshotProjection } from '../../../projections/routing-snapshot/index.js';
 import { WrongExpectedVersionError } from '../../../src/kernel/index.js';
-import { AdminArea, AdminApiError, AdminCommands, AdminExceptionFilter, AdminGuard, adminValidationPipe, etag, ifMatch, ReasonDto } from '../../admin/index.js';
+import { AdminArea, AdminApiError, AdminCommands, AdminExceptionFilter, AdminGuard, adminValidationPipe, etag, ifMatch, pageOfIds, ReasonDto, readListPage } from '../../admin/index.js';
 import { aliasDecider } from '../alias/alias.decider.js';
 import { AliasCommand } from '../catalog.commands.js';
 import { assertSafeCatalogChange } from '../publication-guard.js';
@@ -27,10 +27,14 @@ export class AliasesController {
     private readonly routing: RoutingSnapshotProjection,
   ) {}
 
+  /** In name order; `?limit=&pageToken=` pages it. */
   @Get()
-  async list() {
+  async list(@Query('limit') limit: unknown, @Query('pageToken') pageToken: unknown) {
+    const paging = readListPage(limit, pageToken);
     await this.commands.fresh();
-    return { data: [...this.routing.state.aliases.keys()].map((name) => this.view(name)).filter((v) => v !== null) };
+    const listed = [...this.routing.state.aliases.entries()].filter(([, alias]) => alias.status !== 'absent').map(([name]) => name);
+    const page = pageOfIds(listed, paging);
+    return { data: page.ids.map((name) => this.found(name)), nextPageToken: page.nextPageToken };
   }
 
   @Get(':name')

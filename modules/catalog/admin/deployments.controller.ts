@@ -1,7 +1,7 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Put, Req, Res, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Put, Query, Req, Res, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RoutingSnapshotProjection } from '../../../projections/routing-snapshot/index.js';
-import { AdminArea, AdminApiError, AdminCommands, AdminExceptionFilter, AdminGuard, adminValidationPipe, etag, ReasonDto } from '../../admin/index.js';
+import { AdminArea, AdminApiError, AdminCommands, AdminExceptionFilter, AdminGuard, adminValidationPipe, etag, pageOfIds, ReasonDto, readListPage } from '../../admin/index.js';
 import { DeploymentCommand } from '../catalog.commands.js';
 import { deploymentView } from './catalog-views.js';
 import { DeploymentSettingsDto, RegisterDeploymentDto, deploymentSettingsOf } from './deployment.dto.js';
@@ -18,11 +18,15 @@ export class DeploymentsController {
     private readonly routing: RoutingSnapshotProjection,
   ) {}
 
+  /** In id order; `?limit=&pageToken=` pages it. */
   @Get()
-  async list() {
+  async list(@Query('limit') limit: unknown, @Query('pageToken') pageToken: unknown) {
+    const paging = readListPage(limit, pageToken);
     await this.commands.fresh();
     const now = new Date();
-    return { data: [...this.routing.state.deployments.keys()].map((id) => deploymentView(this.routing.state, id, now)).filter((v) => v !== null) };
+    const state = this.routing.state;
+    const page = pageOfIds([...state.deployments.entries()].filter(([, d]) => d.status !== 'absent').map(([id]) => id), paging);
+    return { data: page.ids.map((id) => deploymentView(state, id, now)!), nextPageToken: page.nextPageToken };
   }
 
   @Get(':id')

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, Param, Post, Put, Query, Req, Res, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RoutingSnapshotProjection } from '../../../projections/routing-snapshot/index.js';
-import { AdminArea, AdminApiError, AdminCommands, AdminExceptionFilter, AdminGuard, AdminTokenOnly, adminValidationPipe, etag } from '../../admin/index.js';
+import { AdminArea, AdminApiError, AdminCommands, AdminExceptionFilter, AdminGuard, AdminTokenOnly, adminValidationPipe, etag, pageOfIds, readListPage } from '../../admin/index.js';
 import { ProviderCommand } from '../catalog.commands.js';
 import { providerView } from './catalog-views.js';
 import { ProviderSettingsDto, RegisterProviderDto, providerSettingsOf } from './provider.dto.js';
@@ -21,10 +21,14 @@ export class ProvidersController {
     private readonly routing: RoutingSnapshotProjection,
   ) {}
 
+  /** In id order; `?limit=&pageToken=` pages it. */
   @Get()
-  async list() {
+  async list(@Query('limit') limit: unknown, @Query('pageToken') pageToken: unknown) {
+    const paging = readListPage(limit, pageToken);
     await this.commands.fresh();
-    return { data: [...this.routing.state.providers.keys()].map((id) => providerView(this.routing.state, id)).filter((v) => v !== null) };
+    const state = this.routing.state;
+    const page = pageOfIds([...state.providers.entries()].filter(([, p]) => p.status !== 'absent').map(([id]) => id), paging);
+    return { data: page.ids.map((id) => providerView(state, id)!), nextPageToken: page.nextPageToken };
   }
 
   @Get(':id')
