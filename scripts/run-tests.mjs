@@ -1,6 +1,7 @@
-// `npm test`: jest over the compiled suites in two groups — every suite but the quiet ones in parallel
-// workers, then the quiet suites (scripts/test-groups.mjs) one at a time on an otherwise idle machine — and
-// one summary at the end. Suites that need a service whose URL is unset skip, and the run says so once
+// `npm test`: jest over the compiled suites in three groups — every suite but the quiet and waiting ones in
+// parallel workers, with the waiting suites (scripts/test-groups.mjs: mostly sleeping on windows, outages and
+// cooldowns) one at a time in a lane beside them, then the quiet suites one at a time on an otherwise idle
+// machine — and one summary at the end. Suites that need a service whose URL is unset skip, and the run says so once
 // per service instead of once per suite. Any argument other than the ones below goes to a single jest run
 // as is (`npm test -- dist/test/unit/pricing.test.js`, `npm test -- -t budget`).
 //
@@ -11,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'no
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isQuietSuite, LONG_SUITES, QUIET_SUITES } from './test-groups.mjs';
+import { isQuietSuite, isWaitingSuite, LONG_SUITES, QUIET_SUITES, WAITING_SUITES } from './test-groups.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const jestBin = join(root, 'node_modules', 'jest', 'bin', 'jest.js');
@@ -123,22 +124,34 @@ async function main() {
     const suites = await listSuites(env);
     const quiet = suites.filter(isQuietSuite);
     const named = (suite) => suites.some((path) => path.replaceAll('\\', '/').endsWith(`/test/${suite}.test.js`));
-    const missing = [...QUIET_SUITES, ...LONG_SUITES].filter((suite) => !named(suite));
+    const missing = [...QUIET_SUITES, ...LONG_SUITES, ...WAITING_SUITES].filter((suite) => !named(suite));
     if (missing.length > 0) fail(`scripts/test-groups.mjs names suites that do not exist: ${missing.join(', ')}`);
-    const parallel = suites.filter((path) => !isQuietSuite(path));
+    const waiting = suites.filter(isWaitingSuite);
+    const parallel = suites.filter((path) => !isQuietSuite(path) && !isWaitingSuite(path));
 
-    const groups = [
-      { label: `${plural(parallel.length, 'suite')} in ${plural(options.maxWorkers, 'worker')}`, args: [`--maxWorkers=${options.maxWorkers}`, '--testPathIgnorePatterns', ...quiet.map(escape)] },
-      { label: `${plural(quiet.length, 'quiet suite')} one at a time`, args: ['--maxWorkers=1', '--runTestsByPath', ...quiet] },
+    // Stages run one after the other; the groups of a stage at the same time (the waiting lane beside the parallel group).
+    const stages = [
+      [
+        { label: `${plural(parallel.length, 'suite')} in ${plural(options.maxWorkers, 'worker')}`, args: [`--maxWorkers=${options.maxWorkers}`, '--testPathIgnorePatterns', ...[...quiet, ...waiting].map(escape)] },
+        ...(waiting.length ? [{ label: `beside them ${plural(waiting.length, 'waiting suite')} one at a time`, args: ['--maxWorkers=1', '--runTestsByPath', ...waiting] }] : []),
+      ],
+      [{ label: `${plural(quiet.length, 'quiet suite')} one at a time`, args: ['--maxWorkers=1', '--runTestsByPath', ...quiet] }],
     ];
+    const groups = stages.flat();
     const results = [];
     let code = 0;
-    for (const [index, group] of groups.entries()) {
-      const outputFile = join(scratch, `group-${index}.json`);
-      process.stderr.write(`\n[npm test] ${group.label}\n`);
-      code = Math.max(code, await jest([...group.args, '--json', `--outputFile=${outputFile}`], env));
-      if (!existsSync(outputFile)) fail(`jest wrote no results for "${group.label}" (exit ${code})`);
-      results.push(JSON.parse(readFileSync(outputFile, 'utf8')));
+    let index = 0;
+    for (const stage of stages) {
+      const runs = stage.map((group) => {
+        const outputFile = join(scratch, `group-${index++}.json`);
+        process.stderr.write(`\n[npm test] ${group.label}\n`);
+        return jest([...group.args, '--json', `--outputFile=${outputFile}`], env).then((exit) => ({ group, exit, outputFile }));
+      });
+      for (const { group, exit, outputFile } of await Promise.all(runs)) {
+        code = Math.max(code, exit);
+        if (!existsSync(outputFile)) fail(`jest wrote no results for "${group.label}" (exit ${exit})`);
+        results.push(JSON.parse(readFileSync(outputFile, 'utf8')));
+      }
     }
 
     const merged = merge(results);

@@ -15,6 +15,29 @@ export const QUIET_SUITES = [
   'e2e/graceful-shutdown',
 ];
 
+/**
+ * Suites that spend most of their minute waiting — on a window of traffic at a few requests a second, an
+ * outage held for the 30 s the acceptance names, breaker cooldowns, a relay's retry delays — rather than on the
+ * CPU. They run in a lane of their own (one worker, one suite after another) beside the parallel group instead of
+ * holding one of its two workers for minutes while the cores idle; their bounds were written for a neighbour.
+ */
+export const WAITING_SUITES = [
+  // 20 clients at 600 RPM for a whole minute over two processes, then a budget run with a kill -9.
+  'integration/limits-two-processes',
+  // Steady traffic through a 30 s PostgreSQL outage, then the spool draining.
+  'integration/postgres-outage',
+  // Breaker cooldowns of 10 s shared through Redis.
+  'integration/breaker-redis',
+  // The relay's backoff while a broker is away.
+  'e2e/relay-envelopes',
+];
+
+/** Whether a compiled suite's path is one of the waiting suites. */
+export function isWaitingSuite(path) {
+  const normalised = path.replaceAll('\\', '/');
+  return WAITING_SUITES.some((suite) => normalised.endsWith(`/test/${suite}.test.js`));
+}
+
 /** Whether a compiled suite's path (dist/test/<dir>/<name>.test.js) is one of the quiet suites. */
 export function isQuietSuite(path) {
   const normalised = path.replaceAll('\\', '/');
