@@ -30,6 +30,10 @@ export const WAITING_SUITES = [
   'integration/breaker-redis',
   // The relay's backoff while a broker is away.
   'e2e/relay-envelopes',
+  // Brokers of its own stopped and restarted under the relay (backoff from 0.5 s), a projector killed and replaced.
+  'integration/relay-brokers',
+  // Backends terminated under load, then waits for the pool, LISTEN and readiness to recover by themselves.
+  'integration/database-faults',
 ];
 
 /** Whether a compiled suite's path is one of the waiting suites. */
