@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { type CountryCode, Metadata, parsePhoneNumberFromString } from 'libphonenumber-js';
 import { type Detector, type EmitFinding, eachMatch } from './detector.js';
 import type { ScanText } from './scan-text.js';
@@ -16,6 +17,12 @@ export class PhoneDetector implements Detector {
   readonly version: string;
   private readonly candidates = /(?<![\w+])(?:\+|\()?\d(?:[ .()/-]{0,2}\d){6,16}(?!\d)/g;
 
+  /**
+   * libphonenumber's verdicts on recent candidates, by a digest of the candidate (never the number itself): a parse
+   * costs 10–40 µs, and chat traffic sends the same numbers again and again (a conversation's history is resent
+   * every turn). Bounded; the oldest verdict goes first.
+   */
+  private readonly verdicts = new Map<string, boolean>();
   /** How many digits a national number of the default region can have, with or without a one-digit trunk prefix. */
   private readonly nationalDigits: ReadonlySet<number>;
 
@@ -32,9 +39,7 @@ export class PhoneDetector implements Detector {
     // Past the budget a phone-shaped candidate counts as a phone unvalidated: over-masking, never a leak, and a
     // text of endless phone-shaped digits costs bounded time.
     const isPhone = (candidate: string) => ++validations > MAX_VALIDATIONS_PER_SCAN
-      // The candidate as a whole (its span is the finding): parsing one string is several times cheaper than
-      // libphonenumber's own text search, which would only look at this candidate again.
-      || parsePhoneNumberFromString(candidate, { defaultCountry: this.defaultRegion, extract: false })?.isValid() === true;
+      || this.valid(candidate);
     eachMatch(this.candidates, scanText.text, (match, offset) => {
       const candidate = match[0];
       const at = offset + match.index;
@@ -60,6 +65,19 @@ export class PhoneDetector implements Detector {
         this.candidates.lastIndex = match.index + groups[1][0];
       }
     });
+  }
+
+  /** Whether libphonenumber finds the candidate, as a whole, a valid number (its verdict remembered by digest). */
+  private valid(candidate: string): boolean {
+    const key = createHash('sha256').update(candidate).digest('base64');
+    const known = this.verdicts.get(key);
+    if (known !== undefined) return known;
+    // The candidate as a whole (its span is the finding): parsing one string is several times cheaper than
+    // libphonenumber's own text search, which would only look at this candidate again.
+    const verdict = parsePhoneNumberFromString(candidate, { defaultCountry: this.defaultRegion, extract: false })?.isValid() === true;
+    if (this.verdicts.size >= MAX_VERDICTS) this.verdicts.delete(this.verdicts.keys().next().value!);
+    this.verdicts.set(key, verdict);
+    return verdict;
   }
 }
 
@@ -95,6 +113,9 @@ function cutShort(text: string, end: number): boolean {
   }
   return false;
 }
+
+/** Verdicts kept per detector (a detector belongs to one compiled policy version). */
+const MAX_VERDICTS = 4_096;
 
 /** The [start, end) of each run of digits in a candidate. */
 function digitGroups(candidate: string): Array<[number, number]> {
