@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MAIN, type ServerProcess, runCli, startServer } from '../support/cli-process.js';
 import { SPOOL_PORTS, freePortIn } from '../support/port-range.js';
-import { runCli as runCliInProcess } from '../../src/cli/run-cli.js';
+import { runCliInProcess } from '../support/cli-in-process.js';
 import { seedEmbeddedDataDir } from '../support/pglite-template.js';
 import { csvObjects } from '../support/csv.js';
 import { RunningServer } from '../../src/cli/running-server.js';
@@ -335,32 +335,11 @@ describe('the CLI while a server runs on the embedded store', () => {
    * `switchyard` (spawning is what the tests above prove), without seconds of start-up per command. It
    * still reaches the server process through its operator socket.
    */
-  async function cliHere(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    const saved = new Map(OWN_ENV.map((name) => [name, process.env[name]]));
-    for (const name of OWN_ENV) process.env[name] = env[name] ?? '';
-    const out: string[] = [];
-    const err: string[] = [];
-    const streams = [[process.stdout, out], [process.stderr, err]] as const;
-    const writes = streams.map(([stream]) => stream.write);
-    for (const [stream, sink] of streams) {
-      stream.write = ((chunk: unknown, encoding?: unknown, callback?: unknown) => {
-        sink.push(String(chunk));
-        const done = typeof encoding === 'function' ? encoding : callback;
-        if (typeof done === 'function') queueMicrotask(() => (done as () => void)());
-        return true;
-      }) as typeof stream.write;
-    }
-    try {
-      const code = await runCliInProcess(args);
-      return { code, stdout: out.join(''), stderr: err.join('') };
-    } finally {
-      streams.forEach(([stream], i) => (stream.write = writes[i]));
-      for (const [name, value] of saved) {
-        if (value === undefined) delete process.env[name];
-        else process.env[name] = value;
-      }
-    }
+  function cliHere(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    // The cache setting as this suite's spawned CLI gets it (cli-process.ts: off unless the environment says).
+    return runCliInProcess(args, { ...process.env, ...Object.fromEntries(OWN_ENV.map((name) => [name, env[name] ?? ''])) });
   }
+
 
   async function chat(key: string, content: string): Promise<{ status: number; requestId: string }> {
     const response = await fetch(`${server.url}/v1/chat/completions`, {
@@ -395,19 +374,11 @@ describe('--help', () => {
       ['projections', 'status'], ['projections', 'rebuild'], ['projections', 'resume'], ['audit', 'verify'], ['audit', 'export'], ['audit', 'checkpoint'], ['audit', 'public-key'],
       ['audit', 'log'], ['reconcile'], ['keys', 'issue'], ['keys', 'revoke'], ['admin-token', 'reset'],
     ];
-    const written: string[] = [];
-    const write = process.stdout.write.bind(process.stdout);
-    process.stdout.write = ((chunk: string) => (written.push(String(chunk)), true)) as typeof process.stdout.write;
-    try {
-      for (const command of commands) {
-        written.length = 0;
-        expect([command, await runCliInProcess([...command, '--help'])]).toEqual([command, 0]);
-        const text = written.join('');
-        expect(text).toMatch(/^Usage: switchyard/);
-        expect(text).toContain(`  ${command.join(' ')}`);
-      }
-    } finally {
-      process.stdout.write = write;
+    for (const command of commands) {
+      const help = await runCliInProcess([...command, '--help'], process.env);
+      expect([command, help.code]).toEqual([command, 0]);
+      expect(help.stdout).toMatch(/^Usage: switchyard/);
+      expect(help.stdout).toContain(`  ${command.join(' ')}`);
     }
   });
 });

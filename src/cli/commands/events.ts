@@ -1,9 +1,9 @@
 import { EventHistory } from '../../../modules/audit/event-history.js';
 import { eventView } from '../../../modules/audit/event-view.js';
-import { PageTokenError } from '../../../modules/audit/page-token.js';
 import { readEnvironment } from '../../config/environment.js';
 import { type LogPosition, START } from '../../kernel/event-store/event-store.js';
 import { openLogReader } from '../../log-reader.js';
+import { pageFromLog } from '../log-page.js';
 import { writeOut } from '../output.js';
 import { type RunningServer, runningServer } from '../running-server.js';
 
@@ -99,18 +99,7 @@ export async function eventsList(options: { after?: string; stream?: string; typ
     const page = await server.get<EventPage>(`/admin/v1/events?${query({ after: options.after, stream: options.stream, type: options.types?.join(','), limit: String(options.limit) })}`);
     return printPage(page);
   }
-  const platform = await openLogReader(environment);
-  try {
-    return await printPage(await new EventHistory(platform.store, platform.database).page(options));
-  } catch (error) {
-    if (error instanceof PageTokenError) {
-      process.stderr.write(`${error.message}\n`);
-      return 2;
-    }
-    throw error;
-  } finally {
-    await platform.close();
-  }
+  return pageFromLog(environment, async (platform) => printPage(await new EventHistory(platform.store, platform.database).page(options)));
 }
 
 async function printPage(page: EventPage): Promise<number> {

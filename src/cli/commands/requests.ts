@@ -1,9 +1,9 @@
-import { PageTokenError } from '../../../modules/audit/page-token.js';
 import { RequestHistory } from '../../../modules/audit/request-history.js';
 import { type RequestPage, RequestSearch, type RequestSearchQuery } from '../../../modules/audit/request-search.js';
 import { REQUEST_SUMMARY_STATUSES, type RequestSummaryStatus } from '../../../projections/request-summaries/index.js';
 import { readEnvironment } from '../../config/environment.js';
 import { openLogReader } from '../../log-reader.js';
+import { pageFromLog } from '../log-page.js';
 import { writeOut } from '../output.js';
 import { ServerRefusedError, runningServer } from '../running-server.js';
 
@@ -78,18 +78,7 @@ export async function requestsList(options: RequestListOptions): Promise<number>
     set('pageToken', options.pageToken);
     return printPage(await server.get<RequestPage>(`/admin/v1/requests?${params.toString()}`));
   }
-  const platform = await openLogReader(environment);
-  try {
-    return await printPage(await new RequestSearch(platform.database).page(options));
-  } catch (error) {
-    if (error instanceof PageTokenError) {
-      process.stderr.write(`${error.message}\n`);
-      return 2;
-    }
-    throw error;
-  } finally {
-    await platform.close();
-  }
+  return pageFromLog(environment, async (platform) => printPage(await new RequestSearch(platform.database).page(options)));
 }
 
 async function printPage(page: RequestPage): Promise<number> {
