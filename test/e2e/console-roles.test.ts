@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { RequestMethod } from '@nestjs/common';
-import { ModulesContainer, Reflector } from '@nestjs/core';
+import { Reflector } from '@nestjs/core';
 import { type AdminAccess, type AdminAreaMark, type ConsoleRole, CONSOLE_ROLES, accessOf, adminAreaOf, adminTokenOnly, rolesAllowed } from '../../modules/admin/index.js';
 import { ConsoleSessions } from '../../modules/console/console-sessions.js';
 import { ConsoleBrowser, type ConsoleResponse } from '../support/console-browser.js';
 import { type TestGateway, startTestGateway } from '../support/gateway-harness.js';
+import { registeredRoutes } from '../support/registered-routes.js';
 
 /**
  * Issue 38: console roles are enforced by the server on every admin route. Every route Nest registers
@@ -38,30 +38,15 @@ beforeAll(async () => {
   gw = await startTestGateway({ environment: { adminToken: ADMIN_TOKEN } });
   const reflector = gw.gateway.app.get(Reflector);
   routes = [];
-  for (const module of gw.gateway.app.get(ModulesContainer).values()) {
-    for (const wrapper of module.controllers.values()) {
-      const controller = wrapper.metatype as (new (...args: unknown[]) => unknown) | null;
-      if (!controller) continue;
-      const prefixes = [Reflect.getMetadata('path', controller)].flat() as string[];
-      for (const name of Object.getOwnPropertyNames(controller.prototype)) {
-        const handler = controller.prototype[name];
-        if (typeof handler !== 'function' || Reflect.getMetadata('method', handler) === undefined) continue;
-        const method = RequestMethod[Reflect.getMetadata('method', handler) as number];
-        for (const prefix of prefixes) {
-          for (const sub of [Reflect.getMetadata('path', handler)].flat() as string[]) {
-            const pattern = `/${[prefix, sub].map((part) => part.replace(/^\/+|\/+$/g, '')).filter(Boolean).join('/')}`;
-            if (!pattern.startsWith('/admin/')) continue;
-            const mark = adminAreaOf(reflector, handler, controller);
-            const access = accessOf(method, mark);
-            routes.push({
-              method, pattern, mark, access,
-              url: pattern.replace(/:(\w+)/g, (_match, param: string) => `no-such-${param}-7f3a`),
-              allowed: rolesAllowed(mark, access, adminTokenOnly(reflector, handler, controller)),
-            });
-          }
-        }
-      }
-    }
+  for (const { method, pattern, handler, controller } of registeredRoutes(gw.gateway.app)) {
+    if (!pattern.startsWith('/admin/')) continue;
+    const mark = adminAreaOf(reflector, handler, controller);
+    const access = accessOf(method, mark);
+    routes.push({
+      method, pattern, mark, access,
+      url: pattern.replace(/:(\w+)/g, (_match, param: string) => `no-such-${param}-7f3a`),
+      allowed: rolesAllowed(mark, access, adminTokenOnly(reflector, handler, controller)),
+    });
   }
   // Sessions of every role, opened the way sign-in opens them (a console user per role).
   for (const role of CONSOLE_ROLES) {

@@ -1,9 +1,8 @@
-import { RequestMethod } from '@nestjs/common';
-import { ModulesContainer } from '@nestjs/core';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type TestGateway, defaultYaml, postJson, sseData, startTestGateway } from '../support/gateway-harness.js';
+import { openApiPath, registeredRoutes } from '../support/registered-routes.js';
 
 const ADMIN_TOKEN = 'sy-admin-observability-test-token-0123456789';
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -116,26 +115,9 @@ describe('observability: metrics, traces and request logs', () => {
     const document: any = await served.json();
     expect(document).toEqual(committed);
     expect(document.openapi).toBe('3.1.0');
-    // Every route of every controller, from Nest's own metadata ('path' and 'method' are its metadata keys).
+    // Every route of every controller, from Nest's own metadata.
     const registered = new Set<string>();
-    for (const module of gw.gateway.app.get(ModulesContainer).values()) {
-      for (const wrapper of module.controllers.values()) {
-        const controller = wrapper.metatype as (new (...args: unknown[]) => unknown) | null;
-        if (!controller) continue;
-        const prefixes = [Reflect.getMetadata('path', controller)].flat() as string[];
-        for (const name of Object.getOwnPropertyNames(controller.prototype)) {
-          const handler = controller.prototype[name];
-          if (typeof handler !== 'function' || Reflect.getMetadata('method', handler) === undefined) continue;
-          const method = RequestMethod[Reflect.getMetadata('method', handler) as number].toLowerCase();
-          for (const prefix of prefixes) {
-            for (const sub of [Reflect.getMetadata('path', handler)].flat() as string[]) {
-              const path = `/${[prefix, sub].map((part) => part.replace(/^\/+|\/+$/g, '')).filter(Boolean).join('/')}`.replace(/:(\w+)/g, '{$1}');
-              registered.add(`${method} ${path}`);
-            }
-          }
-        }
-      }
-    }
+    for (const { method, pattern } of registeredRoutes(gw.gateway.app)) registered.add(`${method.toLowerCase()} ${openApiPath(pattern)}`);
     const documented = new Set(Object.entries(document.paths).flatMap(([path, operations]) => Object.keys(operations as object).map((method) => `${method} ${path}`)));
     expect([...registered].filter((route) => !documented.has(route)).sort()).toEqual([]);
     expect([...documented].filter((route) => !registered.has(route)).sort()).toEqual([]);

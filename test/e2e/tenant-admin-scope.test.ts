@@ -1,14 +1,14 @@
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { RequestMethod } from '@nestjs/common';
-import { ModulesContainer, Reflector } from '@nestjs/core';
+import { Reflector } from '@nestjs/core';
 import { generateApiKey } from '../../modules/access/api-key/key-format.js';
 import { adminTokenOnly, tenantAccessOf } from '../../modules/admin/admin.guard.js';
 import { EventHistory } from '../../modules/audit/event-history.js';
 import { type AdminResponse, AdminClient } from '../support/admin-client.js';
 import { type TestGateway, postJson, startTestGateway } from '../support/gateway-harness.js';
 import { createScratchDatabase } from '../support/services.js';
+import { openApiPath, registeredRoutes } from '../support/registered-routes.js';
 
 /**
  * Issue 32, item 7: tenant-scoped administration. A key with `admin` administers its own tenant only; the
@@ -517,26 +517,11 @@ describe('every admin route: a tenant admin key against another tenant, its own 
   test('the table covers every admin route Nest registers, with the access the guard enforces and docs/openapi.json states', () => {
     const reflector = gw.gateway.app.get(Reflector);
     const registered = new Map<string, Access>();
-    for (const module of gw.gateway.app.get(ModulesContainer).values()) {
-      for (const wrapper of module.controllers.values()) {
-        const controller = wrapper.metatype as (new (...args: unknown[]) => unknown) | null;
-        if (!controller) continue;
-        const prefixes = [Reflect.getMetadata('path', controller)].flat() as string[];
-        for (const name of Object.getOwnPropertyNames(controller.prototype)) {
-          const handler = controller.prototype[name];
-          if (typeof handler !== 'function' || Reflect.getMetadata('method', handler) === undefined) continue;
-          const method = RequestMethod[Reflect.getMetadata('method', handler) as number];
-          for (const prefix of prefixes) {
-            for (const sub of [Reflect.getMetadata('path', handler)].flat() as string[]) {
-              const path = `/${[prefix, sub].map((part) => part.replace(/^\/+|\/+$/g, '')).filter(Boolean).join('/')}`.replace(/:(\w+)/g, '{$1}');
-              if (!path.startsWith('/admin/')) continue;
-              const access = tenantAccessOf(reflector, handler, controller);
-              registered.set(`${method} ${path}`, adminTokenOnly(reflector, handler, controller) ? 'admin-token'
-                : access === undefined ? 'platform' : access.kind === 'scoped' ? 'tenant' : 'platform-on-tenant');
-            }
-          }
-        }
-      }
+    for (const { method, pattern, handler, controller } of registeredRoutes(gw.gateway.app)) {
+      if (!pattern.startsWith('/admin/')) continue;
+      const access = tenantAccessOf(reflector, handler, controller);
+      registered.set(`${method} ${openApiPath(pattern)}`, adminTokenOnly(reflector, handler, controller) ? 'admin-token'
+        : access === undefined ? 'platform' : access.kind === 'scoped' ? 'tenant' : 'platform-on-tenant');
     }
     const table = new Map(cases.map((c) => [c.route, c.access]));
     expect(cases.length).toBe(table.size);
