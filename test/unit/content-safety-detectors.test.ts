@@ -166,3 +166,46 @@ describe('the process\'s own credentials', () => {
     expect(spans).toContain(Buffer.from(credential).toString('base64'));
   });
 });
+
+describe('the process\'s own credentials, many of them', () => {
+  test('each of thousands of held forms is found where it sits, and prose around them is not', async () => {
+    const { rememberSecret, knownSecretForms } = await import('../../src/kernel/index.js');
+    const credentials = Array.from({ length: 1_000 }, (_, i) => `Cr3d-${i.toString(36)}-${(i * 7_919).toString(16)}-held-${i % 13}`);
+    for (const credential of credentials) rememberSecret(credential);
+    expect(knownSecretForms().length).toBeGreaterThan(4_000);
+    const secretOnly = compilePolicy(policy({ secret: 'mask' })).input;
+    const picked = credentials.filter((_, i) => i % 71 === 0);
+    // Next to each other, inside quotes and brackets, glued to words, base64 inside a longer blob: the text holds
+    // each credential once in a form that no run-splitting search would see whole.
+    const text = picked.map((credential, i) => [
+      `{"k":"${credential}"}`, `(${credential})`, `x${encodeURIComponent(credential)}y`, `[${Buffer.from(`a${credential}`).toString('base64')}]`,
+    ][i % 4]).join(' ') + ` ${ordinaryProse(2_000, 3)}`;
+    const spans = scan(text, secretOnly).map((finding) => text.slice(finding.start, finding.end));
+    picked.forEach((credential, i) => {
+      const expected = [credential, credential, encodeURIComponent(credential), null][i % 4];
+      if (expected) expect(spans).toContain(expected);
+    });
+    expect(spans.length).toBeGreaterThanOrEqual(picked.length);
+    expect(scan(ordinaryProse(20_000, 5), secretOnly)).toEqual([]);
+  });
+});
+
+describe('a case-insensitive token format searched separator first', () => {
+  test('finds exactly what the format itself finds', async () => {
+    const { separatorFirst } = await import('../../modules/content-safety/detectors/secret-detector.js');
+    const format = /\b(?:key|token|secret)[-_][A-Za-z0-9_-]{12,}/gi;
+    const fast = separatorFirst(format);
+    expect(fast.source.startsWith('[-_]')).toBe(true);
+    const pieces = ['key', 'KEY', 'Token', 'secret', 'my', '_', '-', 'abcdefgh', 'XYZ0123456789', ' ', '.', 'x', 'sec', 'ret', '__'];
+    let seed = 42;
+    const random = () => (seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0) / 2 ** 32;
+    for (let round = 0; round < 2_000; round++) {
+      const text = Array.from({ length: 1 + Math.floor(random() * 12) }, () => pieces[Math.floor(random() * pieces.length)]).join('');
+      const spans = (pattern: RegExp, named: boolean) => [...text.matchAll(pattern)].map((match) => {
+        const start = match.index - (named ? match.groups?.name?.length ?? 0 : 0);
+        return [start, match.index + match[0].length];
+      });
+      expect([text, spans(fast, true)]).toEqual([text, spans(format, false)]);
+    }
+  });
+});

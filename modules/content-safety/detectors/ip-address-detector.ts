@@ -6,7 +6,7 @@ import type { ScanText } from './scan-text.js';
 const VERSION_BEFORE = /(?:\bversions?|\bver\.?|\brelease|\bbuild|\bv)\s*$/i;
 
 /**
- * IPv4 and IPv6 addresses: candidates by pattern (dotted quads, hex-and-colon runs inside the colon windows), confirmed by node:net's isIPv4/isIPv6. A dotted quad inside a longer dotted run
+ * IPv4 and IPv6 addresses: candidates by pattern (dotted quads inside the numeric windows, hex-and-colon runs inside the colon windows), confirmed by node:net's isIPv4/isIPv6. A dotted quad inside a longer dotted run
  * (`1.2.3.4.5`) or after a version word is not an address.
  */
 export class IpAddressDetector implements Detector {
@@ -22,7 +22,7 @@ export class IpAddressDetector implements Detector {
       if (!isIPv4(match[0])) return;
       if (VERSION_BEFORE.test(text.slice(Math.max(0, at - 12), at))) return;
       emit(at, at + match[0].length);
-    });
+    }, scanText.numericWindows()); // an address is digits: the pattern starts with a lookbehind, which the engine cannot skip ahead by
     eachMatch(this.ipv6, text, (match, offset) => {
       const candidate = match[0].replace(/\.+$/, ''); // a sentence's full stop
       const address = candidate.replace(/%[\w.-]+$/, '');

@@ -29,37 +29,26 @@ export class SecretDetector implements Detector {
   readonly type = 'secret' as const;
   readonly version = 'secret/1';
   private readonly blocks = copy(CREDENTIAL_PATTERNS.privateKeyBlock);
-  // The token formats as one alternation: one pass instead of a dozen (each has a literal start); a case-insensitive
-  // one has its letters spelled as classes (`[Kk][Ee][Yy]`) so that it can join.
-  // Each keeps its leading `\b`: without it, a run such as `eyJeyJeyJ…` would be tried from every position inside
-  // it, each attempt running to the end of the run (quadratic on hostile input).
+  // The case-sensitive token formats as one alternation behind one `\b`: one pass instead of a dozen (each has a
+  // literal start). The `\b` keeps a run such as `eyJeyJeyJ…` from being tried at every position inside it, each
+  // attempt running to the end of the run (quadratic on hostile input).
+  // A case-insensitive format cannot join it without spelling its letters as classes (`[Kk][Ee][Yy]`), which made the
+  // whole alternation 60% slower; the one there is (`key-…`, `token_…`, `secret-…`) is searched separator first.
   private readonly tokens = [
-    new RegExp(CREDENTIAL_PATTERNS.tokens.map((pattern) => `(?:${pattern.flags.includes('i') ? caseless(pattern.source) : pattern.source})`).join('|'), 'g'),
+    new RegExp(`\\b(?:${CREDENTIAL_PATTERNS.tokens.filter((pattern) => !pattern.flags.includes('i')).map((pattern) => `(?:${withoutLeadingBoundary(pattern.source)})`).join('|')})`, 'g'),
+    ...CREDENTIAL_PATTERNS.tokens.filter((pattern) => pattern.flags.includes('i')).map(separatorFirst),
   ];
   private readonly assignments = CREDENTIAL_PATTERNS.assignments.map(copy);
   private readonly addressCredentials = copy(CREDENTIAL_PATTERNS.credentialsInAddress);
-
-  private readonly runs = /[^\s"'<>()[\]{},;]{8,}/g;
-
-  private findKnownForms(text: string, forms: readonly string[], emit: EmitFinding): void {
-    const index = formIndex(forms);
-    eachMatch(this.runs, text, (match, offset) => {
-      const run = match[0];
-      for (let i = 0; i + FORM_PREFIX <= run.length; i++) {
-        const candidates = index.get(run.slice(i, i + FORM_PREFIX));
-        const form = candidates?.find((candidate) => run.startsWith(candidate, i)); // longest first, as knownSecretForms orders them
-        if (!form) continue;
-        emit(offset + match.index + i, offset + match.index + i + form.length);
-        i += form.length - 1;
-      }
-    });
-  }
 
   detect(scanText: ScanText, emit: EmitFinding): void {
     const text = scanText.text;
     const whole = (match: RegExpExecArray, offset: number) => emit(offset + match.index, offset + match.index + match[0].length);
     if (text.includes('-----BEGIN ')) eachMatch(this.blocks, text, whole);
-    for (const pattern of this.tokens) eachMatch(pattern, text, whole);
+    for (const pattern of this.tokens) {
+      // A separator-first pattern's match starts at its separator: the name before it (group `name`) is part of the token.
+      eachMatch(pattern, text, (match, offset) => emit(offset + match.index - (match.groups?.name?.length ?? 0), offset + match.index + match[0].length));
+    }
     // A credential after its name has a `:` or `=` close by (`Authorization: Bearer …`, `password=…`): only the text
     // around them is searched.
     const assignmentWindows = scanText.assignmentWindows();
@@ -75,46 +64,88 @@ export class SecretDetector implements Detector {
     // user:password@host needs an `@`: only the text around each one is searched.
     if (text.includes('@')) eachMatch(this.addressCredentials, text, whole, atWindows(text));
     const forms = knownSecretForms();
-    if (forms.length > 0) this.findKnownForms(text, forms, emit);
+    if (forms.length > 0) findKnownForms(text, formIndex(forms), emit);
   }
 }
 
 /** Forms of credentials this process holds are at least this long (src/kernel known-secrets). */
 const FORM_PREFIX = 8;
+const HASH_BASE = 31;
+/** HASH_BASE^FORM_PREFIX modulo 2^32: what the character leaving the rolling window weighs. */
+const LEAVING_WEIGHT = Array.from({ length: FORM_PREFIX }).reduce<number>((weight) => Math.imul(weight, HASH_BASE), 1);
+const FILTER_BITS = 16;
 
 /**
- * The process's own credentials (up to 20,000 forms: every encoding of every key it holds) are looked up by their
- * first FORM_PREFIX characters at each position of each long non-space run, not searched one by one.
+ * The process's own credentials (up to 20,000 forms: every encoding of every key it holds) by a rolling hash of their
+ * first FORM_PREFIX characters: one pass over the text computes the hash of the FORM_PREFIX characters ending at each
+ * position, a bit filter rejects almost every position, and only a hash hit is compared with the forms. Linear in the
+ * text whatever the number of forms, and where a form is, not only inside runs of certain characters (a JSON-escaped
+ * form holds a `"`).
  */
-let indexedForms: readonly string[] | null = null;
-let formsByPrefix = new Map<string, string[]>();
+interface FormIndex { filter: Uint8Array; byHash: Map<number, string[]> }
 
-function formIndex(forms: readonly string[]): Map<string, string[]> {
-  if (forms === indexedForms) return formsByPrefix;
-  formsByPrefix = new Map();
-  for (const form of forms) {
+let indexedForms: readonly string[] | null = null;
+let index: FormIndex = { filter: new Uint8Array(1 << FILTER_BITS), byHash: new Map() };
+
+function formIndex(forms: readonly string[]): FormIndex {
+  if (forms === indexedForms) return index;
+  const next: FormIndex = { filter: new Uint8Array(1 << FILTER_BITS), byHash: new Map() };
+  for (const form of forms) { // longest first, as knownSecretForms orders them: the longest form at a position wins
     if (form.length < FORM_PREFIX) continue;
-    const prefix = form.slice(0, FORM_PREFIX);
-    formsByPrefix.set(prefix, [...(formsByPrefix.get(prefix) ?? []), form]);
+    let hash = 0;
+    for (let i = 0; i < FORM_PREFIX; i++) hash = (Math.imul(hash, HASH_BASE) + form.charCodeAt(i)) | 0;
+    next.filter[hash & ((1 << FILTER_BITS) - 1)] = 1;
+    next.byHash.set(hash, [...(next.byHash.get(hash) ?? []), form]);
   }
   indexedForms = forms;
-  return formsByPrefix;
+  index = next;
+  return index;
 }
 
-/** A regex source matching what it matched under the `i` flag without it: each ASCII letter outside a class and not escaped becomes `[xX]`. */
-export function caseless(source: string): string {
-  let out = '';
-  let inClass = false;
-  for (let i = 0; i < source.length; i++) {
-    const char = source[i];
-    if (char === '\\') { out += char + (source[i + 1] ?? ''); i++; continue; }
-    if (char === '[') inClass = true;
-    else if (char === ']') inClass = false;
-    const lower = char.toLowerCase();
-    const upper = char.toUpperCase();
-    out += !inClass && lower !== upper && /[a-z]/i.test(char) ? `[${lower}${upper}]` : char;
+function findKnownForms(text: string, { filter, byHash }: FormIndex, emit: EmitFinding): void {
+  // The constants as locals: a module-scope constant read in the loop costs a context load and a hole check per character.
+  const mask = (1 << FILTER_BITS) - 1;
+  const base = HASH_BASE;
+  const prefix = FORM_PREFIX;
+  const leaving = LEAVING_WEIGHT;
+  const length = text.length;
+  let hash = 0;
+  let covered = 0; // a form found ends here: no other starts inside it
+  for (let end = 0; end < length; end++) {
+    hash = (Math.imul(hash, base) + text.charCodeAt(end)) | 0;
+    if (end >= prefix) hash = (hash - Math.imul(text.charCodeAt(end - prefix), leaving)) | 0;
+    if (filter[hash & mask] === 0 || end < prefix - 1) continue;
+    const start = end - prefix + 1;
+    if (start < covered) continue;
+    const form = formAt(text, start, byHash.get(hash)); // not a closure: one capturing `text` would slow every read of it
+    if (!form) continue;
+    emit(start, start + form.length);
+    covered = start + form.length;
   }
-  return out;
+}
+
+/** The first (longest) of the candidates that starts at `start`. */
+function formAt(text: string, start: number, candidates: readonly string[] | undefined): string | undefined {
+  if (!candidates) return undefined;
+  for (const candidate of candidates) if (text.startsWith(candidate, start)) return candidate;
+  return undefined;
+}
+
+function withoutLeadingBoundary(source: string): string {
+  if (!source.startsWith('\\b')) throw new Error(`A token format must start at a word boundary: ${source}`);
+  return source.slice(2);
+}
+
+/**
+ * `\b(?:key|token|secret)[-_]rest` as `[-_](?<=\b(?<name>key|token|secret)[-_])rest`: the same matches (the name
+ * is group `name`), but the engine skips ahead to each `-` and `_` (rare in prose) instead of trying every word start
+ * against the names — 0.6 against 2.3 ms per MB of prose. A format of another shape is searched as it is.
+ */
+export function separatorFirst(pattern: RegExp): RegExp {
+  const shape = /^\\b\(\?:([a-z|]+)\)(\[[^\]]+\])(.*)$/.exec(pattern.source);
+  if (!shape) return new RegExp(pattern.source, pattern.flags);
+  const [, names, separator, rest] = shape;
+  return new RegExp(`${separator}(?<=\\b(?<name>${names})${separator})${rest}`, pattern.flags);
 }
 
 function copy(pattern: RegExp): RegExp {
