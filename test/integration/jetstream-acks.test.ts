@@ -1,0 +1,89 @@
+import { JetStreamApiError, jetstreamManager } from '@nats-io/jetstream';
+import { type NatsConnection, connect, headers as natsHeaders } from '@nats-io/transport-node';
+import { JetStreamAcks, PubAckMissingError } from '../../modules/relay/jetstream-acks.js';
+import { uuidv7 } from '../../src/kernel/ids.js';
+
+/**
+ * The relay's PubAck tracker (modules/relay/jetstream-acks.ts) against the live NATS JetStream on 4222, on a
+ * stream of the suite's own: what `js.publish` answers, it answers — the PubAck, a duplicate, the stream's refusal —
+ * and what never comes back (no stream on the subject, a listener that never answers, a closed tracker) fails the
+ * publish instead of leaving it waiting.
+ */
+const run = uuidv7().slice(-8).replace(/-/g, '');
+const STREAM = `SYTEST_ACKS_${run}`;
+const SUBJECT = `sytest.acks.${run}`;
+
+let connection: NatsConnection;
+
+beforeAll(async () => {
+  connection = await connect({ servers: '127.0.0.1:4222', noAsyncTraces: true });
+  const manager = await jetstreamManager(connection);
+  await manager.streams.add({ name: STREAM, subjects: [`${SUBJECT}.>`] });
+});
+
+afterAll(async () => {
+  const manager = await jetstreamManager(connection);
+  await manager.streams.delete(STREAM).catch(() => undefined);
+  await connection.close();
+});
+
+function withId(id: string, more: Record<string, string> = {}) {
+  const headers = natsHeaders();
+  headers.set('Nats-Msg-Id', id);
+  for (const [name, value] of Object.entries(more)) headers.set(name, value);
+  return headers;
+}
+
+test('a thousand publishes in flight each get their own PubAck, in the order they were sent; a resent id is a duplicate', async () => {
+  const acks = new JetStreamAcks(connection, 5_000);
+  try {
+    const ids = Array.from({ length: 1_000 }, (_, i) => `${run}-${i}`);
+    const answers = await Promise.all(ids.map((id, i) => acks.publish(`${SUBJECT}.Event${i % 7}`, JSON.stringify({ i }), withId(id))));
+    expect(answers.every((answer) => answer.stream === STREAM && answer.duplicate === false)).toBe(true);
+    const sequences = answers.map((answer) => answer.seq);
+    expect(sequences).toEqual([...sequences].sort((a, b) => a - b));
+    expect(new Set(sequences).size).toBe(1_000);
+    const again = await acks.publish(`${SUBJECT}.Event0`, '{}', withId(ids[10]));
+    expect(again).toMatchObject({ stream: STREAM, duplicate: true, seq: answers[10].seq });
+  } finally {
+    acks.close();
+  }
+});
+
+test('the stream refusing a message rejects that publish with its JetStream API error, and the next is answered', async () => {
+  const acks = new JetStreamAcks(connection, 5_000);
+  try {
+    const refused = acks.publish(`${SUBJECT}.Refused`, '{}', withId(`${run}-refused`, { 'Nats-Expected-Stream': 'NOT_THIS_ONE' }));
+    await expect(refused).rejects.toBeInstanceOf(JetStreamApiError);
+    await expect(refused).rejects.toMatchObject({ status: 400 });
+    await expect(acks.publish(`${SUBJECT}.After`, '{}', withId(`${run}-after`))).resolves.toMatchObject({ stream: STREAM, duplicate: false });
+  } finally {
+    acks.close();
+  }
+});
+
+test('no stream on the subject fails at once (no responders), not after the timeout', async () => {
+  const acks = new JetStreamAcks(connection, 30_000);
+  try {
+    const started = Date.now();
+    await expect(acks.publish(`sytest.nostream.${run}`, '{}', withId(`${run}-nostream`))).rejects.toThrow(PubAckMissingError);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  } finally {
+    acks.close();
+  }
+});
+
+test('a listener that never answers: the publish fails with the timeout; closing fails what is still waiting', async () => {
+  const silent = connection.subscribe(`sytest.silent.${run}`); // a responder that never replies: no 503 comes back
+  const acks = new JetStreamAcks(connection, 300);
+  try {
+    await expect(acks.publish(`sytest.silent.${run}`, '{}', withId(`${run}-silent`))).rejects.toThrow(/no acknowledgement within 300 ms/);
+    const patient = new JetStreamAcks(connection, 60_000);
+    const waiting = patient.publish(`sytest.silent.${run}`, '{}', withId(`${run}-silent-2`));
+    patient.close('closed by the test');
+    await expect(waiting).rejects.toThrow(/closed by the test/);
+  } finally {
+    acks.close();
+    silent.unsubscribe();
+  }
+});
