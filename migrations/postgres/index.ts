@@ -9,10 +9,12 @@ import { HexDigestChecks1764720000400 } from './1764720000400-hex-digest-checks.
 import { LedgerWideAmounts1764806400320 } from './1764806400320-ledger-wide-amounts.js';
 import { ProjectionHalts1764806400321 } from './1764806400321-projection-halts.js';
 import { RequestSummaries1764979200500 } from './1764979200500-request-summaries.js';
+import { RequestSummariesStatusIndex1764979200501 } from './1764979200501-request-summaries-status-index.js';
 
 /** Every PostgreSQL migration, in order. TypeORM's runner applies the ones not yet recorded. */
 export const postgresMigrations = [
   EventStore1764460800000, CostLedger1764460800001, AdminTokens1764460800020, CheckpointXid81764547200000,
   AuditChain1764547200120, EventsPositionIndex1764547200121, LedgerCacheSavings1764633600300,
   HexDigestChecks1764720000400, LedgerWideAmounts1764806400320, ProjectionHalts1764806400321, RequestSummaries1764979200500,
+  RequestSummariesStatusIndex1764979200501,
 ];

@@ -64,9 +64,10 @@ interface SummaryRow {
 
 /**
  * `GET /admin/v1/requests` and `switchyard requests list`: requests newest first from `request_summaries`,
- * filtered by tenant, key, alias, status and time, in keyset pages. Each filter has an index ending in
- * (at, request_id), so a page reads `limit + 1` index entries from where the token points, at any depth,
- * and no page counts the table.
+ * filtered by tenant, key, alias, status and time, in keyset pages. Tenant, key and alias each have an index
+ * ending in (at, request_id), so a page reads `limit + 1` index entries from where the token points, at any
+ * depth, and no page counts the table. Status has none (five values: migration 1764979200501): alone it is
+ * a filter on the newest-first scan of (at, request_id), otherwise a filter on the other column's index.
  */
 @Injectable()
 export class RequestSearch {
