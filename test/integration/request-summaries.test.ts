@@ -4,6 +4,7 @@ import { PageTokenError } from '../../modules/audit/page-token.js';
 import { RequestSearch } from '../../modules/audit/request-search.js';
 import { RequestSummariesProjection } from '../../projections/request-summaries/index.js';
 import type { AppendRequest } from '../../src/kernel/event-store/event-store.js';
+import { START } from '../../src/kernel/event-store/log-position.js';
 import { uuidv7 } from '../../src/kernel/ids.js';
 import { ProjectionRunner } from '../../src/kernel/projections/projection-runner.js';
 import { storeTargets } from '../support/event-store-targets.js';
@@ -168,4 +169,41 @@ describe.each(storeTargets())('request summaries ($name)', ({ open }) => {
       await fixture.close();
     }
   }, 90_000);
+
+  test('a request admitted in one page and completed in a later one gets the row it gets when its events share a page; a page holds both kinds', async () => {
+    const fixture = await open();
+    const { database, store } = fixture;
+    const snapshot = () => database.query(`SELECT *, cost_usd::text AS cost_usd, at::text AS at FROM request_summaries ORDER BY request_id`);
+    const projection = new RequestSummariesProjection();
+    const apply = async (pages: ReadonlyArray<Awaited<ReturnType<typeof store.readAll>>['events']>) => {
+      for (const page of pages) await database.transaction((tx) => projection.handle(tx, page));
+    };
+    try {
+      const stories = new Map([101, 102, 103, 104, 105, 106].map((n) => [n, story(n)]));
+      const append = (n: number, events: Array<ReturnType<typeof event>>): AppendRequest => ({ streamId: `request-${id(n)}`, events, expectedVersion: 'any' });
+      // The first page: three admissions whose requests go on in the next, a request told whole, a rejection.
+      const first = [append(101, stories.get(101)!.slice(0, 1)), append(102, stories.get(102)!.slice(0, 1)), append(106, stories.get(106)!.slice(0, 1)),
+        append(103, stories.get(103)!), append(104, stories.get(104)!)];
+      // The second: the rest of those three (101 completed after its attempt) beside a request told whole.
+      const second = [append(101, stories.get(101)!.slice(1)), append(102, stories.get(102)!.slice(1)), append(106, stories.get(106)!.slice(1)),
+        append(105, stories.get(105)!), append(101, [completed(101, 'success', usage(9, 9), '0.0001', 1, 60)])];
+      await appendAll(store, [...first, ...second], 1);
+      const { events } = await store.readAll(START, { limit: 1_000 });
+      const boundary = first.reduce((sum, a) => sum + a.events.length, 0);
+      expect(events).toHaveLength(boundary + second.reduce((sum, a) => sum + a.events.length, 0));
+
+      await apply([events]);
+      const together = await snapshot() as Array<Record<string, unknown>>;
+      expect(together.map((r) => [r.request_id, r.status])).toEqual([
+        [id(101), 'success'], [id(102), 'success'], [id(103), 'success'], [id(104), 'rejected'], [id(105), 'success'], [id(106), 'failed'],
+      ]);
+      await database.query(`DELETE FROM request_summaries`);
+      await apply([events.slice(0, boundary), events.slice(boundary)]);
+      expect(await snapshot()).toEqual(together);
+      // A first page applied twice would be a runner's fault: its rows are refused, not merged a second time.
+      await expect(apply([events.slice(0, boundary)])).rejects.toThrow();
+    } finally {
+      await fixture.close();
+    }
+  }, 60_000);
 });
