@@ -188,6 +188,19 @@ describe('the process\'s own credentials, many of them', () => {
     expect(spans.length).toBeGreaterThanOrEqual(picked.length);
     expect(scan(ordinaryProse(20_000, 5), secretOnly)).toEqual([]);
   });
+
+  test('short credentials (8 to 14 characters) are found at any position too, beside long ones', async () => {
+    const { rememberSecret } = await import('../../src/kernel/index.js');
+    const short = ['pw9Short', 'hunter2-x12', 'Zk4-7lQ-mn0p'];
+    const long = 'Lg-7Hq2-credential-of-forty-characters-x';
+    for (const credential of [...short, long]) rememberSecret(credential);
+    const secretOnly = compilePolicy(policy({ secret: 'mask' })).input;
+    for (let shift = 0; shift < 9; shift++) {
+      const text = `${'a'.repeat(shift)} ${short[0]},${short[1]}(${long})${short[2]}`;
+      const spans = scan(text, secretOnly).map((finding) => text.slice(finding.start, finding.end));
+      expect([shift, spans]).toEqual([shift, [...short.slice(0, 2), long, short[2]]]);
+    }
+  });
 });
 
 describe('a case-insensitive token format searched separator first', () => {

@@ -80,22 +80,20 @@ export class PromptInjectionDetector implements Detector {
       if (anchored && around.length === 0) continue;
       eachMatch(regex, text, (match, offset) => emit(offset + match.index, offset + match.index + match[0].length, severity), anchored ? around : undefined);
     }
+    // Blobs: each digit run widened to the base64 run around it (a run already seen is not walked again).
+    const digits = scanText.digitRuns();
     let covered = 0;
-    for (const [start, end] of scanText.numericWindows()) {
-      for (let at = Math.max(start, covered); at < end; at++) {
-        const code = text.charCodeAt(at);
-        if (code < 0x30 || code > 0x39) continue;
-        let from = at;
-        while (from > covered && at - from < MAX_BLOB && isBase64(text.charCodeAt(from - 1))) from--; // never back over a run already seen
-        let to = at + 1;
-        while (to < text.length && to - from < MAX_BLOB && isBase64(text.charCodeAt(to))) to++;
-        covered = to;
-        at = to;
-        if (to - from < MIN_BLOB) continue;
-        let padded = to;
-        while (padded < text.length && padded - to < 2 && text.charCodeAt(padded) === 0x3d) padded++;
-        if (this.encodesInstructions(text.slice(from, padded))) emit(from, padded, 'high');
-      }
+    for (let i = 0; i < digits.length; i += 2) {
+      if (digits[i + 1] <= covered) continue;
+      let from = Math.max(digits[i], covered);
+      while (from > covered && digits[i] - from < MAX_BLOB && isBase64(text.charCodeAt(from - 1))) from--; // never back over a run already seen
+      let to = digits[i + 1];
+      while (to < text.length && to - from < MAX_BLOB && isBase64(text.charCodeAt(to))) to++;
+      covered = to;
+      if (to - from < MIN_BLOB) continue;
+      let padded = to;
+      while (padded < text.length && padded - to < 2 && text.charCodeAt(padded) === 0x3d) padded++;
+      if (this.encodesInstructions(text.slice(from, padded))) emit(from, padded, 'high');
     }
   }
 

@@ -18,7 +18,7 @@ const COLON_MARGIN = 46;
  * src/kernel CREDENTIAL_PATTERNS.assignments), maybe quoted, maybe followed by spaces. Other separators (prose
  * colons, clock times, `x = 1`) open no window.
  */
-const CREDENTIAL_NAME = /(?:key|secret|token|passw(?:or)?d|pwd|signature|credentials?|authorization|cookie|signedheaders)$/i;
+const CREDENTIAL_NAME = /(?<=(?:key|secret|token|passw(?:or)?d|pwd|signature|credentials?|authorization|cookie|signedheaders))/iy;
 
 /** Whether the word before `at` (past up to 8 spaces and a quote) ends with a credential's name. */
 function credentialNameBefore(text: string, at: number): boolean {
@@ -27,7 +27,10 @@ function credentialNameBefore(text: string, at: number): boolean {
   if (quote === 0x22 || quote === 0x27) end--;
   let start = end;
   while (start > 0 && end - start < 64 && isNameChar(text.charCodeAt(start - 1))) start--;
-  return end - start >= 3 && CREDENTIAL_NAME.test(text.slice(start, end));
+  if (end - start < 3) return false;
+  // Sticky, a lookbehind at the name's end: read backwards from there only, not searched through a copy of the word.
+  CREDENTIAL_NAME.lastIndex = end;
+  return CREDENTIAL_NAME.test(text);
 }
 
 function isNameChar(code: number): boolean {
@@ -41,6 +44,8 @@ export type Window = readonly [start: number, end: number];
 
 export class ScanText {
   private numeric: Window[] | null = null;
+  /** The digit runs the numeric windows were built from, as flat start/end pairs. */
+  private digits: number[] = [];
   private colon: Window[] | null = null;
   private assignment: Window[] | null = null;
 
@@ -56,8 +61,10 @@ export class ScanText {
     const text = this.text;
     const length = text.length;
     const runs = DIGIT_RUNS;
+    const digits: number[] = [];
     runs.lastIndex = 0;
     for (let run = runs.exec(text); run !== null; run = runs.exec(text)) {
+      digits.push(run.index, runs.lastIndex);
       const start = Math.max(0, run.index - WINDOW_MARGIN);
       const end = Math.min(length, runs.lastIndex + WINDOW_MARGIN);
       const previous = windows[windows.length - 1];
@@ -65,7 +72,14 @@ export class ScanText {
       else windows.push([start, end]);
     }
     this.numeric = windows;
+    this.digits = digits;
     return windows;
+  }
+
+  /** Every run of ASCII digits (pieces of at most 256, adjacent for a longer run), as flat start/end pairs in order. */
+  digitRuns(): readonly number[] {
+    this.numericWindows();
+    return this.digits;
   }
 
   /**

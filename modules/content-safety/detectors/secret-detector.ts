@@ -70,65 +70,115 @@ export class SecretDetector implements Detector {
 
 /** Forms of credentials this process holds are at least this long (src/kernel known-secrets). */
 const FORM_PREFIX = 8;
+/** Forms this long or longer are looked for at every STRIDE-th position only (see findLongForms). */
+const STRIDE = 8;
+const LONG_FORM = FORM_PREFIX + STRIDE - 1;
 const HASH_BASE = 31;
 /** HASH_BASE^FORM_PREFIX modulo 2^32: what the character leaving the rolling window weighs. */
 const LEAVING_WEIGHT = Array.from({ length: FORM_PREFIX }).reduce<number>((weight) => Math.imul(weight, HASH_BASE), 1);
 const FILTER_BITS = 16;
 
 /**
- * The process's own credentials (up to 20,000 forms: every encoding of every key it holds) by a rolling hash of their
- * first FORM_PREFIX characters: one pass over the text computes the hash of the FORM_PREFIX characters ending at each
- * position, a bit filter rejects almost every position, and only a hash hit is compared with the forms. Linear in the
- * text whatever the number of forms, and where a form is, not only inside runs of certain characters (a JSON-escaped
- * form holds a `"`).
+ * The process's own credentials (up to 20,000 forms: every encoding of every key it holds), found by hashes of
+ * FORM_PREFIX characters checked against a bit filter, and compared with the forms only on a hit: linear in the text
+ * whatever the number of forms, and wherever a form is (not only inside runs of certain characters: a JSON-escaped
+ * form holds a `"`). A form of LONG_FORM characters or more (every provider key, and its encodings) holds, at one of
+ * its first STRIDE offsets, FORM_PREFIX characters that start at a multiple of STRIDE in any text it sits in; so each
+ * of its first STRIDE offsets is indexed and the text is hashed at every STRIDE-th position only — one character read
+ * per character of text. Shorter forms (a short password) need a rolling hash at every position: two reads each.
  */
-interface FormIndex { filter: Uint8Array; byHash: Map<number, string[]> }
+interface Candidate { form: string; offset: number }
+interface HashIndex { filter: Uint8Array; byHash: Map<number, Candidate[]>; size: number }
+interface FormIndex { long: HashIndex; short: HashIndex }
 
+const emptyIndex = (): HashIndex => ({ filter: new Uint8Array(1 << FILTER_BITS), byHash: new Map(), size: 0 });
 let indexedForms: readonly string[] | null = null;
-let index: FormIndex = { filter: new Uint8Array(1 << FILTER_BITS), byHash: new Map() };
+let index: FormIndex = { long: emptyIndex(), short: emptyIndex() };
 
 function formIndex(forms: readonly string[]): FormIndex {
   if (forms === indexedForms) return index;
-  const next: FormIndex = { filter: new Uint8Array(1 << FILTER_BITS), byHash: new Map() };
+  const next: FormIndex = { long: emptyIndex(), short: emptyIndex() };
   for (const form of forms) { // longest first, as knownSecretForms orders them: the longest form at a position wins
     if (form.length < FORM_PREFIX) continue;
-    let hash = 0;
-    for (let i = 0; i < FORM_PREFIX; i++) hash = (Math.imul(hash, HASH_BASE) + form.charCodeAt(i)) | 0;
-    next.filter[hash & ((1 << FILTER_BITS) - 1)] = 1;
-    next.byHash.set(hash, [...(next.byHash.get(hash) ?? []), form]);
+    const long = form.length >= LONG_FORM;
+    for (let offset = 0; offset < (long ? STRIDE : 1); offset++) addCandidate(long ? next.long : next.short, form, offset);
   }
   indexedForms = forms;
   index = next;
   return index;
 }
 
-function findKnownForms(text: string, { filter, byHash }: FormIndex, emit: EmitFinding): void {
-  // The constants as locals: a module-scope constant read in the loop costs a context load and a hole check per character.
+function addCandidate(target: HashIndex, form: string, offset: number): void {
+  const hash = hashAt(form, offset);
+  target.filter[hash & ((1 << FILTER_BITS) - 1)] = 1;
+  const candidates = target.byHash.get(hash);
+  if (candidates) candidates.push({ form, offset });
+  else target.byHash.set(hash, [{ form, offset }]);
+  target.size++;
+}
+
+function hashAt(text: string, at: number): number {
+  let hash = 0;
+  for (let i = at; i < at + FORM_PREFIX; i++) hash = (Math.imul(hash, HASH_BASE) + text.charCodeAt(i)) | 0;
+  return hash;
+}
+
+function findKnownForms(text: string, forms: FormIndex, emit: EmitFinding): void {
+  if (forms.long.size > 0) findLongForms(text, forms.long, emit);
+  if (forms.short.size > 0) findShortForms(text, forms.short, emit);
+}
+
+function findLongForms(text: string, { filter, byHash }: HashIndex, emit: EmitFinding): void {
+  // The constants as locals: a module-scope constant read in the loop costs a context load and a hole check each time.
+  const mask = (1 << FILTER_BITS) - 1;
+  const base = HASH_BASE;
+  const stride = STRIDE;
+  const last = text.length - FORM_PREFIX;
+  let covered = 0; // a form found ends here: no other starts inside it
+  for (let at = 0; at <= last; at += stride) {
+    const hash = (Math.imul(Math.imul(Math.imul(Math.imul(Math.imul(Math.imul(Math.imul(text.charCodeAt(at), base) + text.charCodeAt(at + 1), base)
+      + text.charCodeAt(at + 2), base) + text.charCodeAt(at + 3), base) + text.charCodeAt(at + 4), base) + text.charCodeAt(at + 5), base)
+      + text.charCodeAt(at + 6), base) + text.charCodeAt(at + 7)) | 0;
+    if (filter[hash & mask] === 0) continue;
+    const found = formAt(text, at, covered, byHash.get(hash)); // not a closure: one capturing `text` would slow every read of it
+    if (!found) continue;
+    emit(at - found.offset, at - found.offset + found.form.length);
+    covered = at - found.offset + found.form.length;
+  }
+}
+
+function findShortForms(text: string, { filter, byHash }: HashIndex, emit: EmitFinding): void {
   const mask = (1 << FILTER_BITS) - 1;
   const base = HASH_BASE;
   const prefix = FORM_PREFIX;
   const leaving = LEAVING_WEIGHT;
   const length = text.length;
   let hash = 0;
-  let covered = 0; // a form found ends here: no other starts inside it
+  let covered = 0;
   for (let end = 0; end < length; end++) {
     hash = (Math.imul(hash, base) + text.charCodeAt(end)) | 0;
     if (end >= prefix) hash = (hash - Math.imul(text.charCodeAt(end - prefix), leaving)) | 0;
     if (filter[hash & mask] === 0 || end < prefix - 1) continue;
-    const start = end - prefix + 1;
-    if (start < covered) continue;
-    const form = formAt(text, start, byHash.get(hash)); // not a closure: one capturing `text` would slow every read of it
-    if (!form) continue;
-    emit(start, start + form.length);
-    covered = start + form.length;
+    const found = formAt(text, end - prefix + 1, covered, byHash.get(hash));
+    if (!found) continue;
+    emit(end - prefix + 1, end - prefix + 1 + found.form.length);
+    covered = end - prefix + 1 + found.form.length;
   }
 }
 
-/** The first (longest) of the candidates that starts at `start`. */
-function formAt(text: string, start: number, candidates: readonly string[] | undefined): string | undefined {
+/**
+ * The candidate that is in the text with its hashed characters at `at`: the earliest start (not inside a form found
+ * already), then the longest. Findings of one detector may overlap; the scan's resolution keeps one.
+ */
+function formAt(text: string, at: number, covered: number, candidates: readonly Candidate[] | undefined): Candidate | undefined {
   if (!candidates) return undefined;
-  for (const candidate of candidates) if (text.startsWith(candidate, start)) return candidate;
-  return undefined;
+  let best: Candidate | undefined;
+  for (const candidate of candidates) {
+    const start = at - candidate.offset;
+    if (start < covered || (best && start >= at - best.offset)) continue;
+    if (text.startsWith(candidate.form, start)) best = candidate;
+  }
+  return best;
 }
 
 function withoutLeadingBoundary(source: string): string {
