@@ -77,6 +77,7 @@ export function consolePages(facts: PageFacts): PageCall[] {
     get('status', '/admin/v1/status'),
     { ...get('analytics: spend by day (30 d), PostgreSQL', `/admin/v1/analytics/spend?granularity=day&source=postgres&from=${encodeURIComponent(facts.month.from)}&to=${encodeURIComponent(facts.month.to)}`), unbounded: 'fallback' },
     { ...get('analytics: spend by alias, day (30 d), PostgreSQL', `/admin/v1/analytics/spend?granularity=day&groupBy=alias&source=postgres&from=${encodeURIComponent(facts.month.from)}&to=${encodeURIComponent(facts.month.to)}`), unbounded: 'fallback' },
+    { name: 'audit verify (since the latest checkpoint)', method: 'POST', path: '/admin/v1/audit/verify', body: { since: 'latest-checkpoint' } },
     { name: 'audit verify (whole chain)', method: 'POST', path: '/admin/v1/audit/verify', body: {}, unbounded: 'action' },
   ];
 }

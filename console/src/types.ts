@@ -93,6 +93,8 @@ export interface SpendDocument {
 
 export interface AuditReport {
   ok: boolean; verifiedEvents: number; pendingEvents: number;
+  /** null: verified from the first event; else the signed checkpoint the verification started at. */
+  since: { sequence: number; globalPosition: number } | null;
   head: { sequence: number; globalPosition: number; hash: string } | null;
   checkpoints: { verified: number; signaturesChecked: boolean; latest: Checkpoint | null };
   problem: { kind: string; globalPosition: number | null; sequence: number | null; message: string } | null;

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { Body, Controller, Get, HttpCode, Inject, Post, Query, Res, UseFilters, UseGuards, UsePipes } from '@nestjs/common';
-import { IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import type { FastifyReply } from 'fastify';
 import { type CheckpointSigner, ed25519Verifier } from '../../projections/audit-chain/index.js';
 import { DATABASE, type Database } from '../../src/kernel/index.js';
@@ -8,7 +8,7 @@ import { AdminArea, AdminApiError, AdminExceptionFilter, AdminGuard, adminValida
 import { ExportRangeError, exportAudit } from './audit-export.js';
 import { checkpointPage } from './checkpoint-list.js';
 import { AUDIT_TRAIL_SETTINGS, type AuditTrailSettings } from './audit-trail-settings.js';
-import { type AuditReport, AuditVerifier, latestCheckpoint, NO_CHECKPOINT, parseCheckpoint, publicKeyProblem } from './audit-verifier.js';
+import { type AuditReport, AuditScopeError, AuditVerifier, latestCheckpoint, NO_CHECKPOINT, parseCheckpoint, publicKeyProblem } from './audit-verifier.js';
 
 export class AuditVerifyDto {
   /** A checkpoint kept outside the database: the JSON `switchyard audit checkpoint` printed, as text. */
@@ -18,6 +18,10 @@ export class AuditVerifyDto {
   /** Verify Ed25519 checkpoints with this public key (PEM) instead of the node's signing key. */
   @IsOptional() @IsString() @MaxLength(4096)
   publicKeyPem?: string;
+
+  /** `genesis` (default): every event. `latest-checkpoint`: only what came after the newest signed checkpoint. */
+  @IsOptional() @IsIn(['genesis', 'latest-checkpoint'])
+  since?: 'genesis' | 'latest-checkpoint';
 }
 
 /**
@@ -54,7 +58,8 @@ export class AuditTrailController {
     } catch (error) {
       throw new AdminApiError(400, 'validation_failed', `The request body is invalid: ${(error as Error).message}.`);
     }
-    const report = await new AuditVerifier(this.database, signer).verify({ external });
+    if (body.since === 'latest-checkpoint' && external) throw new AdminApiError(400, 'validation_failed', `The request body is invalid: ${new AuditScopeError().message}.`);
+    const report = await new AuditVerifier(this.database, signer).verify({ external, since: body.since });
     return { ...report, signer: signer ? { algorithm: signer.algorithm, keyId: signer.keyId } : null };
   }
 

@@ -144,6 +144,7 @@ export const CLI_COMMANDS = {
     flags: [
       { name: 'checkpoint', value: 'FILE', meaning: 'also check the chain against a signed checkpoint kept outside the database' },
       { name: 'public-key', value: 'FILE', meaning: "the Ed25519 public key (PEM) the checkpoint's signature is verified with" },
+      { name: 'since-checkpoint', meaning: 'recompute only what came after the newest signed checkpoint (its signature, chain entry and event checked): quick on a long log, blind to changes before it' },
       JSON_OUTPUT,
     ],
     description: 'recompute the hash chain from the events table: OK, or the first altered, missing or reordered position (exit 1)',

@@ -107,7 +107,9 @@ export async function runCli(argv: string[]): Promise<number> {
       case 'audit': {
         if (sub === 'verify') {
           const { values } = parseArgs({ args: rest, options: parserOptions('audit verify') });
-          return await (await import('./commands/audit.js')).auditVerify({ checkpointFile: values.checkpoint ?? null, publicKeyFile: values['public-key'] ?? null, json: values.json ?? false });
+          return await (await import('./commands/audit.js')).auditVerify({
+            checkpointFile: values.checkpoint ?? null, publicKeyFile: values['public-key'] ?? null, sinceCheckpoint: values['since-checkpoint'] ?? false, json: values.json ?? false,
+          });
         }
         if (sub === 'export') {
           const { values } = parseArgs({ args: rest, options: parserOptions('audit export') });

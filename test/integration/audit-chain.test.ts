@@ -244,6 +244,86 @@ describeWithPostgres('audit chain on PostgreSQL: verify, tamper evidence, signed
     }
   });
 
+  describe('since the latest signed checkpoint', () => {
+    /** A checkpoint about the middle of the chain, made the latest by removing those after it. */
+    async function middle() {
+      const [rows] = await sql(pristine.url, `SELECT global_position::int AS position, sequence::int AS sequence FROM audit_checkpoints ORDER BY sequence`);
+      const checkpoints = rows as Array<{ position: number; sequence: number }>;
+      const chosen = checkpoints[Math.floor(checkpoints.length / 2)];
+      expect(chosen.sequence).toBeLessThan(eventCount - 5);
+      return { ...chosen, cut: `DELETE FROM audit_checkpoints WHERE sequence > ${chosen.sequence}` };
+    }
+    const alter = (position: number) => `UPDATE events SET data = jsonb_set(data, '{usage,output}', '9999') WHERE global_position = ${position}`;
+
+    test('only what follows the checkpoint is recomputed, and the report says where it started', async () => {
+      const start = await middle();
+      const clone = await tampered(BYPASS, start.cut);
+      try {
+        const { code, report } = await verify(clone.url, ['--since-checkpoint']);
+        expect(code).toBe(0);
+        expect(report).toMatchObject({ ok: true, since: { sequence: start.sequence, globalPosition: start.position }, pendingEvents: 0 });
+        expect(report.verifiedEvents).toBe(eventCount - start.sequence);
+        expect(report.head.sequence).toBe(eventCount);
+        const plain = await runCli(['audit', 'verify', '--since-checkpoint'], cliEnv(clone.url));
+        expect(plain.stdout).toContain(`since the checkpoint at sequence ${start.sequence}`);
+        // The whole chain from the same database: every event.
+        expect((await verify(clone.url)).report).toMatchObject({ ok: true, since: null, verifiedEvents: eventCount });
+      } finally {
+        await clone.drop();
+      }
+    });
+
+    test('an event altered after it is found; one altered before it only by a verification from the genesis', async () => {
+      const start = await middle();
+      const events = (await orderedEvents(pristine.url)).filter((e) => e.event_type === 'AttemptFinished');
+      const after = events.find((e) => e.position > start.position)!.position;
+      const before = events.filter((e) => e.position < start.position).at(-1)!.position;
+      const clone = await tampered(BYPASS, start.cut, alter(after), alter(before));
+      try {
+        const quick = await verify(clone.url, ['--since-checkpoint']);
+        expect(quick.code).toBe(1);
+        expect(quick.report.problem).toMatchObject({ kind: 'altered', globalPosition: after });
+        const whole = await verify(clone.url);
+        expect(whole.report.problem).toMatchObject({ kind: 'altered', globalPosition: before });
+      } finally {
+        await clone.drop();
+      }
+      const blind = await tampered(BYPASS, start.cut, alter(before));
+      try {
+        expect((await verify(blind.url, ['--since-checkpoint'])).report).toMatchObject({ ok: true, since: { sequence: start.sequence } });
+        expect((await verify(blind.url)).report.problem).toMatchObject({ kind: 'altered', globalPosition: before });
+      } finally {
+        await blind.drop();
+      }
+    });
+
+    test('the checkpoint it starts from is checked: its own event altered, its chain entry rewritten, its signature forged', async () => {
+      const start = await middle();
+      const cases: Array<[string, string, Record<string, unknown>]> = [
+        ['its event', `UPDATE events SET data = data || '{"tampered": true}' WHERE global_position = ${start.position}`, { kind: 'altered', globalPosition: start.position }],
+        ['its chain entry', `UPDATE audit_chain SET hash = repeat('a', 64) WHERE sequence = ${start.sequence}`, { kind: 'checkpoint-mismatch', sequence: start.sequence }],
+        ['its signature', `UPDATE audit_checkpoints SET signature = repeat('0', 64) WHERE sequence = ${start.sequence}`, { kind: 'bad-signature', sequence: start.sequence }],
+      ];
+      for (const [what, statement, problem] of cases) {
+        const clone = await tampered(BYPASS, start.cut, statement);
+        try {
+          const { code, report } = await verify(clone.url, ['--since-checkpoint']);
+          expect([what, code, report.problem]).toEqual([what, 1, expect.objectContaining(problem)]);
+        } finally {
+          await clone.drop();
+        }
+      }
+    });
+
+    test('with a checkpoint kept outside the database it is refused (that one is checked from the genesis)', async () => {
+      const file = join(dir, 'outside.json');
+      writeFileSync(file, (await runCli(['audit', 'checkpoint'], cliEnv(pristine.url))).stdout);
+      const refused = await runCli(['audit', 'verify', '--since-checkpoint', '--checkpoint', file], cliEnv(pristine.url));
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/verified from the genesis/);
+    });
+  });
+
   test('an exported range verifies offline with the script of docs/audit.md; an edited export does not', async () => {
     const events = await orderedEvents(pristine.url);
     const [checkpoints] = await sql(pristine.url, `SELECT global_position::int AS position, sequence::int AS sequence FROM audit_checkpoints ORDER BY sequence`);
