@@ -28,7 +28,7 @@ export interface OidcSettings {
   /** Where the issuer sends the browser back; null = derived from each request's host. */
   redirectUrl: string | null;
   scopes: string[];
-  /** The ID token claim holding the user's groups or roles (a string or an array of strings). */
+  /** The claim holding the user's groups or roles (a string or an array of strings): the ID token's, else UserInfo's. */
   roleClaim: string;
   roleMap: OidcRoleMap;
   /** How far the issuer's clock may be ahead or behind when judging `exp`, `iat` and `nbf`. */
@@ -92,12 +92,12 @@ export const CONSOLE_ENVIRONMENT = declareSettings('modules/console', {
   SWITCHYARD_CONSOLE_OIDC_SCOPES: {
     type: 'space-separated scopes, including `openid`',
     default: `\`${DEFAULTS.oidcScopes.join(' ')}\``,
-    meaning: 'the scopes asked for; add the one that puts the role claim in the ID token (often `groups`)',
+    meaning: 'the scopes asked for; add the one that releases the role claim (often `groups`)',
   },
   SWITCHYARD_CONSOLE_OIDC_ROLE_CLAIM: {
     type: 'claim name',
     default: `\`${DEFAULTS.oidcRoleClaim}\``,
-    meaning: 'the ID token claim that carries the user\'s groups or roles (a string or an array of strings)',
+    meaning: 'the claim that carries the user\'s groups or roles (a string or an array of strings): read from the ID token, or from the issuer\'s UserInfo endpoint when the ID token lacks it',
   },
   SWITCHYARD_CONSOLE_OIDC_ROLE_MAP: {
     type: '`value=role,value=role` (roles: admin, operator, finance, auditor, viewer)',

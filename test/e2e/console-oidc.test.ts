@@ -29,7 +29,10 @@ const GROUPS: Record<string, string[]> = {
   audrey: ['audit'],
   victor: ['everyone'],
   mallory: ['marketing'],
+  // Her groups are released by the UserInfo endpoint only, never in an ID token (OpenID Connect Core §5.4's default).
+  uma: ['ops-team'],
 };
+const USERINFO_ONLY = new Set(['uma']);
 const ROLE_MAP = 'switchyard-admins=admin,ops-team=operator,finance-team=finance,audit=auditor,everyone=viewer';
 
 let idp: Server;
@@ -40,6 +43,8 @@ let gw: TestGateway;
 let idTokenTtl = 600;
 /** What the provider's token endpoint answers the gateway: unchanged, or changed by the test. */
 let tokenResponse: ((body: string) => Promise<string>) | null = null;
+/** What its UserInfo endpoint answers: unchanged, or changed by the test. */
+let userinfoResponse: ((body: string) => string) | null = null;
 const browsers: ConsoleBrowser[] = [];
 
 function browser(): ConsoleBrowser {
@@ -85,7 +90,10 @@ beforeAll(async () => {
     ],
     async findAccount(_ctx, id) {
       if (!(id in GROUPS)) return undefined;
-      return { accountId: id, claims: async () => ({ sub: id, email: `${id}@example.com`, groups: GROUPS[id] }) };
+      return {
+        accountId: id,
+        claims: async (use: string) => ({ sub: id, email: `${id}@example.com`, ...(use === 'userinfo' || !USERINFO_ONLY.has(id) ? { groups: GROUPS[id] } : {}) }),
+      };
     },
     claims: { openid: ['sub'], email: ['email'], groups: ['groups'] },
     scopes: ['openid', 'email', 'groups'],
@@ -112,6 +120,15 @@ beforeAll(async () => {
         return response;
       };
     }
+    const changeUserinfo = userinfoResponse;
+    if (changeUserinfo && request.url?.startsWith('/me')) {
+      const end = response.end.bind(response) as (chunk?: unknown) => ServerResponse;
+      (response as { end: unknown }).end = (chunk?: unknown) => {
+        const body = changeUserinfo(Buffer.isBuffer(chunk) ? chunk.toString('utf8') : String(chunk ?? ''));
+        response.setHeader('content-length', Buffer.byteLength(body));
+        return end(body);
+      };
+    }
     callback(request, response);
   };
 }, 30_000);
@@ -125,6 +142,7 @@ afterAll(async () => {
 
 afterEach(() => {
   tokenResponse = null;
+  userinfoResponse = null;
   idTokenTtl = 600;
 });
 
@@ -267,6 +285,33 @@ describe('OIDC sign-in: refusals', () => {
     expect(replayed.headers.get('location')).toBe('/console/?signInError=invalid_state');
     expect(replay.cookies.has('switchyard_console')).toBe(false);
     expect((await lastRefusal()).data).toMatchObject({ method: 'oidc', reason: 'invalid_state' });
+  });
+});
+
+describe('OIDC sign-in: the role claim from UserInfo', () => {
+  test('an ID token without the role claim: the role is read from the UserInfo answer for the same subject', async () => {
+    const client = browser();
+    const { callback } = await signIn(client, 'uma');
+    expect(callback.headers.get('location')).toBe('/console/');
+    expect((await client.get('/console/api/session')).json).toMatchObject({ user: 'uma@example.com', role: 'operator', method: 'oidc' });
+  });
+
+  test('a UserInfo answer about another subject is not used: refused, no session', async () => {
+    userinfoResponse = (body) => JSON.stringify({ ...JSON.parse(body), sub: 'alice', groups: ['switchyard-admins'] });
+    const client = browser();
+    const { callback } = await signIn(client, 'uma');
+    expect(callback.headers.get('location')).toBe('/console/?signInError=invalid_id_token');
+    expect(client.cookies.has('switchyard_console')).toBe(false);
+    expect((await lastRefusal()).data).toMatchObject({ method: 'oidc', reason: 'invalid_id_token', detail: 'the UserInfo answer is about another subject than the ID token' });
+  });
+
+  test('an ID token that carries the role claim is enough: UserInfo is not asked', async () => {
+    let asked = 0;
+    userinfoResponse = (body) => { asked++; return body; };
+    const client = browser();
+    const { callback } = await signIn(client, 'oscar');
+    expect(callback.headers.get('location')).toBe('/console/');
+    expect(asked).toBe(0);
   });
 });
 

@@ -8,6 +8,7 @@ interface IssuerMetadata {
   authorization_endpoint: string;
   token_endpoint: string;
   jwks_uri: string;
+  userinfo_endpoint?: string;
   id_token_signing_alg_values_supported?: string[];
 }
 
@@ -80,20 +81,48 @@ export class OidcRelyingParty {
     } else {
       body.set('client_id', this.settings.clientId);
     }
-    let tokens: { id_token?: unknown };
+    let tokens: { id_token?: unknown; access_token?: unknown };
     try {
       const response = await fetch(metadata.token_endpoint, { method: 'POST', headers, body, signal: AbortSignal.timeout(ISSUER_TIMEOUT_MS), redirect: 'error' });
       if (!response.ok) {
         const error = await response.json().catch(() => ({})) as { error?: unknown };
         throw new OidcSignInError('issuer_error', `the token endpoint answered ${response.status}${typeof error.error === 'string' ? ` (${error.error.slice(0, 64)})` : ''}`);
       }
-      tokens = await response.json() as { id_token?: unknown };
+      tokens = await response.json() as typeof tokens;
     } catch (error) {
       if (error instanceof OidcSignInError) throw error;
       throw new OidcSignInError('issuer_error', `the token endpoint could not be reached: ${(error as Error).message}`);
     }
     if (typeof tokens.id_token !== 'string') throw new OidcSignInError('invalid_id_token', 'the token endpoint returned no ID token');
-    return this.verify(tokens.id_token, pending.nonce, metadata);
+    const claims = await this.verify(tokens.id_token, pending.nonce, metadata);
+    if (claims[this.settings.roleClaim] !== undefined || !metadata.userinfo_endpoint || typeof tokens.access_token !== 'string') return claims;
+    // Issuers that follow OpenID Connect Core §5.4 to the letter put the claims of the scopes asked for in the UserInfo
+    // answer, not in the ID token, whenever an access token is issued: the role claim is then read from there.
+    return { ...await this.userInfo(metadata.userinfo_endpoint, tokens.access_token, claims.sub!), ...claims };
+  }
+
+  /**
+   * The UserInfo endpoint's claims for the access token (JSON; a signed or encrypted answer is not read), after
+   * checking that they are about the ID token's subject (OpenID Connect Core §5.3.2: otherwise they must not be used).
+   */
+  private async userInfo(endpoint: string, accessToken: string, subject: string): Promise<Record<string, unknown>> {
+    let answer: Record<string, unknown>;
+    try {
+      const response = await fetch(endpoint, {
+        headers: { authorization: `Bearer ${accessToken}`, accept: 'application/json' }, signal: AbortSignal.timeout(ISSUER_TIMEOUT_MS), redirect: 'error',
+      });
+      if (!response.ok) throw new OidcSignInError('issuer_error', `the UserInfo endpoint answered ${response.status}`);
+      const type = response.headers.get('content-type') ?? '';
+      if (!/^application\/json\b/i.test(type)) throw new OidcSignInError('issuer_error', `the UserInfo endpoint answered ${type.split(';')[0] || 'no content type'}, not JSON (signed or encrypted UserInfo is not supported)`);
+      answer = await response.json() as Record<string, unknown>;
+    } catch (error) {
+      if (error instanceof OidcSignInError) throw error;
+      throw new OidcSignInError('issuer_error', `the UserInfo endpoint could not be read: ${(error as Error).message}`);
+    }
+    if (answer === null || typeof answer !== 'object' || answer.sub !== subject) {
+      throw new OidcSignInError('invalid_id_token', 'the UserInfo answer is about another subject than the ID token');
+    }
+    return answer;
   }
 
   private async verify(idToken: string, nonce: string, metadata: IssuerMetadata): Promise<JWTPayload> {
