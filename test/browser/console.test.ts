@@ -171,6 +171,13 @@ describe('the console in a browser', () => {
     const events = page.getByRole('region', { name: 'Events' });
     await events.getByLabel('Stream (e.g. alias-chat)').fill('tenant-hostile');
     await events.getByRole('button', { name: 'Filter' }).click();
+    // Until the filtered page replaces the first one, rows of the whole log are on screen (the hostile tenant's events
+    // among them): the summaries are collected only once every row shown is of the filtered stream.
+    const rows = events.locator('tbody tr');
+    await waitUntil(async () => {
+      const shown = await rows.allInnerTexts();
+      return shown.length > 0 && shown.every((row) => row.includes('tenant-hostile'));
+    }, 10_000, 'the events of stream tenant-hostile alone');
     await events.getByRole('cell', { name: 'TenantSuspended' }).waitFor();
     for (const summary of await events.locator('td details summary').all()) await summary.click();
     // TenantCreated's name and TenantSuspended's reason, shown as the text they are.
