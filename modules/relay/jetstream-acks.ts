@@ -1,5 +1,5 @@
 import { JetStreamApiError, type PubAck } from '@nats-io/jetstream';
-import { type Msg, type MsgHdrs, type NatsConnection, type Subscription, createInbox } from '@nats-io/transport-node';
+import { type Msg, type MsgHdrs, type NatsConnection, PermissionViolationError, type Status, type Subscription, createInbox } from '@nats-io/transport-node';
 
 /** A publish the stream did not answer in time, or could not (no stream listens on the subject, the connection closed). */
 export class PubAckMissingError extends Error {
@@ -7,6 +7,7 @@ export class PubAckMissingError extends Error {
 }
 
 interface Pending {
+  subject: string;
   resolve(ack: PubAck): void;
   reject(error: Error): void;
   deadline: number;
@@ -22,24 +23,37 @@ const decoder = new TextDecoder();
  * Here an answer settles its promise directly, and one sweep a second times out what the stream did not answer.
  *
  * Same outcomes as `js.publish`: the PubAck (duplicates included, `duplicate: true`); a JetStream API error in the
- * answer as JetStreamApiError; no responders (status 503), a timeout or a closed connection as PubAckMissingError.
+ * answer as JetStreamApiError; the server refusing the publish or the reply subscription (a permissions violation)
+ * as its PermissionViolationError; no responders (status 503), a timeout or a closed connection as PubAckMissingError.
+ * Once closed (or its subscription failed) it answers every publish at once with that failure: its owner replaces it.
  */
 export class JetStreamAcks {
   private readonly prefix = `${createInbox()}.`;
   private readonly subscription: Subscription;
   private readonly pending = new Map<string, Pending>();
   private readonly sweeper: NodeJS.Timeout;
+  private readonly statuses: AsyncIterable<Status> & { stop?: () => void };
   private sequence = 0;
+  /** Why it no longer tracks anything; null while it does. */
+  private failure: Error | null = null;
 
   constructor(private readonly connection: NatsConnection, private readonly timeoutMs: number) {
     this.subscription = connection.subscribe(`${this.prefix}*`, { callback: (error, message) => this.settle(error, message) });
     this.sweeper = setInterval(() => this.sweep(), Math.min(1_000, timeoutMs)).unref();
+    this.statuses = connection.status();
+    void this.watchRefusals();
     void connection.closed().then(() => this.close('the connection closed'));
   }
 
+  /** Closed, or its reply subscription failed: every publish would wait in vain. */
+  get closed(): boolean {
+    return this.failure !== null;
+  }
+
   publish(subject: string, body: string, headers: MsgHdrs): Promise<PubAck> {
+    if (this.failure) return Promise.reject(this.failure);
     const token = (++this.sequence).toString(36);
-    const answered = new Promise<PubAck>((resolve, reject) => this.pending.set(token, { resolve, reject, deadline: Date.now() + this.timeoutMs }));
+    const answered = new Promise<PubAck>((resolve, reject) => this.pending.set(token, { subject, resolve, reject, deadline: Date.now() + this.timeoutMs }));
     try {
       this.connection.publish(subject, body, { reply: this.prefix + token, headers });
     } catch (error) {
@@ -49,18 +63,38 @@ export class JetStreamAcks {
     return answered;
   }
 
-  /** Fails what is still waiting and stops listening (a new connection gets its own). */
-  close(reason = 'the relay closed'): void {
+  /** Fails what is still waiting, and every later publish, and stops listening (a new connection gets its own). */
+  close(reason: string | Error = 'the relay closed'): void {
+    const failure = typeof reason === 'string' ? new PubAckMissingError(reason) : reason;
+    this.failure ??= failure;
     clearInterval(this.sweeper);
+    this.statuses.stop?.();
     for (const [token, entry] of this.pending) {
       this.pending.delete(token);
-      entry.reject(new PubAckMissingError(reason));
+      entry.reject(failure);
     }
     if (!this.subscription.isClosed()) this.subscription.unsubscribe();
   }
 
+  /**
+   * The server refuses a publish (a permissions violation) with an error for the connection, naming the subject, and
+   * sends no answer: the publishes waiting on that subject fail with it instead of timing out (a refusal, not an outage).
+   */
+  private async watchRefusals(): Promise<void> {
+    for await (const status of this.statuses) {
+      if (this.failure) return;
+      const error = status.type === 'error' ? status.error : null;
+      if (!(error instanceof PermissionViolationError) || error.operation !== 'publish') continue;
+      for (const [token, entry] of this.pending) {
+        if (entry.subject !== error.subject) continue;
+        this.pending.delete(token);
+        entry.reject(error);
+      }
+    }
+  }
+
   private settle(error: Error | null, message: Msg): void {
-    if (error) return this.close(error.message);
+    if (error) return this.close(error); // the reply subscription itself was refused or closed
     const token = message.subject.slice(this.prefix.length);
     const entry = this.pending.get(token);
     if (!entry) return; // answered after its timeout: the publish was already failed and will be retried

@@ -71,21 +71,23 @@ export class JetStreamClientProxy extends ClientNats {
   /** The tracker of the connection in use, when that connection's stream was already checked. */
   private readyAcks(): JetStreamAcks | null {
     const current = this.acks;
-    return current && current.connection === this.natsClient && this.streamChecked === current.connection ? current.acks : null;
+    return current && !current.acks.closed && current.connection === this.natsClient && this.streamChecked === current.connection ? current.acks : null;
   }
 
   /** The current connection's PubAck tracker, with the stream made sure of once per connection. */
   private async jetStream(): Promise<JetStreamAcks> {
     const connection = this.unwrap<NatsConnection>();
-    if (this.acks?.connection !== connection) {
+    // A new connection, or a tracker whose reply subscription failed: a fresh one (whose subscription may succeed).
+    if (this.acks?.connection !== connection || this.acks.acks.closed) {
       this.acks?.acks.close('the relay reconnected');
       this.acks = { connection, acks: new JetStreamAcks(connection, this.ackTimeoutMs) };
     }
+    const tracker = this.acks.acks; // captured: close() may clear this.acks while the stream is checked
     if (this.streamChecked !== connection) {
       await ensureStream(connection, this.ackTimeoutMs);
       this.streamChecked = connection;
     }
-    return this.acks.acks;
+    return tracker;
   }
 
   override async close(): Promise<void> {

@@ -1,7 +1,8 @@
 import { JetStreamApiError, jetstreamManager } from '@nats-io/jetstream';
-import { type NatsConnection, connect, headers as natsHeaders } from '@nats-io/transport-node';
+import { type NatsConnection, PermissionViolationError, connect, headers as natsHeaders } from '@nats-io/transport-node';
 import { JetStreamAcks, PubAckMissingError } from '../../modules/relay/jetstream-acks.js';
 import { uuidv7 } from '../../src/kernel/ids.js';
+import { OwnNats, natsServerAvailable } from '../support/own-nats.js';
 
 /**
  * The relay's PubAck tracker (modules/relay/jetstream-acks.ts) against the live NATS JetStream on 4222, on a
@@ -86,4 +87,55 @@ test('a listener that never answers: the publish fails with the timeout; closing
     acks.close();
     silent.unsubscribe();
   }
+});
+
+/** A server of the suite's own whose users may not do everything: what it refuses fails the publish at once, as a refusal. */
+(natsServerAvailable() ? describe : describe.skip)('refusals by the server (permissions)', () => {
+  let own: OwnNats;
+
+  beforeAll(async () => {
+    own = await OwnNats.start({
+      authorization: `users = [
+        { user: relay, password: relay-pw, permissions: { publish: { allow: [">"], deny: ["sytest.acks.forbidden.>"] }, subscribe: { allow: [">"] } } }
+        { user: noinbox, password: noinbox-pw, permissions: { publish: { allow: [">"] }, subscribe: { deny: ["_INBOX.>"] } } }
+      ]`,
+    });
+    const admin = await connect({ servers: own.url, user: 'relay', pass: 'relay-pw' });
+    await (await jetstreamManager(admin)).streams.add({ name: 'SYTEST_OWN', subjects: ['sytest.acks.>'] });
+    await admin.close();
+  }, 30_000);
+
+  afterAll(async () => {
+    await own?.close();
+  });
+
+  test('a publish the server forbids fails with its permissions violation, not after the timeout; the next one is answered', async () => {
+    const relay = await connect({ servers: own.url, user: 'relay', pass: 'relay-pw', noAsyncTraces: true });
+    const acks = new JetStreamAcks(relay, 30_000);
+    try {
+      const started = Date.now();
+      const refused = acks.publish('sytest.acks.forbidden.One', '{}', withId(`${run}-forbidden`));
+      await expect(refused).rejects.toBeInstanceOf(PermissionViolationError);
+      await expect(refused).rejects.toMatchObject({ operation: 'publish', subject: 'sytest.acks.forbidden.One' });
+      expect(Date.now() - started).toBeLessThan(5_000);
+      await expect(acks.publish('sytest.acks.allowed.One', '{}', withId(`${run}-allowed`))).resolves.toMatchObject({ stream: 'SYTEST_OWN' });
+      expect(acks.closed).toBe(false);
+    } finally {
+      acks.close();
+      await relay.close();
+    }
+  });
+
+  test('a reply subscription the server refuses fails what waits and every later publish at once (its owner makes a new one)', async () => {
+    const connection = await connect({ servers: own.url, user: 'noinbox', pass: 'noinbox-pw', noAsyncTraces: true });
+    const acks = new JetStreamAcks(connection, 30_000);
+    try {
+      await expect(acks.publish('sytest.acks.any.One', '{}', withId(`${run}-noinbox`))).rejects.toBeInstanceOf(PermissionViolationError);
+      expect(acks.closed).toBe(true);
+      await expect(acks.publish('sytest.acks.any.Two', '{}', withId(`${run}-noinbox-2`))).rejects.toMatchObject({ operation: 'subscription' });
+    } finally {
+      acks.close();
+      await connection.close();
+    }
+  });
 });

@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,10 +14,21 @@ const OWN_NATS_PORTS = { first: testPort(1600), last: testPort(1649) };
  */
 export class OwnNats {
   private process: ChildProcess | null = null;
-  private constructor(readonly port: number, private readonly storeDir: string) {}
+  private constructor(readonly port: number, private readonly storeDir: string, private readonly configFile: string | null) {}
 
-  static async start(): Promise<OwnNats> {
-    const nats = new OwnNats(await freePortIn(OWN_NATS_PORTS), mkdtempSync(join(tmpdir(), 'switchyard-nats-')));
+  /**
+   * `authorization`: the body of a nats-server `authorization { … }` block (users and their permissions), for a
+   * server whose clients must sign in; without it anyone may connect and do anything.
+   */
+  static async start(options: { authorization?: string } = {}): Promise<OwnNats> {
+    const port = await freePortIn(OWN_NATS_PORTS);
+    const storeDir = mkdtempSync(join(tmpdir(), 'switchyard-nats-'));
+    let configFile: string | null = null;
+    if (options.authorization) {
+      configFile = join(storeDir, 'nats.conf');
+      writeFileSync(configFile, `listen: "127.0.0.1:${port}"\njetstream { store_dir: ${JSON.stringify(join(storeDir, 'js'))} }\nauthorization {\n${options.authorization}\n}\n`);
+    }
+    const nats = new OwnNats(port, storeDir, configFile);
     await nats.restart();
     return nats;
   }
@@ -29,7 +40,8 @@ export class OwnNats {
   /** Starts the server (again, on the same port and store) and waits until it accepts connections. */
   async restart(): Promise<void> {
     if (this.process) throw new Error('already running');
-    const child = spawn('nats-server', ['-js', '-a', '127.0.0.1', '-p', String(this.port), '-sd', this.storeDir], { stdio: 'ignore' });
+    const args = this.configFile ? ['-c', this.configFile] : ['-js', '-a', '127.0.0.1', '-p', String(this.port), '-sd', this.storeDir];
+    const child = spawn('nats-server', args, { stdio: 'ignore' });
     this.process = child;
     child.once('exit', () => {
       if (this.process === child) this.process = null;

@@ -97,8 +97,10 @@ export class OidcRelyingParty {
     const claims = await this.verify(tokens.id_token, pending.nonce, metadata);
     if (claims[this.settings.roleClaim] !== undefined || !metadata.userinfo_endpoint || typeof tokens.access_token !== 'string') return claims;
     // Issuers that follow OpenID Connect Core §5.4 to the letter put the claims of the scopes asked for in the UserInfo
-    // answer, not in the ID token, whenever an access token is issued: the role claim is then read from there.
-    return { ...await this.userInfo(metadata.userinfo_endpoint, tokens.access_token, claims.sub!), ...claims };
+    // answer, not in the ID token, whenever an access token is issued: the role claim (that one only — who the user is
+    // stays what the ID token says, wherever the role came from) is then read from there.
+    const userInfo = await this.userInfo(metadata.userinfo_endpoint, tokens.access_token, claims.sub!);
+    return { ...claims, [this.settings.roleClaim]: userInfo[this.settings.roleClaim] };
   }
 
   /**
@@ -171,10 +173,22 @@ async function readDiscovery(issuer: string): Promise<IssuerMetadata> {
   } catch (error) {
     throw new OidcSignInError('issuer_error', `the issuer's discovery document could not be read: ${(error as Error).message}`);
   }
+  return validDiscovery(issuer, document);
+}
+
+/** The discovery document, checked: its issuer is the configured one, its endpoints are there (and https for an https issuer). */
+export function validDiscovery(issuer: string, document: Partial<IssuerMetadata>): IssuerMetadata {
   // OpenID Connect Discovery §4.3: the issuer in the document is exactly the one configured.
   if (document.issuer !== issuer) throw new OidcSignInError('issuer_error', `the discovery document names the issuer ${String(document.issuer)}, not ${issuer}`);
   for (const field of ['authorization_endpoint', 'token_endpoint', 'jwks_uri'] as const) {
     if (typeof document[field] !== 'string') throw new OidcSignInError('issuer_error', `the discovery document has no ${field}`);
+  }
+  // An issuer reached over TLS does not send the code, the client secret or the access token anywhere in clear.
+  if (new URL(issuer).protocol === 'https:') {
+    for (const field of ['authorization_endpoint', 'token_endpoint', 'jwks_uri', 'userinfo_endpoint'] as const) {
+      const value = document[field];
+      if (value !== undefined && !/^https:\/\//i.test(String(value))) throw new OidcSignInError('issuer_error', `the discovery document's ${field} is not an https URL`);
+    }
   }
   return document as IssuerMetadata;
 }
