@@ -203,6 +203,34 @@ describe('the process\'s own credentials, many of them', () => {
   });
 });
 
+describe('held credentials that overlap in a text', () => {
+  test('one whose start is the end of another: one finding over both, nothing of either left out', async () => {
+    const { rememberSecret } = await import('../../src/kernel/index.js');
+    const first = 'Ov3rlapFirst-QRSTUVWX';
+    const second = 'QRSTUVWX-Ov3rlapSecond-tail-9';
+    rememberSecret(first);
+    rememberSecret(second);
+    const secretOnly = compilePolicy(policy({ secret: 'mask' })).input;
+    for (let shift = 0; shift < 9; shift++) {
+      const text = `${'x'.repeat(shift)} see Ov3rlapFirst-QRSTUVWX-Ov3rlapSecond-tail-9 here`;
+      const spans = scan(text, secretOnly).map((finding) => text.slice(finding.start, finding.end));
+      expect([shift, spans]).toEqual([shift, ['Ov3rlapFirst-QRSTUVWX-Ov3rlapSecond-tail-9']]);
+    }
+  });
+
+  test('a low-entropy held credential repeated through 2 MB is masked whole (the overlapping finds are bounded)', async () => {
+    const { rememberSecret } = await import('../../src/kernel/index.js');
+    rememberSecret('zqzqzqzqzqzqzqzqzqzqzqzqzqzqzqzqzqzqzqzq'); // 40 characters, period 2
+    const secretOnly = compilePolicy(policy({ secret: 'mask' })).input;
+    const text = `start ${'zq'.repeat(1_000_000)} end`;
+    const findings = scan(text, secretOnly);
+    // Findings side by side from the first character of the run to its last: nothing of it left unmasked.
+    expect(findings[0].start).toBe(6);
+    expect(findings.at(-1)!.end).toBe(6 + 2_000_000);
+    expect(findings.every((finding, i) => i === 0 || finding.start === findings[i - 1].end)).toBe(true);
+  });
+});
+
 describe('a case-insensitive token format searched separator first', () => {
   test('finds exactly what the format itself finds', async () => {
     const { separatorFirst } = await import('../../modules/content-safety/detectors/secret-detector.js');

@@ -103,6 +103,11 @@ function formIndex(forms: readonly string[]): FormIndex {
     const long = form.length >= LONG_FORM;
     for (let offset = 0; offset < (long ? STRIDE : 1); offset++) addCandidate(long ? next.long : next.short, form, offset);
   }
+  // At a position, the candidates are tried in the order of their start in the text (the largest offset first), then
+  // longest first: with the positions in order too, every find starts at or after the one before it (see addFinds).
+  for (const candidates of [...next.long.byHash.values(), ...next.short.byHash.values()]) {
+    candidates.sort((a, b) => b.offset - a.offset || b.form.length - a.form.length);
+  }
   indexedForms = forms;
   index = next;
   return index;
@@ -123,62 +128,83 @@ function hashAt(text: string, at: number): number {
   return hash;
 }
 
+/**
+ * Every place a held form is, as findings. Forms found overlapping (one credential's end is another's start, or a
+ * short form reaching past a long one) become one finding over both: masking either alone would leave part of the other.
+ */
 function findKnownForms(text: string, forms: FormIndex, emit: EmitFinding): void {
-  if (forms.long.size > 0) findLongForms(text, forms.long, emit);
-  if (forms.short.size > 0) findShortForms(text, forms.short, emit);
+  const spans: number[] = []; // flat start/end pairs
+  if (forms.long.size > 0) findLongForms(text, forms.long, spans);
+  if (forms.short.size > 0) findShortForms(text, forms.short, spans);
+  if (spans.length === 0) return;
+  const order = Array.from({ length: spans.length / 2 }, (_, i) => i).sort((x, y) => spans[2 * x] - spans[2 * y]);
+  let start = spans[2 * order[0]];
+  let end = spans[2 * order[0] + 1];
+  for (const i of order) {
+    if (spans[2 * i] < end) {
+      end = Math.max(end, spans[2 * i + 1]);
+      continue;
+    }
+    emit(start, end);
+    start = spans[2 * i];
+    end = spans[2 * i + 1];
+  }
+  emit(start, end);
 }
 
-function findLongForms(text: string, { filter, byHash }: HashIndex, emit: EmitFinding): void {
+/** What a pass over the text has found so far, as flat start/end pairs, and where the finds end. */
+interface Finds { spans: number[]; covered: number }
+function findLongForms(text: string, { filter, byHash }: HashIndex, spans: number[]): void {
   // The constants as locals: a module-scope constant read in the loop costs a context load and a hole check each time.
   const mask = (1 << FILTER_BITS) - 1;
   const base = HASH_BASE;
   const stride = STRIDE;
   const last = text.length - FORM_PREFIX;
-  let covered = 0; // a form found ends here: no other starts inside it
+  const finds: Finds = { spans, covered: 0 };
   for (let at = 0; at <= last; at += stride) {
     const hash = (Math.imul(Math.imul(Math.imul(Math.imul(Math.imul(Math.imul(Math.imul(text.charCodeAt(at), base) + text.charCodeAt(at + 1), base)
       + text.charCodeAt(at + 2), base) + text.charCodeAt(at + 3), base) + text.charCodeAt(at + 4), base) + text.charCodeAt(at + 5), base)
       + text.charCodeAt(at + 6), base) + text.charCodeAt(at + 7)) | 0;
     if (filter[hash & mask] === 0) continue;
-    const found = formAt(text, at, covered, byHash.get(hash)); // not a closure: one capturing `text` would slow every read of it
-    if (!found) continue;
-    emit(at - found.offset, at - found.offset + found.form.length);
-    covered = at - found.offset + found.form.length;
+    const candidates = byHash.get(hash);
+    if (candidates) addFinds(text, at, finds, candidates); // not a closure: one capturing `text` would slow every read of it
   }
 }
 
-function findShortForms(text: string, { filter, byHash }: HashIndex, emit: EmitFinding): void {
+function findShortForms(text: string, { filter, byHash }: HashIndex, spans: number[]): void {
   const mask = (1 << FILTER_BITS) - 1;
   const base = HASH_BASE;
   const prefix = FORM_PREFIX;
   const leaving = LEAVING_WEIGHT;
   const length = text.length;
+  const finds: Finds = { spans, covered: 0 };
   let hash = 0;
-  let covered = 0;
   for (let end = 0; end < length; end++) {
     hash = (Math.imul(hash, base) + text.charCodeAt(end)) | 0;
     if (end >= prefix) hash = (hash - Math.imul(text.charCodeAt(end - prefix), leaving)) | 0;
     if (filter[hash & mask] === 0 || end < prefix - 1) continue;
-    const found = formAt(text, end - prefix + 1, covered, byHash.get(hash));
-    if (!found) continue;
-    emit(end - prefix + 1, end - prefix + 1 + found.form.length);
-    covered = end - prefix + 1 + found.form.length;
+    const candidates = byHash.get(hash);
+    if (candidates) addFinds(text, end - prefix + 1, finds, candidates);
   }
 }
 
 /**
- * The candidate that is in the text with its hashed characters at `at`: the earliest start (not inside a form found
- * already), then the longest. Findings of one detector may overlap; the scan's resolution keeps one.
+ * Records each candidate that is in the text with its hashed characters at `at` and reaches past what was found
+ * already. Finds come in the order of their start (positions in order, and candidates at a position by their start:
+ * formIndex sorts them; a candidate at one position starts after every candidate at the one before), so a form that
+ * ends within the last find's end lies inside what was found and adds nothing. Only forms that repeat themselves
+ * (`abab…`) overlap their own occurrences; each is verified once per position, so a text costs at most its length
+ * times the form's.
  */
-function formAt(text: string, at: number, covered: number, candidates: readonly Candidate[] | undefined): Candidate | undefined {
-  if (!candidates) return undefined;
-  let best: Candidate | undefined;
+function addFinds(text: string, at: number, finds: Finds, candidates: readonly Candidate[]): void {
   for (const candidate of candidates) {
     const start = at - candidate.offset;
-    if (start < covered || (best && start >= at - best.offset)) continue;
-    if (text.startsWith(candidate.form, start)) best = candidate;
+    const end = start + candidate.form.length;
+    // A negative start would be read from 0 by startsWith.
+    if (start < 0 || end <= finds.covered || !text.startsWith(candidate.form, start)) continue;
+    finds.spans.push(start, end);
+    finds.covered = end;
   }
-  return best;
 }
 
 function withoutLeadingBoundary(source: string): string {
