@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
+import { useAction } from '../action.js';
 import { Button, Empty, ErrorNotice, Field, LoadMore, Loading, PageHeader, Progress, Section, StatusBadge, SuccessNotice } from '../components/ui.js';
 import { usd } from '../format.js';
 import { LIST_PAGE, type ListPage, usePagedList } from '../paged-list.js';
@@ -86,22 +87,15 @@ function budgetText(t: Tenant): string {
 function CreateTenant({ onCreated }: { onCreated: (id: string) => void }) {
   const [id, setId] = useState('');
   const [name, setName] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const submit = async (event: Event) => {
+  const { busy, error, run } = useAction();
+  const submit = (event: Event) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    return run(async () => {
       await api('/admin/v1/tenants', { method: 'POST', body: name ? { id, name } : { id } });
       setId('');
       setName('');
       onCreated(id);
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form class="inline-form" onSubmit={submit} aria-label="Create a tenant">

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
+import { useAction } from '../action.js';
 import { Button, ErrorNotice, SuccessNotice } from '../components/ui.js';
 import { diff } from '../diff.js';
 import { shown } from '../format.js';
@@ -18,8 +19,7 @@ export function AliasEditor({ alias, deployments, onClose, onApplied }: {
   const [strategy, setStrategy] = useState(alias.strategy);
   const [routes, setRoutes] = useState<AliasRoute[]>(alias.routes.map((route) => ({ ...route })));
   const [preview, setPreview] = useState<AliasDryRun | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
+  const { busy, error, run } = useAction();
   const [applied, setApplied] = useState<number | null>(null);
 
   const body = () => ({ strategy, routes, policy: alias.policy, visibility: alias.visibility, contentPolicy: alias.contentPolicy });
@@ -33,31 +33,15 @@ export function AliasEditor({ alias, deployments, onClose, onApplied }: {
     i === index ? { ...route, [member]: member === 'deployment' ? value : Number(value) } : route
   ))));
 
-  const dryRun = async () => {
-    setBusy(true);
-    setError(null);
-    try {
-      setPreview(await api<AliasDryRun>(path, { method: 'PUT', query: { dryRun: 'true' }, body: body(), headers: { 'if-match': `"${alias.version}"` } }));
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setBusy(false);
-    }
-  };
-  const apply = async () => {
-    setBusy(true);
-    setError(null);
-    try {
-      const published = await api<Alias>(path, { method: 'PUT', body: body(), headers: { 'if-match': `"${alias.version}"` } });
-      setApplied(published.aliasVersion);
-      setPreview(null);
-      onApplied();
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setBusy(false);
-    }
-  };
+  const dryRun = () => run(async () => {
+    setPreview(await api<AliasDryRun>(path, { method: 'PUT', query: { dryRun: 'true' }, body: body(), headers: { 'if-match': `"${alias.version}"` } }));
+  });
+  const apply = () => run(async () => {
+    const published = await api<Alias>(path, { method: 'PUT', body: body(), headers: { 'if-match': `"${alias.version}"` } });
+    setApplied(published.aliasVersion);
+    setPreview(null);
+    onApplied();
+  });
 
   const changes = preview ? diff(declared(preview.current), preview.proposed) : [];
   return (

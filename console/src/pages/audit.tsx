@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, withQuery } from '../api.js';
+import { useAction } from '../action.js';
 import { Button, Empty, ErrorNotice, Facts, Field, Loading, PageHeader, Section } from '../components/ui.js';
 import { count, when } from '../format.js';
 import { useResource } from '../resource.js';
@@ -32,26 +33,17 @@ type VerificationScope = 'latest-checkpoint' | 'genesis';
 
 function Verification() {
   const [report, setReport] = useState<AuditReport | null>(null);
-  const [busy, setBusy] = useState<VerificationScope | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const verify = async (since: VerificationScope) => {
-    setBusy(since);
-    setError(null);
-    try {
-      setReport(await api<AuditReport>('/admin/v1/audit/verify', { method: 'POST', body: { since } }));
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setBusy(null);
-    }
-  };
+  const { busy, running, error, run } = useAction<VerificationScope>();
+  const verify = (since: VerificationScope) => run(async () => {
+    setReport(await api<AuditReport>('/admin/v1/audit/verify', { method: 'POST', body: { since } }));
+  }, since);
   const actions = (
     <>
-      <Button onClick={() => verify('latest-checkpoint')} busy={busy === 'latest-checkpoint'} disabled={busy !== null}>
-        {busy === 'latest-checkpoint' ? 'Verifying…' : 'Verify since the last checkpoint'}
+      <Button onClick={() => verify('latest-checkpoint')} busy={running === 'latest-checkpoint'} disabled={busy}>
+        {running === 'latest-checkpoint' ? 'Verifying…' : 'Verify since the last checkpoint'}
       </Button>
-      <Button variant="secondary" onClick={() => verify('genesis')} busy={busy === 'genesis'} disabled={busy !== null}>
-        {busy === 'genesis' ? 'Verifying the whole chain…' : 'Verify the whole chain'}
+      <Button variant="secondary" onClick={() => verify('genesis')} busy={running === 'genesis'} disabled={busy}>
+        {running === 'genesis' ? 'Verifying the whole chain…' : 'Verify the whole chain'}
       </Button>
     </>
   );

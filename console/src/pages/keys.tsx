@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
+import { useAction } from '../action.js';
 import { Button, CopyButton, Empty, ErrorNotice, Field, LoadMore, Loading, Section, StatusBadge, SuccessNotice } from '../components/ui.js';
 import { when } from '../format.js';
 import { readWholeList, usePagedList } from '../paged-list.js';
@@ -160,21 +161,14 @@ function GrantFields({ form, setForm, aliases, prefix }: { form: GrantForm; setF
 function IssueKey({ tenant, aliases, onIssued }: { tenant: string; aliases: string[]; onIssued: (issued: IssuedKey) => void }) {
   const empty: GrantForm = { id: '', scopes: ['inference', 'models:read'], aliases: [], rpm: '', tpm: '', maxConcurrency: '', expiresAt: '' };
   const [form, setForm] = useState<GrantForm>(empty);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const submit = async (event: Event) => {
+  const { busy, error, run } = useAction();
+  const submit = (event: Event) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    return run(async () => {
       const issued = await api<IssuedKey>('/admin/v1/keys', { method: 'POST', body: { tenant, ...(form.id ? { id: form.id } : {}), ...grantBody(form) } });
       setForm(empty);
       onIssued(issued);
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <details class="subpanel">
@@ -197,20 +191,13 @@ function GrantEditor({ apiKey, aliases, onSaved, onCancel }: { apiKey: ApiKey; a
     rpm: String(apiKey.limits.rpm ?? ''), tpm: String(apiKey.limits.tpm ?? ''), maxConcurrency: String(apiKey.limits.maxConcurrency ?? ''),
     expiresAt: apiKey.expiresAt ? apiKey.expiresAt.slice(0, 16) : '',
   });
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(null);
-  const submit = async (event: Event) => {
+  const { busy, error, run } = useAction();
+  const submit = (event: Event) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
+    return run(async () => {
       await api(`/admin/v1/keys/${encodeURIComponent(apiKey.id)}`, { method: 'PATCH', body: grantBody(form), headers: { 'if-match': `"${apiKey.version}"` } });
       onSaved();
-    } catch (failure) {
-      setError(failure);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <form class="subpanel stack" onSubmit={submit} aria-label={`Change key ${apiKey.id}`}>

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError } from '../api.js';
+import { useAction } from '../action.js';
 import { Button, ErrorNotice, Field } from '../components/ui.js';
 import { type Session, type SignInConfig, signInConfig, signInWithToken } from '../session.js';
 
@@ -16,29 +17,27 @@ const OIDC_ERRORS: Record<string, string> = {
 export function SignInPage({ onSignedIn, startupError }: { onSignedIn: (session: Session) => void; startupError: unknown }) {
   const [config, setConfig] = useState<SignInConfig | null>(null);
   const [token, setToken] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>(startupError);
+  const { busy, error, setError, run } = useAction(startupError);
   const returned = new URLSearchParams(window.location.search).get('signInError');
   useEffect(() => {
     document.title = 'Sign in · Switchyard console';
     signInConfig().then(setConfig, setError);
   }, []);
-  const submit = async (event: Event) => {
+  const submit = (event: Event) => {
     event.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      const session = await signInWithToken(token);
+    return run(async () => {
+      let session: Session;
+      try {
+        session = await signInWithToken(token);
+      } catch (failure) {
+        if (failure instanceof ApiError && failure.status === 401) throw new Error('That admin token was not accepted.');
+        if (failure instanceof ApiError && failure.status === 429) throw new Error('Too many sign-in attempts from this address. Wait a minute and try again.');
+        throw failure;
+      }
       setToken('');
       if (returned) window.history.replaceState(null, '', window.location.pathname);
       onSignedIn(session);
-    } catch (failure) {
-      if (failure instanceof ApiError && failure.status === 401) setError(new Error('That admin token was not accepted.'));
-      else if (failure instanceof ApiError && failure.status === 429) setError(new Error('Too many sign-in attempts from this address. Wait a minute and try again.'));
-      else setError(failure);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   return (
     <main class="sign-in" id="main">
