@@ -5,6 +5,7 @@ import type {
 } from '../../events/index.js';
 import { SCHEMA_VERSIONS } from '../../events/event.js';
 import type { ScaleCatalog } from './scale-config.js';
+import { seededRandom } from '../../test/support/seeded-random.js';
 
 /** How much history the database holds and when. */
 export interface LogPlan {
@@ -43,17 +44,6 @@ export interface LogCounts {
   breakerEvents: number;
 }
 
-/** A deterministic stream of numbers in [0, 1) per seed (mulberry32): the same log every run. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A UUIDv7 for `at`, its random part from `seed` (unique per event, like the gateway's). */
 export function uuidv7At(at: number, seed: string): string {
@@ -80,7 +70,7 @@ function cost(tokens: TokenUsage, inputPer1M: string, outputPer1M: string) {
  * its schema version and the metadata the request journal gives it.
  */
 function requestAppend(n: number, at: number, catalog: ScaleCatalog): Append {
-  const draw = random(n * 2654435761);
+  const draw = seededRandom(n * 2654435761);
   const key = catalog.keys[Math.floor(draw() * catalog.keys.length)];
   const alias = catalog.aliases[Math.floor(draw() * catalog.aliases.length)];
   const requestId = uuidv7At(at, `request ${n}`);

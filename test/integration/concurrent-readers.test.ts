@@ -7,6 +7,7 @@ import { ProjectionRunner } from '../../src/kernel/projections/projection-runner
 import { type StoreFixture, openStore } from '../support/event-store-targets.js';
 import { OwnPostgres, ownPostgresAvailable } from '../support/own-postgres.js';
 import { LoggingProjection } from '../support/recording-projections.js';
+import { seededRandom } from '../support/seeded-random.js';
 
 /**
  * A property of the global order (DESIGN §4): for any interleaving of concurrent writers — transactions
@@ -23,17 +24,6 @@ const TRANSACTIONS_PER_WRITER = 3;
 const READERS = 3;
 const BOUNDARY = 100_000;
 
-/** mulberry32: a small seeded PRNG, so a failing seed can be replayed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Step =
   | { kind: 'begin'; writer: number; takeIdNow: boolean }
@@ -158,7 +148,7 @@ describeOwn('concurrent writers, many readers: one order, every committed event 
     const committed: string[] = [];
     const perSeed: string[][] = [];
     for (let seed = 1; seed <= SEEDS; seed++) {
-      const next = random(seed);
+      const next = seededRandom(seed);
       const start = await endOfLog(fixture);
       const writers = Array.from({ length: WRITERS + 1 }, () => new Writer(server.url()));
       await Promise.all(writers.map((writer) => writer.connect()));

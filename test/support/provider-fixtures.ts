@@ -11,6 +11,8 @@ import { Credential } from '../../projections/routing-snapshot/credential.js';
 import type { ResolvedDeployment } from '../../projections/routing-snapshot/routing-snapshot.js';
 import type { TokenUsage } from '../../events/index.js';
 import { believedUsage } from './believed-usage.js';
+import { seededRandom } from './seeded-random.js';
+export { seededRandom };
 
 /** Raw bytes of a golden fixture under test/fixtures (tests run from the repository root). */
 export function fixtureBytes(...path: string[]): Buffer {
@@ -179,17 +181,6 @@ export function fold(events: StreamEvent[]) {
   return { text, calls, finish, usage };
 }
 
-/** A small seeded PRNG (mulberry32), so every fuzz failure can be replayed from its seed. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Splits bytes at `count` random cut points (sorted, possibly repeated: empty chunks are allowed). */
 export function randomChunks(bytes: Uint8Array, random: () => number, count: number): Uint8Array[] {

@@ -1,20 +1,10 @@
 import { fullJitterBackoff, retryWaitMs, waitFor } from '../../modules/inference/resilience/backoff.js';
 import { DEFAULT_RESILIENCE } from '../../modules/inference/resilience/resilience-settings.js';
 import { type FailureContext, afterFailure } from '../../modules/inference/resilience/retry-policy.js';
+import { seededRandom } from '../support/seeded-random.js';
 
 const retry = DEFAULT_RESILIENCE.retry; // base 100 ms, max 2 s, 3 attempts
 
-/** A deterministic uniform source (mulberry32), so distribution checks cannot flake. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('full-jitter exponential backoff', () => {
   test('the ceiling doubles per retry and stops at the maximum', () => {
@@ -24,7 +14,7 @@ describe('full-jitter exponential backoff', () => {
   });
 
   test('waits are spread uniformly over [0, ceiling): no synchronised retry wave', () => {
-    const random = seeded(42);
+    const random = seededRandom(42);
     const waits = Array.from({ length: 10_000 }, () => fullJitterBackoff(2, retry, random));
     expect(Math.min(...waits)).toBeGreaterThanOrEqual(0);
     expect(Math.max(...waits)).toBeLessThan(400);

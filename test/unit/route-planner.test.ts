@@ -3,18 +3,8 @@ import { LatencyTracker } from '../../modules/inference/routing/latency-tracker.
 import { type HealthView, type PlanInput, RoutePlanner } from '../../modules/inference/routing/route-planner.js';
 import { stableBucket } from '../../modules/inference/routing/stable-hash.js';
 import type { ResolvedAlias, ResolvedDeployment } from '../../projections/routing-snapshot/routing-snapshot.js';
+import { seededRandom } from '../support/seeded-random.js';
 
-/** A deterministic uniform source (mulberry32), so distribution checks cannot flake. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function deployment(id: string, overrides: Partial<ResolvedDeployment> & { input?: string; output?: string } = {}): ResolvedDeployment {
   const { input = '1.00', output = '2.00', ...rest } = overrides;
@@ -119,18 +109,18 @@ describe('strategies', () => {
   const c = deployment('c');
 
   test('priority: the lowest healthy group first, weighted within it, the other groups as fallbacks', () => {
-    const planner = new RoutePlanner(new LatencyTracker(), unhealthy({ a: { reason: 'circuit_open', until: 1 } }), seeded(1));
+    const planner = new RoutePlanner(new LatencyTracker(), unhealthy({ a: { reason: 'circuit_open', until: 1 } }), seededRandom(1));
     const plan = planner.plan(input(alias('priority', [[a, 0, 1], [b, 1, 1], [c, 2, 1]])));
     expect(plan.candidates.map((x) => x.deployment.id)).toEqual(['b', 'c']);
     expect(plan.reason).toMatch(/^priority: group 1, weighted: picked b/);
-    const counts = firstPicks(new RoutePlanner(new LatencyTracker(), undefined, seeded(2)), input(alias('priority', [[a, 0, 3], [b, 0, 1], [c, 1, 100]])), 10_000);
+    const counts = firstPicks(new RoutePlanner(new LatencyTracker(), undefined, seededRandom(2)), input(alias('priority', [[a, 0, 3], [b, 0, 1], [c, 1, 100]])), 10_000);
     expect(counts.get('c')).toBeUndefined(); // a lower group is never skipped for weight
     expect(Math.abs(counts.get('a')! / 10_000 - 0.75)).toBeLessThan(0.03);
   });
 
   test('weighted: first picks converge to the weights (±3% over 10,000 picks), and a zero weight is only a standby', () => {
     const standby = deployment('standby');
-    const planner = new RoutePlanner(new LatencyTracker(), undefined, seeded(7));
+    const planner = new RoutePlanner(new LatencyTracker(), undefined, seededRandom(7));
     const i = input(alias('weighted', [[a, 0, 70], [b, 5, 20], [c, 9, 10], [standby, 0, 0]]));
     const counts = firstPicks(planner, i, 10_000);
     expect(Math.abs(counts.get('a')! / 10_000 - 0.7)).toBeLessThan(0.03);
@@ -146,7 +136,7 @@ describe('strategies', () => {
     latency.observe('b', 300);
     latency.observeTtft('a', 50);
     latency.observeTtft('b', 400);
-    const planner = new RoutePlanner(latency, undefined, seeded(3));
+    const planner = new RoutePlanner(latency, undefined, seededRandom(3));
     const routes = alias('least-latency', [[a, 0, 1], [b, 0, 1], [c, 0, 1]]);
     expect(planner.plan(input(routes)).candidates.map((x) => x.deployment.id)).toEqual(['c', 'b', 'a']);
     latency.observe('c', 2_000);
@@ -166,7 +156,7 @@ describe('strategies', () => {
     const dear = deployment('dear', { input: '5', output: '15' });
     const cheapInput = deployment('cheap-in', { input: '0.1', output: '10' });
     const cheapOutput = deployment('cheap-out', { input: '3', output: '0.5' });
-    const planner = new RoutePlanner(new LatencyTracker(), undefined, seeded(4));
+    const planner = new RoutePlanner(new LatencyTracker(), undefined, seededRandom(4));
     const routes = alias('least-cost', [[dear, 0, 1], [cheapInput, 0, 1], [cheapOutput, 0, 1]]);
     // Long prompt, short answer: input price dominates.
     expect(planner.plan(input(routes, { estimatedInputTokens: 5_000, reservedOutputTokens: 10 })).candidates.map((x) => x.deployment.id)).toEqual(['cheap-in', 'cheap-out', 'dear']);
@@ -175,7 +165,7 @@ describe('strategies', () => {
   });
 
   test('sticky: a session stays on its route; sessions spread by weight; only the sessions of a failed route move', () => {
-    const planner = new RoutePlanner(new LatencyTracker(), undefined, seeded(5));
+    const planner = new RoutePlanner(new LatencyTracker(), undefined, seededRandom(5));
     const routes = alias('sticky', [[a, 0, 1], [b, 0, 1], [c, 0, 2]]);
     const choice = (session: string, principal = 'acme/app', r = routes, p = planner) =>
       p.plan(input(r, { affinity: { principal, sessionId: session, requestId: `${Math.random()}` } })).candidates[0].deployment.id;
@@ -193,7 +183,7 @@ describe('strategies', () => {
     const differs = [...before.keys()].filter((s) => choice(s, 'other/key') !== before.get(s)).length;
     expect(differs).toBeGreaterThan(500);
     // b goes down: its sessions move, every other session stays where it was.
-    const withoutB = new RoutePlanner(new LatencyTracker(), unhealthy({ b: { reason: 'circuit_open', until: 1 } }), seeded(6));
+    const withoutB = new RoutePlanner(new LatencyTracker(), unhealthy({ b: { reason: 'circuit_open', until: 1 } }), seededRandom(6));
     let wrong = 0;
     for (const [session, was] of before) {
       const now = choice(session, 'acme/app', routes, withoutB);
@@ -207,7 +197,7 @@ describe('strategies', () => {
   test('canary: its share matches the percentage, assignment is stable per session, and the bucket is auditable', () => {
     const canary = deployment('canary');
     const routes = alias('priority', [[a, 0, 1], [canary, 0, 1]], { canary: { deploymentId: 'canary', percent: 5, salt: 'v2' } });
-    const planner = new RoutePlanner(new LatencyTracker(), undefined, seeded(8));
+    const planner = new RoutePlanner(new LatencyTracker(), undefined, seededRandom(8));
     let first = 0;
     const problems: string[] = [];
     for (let s = 0; s < 10_000; s++) {
@@ -235,7 +225,7 @@ describe('strategies', () => {
 
   test('a canary that is not eligible changes nothing but is noted', () => {
     const canary = deployment('canary', { status: 'disabled' });
-    const planner = new RoutePlanner(new LatencyTracker(), undefined, seeded(9));
+    const planner = new RoutePlanner(new LatencyTracker(), undefined, seededRandom(9));
     const plan = planner.plan(input(alias('priority', [[a, 0, 1], [canary, 0, 1]], { canary: { deploymentId: 'canary', percent: 100, salt: '' } })));
     expect(plan.candidates.map((x) => x.deployment.id)).toEqual(['a']);
     expect(plan.reason).toContain('canary canary not eligible');
