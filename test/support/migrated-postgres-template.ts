@@ -1,9 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { migrate, openDataSource } from '../../src/kernel/database/data-source.js';
-import { openDatabase } from '../../src/kernel/database/open-database.js';
-import { ENTITIES } from '../../src/platform.js';
-import { migrationsDigest } from './migrated-template.js';
+import { applyMigrations, migrationsDigest } from './migrated-template.js';
 import { createScratchDatabase } from './services.js';
 
 /**
@@ -34,17 +31,7 @@ async function migratedTemplate(baseUrl: string): Promise<string> {
   try {
     const url = new URL(baseUrl);
     url.pathname = `/${building}`;
-    const database = await openDatabase({ databaseUrl: url.toString(), dataDir: null });
-    try {
-      const dataSource = await openDataSource(database, url.toString(), ENTITIES);
-      try {
-        await migrate(database, dataSource);
-      } finally {
-        await dataSource.destroy();
-      }
-    } finally {
-      await database.close();
-    }
+    await applyMigrations({ databaseUrl: url.toString(), dataDir: null });
     await sql(baseUrl, `ALTER DATABASE ${building} RENAME TO ${name}`);
   } catch (error) {
     await sql(baseUrl, `DROP DATABASE IF EXISTS ${building} WITH (FORCE)`);

@@ -16,6 +16,21 @@ import { seedEmbeddedDataDir } from './pglite-template.js';
  * product's own `migrate` on a copy of the bare template; the suites about a first start (the quick start,
  * startup output, the store suites) keep starting from the bare template or from initdb.
  */
+/** Applies this build's migrations with the product's own `migrate` to a database (PostgreSQL or an embedded data dir), then closes it. */
+export async function applyMigrations(target: { databaseUrl: string | null; dataDir: string | null }): Promise<void> {
+  const database = await openDatabase(target);
+  try {
+    const dataSource = await openDataSource(database, target.databaseUrl, ENTITIES);
+    try {
+      await migrate(database, dataSource);
+    } finally {
+      await dataSource.destroy();
+    }
+  } finally {
+    await database.close();
+  }
+}
+
 const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations/postgres/', import.meta.url));
 
 /** This build's migrations, as a short digest: templates are made once per set of migrations. */
@@ -37,17 +52,7 @@ async function migratedTemplate(): Promise<string> {
   try {
     const dataDir = join(building, 'data');
     await seedEmbeddedDataDir(dataDir);
-    const database = await openDatabase({ databaseUrl: null, dataDir });
-    try {
-      const dataSource = await openDataSource(database, null, ENTITIES);
-      try {
-        await migrate(database, dataSource);
-      } finally {
-        await dataSource.destroy();
-      }
-    } finally {
-      await database.close();
-    }
+    await applyMigrations({ databaseUrl: null, dataDir });
     try {
       renameSync(dataDir, path);
     } catch (error) {
