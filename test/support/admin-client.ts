@@ -1,9 +1,6 @@
-export interface AdminResponse {
-  status: number;
-  headers: Headers;
-  json: any;
-  text: string;
-}
+import { type HttpAnswer, readAnswer } from './http-answer.js';
+
+export type AdminResponse = HttpAnswer;
 
 /**
  * A small client for `/admin/v1`: sends the admin token, JSON bodies and optional extra headers (e.g.
@@ -53,15 +50,9 @@ export class AdminClient {
       },
       body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
     });
-    const text = await response.text();
-    this.transcript.push(text);
-    let json: unknown = null;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = null;
-    }
-    return { status: response.status, headers: response.headers, json, text };
+    const answer = await readAnswer(response);
+    this.transcript.push(answer.text);
+    return answer;
   }
 }
 

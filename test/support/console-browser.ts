@@ -1,11 +1,7 @@
 import { Agent, fetch } from 'undici';
+import { type HttpAnswer, readAnswer } from './http-answer.js';
 
-export interface ConsoleResponse {
-  status: number;
-  headers: Headers;
-  json: any;
-  text: string;
-}
+export type ConsoleResponse = HttpAnswer;
 
 /**
  * What the console's page does over HTTP, without a browser: keeps the cookies the gateway sets (per
@@ -54,14 +50,7 @@ export class ConsoleBrowser {
       body: body === undefined ? undefined : body instanceof URLSearchParams ? body.toString() : JSON.stringify(body),
     });
     this.remember(response.headers.getSetCookie());
-    const text = await response.text();
-    let json: unknown = null;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = null;
-    }
-    return { status: response.status, headers: response.headers as unknown as Headers, json, text };
+    return readAnswer(response);
   }
 
   /** Applies Set-Cookie lines: a value sets the cookie, an empty value or Max-Age=0 removes it. */

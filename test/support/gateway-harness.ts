@@ -9,6 +9,7 @@ import { startGateway, type Gateway } from '../../src/gateway.js';
 import { createMigratedScratchDatabase } from './migrated-postgres-template.js';
 import { seedMigratedDataDir } from './migrated-template.js';
 import type { RecordedEvent } from '../../src/kernel/event-store/event-store.js';
+import { type HttpAnswer, readAnswer } from './http-answer.js';
 
 export interface TestGateway {
   url: string;
@@ -162,20 +163,13 @@ export async function postJson(
   path: string,
   body: unknown,
   headers: Record<string, string> = {},
-): Promise<{ status: number; headers: Headers; json: any; text: string }> {
+): Promise<HttpAnswer> {
   const response = await fetch(`${gw.url}${path}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${gw.key}`, 'content-type': 'application/json', ...headers },
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
-  const text = await response.text();
-  let json: unknown = null;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = null;
-  }
-  return { status: response.status, headers: response.headers, json, text };
+  return readAnswer(response);
 }
 
 /** Splits an SSE body into its `data:` payloads. */
