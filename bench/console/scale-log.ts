@@ -5,6 +5,7 @@ import type {
 } from '../../events/index.js';
 import { SCHEMA_VERSIONS } from '../../events/event.js';
 import type { ScaleCatalog } from './scale-config.js';
+import type { EventRow as StoredEventRow } from '../../src/kernel/event-store/sql-event-store.js';
 import { seededRandom } from '../../test/support/seeded-random.js';
 
 /** How much history the database holds and when. */
@@ -21,16 +22,7 @@ export interface LogPlan {
 }
 
 /** One row of `events` as the store writes it (global position and transaction id are the table's own). */
-interface EventRow {
-  stream_id: string;
-  stream_version: number;
-  event_id: string;
-  event_type: string;
-  schema_version: number;
-  data: unknown;
-  metadata: Record<string, unknown>;
-  recorded_at: string;
-}
+type EventRow = Omit<StoredEventRow, 'global_position' | 'transaction_id'> & { recorded_at: string };
 
 /** One append: the events of one commit, all recorded at its time (the default durability appends a request's events at once). */
 interface Append {

@@ -20,7 +20,8 @@ export type Upcaster = (type: string, schemaVersion: number, data: unknown) => {
 
 const identityUpcaster: Upcaster = (_type, schemaVersion, data) => ({ schemaVersion, data });
 
-interface EventRow {
+/** One row of `events` as the store reads it. */
+export interface EventRow {
   global_position: string | number;
   transaction_id: string;
   stream_id: string;
