@@ -1,6 +1,6 @@
 import { Decimal } from 'decimal.js';
 import { isEventOf, type Recorded, recorded, REQUEST_EVENT_TYPES, type RequestEvent } from '../../events/index.js';
-import type { DurableProjection, ProjectionReplacement, RecordedEvent, SqlExecutor } from '../../src/kernel/index.js';
+import type { CopyValue, DurableProjection, ProjectionReplacement, RecordedEvent, SqlExecutor } from '../../src/kernel/index.js';
 
 /** What a request's row says of how it ended: `incomplete` until its completion or rejection is recorded. */
 export type RequestSummaryStatus = 'success' | 'failed' | 'cancelled' | 'rejected' | 'incomplete';
@@ -59,6 +59,20 @@ SELECT p.request_id, p.at, p.global_position, p.tenant_id, p.key_id, p.alias, p.
   p.http_status, p.error_code, p.attempts, p.latency_ms, p.input_tokens, p.output_tokens, p.cost_usd, p.cache_hit
 FROM (${PAGE_ROWS}) p`;
 
+/** SUMMARY_INSERT's columns, for an adapter that loads rows in bulk (the embedded engine's COPY). */
+const SUMMARY_COLUMNS = [
+  'request_id', 'at', 'global_position', 'tenant_id', 'key_id', 'alias', 'operation', 'status', 'http_status', 'error_code',
+  'attempts', 'latency_ms', 'input_tokens', 'output_tokens', 'cost_usd', 'cache_hit',
+] as const;
+
+/** A new request's row as SUMMARY_INSERT writes it, in SUMMARY_COLUMNS' order. */
+function summaryRow(p: PagePart): CopyValue[] {
+  return [
+    p.request_id, p.at, p.global_position, p.tenant_id, p.key_id, p.alias, p.operation, p.status ?? 'incomplete', p.http_status, p.error_code,
+    p.attempts, p.latency_ms, p.input_tokens, p.output_tokens, p.cost_usd, p.cache_hit,
+  ];
+}
+
 /**
  * The requests admitted in an earlier page: their parts are merged with the rows already there (LEFT JOIN)
  * and written back. Every column's merge is the same whatever the page boundaries: the earliest time and
@@ -114,7 +128,12 @@ export class RequestSummariesProjection implements DurableProjection {
     const continued: PagePart[] = [];
     for (const part of parts.values()) (started.has(part.request_id) ? fresh : continued).push(part);
     // Distinct statement names: each is prepared once per session and its plan kept.
-    if (fresh.length > 0) await manager.query(SUMMARY_INSERT, [JSON.stringify(fresh)], 'switchyard_request_summaries_insert_v1');
+    if (fresh.length > 0) {
+      // On the embedded engine the rows go in by COPY: a page of 170 new requests took ~9 ms of its one session
+      // as JSON, ~5.5 ms as CSV, and every request's append waits for that session.
+      if (manager.copyRows) await manager.copyRows('request_summaries', SUMMARY_COLUMNS, fresh.map(summaryRow));
+      else await manager.query(SUMMARY_INSERT, [JSON.stringify(fresh)], 'switchyard_request_summaries_insert_v1');
+    }
     if (continued.length > 0) await manager.query(SUMMARY_MERGE, [JSON.stringify(continued)], 'switchyard_request_summaries_page_v1');
   }
 

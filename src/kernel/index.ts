@@ -20,6 +20,7 @@ export * from './commands/decider.js';
 export * from './commands/domain-event.js';
 export * from './database/connection-loss.js';
 export * from './database/database.js';
+export type { CopyValue } from './database/copy-rows.js';
 export * from './event-store/errors.js';
 export * from './event-store/event-store.js';
 export * from './event-store/group-committer.js';

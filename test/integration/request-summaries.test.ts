@@ -206,4 +206,38 @@ describe.each(storeTargets())('request summaries ($name)', ({ open }) => {
       await fixture.close();
     }
   }, 60_000);
+
+  test('names that are syntax elsewhere (quotes, commas, line breaks, a lone \\., backslashes) and outsized counts are stored as they are: the bulk load (embedded COPY) writes the rows the JSON statement writes', async () => {
+    const fixture = await open();
+    const { database, store } = fixture;
+    const snapshot = () => database.query(`SELECT *, cost_usd::text AS cost_usd, input_tokens::text AS input_tokens, at::text AS at FROM request_summaries ORDER BY request_id`);
+    const hostile = ['a "quoted", name', 'line\nbreak\r\nand more', '\\.', '\\N', '', ' spaced ', 'back\\slash \\"', 'é日本語🙂', "o'brien,\"\"", 'NULL'];
+    try {
+      const appends: AppendRequest[] = hostile.map((name, i) => {
+        const n = 200 + i;
+        const named = (e: ReturnType<typeof event>) => ({ ...e, data: { ...e.data, tenantId: name, keyId: `${name}-key`, alias: name } });
+        const admittedEvent = named(admitted(n));
+        const attemptEvent = named(attempt(n, 1, 'success', usage(i === 0 ? 1e308 : 7, 3), '0.000000000001'));
+        const events = i % 2 === 0 ? [admittedEvent, attemptEvent] : [admittedEvent, attemptEvent, completed(n, 'failed', usage(7, 3), '0.000000000001', 1, 10)];
+        return { streamId: `request-${id(n)}`, events, expectedVersion: 'any' };
+      });
+      await appendAll(store, appends, 1);
+      const { events } = await store.readAll(START, { limit: 1_000 });
+      const projection = new RequestSummariesProjection();
+
+      // As the adapter writes them (COPY on the embedded engine), then through the JSON statement alone.
+      await database.transaction((tx) => projection.handle(tx, events));
+      const loaded = await snapshot() as Array<Record<string, unknown>>;
+      expect(loaded.map((r) => r.tenant_id)).toEqual(hostile);
+      expect(loaded.map((r) => r.alias)).toEqual(hostile);
+      expect(loaded[0].input_tokens).toBe(`1${'0'.repeat(308)}`);
+      expect(loaded[1]).toMatchObject({ status: 'failed', error_code: 'upstream_unavailable', latency_ms: 10 });
+      expect(loaded[0]).toMatchObject({ status: 'incomplete', error_code: null, http_status: null, latency_ms: null });
+      await database.query(`DELETE FROM request_summaries`);
+      await database.transaction((tx) => projection.handle({ query: (sql, params, name) => tx.query(sql, params, name) }, events));
+      expect(await snapshot()).toEqual(loaded);
+    } finally {
+      await fixture.close();
+    }
+  }, 60_000);
 });

@@ -1,3 +1,5 @@
+import type { CopyValue } from './copy-rows.js';
+
 /**
  * The narrow SQL port shared by the event store, projections and migrations. Two adapters implement it
  * over the same SQL: a real PostgreSQL server (`pg`) and embedded PGlite.
@@ -8,6 +10,13 @@ export interface SqlExecutor {
    * planned once per connection); the same name must always carry the same SQL.
    */
   query<Row = Record<string, unknown>>(sql: string, params?: readonly unknown[], statementName?: string): Promise<Row[]>;
+  /**
+   * Loads rows into `columns` of `table` (each row's values in the columns' order) where the adapter has a
+   * cheaper way than one INSERT of many rows: the embedded engine's COPY from a CSV blob, which takes about
+   * 40 % less of its time than the same rows parsed out of a JSON parameter — and the embedded engine's one
+   * session is what every request's append waits for. Absent (PostgreSQL): the caller writes an INSERT.
+   */
+  copyRows?(table: string, columns: readonly string[], rows: readonly (readonly CopyValue[])[]): Promise<void>;
 }
 
 export interface Lease {

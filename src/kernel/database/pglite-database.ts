@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { describeDatabaseError } from './connection-loss.js';
 import { type Database, type DatabaseHealth, type Lease, type SqlExecutor, type TransactionOptions, type TransactionWork, searchPathStatement } from './database.js';
 import { DataDirLock } from './data-dir-lock.js';
+import { type CopyValue, copyStatement, csvRows } from './copy-rows.js';
 import { Mutex } from './mutex.js';
 import { PgliteThread } from './pglite-thread.js';
 
@@ -50,6 +51,10 @@ export class PgliteDatabase implements Database {
     return this.session.run(async () => (await this.run(sql, params, statementName)).rows as Row[]);
   }
 
+  copyRows(table: string, columns: readonly string[], rows: readonly (readonly CopyValue[])[]): Promise<void> {
+    return rows.length === 0 ? Promise.resolve() : this.session.run(() => this.copy(table, columns, rows));
+  }
+
   transaction<T>(work: TransactionWork<T>, options?: TransactionOptions): Promise<T> {
     return this.session.run(async () => {
       // BEGIN travels with the transaction's first statement (the engine's thread runs it first), and COMMIT
@@ -60,6 +65,10 @@ export class PgliteDatabase implements Database {
       const tx: SqlExecutor = {
         query: async <Row>(sql: string, params?: readonly unknown[], statementName?: string) =>
           (await this.run(sql, params, statementName, opens())).rows as Row[],
+        // No rows, no statement: the transaction must not count as opened by a COPY never sent.
+        copyRows: async (table, columns, rows) => {
+          if (rows.length > 0) await this.copy(table, columns, rows, opens());
+        },
       };
       try {
         if (options?.searchPath) await this.run(searchPathStatement(options.searchPath), undefined, undefined, opens());
@@ -164,6 +173,11 @@ export class PgliteDatabase implements Database {
     const results = await this.pg.exec(`SET plan_cache_mode = force_generic_plan; EXECUTE ${name}(${params.map(quoteLiteral).join(', ')}); RESET plan_cache_mode`, begin);
     const result = results[1];
     return { rows: result?.rows ?? [], rowCount: result?.affectedRows ?? result?.rows.length ?? 0, command: 'EXECUTE' };
+  }
+
+  /** `begin`: see `run` (the call is sent before the first await). */
+  private async copy(table: string, columns: readonly string[], rows: readonly (readonly CopyValue[])[], begin = false): Promise<void> {
+    await this.pg.copy(copyStatement(table, columns), csvRows(rows), begin);
   }
 
   /**

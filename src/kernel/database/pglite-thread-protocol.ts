@@ -12,6 +12,8 @@ export interface EmbeddedThreadOptions {
 export type EmbeddedCall =
   | { op: 'query'; id: number; sql: string; params: readonly unknown[]; begin: boolean }
   | { op: 'exec'; id: number; sql: string; begin: boolean }
+  /** `COPY … FROM '/dev/blob'` with `data` as the blob it reads (PGlite's way of feeding COPY FROM STDIN). */
+  | { op: 'copy'; id: number; sql: string; data: string; begin: boolean }
   | { op: 'listen'; id: number; channel: string; subscription: number }
   | { op: 'unlisten'; id: number; subscription: number }
   | { op: 'close'; id: number };

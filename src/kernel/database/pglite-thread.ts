@@ -172,6 +172,11 @@ export class PgliteThread {
     return this.call({ op: 'exec', sql, begin });
   }
 
+  /** A `COPY … FROM '/dev/blob'` statement fed `data` (see EmbeddedCall); `begin` as for query. */
+  async copy(sql: string, data: string, begin = false): Promise<EmbeddedResult> {
+    return (await this.call({ op: 'copy', sql, data, begin }))[0];
+  }
+
   async listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>> {
     const id = this.nextId++;
     this.subscriptions.set(id, onNotify);

@@ -56,6 +56,12 @@ async function handle(pg: PGlite, call: EmbeddedCall): Promise<void> {
         reply({ kind: 'result', id: call.id, results: raws.map((raw) => result(raw as { rows: Record<string, unknown>[]; affectedRows?: number })) });
         return;
       }
+      case 'copy': {
+        if (call.begin) await pg.exec('BEGIN');
+        const raw = await pg.query<Record<string, unknown>>(call.sql, [], { blob: new Blob([call.data]) });
+        reply({ kind: 'result', id: call.id, results: [result(raw)] });
+        return;
+      }
       case 'listen': {
         const { subscription } = call;
         const unsubscribe = await pg.listen(call.channel, (payload) => reply({ kind: 'notification', subscription, payload }));
