@@ -212,6 +212,8 @@ class Bench {
     const perRequest = {
       targetCpuMs: target.kind === 'direct' ? null : per(cpu.targetMs),
       projectorCpuMs: per(cpu.projectorMs),
+      // Not in the total: a deployment's broker runs on its own machine; this one shares the bench's cores.
+      brokerCpuMs: per(cpu.brokerMs),
       postgresCpuMs: per(cpu.postgresMs),
       totalCpuMs: target.kind === 'direct' ? null : per(cpu.targetMs + (cpu.projectorMs ?? 0) + (cpu.postgresMs ?? 0)),
     };
@@ -224,6 +226,7 @@ class Bench {
         `${phase.mode === 'sse' ? `, TTFB P50 ${load.ttfb?.p50 ?? '–'} ms` : ''}, ${errors} errors${load.late ? `, ${load.late} late` : ''}` +
         `${perRequest.totalCpuMs !== null ? `, CPU ${perRequest.totalCpuMs} ms/req` : ''}` +
         `${perRequest.projectorCpuMs !== null ? ` (gateway ${perRequest.targetCpuMs}, projector ${perRequest.projectorCpuMs}, PostgreSQL ${perRequest.postgresCpuMs})` : ''}` +
+        `${perRequest.brokerCpuMs !== null ? `, broker on this machine ${perRequest.brokerCpuMs} ms/req` : ''}` +
         `${cpu.projections?.caughtUpMs ? `, projections caught up ${cpu.projections.caughtUpMs} ms after the load` : ''}, generator ${Math.round(cpu.generatorCoreShare * 100)}% of a core`,
     );
     return {
@@ -265,6 +268,7 @@ class Bench {
     return {
       target: () => target.processes(),
       projector: () => target.projectorProcesses?.() ?? [],
+      broker: () => target.brokerProcesses?.() ?? [],
       postgres: target.postgres,
       projections: target.projections ?? null,
       mock: this.mock.pid,

@@ -8,6 +8,8 @@ export interface MeteredProcesses {
   target: () => number[];
   /** `switchyard projector` processes next to the target (-px variants; none otherwise). */
   projector: () => number[];
+  /** A -relay variant's broker on this machine (none otherwise). */
+  broker: () => number[];
   postgres: PostgresBackends | null;
   /** Where the target's durable projections stand against its log (PostgreSQL variants). */
   projections: ProjectionLag | null;
@@ -22,6 +24,8 @@ export interface PhaseCpu {
   /** CPU ms of the target's `switchyard projector` processes (null: the projections run in the target). */
   projectorMs: number | null;
   projectorProcesses: number | null;
+  /** CPU ms of a -relay variant's broker on this machine (null: no relay, or its broker runs elsewhere). */
+  brokerMs: number | null;
   /** The durable projections catching up after the load (null: not measured, the embedded store). */
   projections: CatchUp | null;
   /** CPU ms of the PostgreSQL backends of the target's own database (null: no database or not local). */
@@ -58,6 +62,7 @@ export const MAX_CATCH_UP_MS = 60_000;
 export class PhaseMeter {
   private readonly target: CpuAccount;
   private readonly projector: CpuAccount;
+  private readonly broker: CpuAccount;
   private readonly postgres: CpuAccount;
   private readonly background: CpuAccount;
   private readonly mock: CpuAccount;
@@ -76,6 +81,7 @@ export class PhaseMeter {
     const now = uptimeTicks(ticksPerSecond);
     this.target = new CpuAccount(now);
     this.projector = new CpuAccount(now);
+    this.broker = new CpuAccount(now);
     this.postgres = new CpuAccount(now);
     this.background = new CpuAccount(now);
     this.mock = new CpuAccount(now);
@@ -122,6 +128,7 @@ export class PhaseMeter {
       targetProcesses: this.target.processes(),
       projectorMs: hasProjector ? ms(this.projector.ticks()) : null,
       projectorProcesses: hasProjector ? this.projector.processes() : null,
+      brokerMs: this.broker.processes() > 0 ? ms(this.broker.ticks()) : null,
       projections: this.catchUp,
       postgresMs: hasPostgres ? ms(this.postgres.ticks()) : null,
       postgresBackends: hasPostgres ? this.postgres.processes() : null,
@@ -149,6 +156,7 @@ export class PhaseMeter {
     const projector = this.processes.projector();
     this.target.observe(reads(pids));
     this.projector.observe(reads(projector));
+    this.broker.observe(reads(this.processes.broker()));
     let rss = 0;
     for (const pid of [...pids, ...projector]) rss += readRssKb(pid);
     this.rssPeakKb = Math.max(this.rssPeakKb, rss);

@@ -67,9 +67,9 @@ export interface PhaseReport {
   upstreamCalls: number;
   /**
    * CPU ms per successful request: the gateway's processes, a -px variant's projector (null otherwise),
-   * PostgreSQL's backends, and their sum.
+   * PostgreSQL's backends, and their sum; apart from the sum, a -relay variant's broker when it runs on this machine.
    */
-  perRequest: { targetCpuMs: number | null; projectorCpuMs?: number | null; postgresCpuMs: number | null; totalCpuMs: number | null };
+  perRequest: { targetCpuMs: number | null; projectorCpuMs?: number | null; brokerCpuMs?: number | null; postgresCpuMs: number | null; totalCpuMs: number | null };
   /** The durable projections catching up with everything before the phase, before its meter started. */
   projectionsAtStart?: CatchUp;
   /** The direct baseline of the same phase, run just before this one (buffered open loop, unless --unpaired). */

@@ -9,6 +9,7 @@ import type { Variant } from '../options.js';
 import { NODE_FLAGS, SERVING_ENV } from '../../src/cli/serving-flags.js';
 import { gatewayMain } from '../paths.js';
 import { type BenchDatabase, createBenchDatabase } from './bench-database.js';
+import { localNatsServerPids } from '../measure/local-broker.js';
 import { freePort, logTail, spawnLogged, stopChild, waitForHttp } from './launch.js';
 import { CHAT_PATH, type Target, chatBody } from './target.js';
 
@@ -66,6 +67,7 @@ export async function startSwitchyard(variant: Variant, ctx: SwitchyardContext):
   let postgres: PostgresBackends | null = null;
   let projections: ProjectionLag | null = null;
   let projector: ChildProcess | null = null;
+  let brokerPids: number[] | undefined;
   const projectorLog = join(dir, 'projector.log');
   const stop = async () => {
     await stopChild(child);
@@ -117,6 +119,8 @@ export async function startSwitchyard(variant: Variant, ctx: SwitchyardContext):
       return pids;
     },
     projectorProcesses: () => (projector ? processTree(projector.pid!) : []),
+    // Looked up once: the machine's broker outlives the run.
+    ...(variant.relay ? { brokerProcesses: () => (brokerPids ??= localNatsServerPids(settings.SWITCHYARD_RELAY_URL)) } : {}),
     postgres,
     ...(projections ? { projections } : {}),
     details: {

@@ -25,6 +25,8 @@ export interface Target {
    * the target's, reported in a column of its own and added into the total.
    */
   projectorProcesses?(): number[];
+  /** A -relay variant's broker when it runs on this machine: metered apart, not the target's CPU. */
+  brokerProcesses?(): number[];
   /** Where its durable projections stand against its log (Switchyard on PostgreSQL). */
   projections?: ProjectionLag;
   /** How it was started, for the report (settings, process count; never keys). */

@@ -1,4 +1,5 @@
 import type { LoadResult } from '../../bench/load/sample.js';
+import { listensOn, localNatsServerPids } from '../../bench/measure/local-broker.js';
 import type { PhaseCpu } from '../../bench/measure/phase-meter.js';
 import { OptionError, estimatedSeconds, parsePhase, parsePlan, parseVariant } from '../../bench/options.js';
 import type { BenchReport, PhaseReport, TargetReport } from '../../bench/report/bench-report.js';
@@ -17,7 +18,7 @@ function load(id: string, rps: number, p50: number, p99: number, ttfbP50 = p50):
 }
 
 const cpu: PhaseCpu = {
-  targetMs: 0, targetProcesses: 1, projectorMs: null, projectorProcesses: null, projections: null, postgresMs: null, postgresBackends: null, postgresBackgroundMs: null, mockMs: 0, generatorMs: 0,
+  targetMs: 0, targetProcesses: 1, projectorMs: null, projectorProcesses: null, brokerMs: null, projections: null, postgresMs: null, postgresBackends: null, postgresBackgroundMs: null, mockMs: 0, generatorMs: 0,
   loadMs: 1000, mockCoreShare: 0.2, generatorCoreShare: 0.3, settleMs: 500, rssPeakMb: 150,
 };
 
@@ -121,6 +122,30 @@ describe('comparison of targets', () => {
     expect(markdown).toContain('CPU per request at c=32 (gateway + projector + PostgreSQL) ≤ 0.15 ms');
     expect(markdown).toContain('switchyard:pg-default-px buffered:closed:32: the durable projections were still 40 events behind');
     expect(renderMarkdown(report)).not.toContain('projector');
+  });
+
+  it('shows a -relay variant\'s broker on this machine in a column of its own, left out of the total', () => {
+    const withRelay = structuredClone(report);
+    const relay = structuredClone(withRelay.targets.find((t) => t.id === 'switchyard:pg-default')!);
+    relay.id = 'switchyard:pg-default-relay';
+    relay.phases[0].perRequest = { targetCpuMs: 0.11, projectorCpuMs: null, brokerCpuMs: 0.05, postgresCpuMs: 0.04, totalCpuMs: 0.15 };
+    withRelay.targets.push(relay);
+    const markdown = renderMarkdown(withRelay);
+    expect(markdown).toContain('| target | c=32 gateway | c=32 PostgreSQL | c=32 total | c=32 broker |');
+    expect(markdown).toContain('| Switchyard pg-default-relay | 0.110 | 0.040 | 0.150 | 0.050 |');
+    expect(markdown).toContain('| Switchyard pg-default | 0.100 | 0.040 | 0.140 | – |');
+    expect(markdown).toContain('broker = the NATS server a -relay variant publishes to, on this machine, not in the total');
+    expect(renderMarkdown(report)).not.toContain('broker');
+  });
+
+  it('finds a local NATS server by the port on its command line', () => {
+    expect(listensOn(['/usr/sbin/nats-server', '-a', '127.0.0.1', '-p', '4222', '-js'], '4222')).toBe(true);
+    expect(listensOn(['nats-server', '-js', '--port=4223'], '4222')).toBe(false);
+    expect(listensOn(['nats-server', '-js', '--port', '4223'], '4223')).toBe(true);
+    expect(listensOn(['nats-server', '-js'], '4222')).toBe(true);
+    expect(listensOn(['nats-server', '-js'], '4223')).toBe(false);
+    expect(localNatsServerPids('nats://broker.example:4222')).toEqual([]);
+    expect(localNatsServerPids('amqp://127.0.0.1:5672')).toEqual([]);
   });
 
   it('names the host\'s steal and the CPU pressure in the header when the kernel gave them, and nothing otherwise', () => {
