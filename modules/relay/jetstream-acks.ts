@@ -55,7 +55,8 @@ export class JetStreamAcks {
     const token = (++this.sequence).toString(36);
     const answered = new Promise<PubAck>((resolve, reject) => this.pending.set(token, { subject, resolve, reject, deadline: Date.now() + this.timeoutMs }));
     try {
-      this.connection.publish(subject, body, { reply: this.prefix + token, headers });
+      // Encoded here into Node's pooled buffers: the client's own TextEncoder allocates a fresh buffer a message.
+      this.connection.publish(subject, Buffer.from(body), { reply: this.prefix + token, headers });
     } catch (error) {
       this.pending.delete(token);
       return Promise.reject(error as Error);
