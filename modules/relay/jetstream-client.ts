@@ -1,5 +1,5 @@
 import { JetStreamApiError, type PubAck, jetstreamManager } from '@nats-io/jetstream';
-import { PermissionViolationError, type NatsConnection, headers as natsHeaders } from '@nats-io/transport-node';
+import { MsgHdrsImpl, PermissionViolationError, type NatsConnection } from '@nats-io/transport-node';
 import { ClientNats, type ReadPacket } from '@nestjs/microservices';
 import { JetStreamAcks } from './jetstream-acks.js';
 import { type RelayMessage, RelayRefusedError, RelayUnavailableError } from './relay-message.js';
@@ -58,12 +58,7 @@ export class JetStreamClientProxy extends ClientNats {
   }
 
   private publishWith(acks: JetStreamAcks, message: RelayMessage): Promise<PubAck> {
-    const headers = natsHeaders();
-    headers.set('Nats-Msg-Id', message.eventId);
-    headers.set('Switchyard-Event-Type', message.type);
-    headers.set('Switchyard-Stream-Id', message.streamId);
-    headers.set('Content-Type', 'application/json');
-    return acks.publish(natsSubject(message), message.body, headers).catch((error: unknown) => {
+    return acks.publish(natsSubject(message), message.body, new RelayHeaders(message)).catch((error: unknown) => {
       throw classifyNatsError(message, error);
     });
   }
@@ -94,6 +89,27 @@ export class JetStreamClientProxy extends ClientNats {
     this.acks?.acks.close();
     this.acks = null;
     await super.close();
+  }
+}
+
+/**
+ * A relay message's headers: `Nats-Msg-Id` (the stream's de-duplication), `Switchyard-Event-Type`,
+ * `Switchyard-Stream-Id` and the content type. The library's `set` canonicalizes the name and searches the keys
+ * on every call, and its `encode` goes through a TextEncoder (a fresh buffer each time): about 4 µs an event for
+ * four fixed names. Here the map is filled directly, each value checked as `set` checks it (no CR or LF,
+ * trimmed), and encoded into Node's pooled buffers: the same bytes, written by the library's own `toString`.
+ */
+export class RelayHeaders extends MsgHdrsImpl {
+  constructor(message: RelayMessage) {
+    super();
+    this.headers.set('Nats-Msg-Id', [MsgHdrsImpl.validHeaderValue(message.eventId)]);
+    this.headers.set('Switchyard-Event-Type', [MsgHdrsImpl.validHeaderValue(message.type)]);
+    this.headers.set('Switchyard-Stream-Id', [MsgHdrsImpl.validHeaderValue(message.streamId)]);
+    this.headers.set('Content-Type', ['application/json']);
+  }
+
+  override encode(): Uint8Array {
+    return Buffer.from(this.toString());
   }
 }
 
