@@ -17,21 +17,26 @@ const decoder = new TextDecoder();
 const encoder = new TextEncoder();
 
 const STREAM_OPENING = encoder.encode('{"stream":"');
-const SEQ_FIELD = encoder.encode('","seq":');
-const DUPLICATE_ENDING = encoder.encode(',"duplicate":true}');
+const SEQ_FIELD = encoder.encode('"seq":');
+const DUPLICATE_FIELD = encoder.encode(',"duplicate":');
+const TRUE_ENDING = encoder.encode('true}');
 const QUOTE = 0x22;
+const COMMA = 0x2c;
+const SPACE = 0x20;
 const BACKSLASH = 0x5c;
 const CLOSING_BRACE = 0x7d;
 /** Fifteen digits always fit a double exactly; a longer sequence goes through JSON.parse, as it always did. */
 const MAX_SEQ_DIGITS = 15;
 
 /**
- * The PubAck of nearly every publish, read from its bytes: `{"stream":"<name>","seq":<n>}`, or the same ending
- * `,"duplicate":true}` — exactly what the server writes for a stored or a de-duplicated message. Decoding and
- * parsing the JSON cost more than the rest of the answer's handling. Anything else — an error, a domain, the fields
- * in another order or spaced, an escaped or non-ASCII name, a leading zero, a longer number — is null: the caller
- * parses it as JSON, which answers it as before. What this returns equals what `JSON.parse` gives (with `duplicate`
- * false when absent, as the tracker sets it).
+ * The PubAck of nearly every publish, read from its bytes: `{"stream":"<name>","seq":<n>}`, ending instead in
+ * `,"duplicate":true}` for a de-duplicated message — as the server writes them, which differs by version in one
+ * space: nats-server up to 2.11 writes `{"stream":"S", "seq":1}`, 2.12 and later `{"stream":"S","seq":1}`, and
+ * every version `"duplicate": true`. So one space is allowed after the comma and after `"duplicate":`, nothing
+ * else. Decoding and parsing the JSON cost more than the rest of the answer's handling. Anything else — an error,
+ * a domain, other fields or spacing, an escaped or non-ASCII name, a leading zero, a longer number — is null: the
+ * caller parses it as JSON, which answers it as before. What this returns equals what `JSON.parse` gives (with
+ * `duplicate` false when absent, as the tracker sets it).
  */
 export function plainPubAck(answer: Uint8Array): PubAck | null {
   if (!startsWith(answer, STREAM_OPENING, 0)) return null;
@@ -41,17 +46,26 @@ export function plainPubAck(answer: Uint8Array): PubAck | null {
     // Printable ASCII without the escape: the bytes are the name's characters.
     if (answer[at] < 0x20 || answer[at] > 0x7e || answer[at] === BACKSLASH) return null;
   }
-  if (at === nameStart || !startsWith(answer, SEQ_FIELD, at)) return null;
+  const nameEnd = at;
+  if (nameEnd === nameStart || answer[at + 1] !== COMMA) return null;
+  at += 2;
+  if (answer[at] === SPACE) at++;
+  if (!startsWith(answer, SEQ_FIELD, at)) return null;
   const digitsStart = at + SEQ_FIELD.length;
   let seq = 0;
   for (at = digitsStart; at < answer.length && answer[at] >= 0x30 && answer[at] <= 0x39; at++) seq = seq * 10 + answer[at] - 0x30;
   const digits = at - digitsStart;
   if (digits === 0 || digits > MAX_SEQ_DIGITS || (digits > 1 && answer[digitsStart] === 0x30)) return null;
-  let duplicate: boolean;
-  if (at === answer.length - 1 && answer[at] === CLOSING_BRACE) duplicate = false;
-  else if (at + DUPLICATE_ENDING.length === answer.length && startsWith(answer, DUPLICATE_ENDING, at)) duplicate = true;
-  else return null;
-  return { stream: String.fromCharCode(...answer.subarray(nameStart, digitsStart - SEQ_FIELD.length)), seq, duplicate };
+  let duplicate = false;
+  if (startsWith(answer, DUPLICATE_FIELD, at)) {
+    at += DUPLICATE_FIELD.length;
+    if (answer[at] === SPACE) at++;
+    if (!startsWith(answer, TRUE_ENDING, at)) return null;
+    at += TRUE_ENDING.length - 1;
+    duplicate = true;
+  }
+  if (at !== answer.length - 1 || answer[at] !== CLOSING_BRACE) return null;
+  return { stream: String.fromCharCode(...answer.subarray(nameStart, nameEnd)), seq, duplicate };
 }
 
 function startsWith(bytes: Uint8Array, part: Uint8Array, at: number): boolean {

@@ -1,6 +1,6 @@
 import { JetStreamApiError, jetstreamManager } from '@nats-io/jetstream';
 import { type NatsConnection, PermissionViolationError, connect, headers as natsHeaders } from '@nats-io/transport-node';
-import { JetStreamAcks, PubAckMissingError } from '../../modules/relay/jetstream-acks.js';
+import { JetStreamAcks, PubAckMissingError, plainPubAck } from '../../modules/relay/jetstream-acks.js';
 import { uuidv7 } from '../../src/kernel/ids.js';
 import { OwnNats, natsServerAvailable } from '../support/own-nats.js';
 
@@ -49,6 +49,15 @@ test('a thousand publishes in flight each get their own PubAck, in the order the
   } finally {
     acks.close();
   }
+});
+
+test('what this server answers for a stored and for a de-duplicated publish is read from its bytes, not left to JSON.parse', async () => {
+  // A core request with the relay's headers: the answer's bytes as the server wrote them (its version's spacing).
+  const stored = await connection.request(`${SUBJECT}.Raw`, '{}', { headers: withId(`${run}-raw`), timeout: 5_000 });
+  const duplicate = await connection.request(`${SUBJECT}.Raw`, '{}', { headers: withId(`${run}-raw`), timeout: 5_000 });
+  const storedAck = plainPubAck(stored.data);
+  expect(storedAck).toEqual({ ...(JSON.parse(stored.string()) as object), duplicate: false });
+  expect(plainPubAck(duplicate.data)).toEqual({ stream: STREAM, seq: storedAck!.seq, duplicate: true });
 });
 
 test('the stream refusing a message rejects that publish with its JetStream API error, and the next is answered', async () => {

@@ -55,6 +55,10 @@ describe('the PubAck read from its bytes', () => {
     '{"stream":"SWITCHYARD","seq":42,"duplicate":true}',
     '{"stream":"ops-relay_2.events","seq":7}',
     '{"stream":"A B","seq":7,"duplicate":true}',
+    // As nats-server writes them: up to 2.11 with a space before "seq", and every version with one before true.
+    '{"stream":"SWITCHYARD", "seq":1}',
+    '{"stream":"SWITCHYARD", "seq":1,"duplicate": true}',
+    '{"stream":"SWITCHYARD","seq":1,"duplicate": true}',
   ])('%s reads as JSON.parse reads it', (text) => {
     expect(plainPubAck(bytes(text))).toEqual(parsed(text));
   });
@@ -67,6 +71,12 @@ describe('the PubAck read from its bytes', () => {
     ['duplicate false written out', '{"stream":"SWITCHYARD","seq":5,"duplicate":false}'],
     ['another field after seq', '{"stream":"SWITCHYARD","seq":5,"batch":"b1"}'],
     ['spaces', '{"stream": "SWITCHYARD", "seq": 5}'],
+    ['a space after seq', '{"stream":"SWITCHYARD", "seq": 5}'],
+    ['two spaces after the comma', '{"stream":"SWITCHYARD",  "seq":5}'],
+    ['a space before the comma', '{"stream":"SWITCHYARD" ,"seq":5}'],
+    ['two spaces before true', '{"stream":"SWITCHYARD","seq":5,"duplicate":  true}'],
+    ['duplicate true cut short', '{"stream":"SWITCHYARD","seq":5,"duplicate": tru}'],
+    ['duplicate with more after it', '{"stream":"SWITCHYARD","seq":5,"duplicate": true,"x":1}'],
     ['a trailing newline', '{"stream":"SWITCHYARD","seq":5}\n'],
     ['an escape in the name', '{"stream":"SWITCH\\"YARD","seq":5}'],
     ['a non-ASCII name', '{"stream":"SWITCHYÄRD","seq":5}'],
