@@ -307,7 +307,8 @@ export class ProjectionRunner {
       leaseHeld: w.kind === 'in-memory' || Boolean(w.lease?.held),
       lastError: w.lastError,
       halted: w.halted,
-      rebuild: this.rebuilds.get(w.name) ?? null,
+      // A copy: the rebuild moves on while a caller awaits between reading its fields (a report's state and its detail must agree).
+      rebuild: snapshot(this.rebuilds.get(w.name)),
     }));
   }
 
@@ -845,6 +846,10 @@ async function lockLiveCheckpoint(tx: SqlExecutor, table: string, name: string):
     rows = await lock();
   }
   return rows[0] ? { transactionId: parseXid8(rows[0].transaction_id), globalPosition: Number(rows[0].global_position) } : START;
+}
+
+function snapshot(progress: RebuildProgress | undefined): RebuildProgress | null {
+  return progress ? { ...progress } : null;
 }
 
 function typeFilter(eventTypes: EventTypeFilter): readonly string[] | undefined {
