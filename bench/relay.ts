@@ -5,13 +5,11 @@
  * (events committed but not yet acknowledged, sampled every 250 ms) during the load, and how long it took to
  * catch up afterwards. Needs DATABASE_URL and `nats-server` (or --url). Run compiled: `npm run bench:relay`.
  *
- * What it does not measure: the serving path's overhead with the relay on (the issue's "≤ 2 % at c=32"); that
- * needs a relay variant in the main runner (bench/runner.ts), which is not built.
+ * What it does not measure: the serving path's overhead with the relay on; the main runner's `-relay` variants
+ * do (bench/runner.ts), and bench/relay-serving-cost.ts measures what the relay costs the serving thread.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect as connectNats } from '@nats-io/transport-node';
@@ -22,6 +20,7 @@ import { openDatabase } from '../src/kernel/database/open-database.js';
 import { uuidv7 } from '../src/kernel/ids.js';
 import { SqlEventStore } from '../src/kernel/event-store/sql-event-store.js';
 import { defaultResultsDir, gatewayMain } from './paths.js';
+import { startBenchNatsServer } from './processes/bench-nats-server.js';
 
 interface Options { rate: number; seconds: number; url: string | null }
 
@@ -53,14 +52,6 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
-async function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => (socket.destroy(), resolve(true)));
-    socket.once('error', () => resolve(false));
-  });
-}
-
 async function main(): Promise<void> {
   const options = parse(process.argv.slice(2));
   const baseUrl = process.env.DATABASE_URL;
@@ -70,15 +61,9 @@ async function main(): Promise<void> {
   try {
     let url = options.url;
     if (!url) {
-      const port = 21_700 + Math.floor(Math.random() * 50);
-      const store = mkdtempSync(join(tmpdir(), 'switchyard-bench-nats-'));
-      const nats = spawn('nats-server', ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', store], { stdio: 'ignore' });
-      cleanups.unshift(() => (nats.kill('SIGTERM'), rmSync(store, { recursive: true, force: true })));
-      for (const started = Date.now(); !(await accepts(port)); ) {
-        if (Date.now() - started > 10_000) throw new Error('nats-server did not start');
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      url = `nats://127.0.0.1:${port}`;
+      const nats = await startBenchNatsServer();
+      cleanups.unshift(() => nats.stop());
+      url = nats.url;
     }
     const name = `relay_bench_${uuidv7().slice(-12).replace(/-/g, '')}`;
     const admin = new pg.Client({ connectionString: baseUrl });

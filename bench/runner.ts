@@ -211,6 +211,8 @@ class Bench {
     const per = (value: number | null) => (value === null || load.ok === 0 ? null : round3(value / load.ok));
     const perRequest = {
       targetCpuMs: target.kind === 'direct' ? null : per(cpu.targetMs),
+      // Its event loop's share: what a request's latency and the process's saturation hang on (the rest is threads beside it).
+      servingThreadCpuMs: target.kind === 'direct' ? null : per(cpu.servingThreadMs),
       projectorCpuMs: per(cpu.projectorMs),
       // Not in the total: a deployment's broker runs on its own machine; this one shares the bench's cores.
       brokerCpuMs: per(cpu.brokerMs),
@@ -224,7 +226,7 @@ class Bench {
     log(
       `${target.id} ${phase.id}: ${Math.round(load.throughputRps)} rps, P50 ${load.latency?.p50 ?? '–'} ms, P99 ${load.latency?.p99 ?? '–'} ms` +
         `${phase.mode === 'sse' ? `, TTFB P50 ${load.ttfb?.p50 ?? '–'} ms` : ''}, ${errors} errors${load.late ? `, ${load.late} late` : ''}` +
-        `${perRequest.totalCpuMs !== null ? `, CPU ${perRequest.totalCpuMs} ms/req` : ''}` +
+        `${perRequest.totalCpuMs !== null ? `, CPU ${perRequest.totalCpuMs} ms/req (serving thread ${perRequest.servingThreadCpuMs})` : ''}` +
         `${perRequest.projectorCpuMs !== null ? ` (gateway ${perRequest.targetCpuMs}, projector ${perRequest.projectorCpuMs}, PostgreSQL ${perRequest.postgresCpuMs})` : ''}` +
         `${perRequest.brokerCpuMs !== null ? `, broker on this machine ${perRequest.brokerCpuMs} ms/req` : ''}` +
         `${cpu.projections?.caughtUpMs ? `, projections caught up ${cpu.projections.caughtUpMs} ms after the load` : ''}, generator ${Math.round(cpu.generatorCoreShare * 100)}% of a core`,

@@ -1,7 +1,7 @@
 import { CpuAccount } from './cpu-account.js';
 import type { PostgresBackends } from './postgres-backends.js';
 import type { CatchUp, ProjectionLag } from './projection-lag.js';
-import { type ProcStat, readRssKb, readStat, uptimeTicks } from './proc.js';
+import { type ProcStat, readMainThreadStat, readRssKb, readStat, uptimeTicks } from './proc.js';
 import { round3 } from './summary.js';
 
 export interface MeteredProcesses {
@@ -21,6 +21,8 @@ export interface PhaseCpu {
   /** CPU ms of the target's processes over the load and its settling (see `settleMs`). */
   targetMs: number;
   targetProcesses: number;
+  /** CPU ms of the main threads of the target's processes (their event loops), a part of `targetMs`. */
+  servingThreadMs: number;
   /** CPU ms of the target's `switchyard projector` processes (null: the projections run in the target). */
   projectorMs: number | null;
   projectorProcesses: number | null;
@@ -61,6 +63,7 @@ export const MAX_CATCH_UP_MS = 60_000;
  */
 export class PhaseMeter {
   private readonly target: CpuAccount;
+  private readonly servingThread: CpuAccount;
   private readonly projector: CpuAccount;
   private readonly broker: CpuAccount;
   private readonly postgres: CpuAccount;
@@ -80,6 +83,7 @@ export class PhaseMeter {
   ) {
     const now = uptimeTicks(ticksPerSecond);
     this.target = new CpuAccount(now);
+    this.servingThread = new CpuAccount(now);
     this.projector = new CpuAccount(now);
     this.broker = new CpuAccount(now);
     this.postgres = new CpuAccount(now);
@@ -126,6 +130,7 @@ export class PhaseMeter {
     return {
       targetMs: ms(this.target.ticks()),
       targetProcesses: this.target.processes(),
+      servingThreadMs: ms(this.servingThread.ticks()),
       projectorMs: hasProjector ? ms(this.projector.ticks()) : null,
       projectorProcesses: hasProjector ? this.projector.processes() : null,
       brokerMs: this.broker.processes() > 0 ? ms(this.broker.ticks()) : null,
@@ -155,6 +160,7 @@ export class PhaseMeter {
     const pids = this.processes.target();
     const projector = this.processes.projector();
     this.target.observe(reads(pids));
+    this.servingThread.observe(pids.map(readMainThreadStat).filter((stat): stat is ProcStat => stat !== null));
     this.projector.observe(reads(projector));
     this.broker.observe(reads(this.processes.broker()));
     let rss = 0;

@@ -38,6 +38,18 @@ export function readStat(pid: number): ProcStat | null {
   }
 }
 
+/**
+ * The process's main thread alone (`/proc/<pid>/task/<pid>/stat`, the same fields): a Node server's event loop —
+ * the thread every request waits for — without its worker threads (the embedded engine's, the relay's) and V8's.
+ */
+export function readMainThreadStat(pid: number): ProcStat | null {
+  try {
+    return parseStat(readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
 export function readRssKb(pid: number): number {
   try {
     return parseRssKb(readFileSync(`/proc/${pid}/status`, 'utf8'));

@@ -67,9 +67,10 @@ export interface PhaseReport {
   upstreamCalls: number;
   /**
    * CPU ms per successful request: the gateway's processes, a -px variant's projector (null otherwise),
-   * PostgreSQL's backends, and their sum; apart from the sum, a -relay variant's broker when it runs on this machine.
+   * PostgreSQL's backends, and their sum; apart from the sum, a -relay variant's broker when it runs on this machine,
+   * and the gateway's main threads (its event loops: a part of the gateway's; absent in reports before it was measured).
    */
-  perRequest: { targetCpuMs: number | null; projectorCpuMs?: number | null; brokerCpuMs?: number | null; postgresCpuMs: number | null; totalCpuMs: number | null };
+  perRequest: { targetCpuMs: number | null; servingThreadCpuMs?: number | null; projectorCpuMs?: number | null; brokerCpuMs?: number | null; postgresCpuMs: number | null; totalCpuMs: number | null };
   /** The durable projections catching up with everything before the phase, before its meter started. */
   projectionsAtStart?: CatchUp;
   /** The direct baseline of the same phase, run just before this one (buffered open loop, unless --unpaired). */

@@ -76,15 +76,17 @@ export function renderMarkdown(report: BenchReport): string {
     const projector = rows.some((t) => t.phases.some((p) => p.perRequest.projectorCpuMs != null));
     // A broker column only when a -relay variant's broker ran on this machine; it stays out of the total.
     const broker = rows.some((t) => t.phases.some((p) => p.perRequest.brokerCpuMs != null));
-    out.push('', `**CPU per successful request and memory** (ms of CPU from /proc utime+stime over the phase and its settling${projector ? ', and until the durable projections applied its events' : ''}; ${projector ? 'projector = the switchyard projector process of a -px variant; ' : ''}PostgreSQL = backends of the run's own database; total = their sum${broker ? '; broker = the NATS server a -relay variant publishes to, on this machine, not in the total' : ''})`, '');
-    const columns = (p: Phase) => [`${phaseLabel(p)} gateway`, ...(projector ? [`${phaseLabel(p)} projector`] : []), `${phaseLabel(p)} PostgreSQL`, `${phaseLabel(p)} total`,
+    // A serving-thread column when measured (reports from before it have none).
+    const serving = rows.some((t) => t.phases.some((p) => p.perRequest.servingThreadCpuMs != null));
+    out.push('', `**CPU per successful request and memory** (ms of CPU from /proc utime+stime over the phase and its settling${projector ? ', and until the durable projections applied its events' : ''}; ${serving ? "serving thread = the gateway's main threads (event loops), a part of its column; " : ''}${projector ? 'projector = the switchyard projector process of a -px variant; ' : ''}PostgreSQL = backends of the run's own database; total = their sum${broker ? '; broker = the NATS server a -relay variant publishes to, on this machine, not in the total' : ''})`, '');
+    const columns = (p: Phase) => [`${phaseLabel(p)} gateway`, ...(serving ? [`${phaseLabel(p)} serving thread`] : []), ...(projector ? [`${phaseLabel(p)} projector`] : []), `${phaseLabel(p)} PostgreSQL`, `${phaseLabel(p)} total`,
       ...(broker ? [`${phaseLabel(p)} broker`] : [])];
     const header = ['target', ...cpuPhases.flatMap(columns), 'peak RSS'];
     const body = rows.filter((t) => t.kind !== 'direct').map((t) => [
       label(t),
       ...cpuPhases.flatMap((p) => {
         const cpu = comparison.cpuPerRequest(t.id, p.id);
-        return [ms(cpu?.targetCpuMs), ...(projector ? [ms(cpu?.projectorCpuMs)] : []), ms(cpu?.postgresCpuMs), ms(cpu?.totalCpuMs),
+        return [ms(cpu?.targetCpuMs), ...(serving ? [ms(cpu?.servingThreadCpuMs)] : []), ...(projector ? [ms(cpu?.projectorCpuMs)] : []), ms(cpu?.postgresCpuMs), ms(cpu?.totalCpuMs),
           ...(broker ? [ms(cpu?.brokerCpuMs)] : [])];
       }),
       mb(Math.max(0, ...t.phases.map((p) => p.cpu.rssPeakMb ?? 0))),

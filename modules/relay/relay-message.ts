@@ -31,7 +31,7 @@ export function relayMessage(event: RecordedEvent): RelayMessage {
  */
 export class RelayRefusedError extends Error {
   override readonly name = 'RelayRefusedError';
-  constructor(readonly transport: string, readonly eventId: string, reason: string, options?: ErrorOptions) {
+  constructor(readonly transport: string, readonly eventId: string, readonly reason: string, options?: ErrorOptions) {
     super(`the ${transport} broker refused event ${eventId}: ${reason}`, options);
   }
 }

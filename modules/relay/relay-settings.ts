@@ -7,6 +7,9 @@ import { ALL_EVENT_TYPES, ConfigurationError, type EventTypeFilter, type Setting
 /** The broker a relay publishes to, by the scheme of SWITCHYARD_RELAY_URL. */
 export type RelayTransport = 'nats' | 'amqp' | 'kafka';
 
+/** How the relay names each broker in its logs and errors. */
+export const RELAY_BROKER_NAMES: Readonly<Record<RelayTransport, string>> = { nats: 'NATS', amqp: 'RabbitMQ', kafka: 'Kafka' };
+
 export interface RelaySettings {
   transport: RelayTransport;
   /** The URL as configured (credentials included: it is handed to the client and never logged). */

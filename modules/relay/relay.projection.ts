@@ -1,8 +1,9 @@
 import { Logger } from '@nestjs/common';
-import type { ClientProxy } from '@nestjs/microservices';
 import type { DurableProjection, EventTypeFilter, FailureKind, RecordedEvent, SqlExecutor } from '../../src/kernel/index.js';
+import { RELAY_ACK_TIMEOUT_MS } from './relay-client.js';
 import { type RelayMessage, RelayRefusedError, RelayUnavailableError, relayMessage } from './relay-message.js';
-import type { RelayTransport } from './relay-settings.js';
+import { RELAY_BROKER_NAMES, type RelaySettings, type RelayTransport } from './relay-settings.js';
+import { type PublishedPage, RelayThread } from './relay-thread.js';
 
 /** The relay's checkpoint name (in `projection_checkpoints`, `projection_halts`, /metrics and the projections' report). */
 export const RELAY_PROJECTION = 'relay';
@@ -11,14 +12,11 @@ export const RELAY_PROJECTION = 'relay';
 const FIRST_BACKOFF_MS = 500;
 const MAX_BACKOFF_MS = 30_000;
 
-const BROKER_NAMES: Record<RelayTransport, string> = { nats: 'NATS', amqp: 'RabbitMQ', kafka: 'Kafka' };
-
-/**
- * What the relay needs of its Nest client proxy (every transport's status type differs, so not the whole class):
- * `publishEvent`, which each of the relay's proxies implements as what `emit` does — connect, then `dispatchEvent` —
- * without the observable pipeline `emit` builds per message (about 40 µs of CPU an event).
- */
-export type RelayClientProxy = Pick<ClientProxy, 'close'> & { publishEvent(message: RelayMessage): Promise<unknown> };
+/** Where the relay's pages are published: its thread (`relay-thread.ts`). */
+export interface RelayPublisher {
+  publish(messages: readonly RelayMessage[]): Promise<PublishedPage>;
+  close(): Promise<void>;
+}
 
 /** What the relay has done since the process started (for /metrics). */
 export interface RelayStats {
@@ -31,7 +29,8 @@ export interface RelayStats {
 
 /**
  * Publishes every committed event of the configured types, in commit order, to one broker through a Nest
- * client proxy — a singleton durable projection (one publisher per installation: the runner's advisory-lock
+ * client proxy on a thread of its own (`RelayThread`: the serving thread on the embedded default only
+ * serializes each envelope) — a singleton durable projection (one publisher per installation: the runner's advisory-lock
  * lease) whose checkpoint is `projection_checkpoints.relay`.
  *
  * The page is published in `prepare`, before the runner's transaction opens, and that transaction moves the
@@ -64,40 +63,41 @@ export class RelayProjection implements DurableProjection {
   constructor(
     readonly transport: RelayTransport,
     readonly eventTypes: EventTypeFilter,
-    private readonly client: RelayClientProxy,
+    private readonly publisher: RelayPublisher,
   ) {
-    this.broker = BROKER_NAMES[transport];
+    this.broker = RELAY_BROKER_NAMES[transport];
   }
 
   async prepare(events: readonly RecordedEvent[]): Promise<void> {
     this.acknowledged = new Set();
     if (Date.now() < this.retryAt) throw new RelayUnavailableError(this.broker, `${this.lastFailure} (backing off)`);
-    const streams = new Map<string, RelayMessage[]>();
-    for (const event of events) {
-      const message = relayMessage(event);
-      const stream = streams.get(message.streamId);
-      if (stream) stream.push(message);
-      else streams.set(message.streamId, [message]);
+    // The envelopes are serialized here, once (the thread would otherwise be sent the events themselves, which
+    // cost more to copy across than the strings); everything else of a publish happens on the relay's thread.
+    const messages = events.map(relayMessage);
+    let page: PublishedPage;
+    try {
+      page = await this.publisher.publish(messages);
+    } catch (error) {
+      page = { published: 0, failure: error instanceof RelayUnavailableError ? error : new RelayUnavailableError(this.broker, error instanceof Error ? error.message : String(error), { cause: error }) };
     }
-    const outcomes = await Promise.allSettled([...streams.values()].map((stream) => this.publishInOrder(stream)));
-    const failures = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason as unknown] : []));
-    if (failures.length === 0) {
+    this.stats.published += page.published;
+    if (!page.failure) {
+      for (const message of messages) this.acknowledged.add(message.eventId);
       if (this.lastFailure) this.logger.log(`${this.broker}: publishing again (the broker acknowledges)`);
       this.backoffMs = 0;
       this.lastFailure = null;
       return;
     }
     // A refusal first: it is the one that must stop the relay (the runner isolates the event it names).
-    const refusal = failures.find((failure) => failure instanceof RelayRefusedError);
+    const refusal = page.failure instanceof RelayRefusedError ? page.failure : null;
     if (refusal) {
       this.stats.refused++;
       // The runner then tries the page in parts to find the one event refused on its own, and halts there
       // (its error log names it); with RabbitMQ every publish in flight shares one refusal, hence "a message".
-      this.logger.error(`the ${this.broker} broker refused a message (${(refusal as Error).message}); the relay stops at the refused event until the cause is fixed and it is resumed`);
+      this.logger.error(`the ${this.broker} broker refused a message (${refusal.message}); the relay stops at the refused event until the cause is fixed and it is resumed`);
       throw refusal;
     }
-    const failure = failures[0];
-    const error = failure instanceof RelayUnavailableError ? failure : new RelayUnavailableError(this.broker, failure instanceof Error ? failure.message : String(failure), { cause: failure });
+    const error = page.failure;
     this.stats.unavailable++;
     this.backoffMs = Math.min(MAX_BACKOFF_MS, this.backoffMs ? this.backoffMs * 2 : FIRST_BACKOFF_MS);
     this.retryAt = Date.now() + this.backoffMs;
@@ -106,14 +106,6 @@ export class RelayProjection implements DurableProjection {
     if (reason !== this.lastFailure) this.logger.warn(`${error.message}; the checkpoint stays, retrying with backoff (serving is not affected)`);
     this.lastFailure = reason;
     throw error;
-  }
-
-  private async publishInOrder(stream: readonly RelayMessage[]): Promise<void> {
-    for (const message of stream) {
-      await this.client.publishEvent(message);
-      this.acknowledged.add(message.eventId);
-      this.stats.published++;
-    }
   }
 
   /** Runs in the checkpoint's transaction: it moves only past events the broker acknowledged. */
@@ -134,6 +126,12 @@ export class RelayProjection implements DurableProjection {
   }
 
   async close(): Promise<void> {
-    await Promise.resolve(this.client.close()).catch(() => undefined);
+    await this.publisher.close().catch(() => undefined);
   }
+}
+
+/** The relay for SWITCHYARD_RELAY_URL, publishing through a thread of its own; nothing connects until its first page. */
+export function openRelay(settings: RelaySettings, ackTimeoutMs = RELAY_ACK_TIMEOUT_MS): RelayProjection {
+  const { transport, url, servers } = settings;
+  return new RelayProjection(transport, settings.events, new RelayThread({ settings: { transport, url, servers }, ackTimeoutMs }));
 }

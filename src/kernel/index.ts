@@ -21,6 +21,7 @@ export * from './commands/domain-event.js';
 export * from './database/connection-loss.js';
 export * from './database/database.js';
 export type { CopyValue } from './database/copy-rows.js';
+export { workerWithSemiSpace } from './database/engine-thread-heap.js';
 export * from './event-store/errors.js';
 export * from './event-store/event-store.js';
 export * from './event-store/group-committer.js';

@@ -1,6 +1,6 @@
 import { type Sample, summarizeLoad } from '../../bench/load/sample.js';
 import { CpuAccount } from '../../bench/measure/cpu-account.js';
-import { parseRssKb, parseStat, processTree, readStat } from '../../bench/measure/proc.js';
+import { parseRssKb, parseStat, processTree, readMainThreadStat, readStat } from '../../bench/measure/proc.js';
 import { parseCpuPressure, parseCpuTimes, stealShare } from '../../bench/measure/machine-contention.js';
 import { distribution, percentile } from '../../bench/measure/summary.js';
 import { footprint } from '../../bench/targets/target.js';
@@ -100,6 +100,19 @@ describe('/proc parsing', () => {
     expect(readStat(process.pid)!.cpuTicks - before.cpuTicks).toBeGreaterThanOrEqual(10);
     expect(processTree(process.pid)[0]).toBe(process.pid);
     expect(readStat(2 ** 22 + 1)).toBeNull();
+  });
+
+  it('reads the main thread alone: what it spends counts there, what a worker thread spends only in the process', async () => {
+    const { Worker } = await import('node:worker_threads');
+    const thread = () => readMainThreadStat(process.pid)!.cpuTicks;
+    const whole = () => readStat(process.pid)!.cpuTicks;
+    const [threadBefore, wholeBefore] = [thread(), whole()];
+    // 300 ms of CPU on a worker while this thread waits for it.
+    const worker = new Worker('const start = process.cpuUsage(); let x = 0; while (process.cpuUsage(start).user < 300000) x += Math.sqrt(x + 1);', { eval: true });
+    await new Promise((resolve) => worker.once('exit', resolve));
+    expect(whole() - wholeBefore).toBeGreaterThanOrEqual(15);
+    expect(thread() - threadBefore).toBeLessThan(10);
+    expect(readMainThreadStat(2 ** 22 + 1)).toBeNull();
   });
 });
 

@@ -18,7 +18,7 @@ function load(id: string, rps: number, p50: number, p99: number, ttfbP50 = p50):
 }
 
 const cpu: PhaseCpu = {
-  targetMs: 0, targetProcesses: 1, projectorMs: null, projectorProcesses: null, brokerMs: null, projections: null, postgresMs: null, postgresBackends: null, postgresBackgroundMs: null, mockMs: 0, generatorMs: 0,
+  targetMs: 0, targetProcesses: 1, servingThreadMs: 0, projectorMs: null, projectorProcesses: null, brokerMs: null, projections: null, postgresMs: null, postgresBackends: null, postgresBackgroundMs: null, mockMs: 0, generatorMs: 0,
   loadMs: 1000, mockCoreShare: 0.2, generatorCoreShare: 0.3, settleMs: 500, rssPeakMb: 150,
 };
 
@@ -124,18 +124,40 @@ describe('comparison of targets', () => {
     expect(renderMarkdown(report)).not.toContain('projector');
   });
 
-  it('shows a -relay variant\'s broker on this machine in a column of its own, left out of the total', () => {
-    const withRelay = structuredClone(report);
-    const relay = structuredClone(withRelay.targets.find((t) => t.id === 'switchyard:pg-default')!);
-    relay.id = 'switchyard:pg-default-relay';
-    relay.phases[0].perRequest = { targetCpuMs: 0.11, projectorCpuMs: null, brokerCpuMs: 0.05, postgresCpuMs: 0.04, totalCpuMs: 0.15 };
-    withRelay.targets.push(relay);
-    const markdown = renderMarkdown(withRelay);
-    expect(markdown).toContain('| target | c=32 gateway | c=32 PostgreSQL | c=32 total | c=32 broker |');
-    expect(markdown).toContain('| Switchyard pg-default-relay | 0.110 | 0.040 | 0.150 | 0.050 |');
-    expect(markdown).toContain('| Switchyard pg-default | 0.100 | 0.040 | 0.140 | – |');
-    expect(markdown).toContain('broker = the NATS server a -relay variant publishes to, on this machine, not in the total');
-    expect(renderMarkdown(report)).not.toContain('broker');
+  // Optional columns beside the gateway's: each appears only when some row has it, and stays out of the total.
+  it.each([
+    {
+      column: "a -relay variant's broker on this machine",
+      id: 'switchyard:pg-default-relay',
+      perRequest: { targetCpuMs: 0.11, projectorCpuMs: null, brokerCpuMs: 0.05, postgresCpuMs: 0.04, totalCpuMs: 0.15 },
+      header: '| target | c=32 gateway | c=32 PostgreSQL | c=32 total | c=32 broker |',
+      row: '| Switchyard pg-default-relay | 0.110 | 0.040 | 0.150 | 0.050 |',
+      other: '| Switchyard pg-default | 0.100 | 0.040 | 0.140 | – |',
+      note: 'broker = the NATS server a -relay variant publishes to, on this machine, not in the total',
+      word: 'broker',
+    },
+    {
+      column: "the gateway's serving thread, a part of the gateway's",
+      id: 'switchyard:pg-default-b',
+      perRequest: { targetCpuMs: 0.12, servingThreadCpuMs: 0.07, postgresCpuMs: 0.04, totalCpuMs: 0.16 },
+      header: '| target | c=32 gateway | c=32 serving thread | c=32 PostgreSQL | c=32 total |',
+      row: '| Switchyard pg-default-b | 0.120 | 0.070 | 0.040 | 0.160 |',
+      other: '| Switchyard pg-default | 0.100 | – | 0.040 | 0.140 |',
+      note: "serving thread = the gateway's main threads (event loops), a part of its column",
+      word: 'serving thread',
+    },
+  ])('shows $column in a column of its own only when measured', ({ id, perRequest, header, row, other, note, word }) => {
+    const withColumn = structuredClone(report);
+    const target = structuredClone(withColumn.targets.find((t) => t.id === 'switchyard:pg-default')!);
+    target.id = id;
+    target.phases[0].perRequest = perRequest;
+    withColumn.targets.push(target);
+    const markdown = renderMarkdown(withColumn);
+    expect(markdown).toContain(header);
+    expect(markdown).toContain(row);
+    expect(markdown).toContain(other);
+    expect(markdown).toContain(note);
+    expect(renderMarkdown(report)).not.toContain(word);
   });
 
   it('finds a local NATS server by the port on its command line', () => {

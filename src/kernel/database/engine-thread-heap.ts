@@ -23,8 +23,8 @@ export const ENGINE_THREAD_ENVIRONMENT = declareSettings('src/kernel/database', 
  * committed about 80 MB, of which 11 MB survive a full collection. `resourceLimits.maxYoungGenerationSizeMb` cannot
  * lower it (an explicit V8 flag wins over an isolate's constraints), so the flag is set for the moment the
  * worker's isolate is created (V8 reads it then, once) and put back when the worker is online (its JavaScript
- * runs, so its isolate exists) or has exited. No other worker may be started in between; none is (the engine
- * thread is the only worker the gateway starts, once).
+ * runs, so its isolate exists) or has exited. No other worker may be started in between; none is (the gateway
+ * starts the engine's thread once, while it opens its store, and the relay's thread, at its first page, later).
  */
 export function workerWithSemiSpace(start: () => Worker, semiSpaceMb: number): Worker {
   if (!Number.isInteger(semiSpaceMb) || semiSpaceMb < 1) throw new Error(`semi-space of ${semiSpaceMb} MB: a positive whole number of MB`);

@@ -1,0 +1,35 @@
+import type { RelayMessage } from './relay-message.js';
+
+/** What a relay client proxy must do: publish one message and resolve once the broker acknowledged it. */
+export interface RelayPublishing {
+  publishEvent(message: RelayMessage): Promise<unknown>;
+}
+
+/** A page published: how many of its messages the broker acknowledged, and every failure (none: all of them). */
+export interface RelayPageOutcome {
+  published: number;
+  failures: unknown[];
+}
+
+/**
+ * Publishes a page of messages (in commit order) through `client`. A stream's messages go out one after the
+ * other, each only once the one before it was acknowledged, so a failure leaves a stream's later messages
+ * unpublished; different streams go out concurrently (their publishes share the client's socket writes).
+ */
+export async function publishPage(client: RelayPublishing, messages: readonly RelayMessage[]): Promise<RelayPageOutcome> {
+  const streams = new Map<string, RelayMessage[]>();
+  for (const message of messages) {
+    const stream = streams.get(message.streamId);
+    if (stream) stream.push(message);
+    else streams.set(message.streamId, [message]);
+  }
+  let published = 0;
+  const publishInOrder = async (stream: readonly RelayMessage[]) => {
+    for (const message of stream) {
+      await client.publishEvent(message);
+      published++;
+    }
+  };
+  const outcomes = await Promise.allSettled([...streams.values()].map(publishInOrder));
+  return { published, failures: outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason as unknown] : [])) };
+}

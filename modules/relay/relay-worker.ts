@@ -1,0 +1,89 @@
+import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
+import { Logger, type LoggerService } from '@nestjs/common';
+import { relayClient } from './relay-client.js';
+import { RelayRefusedError, RelayUnavailableError } from './relay-message.js';
+import { publishPage } from './relay-page.js';
+import { RELAY_BROKER_NAMES } from './relay-settings.js';
+import type { RelayCall, RelayFailure, RelayLogLevel, RelayReply, RelayThreadOptions } from './relay-thread-protocol.js';
+
+/**
+ * The relay's publishing thread: the broker's client proxy (its connection, reconnection, protocol encoding,
+ * socket writes and acknowledgements) runs here, beside the gateway's event loop, and the gateway's thread only
+ * serializes each event's envelope once and hands pages over (`relay-thread.ts`). On the embedded default the
+ * relay's projection runs on the serving thread: publishing there cost every request about 80 µs of that thread.
+ */
+const port = parentPort;
+if (!port) throw new Error('relay-worker must run as a worker thread');
+const options = workerData as RelayThreadOptions;
+
+function reply(message: RelayReply): void {
+  port!.postMessage(message);
+}
+
+/** The client's log lines go to the gateway's logger (its format and level), not to this thread's console. */
+class ForwardedLogger implements LoggerService {
+  constructor(private readonly to: MessagePort) {}
+  log(message: unknown, ...params: unknown[]): void { this.forward('log', message, params); }
+  error(message: unknown, ...params: unknown[]): void { this.forward('error', message, params); }
+  warn(message: unknown, ...params: unknown[]): void { this.forward('warn', message, params); }
+  debug(message: unknown, ...params: unknown[]): void { this.forward('debug', message, params); }
+  verbose(message: unknown, ...params: unknown[]): void { this.forward('verbose', message, params); }
+  fatal(message: unknown, ...params: unknown[]): void { this.forward('fatal', message, params); }
+
+  private forward(level: RelayLogLevel, message: unknown, params: unknown[]): void {
+    // A Nest Logger with a context passes it last.
+    const context = typeof params[params.length - 1] === 'string' ? (params[params.length - 1] as string) : 'Relay';
+    this.to.postMessage({ kind: 'log', level, context, message: text(message) } satisfies RelayReply);
+  }
+}
+
+function text(message: unknown): string {
+  if (typeof message === 'string') return message;
+  if (message instanceof Error) return message.message;
+  try {
+    return JSON.stringify(message) ?? String(message);
+  } catch {
+    return String(message);
+  }
+}
+
+/** The failure the relay acts on: a refusal first (it stops the relay at its event), else the first failure. */
+function failureOf(failures: readonly unknown[], transport: string): RelayFailure | null {
+  if (failures.length === 0) return null;
+  const refusal = failures.find((failure): failure is RelayRefusedError => failure instanceof RelayRefusedError);
+  if (refusal) return { kind: 'refused', transport: refusal.transport, eventId: refusal.eventId, reason: refusal.reason };
+  const failure = failures[0];
+  if (failure instanceof RelayUnavailableError) return { kind: 'unavailable', transport: failure.transport, reason: failure.reason };
+  return { kind: 'unavailable', transport, reason: failure instanceof Error ? failure.message : String(failure) };
+}
+
+Logger.overrideLogger(new ForwardedLogger(port));
+const client = relayClient(options.settings, options.ackTimeoutMs);
+const broker = RELAY_BROKER_NAMES[options.settings.transport];
+
+port.on('message', (call: RelayCall) => {
+  void handle(call);
+});
+
+async function handle(call: RelayCall): Promise<void> {
+  switch (call.op) {
+    case 'publish': {
+      let published = 0;
+      let failure: RelayFailure | null;
+      try {
+        const outcome = await publishPage(client, call.messages);
+        published = outcome.published;
+        failure = failureOf(outcome.failures, broker);
+      } catch (error) {
+        failure = failureOf([error], broker);
+      }
+      reply({ kind: 'published', id: call.id, published, failure });
+      return;
+    }
+    case 'close': {
+      await Promise.resolve(client.close()).catch(() => undefined);
+      reply({ kind: 'closed', id: call.id });
+      return;
+    }
+  }
+}
