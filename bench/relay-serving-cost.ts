@@ -11,7 +11,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RELAY_ACK_TIMEOUT_MS, RelayProjection, type RelayPublisher, RelayRefusedError, RelayUnavailableError, readRelaySettings, relayClient } from '../modules/relay/index.js';
+import { RELAY_ACK_TIMEOUT_MS, RelayProjection, type RelayPublisher, RelayRefusedError, RelayUnavailableError, readRelaySettings, relayClient, relayMessage } from '../modules/relay/index.js';
 import { publishPage } from '../modules/relay/relay-page.js';
 import { RelayThread } from '../modules/relay/relay-thread.js';
 import type { PublishedPage } from '../modules/relay/relay-thread.js';
@@ -47,15 +47,15 @@ class InlinePublisher implements RelayPublisher {
     this.client = relayClient(readRelaySettings({ SWITCHYARD_RELAY_URL: url })!, RELAY_ACK_TIMEOUT_MS);
   }
 
-  async publish(messages: Parameters<RelayPublisher['publish']>[0]): Promise<PublishedPage> {
-    const { published, failures } = await publishPage(this.client, messages);
+  async publish(views: Parameters<RelayPublisher['publish']>[0]): Promise<PublishedPage> {
+    const { published, failures } = await publishPage(await this.client, views.map(relayMessage));
     const failure = failures.find((error) => error instanceof RelayRefusedError) ?? failures[0];
     if (failure === undefined) return { published, failure: null };
     return { published, failure: failure instanceof RelayRefusedError || failure instanceof RelayUnavailableError ? failure : new RelayUnavailableError('NATS', String(failure)) };
   }
 
   async close(): Promise<void> {
-    await Promise.resolve(this.client.close());
+    await (await this.client).close();
   }
 }
 

@@ -15,14 +15,16 @@ export async function startBenchNatsServer(): Promise<BenchNatsServer> {
   const port = 21_700 + Math.floor(Math.random() * 50);
   const store = mkdtempSync(join(tmpdir(), 'switchyard-bench-nats-'));
   const nats = spawn('nats-server', ['-js', '-a', '127.0.0.1', '-p', String(port), '-sd', store], { stdio: 'ignore' });
+  let failed: Error | null = null;
+  nats.once('error', (error) => (failed = error)); // not installed: ENOENT
   const stop = () => {
     nats.kill('SIGTERM');
     rmSync(store, { recursive: true, force: true });
   };
   for (const started = Date.now(); !(await accepts(port)); ) {
-    if (Date.now() - started > 10_000 || nats.exitCode !== null) {
+    if (Date.now() - started > 10_000 || nats.exitCode !== null || failed) {
       stop();
-      throw new Error('nats-server did not start');
+      throw new Error(`nats-server did not start${failed ? ` (${(failed as Error).message})` : ''}; install it, or pass --url`);
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

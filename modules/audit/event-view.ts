@@ -1,6 +1,8 @@
 import type { RecordedEvent } from '../../src/kernel/index.js';
 
 /** An event as the history APIs show it (the position is the one users quote). */
+export type EventView = ReturnType<typeof eventView>;
+
 export function eventView(event: RecordedEvent) {
   return {
     globalPosition: event.globalPosition,

@@ -39,12 +39,3 @@ export function readConsumerSettings(name: string, env: SettingsEnv): ConsumerSe
   if (!/^[A-Za-z0-9_-]{1,200}$/.test(group)) throw new ConfigurationError(`SWITCHYARD_CONSUME_GROUP "${group}": use letters, digits, "-" and "_" only`);
   return { name: name as ConsumerName, transport: relay.transport, url: relay.url, servers: relay.servers, group };
 }
-
-/** `nats://user:pass@host:4222`: the credentials go to the connection's options. */
-export function natsCredentials(url: string): { user?: string; pass?: string } {
-  const authority = url.replace(/^nats:\/\//i, '').split(/[/?#]/, 1)[0];
-  const at = authority.lastIndexOf('@');
-  if (at < 0) return {};
-  const [user, pass = ''] = authority.slice(0, at).split(':');
-  return { user: decodeURIComponent(user), pass: decodeURIComponent(pass) };
-}

@@ -1,5 +1,6 @@
 /** Events out (docs/events-out.md): the relay that publishes the log to NATS JetStream, RabbitMQ or Kafka, and its settings. */
 export * from './relay-settings.js';
+export { natsCredentials } from './relay-transport.js';
 export * from './relay-message.js';
 export * from './relay.projection.js';
 export * from './relay-client.js';

@@ -1,4 +1,6 @@
-import { ClientKafka, type OutgoingEvent } from '@nestjs/microservices';
+import type { OutgoingEvent } from '@nestjs/microservices';
+// The client's own module, not the package's index: the relay's thread loads this transport alone.
+import { ClientKafka } from '@nestjs/microservices/client/client-kafka.js';
 import type { RelayMessage } from './relay-message.js';
 import { RelayRefusedError, RelayUnavailableError } from './relay-message.js';
 

@@ -1,4 +1,6 @@
-import { ClientRMQ, type ReadPacket } from '@nestjs/microservices';
+import type { ReadPacket } from '@nestjs/microservices';
+// The client's own module, not the package's index: the relay's thread loads this transport alone.
+import { ClientRMQ } from '@nestjs/microservices/client/client-rmq.js';
 import { type RelayMessage, RelayRefusedError, RelayUnavailableError } from './relay-message.js';
 
 /** The durable topic exchange the relay publishes to; the routing key is the event type. */

@@ -1,6 +1,3 @@
-import { JetStreamClientProxy } from './jetstream-client.js';
-import { KafkaClientProxy } from './kafka-client.js';
-import { RabbitMqClientProxy } from './rabbitmq-client.js';
 import type { ClientProxy } from '@nestjs/microservices';
 import type { RelayPublishing } from './relay-page.js';
 import type { RelaySettings } from './relay-settings.js';
@@ -15,14 +12,17 @@ export type RelayClientProxy = Pick<ClientProxy, 'close'> & RelayPublishing;
 /** How long a publish may wait for the broker's acknowledgement before it counts as unavailable. */
 export const RELAY_ACK_TIMEOUT_MS = 10_000;
 
-/** The client proxy of the configured broker. */
-export function relayClient(settings: Pick<RelaySettings, 'transport' | 'url' | 'servers'>, ackTimeoutMs = RELAY_ACK_TIMEOUT_MS): RelayClientProxy {
+/**
+ * The client proxy of the configured broker. Only that broker's client is loaded: the relay's thread imports
+ * nothing else (each module loaded there is parsed and compiled again, in the thread's own heap).
+ */
+export async function relayClient(settings: Pick<RelaySettings, 'transport' | 'url' | 'servers'>, ackTimeoutMs = RELAY_ACK_TIMEOUT_MS): Promise<RelayClientProxy> {
   switch (settings.transport) {
     case 'nats':
-      return new JetStreamClientProxy(settings.url, ackTimeoutMs);
+      return new (await import('./jetstream-client.js')).JetStreamClientProxy(settings.url, ackTimeoutMs);
     case 'amqp':
-      return new RabbitMqClientProxy(settings.url, ackTimeoutMs);
+      return new (await import('./rabbitmq-client.js')).RabbitMqClientProxy(settings.url, ackTimeoutMs);
     case 'kafka':
-      return new KafkaClientProxy(settings.servers, ackTimeoutMs);
+      return new (await import('./kafka-client.js')).KafkaClientProxy(settings.servers, ackTimeoutMs);
   }
 }

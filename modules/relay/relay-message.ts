@@ -1,5 +1,4 @@
-import type { RecordedEvent } from '../../src/kernel/index.js';
-import { eventView } from '../audit/index.js';
+import type { EventView } from '../audit/index.js';
 
 /**
  * One event as the relay hands it to a client proxy: the body every transport publishes (the event view of
@@ -15,13 +14,14 @@ export interface RelayMessage {
   readonly body: string;
 }
 
-export function relayMessage(event: RecordedEvent): RelayMessage {
+/** The message of an event's view (`eventView`): its body is the view serialized, as the history API serializes it. */
+export function relayMessage(view: EventView): RelayMessage {
   return {
-    eventId: event.eventId,
-    type: event.type,
-    streamId: event.streamId,
-    globalPosition: event.globalPosition,
-    body: JSON.stringify(eventView(event)),
+    eventId: view.eventId,
+    type: view.type,
+    streamId: view.streamId,
+    globalPosition: view.globalPosition,
+    body: JSON.stringify(view),
   };
 }
 

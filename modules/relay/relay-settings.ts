@@ -3,12 +3,9 @@ import {
   PRICE_EVENT_TYPES, PROVIDER_EVENT_TYPES, REQUEST_EVENT_TYPES, TENANT_EVENT_TYPES,
 } from '../../events/index.js';
 import { ALL_EVENT_TYPES, ConfigurationError, type EventTypeFilter, type SettingsEnv, declareSettings, textSetting } from '../../src/kernel/index.js';
+import type { RelayTransport } from './relay-transport.js';
 
-/** The broker a relay publishes to, by the scheme of SWITCHYARD_RELAY_URL. */
-export type RelayTransport = 'nats' | 'amqp' | 'kafka';
-
-/** How the relay names each broker in its logs and errors. */
-export const RELAY_BROKER_NAMES: Readonly<Record<RelayTransport, string>> = { nats: 'NATS', amqp: 'RabbitMQ', kafka: 'Kafka' };
+export { RELAY_BROKER_NAMES, type RelayTransport } from './relay-transport.js';
 
 export interface RelaySettings {
   transport: RelayTransport;
@@ -66,9 +63,26 @@ export function readRelaySettings(env: SettingsEnv): RelaySettings | null {
   if (!transport) {
     throw new ConfigurationError('SWITCHYARD_RELAY_URL must start with nats://, amqp://, amqps:// or kafka:// (see docs/events-out.md)');
   }
+  checkCredentials(raw);
   const servers = serversOf(raw, transport);
   const { events, description } = readEvents(textSetting(env, RELAY_ENVIRONMENT.SWITCHYARD_RELAY_EVENTS));
   return { transport, url: raw, servers, events, eventsDescription: description };
+}
+
+/**
+ * The user and password of the URL must decode (percent-encoding): the broker's client decodes them when it
+ * connects, on the relay's thread, where a failure would only ever read as the broker being unavailable.
+ * The message names neither.
+ */
+function checkCredentials(raw: string): void {
+  const authority = raw.slice(raw.indexOf('://') + 3).split(/[/?#]/, 1)[0];
+  const at = authority.lastIndexOf('@');
+  if (at < 0) return;
+  try {
+    for (const part of authority.slice(0, at).split(':')) decodeURIComponent(part);
+  } catch {
+    throw new ConfigurationError('SWITCHYARD_RELAY_URL: the user or password is not percent-encoded correctly (a "%" must start an escape such as %25)');
+  }
 }
 
 /** `host:port` of each server in the URL; checked here so a typo stops the start rather than every publish. */

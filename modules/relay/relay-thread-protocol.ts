@@ -1,4 +1,4 @@
-import type { RelayMessage } from './relay-message.js';
+import type { EventView } from '../audit/index.js';
 import type { RelaySettings } from './relay-settings.js';
 
 /** The messages between the relay (on the projection runner's thread) and its publishing thread (`relay-worker.ts`). */
@@ -10,8 +10,12 @@ export interface RelayThreadOptions {
 }
 
 export type RelayCall =
-  /** A page, in commit order: published per stream in order, answered once every publish settled. */
-  | { op: 'publish'; id: number; messages: readonly RelayMessage[] }
+  /**
+   * A page, in commit order, as the events' views (plain JSON values and strings: they cross by structured clone,
+   * which keeps their keys' order, so the thread's serialization is the history API's): published per stream in
+   * order, answered once every publish settled.
+   */
+  | { op: 'publish'; id: number; views: readonly EventView[] }
   | { op: 'close'; id: number };
 
 /** Why a page was not published whole, as plain data (errors cross threads without their class). */

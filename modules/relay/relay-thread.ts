@@ -1,8 +1,9 @@
 import { Logger } from '@nestjs/common';
 import { Worker } from 'node:worker_threads';
 import { workerWithSemiSpace } from '../../src/kernel/index.js';
-import { type RelayMessage, RelayRefusedError, RelayUnavailableError } from './relay-message.js';
-import { RELAY_BROKER_NAMES } from './relay-settings.js';
+import type { EventView } from '../audit/index.js';
+import { RelayRefusedError, RelayUnavailableError } from './relay-message.js';
+import { RELAY_BROKER_NAMES } from './relay-transport.js';
 import type { RelayCall, RelayReply, RelayThreadOptions } from './relay-thread-protocol.js';
 
 /** A page handed to the publishing thread: how many of its events the broker acknowledged, and why not all (null: all). */
@@ -16,7 +17,7 @@ interface Pending {
   reject(error: Error): void;
 }
 
-type Call = { op: 'publish'; messages: readonly RelayMessage[] } | { op: 'close' };
+type Call = { op: 'publish'; views: readonly EventView[] } | { op: 'close' };
 
 /** The thread's young generation, in MB: it allocates a few hundred bytes an event, not the serving thread's 32 MB. */
 const RELAY_SEMI_SPACE_MB = 8;
@@ -25,8 +26,8 @@ const CLOSE_TIMEOUT_MS = 5_000;
 
 /**
  * The relay's publishing thread (`relay-worker.ts`), started at the first page (nothing connects before) and
- * again after it died. A page crosses as the events' serialized envelopes (strings copy cheaply between threads);
- * the answer is a count and, when not every event was acknowledged, the failure the relay acts on, rebuilt here
+ * again after it died. A page crosses as the events' views, which the thread serializes (cloning a view costs this
+ * thread about half of what serializing it here did, and its garbage stays on the other side); the answer is a count and, when not every event was acknowledged, the failure the relay acts on, rebuilt here
  * as the error it was. Should the thread die, every page in flight fails as unavailable: the relay publishes it
  * again from its checkpoint, through a new thread.
  */
@@ -37,13 +38,17 @@ export class RelayThread {
   private worker: Worker | null = null;
   private nextId = 1;
   private closed = false;
+  private closing: Promise<void> | null = null;
+  /** The last way a thread was lost, logged once while threads keep being lost the same way. */
+  private lastLoss: string | null = null;
 
   constructor(private readonly options: RelayThreadOptions) {
     this.broker = RELAY_BROKER_NAMES[options.settings.transport];
   }
 
-  async publish(messages: readonly RelayMessage[]): Promise<PublishedPage> {
-    const reply = await this.call({ op: 'publish', messages });
+  /** Publishes a page of event views (`eventView`), in commit order. */
+  async publish(views: readonly EventView[]): Promise<PublishedPage> {
+    const reply = await this.call({ op: 'publish', views });
     if (reply.kind !== 'published') throw new Error(`the relay's thread answered a publish with ${reply.kind}`);
     const { failure } = reply;
     return {
@@ -55,8 +60,12 @@ export class RelayThread {
   }
 
   /** Closes the broker's connection, then the thread; pages in flight fail as unavailable. */
-  async close(): Promise<void> {
-    if (this.closed) return;
+  close(): Promise<void> {
+    this.closing ??= this.closeThread();
+    return this.closing;
+  }
+
+  private async closeThread(): Promise<void> {
     const worker = this.worker;
     const closing = worker ? this.call({ op: 'close' }).catch(() => undefined) : null;
     this.closed = true;
@@ -73,9 +82,15 @@ export class RelayThread {
     const worker = this.worker ?? this.start();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
+      try {
+        worker.postMessage({ id, ...call } as RelayCall);
+      } catch (error) {
+        // A value that cannot cross threads: the page was never sent.
+        reject(error as Error);
+        return;
+      }
       this.pending.set(id, { resolve, reject });
       worker.ref();
-      worker.postMessage({ id, ...call } as RelayCall);
     });
   }
 
@@ -103,13 +118,15 @@ export class RelayThread {
     this.pending.delete(reply.id);
     if (this.pending.size === 0) this.worker?.unref();
     pending.resolve(reply);
+    this.lastLoss = null;
   }
 
   /** The thread is gone: what waited on it fails as unavailable (published again from the checkpoint). */
   private lost(worker: Worker, what: string): void {
     if (this.worker !== worker) return;
     this.worker = null;
-    if (what !== 'closed') this.logger.warn(`the relay's publishing thread ${what}; its pages are published again from the checkpoint`);
+    if (what !== 'closed' && what !== this.lastLoss) this.logger.warn(`the relay's publishing thread ${what}; its pages are published again from the checkpoint`);
+    this.lastLoss = what;
     const error = new RelayUnavailableError(this.broker, `the relay's publishing thread ${what}`);
     for (const [id, pending] of [...this.pending]) {
       this.pending.delete(id);

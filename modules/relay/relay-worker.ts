@@ -1,16 +1,16 @@
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import { Logger, type LoggerService } from '@nestjs/common';
-import { relayClient } from './relay-client.js';
-import { RelayRefusedError, RelayUnavailableError } from './relay-message.js';
+import { type RelayClientProxy, relayClient } from './relay-client.js';
+import { RelayRefusedError, RelayUnavailableError, relayMessage } from './relay-message.js';
 import { publishPage } from './relay-page.js';
-import { RELAY_BROKER_NAMES } from './relay-settings.js';
+import { RELAY_BROKER_NAMES } from './relay-transport.js';
 import type { RelayCall, RelayFailure, RelayLogLevel, RelayReply, RelayThreadOptions } from './relay-thread-protocol.js';
 
 /**
- * The relay's publishing thread: the broker's client proxy (its connection, reconnection, protocol encoding,
- * socket writes and acknowledgements) runs here, beside the gateway's event loop, and the gateway's thread only
- * serializes each event's envelope once and hands pages over (`relay-thread.ts`). On the embedded default the
- * relay's projection runs on the serving thread: publishing there cost every request about 80 µs of that thread.
+ * The relay's publishing thread: the envelopes' serialization and the broker's client proxy (its connection,
+ * reconnection, protocol encoding, socket writes and acknowledgements) run here, beside the gateway's event loop;
+ * the gateway's thread only hands pages of event views over (`relay-thread.ts`). On the embedded default the
+ * relay's projection runs on the serving thread: publishing there cost every request about 55 µs of that thread (bench/relay-serving-cost.ts).
  */
 const port = parentPort;
 if (!port) throw new Error('relay-worker must run as a worker thread');
@@ -58,8 +58,10 @@ function failureOf(failures: readonly unknown[], transport: string): RelayFailur
 }
 
 Logger.overrideLogger(new ForwardedLogger(port));
-const client = relayClient(options.settings, options.ackTimeoutMs);
 const broker = RELAY_BROKER_NAMES[options.settings.transport];
+// A client that cannot be made (it should not: the settings were checked at start) fails every page as unavailable.
+const client: Promise<RelayClientProxy> = relayClient(options.settings, options.ackTimeoutMs);
+client.catch(() => undefined);
 
 port.on('message', (call: RelayCall) => {
   void handle(call);
@@ -71,7 +73,7 @@ async function handle(call: RelayCall): Promise<void> {
       let published = 0;
       let failure: RelayFailure | null;
       try {
-        const outcome = await publishPage(client, call.messages);
+        const outcome = await publishPage(await client, call.views.map(relayMessage));
         published = outcome.published;
         failure = failureOf(outcome.failures, broker);
       } catch (error) {
@@ -81,7 +83,7 @@ async function handle(call: RelayCall): Promise<void> {
       return;
     }
     case 'close': {
-      await Promise.resolve(client.close()).catch(() => undefined);
+      await client.then((proxy) => proxy.close()).catch(() => undefined);
       reply({ kind: 'closed', id: call.id });
       return;
     }

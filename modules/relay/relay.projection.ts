@@ -1,7 +1,8 @@
 import { Logger } from '@nestjs/common';
 import type { DurableProjection, EventTypeFilter, FailureKind, RecordedEvent, SqlExecutor } from '../../src/kernel/index.js';
 import { RELAY_ACK_TIMEOUT_MS } from './relay-client.js';
-import { type RelayMessage, RelayRefusedError, RelayUnavailableError, relayMessage } from './relay-message.js';
+import { type EventView, eventView } from '../audit/index.js';
+import { RelayRefusedError, RelayUnavailableError } from './relay-message.js';
 import { RELAY_BROKER_NAMES, type RelaySettings, type RelayTransport } from './relay-settings.js';
 import { type PublishedPage, RelayThread } from './relay-thread.js';
 
@@ -14,7 +15,8 @@ const MAX_BACKOFF_MS = 30_000;
 
 /** Where the relay's pages are published: its thread (`relay-thread.ts`). */
 export interface RelayPublisher {
-  publish(messages: readonly RelayMessage[]): Promise<PublishedPage>;
+  /** A page of event views (`eventView`), in commit order. */
+  publish(views: readonly EventView[]): Promise<PublishedPage>;
   close(): Promise<void>;
 }
 
@@ -52,8 +54,8 @@ export class RelayProjection implements DurableProjection {
   readonly name = RELAY_PROJECTION;
   readonly stats: RelayStats = { published: 0, unavailable: 0, refused: 0 };
   private readonly logger = new Logger('Relay');
-  /** The event ids of the page `prepare` published last, all acknowledged. */
-  private acknowledged = new Set<string>();
+  /** The page `prepare` published last, every event of it acknowledged (the runner hands `handle` the same array). */
+  private acknowledged: readonly RecordedEvent[] | null = null;
   private backoffMs = 0;
   private retryAt = 0;
   private lastFailure: string | null = null;
@@ -69,20 +71,18 @@ export class RelayProjection implements DurableProjection {
   }
 
   async prepare(events: readonly RecordedEvent[]): Promise<void> {
-    this.acknowledged = new Set();
+    this.acknowledged = null;
     if (Date.now() < this.retryAt) throw new RelayUnavailableError(this.broker, `${this.lastFailure} (backing off)`);
-    // The envelopes are serialized here, once (the thread would otherwise be sent the events themselves, which
-    // cost more to copy across than the strings); everything else of a publish happens on the relay's thread.
-    const messages = events.map(relayMessage);
+    // The views (the envelopes before serialization) cross to the relay's thread, which does everything else.
     let page: PublishedPage;
     try {
-      page = await this.publisher.publish(messages);
+      page = await this.publisher.publish(events.map(eventView));
     } catch (error) {
       page = { published: 0, failure: error instanceof RelayUnavailableError ? error : new RelayUnavailableError(this.broker, error instanceof Error ? error.message : String(error), { cause: error }) };
     }
     this.stats.published += page.published;
     if (!page.failure) {
-      for (const message of messages) this.acknowledged.add(message.eventId);
+      this.acknowledged = events;
       if (this.lastFailure) this.logger.log(`${this.broker}: publishing again (the broker acknowledges)`);
       this.backoffMs = 0;
       this.lastFailure = null;
@@ -110,8 +110,7 @@ export class RelayProjection implements DurableProjection {
 
   /** Runs in the checkpoint's transaction: it moves only past events the broker acknowledged. */
   async handle(_tx: SqlExecutor, events: readonly RecordedEvent[]): Promise<void> {
-    const missing = events.find((event) => !this.acknowledged.has(event.eventId));
-    if (missing) throw new RelayUnavailableError(this.broker, `event ${missing.eventId} was not acknowledged; publishing the page again`);
+    if (events !== this.acknowledged) throw new RelayUnavailableError(this.broker, `the page from global position ${events[0]?.globalPosition} was not acknowledged as a whole; publishing it again`);
   }
 
   classify(error: unknown): FailureKind | undefined {
@@ -122,7 +121,7 @@ export class RelayProjection implements DurableProjection {
 
   /** A checkpoint (re)loaded: whatever the last page acknowledged is no longer the page at hand. */
   async resume(): Promise<void> {
-    this.acknowledged = new Set();
+    this.acknowledged = null;
   }
 
   async close(): Promise<void> {

@@ -3,6 +3,7 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import amqp from 'amqplib';
 import { connect as connectNats, type NatsConnection } from '@nats-io/transport-node';
 import { recorded } from '../../events/index.js';
+import { eventView } from '../../modules/audit/index.js';
 import { AnalyticsEventWriter, AnalyticsInsertInProgress, ClickHouseConnection, clickHouseSettings } from '../../projections/clickhouse-analytics/index.js';
 import { NATS_STREAM, RABBITMQ_EXCHANGE, natsSubject, relayMessage } from '../../modules/relay/index.js';
 import { AdminClient } from '../support/admin-client.js';
@@ -124,7 +125,7 @@ describeWithClickHouse('switchyard consume clickhouse-analytics: ClickHouse thro
     const recorded = await gw.gateway.platform.store.readStreams(streams.map((s) => s.stream_id));
     const js = jetstream(client);
     for (const event of [...recorded.values()].flat().filter((e) => e.type === 'AttemptFinished')) {
-      const message = relayMessage(event);
+      const message = relayMessage(eventView(event));
       await js.publish(natsSubject(message), message.body, { msgID: `again-${message.eventId}` });
     }
     await drained();
@@ -168,7 +169,7 @@ describeWithClickHouse('switchyard consume clickhouse-analytics: ClickHouse thro
       }
       const streams = await ledger<{ stream_id: string }>(`SELECT DISTINCT stream_id FROM events WHERE event_type = 'AttemptFinished'`);
       const recorded = await gw.gateway.platform.store.readStreams(streams.map((s) => s.stream_id));
-      const messages = [...recorded.values()].flat().filter((e) => e.type === 'AttemptFinished').map(relayMessage);
+      const messages = [...recorded.values()].flat().filter((e) => e.type === 'AttemptFinished').map((e) => relayMessage(eventView(e)));
       const channel = await connection.createConfirmChannel();
       // Each twice, as the relay publishes again after a crash between the broker's confirm and its checkpoint.
       for (const message of [...messages, ...messages]) {

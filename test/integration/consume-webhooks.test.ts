@@ -6,6 +6,7 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import amqp from 'amqplib';
 import { connect as connectNats, type NatsConnection } from '@nats-io/transport-node';
 import { NATS_DEAD_LETTER_STREAM, type WebhookDeadLetter } from '../../modules/consumers/index.js';
+import { eventView } from '../../modules/audit/index.js';
 import { RABBITMQ_EXCHANGE, natsSubject, relayMessage } from '../../modules/relay/index.js';
 import type { RecordedEvent } from '../../src/kernel/index.js';
 import { runCliInProcess } from '../support/cli-in-process.js';
@@ -115,7 +116,7 @@ describe('switchyard consume webhooks', () => {
     }
     const js = jetstream(client);
     for (const e of published) {
-      const message = relayMessage(e);
+      const message = relayMessage(eventView(e));
       await js.publish(natsSubject(message), message.body, { msgID: message.eventId });
     }
     const selected = published.slice(0, 3);
@@ -139,7 +140,7 @@ describe('switchyard consume webhooks', () => {
       expect(posts.map((r) => r.answered)).toEqual([503, 503, 200]);
       for (const post of posts) {
         expect(post.type).toBe(e.type);
-        expect(post.body).toBe(relayMessage(e).body);
+        expect(post.body).toBe(relayMessage(eventView(e)).body);
         const [, t, v1] = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(post.signature)!;
         expect(v1).toBe(createHmac('sha256', SECRET).update(`${t}.${post.body}`).digest('hex'));
       }
@@ -188,7 +189,7 @@ describe('switchyard consume webhooks', () => {
       }
       const channel = await connection.createConfirmChannel();
       const revoked = event('ApiKeyRevoked');
-      const message = relayMessage(revoked);
+      const message = relayMessage(eventView(revoked));
       channel.publish(RABBITMQ_EXCHANGE, message.type, Buffer.from(message.body), { persistent: true, messageId: message.eventId, type: message.type });
       await channel.waitForConfirms();
       let letter: amqp.GetMessage | false = false;

@@ -3,7 +3,8 @@ import type { Worker } from 'node:worker_threads';
 import { Logger, type LoggerService } from '@nestjs/common';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect as connectNats } from '@nats-io/transport-node';
-import { NATS_STREAM, NATS_SUBJECT_PREFIX, type RelayMessage, RelayRefusedError, RelayUnavailableError } from '../../modules/relay/index.js';
+import type { EventView } from '../../modules/audit/index.js';
+import { NATS_STREAM, NATS_SUBJECT_PREFIX, RelayRefusedError, RelayUnavailableError } from '../../modules/relay/index.js';
 import { RelayThread } from '../../modules/relay/relay-thread.js';
 import { uuidv7 } from '../../src/kernel/ids.js';
 import { OwnNats, natsServerAvailable } from '../support/own-nats.js';
@@ -25,14 +26,29 @@ class CapturingLogger implements LoggerService {
   warn(message: unknown, context?: string): void { this.lines.push({ level: 'warn', context: context ?? '', message: String(message) }); }
 }
 
-function messages(streams: number, perStream: number, body: (stream: number) => string = () => '{"n":1}'): RelayMessage[] {
-  const out: RelayMessage[] = [];
+/** A page of event views (what the relay hands its thread), interleaved across streams as concurrent requests write them. */
+function messages(streams: number, perStream: number, data: (stream: number) => Record<string, unknown> = () => ({ n: 1 })): EventView[] {
+  const out: EventView[] = [];
   const run = uuidv7().slice(-8);
-  // Interleaved across streams, as a page of concurrent requests is.
   for (let v = 0; v < perStream; v++) {
-    for (let s = 0; s < streams; s++) out.push({ eventId: uuidv7(), type: 'RelayProbe', streamId: `thread-${run}-${s}`, globalPosition: out.length + 1, body: body(s) });
+    for (let s = 0; s < streams; s++) {
+      out.push({
+        globalPosition: out.length + 1, streamId: `thread-${run}-${s}`, streamVersion: v + 1, eventId: uuidv7(), type: 'RelayProbe', schemaVersion: 1,
+        recordedAt: new Date().toISOString(), data: data(s), metadata: { actor: 'test', tenantId: null } as unknown as EventView['metadata'],
+      });
+    }
   }
   return out;
+}
+
+async function lastBody(url: string, type: string): Promise<string> {
+  const connection = await connectNats({ servers: url });
+  try {
+    const manager = await jetstreamManager(connection);
+    return new TextDecoder().decode((await manager.streams.getMessage(NATS_STREAM, { last_by_subj: `${NATS_SUBJECT_PREFIX}.${type}` }))!.data);
+  } finally {
+    await connection.close();
+  }
 }
 
 async function stored(url: string): Promise<number> {
@@ -66,6 +82,9 @@ describeWithNats('the relay publishing thread', () => {
       const outcome = await thread.publish(page);
       expect(outcome).toEqual({ published: 100, failure: null });
       expect(await stored(nats.url)).toBe(before + 100);
+      // Serialized on the thread, the body is the view as the history API serializes it, byte for byte.
+      // (Streams go out concurrently: the last one stored is one of the page's last events, byte for byte.)
+      expect(page.map((view) => JSON.stringify(view))).toContain(await lastBody(nats.url, 'RelayProbe'));
       // The same page again: the stream drops the duplicates by Nats-Msg-Id and still acknowledges each one.
       expect(await thread.publish(page)).toEqual({ published: 100, failure: null });
       expect(await stored(nats.url)).toBe(before + 100);
@@ -81,7 +100,7 @@ describeWithNats('the relay publishing thread', () => {
     await connection.close();
     const thread = new RelayThread({ settings: { transport: 'nats', url: own.url, servers: [`127.0.0.1:${own.port}`] }, ackTimeoutMs: 1_500 });
     try {
-      const page = messages(3, 2, (stream) => (stream === 1 ? JSON.stringify({ big: 'x'.repeat(4_000) }) : '{"n":1}'));
+      const page = messages(3, 2, (stream) => (stream === 1 ? { big: 'x'.repeat(4_000) } : { n: 1 }));
       const refused = await thread.publish(page);
       expect(refused.failure).toBeInstanceOf(RelayRefusedError);
       // The first of stream 1's events is refused; its second is never published (per-stream order).
@@ -115,7 +134,9 @@ describeWithNats('the relay publishing thread', () => {
       const waiting = thread.publish(messages(1, 1)).then(() => null, (error: unknown) => error);
       await new Promise((resolve) => setTimeout(resolve, 500));
       const started = Date.now();
-      await thread.close();
+      const closing = thread.close();
+      expect(thread.close()).toBe(closing); // a second close waits for the same end
+      await closing;
       expect(await waiting).toBeInstanceOf(RelayUnavailableError);
       expect(Date.now() - started).toBeLessThan(6_000);
       await expect(thread.publish(messages(1, 1))).rejects.toThrow(/closed/);

@@ -1,6 +1,8 @@
 import { lastValueFrom } from 'rxjs';
 import { REQUEST_EVENT_TYPES } from '../../events/index.js';
+import { eventView } from '../../modules/audit/index.js';
 import {
+  natsCredentials,
   KAFKA_PRODUCER, KAFKA_SEND, KafkaClientProxy, RelayRefusedError, RelayUnavailableError, classifyKafkaError, kafkaRecord, natsSubject, readRelaySettings,
   relayMessage,
 } from '../../modules/relay/index.js';
@@ -18,9 +20,22 @@ describe('relay settings', () => {
     ['127.0.0.1:4222', /must start with/],
     ['kafka://broker', /needs a port/],
     ['amqp://a:5672,b:5672', /names one broker/],
+    // The client would decode these on the relay's thread, failing every page as "unavailable" forever.
+    ['nats://us%zz:s3cret@n:4222', /user or password is not percent-encoded correctly/],
+    ['amqp://guest:50%@127.0.0.1:5672', /user or password is not percent-encoded correctly/],
   ])('%s is refused', (url, message) => {
     expect(() => readRelaySettings({ SWITCHYARD_RELAY_URL: url })).toThrow(ConfigurationError);
     expect(() => readRelaySettings({ SWITCHYARD_RELAY_URL: url })).toThrow(message);
+    // The message never repeats the password.
+    expect(() => readRelaySettings({ SWITCHYARD_RELAY_URL: url })).not.toThrow(/s3cret|50%/);
+  });
+
+  test('percent-encoded credentials are accepted, and given to the NATS connection decoded (the password is all after the first colon)', () => {
+    expect(readRelaySettings({ SWITCHYARD_RELAY_URL: 'nats://user:p%40ss%25w0rd@n:4222' })).toMatchObject({ transport: 'nats', servers: ['n:4222'] });
+    expect(natsCredentials('nats://user:p%40ss%25w0rd@n:4222')).toEqual({ user: 'user', pass: 'p@ss%w0rd' });
+    expect(natsCredentials('nats://user:a:b@n1:4222,n2:4222')).toEqual({ user: 'user', pass: 'a:b' });
+    expect(natsCredentials('nats://token@n:4222')).toEqual({ user: 'token', pass: '' });
+    expect(natsCredentials('nats://n:4222')).toEqual({});
   });
 
   test('the transport comes from the scheme; servers without credentials', () => {
@@ -45,7 +60,7 @@ describe('relay mappings', () => {
   };
 
   test('the body is the event view of GET /admin/v1/events, in its field order', () => {
-    const message = relayMessage(event as never);
+    const message = relayMessage(eventView(event as never));
     expect(JSON.parse(message.body)).toEqual({
       globalPosition: 42, streamId: 'request-01J', streamVersion: 3, eventId: event.eventId, type: 'AttemptFinished', schemaVersion: 2,
       recordedAt: '2026-12-06T12:00:00.000Z', data: { attempt: 1 }, metadata: { actor: 'key:1' },
@@ -54,8 +69,13 @@ describe('relay mappings', () => {
     expect(natsSubject(message)).toBe('switchyard.events.AttemptFinished');
   });
 
+  test('a view that crossed to the relay\'s thread (a structured clone) serializes to the same bytes as the history API\'s', () => {
+    const view = eventView({ ...event, data: { z: 1, a: { y: [1, { b: null, a: 'ü\u2028"' }], x: -0 }, m: '' }, metadata: { b: 2, a: 1 } } as never);
+    expect(relayMessage(structuredClone(view)).body).toBe(JSON.stringify(view));
+  });
+
   test('Kafka: key = stream id (one partition per stream, in order), the envelope as value, type and id in headers; idempotent producer, acks from all replicas', () => {
-    const message = relayMessage(event as never);
+    const message = relayMessage(eventView(event as never));
     expect(kafkaRecord(message)).toEqual({
       key: 'request-01J',
       value: message.body,
@@ -76,7 +96,7 @@ describe('relay mappings', () => {
   test('Kafka: the Nest client proxy with no broker listening fails the publish as unavailable (the relay backs off), never as a refusal', async () => {
     // Port 9 (discard) on the loopback: nothing listens; kafkajs gives up after its retries.
     const client = new KafkaClientProxy(['127.0.0.1:9'], 1_000, 0);
-    const message = relayMessage(event as never);
+    const message = relayMessage(eventView(event as never));
     const failure = await lastValueFrom(client.emit(message.type, message), { defaultValue: undefined }).then(() => null, (error: unknown) => error);
     expect(failure).toBeInstanceOf(Error);
     expect(failure).not.toBeInstanceOf(RelayRefusedError);
