@@ -11,7 +11,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RELAY_ACK_TIMEOUT_MS, RelayProjection, type RelayPublisher, RelayRefusedError, RelayUnavailableError, readRelaySettings, relayClient, relayMessage } from '../modules/relay/index.js';
+import { RELAY_ACK_TIMEOUT_MS, RelayProjection, type RelayPublisher, RelayRefusedError, RelayUnavailableError, eventView, readRelaySettings, relayClient, relayMessage } from '../modules/relay/index.js';
 import { publishPage } from '../modules/relay/relay-page.js';
 import { RelayThread } from '../modules/relay/relay-thread.js';
 import type { PublishedPage } from '../modules/relay/relay-thread.js';
@@ -47,8 +47,8 @@ class InlinePublisher implements RelayPublisher {
     this.client = relayClient(readRelaySettings({ SWITCHYARD_RELAY_URL: url })!, RELAY_ACK_TIMEOUT_MS);
   }
 
-  async publish(views: Parameters<RelayPublisher['publish']>[0]): Promise<PublishedPage> {
-    const { published, failures } = await publishPage(await this.client, views.map(relayMessage));
+  async publish(events: Parameters<RelayPublisher['publish']>[0]): Promise<PublishedPage> {
+    const { published, failures } = await publishPage(await this.client, events.map((event) => relayMessage(eventView(event))));
     const failure = failures.find((error) => error instanceof RelayRefusedError) ?? failures[0];
     if (failure === undefined) return { published, failure: null };
     return { published, failure: failure instanceof RelayRefusedError || failure instanceof RelayUnavailableError ? failure : new RelayUnavailableError('NATS', String(failure)) };
@@ -74,6 +74,8 @@ function requestEvents(n: number, position: { next: number }): RecordedEvent[] {
   return story.map(([type, data], version) => ({
     globalPosition: position.next++, transactionId: BigInt(position.next), streamId, streamVersion: version + 1,
     eventId: uuidv7(), type, schemaVersion: 1, data, metadata: metadata as unknown as RecordedEvent['metadata'], recordedAt: new Date(),
+    // As the store's reads return them: the stored form beside the payload (the same object: nothing upcast).
+    stored: { schemaVersion: 1, data, recordedAt: '2026-12-07T00:00:00.000000Z' },
   }));
 }
 

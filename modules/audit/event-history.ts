@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { upcasters } from '../../events/index.js';
 import { type Database, DATABASE, type LogPosition, parseXid8, READ_HORIZON_SQL, SqlEventStore, xid8Param } from '../../src/kernel/index.js';
+import { eventView } from '../relay/index.js';
 import { encodePageToken, positionAfter } from './page-token.js';
-import { eventView } from './event-view.js';
 import { aboutTenantSql } from './tenant-log-filter.js';
 
 export interface EventPageQuery {

@@ -1,7 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import type { RecordedEvent } from '../../src/kernel/index.js';
-import { eventView } from '../audit/index.js';
+import { eventView } from '../relay/index.js';
+
 import { postWebhook } from '../limits/index.js';
 import { OutboundPolicyViolation } from '../providers/index.js';
 import type { WebhookSettings } from './webhook-settings.js';

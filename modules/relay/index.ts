@@ -2,6 +2,7 @@
 export * from './relay-settings.js';
 export { natsCredentials } from './relay-transport.js';
 export * from './relay-message.js';
+export { type EventView, eventView } from './event-view.js';
 export * from './relay.projection.js';
 export * from './relay-client.js';
 export { JetStreamClientProxy, NATS_STREAM, NATS_SUBJECT_PREFIX, natsSubject } from './jetstream-client.js';

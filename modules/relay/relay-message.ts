@@ -1,4 +1,4 @@
-import type { EventView } from '../audit/index.js';
+import type { EventView } from './event-view.js';
 
 /**
  * One event as the relay hands it to a client proxy: the body every transport publishes (the event view of

@@ -1,4 +1,4 @@
-import type { EventView } from '../audit/index.js';
+import type { RecordedEvent } from '../../src/kernel/index.js';
 import type { RelaySettings } from './relay-settings.js';
 
 /** The messages between the relay (on the projection runner's thread) and its publishing thread (`relay-worker.ts`). */
@@ -11,11 +11,11 @@ export interface RelayThreadOptions {
 
 export type RelayCall =
   /**
-   * A page, in commit order, as the events' views (plain JSON values and strings: they cross by structured clone,
-   * which keeps their keys' order, so the thread's serialization is the history API's): published per stream in
-   * order, answered once every publish settled.
+   * A page, in commit order, as the events themselves (plain JSON payloads, a Date and a bigint: they cross by
+   * structured clone, which keeps keys' order, so the thread's `eventView` serializes to the history API's bytes):
+   * published per stream in order, answered once every publish settled.
    */
-  | { op: 'publish'; id: number; views: readonly EventView[] }
+  | { op: 'publish'; id: number; events: readonly RecordedEvent[] }
   | { op: 'close'; id: number };
 
 /** Why a page was not published whole, as plain data (errors cross threads without their class). */

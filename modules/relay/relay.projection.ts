@@ -1,7 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { DurableProjection, EventTypeFilter, FailureKind, RecordedEvent, SqlExecutor } from '../../src/kernel/index.js';
 import { RELAY_ACK_TIMEOUT_MS } from './relay-client.js';
-import { type EventView, eventView } from '../audit/index.js';
 import { RelayRefusedError, RelayUnavailableError } from './relay-message.js';
 import { RELAY_BROKER_NAMES, type RelaySettings, type RelayTransport } from './relay-settings.js';
 import { type PublishedPage, RelayThread } from './relay-thread.js';
@@ -15,8 +14,8 @@ const MAX_BACKOFF_MS = 30_000;
 
 /** Where the relay's pages are published: its thread (`relay-thread.ts`). */
 export interface RelayPublisher {
-  /** A page of event views (`eventView`), in commit order. */
-  publish(views: readonly EventView[]): Promise<PublishedPage>;
+  /** A page of events, in commit order. */
+  publish(events: readonly RecordedEvent[]): Promise<PublishedPage>;
   close(): Promise<void>;
 }
 
@@ -73,10 +72,10 @@ export class RelayProjection implements DurableProjection {
   async prepare(events: readonly RecordedEvent[]): Promise<void> {
     this.acknowledged = null;
     if (Date.now() < this.retryAt) throw new RelayUnavailableError(this.broker, `${this.lastFailure} (backing off)`);
-    // The views (the envelopes before serialization) cross to the relay's thread, which does everything else.
+    // The events cross to the relay's thread as they are, which does everything else.
     let page: PublishedPage;
     try {
-      page = await this.publisher.publish(events.map(eventView));
+      page = await this.publisher.publish(events);
     } catch (error) {
       page = { published: 0, failure: error instanceof RelayUnavailableError ? error : new RelayUnavailableError(this.broker, error instanceof Error ? error.message : String(error), { cause: error }) };
     }

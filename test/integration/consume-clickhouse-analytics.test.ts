@@ -3,7 +3,7 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import amqp from 'amqplib';
 import { connect as connectNats, type NatsConnection } from '@nats-io/transport-node';
 import { recorded } from '../../events/index.js';
-import { eventView } from '../../modules/audit/index.js';
+import { eventView } from '../../modules/relay/index.js';
 import { AnalyticsEventWriter, AnalyticsInsertInProgress, ClickHouseConnection, clickHouseSettings } from '../../projections/clickhouse-analytics/index.js';
 import { NATS_STREAM, RABBITMQ_EXCHANGE, natsSubject, relayMessage } from '../../modules/relay/index.js';
 import { AdminClient } from '../support/admin-client.js';

@@ -6,7 +6,7 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import amqp from 'amqplib';
 import { connect as connectNats, type NatsConnection } from '@nats-io/transport-node';
 import { NATS_DEAD_LETTER_STREAM, type WebhookDeadLetter } from '../../modules/consumers/index.js';
-import { eventView } from '../../modules/audit/index.js';
+import { eventView } from '../../modules/relay/index.js';
 import { RABBITMQ_EXCHANGE, natsSubject, relayMessage } from '../../modules/relay/index.js';
 import type { RecordedEvent } from '../../src/kernel/index.js';
 import { runCliInProcess } from '../support/cli-in-process.js';

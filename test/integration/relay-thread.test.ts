@@ -3,10 +3,11 @@ import type { Worker } from 'node:worker_threads';
 import { Logger, type LoggerService } from '@nestjs/common';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect as connectNats } from '@nats-io/transport-node';
-import type { EventView } from '../../modules/audit/index.js';
 import { NATS_STREAM, NATS_SUBJECT_PREFIX, RelayRefusedError, RelayUnavailableError } from '../../modules/relay/index.js';
 import { RelayThread } from '../../modules/relay/relay-thread.js';
 import { uuidv7 } from '../../src/kernel/ids.js';
+import type { RecordedEvent } from '../../src/kernel/index.js';
+import { eventView } from '../../modules/relay/index.js';
 import { OwnNats, natsServerAvailable } from '../support/own-nats.js';
 
 /**
@@ -26,15 +27,18 @@ class CapturingLogger implements LoggerService {
   warn(message: unknown, context?: string): void { this.lines.push({ level: 'warn', context: context ?? '', message: String(message) }); }
 }
 
-/** A page of event views (what the relay hands its thread), interleaved across streams as concurrent requests write them. */
-function messages(streams: number, perStream: number, data: (stream: number) => Record<string, unknown> = () => ({ n: 1 })): EventView[] {
-  const out: EventView[] = [];
+/** A page of events (what the relay hands its thread), interleaved across streams as concurrent requests write them. */
+function messages(streams: number, perStream: number, data: (stream: number) => Record<string, unknown> = () => ({ n: 1 })): RecordedEvent[] {
+  const out: RecordedEvent[] = [];
   const run = uuidv7().slice(-8);
   for (let v = 0; v < perStream; v++) {
     for (let s = 0; s < streams; s++) {
+      const payload = data(s);
       out.push({
-        globalPosition: out.length + 1, streamId: `thread-${run}-${s}`, streamVersion: v + 1, eventId: uuidv7(), type: 'RelayProbe', schemaVersion: 1,
-        recordedAt: new Date().toISOString(), data: data(s), metadata: { actor: 'test', tenantId: null } as unknown as EventView['metadata'],
+        globalPosition: out.length + 1, transactionId: BigInt(out.length + 1) as RecordedEvent['transactionId'], streamId: `thread-${run}-${s}`, streamVersion: v + 1,
+        eventId: uuidv7(), type: 'RelayProbe', schemaVersion: 1, recordedAt: new Date(), data: payload,
+        metadata: { actor: 'test', tenantId: null } as unknown as RecordedEvent['metadata'],
+        stored: { schemaVersion: 1, data: payload, recordedAt: '2026-12-07T00:00:00.000000Z' },
       });
     }
   }
@@ -84,7 +88,7 @@ describeWithNats('the relay publishing thread', () => {
       expect(await stored(nats.url)).toBe(before + 100);
       // Serialized on the thread, the body is the view as the history API serializes it, byte for byte.
       // (Streams go out concurrently: the last one stored is one of the page's last events, byte for byte.)
-      expect(page.map((view) => JSON.stringify(view))).toContain(await lastBody(nats.url, 'RelayProbe'));
+      expect(page.map((event) => JSON.stringify(eventView(event)))).toContain(await lastBody(nats.url, 'RelayProbe'));
       // The same page again: the stream drops the duplicates by Nats-Msg-Id and still acknowledges each one.
       expect(await thread.publish(page)).toEqual({ published: 100, failure: null });
       expect(await stored(nats.url)).toBe(before + 100);

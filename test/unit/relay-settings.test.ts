@@ -1,6 +1,6 @@
 import { lastValueFrom } from 'rxjs';
 import { REQUEST_EVENT_TYPES } from '../../events/index.js';
-import { eventView } from '../../modules/audit/index.js';
+import { eventView } from '../../modules/relay/index.js';
 import {
   natsCredentials,
   KAFKA_PRODUCER, KAFKA_SEND, KafkaClientProxy, RelayRefusedError, RelayUnavailableError, classifyKafkaError, kafkaRecord, natsSubject, readRelaySettings,
@@ -69,9 +69,11 @@ describe('relay mappings', () => {
     expect(natsSubject(message)).toBe('switchyard.events.AttemptFinished');
   });
 
-  test('a view that crossed to the relay\'s thread (a structured clone) serializes to the same bytes as the history API\'s', () => {
-    const view = eventView({ ...event, data: { z: 1, a: { y: [1, { b: null, a: 'ü\u2028"' }], x: -0 }, m: '' }, metadata: { b: 2, a: 1 } } as never);
-    expect(relayMessage(structuredClone(view)).body).toBe(JSON.stringify(view));
+  test('an event that crossed to the relay\'s thread (a structured clone) serializes to the same bytes as the history API\'s', () => {
+    const data = { z: 1, a: { y: [1, { b: null, a: 'ü\u2028"' }], x: -0 }, m: '' };
+    // As the store reads it: the stored form beside the payload (the same object when nothing was upcast).
+    const recorded = { ...event, data, metadata: { b: 2, a: 1 }, stored: { schemaVersion: 2, data, recordedAt: '2026-12-06T12:00:00.000000Z' } };
+    expect(relayMessage(eventView(structuredClone(recorded) as never)).body).toBe(JSON.stringify(eventView(recorded as never)));
   });
 
   test('Kafka: key = stream id (one partition per stream, in order), the envelope as value, type and id in headers; idempotent producer, acks from all replicas', () => {

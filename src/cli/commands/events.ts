@@ -1,5 +1,5 @@
 import { EventHistory } from '../../../modules/audit/event-history.js';
-import { eventView } from '../../../modules/audit/event-view.js';
+import { eventView } from '../../../modules/relay/index.js';
 import { readEnvironment } from '../../config/environment.js';
 import { type LogPosition, START } from '../../kernel/event-store/event-store.js';
 import { openLogReader } from '../../log-reader.js';
