@@ -43,3 +43,12 @@ export class RelayUnavailableError extends Error {
     super(`the ${transport} broker is unavailable: ${reason}`, options);
   }
 }
+
+/**
+ * An event the relay cannot turn into a message (it would not cross to the relay's thread, or not serialize):
+ * trying again fails the same way, so it is thrown as the projection's own failure and the runner halts the relay
+ * at the event (never skipping it). Events read from the log are JSON and always serialize; this is a guard.
+ */
+export class RelayUnserializableError extends Error {
+  override readonly name = 'RelayUnserializableError';
+}

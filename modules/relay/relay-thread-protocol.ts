@@ -21,7 +21,9 @@ export type RelayCall =
 /** Why a page was not published whole, as plain data (errors cross threads without their class). */
 export type RelayFailure =
   | { kind: 'refused'; transport: string; eventId: string; reason: string }
-  | { kind: 'unavailable'; transport: string; reason: string };
+  | { kind: 'unavailable'; transport: string; reason: string }
+  /** An event the thread could not serialize: the same again next time. */
+  | { kind: 'unserializable'; eventId: string; reason: string };
 
 export type RelayLogLevel = 'log' | 'error' | 'warn' | 'debug' | 'verbose' | 'fatal';
 

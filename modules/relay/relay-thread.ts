@@ -1,14 +1,14 @@
 import { Logger } from '@nestjs/common';
 import { Worker } from 'node:worker_threads';
 import { type RecordedEvent, workerWithSemiSpace } from '../../src/kernel/index.js';
-import { RelayRefusedError, RelayUnavailableError } from './relay-message.js';
+import { RelayRefusedError, RelayUnavailableError, RelayUnserializableError } from './relay-message.js';
 import { RELAY_BROKER_NAMES } from './relay-transport.js';
 import type { RelayCall, RelayReply, RelayThreadOptions } from './relay-thread-protocol.js';
 
 /** A page handed to the publishing thread: how many of its events the broker acknowledged, and why not all (null: all). */
 export interface PublishedPage {
   published: number;
-  failure: RelayRefusedError | RelayUnavailableError | null;
+  failure: RelayRefusedError | RelayUnavailableError | RelayUnserializableError | null;
 }
 
 interface Pending {
@@ -26,7 +26,7 @@ const CLOSE_TIMEOUT_MS = 5_000;
 /**
  * The relay's publishing thread (`relay-worker.ts`), started at the first page (nothing connects before) and
  * again after it died. A page crosses as the events themselves, which the thread turns into envelopes (cloning an
- * event costs this thread a fifth of what serializing it here did, and allocates nothing); the answer is a count and, when not every event was acknowledged, the failure the relay acts on, rebuilt here
+ * event costs this thread a fifth of what serializing it here did, and leaves no objects behind); the answer is a count and, when not every event was acknowledged, the failure the relay acts on, rebuilt here
  * as the error it was. Should the thread die, every page in flight fails as unavailable: the relay publishes it
  * again from its checkpoint, through a new thread.
  */
@@ -45,7 +45,10 @@ export class RelayThread {
     this.broker = RELAY_BROKER_NAMES[options.settings.transport];
   }
 
-  /** Publishes a page of events, in commit order. */
+  /**
+   * Publishes a page of events, in commit order. Rejects with RelayUnavailableError when the thread is lost or
+   * closed, and with the clone's own error (a DataCloneError, a RangeError) when the page cannot cross.
+   */
   async publish(events: readonly RecordedEvent[]): Promise<PublishedPage> {
     const reply = await this.call({ op: 'publish', events });
     if (reply.kind !== 'published') throw new Error(`the relay's thread answered a publish with ${reply.kind}`);
@@ -54,7 +57,8 @@ export class RelayThread {
       published: reply.published,
       failure: !failure ? null
         : failure.kind === 'refused' ? new RelayRefusedError(failure.transport, failure.eventId, failure.reason)
-          : new RelayUnavailableError(failure.transport, failure.reason),
+          : failure.kind === 'unserializable' ? new RelayUnserializableError(`event ${failure.eventId} cannot be serialized: ${failure.reason}`)
+            : new RelayUnavailableError(failure.transport, failure.reason),
     };
   }
 

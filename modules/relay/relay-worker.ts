@@ -2,7 +2,7 @@ import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import { Logger, type LoggerService } from '@nestjs/common';
 import { type RelayClientProxy, relayClient } from './relay-client.js';
 import { eventView } from './event-view.js';
-import { RelayRefusedError, RelayUnavailableError, relayMessage } from './relay-message.js';
+import { type RelayMessage, RelayRefusedError, RelayUnavailableError, relayMessage } from './relay-message.js';
 import { publishPage } from './relay-page.js';
 import { RELAY_BROKER_NAMES } from './relay-transport.js';
 import type { RelayCall, RelayFailure, RelayLogLevel, RelayReply, RelayThreadOptions } from './relay-thread-protocol.js';
@@ -73,8 +73,18 @@ async function handle(call: RelayCall): Promise<void> {
     case 'publish': {
       let published = 0;
       let failure: RelayFailure | null;
+      const messages: RelayMessage[] = [];
+      for (const event of call.events) {
+        try {
+          messages.push(relayMessage(eventView(event)));
+        } catch (error) {
+          // Nothing of the page is published: the relay halts at this event (the runner finds it alone).
+          reply({ kind: 'published', id: call.id, published: 0, failure: { kind: 'unserializable', eventId: event.eventId, reason: error instanceof Error ? error.message : String(error) } });
+          return;
+        }
+      }
       try {
-        const outcome = await publishPage(await client, call.events.map((event) => relayMessage(eventView(event))));
+        const outcome = await publishPage(await client, messages);
         published = outcome.published;
         failure = failureOf(outcome.failures, broker);
       } catch (error) {

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { DurableProjection, EventTypeFilter, FailureKind, RecordedEvent, SqlExecutor } from '../../src/kernel/index.js';
 import { RELAY_ACK_TIMEOUT_MS } from './relay-client.js';
-import { RelayRefusedError, RelayUnavailableError } from './relay-message.js';
+import { RelayRefusedError, RelayUnavailableError, RelayUnserializableError } from './relay-message.js';
 import { RELAY_BROKER_NAMES, type RelaySettings, type RelayTransport } from './relay-settings.js';
 import { type PublishedPage, RelayThread } from './relay-thread.js';
 
@@ -30,8 +30,8 @@ export interface RelayStats {
 
 /**
  * Publishes every committed event of the configured types, in commit order, to one broker through a Nest
- * client proxy on a thread of its own (`RelayThread`: the serving thread on the embedded default only
- * serializes each envelope) — a singleton durable projection (one publisher per installation: the runner's advisory-lock
+ * client proxy on a thread of its own (`RelayThread`: the thread the projection runs on — the serving thread on
+ * the embedded default — only hands the events over) — a singleton durable projection (one publisher per installation: the runner's advisory-lock
  * lease) whose checkpoint is `projection_checkpoints.relay`.
  *
  * The page is published in `prepare`, before the runner's transaction opens, and that transaction moves the
@@ -77,8 +77,12 @@ export class RelayProjection implements DurableProjection {
     try {
       page = await this.publisher.publish(events);
     } catch (error) {
-      page = { published: 0, failure: error instanceof RelayUnavailableError ? error : new RelayUnavailableError(this.broker, error instanceof Error ? error.message : String(error), { cause: error }) };
+      // The thread lost or closed: transient. Anything else (a page that cannot cross to the thread) fails the same
+      // way again: thrown as the projection's own, so the runner halts at the event instead of retrying forever.
+      if (!(error instanceof RelayUnavailableError)) throw error;
+      page = { published: 0, failure: error };
     }
+    if (page.failure instanceof RelayUnserializableError) throw page.failure;
     this.stats.published += page.published;
     if (!page.failure) {
       this.acknowledged = events;

@@ -5,6 +5,8 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { connect as connectNats } from '@nats-io/transport-node';
 import { NATS_STREAM, NATS_SUBJECT_PREFIX, RelayRefusedError, RelayUnavailableError } from '../../modules/relay/index.js';
 import { RelayThread } from '../../modules/relay/relay-thread.js';
+import { RelayProjection, RelayUnserializableError } from '../../modules/relay/index.js';
+import { classifyFailure, thrownByProjection } from '../../src/kernel/projections/projection-failure.js';
 import { uuidv7 } from '../../src/kernel/ids.js';
 import type { RecordedEvent } from '../../src/kernel/index.js';
 import { eventView } from '../../modules/relay/index.js';
@@ -125,6 +127,38 @@ describeWithNats('the relay publishing thread', () => {
     } finally {
       await thread.close();
       await own.close();
+    }
+  }, TIMEOUT);
+
+  test('an event that cannot cross to the thread, or cannot be serialized there, halts the relay at it instead of being retried as an outage', async () => {
+    const thread = new RelayThread({ settings: { transport: 'nats', url: nats.url, servers: [`127.0.0.1:${nats.port}`] }, ackTimeoutMs: 5_000 });
+    const relay = new RelayProjection('nats', [], thread);
+    try {
+      // Nested deeper than a structured clone goes (JSON from the log never is): the page never leaves this thread.
+      let deep: unknown = 1;
+      for (let i = 0; i < 6_000; i++) deep = [deep];
+      const tooDeep = await relay.prepare(messages(1, 1, () => ({ deep }))).then(() => null, (error: unknown) => error);
+      // (The clone's own RangeError, from Node's realm, not the test's: compared by name.)
+      expect((tooDeep as Error).name).toBe('RangeError');
+      expect(tooDeep).not.toBeInstanceOf(RelayUnavailableError);
+      // As the runner sees it (commitPage marks what prepare throws): deterministic, so it isolates the event and halts.
+      expect(classifyFailure(relay, thrownByProjection(tooDeep))).toBe('deterministic');
+
+      // A value that crosses but does not serialize: the thread names the event and publishes nothing of the page.
+      const before = await stored(nats.url).catch(() => 0);
+      const page = messages(2, 1, (stream) => (stream === 1 ? { tokens: 7n } : { n: 1 }));
+      const unserializable = await relay.prepare(page).then(() => null, (error: unknown) => error);
+      expect(unserializable).toBeInstanceOf(RelayUnserializableError);
+      expect((unserializable as Error).message).toContain(page[1].eventId);
+      expect(classifyFailure(relay, thrownByProjection(unserializable))).toBe('deterministic');
+      expect(await stored(nats.url).catch(() => 0)).toBe(before);
+      expect(relay.stats).toMatchObject({ published: 0, unavailable: 0 });
+
+      // The relay is not backing off: the next page publishes at once.
+      await relay.prepare(messages(2, 2));
+      expect(relay.stats.published).toBe(4);
+    } finally {
+      await relay.close();
     }
   }, TIMEOUT);
 

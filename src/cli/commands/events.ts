@@ -1,5 +1,6 @@
 import { EventHistory } from '../../../modules/audit/event-history.js';
-import { eventView } from '../../../modules/relay/index.js';
+// The file, not the relay's index: `switchyard events` has no use for the broker clients that index loads.
+import { eventView } from '../../../modules/relay/event-view.js';
 import { readEnvironment } from '../../config/environment.js';
 import { type LogPosition, START } from '../../kernel/event-store/event-store.js';
 import { openLogReader } from '../../log-reader.js';
