@@ -2,7 +2,8 @@ import type { EventView } from './event-view.js';
 
 /**
  * One event as the relay hands it to a client proxy: the body every transport publishes (the event view of
- * `GET /admin/v1/events`, byte for byte the same JSON whatever the broker) and the fields the transports
+ * `GET /admin/v1/events` — the same JSON value, keys inside the payload possibly in another order — byte for byte the
+ * same whatever the broker) and the fields the transports
  * map to their own headers, subjects, routing keys and message keys.
  */
 export interface RelayMessage {

@@ -12,7 +12,7 @@ export interface RelayThreadOptions {
 export type RelayCall =
   /**
    * A page, in commit order, as the events themselves (plain JSON payloads, a Date and a bigint: they cross by
-   * structured clone, which keeps keys' order, so the thread's `eventView` serializes to the history API's bytes):
+   * structured clone, which keeps keys' order, so the thread's `eventView` serializes them as this side would):
    * published per stream in order, answered once every publish settled.
    */
   | { op: 'publish'; id: number; events: readonly RecordedEvent[] }

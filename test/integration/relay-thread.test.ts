@@ -88,7 +88,7 @@ describeWithNats('the relay publishing thread', () => {
       const outcome = await thread.publish(page);
       expect(outcome).toEqual({ published: 100, failure: null });
       expect(await stored(nats.url)).toBe(before + 100);
-      // Serialized on the thread, the body is the view as the history API serializes it, byte for byte.
+      // Serialized on the thread, the body is the event's view as this thread serializes it, byte for byte.
       // (Streams go out concurrently: the last one stored is one of the page's last events, byte for byte.)
       expect(page.map((event) => JSON.stringify(eventView(event)))).toContain(await lastBody(nats.url, 'RelayProbe'));
       // The same page again: the stream drops the duplicates by Nats-Msg-Id and still acknowledges each one.
