@@ -11,8 +11,8 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RELAY_ACK_TIMEOUT_MS, RelayProjection, type RelayPublisher, RelayRefusedError, RelayUnavailableError, eventView, readRelaySettings, relayClient, relayMessage } from '../modules/relay/index.js';
-import { publishPage } from '../modules/relay/relay-page.js';
+import { RELAY_ACK_TIMEOUT_MS, RelayProjection, type RelayPublisher, eventView, readRelaySettings, relayClient, relayMessage } from '../modules/relay/index.js';
+import { pageFailure, publishPage } from '../modules/relay/relay-page.js';
 import { RelayThread } from '../modules/relay/relay-thread.js';
 import type { PublishedPage } from '../modules/relay/relay-thread.js';
 import type { RecordedEvent, SqlExecutor } from '../src/kernel/index.js';
@@ -49,9 +49,7 @@ class InlinePublisher implements RelayPublisher {
 
   async publish(events: Parameters<RelayPublisher['publish']>[0]): Promise<PublishedPage> {
     const { published, failures } = await publishPage(await this.client, events.map((event) => relayMessage(eventView(event))));
-    const failure = failures.find((error) => error instanceof RelayRefusedError) ?? failures[0];
-    if (failure === undefined) return { published, failure: null };
-    return { published, failure: failure instanceof RelayRefusedError || failure instanceof RelayUnavailableError ? failure : new RelayUnavailableError('NATS', String(failure)) };
+    return { published, failure: pageFailure(failures, 'NATS') };
   }
 
   async close(): Promise<void> {

@@ -1,4 +1,4 @@
-import type { RelayMessage } from './relay-message.js';
+import { type RelayMessage, RelayRefusedError, RelayUnavailableError } from './relay-message.js';
 
 /** What a relay client proxy must do: publish one message and resolve once the broker acknowledged it. */
 export interface RelayPublishing {
@@ -32,4 +32,17 @@ export async function publishPage(client: RelayPublishing, messages: readonly Re
   };
   const outcomes = await Promise.allSettled([...streams.values()].map(publishInOrder));
   return { published, failures: outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason as unknown] : [])) };
+}
+
+/**
+ * The failure a page is acted on by: a refusal first (it stops the relay at its event), else the first failure,
+ * read as the broker being unavailable unless it already says so.
+ */
+export function pageFailure(failures: readonly unknown[], transport: string): RelayRefusedError | RelayUnavailableError | null {
+  if (failures.length === 0) return null;
+  const refusal = failures.find((failure): failure is RelayRefusedError => failure instanceof RelayRefusedError);
+  if (refusal) return refusal;
+  const failure = failures[0];
+  if (failure instanceof RelayUnavailableError) return failure;
+  return new RelayUnavailableError(transport, failure instanceof Error ? failure.message : String(failure));
 }

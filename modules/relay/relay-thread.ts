@@ -26,8 +26,9 @@ const CLOSE_TIMEOUT_MS = 5_000;
 /**
  * The relay's publishing thread (`relay-worker.ts`), started at the first page (nothing connects before) and
  * again after it died. A page crosses as the events themselves, which the thread turns into envelopes (cloning an
- * event costs this thread a fifth of what serializing it here did, and leaves no objects behind); the answer is a count and, when not every event was acknowledged, the failure the relay acts on, rebuilt here
- * as the error it was. Should the thread die, every page in flight fails as unavailable: the relay publishes it
+ * event costs this thread a fifth of what serializing it here did, and leaves no objects behind); the answer is
+ * a count and, when not every event was acknowledged, the failure the relay acts on, rebuilt here as the error
+ * it was. Should the thread die, every page in flight fails as unavailable: the relay publishes it
  * again from its checkpoint, through a new thread.
  */
 export class RelayThread {
@@ -100,7 +101,8 @@ export class RelayThread {
   private start(): Worker {
     const worker = workerWithSemiSpace(() => new Worker(new URL('./relay-worker.js', import.meta.url), {
       workerData: this.options,
-      // V8's flags are the process's already (Node refuses them for a thread); a preloaded module is not the relay's business.
+      // V8's flags are the process's already (Node refuses them for a thread); a preloaded module is not the
+      // relay's business.
       execArgv: [],
     }), RELAY_SEMI_SPACE_MB);
     worker.on('message', (reply: RelayReply) => this.received(reply));

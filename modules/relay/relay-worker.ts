@@ -2,8 +2,8 @@ import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import { Logger, type LoggerService } from '@nestjs/common';
 import { type RelayClientProxy, relayClient } from './relay-client.js';
 import { eventView } from './event-view.js';
-import { type RelayMessage, RelayRefusedError, RelayUnavailableError, relayMessage } from './relay-message.js';
-import { publishPage } from './relay-page.js';
+import { type RelayMessage, RelayRefusedError, relayMessage } from './relay-message.js';
+import { pageFailure, publishPage } from './relay-page.js';
 import { RELAY_BROKER_NAMES } from './relay-transport.js';
 import type { RelayCall, RelayFailure, RelayLogLevel, RelayReply, RelayThreadOptions } from './relay-thread-protocol.js';
 
@@ -11,7 +11,8 @@ import type { RelayCall, RelayFailure, RelayLogLevel, RelayReply, RelayThreadOpt
  * The relay's publishing thread: the envelopes' serialization and the broker's client proxy (its connection,
  * reconnection, protocol encoding, socket writes and acknowledgements) run here, beside the gateway's event loop;
  * the gateway's thread only hands pages of events over (`relay-thread.ts`). On the embedded default the
- * relay's projection runs on the serving thread: publishing there cost every request about 45 µs of that thread (bench/relay-serving-cost.ts).
+ * relay's projection runs on the serving thread: publishing there cost every request about 45 µs of that thread
+ * (bench/relay-serving-cost.ts).
  */
 const port = parentPort;
 if (!port) throw new Error('relay-worker must run as a worker thread');
@@ -48,14 +49,12 @@ function text(message: unknown): string {
   }
 }
 
-/** The failure the relay acts on: a refusal first (it stops the relay at its event), else the first failure. */
+/** The page's failure (relay-page.ts) as the protocol carries it back. */
 function failureOf(failures: readonly unknown[], transport: string): RelayFailure | null {
-  if (failures.length === 0) return null;
-  const refusal = failures.find((failure): failure is RelayRefusedError => failure instanceof RelayRefusedError);
-  if (refusal) return { kind: 'refused', transport: refusal.transport, eventId: refusal.eventId, reason: refusal.reason };
-  const failure = failures[0];
-  if (failure instanceof RelayUnavailableError) return { kind: 'unavailable', transport: failure.transport, reason: failure.reason };
-  return { kind: 'unavailable', transport, reason: failure instanceof Error ? failure.message : String(failure) };
+  const failure = pageFailure(failures, transport);
+  if (failure === null) return null;
+  if (failure instanceof RelayRefusedError) return { kind: 'refused', transport: failure.transport, eventId: failure.eventId, reason: failure.reason };
+  return { kind: 'unavailable', transport: failure.transport, reason: failure.reason };
 }
 
 Logger.overrideLogger(new ForwardedLogger(port));

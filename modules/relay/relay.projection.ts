@@ -31,8 +31,8 @@ export interface RelayStats {
 /**
  * Publishes every committed event of the configured types, in commit order, to one broker through a Nest
  * client proxy on a thread of its own (`RelayThread`: the thread the projection runs on — the serving thread on
- * the embedded default — only hands the events over) — a singleton durable projection (one publisher per installation: the runner's advisory-lock
- * lease) whose checkpoint is `projection_checkpoints.relay`.
+ * the embedded default — only hands the events over). A singleton durable projection (one publisher per
+ * installation: the runner's advisory-lock lease) whose checkpoint is `projection_checkpoints.relay`.
  *
  * The page is published in `prepare`, before the runner's transaction opens, and that transaction moves the
  * checkpoint only if every event of the page was acknowledged by the broker (`handle` checks it): the

@@ -6,6 +6,8 @@ import {
   KAFKA_PRODUCER, KAFKA_SEND, KafkaClientProxy, RelayRefusedError, RelayUnavailableError, classifyKafkaError, kafkaRecord, natsSubject, readRelaySettings,
   relayMessage,
 } from '../../modules/relay/index.js';
+import { pageFailure, publishPage } from '../../modules/relay/relay-page.js';
+import type { RelayMessage } from '../../modules/relay/relay-message.js';
 import { ALL_EVENT_TYPES, ConfigurationError } from '../../src/kernel/index.js';
 
 /** SWITCHYARD_RELAY_URL and SWITCHYARD_RELAY_EVENTS (docs/events-out.md): what starts, and what stops the start with a clear message. */
@@ -58,6 +60,30 @@ describe('relay mappings', () => {
     globalPosition: 42, transactionId: 7n, streamId: 'request-01J', streamVersion: 3, eventId: '01935c1e-0000-7000-8000-000000000001',
     type: 'AttemptFinished', schemaVersion: 2, recordedAt: new Date('2026-12-06T12:00:00Z'), data: { attempt: 1 }, metadata: { actor: 'key:1' },
   };
+
+  test('a page: each stream in order, a stream stops at its failure, and a refusal is what the page is acted on by', async () => {
+    const message = (streamId: string, eventId: string) => ({ streamId, eventId }) as unknown as RelayMessage;
+    const page = [message('a', 'a1'), message('b', 'b1'), message('a', 'a2'), message('c', 'c1'), message('b', 'b2'), message('a', 'a3')];
+    const sent: string[] = [];
+    const outcome = await publishPage({
+      async publishEvent({ eventId }: RelayMessage) {
+        // Stream b's broker is away; stream a's second event is too large; c goes through.
+        if (eventId === 'b1') throw new RelayUnavailableError('NATS', 'connection closed');
+        if (eventId === 'a2') throw new RelayRefusedError('NATS', eventId, 'maximum payload exceeded');
+        sent.push(eventId);
+      },
+    }, page);
+    expect(sent).toEqual(['a1', 'c1']);
+    expect(outcome.published).toBe(2);
+    expect(outcome.failures).toHaveLength(2);
+    // The refusal wins over the outage listed before it: the relay must stop at a2, not back off and retry forever.
+    expect(pageFailure(outcome.failures, 'NATS')).toMatchObject({ name: 'RelayRefusedError', eventId: 'a2' });
+    expect(pageFailure([], 'NATS')).toBeNull();
+    expect(pageFailure([new RelayUnavailableError('NATS', 'timeout')], 'NATS')).toMatchObject({ name: 'RelayUnavailableError', reason: 'timeout' });
+    // Anything else a client throws is read as the broker being unavailable, with its message as the reason.
+    expect(pageFailure([new TypeError('socket hang up'), 'odd'], 'RabbitMQ')).toMatchObject({ name: 'RelayUnavailableError', transport: 'RabbitMQ', reason: 'socket hang up' });
+    expect(pageFailure(['odd'], 'RabbitMQ')).toMatchObject({ reason: 'odd' });
+  });
 
   test('the body is the event view of GET /admin/v1/events, in its field order', () => {
     const message = relayMessage(eventView(event as never));

@@ -25,6 +25,17 @@ export interface MockRequestRecord {
   outcome: 'in-flight' | 'completed' | 'error-status' | 'fault' | 'aborted';
 }
 
+/** A unary endpoint's dialect as serveUnary needs it: parse and render bound to the request's path and query. */
+interface MockUnaryEndpoint<Input> {
+  readonly name: string;
+  authProblem?(headers: IncomingMessage['headers'], path: string): { status: number; message: string } | null;
+  /** Throws MockBadRequest when the body is not a valid request of this dialect. */
+  parse(body: unknown): Input;
+  render(input: Input, seq: number): unknown;
+  errorBody(status: number, message: string): unknown;
+  errorHeaders?(status: number): Record<string, string>;
+}
+
 const MAX_BODY = 8 * 1024 * 1024;
 const MAX_LOG = 10_000;
 
@@ -213,57 +224,52 @@ export class MockProviderServer {
   }
 
   /** Embeddings: deterministic vectors, with the same latency and status faults as chat (no streams). */
-  private async serveEmbeddings(format: MockEmbeddingsFormat, req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void> {
-    const record = this.record(format.name, req, res, path, query);
-    const fail = (status: number, message: string, headers: Record<string, string> = {}) => {
-      record.outcome = 'error-status';
-      json(res, status, format.errorBody(status, message), { ...format.errorHeaders?.(status), ...headers });
-    };
-    try {
-      record.body = JSON.parse((await readBody(req)).toString('utf8'));
-    } catch {
-      return fail(400, 'the body is not valid JSON');
-    }
-    const refused = format.authProblem?.(req.headers, path);
-    if (refused) return fail(refused.status, refused.message);
-    let input;
-    try {
-      input = format.parse(record.body, path, query);
-    } catch (error) {
-      if (!(error instanceof MockBadRequest)) throw error;
-      return fail(400, error.message);
-    }
-    record.model = input.model;
-    const behaviour = this.behaviourFor(input.model);
-    if (behaviour.stall === 'before-headers') return;
-    if (behaviour.latencyMs > 0) await sleep(behaviour.latencyMs);
-    if (res.destroyed) return;
-    if (behaviour.status !== null) {
-      return fail(behaviour.status, behaviour.errorMessage ?? `mock failure with status ${behaviour.status}`, behaviour.retryAfterSeconds !== null ? { 'retry-after': String(behaviour.retryAfterSeconds) } : {});
-    }
-    const vectors = input.inputs.map((text) => mockEmbedding(text, input.dimensions));
-    record.outcome = 'completed';
-    json(res, 200, format.render(input, vectors, input.inputs.map(mockEmbeddingTokens)), { 'x-request-id': `mock-${record.seq}` });
+  private serveEmbeddings(format: MockEmbeddingsFormat, req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void> {
+    return this.serveUnary(req, res, path, query, {
+      ...format,
+      parse: (body) => format.parse(body, path, query),
+      render: (input) => format.render(input, input.inputs.map((text) => mockEmbedding(text, input.dimensions)), input.inputs.map(mockEmbeddingTokens)),
+    });
   }
 
   /** OpenAI moderations: flagged when an input holds the marker, with the same latency and status faults as chat. */
-  private async serveModeration(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void> {
+  private serveModeration(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void> {
     const format = openAiModerationMockFormat;
-    const record = this.record(format.name, req, res, path, query);
+    return this.serveUnary(req, res, path, query, {
+      name: format.name,
+      authProblem: format.authProblem,
+      errorBody: format.errorBody,
+      parse: (body) => format.parse(body),
+      render: (input, seq) => format.render(input, this.moderationMarker, `modr-mock-${seq}`),
+    });
+  }
+
+  /** Token counting: the prompt tokens its answer would report, with the same latency and status faults as chat. */
+  private serveTokenCount(format: MockTokenCountFormat, req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void> {
+    return this.serveUnary(req, res, path, query, { ...format, parse: (body) => format.parse(body, path), render: (input) => format.render(mockPromptTokens(input)) });
+  }
+
+  /**
+   * A request answered with one JSON body (embeddings, moderations, token counts): the body parsed in the endpoint's
+   * dialect, its auth checked, then the model's behaviour applied — a stall before the headers, latency, an injected
+   * status — as for chat, every step recorded in the request log.
+   */
+  private async serveUnary<Input extends { model: string }>(req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams, endpoint: MockUnaryEndpoint<Input>): Promise<void> {
+    const record = this.record(endpoint.name, req, res, path, query);
     const fail = (status: number, message: string, headers: Record<string, string> = {}) => {
       record.outcome = 'error-status';
-      json(res, status, format.errorBody(status, message), headers);
+      json(res, status, endpoint.errorBody(status, message), { ...endpoint.errorHeaders?.(status), ...headers });
     };
     try {
       record.body = JSON.parse((await readBody(req)).toString('utf8'));
     } catch {
       return fail(400, 'the body is not valid JSON');
     }
-    const refused = format.authProblem(req.headers, path);
+    const refused = endpoint.authProblem?.(req.headers, path);
     if (refused) return fail(refused.status, refused.message);
-    let input;
+    let input: Input;
     try {
-      input = format.parse(record.body);
+      input = endpoint.parse(record.body);
     } catch (error) {
       if (!(error instanceof MockBadRequest)) throw error;
       return fail(400, error.message);
@@ -277,39 +283,7 @@ export class MockProviderServer {
       return fail(behaviour.status, behaviour.errorMessage ?? `mock failure with status ${behaviour.status}`, behaviour.retryAfterSeconds !== null ? { 'retry-after': String(behaviour.retryAfterSeconds) } : {});
     }
     record.outcome = 'completed';
-    json(res, 200, format.render(input, this.moderationMarker, `modr-mock-${record.seq}`), { 'x-request-id': `mock-${record.seq}` });
-  }
-
-  /** Token counting: the prompt tokens its answer would report, with the same latency and status faults as chat. */
-  private async serveTokenCount(format: MockTokenCountFormat, req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void> {
-    const record = this.record(format.name, req, res, path, query);
-    const fail = (status: number, message: string, headers: Record<string, string> = {}) => {
-      record.outcome = 'error-status';
-      json(res, status, format.errorBody(status, message), { ...format.errorHeaders?.(status), ...headers });
-    };
-    try {
-      record.body = JSON.parse((await readBody(req)).toString('utf8'));
-    } catch {
-      return fail(400, 'the body is not valid JSON');
-    }
-    const refused = format.authProblem?.(req.headers, path);
-    if (refused) return fail(refused.status, refused.message);
-    let input;
-    try {
-      input = format.parse(record.body, path);
-    } catch (error) {
-      if (!(error instanceof MockBadRequest)) throw error;
-      return fail(400, error.message);
-    }
-    record.model = input.model;
-    const behaviour = this.behaviourFor(input.model);
-    if (behaviour.latencyMs > 0) await sleep(behaviour.latencyMs);
-    if (res.destroyed) return;
-    if (behaviour.status !== null) {
-      return fail(behaviour.status, behaviour.errorMessage ?? `mock failure with status ${behaviour.status}`, behaviour.retryAfterSeconds !== null ? { 'retry-after': String(behaviour.retryAfterSeconds) } : {});
-    }
-    record.outcome = 'completed';
-    json(res, 200, format.render(mockPromptTokens(input)), { 'x-request-id': `mock-${record.seq}` });
+    json(res, 200, endpoint.render(input, record.seq), { 'x-request-id': `mock-${record.seq}` });
   }
 
   private behaviourFor(model: string): MockBehaviour {
