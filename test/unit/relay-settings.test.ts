@@ -96,10 +96,13 @@ describe('relay mappings', () => {
   });
 
   test('an event that crossed to the relay\'s thread (a structured clone) serializes to the same bytes as the history API\'s', () => {
-    const data = { z: 1, a: { y: [1, { b: null, a: 'ü\u2028"' }], x: -0 }, m: '' };
+    // JSON from the log can hold a key named __proto__ (an own property, as JSON.parse makes it): it must cross as one.
+    const data = { z: 1, a: { y: [1, { b: null, a: 'ü\u2028"' }], x: -0 }, m: '', ...JSON.parse('{"__proto__":{"polluted":true},"constructor":"c"}') };
     // As the store reads it: the stored form beside the payload (the same object when nothing was upcast).
     const recorded = { ...event, data, metadata: { b: 2, a: 1 }, stored: { schemaVersion: 2, data, recordedAt: '2026-12-06T12:00:00.000000Z' } };
-    expect(relayMessage(eventView(structuredClone(recorded) as never)).body).toBe(JSON.stringify(eventView(recorded as never)));
+    const body = relayMessage(eventView(structuredClone(recorded) as never)).body;
+    expect(body).toBe(JSON.stringify(eventView(recorded as never)));
+    expect(body).toContain('"__proto__":{"polluted":true}');
   });
 
   test('Kafka: key = stream id (one partition per stream, in order), the envelope as value, type and id in headers; idempotent producer, acks from all replicas', () => {
