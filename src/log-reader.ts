@@ -7,6 +7,7 @@ import { openDatabase } from './kernel/database/open-database.js';
 import { SqlEventStore } from './kernel/event-store/sql-event-store.js';
 import { checkLogBehindTransactionCounter } from './kernel/event-store/transaction-counter.js';
 import { checkNoMigrationInProgress } from './migrate/migration-marker.js';
+import { refuseMovedStore } from './migrate/moved-store-mark.js';
 import { rememberSecret, rememberUrlCredentials } from './kernel/secret-references/known-secrets.js';
 import { installSecretReferencePolicy } from './kernel/secret-references/secret-reference.js';
 import { secretReferencePolicy } from './kernel/secret-references/secret-reference-policy.js';
@@ -40,6 +41,8 @@ export async function openLogReader(environment: Environment): Promise<LogReader
   guardProcessSecrets(environment);
   const auditSigner = openCheckpointSigner(environment.audit ?? readAuditSettings(process.env));
   const dataDir = environment.databaseUrl || environment.dataDir === ':memory:' ? null : environment.dataDir;
+  // A command on an embedded store moved to PostgreSQL would read, or write, what the gateway no longer serves.
+  if (dataDir) refuseMovedStore(dataDir);
   const database = await openDatabase({ databaseUrl: environment.databaseUrl, dataDir });
   try {
     if (await schemaBehind(database)) {

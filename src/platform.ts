@@ -18,6 +18,7 @@ import { CommandExecutor } from './kernel/commands/command-executor.js';
 import { GroupCommitter } from './kernel/event-store/group-committer.js';
 import { checkLogBehindTransactionCounter } from './kernel/event-store/transaction-counter.js';
 import { checkNoMigrationInProgress } from './migrate/migration-marker.js';
+import { refuseMovedStore } from './migrate/moved-store-mark.js';
 import { SqlEventStore } from './kernel/event-store/sql-event-store.js';
 import { OutageSpool } from './kernel/event-store/spool/outage-spool.js';
 import { SpoolDrainer } from './kernel/event-store/spool/spool-drainer.js';
@@ -68,6 +69,8 @@ export async function openPlatform(environment: Environment, options: PlatformOp
   const feed = analyticsFeed(process.env);
   const relaySettings = readRelaySettings(process.env);
   const dataDir = environment.databaseUrl || environment.dataDir === ':memory:' ? null : environment.dataDir;
+  // An embedded store moved to PostgreSQL is not the log any more: a server started on it would serve stale keys.
+  if (dataDir) refuseMovedStore(dataDir);
   const database = await openDatabase({ databaseUrl: environment.databaseUrl, dataDir });
   let dataSource: DataSource | null = null;
   try {

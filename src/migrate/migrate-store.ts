@@ -9,6 +9,7 @@ import { describeControlPlane } from './control-plane-fold.js';
 import { catchUpReadModels } from './durable-read-models.js';
 import { type LogExtent, continuePositions, copyLog, copyUnrebuildableState, logExtent } from './log-copy.js';
 import { readMigrationMarker, removeMigrationMarker, writeMigrationMarker } from './migration-marker.js';
+import { writeMovedMark } from './moved-store-mark.js';
 import { auditChainHead, ledgerByTenantDay, ledgerDigest, spendByTenant, spendDigest, unrebuildableDigest, type GroupLine, type TableDigest } from './read-model-digest.js';
 import { MigrationRefusedError, type OpenedStore, type StoreEndpoint, endpointLabel, openEndpoint, refuseIfServed, storeIdentity } from './store-endpoint.js';
 import { advanceTransactionCounter } from './transaction-counter-advance.js';
@@ -45,6 +46,8 @@ export interface MigrationReport {
   target: string;
   /** A previous, interrupted run into the same target was resumed. */
   resumed: boolean;
+  /** The embedded source now refuses every process that would open it (moved-store-mark.ts). */
+  sourceMarkedMoved: boolean;
   events: number;
   streams: number;
   lastPosition: string | null;
@@ -117,8 +120,15 @@ export async function migrateStore(options: MigrationOptions): Promise<Migration
       if (sourceControlPlane) checks.push(compare('control plane (routing snapshot, key index)', describeControlPlane(sourceControlPlane), describeControlPlane(targetControlPlane)));
       const ok = checks.every((check) => check.ok);
       if (ok) await removeMigrationMarker(target.database);
+      // Moving the embedded store (the default every process falls back to without DATABASE_URL) to PostgreSQL
+      // leaves it marked, so that no command writes to it by mistake; a copy into a data directory (a laptop copy
+      // of a database) leaves its source as it is.
+      const sourceMarkedMoved = ok && sourceEndpoint.kind === 'pglite' && targetEndpoint.kind === 'postgres';
+      if (sourceMarkedMoved) {
+        writeMovedMark(sourceEndpoint.dataDir, { to: endpointLabel(targetEndpoint), movedAt: new Date().toISOString(), lastPosition: extent.last ? formatPosition(extent.last) : null });
+      }
       return {
-        ok, source: endpointLabel(sourceEndpoint), target: endpointLabel(targetEndpoint), resumed,
+        ok, source: endpointLabel(sourceEndpoint), target: endpointLabel(targetEndpoint), resumed, sourceMarkedMoved,
         events: extent.events, streams: extent.streams, lastPosition: extent.last ? formatPosition(extent.last) : null,
         copiedNow, transactionIdsTaken, adminTokens: kept.admin_tokens, auditCheckpoints: kept.audit_checkpoints,
         seconds: (Date.now() - started) / 1000, checks,

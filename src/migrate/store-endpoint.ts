@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { realpathSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { DataSource } from 'typeorm';
 import { CostLedgerEntry } from '../../projections/cost-ledger/index.js';
 import { TenantSpend } from '../../projections/tenant-spend/index.js';
@@ -8,6 +8,7 @@ import type { Database } from '../kernel/database/database.js';
 import { migrate, openDataSource } from '../kernel/database/data-source.js';
 import { DataDirLock } from '../kernel/database/data-dir-lock.js';
 import { openDatabase } from '../kernel/database/open-database.js';
+import { MOVED_MARK_FILE, readMovedMark } from './moved-store-mark.js';
 
 /** One end of a migration: a PostgreSQL database by URL, or an embedded (PGlite) data directory. */
 export type StoreEndpoint = { kind: 'postgres'; url: string } | { kind: 'pglite'; dataDir: string };
@@ -39,12 +40,19 @@ export function endpointLabel(endpoint: StoreEndpoint): string {
 }
 
 /**
- * Refuses to read a source that a Switchyard server is using: it could append while the log is copied, and
+ * Refuses to read a source that was moved already (an embedded store `migrate` marked), or one a Switchyard server is using: it could append while the log is copied, and
  * what it appended after the copy passed would be left behind. The embedded store's lock names the process;
  * on PostgreSQL every Switchyard session (server, projector, CLI command) names itself `switchyard`.
  */
 export async function refuseIfServed(endpoint: StoreEndpoint): Promise<void> {
   if (endpoint.kind === 'pglite') {
+    const moved = readMovedMark(endpoint.dataDir);
+    if (moved) {
+      throw new MigrationRefusedError(
+        `${endpointLabel(endpoint)} was moved to ${moved.to} already (${moved.movedAt}): the log is there now. ` +
+          `To copy this store again anyway, delete ${join(resolve(endpoint.dataDir), MOVED_MARK_FILE)} first.`,
+      );
+    }
     const owner = DataDirLock.owner(endpoint.dataDir);
     if (owner !== null) {
       throw new MigrationRefusedError(

@@ -146,6 +146,8 @@ describeWithServers('a log restored behind its server’s transaction counter, a
     const report = JSON.parse(result.stdout);
     expect(report.ok).toBe(true);
     expect(report.target).toBe(`the embedded store in ${dataDir}`);
+    // A copy into a data directory leaves its source unmarked: production keeps serving from it.
+    expect(report.sourceMarkedMoved).toBe(false);
     expect(report.checks.every((check: { ok: boolean }) => check.ok)).toBe(true);
     const laptop = { ...process.env, DATABASE_URL: '', SWITCHYARD_DATA_DIR: dataDir };
     const verified = await runCli(['audit', 'verify'], laptop);

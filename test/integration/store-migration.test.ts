@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -263,7 +263,33 @@ describeWithPostgres('switchyard migrate: the embedded store to PostgreSQL and b
     // per tenant and day, tenant spend row by row, the copied admin token and signed checkpoints.
     expect(await factsOf(target)).toEqual(source);
     expect(await sqlOn(target, `SELECT to_regclass('switchyard_migration_in_progress') AS marker`)).toEqual([{ marker: null }]);
+    expect(report.sourceMarkedMoved).toBe(true);
   }, 180_000);
+
+  test('the moved embedded store refuses every command and server without DATABASE_URL, naming the target; deleting the mark reopens it', async () => {
+    const mark = JSON.parse(readFileSync(join(dataDir, 'moved.json'), 'utf8'));
+    expect(mark).toMatchObject({ to: expect.stringMatching(/^PostgreSQL postgres:\/\//), lastPosition: `${source.last.transaction_id}:${source.last.global_position}` });
+    expect(new Date(mark.movedAt).getTime()).toBeGreaterThan(Date.now() - 600_000);
+    // A revoke in a shell that lacks DATABASE_URL (the opened-platform path) and a read (the log reader's path) are
+    // refused before the store is opened; were they not, the revoke would be one more event in the source's log,
+    // which the next migrate below copies and compares with `source` byte for byte.
+    const revoke = await runCliInProcess(['keys', 'revoke', 'acme-app', '--reason', 'wrong store'], env);
+    expect(revoke.code).toBe(1);
+    expect(revoke.stderr).toContain(`The embedded store in ${dataDir} was moved to PostgreSQL postgres://`);
+    expect(revoke.stderr).toContain('Set DATABASE_URL to that database');
+    expect(revoke.stderr).not.toContain('Revoked');
+    const read = await runCliInProcess(['events', 'list', '--limit', '1'], env);
+    expect(read.code).toBe(1);
+    expect(read.stderr).toContain('was moved to PostgreSQL');
+    const again = await runCliInProcess(['migrate', '--to', target], env);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('was moved to PostgreSQL');
+    expect(again.stderr).toContain(`delete ${join(dataDir, 'moved.json')}`);
+    // The way back the message gives: the store opens again (the suite's later migrations read it).
+    rmSync(join(dataDir, 'moved.json'));
+    const reopened = await runCliInProcess(['events', 'list', '--limit', '1'], env);
+    expect(reopened.code).toBe(0);
+  }, 60_000);
 
   test('refuses a target that is not empty, says what it found, and leaves it unchanged', async () => {
     const before = await factsOf(target);

@@ -2,6 +2,7 @@ import { readEnvironment } from '../../config/environment.js';
 import { OutageSpool } from '../../kernel/event-store/spool/outage-spool.js';
 import { defaultSpoolSettings, spoolStoreKey } from '../../kernel/event-store/spool/spool-settings.js';
 import { type MigrationReport, migrateStore } from '../../migrate/migrate-store.js';
+import { MOVED_MARK_FILE } from '../../migrate/moved-store-mark.js';
 import { MigrationRefusedError, type StoreEndpoint, endpointLabel } from '../../migrate/store-endpoint.js';
 import { writeOut } from '../output.js';
 import { ProgressBar } from '../progress-bar.js';
@@ -72,6 +73,12 @@ function summary(report: MigrationReport): string {
     'verification (source → target):',
     ...report.checks.map((check) =>
       `  ${check.ok ? 'OK      ' : 'MISMATCH'} ${check.name}: ${check.ok ? check.target : `source ${check.source}; target ${check.target}${check.detail ? ` (${check.detail})` : ''}`}`),
+    ...(report.sourceMarkedMoved
+      ? [
+        `The source (${report.source}) is now marked as moved (${MOVED_MARK_FILE} in it): a server or command started without`,
+        `DATABASE_URL refuses it instead of using it. Set DATABASE_URL to the target for the gateway and for every switchyard command from now on.`,
+      ]
+      : []),
   ];
   return `${lines.join('\n')}\n`;
 }
