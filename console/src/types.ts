@@ -64,7 +64,8 @@ export interface IssuedKey extends ApiKey { key: string; notice: string; previou
 
 export interface ContentPolicy {
   id: string; status: string; streamVersion: number; version?: number;
-  attachedTo?: { tenants?: string[]; keys?: string[]; aliases?: string[] };
+  /** Where it is attached, as the API says it: `tenant acme`, `key k1`, `alias chat`. */
+  attachedTo?: string[];
   [member: string]: unknown;
 }
 

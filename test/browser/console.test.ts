@@ -32,6 +32,9 @@ describe('the console in a browser', () => {
     // More keys than one page of the console (50) holds: the Access page reads them a page at a time.
     expect((await admin.post('/tenants', { id: 'many-keys' })).status).toBe(201);
     for (let i = 0; i < BULK_KEYS; i++) expect((await admin.post('/keys', { id: `bulk-${String(i).padStart(2, '0')}`, tenant: 'many-keys', scopes: ['inference'] })).status).toBe(201);
+    // A content policy attached somewhere: the Access page lists it with where (the API says `tenant many-keys`).
+    expect((await admin.put('/content-policies/console-pii', { input: { email: 'mask' } })).status).toBe(201);
+    expect((await admin.put('/tenants/many-keys/content-policy', { contentPolicy: 'console-pii' })).status).toBe(200);
     for (let i = 0; i < 3; i++) expect((await postJson(gw, '/v1/chat/completions', { model: 'chat', messages: [{ role: 'user', content: `hello ${i}` }] })).status).toBe(200);
     context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: gw.url });
@@ -119,6 +122,7 @@ describe('the console in a browser', () => {
 
     await open('Access');
     await page.getByRole('cell', { name: /acme/ }).first().waitFor();
+    await page.getByRole('row', { name: /console-pii/ }).getByRole('cell', { name: 'tenant many-keys', exact: true }).waitFor();
     await expectAccessible('access');
     await screenshot(page, 'access');
 
@@ -237,6 +241,11 @@ describe('the console in a browser', () => {
     await screenshot(page, 'access-new-key');
     await page.getByRole('button', { name: 'I have stored it' }).click();
     await expect(secretField.count()).resolves.toBe(0);
+    // The key's row: its prefix as the API gives it (one ellipsis), its scopes in a cell that is still a table
+    // cell (chips laid out inside it, so the row's borders line up with its neighbours').
+    const row = page.getByRole('row', { name: /browser-key/ });
+    await expect(row.locator('code').textContent()).resolves.toBe(`${secret.slice(0, 10)}…`);
+    await expect(row.getByRole('cell', { name: 'inference' }).evaluate((cell) => (globalThis as unknown as { getComputedStyle(element: unknown): { display: string } }).getComputedStyle(cell).display)).resolves.toBe('table-cell');
 
     const chat = async (text: string) => {
       await open('Playground');

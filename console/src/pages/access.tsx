@@ -208,7 +208,5 @@ function ContentPolicies() {
 }
 
 function attachments(policy: ContentPolicy): string {
-  const attached = (policy.attachedTo ?? {}) as Record<string, string[] | undefined>;
-  const parts = Object.entries(attached).filter(([, ids]) => ids && ids.length).map(([kind, ids]) => `${kind}: ${ids!.join(', ')}`);
-  return parts.length ? parts.join(' · ') : 'nothing';
+  return policy.attachedTo?.length ? policy.attachedTo.join(', ') : 'nothing';
 }

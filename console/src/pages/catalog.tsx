@@ -77,7 +77,7 @@ export function CatalogPage({ session }: { session: Session }) {
                     <td><StatusBadge status={d.status} /></td>
                     <td>{d.provider}</td>
                     <td><code>{d.model}</code></td>
-                    <td class="chips">{d.capabilities.map((c) => <span key={c} class="chip">{c}</span>)}</td>
+                    <td><div class="chips">{d.capabilities.map((c) => <span key={c} class="chip">{c}</span>)}</div></td>
                     <td class="num">{d.price ? usd(d.price.inputPer1M) : '—'}</td>
                     <td class="num">{d.price ? usd(d.price.outputPer1M) : '—'}</td>
                     <td>

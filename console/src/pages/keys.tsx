@@ -57,10 +57,12 @@ export function KeysPanel({ tenant, writable }: { tenant: string; writable: bool
             <tbody>
               {keys.items.map((key) => (
                 <tr key={key.id}>
-                  <td><strong>{key.id}</strong><div class="muted"><code>{`${key.prefix}…`}</code></div>
-                    {key.previousSecretValidUntil ? <div class="muted small">{`previous secret valid until ${when(key.previousSecretValidUntil)}`}</div> : null}</td>
+                  {/* The API's prefix ends in its own ellipsis. The previous secret's overlap is said while it lasts. */}
+                  <td><strong>{key.id}</strong><div class="muted"><code>{key.prefix}</code></div>
+                    {key.status === 'active' && key.previousSecretValidUntil && Date.parse(key.previousSecretValidUntil) > Date.now()
+                      ? <div class="muted small">{`previous secret valid until ${when(key.previousSecretValidUntil)}`}</div> : null}</td>
                   <td><StatusBadge status={key.status} /></td>
-                  <td class="chips">{key.scopes.map((s) => <span key={s} class="chip">{s}</span>)}</td>
+                  <td><div class="chips">{key.scopes.map((s) => <span key={s} class="chip">{s}</span>)}</div></td>
                   <td>{key.aliases.length ? key.aliases.join(', ') : <span class="muted">all public</span>}</td>
                   <td>{limitsText(key.limits)}</td>
                   <td>{key.expiresAt ? when(key.expiresAt) : <span class="muted">never</span>}</td>
