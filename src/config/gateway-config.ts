@@ -42,7 +42,11 @@ export interface GatewayConfig {
 /** Every problem found, each naming its YAML path, so one run shows them all. */
 export class ConfigValidationError extends Error {
   override readonly name = 'ConfigValidationError';
-  constructor(readonly problems: string[]) {
+  /**
+   * @param problems each as the file's reader says it (`aliases[0].routes[0].deployment: names …`)
+   * @param fields the same problems with their paths apart, where they have one (the admin API answers with them)
+   */
+  constructor(readonly problems: string[], readonly fields: ReadonlyArray<{ path: string; message: string }> = problems.map((message) => ({ path: '', message }))) {
     super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
   }
 }
@@ -184,7 +188,7 @@ export function parseGatewayConfig(text: string, source = 'config'): GatewayConf
 /** The file's reader: the shared definition reader, with the alias policy's members and the problems as the file reports them. */
 class Reader extends DefinitionReader {
   throwIfProblems(): void {
-    if (this.problems.length) throw new ConfigValidationError(this.problems.map((p) => `${p.path}: ${p.message}`));
+    if (this.problems.length) throw new ConfigValidationError(this.problems.map((p) => `${p.path}: ${p.message}`), this.problems);
   }
 
   /** `canary: { deployment, percent, salt? }`; the deployment must be one of the alias's routes. */

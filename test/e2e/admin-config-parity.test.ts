@@ -275,6 +275,25 @@ describe.each(targets)('the admin API says what the file says ($name)', ({ datab
     expect(await eventCount()).toBe(before);
   });
 
+  test('POST /config/apply with a file of problems: 422 with each problem\'s path apart from its words, nothing appended', async () => {
+    const before = await eventCount();
+    const yaml = 'aliases:\n  - name: broken\n    routes:\n      - { deployment: nowhere, priority: 0 }\ntenants:\n  - id: t-x\n    colour: blue\n';
+    const refused = await admin.post('/config/apply', { yaml, dryRun: true });
+    expect(refused.status).toBe(422);
+    expect(refused.json.error.code).toBe('invalid_configuration');
+    expect(refused.json.error.fields).toEqual(expect.arrayContaining([
+      { path: 'aliases[0].routes[0].deployment', message: "names deployment 'nowhere', which is not declared" },
+      { path: 'tenants[0].colour', message: expect.stringMatching(/^unknown field \(expected one of /) },
+    ]));
+    // The message still says it whole, as the CLI prints it.
+    expect(refused.json.error.message).toContain("aliases[0].routes[0].deployment: names deployment 'nowhere', which is not declared");
+    // A file that is not YAML at all has no path to give.
+    const garbled = await admin.post('/config/apply', { yaml: 'aliases: [', dryRun: true });
+    expect(garbled.status).toBe(422);
+    expect(garbled.json.error.fields).toEqual([{ path: '', message: expect.stringContaining('not valid YAML') }]);
+    expect(await eventCount()).toBe(before);
+  });
+
   test('a webhook secret this node cannot resolve is refused on both paths, and nothing is appended', async () => {
     delete process.env.PARITY_UNSET_HOOK_KEY;
     const budget = { monthlyUsd: '5', webhook: { url: 'https://hooks.example.com/unset', secret: 'env:PARITY_UNSET_HOOK_KEY' } };

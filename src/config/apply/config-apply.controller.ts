@@ -52,9 +52,9 @@ export class ConfigApplyController {
       });
       return applyReport(result);
     } catch (error) {
-      if (error instanceof ConfigValidationError || error instanceof ApplyRefusedError) {
-        throw new AdminApiError(422, error instanceof ConfigValidationError ? 'invalid_configuration' : 'apply_refused', error.message,
-          error.problems.map((message) => ({ path: '', message })));
+      if (error instanceof ConfigValidationError) throw new AdminApiError(422, 'invalid_configuration', error.message, [...error.fields]);
+      if (error instanceof ApplyRefusedError) {
+        throw new AdminApiError(422, 'apply_refused', error.message, error.problems.map((message) => ({ path: '', message })));
       }
       throw error;
     }
