@@ -8,7 +8,7 @@ export function renderCliReference(): string {
     title: 'CLI',
     source: "the CLI's command table (`src/cli/cli-commands.ts`), the same one `switchyard help` and `switchyard <command> --help` print",
     intro:
-      'Run it as `npx switchyard <command>` in a checkout, or `node bin/switchyard.js <command>`; `switchyard` with no command serves. ' +
+      'Run it as `npx switchyard <command>` in a checkout, or `node bin/switchyard.js <command>`; `switchyard` with no command prints the overview of its commands; `switchyard serve` (what `npm start` runs) starts the gateway. ' +
       'The commands read the same environment as the gateway (see [environment.md](environment.md)). ' +
       'Exit codes: 0 success, 1 a failure the command reports on stderr, 2 a usage error (the overview follows it).',
     sections: cliCommands().map(({ words, command }) => {

@@ -294,7 +294,7 @@ describe('conformance matrix: provider format × client SDK', () => {
       const unknown = `${provider.alias}-unknown`;
       const error = await client.chat.completions.create({ model: unknown, messages: user('x') }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(OpenAI.NotFoundError);
-      expect(error).toMatchObject({ status: 404, code: 'model_not_found', param: 'model' });
+      expect(error).toMatchObject({ status: 404, type: 'invalid_request_error', code: 'model_not_found', param: 'model' });
       expect((error as InstanceType<typeof OpenAI.APIError>).message).toContain(unknown);
       expect(upstream()).toHaveLength(0);
     });

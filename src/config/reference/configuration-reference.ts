@@ -24,7 +24,7 @@ export function renderConfigurationReference(): string {
     title: 'Configuration file',
     source: 'the schema the validator uses (`src/config/gateway-config-schema.ts`)',
     intro:
-      'The file named by `SWITCHYARD_CONFIG` (default `./switchyard.yaml` if present, else the built-in demo) is YAML with five top-level lists, each optional. ' +
+      'The file named by `SWITCHYARD_CONFIG` (default `./switchyard.yaml` if present, else the built-in demo) is YAML with six top-level lists, each optional. ' +
       '`switchyard apply -f FILE` and `serve` at start make it true by appending only the events needed. A field not listed here is refused ' +
       '(`unknown field (expected one of …)`), every problem is reported with its path, and nothing is applied until the file is valid. ' +
       "Ids and names referred to (a deployment's `provider`, a route's `deployment`, a key's `tenant`) must be declared in the same file. " +

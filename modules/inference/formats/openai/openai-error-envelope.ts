@@ -1,10 +1,13 @@
 import { ContextLengthExceeded, type GatewayError } from '../../../canonical/index.js';
 
-/** OpenAI's `error.type` for each status, as the official SDKs expect. */
+/**
+ * OpenAI's `error.type` for each status, as the official SDKs expect. A 404 is an `invalid_request_error` there
+ * (an unknown model with the code `model_not_found`, an unknown response or file id with none): OpenAI has no
+ * `not_found_error` type, which is Anthropic's.
+ */
 export function openAiErrorType(status: number): string {
   if (status === 401) return 'authentication_error';
   if (status === 403) return 'permission_error';
-  if (status === 404) return 'not_found_error';
   if (status === 429) return 'rate_limit_error';
   if (status === 402) return 'insufficient_quota';
   if (status >= 500) return status === 503 ? 'service_unavailable_error' : 'server_error';
