@@ -23,6 +23,8 @@ export interface ClusterSetup {
  */
 export async function prepareCluster(environment: Environment): Promise<ClusterSetup> {
   Logger.overrideLogger(new GatewayLogger(logLevels(environment.logLevel)));
+  // As startGateway: a file with a mistake stops the start before the admin token is generated.
+  const configured = environment.configPath ? startupConfiguration(environment) : null;
   const platform = await openPlatform(environment, { runDurable: (environment.projector ?? 'embedded') === 'embedded' });
   let tokens: AdminTokens | null = null;
   try {
@@ -30,7 +32,7 @@ export async function prepareCluster(environment: Environment): Promise<ClusterS
     await platform.runner.start();
     tokens = new AdminTokens(platform.database, environment.adminToken);
     await tokens.initialize();
-    const startup = startupConfiguration(environment);
+    const startup = configured ?? startupConfiguration(environment);
     const app = await NestFactory.createApplicationContext(CliModule.forRoot(platform), { logger: logLevels(environment.logLevel) });
     try {
       const result = await app.get(ConfigApplier).apply(startup.config, { dryRun: false, prune: false, actor: `config:${startup.source}` });

@@ -71,6 +71,9 @@ export async function startGateway(environment: Environment, options: StartOptio
   const gatewayLogger = new GatewayLogger(logLevels(environment.logLevel));
   Logger.overrideLogger(gatewayLogger);
   const logger = new Logger('Switchyard');
+  // A configuration file with a mistake stops the start before anything is opened or generated: a first start
+  // that failed on it after generating the admin token could never show that token (it is stored hashed).
+  const configured = (options.applyConfig ?? true) && environment.configPath ? startupConfiguration(environment) : null;
   const platform = await openPlatform(environment, { runDurable: options.runDurable ?? (environment.projector ?? 'embedded') === 'embedded', spool: true });
   let tokens: AdminTokens | null = null;
   try {
@@ -140,7 +143,7 @@ export async function startGateway(environment: Environment, options: StartOptio
 
     let demoKey: string | null = null;
     if (options.applyConfig ?? true) {
-      const startup = startupConfiguration(environment);
+      const startup = configured ?? startupConfiguration(environment);
       demoKey = startup.demoKey;
       const result = await app.get(ConfigApplier).apply(startup.config, { dryRun: false, prune: false, actor: `config:${startup.source}` });
       const lines = startupApplyLog(startup.source, result);

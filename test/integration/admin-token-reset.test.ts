@@ -23,12 +23,22 @@ describe('admin-token reset (embedded PGlite, real processes)', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   test('a failed first start points at the command; the reset issues a token that works, once; a running server makes it refuse', async () => {
-    // A configuration that fails after the token was generated (it is parsed once the modules are up).
+    // A file with a mistake stops the first start before the admin token is generated: nothing is lost.
     const bad = join(dir, 'bad.yaml');
     writeFileSync(bad, 'aliases:\n  - name: chat\n    routes:\n      - { deployment: nowhere }\n');
-    const failed = await runCli(['serve'], { ...env, SWITCHYARD_CONFIG: bad, PORT: String(await freePortIn(SPOOL_PORTS)) });
+    const invalid = await runCli(['serve'], { ...env, SWITCHYARD_CONFIG: bad, PORT: String(await freePortIn(SPOOL_PORTS)) });
+    expect(invalid.code).not.toBe(0);
+    expect(invalid.stderr).toContain("aliases[0].routes[0].deployment: names deployment 'nowhere', which is not declared");
+    expect(invalid.stdout + invalid.stderr).not.toContain('admin-token reset');
+    // A valid file that the apply refuses (a key for an alias neither published nor declared) fails after the token
+    // was generated — the start that generates it is this one, so the one above generated none — and says how to recover.
+    const refusedFile = join(dir, 'refused.yaml');
+    writeFileSync(refusedFile, 'tenants:\n  - id: t1\napiKeys:\n  - id: k1\n    tenant: t1\n    key: env:SY_TOKEN_RESET_KEY\n    aliases: [ghost]\n');
+    const failed = await runCli(['serve'], { ...env, SWITCHYARD_CONFIG: refusedFile, SY_TOKEN_RESET_KEY: `sk-sy-${'a'.repeat(32)}`, PORT: String(await freePortIn(SPOOL_PORTS)) });
     expect(failed.code).not.toBe(0);
     const failedOutput = failed.stdout + failed.stderr;
+    expect(failedOutput).toContain('ghost');
+    expect(failedOutput).toContain('This start generated the admin token but failed before showing it');
     expect(failedOutput).toContain('switchyard admin-token reset');
     expect(failedOutput).not.toMatch(/sy-admin-[0-9A-Za-z]{40}/); // the token is never shown after a failure
 
