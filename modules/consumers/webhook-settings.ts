@@ -1,4 +1,4 @@
-import { ConfigurationError, type SettingDeclaration, type SettingsEnv, declareSettings, resolveSecret, textSetting } from '../../src/kernel/index.js';
+import { ConfigurationError, SecretResolutionError, type SettingDeclaration, type SettingsEnv, declareSettings, resolveSecret, textSetting } from '../../src/kernel/index.js';
 import { RELAY_EVENT_FAMILIES, RELAYABLE_EVENT_TYPES } from '../relay/index.js';
 
 export const WEBHOOK_ENVIRONMENT = declareSettings('modules/consumers', {
@@ -60,14 +60,23 @@ export function readWebhookSettings(env: SettingsEnv): WebhookSettings {
   }
   const secretRef = textSetting(env, WEBHOOK_ENVIRONMENT.SWITCHYARD_WEBHOOK_SECRET)?.trim();
   if (!secretRef) throw new ConfigurationError('switchyard consume webhooks needs SWITCHYARD_WEBHOOK_SECRET: a secret reference (env:NAME) to the HMAC key');
-  const secret = resolveSecret(secretRef);
+  let secret: string;
+  try {
+    secret = resolveSecret(secretRef);
+  } catch (error) {
+    if (!(error instanceof SecretResolutionError)) throw error;
+    // The reference is named (it is not the secret); a value that is not one is never repeated: it may be the key itself.
+    const named = /^(env|file):/.test(secretRef) ? ` ${secretRef}` : '';
+    const hint = secretRef.startsWith('env:') ? '; by default only names ending in _KEY, _TOKEN or _CREDENTIALS are allowed, e.g. env:WEBHOOK_SIGNING_KEY' : '';
+    throw new ConfigurationError(`SWITCHYARD_WEBHOOK_SECRET${named}: ${error.message}${hint}`);
+  }
   const names = (textSetting(env, WEBHOOK_ENVIRONMENT.SWITCHYARD_WEBHOOK_EVENTS) ?? '').split(',').map((name) => name.trim()).filter(Boolean);
   const events = new Set<string>();
   for (const name of names.length ? names : DEFAULT_WEBHOOK_EVENTS) {
     const family = RELAY_EVENT_FAMILIES[name];
     if (family) family.forEach((type) => events.add(type));
     else if (RELAYABLE_EVENT_TYPES.includes(name)) events.add(name);
-    else throw new ConfigurationError(`SWITCHYARD_WEBHOOK_EVENTS names "${name}", neither an event type nor a family (${Object.keys(RELAY_EVENT_FAMILIES).join(', ')})`);
+    else throw new ConfigurationError(`SWITCHYARD_WEBHOOK_EVENTS names "${name}", neither an event type nor a family (families: ${Object.keys(RELAY_EVENT_FAMILIES).join(', ')}; each family's types: docs/events-out.md "Event families")`);
   }
   const allow = (textSetting(env, WEBHOOK_ENVIRONMENT.SWITCHYARD_WEBHOOK_ALLOW_PRIVATE_NETWORK) ?? 'false').trim();
   if (allow !== 'true' && allow !== 'false') throw new ConfigurationError('SWITCHYARD_WEBHOOK_ALLOW_PRIVATE_NETWORK must be true or false');

@@ -2,6 +2,7 @@ import type { ReadPacket } from '@nestjs/microservices';
 // The client's own module, not the package's index: the relay's thread loads this transport alone.
 import { ClientRMQ } from '@nestjs/microservices/client/client-rmq.js';
 import { type RelayMessage, RelayRefusedError, RelayUnavailableError } from './relay-message.js';
+import { failureReason } from './relay-page.js';
 
 /** The durable topic exchange the relay publishes to; the routing key is the event type. */
 export const RABBITMQ_EXCHANGE = 'switchyard.events';
@@ -96,7 +97,7 @@ export class RabbitMqClientProxy extends ClientRMQ {
         timeout: this.ackTimeoutMs,
       });
     } catch (error) {
-      let reason = error instanceof Error ? error.message : String(error);
+      let reason = failureReason(error);
       const closed = this.channelClosedWith;
       // Every publish in flight when the channel closed gets the refusal; the relay's runner then narrows it
       // down to the one event the broker refuses on its own (the others go through when tried apart).

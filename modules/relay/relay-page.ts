@@ -44,5 +44,21 @@ export function pageFailure(failures: readonly unknown[], transport: string): Re
   if (refusal) return refusal;
   const failure = failures[0];
   if (failure instanceof RelayUnavailableError) return failure;
-  return new RelayUnavailableError(transport, failure instanceof Error ? failure.message : String(failure));
+  return new RelayUnavailableError(transport, failureReason(failure));
+}
+
+/**
+ * What a client's failure says, for the log line an operator reads. Not every client rejects with an Error:
+ * Nest's RabbitMQ client passes on amqp-connection-manager's `{err, url}` (a wrong password, a missing vhost),
+ * which `String()` makes "[object Object]". The URL beside it is never used: it may hold the password.
+ */
+export function failureReason(failure: unknown): string {
+  if (failure instanceof Error) return failure.message;
+  if (typeof failure === 'object' && failure !== null) {
+    const { err, message } = failure as { err?: unknown; message?: unknown };
+    if (err instanceof Error) return err.message;
+    if (typeof message === 'string') return message;
+    return `an unexplained failure (${failure.constructor?.name ?? 'object'} without a message)`;
+  }
+  return String(failure);
 }

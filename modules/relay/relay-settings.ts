@@ -1,6 +1,6 @@
 import {
-  ADMIN_TOKEN_EVENT_TYPES, ALIAS_EVENT_TYPES, API_KEY_EVENT_TYPES, BREAKER_EVENT_TYPES, CONFIGURATION_EVENT_TYPES, DEPLOYMENT_EVENT_TYPES,
-  PRICE_EVENT_TYPES, PROVIDER_EVENT_TYPES, REQUEST_EVENT_TYPES, TENANT_EVENT_TYPES,
+  ADMIN_TOKEN_EVENT_TYPES, ALIAS_EVENT_TYPES, API_KEY_EVENT_TYPES, BREAKER_EVENT_TYPES, CONFIGURATION_EVENT_TYPES, CONSOLE_SESSION_EVENT_TYPES,
+  CONTENT_POLICY_EVENT_TYPES, DEPLOYMENT_EVENT_TYPES, PRICE_EVENT_TYPES, PROVIDER_EVENT_TYPES, REQUEST_EVENT_TYPES, TENANT_EVENT_TYPES,
 } from '../../events/index.js';
 import { ALL_EVENT_TYPES, ConfigurationError, type EventTypeFilter, type SettingsEnv, declareSettings, textSetting } from '../../src/kernel/index.js';
 import type { RelayTransport } from './relay-transport.js';
@@ -34,6 +34,8 @@ export const RELAY_EVENT_FAMILIES: Readonly<Record<string, readonly string[]>> =
   breaker: BREAKER_EVENT_TYPES,
   'admin-token': ADMIN_TOKEN_EVENT_TYPES,
   configuration: CONFIGURATION_EVENT_TYPES,
+  'content-policy': CONTENT_POLICY_EVENT_TYPES,
+  console: CONSOLE_SESSION_EVENT_TYPES,
 };
 
 /** Every event type this build writes (what a type name in SWITCHYARD_RELAY_EVENTS is checked against). */
@@ -64,6 +66,7 @@ export function readRelaySettings(env: SettingsEnv): RelaySettings | null {
     throw new ConfigurationError('SWITCHYARD_RELAY_URL must start with nats://, amqp://, amqps:// or kafka:// (see docs/events-out.md)');
   }
   checkCredentials(raw);
+  checkNothingIgnored(raw, transport);
   const servers = serversOf(raw, transport);
   const { events, description } = readEvents(textSetting(env, RELAY_ENVIRONMENT.SWITCHYARD_RELAY_EVENTS));
   return { transport, url: raw, servers, events, eventsDescription: description };
@@ -82,6 +85,24 @@ function checkCredentials(raw: string): void {
     for (const part of authority.slice(0, at).split(':')) decodeURIComponent(part);
   } catch {
     throw new ConfigurationError('SWITCHYARD_RELAY_URL: the user or password is not percent-encoded correctly (a "%" must start an escape such as %25)');
+  }
+}
+
+/**
+ * A part of the URL the transport would not use is refused rather than dropped (a setting that does nothing):
+ * the relay's Kafka client is plaintext without SASL, so credentials in a `kafka://` URL would go unused and a
+ * secured cluster would only ever look unavailable; NATS and Kafka URLs name servers, nothing after them. An
+ * `amqp://` URL's path is its vhost.
+ */
+function checkNothingIgnored(raw: string, transport: RelayTransport): void {
+  const rest = raw.slice(raw.indexOf('://') + 3);
+  const authority = rest.split(/[/?#]/, 1)[0];
+  if (transport === 'kafka' && authority.includes('@')) {
+    throw new ConfigurationError('SWITCHYARD_RELAY_URL: a kafka:// URL takes no user or password — the relay connects to Kafka without SASL or TLS (docs/events-out.md)');
+  }
+  const after = rest.slice(authority.length);
+  if (transport !== 'amqp' && after !== '' && after !== '/') {
+    throw new ConfigurationError(`SWITCHYARD_RELAY_URL: a ${transport}:// URL names its servers only; "${after.split(/[?#]/, 1)[0] || after[0]}…" after them would be ignored`);
   }
 }
 
@@ -118,7 +139,7 @@ function readEvents(value: string | undefined): { events: EventTypeFilter; descr
   if (unknown.length > 0) {
     throw new ConfigurationError(
       `SWITCHYARD_RELAY_EVENTS names ${unknown.map((name) => `"${name}"`).join(', ')}, neither an event type nor a family ` +
-        `(families: ${Object.keys(RELAY_EVENT_FAMILIES).join(', ')}; types: see docs/events-out.md)`,
+        `(families: ${Object.keys(RELAY_EVENT_FAMILIES).join(', ')}; each family's types: docs/events-out.md "Event families")`,
     );
   }
   return { events: [...types], description: names.join(',') };

@@ -58,7 +58,8 @@ export function parseGatewayConfig(text: string, source = 'config'): GatewayConf
   try {
     raw = parse(text);
   } catch (error) {
-    throw new ConfigValidationError([`${source}: not valid YAML (${(error as Error).message.split('\n')[0]})`]);
+    // The parser's first line ends with a colon that introduces the lines of the file it quotes below it.
+    throw new ConfigValidationError([`${source}: not valid YAML (${(error as Error).message.split('\n')[0].replace(/:\s*$/, '')})`]);
   }
   const reader = new Reader();
   const root = raw === null || raw === undefined ? {} : raw;

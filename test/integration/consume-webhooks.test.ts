@@ -84,6 +84,20 @@ describe('switchyard consume webhooks', () => {
     ]);
     expect([noUrls.code, noUrls.stderr]).toEqual([1, expect.stringContaining('needs SWITCHYARD_WEBHOOK_URLS')]);
     expect([unknown.code, unknown.stderr]).toEqual([1, expect.stringContaining('SWITCHYARD_WEBHOOK_EVENTS names "Nonsense"')]);
+    // A secret that cannot be read names the setting and the reference, and why a natural name is refused;
+    // a value that is not a reference (it may be the key itself) is never repeated.
+    const urls = { ...base, LOG_LEVEL: 'error', SWITCHYARD_WEBHOOK_URLS: 'http://127.0.0.1:9/x' };
+    const unlisted = await runCliInProcess(['consume', 'webhooks'], { ...urls, WEBHOOK_SECRET: SECRET, SWITCHYARD_WEBHOOK_SECRET: 'env:WEBHOOK_SECRET' });
+    expect(unlisted.code).toBe(1);
+    expect(unlisted.stderr).toContain('SWITCHYARD_WEBHOOK_SECRET env:WEBHOOK_SECRET: it is not set, or SWITCHYARD_SECRET_ENV does not allow it; by default only names ending in _KEY');
+    const literal = await runCliInProcess(['consume', 'webhooks'], { ...urls, SWITCHYARD_WEBHOOK_SECRET: 'the-signing-key-itself' });
+    expect(literal.code).toBe(1);
+    expect(literal.stderr).toContain('SWITCHYARD_WEBHOOK_SECRET: not a secret reference (use env:NAME or file:PATH)');
+    expect(literal.stderr).not.toContain('the-signing-key-itself');
+    // No broker where the URL points: which broker, from which setting, and the socket's reason.
+    const unreachable = await runCliInProcess(['consume', 'webhooks'], { ...urls, SWITCHYARD_RELAY_URL: 'nats://127.0.0.1:9' });
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr).toMatch(/cannot reach the NATS broker at 127\.0\.0\.1:9 \(SWITCHYARD_RELAY_URL\): \S/);
   }, 60_000);
 
   test('retries until the target recovers: each event accepted once per delivery id, signed; a dead target leaves dead letters; the policy refuses loopback unless allowed', async () => {

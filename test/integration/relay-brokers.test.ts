@@ -6,6 +6,9 @@ import amqp from 'amqplib';
 import {
   NATS_STREAM, NATS_SUBJECT_PREFIX, RABBITMQ_EXCHANGE, RELAY_PROJECTION, type RelayProjection, openRelay, readRelaySettings,
 } from '../../modules/relay/index.js';
+import { RabbitMqClientProxy } from '../../modules/relay/rabbitmq-client.js';
+import { pageFailure, publishPage } from '../../modules/relay/relay-page.js';
+import type { RelayMessage } from '../../modules/relay/relay-message.js';
 import { uuidv7 } from '../../src/kernel/ids.js';
 import { ProjectionRunner } from '../../src/kernel/projections/projection-runner.js';
 import { MAIN } from '../support/cli-process.js';
@@ -137,6 +140,24 @@ describeWithPostgres('the relay against live brokers', () => {
       await nats.close();
     }
   }, TIMEOUT);
+
+  test('RabbitMQ: a wrong password or vhost is an outage whose log line says why (the broker\'s words), never the URL or the password', async () => {
+    for (const [url, reason] of [
+      ['amqp://guest:not-the-password@127.0.0.1:5672', /ACCESS_REFUSED - Login was refused/],
+      ['amqp://guest:guest@127.0.0.1:5672/no-such-vhost', /ConnectionClose|vhost|NOT_ALLOWED/i],
+    ] as const) {
+      const client = new RabbitMqClientProxy(url, 1500);
+      try {
+        const message = { type: 'RelayProbe', eventId: uuidv7(), streamId: 'probe-1', body: '{}' } as unknown as RelayMessage;
+        const failure = pageFailure((await publishPage(client, [message])).failures, 'RabbitMQ');
+        expect(failure?.name).toBe('RelayUnavailableError');
+        expect(failure?.message).toMatch(reason);
+        expect(failure?.message).not.toMatch(/object Object|not-the-password|amqp:/);
+      } finally {
+        await client.close().catch(() => undefined);
+      }
+    }
+  }, 30_000);
 
   test('RabbitMQ (shared, 5672): 10,000 events arrive complete and in order on a queue bound to the topic exchange, persistent, message_id = event id', async () => {
     const connection = await amqp.connect(SHARED_RABBITMQ);

@@ -1,10 +1,11 @@
+import { readFileSync } from 'node:fs';
 import { lastValueFrom } from 'rxjs';
 import { REQUEST_EVENT_TYPES } from '../../events/index.js';
 import { eventView } from '../../modules/relay/index.js';
 import {
   natsCredentials,
   KAFKA_PRODUCER, KAFKA_SEND, KafkaClientProxy, RelayRefusedError, RelayUnavailableError, classifyKafkaError, kafkaRecord, natsSubject, readRelaySettings,
-  relayMessage,
+  relayMessage, RELAY_EVENT_FAMILIES, RELAYABLE_EVENT_TYPES,
 } from '../../modules/relay/index.js';
 import { pageFailure, publishPage } from '../../modules/relay/relay-page.js';
 import type { RelayMessage } from '../../modules/relay/relay-message.js';
@@ -25,6 +26,10 @@ describe('relay settings', () => {
     // The client would decode these on the relay's thread, failing every page as "unavailable" forever.
     ['nats://us%zz:s3cret@n:4222', /user or password is not percent-encoded correctly/],
     ['amqp://guest:50%@127.0.0.1:5672', /user or password is not percent-encoded correctly/],
+    // Parts the transport would drop are refused, not ignored (the password never in the message).
+    ['kafka://alice:s3cret@127.0.0.1:9092', /a kafka:\/\/ URL takes no user or password/],
+    ['nats://127.0.0.1:4222/extra?x=1', /a nats:\/\/ URL names its servers only; "\/extra…" after them would be ignored/],
+    ['kafka://127.0.0.1:9092?tls=1', /a kafka:\/\/ URL names its servers only/],
   ])('%s is refused', (url, message) => {
     expect(() => readRelaySettings({ SWITCHYARD_RELAY_URL: url })).toThrow(ConfigurationError);
     expect(() => readRelaySettings({ SWITCHYARD_RELAY_URL: url })).toThrow(message);
@@ -44,6 +49,21 @@ describe('relay settings', () => {
     expect(readRelaySettings({ SWITCHYARD_RELAY_URL: 'nats://u:p@n1:4222,n2:4222' })).toMatchObject({ transport: 'nats', servers: ['n1:4222', 'n2:4222'], events: ALL_EVENT_TYPES });
     expect(readRelaySettings({ SWITCHYARD_RELAY_URL: 'amqp://guest:guest@127.0.0.1:5672' })).toMatchObject({ transport: 'amqp', servers: ['127.0.0.1:5672'] });
     expect(readRelaySettings({ SWITCHYARD_RELAY_URL: 'kafka://k1:9092,k2:9092' })).toMatchObject({ transport: 'kafka', servers: ['k1:9092', 'k2:9092'] });
+  });
+
+  test('every event type the log can hold is nameable, in exactly one family; the docs\' table of families is the code\'s', async () => {
+    const events = await import('../../events/index.js');
+    const declared = Object.entries(events)
+      .filter(([name, value]) => /_EVENT_TYPES$/.test(name) && !['CONTROL_PLANE_EVENT_TYPES', 'AUDITED_EVENT_TYPES'].includes(name) && Array.isArray(value))
+      .flatMap(([, types]) => types as string[]);
+    expect(declared.length).toBeGreaterThanOrEqual(41);
+    expect([...RELAYABLE_EVENT_TYPES].sort()).toEqual([...new Set(declared)].sort());
+    expect(new Set(RELAYABLE_EVENT_TYPES).size).toBe(RELAYABLE_EVENT_TYPES.length);
+    const docs = readFileSync(new URL('../../../docs/events-out.md', import.meta.url), 'utf8');
+    const rows = Object.entries(RELAY_EVENT_FAMILIES).map(([family, types]) => `| \`${family}\` | ${types.map((type) => `\`${type}\``).join(', ')} |`);
+    for (const row of rows) expect(docs).toContain(row);
+    expect(docs).toContain(`(${RELAYABLE_EVENT_TYPES.length} types;`);
+    expect(readRelaySettings({ SWITCHYARD_RELAY_URL: 'nats://n:4222', SWITCHYARD_RELAY_EVENTS: 'console,ContentPolicyDefined' })!.events).toEqual(['ConsoleSignedIn', 'ConsoleSignInRefused', 'ConsoleSignedOut', 'ContentPolicyDefined']);
   });
 
   test('events: types and families, deduplicated; an unknown name stops the start naming it', () => {
@@ -83,6 +103,11 @@ describe('relay mappings', () => {
     // Anything else a client throws is read as the broker being unavailable, with its message as the reason.
     expect(pageFailure([new TypeError('socket hang up'), 'odd'], 'RabbitMQ')).toMatchObject({ name: 'RelayUnavailableError', transport: 'RabbitMQ', reason: 'socket hang up' });
     expect(pageFailure(['odd'], 'RabbitMQ')).toMatchObject({ reason: 'odd' });
+    // amqp-connection-manager rejects with {err, url}: the error's words, never the URL (it may hold the password).
+    const rejected = pageFailure([{ err: new Error('ACCESS_REFUSED - Login was refused'), url: 'amqp://guest:s3cret@h:5672' }], 'RabbitMQ');
+    expect(rejected).toMatchObject({ reason: 'ACCESS_REFUSED - Login was refused' });
+    expect(rejected?.message).not.toContain('s3cret');
+    expect(pageFailure([{ code: 7 }], 'RabbitMQ')?.reason).toBe('an unexplained failure (Object without a message)');
   });
 
   test('the body is the event view of GET /admin/v1/events, in its field order', () => {

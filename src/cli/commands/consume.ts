@@ -1,7 +1,8 @@
 import { Logger } from '@nestjs/common';
+import { failureReason } from '../../../modules/relay/relay-page.js';
 import { readConsumerSettings, readWebhookSettings, startConsumer } from '../../../modules/consumers/index.js';
 import { ClickHouseConnection, clickHouseSettings } from '../../../projections/clickhouse-analytics/index.js';
-import { readEnvironment } from '../../config/environment.js';
+import { ConfigurationError, readEnvironment } from '../../config/environment.js';
 import { logLevels } from '../../gateway.js';
 import { GatewayLogger } from '../../gateway-logger.js';
 
@@ -19,12 +20,12 @@ export async function consume(name: string): Promise<void> {
   let writing: string;
   if (settings.name === 'webhooks') {
     const webhooks = readWebhookSettings(process.env);
-    app = await startConsumer(settings, { name: 'webhooks', webhooks });
+    app = await reaching(settings, startConsumer(settings, { name: 'webhooks', webhooks }));
     writing = `delivering ${webhooks.events.join(',')} to ${webhooks.urls.length} URL(s)`;
   } else {
-    if (!environment.clickhouseUrl) throw new Error('switchyard consume clickhouse-analytics needs CLICKHOUSE_URL: the ClickHouse it writes to');
+    if (!environment.clickhouseUrl) throw new ConfigurationError('switchyard consume clickhouse-analytics needs CLICKHOUSE_URL: the ClickHouse it writes to');
     clickhouse = new ClickHouseConnection(clickHouseSettings(environment.clickhouseUrl));
-    app = await startConsumer(settings, { name: 'clickhouse-analytics', clickhouse });
+    app = await reaching(settings, startConsumer(settings, { name: 'clickhouse-analytics', clickhouse }));
     writing = `writing to ClickHouse database ${clickhouse.database}`;
   }
   logger.log(`${name}: consuming ${settings.transport === 'nats' ? 'JetStream stream SWITCHYARD' : 'RabbitMQ exchange switchyard.events'} at ` +
@@ -41,4 +42,14 @@ export async function consume(name: string): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+/** A broker that cannot be reached at start is named (which one, from which setting), not only the socket's error. */
+async function reaching<T>(settings: { transport: string; servers: string[] }, starting: Promise<T>): Promise<T> {
+  try {
+    return await starting;
+  } catch (error) {
+    const broker = settings.transport === 'nats' ? 'NATS' : 'RabbitMQ';
+    throw new Error(`cannot reach the ${broker} broker at ${settings.servers.join(',')} (SWITCHYARD_RELAY_URL): ${failureReason(error)}`, { cause: error });
+  }
 }
