@@ -9,6 +9,9 @@ import type { DeadLetterSink, WebhookDeadLetter } from './webhook-delivery.js';
 export const NATS_DEAD_LETTER_STREAM = 'SWITCHYARD_DEAD_LETTERS';
 export const NATS_DEAD_LETTER_SUBJECT_PREFIX = 'switchyard.dead-letters';
 
+/** Messages of one durable handled at once by a member (RabbitMQ's prefetch is the same). */
+const IN_FLIGHT = 32;
+
 /** How long JetStream waits for an acknowledgement before delivering a message to another member. */
 const ACK_WAIT_MS = 60_000;
 
@@ -56,15 +59,28 @@ export class JetStreamConsumerServer extends ConsumerServer implements CustomTra
         const messages = await (await js.consumers.get(NATS_STREAM, durable)).consume({ max_messages: 64 });
         this.subscriptions.push(messages);
         this.loops.push((async () => {
+          // Up to IN_FLIGHT messages in hand at once, as RabbitMQ's prefetch: one slow delivery (a receiver
+          // retried for half a minute) must not hold every later event of its type back.
+          const inFlight = new Set<Promise<void>>();
           for await (const message of messages) {
             // A handler may take longer than ack_wait (webhook retries): tell JetStream it is still in hand,
             // or it would give the message to another member meanwhile.
             const inHand = setInterval(() => message.working(), ACK_WAIT_MS / 3);
-            const outcome = await this.deliver(message.data, `message ${message.seq} of ${durable}`).finally(() => clearInterval(inHand));
-            if (outcome === 'retry') message.nak(redeliveryDelayMs(message.info.deliveryCount));
-            else if (outcome === 'drop') message.term();
-            else message.ack();
+            const handled = this.deliver(message.data, `message ${message.seq} of ${durable}`).then((outcome) => {
+              if (outcome === 'retry') message.nak(redeliveryDelayMs(message.info.deliveryCount));
+              else if (outcome === 'drop') message.term();
+              else message.ack();
+            }).catch((error: unknown) => {
+              // Not acknowledged: JetStream delivers it again after ack_wait.
+              this.logger.error(`message ${message.seq} of ${durable}: ${(error as Error).message}`);
+            }).finally(() => {
+              clearInterval(inHand);
+              inFlight.delete(handled);
+            });
+            inFlight.add(handled);
+            if (inFlight.size >= IN_FLIGHT) await Promise.race(inFlight);
           }
+          await Promise.allSettled(inFlight);
         })());
       }
       callback();
@@ -73,7 +89,11 @@ export class JetStreamConsumerServer extends ConsumerServer implements CustomTra
     }
   }
 
-  /** Into stream SWITCHYARD_DEAD_LETTERS (created if missing), subject `switchyard.dead-letters.<consumer>`, de-duplicated by `id`. */
+  /**
+   * Into stream SWITCHYARD_DEAD_LETTERS (created if missing), subject `switchyard.dead-letters.<consumer>`, with the
+   * group in the record and in the message id (`<group>:<id>`): the stream de-duplicates a group's retry of the same
+   * dead letter, never another group's dead letter for the same event and URL index.
+   */
   async deadLetter(record: WebhookDeadLetter, id: string): Promise<void> {
     if (!this.connection) throw new Error('not connected');
     const manager = await jetstreamManager(this.connection);
@@ -83,7 +103,7 @@ export class JetStreamConsumerServer extends ConsumerServer implements CustomTra
       if (!(error instanceof JetStreamApiError) || error.status !== 404) throw error;
       await manager.streams.add({ name: NATS_DEAD_LETTER_STREAM, subjects: [`${NATS_DEAD_LETTER_SUBJECT_PREFIX}.>`] });
     }
-    await jetstream(this.connection).publish(`${NATS_DEAD_LETTER_SUBJECT_PREFIX}.${record.consumer}`, JSON.stringify(record), { msgID: id });
+    await jetstream(this.connection).publish(`${NATS_DEAD_LETTER_SUBJECT_PREFIX}.${record.consumer}`, JSON.stringify({ ...record, group: this.group }), { msgID: `${this.group}:${id}` });
   }
 
   async close(): Promise<void> {

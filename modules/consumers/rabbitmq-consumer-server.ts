@@ -75,7 +75,7 @@ export class RabbitMqConsumerServer extends ConsumerServer implements CustomTran
   /** Into the durable queue `<group>.dead-letters` (persistent, `message_id` = `id`), through a publisher confirm. */
   async deadLetter(record: WebhookDeadLetter, id: string): Promise<void> {
     if (!this.channel) throw new Error('not connected');
-    await this.channel.sendToQueue(`${this.group}.dead-letters`, Buffer.from(JSON.stringify(record)), { persistent: true, messageId: id, contentType: 'application/json' });
+    await this.channel.sendToQueue(`${this.group}.dead-letters`, Buffer.from(JSON.stringify({ ...record, group: this.group })), { persistent: true, messageId: id, contentType: 'application/json' });
   }
 
   async close(): Promise<void> {

@@ -172,12 +172,77 @@ describe('switchyard consume webhooks', () => {
     const fromDead = letters.filter((l) => l.target.origin === dead.url);
     expect(fromDead.map((l) => l.eventId).sort()).toEqual(selected.map((e) => e.eventId).sort());
     for (const letter of fromDead) expect([letter.target.index, letter.attempts, letter.lastStatus, letter.event.eventId]).toEqual([1, 3, 500, letter.eventId]);
+    expect(fromDead.map((l) => l.group)).toEqual(['hooks', 'hooks', 'hooks']);
     const fromRefused = letters.filter((l) => l.target.origin === refused.url);
     expect(fromRefused.map((l) => [l.attempts, l.lastError])).toEqual(selected.map(() => [1, 'refused by the outbound address policy']));
     expect(JSON.stringify(letters)).not.toContain('path-token-s3cr3t');
     expect(hooks() + guarded()).not.toContain('path-token-s3cr3t');
     expect(hooks() + guarded()).not.toContain(SECRET);
   }, 90_000);
+  test('a dead receiver holds neither the healthy one nor later events back; two groups\' dead letters for the same event are both kept', async () => {
+    const dead = await receiver(0, 500);
+    const healthy = await receiver(0, 200);
+    servers.push(dead.server, healthy.server);
+    const outputs = ['slow-a', 'slow-b'].map((group) => {
+      const child = spawn(process.execPath, [MAIN, 'consume', 'webhooks'], {
+        env: {
+          ...process.env, SWITCHYARD_RELAY_URL: nats.url, SWITCHYARD_CONSUME_GROUP: group, WEBHOOK_KEY: SECRET, SWITCHYARD_WEBHOOK_SECRET: 'env:WEBHOOK_KEY',
+          // The dead URL first: each event spends 2 + 4 s retrying it before its dead letter.
+          SWITCHYARD_WEBHOOK_URLS: `${dead.url},${healthy.url}`, SWITCHYARD_WEBHOOK_ALLOW_PRIVATE_NETWORK: 'true',
+          SWITCHYARD_WEBHOOK_ATTEMPTS: '3', SWITCHYARD_WEBHOOK_BACKOFF_MS: '2000',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      children.push(child);
+      let output = '';
+      child.stdout!.on('data', (d) => (output += d));
+      child.stderr!.on('data', (d) => (output += d));
+      return () => output;
+    });
+    for (const begun = Date.now(); !outputs.every((output) => output().includes('consuming JetStream'));) {
+      if (Date.now() - begun > 30_000) throw new Error(`consumers did not start: ${outputs.map((output) => output()).join('\n---\n')}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    // Four events of one type: one durable per type, so they queue behind one another unless several are in hand.
+    const published = [1, 2, 3, 4].map(() => event('BudgetThresholdCrossed'));
+    const js = jetstream(client);
+    const sent = Date.now();
+    for (const e of published) {
+      const message = relayMessage(eventView(e));
+      await js.publish(natsSubject(message), message.body, { msgID: message.eventId });
+    }
+    // Every event reaches the healthy receiver once per group, while the dead one is still being retried
+    // (one after the other, URL after URL, the fourth would have come some 24 s in).
+    // (A new group's durables start at the stream's beginning: the earlier test's events come too, and are not counted.)
+    const ours = () => healthy.received.filter((r) => published.some((e) => e.eventId === r.delivery));
+    for (; ours().length < 8;) {
+      if (Date.now() - sent > 5_000) throw new Error(`the healthy receiver got ${ours().length} of 8 within 5 s`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(ours().map((r) => r.delivery).sort()).toEqual([...published, ...published].map((e) => e.eventId).sort());
+    expect(Date.now() - sent).toBeLessThan(5_000);
+    // Then the dead URL's dead letters: one per event and group, the same event and URL index in both groups,
+    // inside the stream's two-minute duplicate window — both stored, each naming its group.
+    const manager = await jetstreamManager(client);
+    const lettersOf = async () => {
+      const letters: WebhookDeadLetter[] = [];
+      const info = await manager.streams.info(NATS_DEAD_LETTER_STREAM).catch(() => null);
+      if (!info) return letters;
+      const reader = await js.consumers.get(NATS_DEAD_LETTER_STREAM);
+      for (let i = 0; i < info.state.messages; i++) letters.push((await reader.next({ expires: 5_000 }))!.json<WebhookDeadLetter>());
+      // The earlier test's consumers (groups hooks, guarded) are still running and dead-letter these events too —
+      // `guarded` at the same URL index 0 as these groups: it has its own letters, counted apart.
+      return letters.filter((letter) => published.some((e) => e.eventId === letter.eventId) && letter.group?.startsWith('slow-'));
+    };
+    let letters: WebhookDeadLetter[] = [];
+    for (const begun = Date.now(); letters.length < 8; letters = await lettersOf()) {
+      if (Date.now() - begun > 30_000) throw new Error(`dead letters: ${letters.length} of 8`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    expect(letters.map((l) => `${l.group}:${l.eventId}:${l.target.index}`).sort()).toEqual(
+      ['slow-a', 'slow-b'].flatMap((group) => published.map((e) => `${group}:${e.eventId}:0`)).sort());
+  }, 90_000);
+
   test('RabbitMQ (shared, 5672): a delivery that recovers is accepted once; a dead target leaves a dead letter in <group>.dead-letters', async () => {
     const recovering = await receiver(1, 200);
     const dead = await receiver(0, 500);
