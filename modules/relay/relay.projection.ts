@@ -61,6 +61,9 @@ export class RelayProjection implements DurableProjection {
 
   private readonly broker: string;
 
+  /** A refusal halts the relay: the broker's limit or permission is what fixes it, not the log. */
+  readonly haltRemedy = "on the broker: raise the limit the message went over, or grant the relay's user the permission it lacks";
+
   constructor(
     readonly transport: RelayTransport,
     readonly eventTypes: EventTypeFilter,
@@ -71,7 +74,9 @@ export class RelayProjection implements DurableProjection {
 
   async prepare(events: readonly RecordedEvent[]): Promise<void> {
     this.acknowledged = null;
-    if (Date.now() < this.retryAt) throw new RelayUnavailableError(this.broker, `${this.lastFailure} (backing off)`);
+    // The same words as the failure that started the backoff: the runner warns once per distinct message, so a
+    // different one here would put two warning lines in the log for every retry of an outage.
+    if (Date.now() < this.retryAt) throw new RelayUnavailableError(this.broker, this.lastFailure ?? 'backing off');
     // The events cross to the relay's thread as they are, which does everything else.
     let page: PublishedPage;
     try {

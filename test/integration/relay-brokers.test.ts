@@ -258,6 +258,9 @@ describeWithPostgres('the relay against live brokers', () => {
           ],
         });
         const [big] = await fixture.database.query<{ global_position: string }>(`SELECT global_position FROM events WHERE event_id = $1`, [ids[1]]);
+        const errors: string[] = [];
+        const quiet = () => undefined;
+        Logger.overrideLogger({ log: quiet, warn: quiet, debug: quiet, verbose: quiet, fatal: quiet, error: (message: unknown) => errors.push(String(message)) });
         await runner.start();
         const status = () => runner.status().find((s) => s.name === RELAY_PROJECTION)!;
         await until(() => status().halted !== null, 'the relay halting');
@@ -265,6 +268,10 @@ describeWithPostgres('the relay against live brokers', () => {
         expect(halt.eventId).toBe(ids[1]);
         expect(halt.error).toMatch(/NATS broker refused event .*message size exceeds maximum allowed/);
         expect(relay.stats.refused).toBeGreaterThan(0);
+        // The halt's log line says what fixes a relay's halt (the broker's limit), not a projection's of the database.
+        const halted = errors.find((line) => line.startsWith(`${RELAY_PROJECTION} halted`) || line.includes('Every event before it is applied'));
+        expect(halted).toContain("raise the limit the message went over, or grant the relay's user the permission it lacks");
+        expect(halted).not.toContain('upcaster');
         // The checkpoint stands just before the refused event: it is never skipped.
         expect(status().lastGlobalPosition).toBeLessThan(Number(big.global_position));
         const received = await readStream(connection, 1);
@@ -277,6 +284,7 @@ describeWithPostgres('the relay against live brokers', () => {
         expect(await stored(connection)).toBe(1);
         expect(status().halted?.eventId).toBe(ids[1]);
       } finally {
+        Logger.overrideLogger(['error']);
         await runner.stop();
         await relay.close();
         await fixture.close();

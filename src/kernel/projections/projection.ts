@@ -37,6 +37,12 @@ export interface DurableProjection {
    */
   prepare?(events: readonly RecordedEvent[]): Promise<void>;
   /**
+   * What fixes a halt of this projection, for the log line that reports it (default: what fixes a projection
+   * of the database — an upgrade whose upcaster repairs the event, a schema fix). The relay's is the broker's
+   * limit or permission.
+   */
+  readonly haltRemedy?: string;
+  /**
    * Where a rebuild builds this projection's replacement while the live read model keeps serving (and
    * moving): see `ProjectionReplacement`. A projection without one cannot be rebuilt.
    */
