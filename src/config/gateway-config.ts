@@ -40,6 +40,12 @@ export interface GatewayConfig {
 }
 
 /** Every problem found, each naming its YAML path, so one run shows them all. */
+/**
+ * A file refers only to what it declares (docs/configuration.md): what the store already holds does not count,
+ * so a file that names a tenant made through the API says how to get its declaration.
+ */
+const NOT_IN_FILE = ' (a file refers only to what it declares; `switchyard config export` writes the running definitions as one)';
+
 export class ConfigValidationError extends Error {
   override readonly name = 'ConfigValidationError';
   /**
@@ -86,7 +92,7 @@ export function parseGatewayConfig(text: string, source = 'config'): GatewayConf
   const deployments = reader.list(root, 'deployments').map(([node, path]) => {
     reader.known(node, path, fieldNames(DEPLOYMENT_FIELDS));
     const provider = reader.string(node, path, 'provider');
-    if (provider && !providerIds.has(provider)) reader.problem(`${path}.provider`, `names provider '${provider}', which is not declared`);
+    if (provider && !providerIds.has(provider)) reader.problem(`${path}.provider`, `names provider '${provider}', which this file does not declare${NOT_IN_FILE}`);
     const capabilities = reader.choiceList(node, path, 'capabilities', CAPABILITIES, 'capability') ?? [...DEPLOYMENT_DEFAULTS.capabilities];
     const priceNode = node.price;
     if (!isDefinitionNode(priceNode)) reader.problem(`${path}.price`, 'is required (inputPer1M and outputPer1M at least)');
@@ -121,7 +127,7 @@ export function parseGatewayConfig(text: string, source = 'config'): GatewayConf
     const routes = reader.list(node, 'routes', path).map(([route, routePath]) => {
       reader.known(route, routePath, fieldNames(ROUTE_FIELDS));
       const deployment = reader.string(route, routePath, 'deployment');
-      if (deployment && !deploymentIds.has(deployment)) reader.problem(`${routePath}.deployment`, `names deployment '${deployment}', which is not declared`);
+      if (deployment && !deploymentIds.has(deployment)) reader.problem(`${routePath}.deployment`, `names deployment '${deployment}', which this file does not declare${NOT_IN_FILE}`);
       return { deployment, priority: reader.integer(route, routePath, 'priority', ALIAS_DEFAULTS.routePriority), weight: reader.number(route, routePath, 'weight', ALIAS_DEFAULTS.routeWeight) };
     });
     if (routes.length === 0) reader.problem(`${path}.routes`, 'needs at least one route');
@@ -159,14 +165,14 @@ export function parseGatewayConfig(text: string, source = 'config'): GatewayConf
 
   const apiKeys = reader.list(root, 'apiKeys').map(([node, path]) => {
     const { id, tenant, key, ...grant } = readApiKey(reader, node, path, 'file');
-    if (tenant && !tenantIds.has(tenant)) reader.problem(`${path}.tenant`, `names tenant '${tenant}', which is not declared`);
+    if (tenant && !tenantIds.has(tenant)) reader.problem(`${path}.tenant`, `names tenant '${tenant}', which this file does not declare${NOT_IN_FILE}`);
     return { id: id ?? '', tenant, key: key ?? '', ...grant };
   });
 
   const aliasNames = new Set(aliases.map((a) => a.name));
   aliases.forEach((a, i) => {
     const target = a.policy.budgetDowngrade;
-    if (target && !aliasNames.has(target)) reader.problem(`aliases[${i}].policy.budgetDowngrade`, `names alias '${target}', which is not declared`);
+    if (target && !aliasNames.has(target)) reader.problem(`aliases[${i}].policy.budgetDowngrade`, `names alias '${target}', which this file does not declare${NOT_IN_FILE}`);
   });
 
   for (const [kind, ids] of [

@@ -282,11 +282,11 @@ describe.each(targets)('the admin API says what the file says ($name)', ({ datab
     expect(refused.status).toBe(422);
     expect(refused.json.error.code).toBe('invalid_configuration');
     expect(refused.json.error.fields).toEqual(expect.arrayContaining([
-      { path: 'aliases[0].routes[0].deployment', message: "names deployment 'nowhere', which is not declared" },
+      { path: 'aliases[0].routes[0].deployment', message: "names deployment 'nowhere', which this file does not declare (a file refers only to what it declares; `switchyard config export` writes the running definitions as one)" },
       { path: 'tenants[0].colour', message: expect.stringMatching(/^unknown field \(expected one of /) },
     ]));
     // The message still says it whole, as the CLI prints it.
-    expect(refused.json.error.message).toContain("aliases[0].routes[0].deployment: names deployment 'nowhere', which is not declared");
+    expect(refused.json.error.message).toContain("aliases[0].routes[0].deployment: names deployment 'nowhere', which this file does not declare (a file refers only to what it declares; `switchyard config export` writes the running definitions as one)");
     // A file that is not YAML at all has no path to give.
     const garbled = await admin.post('/config/apply', { yaml: 'aliases: [', dryRun: true });
     expect(garbled.status).toBe(422);

@@ -28,7 +28,7 @@ describe('admin-token reset (embedded PGlite, real processes)', () => {
     writeFileSync(bad, 'aliases:\n  - name: chat\n    routes:\n      - { deployment: nowhere }\n');
     const invalid = await runCli(['serve'], { ...env, SWITCHYARD_CONFIG: bad, PORT: String(await freePortIn(SPOOL_PORTS)) });
     expect(invalid.code).not.toBe(0);
-    expect(invalid.stderr).toContain("aliases[0].routes[0].deployment: names deployment 'nowhere', which is not declared");
+    expect(invalid.stderr).toContain("aliases[0].routes[0].deployment: names deployment 'nowhere', which this file does not declare (a file refers only to what it declares; `switchyard config export` writes the running definitions as one)");
     expect(invalid.stdout + invalid.stderr).not.toContain('admin-token reset');
     // A valid file that the apply refuses (a key for an alias neither published nor declared) fails after the token
     // was generated — the start that generates it is this one, so the one above generated none — and says how to recover.

@@ -151,7 +151,7 @@ describe('switchyard apply and keys (CLI)', () => {
     const result = await apply(file('invalid.yaml', invalid));
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('deployments[1].contextWindow: must be a non-negative integer');
-    expect(result.stderr).toContain("aliases[0].routes[0].deployment: names deployment 'huge', which is not declared");
+    expect(result.stderr).toContain("aliases[0].routes[0].deployment: names deployment 'huge', which this file does not declare (a file refers only to what it declares; `switchyard config export` writes the running definitions as one)");
     expect(result.stderr).toContain('tenants[0].limits.burst: unknown field');
 
     const literal = await apply(file('literal.yaml', BASE().replace('apiKey: env:APPLY_TEST_UPSTREAM_KEY', 'apiKey: sk-literal-in-yaml-777')));

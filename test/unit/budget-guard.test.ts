@@ -199,6 +199,6 @@ ${tenantBlock}
     expect(problems(yaml('    limits: { rpm: 0 }'))).toEqual(['tenants[0].limits.rpm: must be a positive integer (leave it out for no limit)']);
     expect(problems(yaml('    budget: { monthlyUsd: "1", webhook: { url: "https://x.example", secret: "plain" } }')))
       .toEqual(['tenants[0].budget.webhook.secret: must be a secret reference (env:NAME or file:PATH), never the secret itself']);
-    expect(problems(yaml('', ', policy: { budgetDowngrade: nowhere }'))).toEqual(["aliases[0].policy.budgetDowngrade: names alias 'nowhere', which is not declared"]);
+    expect(problems(yaml('', ', policy: { budgetDowngrade: nowhere }'))).toEqual(["aliases[0].policy.budgetDowngrade: names alias 'nowhere', which this file does not declare (a file refers only to what it declares; `switchyard config export` writes the running definitions as one)"]);
   });
 });
