@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { AdminTokens, LOST_ADMIN_TOKEN_NOTICE } from '../modules/admin/admin-tokens.js';
+import { AdminTokens, LOST_ADMIN_TOKEN_NOTICE, checkConfiguredAdminToken } from '../modules/admin/admin-tokens.js';
 import { CliModule } from './cli/cli.module.js';
 import { startupApplyLog } from './config/apply/apply-report.js';
 import { ConfigApplier } from './config/apply/config-applier.js';
@@ -25,6 +25,7 @@ export async function prepareCluster(environment: Environment): Promise<ClusterS
   Logger.overrideLogger(new GatewayLogger(logLevels(environment.logLevel)));
   // As startGateway: a file with a mistake stops the start before the admin token is generated.
   const configured = environment.configPath ? startupConfiguration(environment) : null;
+  checkConfiguredAdminToken(environment.adminToken);
   const platform = await openPlatform(environment, { runDurable: (environment.projector ?? 'embedded') === 'embedded' });
   let tokens: AdminTokens | null = null;
   try {

@@ -4,7 +4,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { AdminGuard } from '../modules/admin/admin.guard.js';
-import { AdminTokens, LOST_ADMIN_TOKEN_NOTICE } from '../modules/admin/admin-tokens.js';
+import { AdminTokens, LOST_ADMIN_TOKEN_NOTICE, checkConfiguredAdminToken } from '../modules/admin/admin-tokens.js';
 import { GatewayAuthenticator } from '../modules/access/gateway-authenticator.js';
 import { ClientConnectionErrors } from '../modules/inference/http/client-connection-errors.js';
 import { clientFormatForPath, parameterPathStyleForPath } from '../modules/inference/http/client-format-for-path.js';
@@ -74,6 +74,8 @@ export async function startGateway(environment: Environment, options: StartOptio
   // A configuration file with a mistake stops the start before anything is opened or generated: a first start
   // that failed on it after generating the admin token could never show that token (it is stored hashed).
   const configured = (options.applyConfig ?? true) && environment.configPath ? startupConfiguration(environment) : null;
+  // Likewise a configured admin token that will be refused: before the store is opened (or a data directory made).
+  checkConfiguredAdminToken(environment.adminToken);
   const platform = await openPlatform(environment, { runDurable: options.runDurable ?? (environment.projector ?? 'embedded') === 'embedded', spool: true });
   let tokens: AdminTokens | null = null;
   try {

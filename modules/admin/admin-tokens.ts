@@ -26,9 +26,7 @@ export class AdminTokens {
 
   async initialize(): Promise<void> {
     if (this.configured !== null) {
-      if (this.configured.length < MIN_CONFIGURED_LENGTH) {
-        throw new ConfigurationError(`ADMIN_TOKEN must be at least ${MIN_CONFIGURED_LENGTH} characters`);
-      }
+      checkConfiguredAdminToken(this.configured);
       this.known = [{ tokenId: 'env', hash: sha256(this.configured) }];
       return;
     }
@@ -81,6 +79,13 @@ export class AdminTokens {
     let match: string | null = null;
     for (const token of this.known) if (sameHash(token.hash, hash) && match === null) match = token.tokenId;
     return match;
+  }
+}
+
+/** A configured ADMIN_TOKEN that is too short stops the start (checked again before anything is opened). */
+export function checkConfiguredAdminToken(token: string | null): void {
+  if (token !== null && token.length < MIN_CONFIGURED_LENGTH) {
+    throw new ConfigurationError(`ADMIN_TOKEN must be at least ${MIN_CONFIGURED_LENGTH} characters`);
   }
 }
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -183,5 +183,11 @@ describeWithPostgres('serving topologies on PostgreSQL', () => {
     expect(projector.code).toBe(1);
     expect(projector.stderr).toContain('needs DATABASE_URL');
     expect(bad.stderr).toContain('SWITCHYARD_WORKERS');
+    // A configured admin token too short to be accepted: said in one line, before a data directory is made.
+    const fresh = join(mkdtempSync(join(tmpdir(), 'switchyard-short-token-')), 'data');
+    const short = await runCliInProcess(['serve'], { ...noDatabase, SWITCHYARD_DATA_DIR: fresh, ADMIN_TOKEN: 'short' });
+    expect(short.code).toBe(1);
+    expect(short.stderr.trim()).toBe('ADMIN_TOKEN must be at least 16 characters');
+    expect(existsSync(fresh)).toBe(false);
   });
 });
