@@ -10,6 +10,19 @@ export interface ChartSeries {
 /** Colours with at least 3:1 contrast on the card background, distinguishable in the common colour-vision deficiencies. */
 const PALETTE = ['#2563eb', '#d97706', '#059669', '#db2777', '#7c3aed', '#0891b2', '#65a30d', '#dc2626'];
 
+/** The spacing of the points (their smallest gap), an hour when there is one point. */
+function step(x: number[]): number {
+  let smallest = Infinity;
+  for (let i = 1; i < x.length; i++) smallest = Math.min(smallest, x[i] - x[i - 1]);
+  return Number.isFinite(smallest) && smallest > 0 ? smallest : 3600;
+}
+
+/** The y axis's width for its labels, in CSS pixels (the chart's 12 px system font is about 7 px a character). */
+function axisWidth(_u: uPlot, values: string[] | null): number {
+  const longest = Math.max(0, ...(values ?? []).map((value) => String(value).length));
+  return Math.max(48, Math.ceil(longest * 7.2) + 20);
+}
+
 /**
  * A time-series chart (uPlot, drawn on a canvas): x in Unix seconds. The same numbers are offered as a table
  * below it for keyboard and screen-reader users, since a canvas says nothing to them.
@@ -27,10 +40,12 @@ export function TimeChart({ title, x, series, format, bars = false, height = 240
       height,
       legend: { show: true },
       cursor: { points: { show: !bars } },
-      scales: { x: { time: true } },
+      // Bars are centred on their time: half a step of room each side keeps the first and the last one whole.
+      scales: { x: bars ? { time: true, range: (_u, min, max) => [min - step(x) / 2, max + step(x) / 2] } : { time: true } },
       axes: [
         { stroke: '#475569', grid: { stroke: '#e2e8f0' } },
-        { stroke: '#475569', grid: { stroke: '#e2e8f0' }, size: 72, values: (_u, ticks) => ticks.map((tick) => format(tick)) },
+        // As wide as its longest label (a cost of a fraction of a cent is long): a fixed width cut their left off.
+        { stroke: '#475569', grid: { stroke: '#e2e8f0' }, size: axisWidth, values: (_u, ticks) => ticks.map((tick) => format(tick)) },
       ],
       series: [
         {},
@@ -40,6 +55,8 @@ export function TimeChart({ title, x, series, format, bars = false, height = 240
           fill: bars ? `${PALETTE[index % PALETTE.length]}cc` : `${PALETTE[index % PALETTE.length]}22`,
           width: 2,
           paths,
+          // A bar is its own mark; uPlot's point markers would sit on every empty day's baseline.
+          ...(bars ? { points: { show: false } } : {}),
           value: (_u: uPlot, value: number | null) => (value === null ? '—' : format(value)),
         })),
       ],
