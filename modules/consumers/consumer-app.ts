@@ -25,7 +25,9 @@ export async function startConsumer(settings: ConsumerSettings, target: Consumer
   if (target.name === 'clickhouse-analytics') {
     const writer = new AnalyticsEventWriter(target.clickhouse);
     // The schema before the first message: a ClickHouse that is not there stops the start with its reason.
-    await writer.prepare();
+    await writer.prepare().catch((error: unknown) => {
+      throw new Error(`ClickHouse (CLICKHOUSE_URL) cannot be prepared: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+    });
     @Module({ controllers: [ClickHouseAnalyticsConsumer], providers: [{ provide: AnalyticsEventWriter, useValue: writer }] })
     class ClickHouseAnalyticsConsumerModule {}
     module = ClickHouseAnalyticsConsumerModule;

@@ -2,6 +2,7 @@ import { AckPolicy, type ConsumerMessages, DeliverPolicy, JetStreamApiError, jet
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { CustomTransportStrategy } from '@nestjs/microservices';
 import { NATS_STREAM, NATS_SUBJECT_PREFIX } from '../relay/index.js';
+import { failureReason } from '../relay/relay-page.js';
 import { ConsumerServer, redeliveryDelayMs } from './consumer-server.js';
 import type { DeadLetterSink, WebhookDeadLetter } from './webhook-delivery.js';
 
@@ -9,7 +10,7 @@ import type { DeadLetterSink, WebhookDeadLetter } from './webhook-delivery.js';
 export const NATS_DEAD_LETTER_STREAM = 'SWITCHYARD_DEAD_LETTERS';
 export const NATS_DEAD_LETTER_SUBJECT_PREFIX = 'switchyard.dead-letters';
 
-/** Messages of one durable handled at once by a member (RabbitMQ's prefetch is the same). */
+/** Messages a member handles at once, over all its durables (RabbitMQ's prefetch over its queue is the same). */
 const IN_FLIGHT = 32;
 
 /** How long JetStream waits for an acknowledgement before delivering a message to another member. */
@@ -28,6 +29,8 @@ export class JetStreamConsumerServer extends ConsumerServer implements CustomTra
   private connection: NatsConnection | null = null;
   private readonly subscriptions: ConsumerMessages[] = [];
   private readonly loops: Promise<void>[] = [];
+  /** The deliveries this member has in hand, every event type's together (at most IN_FLIGHT). */
+  private readonly inHand = new Set<Promise<void>>();
 
   constructor(private readonly servers: string[], private readonly credentials: { user?: string; pass?: string }, private readonly group: string) {
     super();
@@ -35,7 +38,10 @@ export class JetStreamConsumerServer extends ConsumerServer implements CustomTra
 
   async listen(callback: (error?: unknown) => void): Promise<void> {
     try {
-      this.connection = await connect({ servers: this.servers, ...this.credentials, name: this.group, maxReconnectAttempts: -1, reconnectTimeWait: 1_000 });
+      this.connection = await connect({ servers: this.servers, ...this.credentials, name: this.group, maxReconnectAttempts: -1, reconnectTimeWait: 1_000 }).catch((error: unknown) => {
+        // The first connection is not retried: a wrong URL stops the start, saying which broker and which setting.
+        throw new Error(`cannot reach the NATS broker at ${this.servers.join(',')} (SWITCHYARD_RELAY_URL): ${failureReason(error)}`, { cause: error });
+      });
       const manager = await jetstreamManager(this.connection);
       try {
         await manager.streams.info(NATS_STREAM);
@@ -59,34 +65,46 @@ export class JetStreamConsumerServer extends ConsumerServer implements CustomTra
         const messages = await (await js.consumers.get(NATS_STREAM, durable)).consume({ max_messages: 64 });
         this.subscriptions.push(messages);
         this.loops.push((async () => {
-          // Up to IN_FLIGHT messages in hand at once, as RabbitMQ's prefetch: one slow delivery (a receiver
-          // retried for half a minute) must not hold every later event of its type back.
-          const inFlight = new Set<Promise<void>>();
-          for await (const message of messages) {
-            // A handler may take longer than ack_wait (webhook retries): tell JetStream it is still in hand,
-            // or it would give the message to another member meanwhile.
-            const inHand = setInterval(() => message.working(), ACK_WAIT_MS / 3);
-            const handled = this.deliver(message.data, `message ${message.seq} of ${durable}`).then((outcome) => {
-              if (outcome === 'retry') message.nak(redeliveryDelayMs(message.info.deliveryCount));
-              else if (outcome === 'drop') message.term();
-              else message.ack();
-            }).catch((error: unknown) => {
-              // Not acknowledged: JetStream delivers it again after ack_wait.
-              this.logger.error(`message ${message.seq} of ${durable}: ${(error as Error).message}`);
-            }).finally(() => {
-              clearInterval(inHand);
-              inFlight.delete(handled);
-            });
-            inFlight.add(handled);
-            if (inFlight.size >= IN_FLIGHT) await Promise.race(inFlight);
+          try {
+            for await (const message of messages) {
+              await this.hold(async () => {
+                // A handler may take longer than ack_wait (webhook retries): tell JetStream it is still in hand,
+                // or it would give the message to another member meanwhile.
+                const working = setInterval(() => message.working(), ACK_WAIT_MS / 3);
+                try {
+                  const outcome = await this.deliver(message.data, `message ${message.seq} of ${durable}`);
+                  if (outcome === 'retry') message.nak(redeliveryDelayMs(message.info.deliveryCount));
+                  else if (outcome === 'drop') message.term();
+                  else message.ack();
+                } catch (error) {
+                  // Not acknowledged: JetStream delivers it again after ack_wait.
+                  this.logger.error(`message ${message.seq} of ${durable}: ${(error as Error).message}`);
+                } finally {
+                  clearInterval(working);
+                }
+              });
+            }
+          } finally {
+            await Promise.allSettled([...this.inHand]);
           }
-          await Promise.allSettled(inFlight);
         })());
       }
       callback();
     } catch (error) {
       callback(error);
     }
+  }
+
+  /**
+   * Starts `work` once fewer than IN_FLIGHT deliveries are in hand, and returns without waiting for it: up to
+   * IN_FLIGHT messages at once over all the member's event types, as RabbitMQ's prefetch over its queue, so one slow
+   * delivery (a receiver retried for half a minute) holds no later event back. The check and the start are one
+   * synchronous step: loops of several types never pass the limit together.
+   */
+  private async hold(work: () => Promise<void>): Promise<void> {
+    while (this.inHand.size >= IN_FLIGHT) await Promise.race(this.inHand);
+    const started: Promise<void> = work().finally(() => this.inHand.delete(started));
+    this.inHand.add(started);
   }
 
   /**

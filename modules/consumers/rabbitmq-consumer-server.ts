@@ -2,6 +2,7 @@ import { type AmqpConnectionManager, type ChannelWrapper, connect } from 'amqp-c
 import type { Channel, ConsumeMessage } from 'amqplib';
 import type { CustomTransportStrategy } from '@nestjs/microservices';
 import { RABBITMQ_EXCHANGE } from '../relay/index.js';
+import { failureReason } from '../relay/relay-page.js';
 import { ConsumerServer, redeliveryDelayMs } from './consumer-server.js';
 import type { DeadLetterSink, WebhookDeadLetter } from './webhook-delivery.js';
 
@@ -32,6 +33,17 @@ export class RabbitMqConsumerServer extends ConsumerServer implements CustomTran
     try {
       const types = this.handledTypes();
       this.connection = connect([this.url], { heartbeatIntervalInSeconds: 10, reconnectTimeInSeconds: 1 });
+      // The manager retries by itself, start included: say why it waits, once per reason, instead of waiting silently.
+      let lastReason: string | null = null;
+      this.connection.on('connectFailed', (event: { err?: unknown }) => {
+        const reason = failureReason(event?.err ?? event);
+        if (reason !== lastReason) this.logger.warn(`cannot reach the RabbitMQ broker at ${brokerHost(this.url)} (SWITCHYARD_RELAY_URL): ${reason}; retrying every second`);
+        lastReason = reason;
+      });
+      this.connection.on('connect', () => {
+        if (lastReason !== null) this.logger.log(`connected to the RabbitMQ broker at ${brokerHost(this.url)}`);
+        lastReason = null;
+      });
       this.channel = this.connection.createChannel({
         json: false,
         setup: async (channel: Channel) => {
@@ -87,5 +99,14 @@ export class RabbitMqConsumerServer extends ConsumerServer implements CustomTran
   unwrap<T>(): T {
     if (!this.connection) throw new Error('not connected');
     return this.connection as T;
+  }
+}
+
+/** The broker's host and port as printed: never the user or the password of the URL. */
+function brokerHost(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'the configured broker';
   }
 }

@@ -97,12 +97,21 @@ function checkCredentials(raw: string): void {
 function checkNothingIgnored(raw: string, transport: RelayTransport): void {
   const rest = raw.slice(raw.indexOf('://') + 3);
   const authority = rest.split(/[/?#]/, 1)[0];
+  // An "@" after the authority's end: a user or password holding an unencoded "/", "?" or "#" (nothing of it quoted).
+  if (rest.slice(authority.length).includes('@')) {
+    throw new ConfigurationError('SWITCHYARD_RELAY_URL: the user or password must be percent-encoded ("/" as %2F, "?" as %3F, "#" as %23, "@" as %40)');
+  }
+  // Several servers are host:port pairs after one scheme; a second scheme would read as a path.
+  if (/,\s*[a-z][a-z0-9+.-]*:\/\//i.test(rest)) {
+    throw new ConfigurationError(`SWITCHYARD_RELAY_URL: name several servers after one scheme, comma-separated (${transport}://host1:port,host2:port)`);
+  }
   if (transport === 'kafka' && authority.includes('@')) {
     throw new ConfigurationError('SWITCHYARD_RELAY_URL: a kafka:// URL takes no user or password — the relay connects to Kafka without SASL or TLS (docs/events-out.md)');
   }
   const after = rest.slice(authority.length);
   if (transport !== 'amqp' && after !== '' && after !== '/') {
-    throw new ConfigurationError(`SWITCHYARD_RELAY_URL: a ${transport}:// URL names its servers only; "${after.split(/[?#]/, 1)[0] || after[0]}…" after them would be ignored`);
+    // Only what kind of part it is: the rest of the URL is the user's to read, and may hold a token.
+    throw new ConfigurationError(`SWITCHYARD_RELAY_URL: a ${transport}:// URL names its servers only; the ${after[0] === '/' ? 'path' : after[0] === '?' ? 'query' : 'fragment'} after them would be ignored`);
   }
 }
 

@@ -62,7 +62,9 @@ export class RelayProjection implements DurableProjection {
   private readonly broker: string;
 
   /** A refusal halts the relay: the broker's limit or permission is what fixes it, not the log. */
-  readonly haltRemedy = "on the broker: raise the limit the message went over, or grant the relay's user the permission it lacks";
+  haltRemedy(error: unknown): string | null {
+    return error instanceof RelayRefusedError ? "on the broker: raise the limit the message went over, or grant the relay's user the permission it lacks" : null;
+  }
 
   constructor(
     readonly transport: RelayTransport,

@@ -119,14 +119,15 @@ export async function migrateStore(options: MigrationOptions): Promise<Migration
       // readers cannot see its log (above), so there it is not folded; the chain checks cover its events.
       if (sourceControlPlane) checks.push(compare('control plane (routing snapshot, key index)', describeControlPlane(sourceControlPlane), describeControlPlane(targetControlPlane)));
       const ok = checks.every((check) => check.ok);
-      if (ok) await removeMigrationMarker(target.database);
       // Moving the embedded store (the default every process falls back to without DATABASE_URL) to PostgreSQL
       // leaves it marked, so that no command writes to it by mistake; a copy into a data directory (a laptop copy
-      // of a database) leaves its source as it is.
+      // of a database) leaves its source as it is. Marked before the target's own mark goes: should writing it
+      // fail, the target still says its migration is unfinished, and the same command run again completes both.
       const sourceMarkedMoved = ok && sourceEndpoint.kind === 'pglite' && targetEndpoint.kind === 'postgres';
       if (sourceMarkedMoved) {
         writeMovedMark(sourceEndpoint.dataDir, { to: endpointLabel(targetEndpoint), movedAt: new Date().toISOString(), lastPosition: extent.last ? formatPosition(extent.last) : null });
       }
+      if (ok) await removeMigrationMarker(target.database);
       return {
         ok, source: endpointLabel(sourceEndpoint), target: endpointLabel(targetEndpoint), resumed, sourceMarkedMoved,
         events: extent.events, streams: extent.streams, lastPosition: extent.last ? formatPosition(extent.last) : null,

@@ -23,7 +23,7 @@ export interface MovedMark {
 export function writeMovedMark(dataDir: string, mark: MovedMark): void {
   const path = join(dataDir, MOVED_MARK_FILE);
   // Whole or not at all: a mark cut short by a crash would be a store that neither opens nor says why.
-  writeFileSync(`${path}.tmp`, `${JSON.stringify(mark, null, 2)}\n`, { mode: 0o644 });
+  writeFileSync(`${path}.tmp`, `${JSON.stringify(mark, null, 2)}\n`, { mode: 0o600 });
   renameSync(`${path}.tmp`, path);
 }
 

@@ -33,6 +33,9 @@ export function endpointLabel(endpoint: StoreEndpoint): string {
   try {
     const url = new URL(endpoint.url);
     url.password = '';
+    // The query can carry a password too (`?password=`, `?sslpassword=`, as node-postgres reads them): none of it
+    // is printed, nor kept in a moved store's mark.
+    url.search = '';
     return `PostgreSQL ${url.toString().replace(/:@/, '@')}`;
   } catch {
     return 'PostgreSQL (DATABASE_URL)';

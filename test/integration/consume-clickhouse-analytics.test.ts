@@ -101,6 +101,11 @@ describeWithClickHouse('switchyard consume clickhouse-analytics: ClickHouse thro
     expect([unknown.code, unknown.stderr]).toEqual([1, expect.stringContaining('no consumer "spreadsheets" (consumers: clickhouse-analytics, webhooks)')]);
     expect([kafka.code, kafka.stderr]).toEqual([1, expect.stringContaining('reads NATS JetStream (nats://) or RabbitMQ (amqp://)')]);
     expect([noClickHouse.code, noClickHouse.stderr]).toEqual([1, expect.stringContaining('needs CLICKHOUSE_URL')]);
+    // A ClickHouse that does not answer is named as such — not as the broker, which was reached.
+    const deadClickHouse = await runCliInProcess(['consume', 'clickhouse-analytics'], { ...consumerEnv(), LOG_LEVEL: 'error', CLICKHOUSE_URL: 'http://127.0.0.1:9/' });
+    expect(deadClickHouse.code).toBe(1);
+    expect(deadClickHouse.stderr).toContain('ClickHouse (CLICKHOUSE_URL) cannot be prepared');
+    expect(deadClickHouse.stderr).not.toContain('broker');
   }, 60_000);
 
   test('with SWITCHYARD_ANALYTICS_FEED=broker the gateway runs no ClickHouse projection and writes no row', async () => {

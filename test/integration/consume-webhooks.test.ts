@@ -243,6 +243,30 @@ describe('switchyard consume webhooks', () => {
       ['slow-a', 'slow-b'].flatMap((group) => published.map((e) => `${group}:${e.eventId}:0`)).sort());
   }, 90_000);
 
+  test('RabbitMQ not answering at start: the consumer says which broker and why while it keeps trying, never the password', async () => {
+    const child = spawn(process.execPath, [MAIN, 'consume', 'webhooks'], {
+      env: {
+        ...process.env, SWITCHYARD_RELAY_URL: 'amqp://guest:not-shown-pw@127.0.0.1:9', WEBHOOK_KEY: SECRET, SWITCHYARD_WEBHOOK_SECRET: 'env:WEBHOOK_KEY',
+        SWITCHYARD_WEBHOOK_URLS: 'http://127.0.0.1:9/x',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    let output = '';
+    child.stdout!.on('data', (d) => (output += d));
+    child.stderr!.on('data', (d) => (output += d));
+    for (const begun = Date.now(); !output.includes('cannot reach the RabbitMQ broker');) {
+      if (Date.now() - begun > 20_000) throw new Error(`no word of the broker: ${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    // Once per reason while it retries every second: wait for a few retries, then count.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    child.kill('SIGKILL');
+    expect(output).toMatch(/cannot reach the RabbitMQ broker at 127\.0\.0\.1:9 \(SWITCHYARD_RELAY_URL\): \S.*; retrying every second/);
+    expect(output.match(/cannot reach the RabbitMQ broker/g)).toHaveLength(1);
+    expect(output).not.toContain('not-shown-pw');
+  }, 40_000);
+
   test('RabbitMQ (shared, 5672): a delivery that recovers is accepted once; a dead target leaves a dead letter in <group>.dead-letters', async () => {
     const recovering = await receiver(1, 200);
     const dead = await receiver(0, 500);

@@ -32,3 +32,13 @@ describe('the relay backing off', () => {
     expect(calls).toBe(2);
   });
 });
+
+describe('a halted relay says what fixes it', () => {
+  test('a refused message: the broker\'s limit or permission; anything else: the runner\'s own advice', async () => {
+    const { RelayRefusedError, RelayUnserializableError } = await import('../../modules/relay/index.js');
+    const relay = new RelayProjection('nats', ALL_EVENT_TYPES, { publish: async () => ({ published: 0, failure: null }), close: async () => {} });
+    expect(relay.haltRemedy(new RelayRefusedError('NATS', 'e1', 'maximum payload exceeded'))).toMatch(/^on the broker: raise the limit/);
+    expect(relay.haltRemedy(new RelayUnserializableError('event e1 cannot be serialized: Do not know how to serialize a BigInt'))).toBeNull();
+    expect(relay.haltRemedy(new RangeError('Maximum call stack size exceeded'))).toBeNull();
+  });
+});

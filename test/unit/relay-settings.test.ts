@@ -28,8 +28,11 @@ describe('relay settings', () => {
     ['amqp://guest:50%@127.0.0.1:5672', /user or password is not percent-encoded correctly/],
     // Parts the transport would drop are refused, not ignored (the password never in the message).
     ['kafka://alice:s3cret@127.0.0.1:9092', /a kafka:\/\/ URL takes no user or password/],
-    ['nats://127.0.0.1:4222/extra?x=1', /a nats:\/\/ URL names its servers only; "\/extra…" after them would be ignored/],
-    ['kafka://127.0.0.1:9092?tls=1', /a kafka:\/\/ URL names its servers only/],
+    ['nats://127.0.0.1:4222/extra?x=1', /a nats:\/\/ URL names its servers only; the path after them would be ignored/],
+    ['kafka://127.0.0.1:9092?tls=1', /a kafka:\/\/ URL names its servers only; the query after them/],
+    // A password with an unencoded "/": refused without quoting any of it (the test's never-s3cret check below).
+    ['nats://user:pa/s3cret@host:4222', /the user or password must be percent-encoded/],
+    ['nats://a:4222,nats://b:4222', /name several servers after one scheme, comma-separated \(nats:\/\/host1:port,host2:port\)/],
   ])('%s is refused', (url, message) => {
     expect(() => readRelaySettings({ SWITCHYARD_RELAY_URL: url })).toThrow(ConfigurationError);
     expect(() => readRelaySettings({ SWITCHYARD_RELAY_URL: url })).toThrow(message);

@@ -1,5 +1,4 @@
 import { Logger } from '@nestjs/common';
-import { failureReason } from '../../../modules/relay/relay-page.js';
 import { readConsumerSettings, readWebhookSettings, startConsumer } from '../../../modules/consumers/index.js';
 import { ClickHouseConnection, clickHouseSettings } from '../../../projections/clickhouse-analytics/index.js';
 import { ConfigurationError, readEnvironment } from '../../config/environment.js';
@@ -20,12 +19,12 @@ export async function consume(name: string): Promise<void> {
   let writing: string;
   if (settings.name === 'webhooks') {
     const webhooks = readWebhookSettings(process.env);
-    app = await reaching(settings, startConsumer(settings, { name: 'webhooks', webhooks }));
+    app = await startConsumer(settings, { name: 'webhooks', webhooks });
     writing = `delivering ${webhooks.events.join(',')} to ${webhooks.urls.length} URL(s)`;
   } else {
     if (!environment.clickhouseUrl) throw new ConfigurationError('switchyard consume clickhouse-analytics needs CLICKHOUSE_URL: the ClickHouse it writes to');
     clickhouse = new ClickHouseConnection(clickHouseSettings(environment.clickhouseUrl));
-    app = await reaching(settings, startConsumer(settings, { name: 'clickhouse-analytics', clickhouse }));
+    app = await startConsumer(settings, { name: 'clickhouse-analytics', clickhouse });
     writing = `writing to ClickHouse database ${clickhouse.database}`;
   }
   logger.log(`${name}: consuming ${settings.transport === 'nats' ? 'JetStream stream SWITCHYARD' : 'RabbitMQ exchange switchyard.events'} at ` +
@@ -44,12 +43,3 @@ export async function consume(name: string): Promise<void> {
   process.on('SIGTERM', () => stop('SIGTERM'));
 }
 
-/** A broker that cannot be reached at start is named (which one, from which setting), not only the socket's error. */
-async function reaching<T>(settings: { transport: string; servers: string[] }, starting: Promise<T>): Promise<T> {
-  try {
-    return await starting;
-  } catch (error) {
-    const broker = settings.transport === 'nats' ? 'NATS' : 'RabbitMQ';
-    throw new Error(`cannot reach the ${broker} broker at ${settings.servers.join(',')} (SWITCHYARD_RELAY_URL): ${failureReason(error)}`, { cause: error });
-  }
-}

@@ -794,7 +794,7 @@ export class ProjectionRunner {
     worker.nextHaltCheck = Date.now() + this.options.pollIntervalMs;
     this.logger.error(
       `${worker.name} ${describeHalt(halt)}. Every event before it is applied; nothing after it will be until the cause is fixed ` +
-        `(${this.durable.get(worker.name)?.haltRemedy ?? 'an upgrade whose upcaster repairs the event, a schema fix'}) and the projection is resumed: \`switchyard projections resume ${worker.name}\`, ` +
+        `(${this.durable.get(worker.name)?.haltRemedy?.(error) ?? 'an upgrade whose upcaster repairs the event, a schema fix'}) and the projection is resumed: \`switchyard projections resume ${worker.name}\`, ` +
         `POST /admin/v1/projections/${worker.name}/resume, or a restart. The other projections keep moving.`,
     );
     await this.recordHalt(worker);

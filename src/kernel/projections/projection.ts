@@ -37,11 +37,11 @@ export interface DurableProjection {
    */
   prepare?(events: readonly RecordedEvent[]): Promise<void>;
   /**
-   * What fixes a halt of this projection, for the log line that reports it (default: what fixes a projection
-   * of the database — an upgrade whose upcaster repairs the event, a schema fix). The relay's is the broker's
-   * limit or permission.
+   * What fixes a halt of this projection at `error`, for the log line that reports it; null or undefined: what
+   * fixes a projection of the database (an upgrade whose upcaster repairs the event, a schema fix). The relay's,
+   * for a message the broker refused, is the broker's limit or permission.
    */
-  readonly haltRemedy?: string;
+  haltRemedy?(error: unknown): string | null;
   /**
    * Where a rebuild builds this projection's replacement while the live read model keeps serving (and
    * moving): see `ProjectionReplacement`. A projection without one cannot be rebuilt.
