@@ -1,8 +1,7 @@
 import { AckPolicy, type ConsumerMessages, DeliverPolicy, JetStreamApiError, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import type { CustomTransportStrategy } from '@nestjs/microservices';
-import { NATS_STREAM, NATS_SUBJECT_PREFIX } from '../relay/index.js';
-import { failureReason } from '../relay/relay-page.js';
+import { NATS_STREAM, NATS_SUBJECT_PREFIX, failureReason } from '../relay/index.js';
 import { ConsumerServer, redeliveryDelayMs } from './consumer-server.js';
 import type { DeadLetterSink, WebhookDeadLetter } from './webhook-delivery.js';
 

@@ -1,8 +1,7 @@
 import { type AmqpConnectionManager, type ChannelWrapper, connect } from 'amqp-connection-manager';
 import type { Channel, ConsumeMessage } from 'amqplib';
 import type { CustomTransportStrategy } from '@nestjs/microservices';
-import { RABBITMQ_EXCHANGE } from '../relay/index.js';
-import { failureReason } from '../relay/relay-page.js';
+import { RABBITMQ_EXCHANGE, failureReason } from '../relay/index.js';
 import { ConsumerServer, redeliveryDelayMs } from './consumer-server.js';
 import type { DeadLetterSink, WebhookDeadLetter } from './webhook-delivery.js';
 

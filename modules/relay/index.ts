@@ -1,6 +1,7 @@
 /** Events out (docs/events-out.md): the relay that publishes the log to NATS JetStream, RabbitMQ or Kafka, and its settings. */
 export * from './relay-settings.js';
 export { natsCredentials } from './relay-transport.js';
+export { failureReason } from './relay-page.js';
 export * from './relay-message.js';
 export { type EventView, eventView } from './event-view.js';
 export * from './relay.projection.js';
