@@ -67,6 +67,19 @@ describe('switchyard consume webhooks', () => {
     nats = await OwnNats.start();
     client = await connectNats({ servers: nats.url });
   });
+  /** `switchyard consume webhooks` as a process of its own, signing with the suite's key; answers its output so far. */
+  function consumeWebhooks(env: Record<string, string>): () => string {
+    const child = spawn(process.execPath, [MAIN, 'consume', 'webhooks'], {
+      env: { ...process.env, WEBHOOK_KEY: SECRET, SWITCHYARD_WEBHOOK_SECRET: 'env:WEBHOOK_KEY', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    let output = '';
+    child.stdout!.on('data', (d) => (output += d));
+    child.stderr!.on('data', (d) => (output += d));
+    return () => output;
+  }
+
   afterAll(async () => {
     for (const child of children) child.kill('SIGKILL');
     for (const server of servers) server.close();
@@ -105,21 +118,10 @@ describe('switchyard consume webhooks', () => {
     const dead = await receiver(0, 500);
     const refused = await receiver(0, 200);
     servers.push(recovering.server, dead.server, refused.server);
-    const start = (group: string, urls: string[], allowPrivate: boolean) => {
-      const child = spawn(process.execPath, [MAIN, 'consume', 'webhooks'], {
-        env: {
-          ...process.env, SWITCHYARD_RELAY_URL: nats.url, SWITCHYARD_CONSUME_GROUP: group, WEBHOOK_KEY: SECRET, SWITCHYARD_WEBHOOK_SECRET: 'env:WEBHOOK_KEY',
-          SWITCHYARD_WEBHOOK_URLS: urls.join(','), SWITCHYARD_WEBHOOK_ALLOW_PRIVATE_NETWORK: String(allowPrivate),
-          SWITCHYARD_WEBHOOK_ATTEMPTS: '3', SWITCHYARD_WEBHOOK_BACKOFF_MS: '50',
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let output = '';
-      child.stdout!.on('data', (d) => (output += d));
-      child.stderr!.on('data', (d) => (output += d));
-      children.push(child);
-      return () => output;
-    };
+    const start = (group: string, urls: string[], allowPrivate: boolean) => consumeWebhooks({
+      SWITCHYARD_RELAY_URL: nats.url, SWITCHYARD_CONSUME_GROUP: group, SWITCHYARD_WEBHOOK_URLS: urls.join(','),
+      SWITCHYARD_WEBHOOK_ALLOW_PRIVATE_NETWORK: String(allowPrivate), SWITCHYARD_WEBHOOK_ATTEMPTS: '3', SWITCHYARD_WEBHOOK_BACKOFF_MS: '50',
+    });
     const hooks = start('hooks', [recovering.url, `${dead.url}/hook/path-token-s3cr3t`], true);
     const guarded = start('guarded', [refused.url], false);
     const published = [event('BudgetThresholdCrossed'), event('ApiKeyRevoked'), event('BreakerOpened'), event('AttemptFinished'), event('ApiKeyIssued')];
@@ -183,22 +185,12 @@ describe('switchyard consume webhooks', () => {
     const dead = await receiver(0, 500);
     const healthy = await receiver(0, 200);
     servers.push(dead.server, healthy.server);
-    const outputs = ['slow-a', 'slow-b'].map((group) => {
-      const child = spawn(process.execPath, [MAIN, 'consume', 'webhooks'], {
-        env: {
-          ...process.env, SWITCHYARD_RELAY_URL: nats.url, SWITCHYARD_CONSUME_GROUP: group, WEBHOOK_KEY: SECRET, SWITCHYARD_WEBHOOK_SECRET: 'env:WEBHOOK_KEY',
-          // The dead URL first: each event spends 2 + 4 s retrying it before its dead letter.
-          SWITCHYARD_WEBHOOK_URLS: `${dead.url},${healthy.url}`, SWITCHYARD_WEBHOOK_ALLOW_PRIVATE_NETWORK: 'true',
-          SWITCHYARD_WEBHOOK_ATTEMPTS: '3', SWITCHYARD_WEBHOOK_BACKOFF_MS: '2000',
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      children.push(child);
-      let output = '';
-      child.stdout!.on('data', (d) => (output += d));
-      child.stderr!.on('data', (d) => (output += d));
-      return () => output;
-    });
+    const outputs = ['slow-a', 'slow-b'].map((group) => consumeWebhooks({
+      SWITCHYARD_RELAY_URL: nats.url, SWITCHYARD_CONSUME_GROUP: group,
+      // The dead URL first: each event spends 2 + 4 s retrying it before its dead letter.
+      SWITCHYARD_WEBHOOK_URLS: `${dead.url},${healthy.url}`, SWITCHYARD_WEBHOOK_ALLOW_PRIVATE_NETWORK: 'true',
+      SWITCHYARD_WEBHOOK_ATTEMPTS: '3', SWITCHYARD_WEBHOOK_BACKOFF_MS: '2000',
+    }));
     for (const begun = Date.now(); !outputs.every((output) => output().includes('consuming JetStream'));) {
       if (Date.now() - begun > 30_000) throw new Error(`consumers did not start: ${outputs.map((output) => output()).join('\n---\n')}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -244,27 +236,16 @@ describe('switchyard consume webhooks', () => {
   }, 90_000);
 
   test('RabbitMQ not answering at start: the consumer says which broker and why while it keeps trying, never the password', async () => {
-    const child = spawn(process.execPath, [MAIN, 'consume', 'webhooks'], {
-      env: {
-        ...process.env, SWITCHYARD_RELAY_URL: 'amqp://guest:not-shown-pw@127.0.0.1:9', WEBHOOK_KEY: SECRET, SWITCHYARD_WEBHOOK_SECRET: 'env:WEBHOOK_KEY',
-        SWITCHYARD_WEBHOOK_URLS: 'http://127.0.0.1:9/x',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.push(child);
-    let output = '';
-    child.stdout!.on('data', (d) => (output += d));
-    child.stderr!.on('data', (d) => (output += d));
-    for (const begun = Date.now(); !output.includes('cannot reach the RabbitMQ broker');) {
-      if (Date.now() - begun > 20_000) throw new Error(`no word of the broker: ${output}`);
+    const output = consumeWebhooks({ SWITCHYARD_RELAY_URL: 'amqp://guest:not-shown-pw@127.0.0.1:9', SWITCHYARD_WEBHOOK_URLS: 'http://127.0.0.1:9/x' });
+    for (const begun = Date.now(); !output().includes('cannot reach the RabbitMQ broker');) {
+      if (Date.now() - begun > 20_000) throw new Error(`no word of the broker: ${output()}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    // Once per reason while it retries every second: wait for a few retries, then count.
+    // Once per reason while it retries every second: wait for a few retries, then count (afterAll stops it).
     await new Promise((resolve) => setTimeout(resolve, 2_500));
-    child.kill('SIGKILL');
-    expect(output).toMatch(/cannot reach the RabbitMQ broker at 127\.0\.0\.1:9 \(SWITCHYARD_RELAY_URL\): \S.*; retrying every second/);
-    expect(output.match(/cannot reach the RabbitMQ broker/g)).toHaveLength(1);
-    expect(output).not.toContain('not-shown-pw');
+    expect(output()).toMatch(/cannot reach the RabbitMQ broker at 127\.0\.0\.1:9 \(SWITCHYARD_RELAY_URL\): \S.*; retrying every second/);
+    expect(output().match(/cannot reach the RabbitMQ broker/g)).toHaveLength(1);
+    expect(output()).not.toContain('not-shown-pw');
   }, 40_000);
 
   test('RabbitMQ (shared, 5672): a delivery that recovers is accepted once; a dead target leaves a dead letter in <group>.dead-letters', async () => {
@@ -272,22 +253,14 @@ describe('switchyard consume webhooks', () => {
     const dead = await receiver(0, 500);
     servers.push(recovering.server, dead.server);
     const group = `switchyard-webhooks-test-${Date.now().toString(36)}`;
-    const child = spawn(process.execPath, [MAIN, 'consume', 'webhooks'], {
-      env: {
-        ...process.env, SWITCHYARD_RELAY_URL: SHARED_RABBITMQ, SWITCHYARD_CONSUME_GROUP: group, WEBHOOK_KEY: SECRET, SWITCHYARD_WEBHOOK_SECRET: 'env:WEBHOOK_KEY',
-        SWITCHYARD_WEBHOOK_URLS: `${recovering.url},${dead.url}`, SWITCHYARD_WEBHOOK_ALLOW_PRIVATE_NETWORK: 'true',
-        SWITCHYARD_WEBHOOK_ATTEMPTS: '2', SWITCHYARD_WEBHOOK_BACKOFF_MS: '50',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const output = consumeWebhooks({
+      SWITCHYARD_RELAY_URL: SHARED_RABBITMQ, SWITCHYARD_CONSUME_GROUP: group, SWITCHYARD_WEBHOOK_URLS: `${recovering.url},${dead.url}`,
+      SWITCHYARD_WEBHOOK_ALLOW_PRIVATE_NETWORK: 'true', SWITCHYARD_WEBHOOK_ATTEMPTS: '2', SWITCHYARD_WEBHOOK_BACKOFF_MS: '50',
     });
-    children.push(child);
-    let output = '';
-    child.stdout!.on('data', (d) => (output += d));
-    child.stderr!.on('data', (d) => (output += d));
     const connection = await amqp.connect(SHARED_RABBITMQ);
     try {
-      for (const begun = Date.now(); !output.includes('consuming RabbitMQ exchange');) {
-        if (Date.now() - begun > 30_000) throw new Error(`consumer did not start: ${output}`);
+      for (const begun = Date.now(); !output().includes('consuming RabbitMQ exchange');) {
+        if (Date.now() - begun > 30_000) throw new Error(`consumer did not start: ${output()}`);
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       const channel = await connection.createConfirmChannel();
@@ -297,7 +270,7 @@ describe('switchyard consume webhooks', () => {
       await channel.waitForConfirms();
       let letter: amqp.GetMessage | false = false;
       for (const begun = Date.now(); !letter;) {
-        if (Date.now() - begun > 30_000) throw new Error(`no dead letter: ${output}`);
+        if (Date.now() - begun > 30_000) throw new Error(`no dead letter: ${output()}`);
         await new Promise((resolve) => setTimeout(resolve, 100));
         letter = await channel.get(`${group}.dead-letters`, { noAck: true });
       }
