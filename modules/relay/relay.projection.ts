@@ -58,6 +58,8 @@ export class RelayProjection implements DurableProjection {
   private backoffMs = 0;
   private retryAt = 0;
   private lastFailure: string | null = null;
+  /** The event the broker last refused: its log line is written once, however often the page is narrowed down. */
+  private lastRefusedEventId: string | null = null;
 
   private readonly broker: string;
 
@@ -104,7 +106,11 @@ export class RelayProjection implements DurableProjection {
       this.stats.refused++;
       // The runner then tries the page in parts to find the one event refused on its own, and halts there
       // (its error log names it); with RabbitMQ every publish in flight shares one refusal, hence "a message".
-      this.logger.error(`the ${this.broker} broker refused a message (${refusal.message}); the relay stops at the refused event until the cause is fixed and it is resumed`);
+      // Once per refused event: the runner's narrowing meets the same refusal on each part it tries.
+      if (refusal.eventId !== this.lastRefusedEventId) {
+        this.logger.error(`the ${this.broker} broker refused a message (${refusal.message}); the relay stops at the refused event until the cause is fixed and it is resumed`);
+      }
+      this.lastRefusedEventId = refusal.eventId;
       throw refusal;
     }
     const error = page.failure;

@@ -272,6 +272,8 @@ describeWithPostgres('the relay against live brokers', () => {
         const halted = errors.find((line) => line.startsWith(`${RELAY_PROJECTION} halted`) || line.includes('Every event before it is applied'));
         expect(halted).toContain("raise the limit the message went over, or grant the relay's user the permission it lacks");
         expect(halted).not.toContain('upcaster');
+        // The refusal is logged once, however many parts of the page the runner tried to find the event.
+        expect(errors.filter((line) => line.includes('broker refused a message'))).toHaveLength(1);
         // The checkpoint stands just before the refused event: it is never skipped.
         expect(status().lastGlobalPosition).toBeLessThan(Number(big.global_position));
         const received = await readStream(connection, 1);
