@@ -62,7 +62,8 @@ export function SpendPage() {
         <>
           <div class="tiles">
             <Tile label="Spend" value={money(Number(chosen.totals.costUsd))} />
-            <Tile label="Requests" value={count(chosen.totals.requests)} />
+            {/* Requests with a billable attempt (the API's `requests`); those the cache answered are the next tile but one. */}
+            <Tile label="Billed requests" value={count(chosen.totals.requests)} />
             <Tile label="Tokens in / out" value={`${count(chosen.totals.inputTokens)} / ${count(chosen.totals.outputTokens)}`} />
             <Tile label="Cache hits" value={count(chosen.totals.cacheHits)} />
             <Tile label="Saved by the cache" value={money(Number(chosen.totals.savedUsd))} />
