@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Decimal } from 'decimal.js';
+import { Redis } from 'ioredis';
 import OpenAI from 'openai';
 import { generateApiKey } from '../../modules/access/api-key/key-format.js';
 import { AdminClient, waitUntil } from '../support/admin-client.js';
@@ -35,8 +36,15 @@ deployments:
     contextWindow: 64000
     maxOutputTokens: 4096
     price: { inputPer1M: "2.50", outputPer1M: "10.00" }
+contentPolicies:
+  - id: tokenized-mail
+    input: { email: tokenize }
 aliases:
   - name: chat
+    routes:
+      - { deployment: primary, priority: 0 }
+  - name: private
+    contentPolicy: tokenized-mail
     routes:
       - { deployment: primary, priority: 0 }
   - name: uncached
@@ -68,6 +76,7 @@ suite('exact cache (Redis + PostgreSQL)', () => {
   let globexKey: string;
   let drop: () => Promise<void>;
   let nonce = 0;
+  const namespace = `sy-test-cache-${randomBytes(6).toString('hex')}`;
 
   /** A request no earlier test sent (the cache is keyed by the normalized request). */
   const fresh = (extra: Record<string, unknown> = {}) => ({
@@ -84,7 +93,7 @@ suite('exact cache (Redis + PostgreSQL)', () => {
     gw = await startTestGateway({
       databaseUrl: scratch.url,
       yaml,
-      environment: { redisUrl, adminToken: ADMIN_TOKEN, cache: { namespace: `sy-test-cache-${randomBytes(6).toString('hex')}` } },
+      environment: { redisUrl, adminToken: ADMIN_TOKEN, cache: { namespace } },
     });
     admin = new AdminClient(gw.url, ADMIN_TOKEN);
   }, 60_000);
@@ -120,6 +129,29 @@ suite('exact cache (Redis + PostgreSQL)', () => {
     expect(events[2].data).toMatchObject({ status: 'success', cacheHit: true, totals: { attempts: 0 } });
     expect(new Decimal((events[2].data as { totals: { costUsd: string } }).totals.costUsd).isZero()).toBe(true);
     expect(JSON.stringify(events.map((e) => e.data))).not.toContain('Switchyard routes'); // the answer itself never enters the log
+  });
+
+  test('an alias whose content policy tokenizes is never cached: the answer has the protected values back, and Redis would hold them in clear', async () => {
+    const email = `ada.${process.pid}.${++nonce}@example.com`;
+    const body = { model: 'private', messages: [{ role: 'user', content: `Write to ${email} today.` }] };
+    gw.mock.addScenario({ behaviour: { echo: true } });
+    const before = calls();
+    for (let i = 0; i < 2; i++) {
+      const answer = await postJson(gw, '/v1/chat/completions', body);
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('x-switchyard-cache')).toBe('bypass');
+      expect(answer.json.choices[0].message.content).toContain(email);
+    }
+    expect(calls()).toBe(before + 2);
+    // Nothing under the suite's namespace holds the address (the same request to a plain alias is stored, as above).
+    const redis = new Redis(redisUrl!);
+    try {
+      const keys = await redis.keys(`*${namespace}*`);
+      expect(keys.length).toBeGreaterThan(0); // the test before stored its answer there
+      for (const key of keys) expect((await redis.dumpBuffer(key))?.toString('latin1') ?? '').not.toContain(email);
+    } finally {
+      redis.disconnect();
+    }
   });
 
   test('a buffered answer serves a stream (and the official openai SDK reads it), and a streamed answer serves a buffered request', async () => {

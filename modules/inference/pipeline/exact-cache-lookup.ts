@@ -39,6 +39,9 @@ export class ExactCacheLookup {
 
   async decide(tenantId: string, alias: ResolvedAlias, request: ChatRequest, headers: RequestHeaders, contentPolicy: RequestContentPolicy | null = null): Promise<CacheDecision> {
     if (!this.settings.enabled || alias.policy.cache === false || refusesCache(headers)) return { status: 'bypass' };
+    // A policy that tokenizes keeps the values it protects in the request's memory (or sealed in its session):
+    // the answer the client receives has them back, so storing it would put them in the cache (Redis) in clear.
+    if (contentPolicy && tokenizes(contentPolicy.definition)) return { status: 'bypass' };
     // Under a content policy the key names its versions: an answer checked under one version is not served under another.
     const policies = contentPolicy ? contentPolicy.applied.sources.map((source) => `${source.attachedTo}:${source.policyId}@${source.version}`) : undefined;
     const key = { tenantId, alias: alias.name, digest: exactCacheDigest(alias.version, request, policies) };
@@ -59,6 +62,16 @@ export class ExactCacheLookup {
     if (decision.status !== 'miss' || !isComplete(answer.response)) return;
     await this.cache.put(decision.key, answer, this.settings.ttlMs).catch((error) => this.outage.failed(error));
   }
+}
+
+function tokenizes(definition: RequestContentPolicy['definition']): boolean {
+  const rules = definition.input as Record<string, unknown>;
+  for (const [name, rule] of Object.entries(rules)) {
+    if (rule === 'tokenize') return true;
+    if (name === 'custom' && Array.isArray(rule) && rule.some((custom: { action?: string }) => custom.action === 'tokenize')) return true;
+    if (name === 'deny_terms' && (rule as { action?: string } | undefined)?.action === 'tokenize') return true;
+  }
+  return false;
 }
 
 function refusesCache(headers: RequestHeaders): boolean {
