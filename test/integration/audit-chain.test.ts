@@ -349,6 +349,20 @@ describeWithPostgres('audit chain on PostgreSQL: verify, tamper evidence, signed
     const bad = await offline(editedFile, keyFile);
     expect(bad.code).toBe(1);
     expect(bad.out).toContain(`FAILED: position ${victim.globalPosition}: the event does not match its hash`);
+    // Rewritten by someone who can edit the file: every checkpoint dropped (the hashes recomputed would then pass a
+    // chain check), or the tail cut after a checkpoint. With the key, neither passes: each line must be under a signature.
+    const uncheckpointed = join(dir, 'uncheckpointed.ndjson');
+    writeFileSync(uncheckpointed, `${lines.filter((l) => l.type !== 'checkpoint').map((l) => JSON.stringify(l)).join('\n')}\n`);
+    const dropped = await offline(uncheckpointed, keyFile);
+    expect([dropped.code, dropped.out]).toEqual([1, expect.stringContaining('FAILED: no signed checkpoint covers these events')]);
+    const firstCheckpoint = lines.findIndex((l) => l.type === 'checkpoint');
+    const cutAfter = lines.findIndex((l, index) => index > firstCheckpoint && l.type === 'event');
+    const cut = join(dir, 'cut.ndjson');
+    writeFileSync(cut, `${lines.slice(0, cutAfter + 1).map((l) => JSON.stringify(l)).join('\n')}\n`);
+    const tail = await offline(cut, keyFile);
+    expect([tail.code, tail.out]).toEqual([1, expect.stringMatching(/FAILED: the events after sequence \d+ are not covered by a signed checkpoint/)]);
+    // Without a key it says what it does not show.
+    expect((await offline(exportFile)).out).toMatch(/^OK: \d+ events chain correctly \(no key: this shows only that the lines chain together\)/);
     // A wrong key fails the signatures.
     writeFileSync(keyFile, 'another-key-of-the-right-length-0123456789');
     expect((await offline(exportFile, keyFile)).out).toMatch(/the signature does not verify/);
