@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { type ContentPolicyDefinition } from '../events/index.js';
-import { PlaceholderKeys, RequestTokenVault, compilePolicy, scan, transform } from '../modules/content-safety/index.js';
+import { FindingCounts, PlaceholderKeys, RequestTokenVault, applyInputPolicy, compilePolicy, scan, transform } from '../modules/content-safety/index.js';
 import { rememberSecret } from '../src/kernel/index.js';
 import { ordinaryProse, proseWithValues } from '../test/fixtures/content-safety/corpus.js';
 
@@ -29,15 +29,24 @@ export const EVERY_DETECTOR: ContentPolicyDefinition = {
  */
 interface Measurement { name: string; bytes: number; iterations: number; cpuSeconds: number; wallSeconds: number; mbPerCpuSecond: number; mbPerWallSecond: number; findings: number }
 
-function measure(name: string, text: string, seconds: number, withTransform: boolean): Measurement {
+/** What one run does: the scan alone, the scan and the transform, or the request path's whole input check (reading forms included). */
+type Work = 'scan' | 'transform' | 'policy';
+
+function measure(name: string, text: string, seconds: number, work: Work): Measurement {
   const compiled = compilePolicy(EVERY_DETECTOR).input;
   const keys = PlaceholderKeys.random();
   const bytes = Buffer.byteLength(text);
   let findings = 0;
   const once = (iteration: number) => {
+    if (work === 'policy') {
+      const counts = new FindingCounts();
+      applyInputPolicy(text, { rules: compiled, vault: new RequestTokenVault(keys, 'bench', `r${iteration}`), counts });
+      findings = counts.total;
+      return;
+    }
     const found = scan(text, compiled);
     findings = found.length;
-    if (withTransform) transform(text, found, { direction: 'input', vault: new RequestTokenVault(keys, 'bench', `r${iteration}`) });
+    if (work === 'transform') transform(text, found, { direction: 'input', vault: new RequestTokenVault(keys, 'bench', `r${iteration}`) });
   };
   for (let i = 0; i < 5; i++) once(i); // warm up: compile the regexes, let the JIT settle
   let iterations = 0;
@@ -86,10 +95,14 @@ function main(): void {
   const mixed = asParsed(proseWithValues(1_000_000, 1_000, 11).text);
   const prompt = asParsed(proseWithValues(4_096, 1_000, 13).text.slice(0, 4_096));
   const results = [
-    measure('scan, ordinary prose (1 MB)', prose, seconds, false),
-    measure('scan, prose with a value per KB (1 MB)', mixed, seconds, false),
-    measure('scan + transform, prose with a value per KB (1 MB)', mixed, seconds, true),
-    measure('scan + transform, 4 KB prompt', prompt, seconds, true),
+    measure('scan, ordinary prose (1 MB)', prose, seconds, 'scan'),
+    measure('scan, prose with a value per KB (1 MB)', mixed, seconds, 'scan'),
+    measure('scan + transform, prose with a value per KB (1 MB)', mixed, seconds, 'transform'),
+    measure('scan + transform, 4 KB prompt', prompt, seconds, 'transform'),
+    // The request path's input check: an ASCII prompt has no reading form (one test for a non-ASCII character);
+    // one whose Latin "a" and "o" are Cyrillic lookalikes has one, scanned too — the most it costs.
+    measure('input check, 4 KB prompt', prompt, seconds, 'policy'),
+    measure('input check, 4 KB prompt with Cyrillic lookalikes', asParsed(prompt.replace(/a/g, '\u0430').replace(/o/g, '\u043e')), seconds, 'policy'),
   ];
   if (json) {
     process.stdout.write(`${JSON.stringify({ node: process.version, results }, null, 2)}\n`);

@@ -2,6 +2,7 @@ import type { CompiledRules } from './compiled-policy.js';
 import type { FindingType } from './finding.js';
 import { FindingCounts } from './finding-counts.js';
 import { type RecoveryEncoding, recoverText } from './recovery.js';
+import { readingForms } from './reading-form.js';
 import { scan } from './scanner.js';
 import type { TokenVault } from './token-vault.js';
 import { transform } from './transformation.js';
@@ -27,10 +28,19 @@ export interface OutputResult extends InputResult {
 
 /**
  * One input text (a message, a content part, tool arguments or a tool result): scanned and transformed. Placeholders
- * already in it (a session's history) are left whole: a pattern matching inside one would break it.
+ * already in it (a session's history) are left whole: a pattern matching inside one would break it. A text that reads
+ * differently to a model than to the detectors (reading-form.ts: fullwidth digits, invisible characters, lookalike
+ * letters) is scanned in its reading forms too; the first that shows more is what goes on, checked — the model reads
+ * the same words either way, and the hidden value is then blocked, masked or tokenized like any other.
  */
 export function applyInputPolicy(text: string, context: TextPolicyContext): InputResult {
-  return transform(text, scan(text, context.rules, { protectPlaceholders: true }), { direction: 'input', vault: context.vault, counts: context.counts });
+  const transforming = { direction: 'input' as const, vault: context.vault, counts: context.counts };
+  const found = scan(text, context.rules, { protectPlaceholders: true });
+  for (const reading of readingForms(text)) {
+    const foundReading = scan(reading, context.rules, { protectPlaceholders: true });
+    if (foundReading.length > found.length) return transform(reading, foundReading, transforming);
+  }
+  return transform(text, found, transforming);
 }
 
 /**
