@@ -33,14 +33,15 @@ export class PlatformModule {
     // Each context gets its own settings, resolved once here; none sees the whole environment.
     const resilience = resolveResilience(environment.resilience);
     const admin: AdminSettings = { adminToken: environment.adminToken };
+    const cache = resolveCacheSettings(environment.cache, environment.redisUrl, environment.nodeId);
     const inference: InferenceSettings = {
-      durability: environment.durability, nodeId: environment.nodeId, redisUrl: environment.redisUrl, resilience, documents: resolveDocumentLimits(environment.documents),
+      durability: environment.durability, nodeId: environment.nodeId, redisUrl: environment.redisUrl, redisNamespace: cache.namespace, resilience,
+      documents: resolveDocumentLimits(environment.documents),
     };
-    const limits: LimitsSettings = { redisUrl: environment.redisUrl, nodeId: environment.nodeId };
+    const limits: LimitsSettings = { redisUrl: environment.redisUrl, nodeId: environment.nodeId, namespace: cache.namespace };
     const providerSettings: ProviderSettings = { connectTimeoutMs: resilience.deadlines.connectTimeoutMs };
     const auditTrail: AuditTrailSettings = { signer: platform.auditSigner };
     const observability: ObservabilityContext = { ...resolveObservability(environment.observability), logLevel: environment.logLevel, nodeId: environment.nodeId };
-    const cache = resolveCacheSettings(environment.cache, environment.redisUrl, environment.nodeId);
     const providers = [
       { provide: DATABASE, useValue: platform.database },
       { provide: ADMIN_SETTINGS, useValue: admin },

@@ -68,7 +68,7 @@ export const CACHE_ENVIRONMENT = declareSettings('modules/cache', {
   SWITCHYARD_REDIS_NAMESPACE: {
     type: '1 to 64 characters of `A-Z a-z 0-9 . _ -`',
     default: `\`${DEFAULTS.namespace}\``,
-    meaning: 'prefix of every Redis key of the cache and idempotency stores, so gateways with separate event stores can share one Redis',
+    meaning: 'prefix of every Redis key and channel of the gateway (cache, idempotency, console sessions, rate limits, budgets and shared concurrency as the hash tag `{<namespace>}`, breaker signals), so gateways with separate event stores can share one Redis',
   },
 });
 

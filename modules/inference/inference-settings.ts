@@ -15,6 +15,8 @@ export interface InferenceSettings {
   nodeId: string;
   /** Cross-node breaker signals; null = breakers per node only. */
   redisUrl: string | null;
+  /** SWITCHYARD_REDIS_NAMESPACE: the breaker signals' channel and set, apart from another installation's on the same Redis. */
+  redisNamespace?: string;
   resilience: ResilienceSettings;
   /** Document size limits (document-settings.ts); absent: the defaults. */
   documents?: DocumentLimits;

@@ -61,7 +61,7 @@ type Closeable = { close(): Promise<void> };
       provide: BREAKER_SIGNALS,
       useFactory: async (settings: InferenceSettings, health: DeploymentHealth): Promise<Closeable> => {
         if (!settings.redisUrl) return { close: async () => undefined };
-        const signals = new BreakerSignals(settings.redisUrl, settings.nodeId, health, settings.resilience.breakerSyncIntervalMs);
+        const signals = new BreakerSignals(settings.redisUrl, settings.nodeId, health, settings.resilience.breakerSyncIntervalMs, settings.redisNamespace);
         // Breakers keep working per node without Redis; sharing them must not stop the gateway from starting.
         await signals.start().catch((error: Error) => new Logger('InferenceModule').warn(`breaker signals unavailable: ${error.message}`));
         return signals;

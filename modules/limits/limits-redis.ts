@@ -38,7 +38,15 @@ export class LimitsRedis {
   private probing = false;
   private closed = false;
 
-  constructor(redisUrl: string | null, nodeId: string, private readonly clock: () => number = Date.now) {
+  /**
+   * What every counter's key starts with: the namespace (SWITCHYARD_REDIS_NAMESPACE) as a Redis Cluster hash tag — one
+   * slot for the counters a script touches together — so installations that share a Redis never share a counter.
+   * `{switchyard}:` by default, the prefix of every release before the namespace applied here.
+   */
+  readonly keyTag: string;
+
+  constructor(redisUrl: string | null, nodeId: string, private readonly clock: () => number = Date.now, namespace = 'switchyard') {
+    this.keyTag = `{${namespace}}:`;
     if (!redisUrl) {
       this.client = null;
       return;

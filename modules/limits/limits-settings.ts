@@ -7,4 +7,6 @@ export interface LimitsSettings {
   redisUrl: string | null;
   /** Names this node's Redis connection and the actor of the budget events it records. */
   nodeId: string;
+  /** SWITCHYARD_REDIS_NAMESPACE: the counters of installations sharing one Redis stay apart. */
+  namespace?: string;
 }

@@ -17,7 +17,7 @@ import { SharedConcurrency } from './shared-concurrency.js';
     {
       provide: LimitsRedis,
       useFactory: async (settings: LimitsSettings) => {
-        const redis = new LimitsRedis(settings.redisUrl, settings.nodeId);
+        const redis = new LimitsRedis(settings.redisUrl, settings.nodeId, Date.now, settings.namespace);
         await redis.start();
         return redis;
       },

@@ -63,7 +63,7 @@ export class SharedConcurrency {
 
   private async take(scopes: readonly ConcurrencyScope[], holderId: string, leaseMs: number): Promise<Permit | { refused: ConcurrencyScope }> {
     if (scopes.length === 0 || !this.redis || !this.limits.usable()) return NO_PERMIT;
-    const keys = scopes.map((s) => `{switchyard}:cc:${s.kind}:${s.id}`);
+    const keys = scopes.map((s) => `${this.limits.keyTag}cc:${s.kind}:${s.id}`);
     const now = Date.now();
     let refused: number;
     try {

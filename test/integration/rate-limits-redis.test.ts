@@ -56,6 +56,29 @@ describeWithRedis('rate limits shared through Redis', () => {
   });
 });
 
+describeWithRedis('SWITCHYARD_REDIS_NAMESPACE: installations sharing one Redis share no counter', () => {
+  const namespace = `sy-ns-${randomBytes(4).toString('hex')}`;
+  const plain = new LimitsRedis(redisUrl, 'plain-node');
+  const other = new LimitsRedis(redisUrl, 'other-node', Date.now, namespace);
+  const sameAsOther = new LimitsRedis(redisUrl, 'other-node-2', Date.now, namespace);
+  beforeAll(() => Promise.all([plain.start(), other.start(), sameAsOther.start()]));
+  afterAll(() => Promise.all([plain.close(), other.close(), sameAsOther.close()]));
+
+  test('a key of the same id in another namespace has its own limit; nodes of one namespace share theirs', async () => {
+    const scopes: RateScope[] = [{ kind: 'key', id: 'shared-name', limits: { rpm: 1, tpm: null } }];
+    const id = `ns-${randomBytes(4).toString('hex')}`;
+    const named: RateScope[] = scopes.map((scope) => ({ ...scope, id }));
+    await new RateLimiter(plain).reserve(named, one);
+    expect(await admitted(new RateLimiter(plain).reserve(named, one))).toBe(false);
+    // The other installation's key of the same id: its first request is its own.
+    await new RateLimiter(other).reserve(named, one);
+    // …and its second node counts with it.
+    expect(await admitted(new RateLimiter(sameAsOther).reserve(named, one))).toBe(false);
+    expect(plain.keyTag).toBe('{switchyard}:');
+    expect(other.keyTag).toBe(`{${namespace}}:`);
+  });
+});
+
 describeWithRedis('a 429\'s headers from the Redis script: the same instant as in process (issue 34)', () => {
   const T0 = Date.UTC(2026, 11, 1, 12, 0, 0);
   const shared = new LimitsRedis(redisUrl, 'headers-node');

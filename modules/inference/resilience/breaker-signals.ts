@@ -3,9 +3,6 @@ import { Redis } from 'ioredis';
 import type { BreakerTransition } from './circuit-breaker.js';
 import type { DeploymentHealth } from './deployment-health.js';
 
-const CHANNEL = 'switchyard:breaker';
-/** deploymentId → {until, nodeId} of the latest opening, for nodes that join (or reconnect) later. */
-const OPEN_BREAKERS = 'switchyard:breaker:open';
 
 type Signal =
   | { kind: 'open'; deploymentId: string; nodeId: string; remainingMs: number }
@@ -28,13 +25,21 @@ export class BreakerSignals {
   private readonly subscriber: Redis;
   private sync: NodeJS.Timeout | null = null;
   private closed = false;
+  /** Where openings and closings are published. */
+  private readonly channel: string;
+  /** deploymentId → {until, nodeId} of the latest opening, for nodes that join (or reconnect) later. */
+  private readonly openBreakers: string;
 
   constructor(
     redisUrl: string,
     private readonly nodeId: string,
     private readonly health: DeploymentHealth,
     private readonly syncIntervalMs: number,
+    namespace = 'switchyard',
   ) {
+    // Under SWITCHYARD_REDIS_NAMESPACE: another installation's deployment of the same id is another deployment.
+    this.channel = `${namespace}:breaker`;
+    this.openBreakers = `${namespace}:breaker:open`;
     // Both connections connect at once and reconnect on their own. The publisher has no offline queue:
     // a signal that cannot be sent now is dropped (the periodic sync repairs it), never buffered
     // without bound while Redis is away. The subscriber queues its SUBSCRIBE until Redis is reachable.
@@ -53,7 +58,7 @@ export class BreakerSignals {
     this.subscriber.on('message', (_channel: string, message: string) => this.receive(message));
     this.health.onTransition((deploymentId, transition) => this.publish(deploymentId, transition));
     const publisherReady = new Promise<void>((resolve) => (this.publisher.status === 'ready' ? resolve() : this.publisher.once('ready', () => resolve())));
-    const ready = Promise.all([this.subscriber.subscribe(CHANNEL), publisherReady]).then(() => true, () => false);
+    const ready = Promise.all([this.subscriber.subscribe(this.channel), publisherReady]).then(() => true, () => false);
     let timer: NodeJS.Timeout | undefined;
     const connected = await Promise.race([ready, new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), waitMs)))]);
     clearTimeout(timer);
@@ -77,11 +82,11 @@ export class BreakerSignals {
       const signal: Signal = { kind: 'open', deploymentId, nodeId: this.nodeId, remainingMs: Math.max(0, transition.openUntil - Date.now()) };
       pipeline = this.publisher
         .multi()
-        .hset(OPEN_BREAKERS, deploymentId, JSON.stringify({ until: transition.openUntil, nodeId: this.nodeId }))
-        .publish(CHANNEL, JSON.stringify(signal));
+        .hset(this.openBreakers, deploymentId, JSON.stringify({ until: transition.openUntil, nodeId: this.nodeId }))
+        .publish(this.channel, JSON.stringify(signal));
     } else if (transition.to === 'closed') {
       const signal: Signal = { kind: 'close', deploymentId, nodeId: this.nodeId };
-      pipeline = this.publisher.multi().hdel(OPEN_BREAKERS, deploymentId).publish(CHANNEL, JSON.stringify(signal));
+      pipeline = this.publisher.multi().hdel(this.openBreakers, deploymentId).publish(this.channel, JSON.stringify(signal));
     } else {
       return;
     }
@@ -107,7 +112,7 @@ export class BreakerSignals {
     if (this.closed) return;
     let entries: Record<string, string>;
     try {
-      entries = await this.publisher.hgetall(OPEN_BREAKERS);
+      entries = await this.publisher.hgetall(this.openBreakers);
     } catch {
       return; // Redis away: local breakers keep working on their own
     }

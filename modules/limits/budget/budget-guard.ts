@@ -78,7 +78,7 @@ export class BudgetGuard {
     private readonly clock: () => number = Date.now,
   ) {
     this.local = new LocalBudgetStore(clock);
-    this.shared = redis.client ? new RedisBudgetStore(redis.client, '{switchyard}:budget:') : null;
+    this.shared = redis.client ? new RedisBudgetStore(redis.client, `${redis.keyTag}budget:`) : null;
   }
 
   async reserve(scopes: readonly BudgetScope[], maxCostUsd: Decimal.Value, options: ReserveOptions): Promise<BudgetReservation> {

@@ -31,7 +31,7 @@ export class RateLimiter {
 
   constructor(private readonly redis: LimitsRedis, private readonly clock: () => number = Date.now) {
     // A hash tag keeps every counter in one Redis Cluster slot: the script touches several at once.
-    this.shared = redis.client ? new RedisWindowStore(redis.client, '{switchyard}:rl:') : null;
+    this.shared = redis.client ? new RedisWindowStore(redis.client, `${redis.keyTag}rl:`) : null;
   }
 
   /**
