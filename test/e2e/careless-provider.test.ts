@@ -276,5 +276,20 @@ describeWithPostgres('a careless provider: answers too large to hold, counts JSO
       const passed = await ask(THRIFTY_KEY, 2, 1000);
       expect(passed.status).toBe(200);
     });
+
+    test('a max_tokens of a billion is the route\'s 4,096: reserved and sent capped, so neither the budget nor the limit refuses a cost no route could reach', async () => {
+      for (const key of [THRIFTY_KEY, METERED_KEY]) {
+        const asked = await ask(key, 1, 1_000_000_000);
+        expect(asked.status).toBe(200);
+        const admitted = (await gw.requestEvents(asked.id)).find((e) => e.type === 'RequestAdmitted')!;
+        expect(admitted.data).toMatchObject({ reservedOutputTokens: 4096 });
+        const sent = gw.mock.requests().at(-1)!.body as { max_tokens?: number; max_completion_tokens?: number };
+        expect(sent.max_completion_tokens ?? sent.max_tokens).toBe(4096);
+      }
+      // n choices: each reserved the route's most.
+      const two = await ask(METERED_KEY, 2, 1_000_000_000);
+      expect(two.status).toBe(200);
+      expect((await gw.requestEvents(two.id)).find((e) => e.type === 'RequestAdmitted')!.data).toMatchObject({ reservedOutputTokens: 8192 });
+    });
   });
 });

@@ -1,4 +1,5 @@
 import { type ChatRequest, estimateInputTokens } from '../../canonical/index.js';
+import type { ResolvedAlias, ResolvedDeployment } from '../../../projections/routing-snapshot/index.js';
 
 /** Output tokens reserved for a request that sets no output cap. */
 export const DEFAULT_RESERVED_OUTPUT_TOKENS = 1024;
@@ -25,4 +26,28 @@ export interface ChatReservation {
 export function chatReservation(request: ChatRequest): ChatReservation {
   const outputTokensPerChoice = request.maxOutputTokens ?? DEFAULT_RESERVED_OUTPUT_TOKENS;
   return { inputTokens: estimateInputTokens(request), outputTokensPerChoice, outputTokens: Math.max(1, request.n) * outputTokensPerChoice };
+}
+
+/**
+ * The request as one deployment is sent it: an output cap above the deployment's `maxOutputTokens` is lowered to it
+ * (docs/api.md: the output asked for is capped at the route's `maxOutputTokens`). No deployment can produce more,
+ * and a provider refuses a cap above its model's (OpenAI "max_tokens is too large", Anthropic likewise).
+ */
+export function cappedForDeployment(request: ChatRequest, deployment: ResolvedDeployment): ChatRequest {
+  if (request.maxOutputTokens === null || request.maxOutputTokens <= deployment.maxOutputTokens) return request;
+  // eslint-disable-next-line no-restricted-syntax -- an override: maxOutputTokens is on every ChatRequest
+  return { ...request, maxOutputTokens: deployment.maxOutputTokens };
+}
+
+/**
+ * What admission reserves once the alias is known: no choice is reserved more output than the alias's largest route
+ * can produce (a `max_tokens` of a billion reserved a billion tokens against the rate limits and the budget, and
+ * a budgeted key was refused for a cost no route could reach).
+ */
+export function reservationForAlias<R extends { reservedOutputTokens: number; outputTokensPerChoice?: number }>(intent: R, alias: ResolvedAlias): R {
+  const perChoice = intent.outputTokensPerChoice ?? intent.reservedOutputTokens;
+  const largest = Math.max(0, ...alias.routes.map((route) => route.deployment.maxOutputTokens));
+  if (largest <= 0 || perChoice <= largest) return intent;
+  const choices = Math.max(1, Math.round(intent.reservedOutputTokens / perChoice));
+  return Object.assign({}, intent, { outputTokensPerChoice: largest, reservedOutputTokens: choices * largest });
 }

@@ -3,6 +3,7 @@ import type { ChatRequest, ChatResponse, ImplausibleUsage, ProviderError } from 
 import type { ResolvedDeployment } from '../../../projections/routing-snapshot/index.js';
 import type { ProviderAdapter } from '../../providers/index.js';
 import { BACKSTOP_SLACK_MS } from '../resilience/deadlines.js';
+import { cappedForDeployment } from './admission-estimate.js';
 import { type AdmittedAttempt, failedOutcome, recordAttempt } from './admitted-attempts.js';
 import { attemptFailure } from './attempt-failure.js';
 import { GatewayFault } from './gateway-fault.js';
@@ -71,7 +72,7 @@ export async function bufferedChatAttempt(
   transport: TransportOpener,
 ): Promise<BufferedChatResult> {
   return bufferedCall(requestSignal, async (signal) => {
-    const response = await adapter.chat({ request, maxAnswerBytes, ...(await transport(signal)) });
+    const response = await adapter.chat({ request: cappedForDeployment(request, deployment), maxAnswerBytes, ...(await transport(signal)) });
     const meter = new OutputMeter();
     for (const choice of response.choices) {
       meter.observe({ type: 'text', choice: choice.index, text: choice.text });

@@ -7,7 +7,7 @@ import { requestedDocumentValue } from '../../providers/index.js';
 import { MAX_LOGGED_CONTENT, observationOf } from '../../observability/index.js';
 import type { ClientFormat } from '../formats/client-format.js';
 import { BACKSTOP_SLACK_MS } from '../resilience/deadlines.js';
-import { chatReservation } from './admission-estimate.js';
+import { cappedForDeployment, chatReservation } from './admission-estimate.js';
 import { failedOutcome, recordAttempt, runAdmittedAttempts } from './admitted-attempts.js';
 import { bufferedAttempt, bufferedChatAttempt } from './buffered-attempt.js';
 import type { InferenceServices, PipelineSettings } from './inference-services.js';
@@ -274,7 +274,7 @@ export class ChatPipeline {
         const deployment = turn.candidate.deployment;
         noteUnsentParameters(exchange.raw, format, admitted.unsent(deployment));
         const result = await relay.attempt(
-          async (signal) => adapter.chatStream({ request: requests.sent, maxAnswerBytes: NOT_BUFFERED, ...(await callTransport(this.services.pools, deployment, signal, timeouts, traceHeaders)) }),
+          async (signal) => adapter.chatStream({ request: cappedForDeployment(requests.sent, deployment), maxAnswerBytes: NOT_BUFFERED, ...(await callTransport(this.services.pools, deployment, signal, timeouts, traceHeaders)) }),
           ttftLimitMs,
           { estimatedInputTokens, bound: chatUsageBound(request, deployment, estimatedInputTokens) },
           (ttftMs) => this.services.latency.observeTtft(deployment.id, ttftMs),

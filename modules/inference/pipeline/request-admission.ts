@@ -7,6 +7,7 @@ import type { Principal } from '../../../projections/key-index/index.js';
 import type { ResolvedAlias, ResolvedDeployment } from '../../../projections/routing-snapshot/index.js';
 import type { ParameterSupport, RoutePlan } from '../routing/route-planner.js';
 import { observationOf, type RequestObservation } from '../../observability/index.js';
+import { reservationForAlias } from './admission-estimate.js';
 import { callableAlias } from './callable-alias.js';
 import { noRouteError } from './client-errors.js';
 import { GatewayError } from '../../canonical/index.js';
@@ -152,6 +153,8 @@ export async function admitRequest(
   let guard: ContentGuard | null = null;
   try {
     let alias = callableAlias(snapshot, principal, intent.model);
+    // No more output reserved than the alias's largest route can produce (the routes are sent it capped likewise).
+    intent = reservationForAlias(intent, alias);
     // Captured with the routing snapshot, once (a policy changed while the request runs does not change it), for the
     // alias the client named: its input is checked before the exact cache, before a budget downgrade can happen.
     const contentPolicy = intent.inspectContent ? snapshot.contentPolicyFor(principal.tenantId, principal.keyId, alias.name) : null;
