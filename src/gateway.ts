@@ -66,6 +66,9 @@ export function startupConfiguration(environment: Environment): { config: Gatewa
   return { config: parseGatewayConfig(demo.yaml, 'built-in demo'), source: 'built-in demo', demoKey: demo.key };
 }
 
+/** Methods whose requests carry no body here: an empty one with a JSON content type is no body. */
+const BODYLESS_METHODS = new Set(['DELETE', 'GET', 'HEAD', 'OPTIONS']);
+
 /** Opens the platform, wires the NestJS modules, applies the configuration and starts serving. */
 export async function startGateway(environment: Environment, options: StartOptions = {}): Promise<Gateway> {
   const gatewayLogger = new GatewayLogger(logLevels(environment.logLevel));
@@ -116,6 +119,9 @@ export async function startGateway(environment: Environment, options: StartOptio
     const fastify = adapter.getInstance();
     fastify.removeAllContentTypeParsers();
     app.useBodyParser('application/json', { bodyLimit: BODY_LIMIT }, (request, body, done) => {
+      // A method without a body (DELETE /admin/v1/content-policies/{id}, say) sent with a JSON content type and
+      // nothing after it, as many HTTP clients do: no body, not an invalid one.
+      if (body.length === 0 && BODYLESS_METHODS.has(request.method)) return done(null, undefined);
       try {
         done(null, parseJsonBody(body.toString('utf8'), parameterPathStyleForPath(request.url)));
       } catch (error) {
