@@ -96,7 +96,8 @@ describe('content policies (admin API, apply, RequestAdmitted, restart)', () => 
       expect(attached.status).toBe(409);
       expect(attached.json.error).toMatchObject({ code: 'content_policy_attached', message: expect.stringContaining('tenant acme') });
       expect((await admin.delete('/content-policies/ghost')).status).toBe(404);
-      expect((await admin.get('/content-policies/ghost')).json.error.code).toBe('content_policy_not_found');      // Sent with a JSON content type and no body, as many clients send a DELETE: the same answer, not invalid_json.
+      expect((await admin.get('/content-policies/ghost')).json.error.code).toBe('content_policy_not_found');
+      // Sent with a JSON content type and no body, as many clients send a DELETE: the same answer, not invalid_json.
       const typed = await admin.delete('/content-policies/pii-strict?dryRun=true', { 'content-type': 'application/json' });
       expect([typed.status, typed.json.error?.code]).toEqual([409, 'content_policy_attached']);
     });
