@@ -19,6 +19,7 @@ describe('resilience: failover, breakers, retries', () => {
         { name: 'storm', routes: [{ id: 'storm-a' }, { id: 'storm-b' }] },
         { name: 'throttled', routes: [{ id: 'throttled-a' }, { id: 'throttled-b' }] },
         { name: 'hostile', routes: [{ id: 'hostile-a' }, { id: 'hostile-b' }] },
+        { name: 'limited', routes: [{ id: 'limited-a' }, { id: 'limited-b' }] },
         { name: 'solo', routes: [{ id: 'solo-only' }] },
         { name: 'strict', routes: [{ id: 'strict-primary' }, { id: 'strict-backup' }] },
         { name: 'big', routes: [{ id: 'big-primary' }, { id: 'big-backup' }] },
@@ -147,10 +148,31 @@ describe('resilience: failover, breakers, retries', () => {
       expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
       expect(Number(response.headers.get('retry-after'))).toBeLessThanOrEqual(2);
       expect(response.json.error.candidates_tried).toEqual([
-        { route: 'throttled#1', error_class: 'throttled' },
+        // Held back by its 429's retry-after, and by its 503's: each says which.
+        { route: 'throttled#1', error_class: 'rate_limited' },
         { route: 'throttled#2', error_class: 'throttled' },
       ]);
     }
+  });
+
+  test('every route rate limited by its provider: a 429 while the provider said so, and again while the gateway holds the routes back for it', async () => {
+    gw.mock.addScenario({ model: 'm-limited-a', behaviour: { status: 429, retryAfterSeconds: 4 } });
+    gw.mock.addScenario({ model: 'm-limited-b', behaviour: { status: 429, retryAfterSeconds: 4 } });
+    const first = await postJson(gw, '/v1/chat/completions', ask('limited'));
+    expect(first.status).toBe(429);
+    expect(first.json.error).toMatchObject({ code: 'rate_limited', scope: 'provider' });
+    const calls = gw.mock.requests().length;
+    // Held back (no upstream call): still the client's 429 its SDK retries, not an outage's 503.
+    const later = await postJson(gw, '/v1/chat/completions', ask('limited'));
+    expect(gw.mock.requests()).toHaveLength(calls);
+    expect(later.status).toBe(429);
+    expect(later.json.error).toMatchObject({ code: 'rate_limited', scope: 'provider' });
+    expect(later.json.error.candidates_tried).toEqual([
+      { route: 'limited#1', error_class: 'rate_limited' },
+      { route: 'limited#2', error_class: 'rate_limited' },
+    ]);
+    expect(Number(later.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(Number(later.headers.get('retry-after'))).toBeLessThanOrEqual(4);
   });
 
   test('a provider asking for retry-after: 999999 holds its route back 300 s at most, and the client is told when that ends, never more', async () => {
@@ -163,9 +185,9 @@ describe('resilience: failover, breakers, retries', () => {
     expect(first.text).not.toContain('999999');
     // The gateway holds both routes back for exactly what it told the client: no upstream call meanwhile,
     // and each later refusal says how much of it is left.
-    for (const deployment of ['hostile-a', 'hostile-b']) {
+    for (const [deployment, reason] of [['hostile-a', 'rate_limited'], ['hostile-b', 'throttled']]) {
       const held = healthOf(gw).unavailable(deployment)!;
-      expect(held.reason).toBe('throttled');
+      expect(held.reason).toBe(reason);
       expect(held.until - Date.now()).toBeLessThanOrEqual(300_000);
     }
     const later = await postJson(gw, '/v1/chat/completions', ask('hostile'));

@@ -39,7 +39,8 @@ describe('the deployment gate: breaker pass, concurrency slot and throttle as on
   test("a provider's retry-after throttles the deployment, except for the caller that waited it out", async () => {
     const { gate } = make();
     ((await gate.enter(limited)) as GateLease).leave('neutral', new ProviderError('rate_limited', 'slow down', 429, 2_000));
-    expect(await gate.enter(limited)).toEqual({ refused: 'throttled', until: now + 2_000 });
+    // Held back by a 429's retry-after: `rate_limited` (an overload's would be `throttled`).
+    expect(await gate.enter(limited)).toEqual({ refused: 'rate_limited', until: now + 2_000 });
     const retried = await gate.enter(limited, true);
     expect(isRefusal(retried)).toBe(false);
     (retried as GateLease).leave('success', null);

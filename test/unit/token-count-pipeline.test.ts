@@ -108,7 +108,7 @@ describe('token counting through the deployment gate', () => {
       throw new ProviderError('rate_limited', 'provider returned 429', 429, 60_000);
     }, { breaker: { consecutiveFailures: 1 } });
     expect((await handle()).source).toBe('estimate');
-    expect(health.unavailable('counter')).toMatchObject({ reason: 'throttled' });
+    expect(health.unavailable('counter')).toMatchObject({ reason: 'rate_limited' });
     expect(health.stateOf('counter')).toBe('closed');
     await handle();
     expect(calls).toHaveLength(1);

@@ -70,7 +70,7 @@ export class DeploymentGate {
         held.release();
         this.health.finish(pass, signal);
         if (error?.retryAfterMs != null && (error.errorClass === 'rate_limited' || error.errorClass === 'overloaded')) {
-          this.health.throttle(deployment.id, error.retryAfterMs);
+          this.health.throttle(deployment.id, error.retryAfterMs, error.errorClass);
         }
       },
     };

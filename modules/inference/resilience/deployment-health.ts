@@ -3,7 +3,11 @@ import type { BreakerSettings } from './resilience-settings.js';
 
 /** Why a deployment may not be called right now, and when that should change (epoch ms). */
 export interface Unavailable {
-  reason: 'circuit_open' | 'trial_in_flight' | 'throttled';
+  /**
+   * `rate_limited`: held back by the provider's retry-after on a 429 (every route so: the client's 429, which its SDK
+   * retries); `throttled`: by a retry-after on an overload (503); the breaker's reasons otherwise.
+   */
+  reason: 'circuit_open' | 'trial_in_flight' | 'throttled' | 'rate_limited';
   until: number;
 }
 
@@ -31,7 +35,7 @@ export const MAX_THROTTLE_MS = 300_000;
  */
 export class DeploymentHealth {
   private readonly breakers = new Map<string, CircuitBreaker>();
-  private readonly throttledUntil = new Map<string, number>();
+  private readonly throttledUntil = new Map<string, { until: number; cause: 'rate_limited' | 'overloaded' }>();
   private readonly listeners: TransitionListener[] = [];
 
   constructor(
@@ -48,7 +52,7 @@ export class DeploymentHealth {
     const now = this.now();
     const throttle = this.throttledUntil.get(deploymentId);
     if (throttle !== undefined && !options.ignoreThrottle) {
-      if (throttle > now) return { reason: 'throttled', until: throttle };
+      if (throttle.until > now) return { reason: throttle.cause === 'rate_limited' ? 'rate_limited' : 'throttled', until: throttle.until };
       this.throttledUntil.delete(deploymentId);
     }
     const breaker = this.breakers.get(deploymentId);
@@ -74,10 +78,10 @@ export class DeploymentHealth {
     this.report(pass.deploymentId, this.breaker(pass.deploymentId).record(pass.breaker, signal, this.now()));
   }
 
-  /** Holds the deployment back for the provider's retry-after. */
-  throttle(deploymentId: string, forMs: number): void {
+  /** Holds the deployment back for the provider's retry-after, remembering why (a 429, or an overload). */
+  throttle(deploymentId: string, forMs: number, cause: 'rate_limited' | 'overloaded' = 'overloaded'): void {
     const until = this.now() + Math.min(Math.max(0, forMs), MAX_THROTTLE_MS);
-    if ((this.throttledUntil.get(deploymentId) ?? 0) < until) this.throttledUntil.set(deploymentId, until);
+    if ((this.throttledUntil.get(deploymentId)?.until ?? 0) < until) this.throttledUntil.set(deploymentId, { until, cause });
   }
 
   /** Another node opened its breaker for this deployment. */

@@ -19,7 +19,7 @@ export interface RouteCandidate {
 export type EligibilityStage = 'region' | 'capabilities' | 'health' | 'budget';
 
 /** Why the health stage (or the deployment gate at call time) leaves a deployment out. */
-export type HealthRefusal = 'disabled' | 'circuit_open' | 'trial_in_flight' | 'throttled' | 'saturated';
+export type HealthRefusal = 'disabled' | 'circuit_open' | 'trial_in_flight' | 'throttled' | 'rate_limited' | 'saturated';
 
 /**
  * Why a route was left out, as a typed code: client errors are built from these, never from text.
